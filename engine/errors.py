@@ -1,0 +1,52 @@
+"""Exceptions of the engine package. All are ValueErrors, split by meaning (python-chess style)."""
+
+from __future__ import annotations
+
+
+class DamieraError(ValueError):
+    """Base class of every error the engine raises on bad input."""
+
+
+class UnknownVariantError(DamieraError):
+    """A variant name that is not in the registry."""
+
+
+class InvalidFenError(DamieraError):
+    """A FEN string that cannot be parsed."""
+
+
+class ImpossiblePositionError(DamieraError):
+    """A FEN that parses but describes a position that cannot occur (e.g. a man on its promotion row)."""
+
+
+class InvalidSquareError(DamieraError):
+    """A square name or number that does not exist on the variant's board."""
+
+
+class IllegalMoveError(DamieraError):
+    """A move that is well formed but not legal in the position."""
+
+
+class AmbiguousMoveError(DamieraError):
+    """A move notation that matches more than one legal move."""
+
+
+class InvalidMoveError(DamieraError):
+    """A move notation that cannot be parsed."""
+
+
+class PdnError(DamieraError):
+    """A PDN text that cannot be read."""
+
+
+class TraceError(DamieraError):
+    """A physical-event trace that is malformed (TRACE.md): carries the 1-based line number."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.message = message
+
+
+class TimeControlError(DamieraError):
+    """A PDN TimeControl string that cannot be parsed."""

@@ -1,0 +1,127 @@
+"""Physical events of a game, as in shared/TRACE.md: what the sensors and buttons saw.
+
+Squares are *algebraic names seen from White's side* ("e3", "j10"; a1 = White's left-hand corner),
+because the sensors lie under every square, light ones included, which have no official number.
+The trace reader (``engine.trace``) turns official numbers into these names; ``to_dict`` writes
+them back as TRACE.md JSON objects. Times ``t`` are seconds since the start of the game.
+
+Event classes are named in the past tense (they report what happened) and are immutable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+#: Player controls of TRACE.md, in the order the document lists them.
+BUTTON_NAMES = (
+    "clock", "accomodo", "correct", "accept", "draw_offer", "draw_accept", "resign", "count",
+    "repetition",
+)
+#: Arbiter actions of TRACE.md.
+ARBITER_ACTIONS = ("start_clock", "stop_clock", "restore", "impose_count", "adjudicate", "note")
+SIDES = ("white", "black")
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    """The first line of a trace: variant, starting position and the conditions of play."""
+
+    variant: str
+    fen: str | None = None
+    clock: bool = True
+    transcribed: bool = True
+    settle: float = 2.0
+    time_control: str | None = None
+    tags: tuple[tuple[str, str], ...] = ()  # white, black, event, round (PDN tags)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": "start", "variant": self.variant, "fen": self.fen,
+                             "clock": self.clock, "transcribed": self.transcribed}
+        if self.settle != 2.0:
+            d["settle"] = self.settle
+        if self.time_control is not None:
+            d["time_control"] = self.time_control
+        for key, value in self.tags:
+            d[key] = value
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class PieceLifted:
+    """A piece left ``square`` (a presence sensor opened)."""
+
+    t: float
+    square: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"t": self.t, "type": "lift", "square": self.square}
+
+
+@dataclass(frozen=True, slots=True)
+class PiecePlaced:
+    """A piece arrived on ``square`` (a presence sensor closed)."""
+
+    t: float
+    square: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"t": self.t, "type": "place", "square": self.square}
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotTaken:
+    """The full occupancy the sensors see; squares not listed are empty."""
+
+    t: float
+    occupied: frozenset[str] = field(default_factory=frozenset)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"t": self.t, "type": "snapshot", "occupied": sorted(self.occupied, key=_square_key)}
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPressed:
+    """A player's control (``name`` in BUTTON_NAMES) pressed by ``side`` ("white"/"black")."""
+
+    t: float
+    name: str
+    side: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"t": self.t, "type": "button", "name": self.name, "side": self.side}
+
+
+@dataclass(frozen=True, slots=True)
+class ArbiterActed:
+    """An arbiter action (``action`` in ARBITER_ACTIONS); ``result`` for adjudicate, ``text`` for note."""
+
+    t: float
+    action: str
+    result: str | None = None
+    text: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"t": self.t, "type": "arbiter", "action": self.action}
+        if self.result is not None:
+            d["result"] = self.result
+        if self.text is not None:
+            d["text"] = self.text
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEnded:
+    """The trace ends here; lets pending settle timers fire."""
+
+    t: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"t": self.t, "type": "end"}
+
+
+Event = Union[PieceLifted, PiecePlaced, SnapshotTaken, ButtonPressed, ArbiterActed, TraceEnded]
+
+
+def _square_key(name: str) -> tuple[int, str]:
+    return (int(name[1:]), name[0])
