@@ -1,0 +1,626 @@
+"""Positions, moves and legal move generation for every variant.
+
+``Board`` keeps three bitboards (white pieces, black pieces, kings; bit layout in
+``engine.variants.Geometry``), the side to move and a stack of saved states for ``push``/``pop``.
+``Move`` is a small immutable value in official square numbers.
+
+Captures (SPEC §3): a piece never jumps the same piece twice and captured pieces stay on the board
+until the move is over (they block), empty squares may be crossed again, the capturing piece's
+starting square counts as empty. The variant's capture-choice rule (IT 6.6-6.10, INT 4.13, EN 6.6)
+filters the complete sequences; sequences with the same start, end and captured set are one move
+(the PDN convention) whose every legal capture order stays reachable in ``Move.alternatives``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, NamedTuple, Sequence
+
+from engine.errors import (AmbiguousMoveError, IllegalMoveError, ImpossiblePositionError,
+                           InvalidFenError, InvalidMoveError, InvalidSquareError)
+from engine.variants import (ALL_DIRECTIONS, BLACK, FORWARD, ITALIAN, WHITE, CaptureCandidate,
+                             Variant, find_variant)
+
+Color = int
+
+
+class Piece(NamedTuple):
+    color: Color
+    king: bool
+
+    def symbol(self) -> str:
+        s = "k" if self.king else "m"
+        return s.upper() if self.color == WHITE else s
+
+
+class Move:
+    """A move in official square numbers: ``path`` holds the landing squares, start first;
+    ``captures`` the captured squares in capture order.
+
+    Two moves are equal when start, end and captured *set* are equal (one PDN move).
+    ``alternatives`` lists every legal (path, captures) order of that move, this one first.
+    """
+
+    __slots__ = ("path", "captures", "alternatives", "_key")
+
+    def __init__(self, path: Sequence[int], captures: Sequence[int] = (),
+                 alternatives: Sequence[tuple[tuple[int, ...], tuple[int, ...]]] | None = None) -> None:
+        self.path = tuple(path)
+        self.captures = tuple(captures)
+        if len(self.path) < 2:
+            raise InvalidMoveError("a move needs at least a start and an end square")
+        self.alternatives = tuple(alternatives) if alternatives else ((self.path, self.captures),)
+        self._key = (self.path[0], self.path[-1], frozenset(self.captures))
+
+    @property
+    def from_square(self) -> int:
+        return self.path[0]
+
+    @property
+    def to_square(self) -> int:
+        return self.path[-1]
+
+    @property
+    def is_capture(self) -> bool:
+        return bool(self.captures)
+
+    @property
+    def key(self) -> tuple[int, int, frozenset[int]]:
+        return self._key
+
+    def notation(self, full_path: bool = False, names: dict[int, str] | None = None) -> str:
+        """PDN text: ``22-18``, ``22x13``; ``full_path`` writes every landing square (``22x13x6``).
+        ``names`` maps numbers to other square names (Brazilian algebraic PDN)."""
+        sq = (lambda n: names[n]) if names else str
+        if not self.captures:
+            return f"{sq(self.path[0])}-{sq(self.path[-1])}"
+        if full_path:
+            return "x".join(sq(n) for n in self.path)
+        return f"{sq(self.path[0])}x{sq(self.path[-1])}"
+
+    def to_dict(self, notation: str | None = None) -> dict[str, object]:
+        return {"from": self.from_square, "to": self.to_square, "path": list(self.path),
+                "captures": list(self.captures),
+                "notation": notation if notation is not None else self.notation()}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Move) and self._key == other._key
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __repr__(self) -> str:
+        if self.captures:
+            return f"Move({self.path!r}, captures={self.captures!r})"
+        return f"Move({self.path!r})"
+
+    def __str__(self) -> str:
+        return self.notation()
+
+
+def _bits(x: int) -> Iterator[int]:
+    while x:
+        low = x & -x
+        yield low.bit_length() - 1
+        x ^= low
+
+
+# A generated move before it becomes a Move: (from bit, to bit, captured mask, alternatives),
+# alternatives = list of (path bits, captured bits) in capture order.
+_Raw = tuple[int, int, int, list[tuple[tuple[int, ...], tuple[int, ...]]]]
+
+
+class Board:
+    """A position of ``variant`` with a move stack. Not thread-safe (no need: the engine is pure).
+
+    ``Board(fen=None, variant="italian")``: the initial position when ``fen`` is None.
+    Raises InvalidFenError / ImpossiblePositionError / UnknownVariantError.
+    """
+
+    def __init__(self, fen: str | None = None, variant: Variant | str = ITALIAN) -> None:
+        self.variant = find_variant(variant) if isinstance(variant, str) else variant
+        g = self.variant.geometry
+        self._g = g
+        self._rays = g.rays
+        self._mask = g.mask
+        self._promo = g.promotion_row
+        self._shifts = g.shift
+        self.white = 0
+        self.black = 0
+        self.kings = 0
+        self.turn: Color = self.variant.first_to_move
+        self.move_stack: list[Move] = []
+        self._states: list[tuple[int, int, int, Color]] = []
+        self.set_fen(fen if fen is not None else self.variant.initial_fen())
+
+    # ------------------------------------------------------------------ position I/O
+
+    def set_fen(self, fen: str) -> None:
+        """Set the position from a PDN FEN (``W:W21-32:B1-12``; ``K`` marks kings; ranges; either
+        colour first; algebraic squares accepted). Clears the move stack."""
+        white, black, kings, turn = parse_fen(fen, self.variant)
+        self.white, self.black, self.kings, self.turn = white, black, kings, turn
+        self.move_stack.clear()
+        self._states.clear()
+
+    def fen(self, algebraic: bool = False) -> str:
+        """The position as PDN FEN, side to move first; runs of three or more men as ranges."""
+        g = self._g
+        parts = ["W" if self.turn == WHITE else "B"]
+        for tag, bb in (("W", self.white), ("B", self.black)):
+            items = sorted((g.number_of[b], bool(self.kings >> b & 1)) for b in _bits(bb))
+            parts.append(tag + ",".join(_fen_runs(items, g.algebraic_of if algebraic else None)))
+        return ":".join(parts)
+
+    def copy(self, stack: bool = True) -> "Board":
+        b = Board.__new__(Board)
+        b.__dict__.update(self.__dict__)
+        b.move_stack = list(self.move_stack) if stack else []
+        b._states = list(self._states) if stack else []
+        return b
+
+    def piece_at(self, square: int) -> Piece | None:
+        bit = self._g.bit_of[square]
+        m = 1 << bit
+        if self.white & m:
+            return Piece(WHITE, bool(self.kings & m))
+        if self.black & m:
+            return Piece(BLACK, bool(self.kings & m))
+        return None
+
+    def pieces(self, color: Color | None = None) -> dict[int, Piece]:
+        """Official number -> Piece for every piece (of ``color`` if given)."""
+        out: dict[int, Piece] = {}
+        for c, bb in ((WHITE, self.white), (BLACK, self.black)):
+            if color is None or color == c:
+                for b in _bits(bb):
+                    out[self._g.number_of[b]] = Piece(c, bool(self.kings >> b & 1))
+        return out
+
+    def occupied_squares(self) -> frozenset[int]:
+        return frozenset(self._g.number_of[b] for b in _bits(self.white | self.black))
+
+    def occupied_algebraic(self) -> frozenset[str]:
+        g = self._g
+        return frozenset(g.algebraic_of[g.number_of[b]] for b in _bits(self.white | self.black))
+
+    def material(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """((white kings, white men), (black kings, black men))."""
+        k = self.kings
+        return (((self.white & k).bit_count(), (self.white & ~k).bit_count()),
+                ((self.black & k).bit_count(), (self.black & ~k).bit_count()))
+
+    def position_key(self) -> tuple[int, int, int, int]:
+        """Exact identity of the position with the side to move (for repetitions)."""
+        return (self.white, self.black, self.kings, self.turn)
+
+    def __hash__(self) -> int:  # pragma: no cover - boards are mutable; use position_key()
+        raise TypeError("Board is mutable: hash board.position_key()")
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Board) and self.variant is other.variant
+                and self.position_key() == other.position_key())
+
+    def __repr__(self) -> str:
+        return f"Board({self.fen()!r}, variant={self.variant.name!r})"
+
+    def __str__(self) -> str:
+        """A text diagram from White's side: m/k black, M/K white, '.' empty dark square."""
+        g = self._g
+        rows = []
+        for rank in range(g.size - 1, -1, -1):
+            row = []
+            for file in range(g.size):
+                n = g.number_of_algebraic.get(f"{'abcdefghij'[file]}{rank + 1}")
+                if n is None:
+                    row.append(" ")
+                else:
+                    p = self.piece_at(n)
+                    row.append(p.symbol() if p else ".")
+            rows.append(" ".join(row))
+        return "\n".join(rows)
+
+    # ------------------------------------------------------------------ move generation
+
+    def _capture_raw(self) -> list[_Raw]:
+        """Legal captures of the side to move (after the variant's choice rule), deduplicated."""
+        v = self.variant
+        if self.turn == WHITE:
+            own, opp = self.white, self.black
+        else:
+            own, opp = self.black, self.white
+        kings = self.kings
+        empty = self._mask & ~(own | opp)
+        rays = self._rays
+        cands: list[CaptureCandidate] = []
+        men_capturable = opp if v.men_capture_kings else opp & ~kings
+        men_dirs = ALL_DIRECTIONS if v.men_capture_backwards else FORWARD[self.turn]
+        promo = self._promo[self.turn] if v.promotion_stops_capture else 0
+        if not self._has_capture(own, opp, kings, empty, men_capturable, men_dirs):
+            return []
+
+        def short(frm: int, dirs: Sequence[int], capturable: int, is_king: bool) -> None:
+            emp = empty | (1 << frm)
+
+            def rec(sq: int, path: tuple[int, ...], caps: tuple[int, ...], capmask: int) -> None:
+                extended = False
+                for d in dirs:
+                    ray = rays[sq][d]
+                    if len(ray) < 2:
+                        continue
+                    over = ray[0]
+                    ob = 1 << over
+                    land = ray[1]
+                    if ob & capturable and not ob & capmask and (1 << land) & emp:
+                        extended = True
+                        np, nc = path + (land,), caps + (over,)
+                        if (1 << land) & promo and not is_king:
+                            _record(np, nc, is_king)  # IT 6.5 / EN 6.5: the man stops there
+                        else:
+                            rec(land, np, nc, capmask | ob)
+                if not extended and caps:
+                    _record(path, caps, is_king)
+            rec(frm, (frm,), (), 0)
+
+        def flying(frm: int) -> None:
+            emp = empty | (1 << frm)
+
+            def rec(sq: int, path: tuple[int, ...], caps: tuple[int, ...], capmask: int) -> None:
+                extended = False
+                for ray in rays[sq]:
+                    n = len(ray)
+                    i = 0
+                    while i < n and (1 << ray[i]) & emp:
+                        i += 1
+                    if i >= n - 1:
+                        continue
+                    ob = 1 << ray[i]
+                    if not ob & opp or ob & capmask:
+                        continue  # own piece, or a piece already jumped (INT 4.8)
+                    j = i + 1
+                    while j < n and (1 << ray[j]) & emp:
+                        extended = True
+                        rec(ray[j], path + (ray[j],), caps + (ray[i],), capmask | ob)
+                        j += 1
+                if not extended and caps:
+                    _record(path, caps, True)
+            rec(frm, (frm,), (), 0)
+
+        def _record(path: tuple[int, ...], caps: tuple[int, ...], by_king: bool) -> None:
+            cands.append(CaptureCandidate(path, caps, by_king,
+                                          tuple(bool(kings >> c & 1) for c in caps)))
+
+        for b in _bits(own & ~kings):
+            short(b, men_dirs, men_capturable, False)
+        for b in _bits(own & kings):
+            if v.flying_kings:
+                flying(b)
+            else:
+                short(b, ALL_DIRECTIONS, opp, True)
+        if not cands:
+            return []
+        chosen = v.capture_choice(cands)
+        grouped: dict[tuple[int, int, int], list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
+        for c in chosen:
+            capmask = 0
+            for x in c.captured:
+                capmask |= 1 << x
+            grouped.setdefault((c.path[0], c.path[-1], capmask), []).append((c.path, c.captured))
+        return [(f, t, m, alts) for (f, t, m), alts in grouped.items()]
+
+    def _has_capture(self, own: int, opp: int, kings: int, empty: int, men_capturable: int,
+                     men_dirs: Sequence[int]) -> bool:
+        sh = self._shifts
+        men = own & ~kings
+        for d in men_dirs:
+            s = sh[d]
+            if s < 0:
+                if ((((men >> -s) & men_capturable) >> -s) & empty):
+                    return True
+            elif ((((men << s) & men_capturable) << s) & empty):
+                return True
+        own_kings = own & kings
+        if not own_kings:
+            return False
+        if not self.variant.flying_kings:
+            for s in sh:
+                if s < 0:
+                    if ((((own_kings >> -s) & opp) >> -s) & empty):
+                        return True
+                elif ((((own_kings << s) & opp) << s) & empty):
+                    return True
+            return False
+        rays = self._rays
+        emp = empty
+        for b in _bits(own_kings):
+            for ray in rays[b]:
+                n = len(ray)
+                i = 0
+                while i < n and (1 << ray[i]) & emp:
+                    i += 1
+                if i < n - 1 and (1 << ray[i]) & opp and (1 << ray[i + 1]) & emp:
+                    return True
+        return False
+
+    def _quiet_raw(self) -> list[_Raw]:
+        """Non-capturing moves of the side to move (only legal when no capture exists)."""
+        own = self.white if self.turn == WHITE else self.black
+        empty = self._mask & ~(self.white | self.black)
+        kings = self.kings
+        sh = self._shifts
+        out: list[_Raw] = []
+        men = own & ~kings
+        for d in FORWARD[self.turn]:
+            s = sh[d]
+            targets = (men >> -s if s < 0 else men << s) & empty
+            for t in _bits(targets):
+                out.append((t - s, t, 0, [((t - s, t), ())]))
+        own_kings = own & kings
+        if own_kings:
+            if self.variant.flying_kings:
+                rays = self._rays
+                for b in _bits(own_kings):
+                    for ray in rays[b]:
+                        for t in ray:
+                            if not (1 << t) & empty:
+                                break
+                            out.append((b, t, 0, [((b, t), ())]))
+            else:
+                for s in sh:
+                    targets = (own_kings >> -s if s < 0 else own_kings << s) & empty
+                    for t in _bits(targets):
+                        out.append((t - s, t, 0, [((t - s, t), ())]))
+        return out
+
+    def _legal_raw(self) -> list[_Raw]:
+        caps = self._capture_raw()
+        return caps if caps else self._quiet_raw()
+
+    def _count_quiet(self) -> int:
+        own = self.white if self.turn == WHITE else self.black
+        empty = self._mask & ~(self.white | self.black)
+        kings = self.kings
+        sh = self._shifts
+        men = own & ~kings
+        total = 0
+        for d in FORWARD[self.turn]:
+            s = sh[d]
+            total += ((men >> -s if s < 0 else men << s) & empty).bit_count()
+        own_kings = own & kings
+        if own_kings:
+            if self.variant.flying_kings:
+                rays = self._rays
+                for b in _bits(own_kings):
+                    for ray in rays[b]:
+                        for t in ray:
+                            if not (1 << t) & empty:
+                                break
+                            total += 1
+            else:
+                for s in sh:
+                    total += ((own_kings >> -s if s < 0 else own_kings << s) & empty).bit_count()
+        return total
+
+    def _to_move(self, raw: _Raw) -> Move:
+        num = self._g.number_of
+        alts = [(tuple(num[b] for b in p), tuple(num[b] for b in c)) for p, c in raw[3]]
+        return Move(alts[0][0], alts[0][1], alts)
+
+    @property
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of the side to move, captures filtered by the variant's choice rule."""
+        return [self._to_move(r) for r in self._legal_raw()]
+
+    def count_legal_moves(self) -> int:
+        caps = self._capture_raw()
+        return len(caps) if caps else self._count_quiet()
+
+    def has_legal_moves(self) -> bool:
+        return self.count_legal_moves() > 0
+
+    def is_legal(self, move: Move) -> bool:
+        return move in self.legal_moves
+
+    def has_capture(self) -> bool:
+        """Whether the side to move is obliged to capture (IT 6.1, EN 6.1, INT 4.1)."""
+        return bool(self._capture_raw())
+
+    def notation(self, move: Move) -> str:
+        """PDN notation of a legal ``move`` here: short form unless another legal move shares its
+        start and end (then the full path). Brazilian squares algebraic (GameType 26)."""
+        full = move.is_capture and sum(
+            1 for m in self.legal_moves
+            if m.from_square == move.from_square and m.to_square == move.to_square) > 1
+        names = self._g.algebraic_of if self.variant.algebraic_pdn else None
+        return move.notation(full_path=full, names=names)
+
+    def parse_move(self, text: str) -> Move:
+        """The legal move written ``text`` (``22-18``, ``22x13``, ``22x13x6``, ``c3-d4``; ``:`` also
+        accepted for captures). Raises InvalidMoveError, IllegalMoveError, AmbiguousMoveError."""
+        t = text.strip().rstrip("!?+=*#")
+        sep = "x" if "x" in t else ":" if ":" in t else "-"
+        try:
+            squares = [self._g.square(tok) for tok in t.split(sep)]
+        except InvalidSquareError as exc:
+            raise InvalidMoveError(f"cannot read move {text!r}: {exc}") from None
+        if len(squares) < 2:
+            raise InvalidMoveError(f"cannot read move {text!r}")
+        candidates = []
+        for m in self.legal_moves:
+            if m.from_square != squares[0] or m.to_square != squares[-1]:
+                continue
+            if len(squares) > 2 and not any(_is_subsequence(squares, p) for p, _ in m.alternatives):
+                continue
+            candidates.append(m)
+        if not candidates:
+            raise IllegalMoveError(f"illegal move {text} in {self.fen()}")
+        if len(candidates) > 1:
+            raise AmbiguousMoveError(f"ambiguous move {text} in {self.fen()}: "
+                                     + ", ".join(m.notation(True) for m in candidates))
+        return candidates[0]
+
+    # ------------------------------------------------------------------ making moves
+
+    def _push_bits(self, frm: int, to: int, capmask: int) -> None:
+        self._states.append((self.white, self.black, self.kings, self.turn))
+        fb = 1 << frm
+        tb = 1 << to
+        flip = fb ^ tb  # 0 when a capture comes back to its starting square
+        kings = self.kings
+        if self.turn == WHITE:
+            self.white ^= flip
+            self.black &= ~capmask
+        else:
+            self.black ^= flip
+            self.white &= ~capmask
+        if kings & fb:
+            kings ^= flip
+        elif tb & self._promo[self.turn]:
+            kings |= tb  # a man ending its move on the far row is crowned (IT 4.2, INT 3.8)
+        self.kings = kings & ~capmask
+        self.turn ^= 1
+
+    def push(self, move: Move) -> None:
+        """Play ``move`` (assumed legal: use ``is_legal`` or ``parse_move`` to check)."""
+        g = self._g
+        capmask = 0
+        for c in move.captures:
+            capmask |= 1 << g.bit_of[c]
+        self._push_bits(g.bit_of[move.from_square], g.bit_of[move.to_square], capmask)
+        self.move_stack.append(move)
+
+    def push_null(self) -> None:
+        """Pass the turn without moving (used by the arbiter when a position is set up)."""
+        self._states.append((self.white, self.black, self.kings, self.turn))
+        self.turn ^= 1
+
+    def pop(self) -> Move:
+        """Undo the last ``push``; returns its move. Raises IndexError on an empty stack."""
+        move = self.move_stack.pop()
+        self.white, self.black, self.kings, self.turn = self._states.pop()
+        return move
+
+    def peek(self) -> Move:
+        return self.move_stack[-1]
+
+    # ------------------------------------------------------------------ perft
+
+    def perft(self, depth: int) -> int:
+        """Number of leaf positions ``depth`` plies below this one (captures counted once per
+        start, end and captured set). Bulk-counts the last ply."""
+        if depth <= 0:
+            return 1
+        caps = self._capture_raw()
+        if depth == 1:
+            return len(caps) if caps else self._count_quiet()
+        moves = caps if caps else self._quiet_raw()
+        total = 0
+        push, states = self._push_bits, self._states
+        for frm, to, capmask, _ in moves:
+            push(frm, to, capmask)
+            total += self.perft(depth - 1)
+            self.white, self.black, self.kings, self.turn = states.pop()
+        return total
+
+    def divide(self, depth: int) -> list[tuple[Move, int]]:
+        """(move, perft(depth-1) after it) for every legal move: to find the wrong branch."""
+        out = []
+        for m in self.legal_moves:
+            self.push(m)
+            out.append((m, self.perft(depth - 1)))
+            self.pop()
+        return out
+
+
+def _is_subsequence(needle: Sequence[int], hay: Sequence[int]) -> bool:
+    it = iter(hay)
+    return all(any(x == y for y in it) for x in needle)
+
+
+def _fen_runs(items: list[tuple[int, bool]], names: dict[int, str] | None) -> list[str]:
+    out: list[str] = []
+    sq = (lambda n: names[n]) if names else str
+    i = 0
+    while i < len(items):
+        n, king = items[i]
+        if king:
+            out.append(f"K{sq(n)}")
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(items) and not items[j + 1][1] and items[j + 1][0] == items[j][0] + 1:
+            j += 1
+        if names is None and j - i >= 2:
+            out.append(f"{n}-{items[j][0]}")
+            i = j + 1
+        else:
+            out.append(sq(n))
+            i += 1
+    return out
+
+
+def parse_fen(fen: str, variant: Variant) -> tuple[int, int, int, Color]:
+    """(white, black, kings bitboards, side to move) of a PDN FEN. Raises InvalidFenError for bad
+    syntax and ImpossiblePositionError for positions that cannot occur."""
+    g = variant.geometry
+    text = fen.strip().strip('"').strip().rstrip(".")
+    if not text:
+        raise InvalidFenError("empty FEN")
+    fields = [f.strip() for f in text.split(":")]
+    turn_tok = fields[0].upper()
+    if turn_tok not in ("W", "B"):
+        raise InvalidFenError(f"FEN {fen!r}: side to move must be W or B, not {fields[0]!r}")
+    turn = WHITE if turn_tok == "W" else BLACK
+    bbs = {"W": 0, "B": 0}
+    kings = 0
+    seen_colors: set[str] = set()
+    seen: set[int] = set()
+    for f in fields[1:]:
+        if not f:
+            continue
+        tag = f[0].upper()
+        if tag in ("H", "F") and f[1:].isdigit():
+            continue  # half-move clock / move number fields of some writers
+        if tag not in ("W", "B"):
+            raise InvalidFenError(f"FEN {fen!r}: field {f!r} must start with W or B")
+        if tag in seen_colors:
+            raise InvalidFenError(f"FEN {fen!r}: {tag} listed twice")
+        seen_colors.add(tag)
+        body = f[1:].strip()
+        if not body:
+            continue
+        for tok in body.split(","):
+            tok = tok.strip()
+            if not tok:
+                raise InvalidFenError(f"FEN {fen!r}: empty square in {f!r}")
+            king = tok[0] in "Kk"
+            if king:
+                tok = tok[1:]
+            try:
+                if "-" in tok:
+                    a, b = tok.split("-", 1)
+                    lo, hi = g.square(a), g.square(b)
+                    if lo > hi:
+                        raise InvalidFenError(f"FEN {fen!r}: range {tok!r} goes backwards")
+                    squares = list(range(lo, hi + 1))
+                else:
+                    squares = [g.square(tok)]
+            except InvalidSquareError as exc:
+                raise InvalidFenError(f"FEN {fen!r}: {exc}") from None
+            except ValueError:
+                raise InvalidFenError(f"FEN {fen!r}: cannot read square {tok!r}") from None
+            for n in squares:
+                if n in seen:
+                    raise ImpossiblePositionError(f"FEN {fen!r}: square {n} occupied twice")
+                seen.add(n)
+                m = 1 << g.bit_of[n]
+                bbs[tag] |= m
+                if king:
+                    kings |= m
+    white, black = bbs["W"], bbs["B"]
+    if white & ~kings & g.promotion_row[WHITE] or black & ~kings & g.promotion_row[BLACK]:
+        raise ImpossiblePositionError(f"FEN {fen!r}: a man stands on the row where it would be crowned")
+    limit = variant.men_rows * variant.size // 2
+    for name, bb in (("white", white), ("black", black)):
+        if bb.bit_count() > limit:
+            raise ImpossiblePositionError(f"FEN {fen!r}: {name} has more than {limit} pieces")
+    return white, black, kings, turn
