@@ -50,3 +50,12 @@ class TraceError(DamieraError):
 
 class TimeControlError(DamieraError):
     """A PDN TimeControl string that cannot be parsed."""
+
+
+class PdnTimeError(TimeControlError):
+    """A PDN time value (``WhiteTime``/``BlackTime`` tag, ``[%clock …]`` comment) that cannot be read."""
+
+
+class ClockError(DamieraError):
+    """A clock operation its state does not allow: time going backwards, an unknown side,
+    starting a running clock, resuming one that is not stopped."""

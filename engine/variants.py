@@ -167,6 +167,8 @@ class DrawRules:
     king_moves_draw: int
     small_endings: tuple[tuple[int, frozenset[tuple[tuple[int, int], tuple[int, int]]]], ...] = ()
     code: str = ""
+    # IT 9.3b speaks of "the same position of all the pieces"; INT 6.1 adds "the same player to move"
+    repetition_includes_turn: bool = True
 
 
 def _endings(*pairs: tuple[tuple[int, int], tuple[int, int]]) -> frozenset[tuple[tuple[int, int], tuple[int, int]]]:
@@ -207,6 +209,7 @@ class Variant:
     draws: DrawRules
     game_type: str  # PDN GameType tag, full string
     algebraic_pdn: bool = False  # Brazilian PDN (GameType 26, notation A0) writes e3-d4
+    results: tuple[str, str, str] = ("1-0", "1/2-1/2", "0-1")  # white wins, draw, black wins
     geometry: Geometry = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -228,14 +231,15 @@ ITALIAN = Variant(
     flying_kings=False, men_capture_backwards=False, men_capture_kings=False,  # IT 5.3
     promotion_stops_capture=True, capture_choice=italian_priority,
     draws=DrawRules(repetitions=4, repetition_automatic=False, count_moves=40, king_moves_draw=0,
-                    code="IT"),
+                    code="IT", repetition_includes_turn=False),
     game_type="22,W,8,8,N2,1",
 )
 ENGLISH = Variant(
     name="english", code="EN", size=8, first_dark_file_even=False, first_to_move=BLACK, men_rows=3,
     flying_kings=False, men_capture_backwards=False, men_capture_kings=True,  # EN 5.3
     promotion_stops_capture=True, capture_choice=free_choice,
-    draws=DrawRules(repetitions=4, repetition_automatic=False, count_moves=50, king_moves_draw=0,
+    # EN 9.3: draw by agreement or by the count procedure only; the extract has no repetition rule
+    draws=DrawRules(repetitions=0, repetition_automatic=False, count_moves=50, king_moves_draw=0,
                     code="EN"),
     game_type="21,B,8,8,N1,0",
 )
@@ -245,7 +249,7 @@ INTERNATIONAL = Variant(
     promotion_stops_capture=False, capture_choice=majority,
     draws=DrawRules(repetitions=3, repetition_automatic=True, count_moves=0, king_moves_draw=25,
                     small_endings=((10, _INT_TEN), (5, _INT_FIVE)), code="INT"),
-    game_type="20,W,10,10,N2,0",
+    game_type="20,W,10,10,N2,0", results=("2-0", "1-1", "0-2"),  # COMP 6.14 scoring 2/1/0
 )
 BRAZILIAN = Variant(
     name="brazilian", code="BR", size=8, first_dark_file_even=False, first_to_move=WHITE, men_rows=3,

@@ -1,0 +1,344 @@
+"""The game record: moves with timestamps and clock readings, the result, and the draw rules.
+
+``Game`` wraps a ``Board`` and records what was played. It knows the end of the game by rule
+(no legal move or no pieces: IT 9.2.2-9.2.3, INT 7.2.2-7.2.3) and the draw rules of SPEC §6 per
+variant (data in ``Variant.draws``):
+
+* IT 9.3b: the 4th occurrence of the same position of all the pieces, where transcription is
+  compulsory, on request or imposed (``claim_repetition``); INT 6.1 / BR: the 3rd occurrence with
+  the same player to move, automatically. EN has no repetition rule (EN 9.3).
+* IT 10 / EN 10: the move-count procedure, on request or imposed (``start_count``): at least one
+  king each (10.1), counted from the player to move (10.3), drawn after 40 (EN 50) king moves each
+  with no change in the number of pieces (10.4); a man move or a capture cancels and restarts it
+  (10.5). IT 11: may be cut to 10 moves in promotional events (``count_moves=`` argument).
+* INT 6.2 / BR: 25 (BR 20) successive king moves each without capture or man move; INT 6.3/6.4 and
+  BR endings: drawn after 10 or 5 moves each at most, counted from when the material arose.
+
+A "move" in these counts is one player's move; "N moves each" is 2N plies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.board import Board, Move
+from engine.errors import IllegalMoveError
+from engine.variants import BLACK, COLOR_NAMES, WHITE, Variant, find_variant
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedMove:
+    """One move of the transcript.
+
+    ``clock``: (white, black) seconds left after the move, if a clock ran. ``setup_fen``: a position
+    the game went on from after this move (a maintained irregularity), written ``/FEN "…"/``.
+    ``nag``: an annotation sign of IT 13 (``!``, ``?!``…). ``t``: seconds since the start.
+    """
+
+    ply: int
+    side: int
+    move: Move
+    notation: str
+    t: float | None = None
+    clock: tuple[float, float] | None = None
+    setup_fen: str | None = None
+    comment: str | None = None
+    nag: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        d: dict[str, object] = {"ply": self.ply, "side": COLOR_NAMES[self.side]}
+        d.update(self.move.to_dict(self.notation))
+        d["t"] = self.t
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How the game ended: ``result`` in the variant's set (``1-0``, ``2-0``…), ``winner`` (None for a
+    draw), ``code`` the article, ``reason`` a short text."""
+
+    result: str
+    winner: int | None
+    code: str
+    reason: str
+
+
+@dataclass
+class _Count:
+    """State of the IT/EN 10 move-count procedure."""
+
+    limit: int
+    start_ply: int
+    pieces: int
+    king_moves: list[int] = field(default_factory=lambda: [0, 0])
+    imposed: bool = False
+
+
+class Game:
+    """A game of ``variant`` from ``fen`` (initial position if None), with its transcript.
+
+    ``tags``: PDN tags (Event, Site, Date, Round, White, Black…). ``transcribed``: transcription is
+    compulsory (IT 9.3b). Raises the errors of ``Board`` for a bad FEN or variant.
+    """
+
+    def __init__(self, variant: Variant | str = "italian", fen: str | None = None,
+                 tags: dict[str, str] | None = None, transcribed: bool = True,
+                 time_control: str | None = None) -> None:
+        self.variant = find_variant(variant) if isinstance(variant, str) else variant
+        self.board = Board(fen, self.variant)
+        self.start_fen = self.board.fen()
+        self.custom_start = fen is not None
+        self.tags: dict[str, str] = dict(tags or {})
+        self.transcribed = transcribed
+        self.time_control = time_control
+        self.moves: list[RecordedMove] = []
+        self.outcome: Outcome | None = None
+        self.final_clock: tuple[float, float] | None = None
+        self._history: list[tuple[int, ...]] = [self._rep_key()]
+        self._count: _Count | None = None
+        self._ending: tuple[int, int, int] | None = None  # (limit moves, start ply, material sig)
+        self._king_streak = 0  # plies of king moves without capture since last man move/capture
+        self._update_ending()
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def turn(self) -> int:
+        return self.board.turn
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    @property
+    def result(self) -> str:
+        return self.outcome.result if self.outcome else "*"
+
+    @property
+    def is_over(self) -> bool:
+        return self.outcome is not None
+
+    def legal_moves(self) -> list[Move]:
+        return [] if self.outcome else self.board.legal_moves
+
+    def move_number(self) -> int:
+        """Moves completed by the player who moved first, plus one (COMP 4.3: the count visible)."""
+        return self.ply // 2 + 1
+
+    def repetition_count(self) -> int:
+        """How many times the current position has occurred (this time included)."""
+        key = self._rep_key()
+        return self._history.count(key)
+
+    def _rep_key(self) -> tuple[int, ...]:
+        b = self.board
+        if self.variant.draws.repetition_includes_turn:
+            return b.position_key()
+        return (b.white, b.black, b.kings)
+
+    def result_for(self, winner: int | None) -> str:
+        win_white, draw, win_black = self.variant.results
+        return draw if winner is None else win_white if winner == WHITE else win_black
+
+    @property
+    def count_status(self) -> tuple[int, int, int] | None:
+        """(white king moves, black king moves, limit) of a running count procedure, else None."""
+        if self._count is None:
+            return None
+        return (self._count.king_moves[WHITE], self._count.king_moves[BLACK], self._count.limit)
+
+    # ------------------------------------------------------------------ playing
+
+    def play(self, move: Move, t: float | None = None,
+             clock: tuple[float, float] | None = None) -> RecordedMove:
+        """Record the legal ``move`` (raises IllegalMoveError) and apply the automatic end rules."""
+        if self.outcome is not None:
+            raise IllegalMoveError(f"the game is over ({self.outcome.result})")
+        legal = self.board.legal_moves
+        for m in legal:
+            if m == move:
+                move = m  # the generated move, with every legal capture order
+                break
+        else:
+            raise IllegalMoveError(f"illegal move {move} in {self.board.fen()}")
+        return self._record(move, t, clock)
+
+    def play_notation(self, text: str, t: float | None = None,
+                      clock: tuple[float, float] | None = None) -> RecordedMove:
+        return self._record(self.board.parse_move(text), t, clock)
+
+    def _record(self, move: Move, t: float | None, clock: tuple[float, float] | None) -> RecordedMove:
+        b = self.board
+        side = b.turn
+        was_king = bool(b.piece_at(move.from_square) and b.piece_at(move.from_square).king)  # type: ignore[union-attr]
+        notation = b.notation(move)
+        pieces_before = (b.white | b.black).bit_count()
+        b.push(move)
+        rec = RecordedMove(len(self.moves) + 1, side, move, notation, t, clock)
+        self.moves.append(rec)
+        irreversible = move.is_capture or not was_king
+        self._after_move(side, was_king, irreversible, pieces_before)
+        return rec
+
+    def set_position(self, fen: str, t: float | None = None) -> None:
+        """Go on from ``fen`` after the last move (a maintained irregularity: the position on the
+        board becomes the game, IT 8.3). The record keeps a ``/FEN "…"/`` after the last move."""
+        self.board.set_fen(fen)
+        if self.moves:
+            last = self.moves[-1]
+            self.moves[-1] = RecordedMove(last.ply, last.side, last.move, last.notation, last.t,
+                                          last.clock, self.board.fen(), last.comment, last.nag)
+        else:
+            self.start_fen = self.board.fen()
+            self.custom_start = True
+        self._history = [self._rep_key()]
+        self._count = None
+        self._king_streak = 0
+        self._update_ending(force=True)
+        self._check_end()
+
+    def annotate(self, nag: str | None = None, comment: str | None = None) -> None:
+        """Attach an IT 13 sign and/or a comment to the last move."""
+        last = self.moves[-1]
+        self.moves[-1] = RecordedMove(last.ply, last.side, last.move, last.notation, last.t,
+                                      last.clock, last.setup_fen,
+                                      comment if comment is not None else last.comment,
+                                      nag if nag is not None else last.nag)
+
+    def set_clock_of_last_move(self, clock: tuple[float, float]) -> None:
+        last = self.moves[-1]
+        self.moves[-1] = RecordedMove(last.ply, last.side, last.move, last.notation, last.t,
+                                      clock, last.setup_fen, last.comment, last.nag)
+
+    def _after_move(self, side: int, was_king: bool, irreversible: bool, pieces_before: int) -> None:
+        self._history.append(self._rep_key())
+        self._king_streak = 0 if irreversible else self._king_streak + 1
+        if self._count is not None:
+            c = self._count
+            pieces_now = (self.board.white | self.board.black).bit_count()
+            if not was_king or pieces_now != c.pieces:
+                # IT/EN 10.5: a man move or a change in the number of pieces cancels the count,
+                # which restarts if each side still has a king (10.1)
+                limit, imposed = c.limit, c.imposed
+                self._count = None
+                self._start_count_if_kings(limit, imposed)
+            else:
+                c.king_moves[side] += 1
+        self._update_ending()
+        self._check_end()
+
+    def _check_end(self) -> None:
+        if self.outcome is not None:
+            return
+        b = self.board
+        mover = b.turn
+        own = b.white if mover == WHITE else b.black
+        if not own:
+            self._end(1 - mover, "IT 9.2.3" if self.variant.code in ("IT", "EN") else "INT 7.2.3",
+                      f"{COLOR_NAMES[mover]} has no pieces")
+            return
+        if not b.has_legal_moves():
+            self._end(1 - mover, "IT 9.2.2" if self.variant.code in ("IT", "EN") else "INT 7.2.2",
+                      f"{COLOR_NAMES[mover]} has no legal move")
+            return
+        d = self.variant.draws
+        code = d.code
+        if d.repetition_automatic and d.repetitions and self.repetition_count() >= d.repetitions:
+            self._end(None, f"{code} 6.1", f"position repeated {d.repetitions} times")
+            return
+        if d.king_moves_draw and self._king_streak >= 2 * d.king_moves_draw:
+            self._end(None, f"{code} 6.2", f"{d.king_moves_draw} successive king moves each, "
+                                           "no capture or man move")
+            return
+        if self._ending is not None:
+            limit, start, _ = self._ending
+            if self.ply - start >= 2 * limit:
+                art = "6.3" if limit == 10 else "6.4"
+                self._end(None, f"{code} {art}", f"ending drawn after {limit} moves each")
+                return
+        c = self._count
+        if c is not None and min(c.king_moves) >= c.limit:
+            self._end(None, f"{code} 10.4", f"move count: {c.limit} king moves each, "
+                                            "number of pieces unchanged")
+
+    def _material_sig(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        return self.board.material()
+
+    def _update_ending(self, force: bool = False) -> None:
+        endings = self.variant.draws.small_endings
+        if not endings:
+            return
+        sig = self._material_sig()
+        key = hash(sig)
+        if self._ending is not None and self._ending[2] == key and not force:
+            return
+        self._ending = None
+        for limit, sigs in endings:
+            if sig in sigs:
+                self._ending = (limit, self.ply, key)
+                return
+
+    def _end(self, winner: int | None, code: str, reason: str) -> None:
+        self.outcome = Outcome(self.result_for(winner), winner, code, reason)
+
+    # ------------------------------------------------------------------ requests and decisions
+
+    def resign(self, side: int) -> Outcome:
+        """``side`` resigns (IT 9.2.1, INT 7.2.1)."""
+        code = "IT 9.2.1" if self.variant.code in ("IT", "EN") else "INT 7.2.1"
+        self._end(1 - side, code, f"{COLOR_NAMES[side]} resigned")
+        assert self.outcome is not None
+        return self.outcome
+
+    def agree_draw(self) -> Outcome:
+        """Draw by agreement (IT 9.3a, INT 7.3.1)."""
+        code = "IT 9.3a" if self.variant.code in ("IT", "EN") else "INT 7.3.1"
+        self._end(None, code, "draw agreed")
+        assert self.outcome is not None
+        return self.outcome
+
+    def lose_on_time(self, side: int, code: str = "COMP 4.8") -> Outcome:
+        self._end(1 - side, code, f"{COLOR_NAMES[side]} ran out of time")
+        assert self.outcome is not None
+        return self.outcome
+
+    def adjudicate(self, result: str, reason: str = "adjudicated by the arbiter") -> Outcome:
+        """Set ``result`` (any of the variant's results, or the other set's equivalents)."""
+        winner: int | None
+        norm = {"1-0": WHITE, "2-0": WHITE, "0-1": BLACK, "0-2": BLACK,
+                "1/2-1/2": None, "1-1": None}
+        if result not in norm:
+            raise ValueError(f"unknown result {result!r}")
+        winner = norm[result]
+        self._end(winner, "COMP", reason)
+        assert self.outcome is not None
+        return self.outcome
+
+    def claim_repetition(self) -> bool:
+        """IT 9.3b: a request (or the arbiter imposing it) to verify the repetition. True and the game
+        drawn when the position has occurred the required number of times, where transcription is
+        compulsory; False otherwise (the caller charges the verification time, IT 9.3 b2-b3)."""
+        d = self.variant.draws
+        if not d.repetitions or not self.transcribed or self.outcome is not None:
+            return False
+        if self.repetition_count() >= d.repetitions:
+            self._end(None, f"{d.code} 9.3b", f"position repeated {d.repetitions} times")
+            return True
+        return False
+
+    def start_count(self, imposed: bool = False, count_moves: int | None = None) -> bool:
+        """IT/EN 10.2: start the move-count procedure on request or imposed by the arbiter. Returns
+        False when it cannot apply (no count rule, or not at least one king each: 10.1)."""
+        limit = count_moves if count_moves is not None else self.variant.draws.count_moves
+        if not limit or self.outcome is not None:
+            return False
+        if self._count is not None:
+            return True
+        return self._start_count_if_kings(limit, imposed)
+
+    def _start_count_if_kings(self, limit: int, imposed: bool) -> bool:
+        b = self.board
+        if not (b.white & b.kings and b.black & b.kings):
+            return False
+        self._count = _Count(limit, self.ply, (b.white | b.black).bit_count(), imposed=imposed)
+        return True
