@@ -161,7 +161,7 @@ class TimeControl:
     def moves_in_time(cls, moves: int, seconds: int, then: int | None = None) -> TimeControl:
         """``moves`` moves in ``seconds``, unused time carried over (COMP 3.11.1, 4.1); then the
         same again for ever, or the rest of the game in ``then`` seconds."""
-        periods = (Period(moves, seconds),)
+        periods: tuple[Period, ...] = (Period(moves, seconds),)
         if then is not None:
             periods += (Period(None, then),)
         return cls(periods)
