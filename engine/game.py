@@ -99,6 +99,7 @@ class Game:
         self._ending: tuple[int, int, int] | None = None  # (limit moves, start ply, material sig)
         self._king_streak = 0  # plies of king moves without capture since last man move/capture
         self._update_ending()
+        self._check_end()
 
     # ------------------------------------------------------------------ queries
 

@@ -76,7 +76,6 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from engine.replay import replay_lines
     try:
         with open(args.trace, encoding="utf-8") as fh:
             lines = fh.read().splitlines()
@@ -84,6 +83,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         return _fail(f"cannot read {args.trace}: {exc.strerror}")
     except UnicodeDecodeError:
         return _fail(f"{args.trace}: not UTF-8 text")
+    from engine.replay import replay_lines
     report = replay_lines(lines)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
