@@ -533,6 +533,13 @@ class Hardware:
     display: Any = None
     serial_link: Any = None
 
+    def start(self) -> list[Any]:
+        """Starts the serial reader and powers the sensors up; returns the scanner's first
+        outputs (a SnapshotTaken, or SensorFaults)."""
+        if self.serial_link is not None:
+            self.serial_link.start()
+        return list(self.scanner.start())
+
     def close(self) -> None:
         """Closes in reverse order of construction; errors are logged, never raised."""
         for part in (self.serial_link, self.display, self.beeper, self.buttons, self.interrupt):

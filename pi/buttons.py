@@ -1,0 +1,64 @@
+"""The players' controls: one gpiozero ``Button`` per wired control, per side.
+
+A press puts a :class:`~engine.events.ButtonPressed` on the queue given, stamped with the injected
+clock; that is all the gpiozero callback thread does.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engine.events import BUTTON_NAMES, SIDES, ButtonPressed
+
+log = logging.getLogger(__name__)
+
+
+class ButtonPanel:
+    """Buttons from ``gpios[side][name]`` (BCM numbers; any control may be absent).
+
+    ``pull_up``: the button closes to ground. ``bounce_time``: gpiozero debounce, seconds.
+    ``pin_factory``: passed to every gpiozero device (None: gpiozero's default).
+    Raises ValueError for an unknown side or control name.
+    """
+
+    def __init__(self, gpios: Mapping[str, Mapping[str, int]], out: queue.Queue[Any],
+                 clock: Callable[[], float], *, t0: float = 0.0, pin_factory: Any = None,
+                 pull_up: bool = True, bounce_time: float | None = 0.02) -> None:
+        from gpiozero import Button
+        self._out = out
+        self._clock = clock
+        self._t0 = t0
+        self.buttons: dict[tuple[str, str], Any] = {}
+        try:
+            for side, controls in gpios.items():
+                if side not in SIDES:
+                    raise ValueError(f"unknown side {side!r}")
+                for name, gpio in controls.items():
+                    if name not in BUTTON_NAMES:
+                        raise ValueError(f"unknown control {name!r}")
+                    button = Button(gpio, pull_up=pull_up, bounce_time=bounce_time or None,
+                                    pin_factory=pin_factory)
+                    button.when_pressed = self._callback(name, side)
+                    self.buttons[(side, name)] = button
+        except Exception:
+            self.close()
+            raise
+
+    def _callback(self, name: str, side: str) -> Callable[[], None]:
+        def pressed() -> None:
+            # gpiozero's thread: stamp and queue, nothing else.
+            self._out.put(ButtonPressed(round(self._clock() - self._t0, 6), name, side))
+        return pressed
+
+    def is_pressed(self, side: str, name: str) -> bool:
+        """Whether that control is held down now (False if it is not wired)."""
+        button = self.buttons.get((side, name))
+        return bool(button is not None and button.is_pressed)
+
+    def close(self) -> None:
+        for button in self.buttons.values():
+            button.close()
+        self.buttons.clear()
