@@ -105,8 +105,8 @@ def _bits(x: int) -> Iterator[int]:
 
 
 # A generated move before it becomes a Move: (from bit, to bit, captured mask, alternatives),
-# alternatives = list of (path bits, captured bits) in capture order.
-_Raw = tuple[int, int, int, list[tuple[tuple[int, ...], tuple[int, ...]]]]
+# alternatives = list of (path bits, captured bits) in capture order, None for a simple move.
+_Raw = tuple[int, int, int, list[tuple[tuple[int, ...], tuple[int, ...]]] | None]
 
 
 class Board:
@@ -230,75 +230,87 @@ class Board:
             own, opp = self.black, self.white
         kings = self.kings
         empty = self._mask & ~(own | opp)
-        rays = self._rays
-        cands: list[CaptureCandidate] = []
         men_capturable = opp if v.men_capture_kings else opp & ~kings
         men_dirs = ALL_DIRECTIONS if v.men_capture_backwards else FORWARD[self.turn]
-        promo = self._promo[self.turn] if v.promotion_stops_capture else 0
-        if not self._has_capture(own, opp, kings, empty, men_capturable, men_dirs):
+        sh = self._shifts
+        # Pieces with a first jump, found with shifts: piece x, jumped x+s, landing x+2s.
+        men = own & ~kings
+        jumpers = 0
+        for d in men_dirs:
+            s = sh[d]
+            if s < 0:
+                jumpers |= men & (((empty << -s) & men_capturable) << -s)
+            else:
+                jumpers |= men & (((empty >> s) & men_capturable) >> s)
+        own_kings = own & kings
+        king_jumpers = 0
+        if own_kings:
+            if v.flying_kings:
+                king_jumpers = self._flying_jumpers(own_kings, opp, empty)
+            else:
+                for s in sh:
+                    if s < 0:
+                        king_jumpers |= own_kings & (((empty << -s) & opp) << -s)
+                    else:
+                        king_jumpers |= own_kings & (((empty >> s) & opp) >> s)
+        if not (jumpers or king_jumpers):
             return []
+        rays = self._rays
+        promo = self._promo[self.turn] if v.promotion_stops_capture else 0
+        cands: list[CaptureCandidate] = []
 
-        def short(frm: int, dirs: Sequence[int], capturable: int, is_king: bool) -> None:
-            emp = empty | (1 << frm)
-
-            def rec(sq: int, path: tuple[int, ...], caps: tuple[int, ...], capmask: int) -> None:
-                extended = False
-                for d in dirs:
-                    ray = rays[sq][d]
-                    if len(ray) < 2:
-                        continue
-                    over = ray[0]
-                    ob = 1 << over
-                    land = ray[1]
-                    if ob & capturable and not ob & capmask and (1 << land) & emp:
-                        extended = True
-                        np, nc = path + (land,), caps + (over,)
-                        if (1 << land) & promo and not is_king:
-                            _record(np, nc, is_king)  # IT 6.5 / EN 6.5: the man stops there
-                        else:
-                            rec(land, np, nc, capmask | ob)
-                if not extended and caps:
-                    _record(path, caps, is_king)
-            rec(frm, (frm,), (), 0)
-
-        def flying(frm: int) -> None:
-            emp = empty | (1 << frm)
-
-            def rec(sq: int, path: tuple[int, ...], caps: tuple[int, ...], capmask: int) -> None:
-                extended = False
-                for ray in rays[sq]:
-                    n = len(ray)
-                    i = 0
-                    while i < n and (1 << ray[i]) & emp:
-                        i += 1
-                    if i >= n - 1:
-                        continue
-                    ob = 1 << ray[i]
-                    if not ob & opp or ob & capmask:
-                        continue  # own piece, or a piece already jumped (INT 4.8)
-                    j = i + 1
-                    while j < n and (1 << ray[j]) & emp:
-                        extended = True
-                        rec(ray[j], path + (ray[j],), caps + (ray[i],), capmask | ob)
-                        j += 1
-                if not extended and caps:
-                    _record(path, caps, True)
-            rec(frm, (frm,), (), 0)
-
-        def _record(path: tuple[int, ...], caps: tuple[int, ...], by_king: bool) -> None:
+        def record(path: tuple[int, ...], caps: tuple[int, ...], by_king: bool) -> None:
             cands.append(CaptureCandidate(path, caps, by_king,
                                           tuple(bool(kings >> c & 1) for c in caps)))
 
-        for b in _bits(own & ~kings):
-            short(b, men_dirs, men_capturable, False)
-        for b in _bits(own & kings):
+        def short(sq: int, path: tuple[int, ...], caps: tuple[int, ...], capmask: int,
+                  emp: int, dirs: Sequence[int], capturable: int, is_king: bool) -> None:
+            extended = False
+            for d in dirs:
+                ray = rays[sq][d]
+                if len(ray) < 2:
+                    continue
+                ob = 1 << ray[0]
+                lb = 1 << ray[1]
+                if ob & capturable and not ob & capmask and lb & emp:
+                    extended = True
+                    np, nc = path + (ray[1],), caps + (ray[0],)
+                    if lb & promo and not is_king:
+                        record(np, nc, False)  # IT 6.5 / EN 6.5: the man stops there
+                    else:
+                        short(ray[1], np, nc, capmask | ob, emp, dirs, capturable, is_king)
+            if not extended and caps:
+                record(path, caps, is_king)
+
+        def flying(sq: int, path: tuple[int, ...], caps: tuple[int, ...], capmask: int,
+                   emp: int) -> None:
+            extended = False
+            for ray in rays[sq]:
+                n = len(ray)
+                i = 0
+                while i < n and (1 << ray[i]) & emp:
+                    i += 1
+                if i >= n - 1:
+                    continue
+                ob = 1 << ray[i]
+                if not ob & opp or ob & capmask:
+                    continue  # own piece, or a piece already jumped (INT 4.8)
+                j = i + 1
+                while j < n and (1 << ray[j]) & emp:
+                    extended = True
+                    flying(ray[j], path + (ray[j],), caps + (ray[i],), capmask | ob, emp)
+                    j += 1
+            if not extended and caps:
+                record(path, caps, True)
+
+        for b in _bits(jumpers):
+            short(b, (b,), (), 0, empty | (1 << b), men_dirs, men_capturable, False)
+        for b in _bits(king_jumpers):
             if v.flying_kings:
-                flying(b)
+                flying(b, (b,), (), 0, empty | (1 << b))
             else:
-                short(b, ALL_DIRECTIONS, opp, True)
-        if not cands:
-            return []
-        chosen = v.capture_choice(cands)
+                short(b, (b,), (), 0, empty | (1 << b), ALL_DIRECTIONS, opp, True)
+        chosen = v.capture_choice(cands) if len(cands) > 1 else cands
         grouped: dict[tuple[int, int, int], list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
         for c in chosen:
             capmask = 0
@@ -307,39 +319,21 @@ class Board:
             grouped.setdefault((c.path[0], c.path[-1], capmask), []).append((c.path, c.captured))
         return [(f, t, m, alts) for (f, t, m), alts in grouped.items()]
 
-    def _has_capture(self, own: int, opp: int, kings: int, empty: int, men_capturable: int,
-                     men_dirs: Sequence[int]) -> bool:
-        sh = self._shifts
-        men = own & ~kings
-        for d in men_dirs:
-            s = sh[d]
-            if s < 0:
-                if ((((men >> -s) & men_capturable) >> -s) & empty):
-                    return True
-            elif ((((men << s) & men_capturable) << s) & empty):
-                return True
-        own_kings = own & kings
-        if not own_kings:
-            return False
-        if not self.variant.flying_kings:
-            for s in sh:
-                if s < 0:
-                    if ((((own_kings >> -s) & opp) >> -s) & empty):
-                        return True
-                elif ((((own_kings << s) & opp) << s) & empty):
-                    return True
-            return False
+    def _flying_jumpers(self, own_kings: int, opp: int, empty: int) -> int:
+        """Flying kings that have a first capture: an enemy piece along a free diagonal with a
+        free square behind it."""
         rays = self._rays
-        emp = empty
+        found = 0
         for b in _bits(own_kings):
             for ray in rays[b]:
                 n = len(ray)
                 i = 0
-                while i < n and (1 << ray[i]) & emp:
+                while i < n and (1 << ray[i]) & empty:
                     i += 1
-                if i < n - 1 and (1 << ray[i]) & opp and (1 << ray[i + 1]) & emp:
-                    return True
-        return False
+                if i < n - 1 and (1 << ray[i]) & opp and (1 << ray[i + 1]) & empty:
+                    found |= 1 << b
+                    break
+        return found
 
     def _quiet_raw(self) -> list[_Raw]:
         """Non-capturing moves of the side to move (only legal when no capture exists)."""
@@ -353,7 +347,7 @@ class Board:
             s = sh[d]
             targets = (men >> -s if s < 0 else men << s) & empty
             for t in _bits(targets):
-                out.append((t - s, t, 0, [((t - s, t), ())]))
+                out.append((t - s, t, 0, None))
         own_kings = own & kings
         if own_kings:
             if self.variant.flying_kings:
@@ -363,12 +357,12 @@ class Board:
                         for t in ray:
                             if not (1 << t) & empty:
                                 break
-                            out.append((b, t, 0, [((b, t), ())]))
+                            out.append((b, t, 0, None))
             else:
                 for s in sh:
                     targets = (own_kings >> -s if s < 0 else own_kings << s) & empty
                     for t in _bits(targets):
-                        out.append((t - s, t, 0, [((t - s, t), ())]))
+                        out.append((t - s, t, 0, None))
         return out
 
     def _legal_raw(self) -> list[_Raw]:
@@ -402,6 +396,8 @@ class Board:
 
     def _to_move(self, raw: _Raw) -> Move:
         num = self._g.number_of
+        if raw[3] is None:
+            return Move((num[raw[0]], num[raw[1]]))
         alts = [(tuple(num[b] for b in p), tuple(num[b] for b in c)) for p, c in raw[3]]
         return Move(alts[0][0], alts[0][1], alts)
 
@@ -513,12 +509,25 @@ class Board:
         if depth == 1:
             return len(caps) if caps else self._count_quiet()
         moves = caps if caps else self._quiet_raw()
+        white, black, kings, turn = self.white, self.black, self.kings, self.turn
+        promo = self._promo[turn]
         total = 0
-        push, states = self._push_bits, self._states
-        for frm, to, capmask, _ in moves:
-            push(frm, to, capmask)
+        for frm, to, capmask, _ in moves:  # make/unmake inline: the hot loop of perft
+            fb, tb = 1 << frm, 1 << to
+            flip = fb ^ tb
+            if turn == WHITE:
+                self.white, self.black = white ^ flip, black & ~capmask
+            else:
+                self.black, self.white = black ^ flip, white & ~capmask
+            if kings & fb:
+                self.kings = (kings ^ flip) & ~capmask
+            elif tb & promo:
+                self.kings = (kings | tb) & ~capmask
+            else:
+                self.kings = kings & ~capmask
+            self.turn = turn ^ 1
             total += self.perft(depth - 1)
-            self.white, self.black, self.kings, self.turn = states.pop()
+        self.white, self.black, self.kings, self.turn = white, black, kings, turn
         return total
 
     def divide(self, depth: int) -> list[tuple[Move, int]]:
