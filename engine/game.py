@@ -171,7 +171,8 @@ class Game:
     def _record(self, move: Move, t: float | None, clock: tuple[float, float] | None) -> RecordedMove:
         b = self.board
         side = b.turn
-        was_king = bool(b.piece_at(move.from_square) and b.piece_at(move.from_square).king)  # type: ignore[union-attr]
+        piece = b.piece_at(move.from_square)
+        was_king = piece is not None and piece.king
         notation = b.notation(move)
         pieces_before = (b.white | b.black).bit_count()
         b.push(move)
