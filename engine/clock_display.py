@@ -16,10 +16,10 @@ Display rules (COMP 3.6.2 h–i, 4.3, 5.7), with the thresholds in :class:`Displ
 
 Cues fire exactly once per crossing of a threshold: a face's time only decreases within one *run*
 (:class:`engine.clock.FaceReading`), so a threshold ``T`` is crossed between two readings of the
-same run when ``previous > T >= now``; when a new run began in between (a press, a credit, a new
-lampo move) the crossing is measured from what the face showed when the run began. A crossing in a
-run that ended before the next reading is stale and not reported (read the clock at least a few
-times a second).
+same run when ``previous > T >= now``; when a new run began in between (the face restarted after a
+credit, a new lampo move) the crossing is measured from what the face showed when the run began.
+A crossing in a run superseded by a new run before the next reading is stale and not reported
+(read the clock a few times a second).
 """
 
 from __future__ import annotations

@@ -1,0 +1,180 @@
+"""What the faces show and which cues are due (COMP 3.6.2 h-i, 4.3, 5.7)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.clock import BLACK, WHITE, FaceReading, GameClock
+from engine.clock_display import (
+    DEFAULT_RULES, Cue, CueTracker, DisplayRules, cues_crossed, face_display, format_time,
+    lampo_label, moves_text,
+)
+from engine.timecontrol import TimeControl
+
+
+def started(text: str) -> GameClock:
+    game = GameClock(TimeControl.parse(text))
+    game.start(WHITE, 0.0)
+    return game
+
+
+# -- what a face shows ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("ms, text", [
+    (7_200_000, "2:00"), (3_659_999, "1:00"), (600_000, "0:10"),   # h:mm, floored
+    (599_999, "9:59"), (60_000, "1:00"), (20_000, "0:20"),          # COMP 3.6.2 h: seconds
+    (19_999, "19.9"), (1_050, "1.0"), (99, "0.0"), (0, "0.0"),     # tenths in the last 20 s
+])
+def test_comp_3_6_2_h_seconds_shown_in_the_last_minutes(ms: int, text: str) -> None:
+    assert format_time(ms) == text
+
+
+def test_display_thresholds_are_configurable() -> None:
+    rules = DisplayRules(seconds_below_ms=3_600_000, tenths_below_ms=10_000)
+    assert format_time(3_599_000, rules) == "59:59"
+    assert format_time(10_000, rules) == "0:10"
+    assert format_time(9_999, rules) == "9.9"
+
+
+def test_negative_time_raises() -> None:
+    with pytest.raises(ValueError):
+        format_time(-1)
+    with pytest.raises(ValueError):
+        lampo_label(-1)
+
+
+@pytest.mark.parametrize("ms, label", [
+    (30_000, "30"), (15_001, "15"), (15_000, "-15"), (10_001, "-15"), (10_000, "-10"),
+    (5_000, "-5"), (4_500, "-5"), (4_000, "4"), (3_000, "3"), (2_000, "2"), (1_000, "1"),
+    (1, "1"), (0, "0"),
+])
+def test_comp_5_7_lampo_face_follows_the_arbiters_countdown(ms: int, label: str) -> None:
+    assert lampo_label(ms) == label
+
+
+def test_comp_4_3_move_count_on_the_face() -> None:
+    game = started("40/7200:3600")
+    game.press(WHITE, 1.0)
+    now = game.read(2.0)
+    assert moves_text(now.white) == "1/40" and moves_text(now.black) == "0/40"
+    fischer = started("1800+10")
+    fischer.press(WHITE, 1.0)
+    assert moves_text(fischer.read(1.0).white) == "1"
+
+
+def test_face_display_of_a_running_lampo_face() -> None:
+    game = started("60:1/30")
+    shown = face_display(game.read(80.0).white)
+    assert (shown.time, shown.in_lampo, shown.running, shown.moves) == ("-10", True, True, "0")
+    assert face_display(game.read(80.0).black).time == "1:00"
+
+
+# -- cues -----------------------------------------------------------------------------------
+
+def _cues_over(game: GameClock, start_ms: int, end_ms: int, step_ms: int,
+               tracker: CueTracker) -> list[Cue]:
+    cues: list[Cue] = []
+    for ms in range(start_ms, end_ms + 1, step_ms):
+        cues.extend(tracker.update(game.read(ms / 1000)))
+    return cues
+
+
+def test_comp_5_7_lampo_countdown_cues_fire_once_each_in_order() -> None:
+    game = started("60:1/30")
+    tracker = CueTracker()
+    cues = _cues_over(game, 0, 95_000, 100, tracker)
+    main = [cue.screen for cue in cues if cue.kind == "beep"]
+    assert main == ["10", "5", "4", "3", "2", "1"]  # the last seconds of the main time
+    assert [cue.kind for cue in cues if cue.kind in ("lampo_start", "flag")] == ["lampo_start"]
+    lampo = [cue for cue in cues if cue.kind == "lampo"]
+    assert [cue.screen for cue in lampo] == ["-15", "-10", "-5", "4", "3", "2", "1", "0"]
+    assert [cue.buzzer for cue in lampo] == ["short"] * 7 + ["long"]
+    assert all(cue.side == WHITE for cue in cues)
+
+
+def test_comp_5_7_each_lampo_move_counts_down_afresh() -> None:
+    game = started("0:1/30")
+    tracker = CueTracker()
+    cues = _cues_over(game, 0, 22_000, 500, tracker)
+    game.press(WHITE, 22.0)
+    game.press(BLACK, 23.0)
+    cues += _cues_over(game, 23_000, 53_000, 500, tracker)  # zero at 53 s
+    white = [cue.screen for cue in cues if cue.side == WHITE and cue.kind == "lampo"]
+    assert white == ["-15", "-10", "-15", "-10", "-5", "4", "3", "2", "1", "0"]
+
+
+def test_comp_3_6_2_i_beeps_fire_again_after_a_fischer_bonus() -> None:
+    game = started("12+10")
+    tracker = CueTracker()
+    cues = _cues_over(game, 0, 9_000, 1000, tracker)   # 10 s crossed at 2 s
+    game.press(WHITE, 9.0)                            # 3 s (beep) + 10 s = 13 s
+    game.press(BLACK, 9.5)
+    cues += _cues_over(game, 9_500, 13_000, 250, tracker)  # crossed 10 s again at 12.5 s
+    assert [cue.screen for cue in cues if cue.side == WHITE] == ["10", "5", "4", "3", "10"]
+
+
+def test_flag_cue_at_zero_without_lampo() -> None:
+    game = started("3")
+    tracker = CueTracker()
+    cues = _cues_over(game, 0, 5_000, 700, tracker)
+    assert [cue.screen for cue in cues] == ["2", "1", "0.0"]
+    assert cues[-1].kind == "flag" and cues[-1].buzzer == "long"
+
+
+def test_sparse_readings_still_report_every_crossing_of_the_current_run() -> None:
+    game = started("60:1/30")
+    tracker = CueTracker()
+    tracker.update(game.read(70.0))        # lampo move at 20 s left
+    cues = tracker.update(game.read(88.5)) # 1.5 s left
+    assert [cue.screen for cue in cues] == ["-15", "-10", "-5", "4", "3", "2"]
+
+
+def test_beeps_can_be_switched_off() -> None:
+    game = started("12")
+    tracker = CueTracker(DisplayRules(beeps=False))
+    cues = _cues_over(game, 0, 13_000, 500, tracker)
+    assert [cue.kind for cue in cues] == ["flag"]
+
+
+def test_cues_crossed_refuses_two_different_faces() -> None:
+    reading = started("60").read(1.0)
+    with pytest.raises(ValueError):
+        cues_crossed(reading.white, reading.black)
+
+
+def _face(ms: int, run: int, run_start: int, in_lampo: bool = False) -> FaceReading:
+    return FaceReading(WHITE, ms, True, 0, in_lampo, False, run, run_start, None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1_000, 40_000), st.lists(st.integers(0, 40_000), min_size=1, max_size=30),
+       st.booleans())
+def test_cues_fire_exactly_once_per_threshold_crossed(start: int, samples: list[int],
+                                                       in_lampo: bool) -> None:
+    """Whatever readings of one run are taken, each threshold crossed fires exactly once."""
+    times = sorted(min(sample, start) for sample in samples)
+    shown = [start - t for t in times]
+    cues: list[Cue] = []
+    previous = _face(start, 1, start, in_lampo)
+    for ms in shown:
+        now = _face(ms, 1, start, in_lampo)
+        cues.extend(cues_crossed(previous, now, DEFAULT_RULES))
+        previous = now
+    thresholds = [cue.threshold_ms for cue in cues]
+    assert len(thresholds) == len(set(thresholds))
+    table = ([s * 1000 for s in (15, 10, 5, 4, 3, 2, 1, 0)] if in_lampo
+             else [s * 1000 for s in (10, 5, 4, 3, 2, 1, 0)])
+    lowest = shown[-1]
+    assert sorted(thresholds, reverse=True) == [t for t in table if start > t >= lowest]
+
+
+def test_tracker_reports_both_faces() -> None:
+    game = started("11")
+    tracker = CueTracker()
+    tracker.update(game.read(0.0))
+    game.press(WHITE, 1.5)
+    cues = tracker.update(game.read(3.0))  # White crossed 10 s at 1 s, in his still-last run
+    assert [(cue.side, cue.screen) for cue in cues] == [(WHITE, "10"), (BLACK, "10")]
+    assert tracker.update(game.read(3.5)) == ()
