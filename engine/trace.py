@@ -1,0 +1,194 @@
+"""Reading physical-event traces (shared/TRACE.md): JSON Lines in, ``GameStarted`` + events out.
+
+A trace is refused, by raising ``TraceError(line_number, message)`` (1-based line numbers), when
+it is malformed in any of the ways TRACE.md lists: bad JSON, a line that is not an object, no start
+line, an unknown variant or an invalid FEN, an unknown event type, button or arbiter action, a
+square that does not exist on the variant's board, time going backwards, or a missing or ill-typed
+key. Blank lines are skipped (they still count for line numbers).
+
+Squares arrive as official numbers or algebraic names and leave as algebraic names (the event
+classes of ``engine.events``): light squares have no number but the sensors lie under them too.
+Pure: no I/O (the caller opens the file and passes its lines).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Iterable
+
+from engine.board import parse_fen
+from engine.errors import DamieraError, TraceError
+from engine.events import (ARBITER_ACTIONS, BUTTON_NAMES, SIDES, ArbiterActed, ButtonPressed, Event,
+                           GameStarted, PieceLifted, PiecePlaced, SnapshotTaken, TraceEnded)
+from engine.variants import Geometry, Variant, find_variant
+
+__all__ = ["parse_trace", "parse_start", "parse_event", "square_name"]
+
+_TAG_KEYS = ("white", "black", "event", "round")
+#: Results an ``adjudicate`` action may carry (both scoring sets, COMP 6.14).
+RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1")
+
+
+def parse_trace(lines: Iterable[str]) -> tuple[GameStarted, list[Event]]:
+    """The start line and the events of a trace. Raises ``TraceError`` (see module docstring)."""
+    start: GameStarted | None = None
+    variant: Variant | None = None
+    events: list[Event] = []
+    last_t = 0.0
+    for number, raw in enumerate(lines, start=1):
+        text = raw.strip()
+        if not text:
+            continue
+        obj = _load(number, text)
+        if start is None or variant is None:
+            start, variant = parse_start(number, obj)
+            continue
+        event = parse_event(number, obj, variant)
+        if event.t < last_t:
+            raise TraceError(number, f"time goes backwards ({event.t} after {last_t})")
+        last_t = event.t
+        events.append(event)
+    if start is None:
+        raise TraceError(1, "no start line (the first line must have \"type\": \"start\")")
+    return start, events
+
+
+def _load(number: int, text: str) -> dict[str, Any]:
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise TraceError(number, f"bad JSON: {exc}") from None
+    if not isinstance(obj, dict):
+        raise TraceError(number, "a trace line must be a JSON object")
+    return obj
+
+
+def parse_start(number: int, obj: dict[str, Any]) -> tuple[GameStarted, Variant]:
+    """The ``start`` line ``obj`` (line ``number``) and its variant. Raises ``TraceError``."""
+    if obj.get("type") != "start":
+        raise TraceError(number, "no start line (the first line must have \"type\": \"start\")")
+    name = _key(number, obj, "variant", str)
+    try:
+        variant = find_variant(name)
+    except DamieraError as exc:
+        raise TraceError(number, str(exc)) from None
+    fen = _opt(number, obj, "fen", str)
+    if fen is not None:
+        try:
+            parse_fen(fen, variant)
+        except DamieraError as exc:
+            raise TraceError(number, f"invalid FEN: {exc}") from None
+    clock = _opt(number, obj, "clock", bool)
+    transcribed = _opt(number, obj, "transcribed", bool)
+    settle = _opt_number(number, obj, "settle")
+    if settle is not None and settle <= 0:
+        raise TraceError(number, "settle must be a positive number of seconds")
+    time_control = _opt(number, obj, "time_control", str)
+    if time_control is not None:
+        from engine.timecontrol import parse_time_control_tag  # stdlib-only sibling
+        try:
+            parse_time_control_tag(time_control)
+        except DamieraError as exc:
+            raise TraceError(number, f"invalid time_control: {exc}") from None
+    tags = []
+    for key in _TAG_KEYS:
+        value = obj.get(key)
+        if value is not None:
+            if not isinstance(value, (str, int)) or isinstance(value, bool):
+                raise TraceError(number, f"{key!r} must be a string")
+            tags.append((key, str(value)))
+    start = GameStarted(variant=variant.name, fen=fen, clock=True if clock is None else clock,
+                        transcribed=True if transcribed is None else transcribed,
+                        settle=2.0 if settle is None else float(settle),
+                        time_control=time_control, tags=tuple(tags))
+    return start, variant
+
+
+def parse_event(number: int, obj: dict[str, Any], variant: Variant) -> Event:
+    """One event line ``obj`` (line ``number``) of a ``variant`` trace. Raises ``TraceError``."""
+    kind = obj.get("type")
+    if kind == "start":
+        raise TraceError(number, "a second start line")
+    t = _opt_number(number, obj, "t")
+    if t is None:
+        raise TraceError(number, "missing key 't'")
+    g = variant.geometry
+    if kind in ("lift", "place"):
+        square = square_name(number, obj.get("square", _MISSING), g)
+        return PieceLifted(t, square) if kind == "lift" else PiecePlaced(t, square)
+    if kind == "snapshot":
+        occupied = _key(number, obj, "occupied", list)
+        return SnapshotTaken(t, frozenset(square_name(number, s, g) for s in occupied))
+    if kind == "button":
+        name = _key(number, obj, "name", str)
+        if name not in BUTTON_NAMES:
+            raise TraceError(number, f"unknown button {name!r}")
+        side = _key(number, obj, "side", str)
+        if side not in SIDES:
+            raise TraceError(number, f"unknown side {side!r} (white or black)")
+        return ButtonPressed(t, name, side)
+    if kind == "arbiter":
+        action = _key(number, obj, "action", str)
+        if action not in ARBITER_ACTIONS:
+            raise TraceError(number, f"unknown arbiter action {action!r}")
+        result = text = None
+        if action == "adjudicate":
+            result = _key(number, obj, "result", str)
+            if result not in RESULTS:
+                raise TraceError(number, f"unknown result {result!r}")
+        if action == "note":
+            text = _key(number, obj, "text", str)
+        return ArbiterActed(t, action, result, text)
+    if kind == "end":
+        return TraceEnded(t)
+    if kind is None:
+        raise TraceError(number, "missing key 'type'")
+    raise TraceError(number, f"unknown event type {kind!r}")
+
+
+_MISSING = object()
+
+
+def square_name(number: int, token: object, g: Geometry) -> str:
+    """The algebraic name of a trace square (official number or algebraic name, light squares
+    included). Raises ``TraceError`` for a square that does not exist."""
+    if token is _MISSING:
+        raise TraceError(number, "missing key 'square'")
+    if isinstance(token, bool) or not isinstance(token, (int, str)):
+        raise TraceError(number, f"a square must be a number or a name, not {token!r}")
+    if isinstance(token, int) or token.strip().isdigit():
+        n = int(token)
+        if not 1 <= n <= g.count:
+            raise TraceError(number, f"no square {token!r} on this board (1-{g.count})")
+        return g.algebraic_of[n]
+    name = token.strip().lower()
+    if name not in g.all_names:
+        raise TraceError(number, f"no square {token!r} on this board")
+    return name
+
+
+def _key(number: int, obj: dict[str, Any], key: str, typ: type) -> Any:
+    if key not in obj:
+        raise TraceError(number, f"missing key {key!r}")
+    value = obj[key]
+    if not isinstance(value, typ) or (typ is not bool and isinstance(value, bool)):
+        raise TraceError(number, f"{key!r} must be a {typ.__name__}, not {value!r}")
+    return value
+
+
+def _opt(number: int, obj: dict[str, Any], key: str, typ: type) -> Any:
+    if obj.get(key) is None:
+        return None
+    return _key(number, obj, key, typ)
+
+
+def _opt_number(number: int, obj: dict[str, Any], key: str) -> float | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise TraceError(number, f"{key!r} must be a number, not {value!r}")
+    if value < 0:
+        raise TraceError(number, f"{key!r} must not be negative")
+    return float(value)
