@@ -597,8 +597,9 @@ class GameClock:
         if self._state not in (ClockState.RUNNING, ClockState.STOPPED):
             raise ClockError(f"no correction can begin now (the clock is {self._state})")
         face = self._faces[who]
-        if retract_last_move and face.moves == 0:
-            raise ClockError(f"{who} has no completed move to retract")
+        if retract_last_move and (face.moves == 0 or self._to_move == who):
+            # IT 8.3, INT 5.7: once the opponent has moved, the irregular move stands.
+            raise ClockError(f"{who} did not make the last completed move: nothing to retract")
         then_running = self._running if self._state == ClockState.RUNNING else None
         if retract_last_move:
             credit = face.credits.pop()

@@ -492,3 +492,11 @@ def test_check_flag_idempotent_poll_exactly_once() -> None:
 
 def test_repr_mentions_the_state() -> None:
     assert "running" in repr(started("1800+10"))
+
+
+def test_comp_4_13_only_the_last_move_of_the_game_can_be_retracted() -> None:
+    game = started("1800+10")
+    game.press(WHITE, 10.0)
+    game.press(BLACK, 20.0)                               # Black moved: White's move stands
+    with pytest.raises(ClockError):
+        game.begin_correction(WHITE, 30.0, retract_last_move=True)

@@ -20,7 +20,7 @@ LAMPO_CONTROLS = ["60:1/30", "0:1/30", "20/100:30:1/5", "10:1/60"]
 
 OPS = st.lists(
     st.tuples(st.sampled_from(["press", "press", "press", "other", "refused", "stop", "resume",
-                               "poll"]),
+                               "poll", "correct", "end"]),
               st.integers(min_value=0, max_value=70_000),  # ms before the operation
               st.booleans()),
     max_size=80)
@@ -68,6 +68,12 @@ def _play(control: TimeControl, first: Side, ops: list[tuple[str, int, bool]],
             game.resume(t, sealed_move=choice)
         elif op == "poll":
             game.poll(t)
+        elif op == "correct" and game.state in (ClockState.RUNNING, ClockState.STOPPED):
+            offender = WHITE if choice else BLACK
+            retract = game.to_move != offender and game.moves(offender) > 0
+            game.begin_correction(offender, t, retract_last_move=retract)
+        elif op == "end" and game.state == ClockState.CORRECTING:
+            game.end_correction(t)
         reading = game.read(t)
         for side in SIDES:
             face = reading.face(side)
