@@ -56,6 +56,12 @@ class FakeChip:
                 levels ^= self.chatter
         return levels
 
+    def set_chatter(self, mask: int) -> None:
+        """Pins in ``mask`` flip level at every read (a broken or vibrating sensor); 0 stops."""
+        self.chatter = mask
+        if not mask:
+            self._chatter_phase = 0
+
     def refresh(self) -> None:
         """The outside changed: latch interrupts as the chip would."""
 

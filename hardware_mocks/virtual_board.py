@@ -78,7 +78,9 @@ class VirtualBoard:
         """Logical squares holding a piece."""
         return frozenset(rotate_square(s, self.rotation, self.wiring.size) for s in self.pieces)
 
-    def _changed(self) -> None:
+    def refresh(self) -> None:
+        """Re-evaluates every chip's pins and the INT line (after changing a chip by hand,
+        e.g. injecting a stuck bit)."""
         for chip in self.chips.values():
             chip.refresh()
         self._update_interrupt()
@@ -97,7 +99,7 @@ class VirtualBoard:
     def set_occupied(self, squares: Iterable[str]) -> None:
         """Puts pieces on exactly ``squares`` (logical), all at once."""
         self.pieces = {self.physical(s) for s in squares}
-        self._changed()
+        self.refresh()
 
     def place(self, *squares: str) -> None:
         """Puts a piece on each square at the same instant."""
@@ -106,7 +108,7 @@ class VirtualBoard:
             if p in self.pieces:
                 raise ValueError(f"{s} is already occupied")
             self.pieces.add(p)
-        self._changed()
+        self.refresh()
 
     def lift(self, *squares: str) -> None:
         """Lifts the pieces of ``squares`` at the same instant."""
@@ -115,7 +117,7 @@ class VirtualBoard:
             if p not in self.pieces:
                 raise ValueError(f"{s} is empty")
             self.pieces.discard(p)
-        self._changed()
+        self.refresh()
 
     def knock(self, *squares: str) -> None:
         """A hand knocks several pieces off at once (same as lifting them together)."""
@@ -128,4 +130,4 @@ class VirtualBoard:
             raise ValueError(f"{src} is empty")
         self.pieces.discard(p)
         self.pieces.add(q)
-        self._changed()
+        self.refresh()

@@ -230,7 +230,7 @@ class SensorScanner:
                  bus: SMBusLike | None = None, reopen: Callable[[], SMBusLike] | None = None,
                  t0: float | None = None, debounce: float = 0.030, poll_interval: float = 0.5,
                  rotation: int = 0, retry_initial: float = 0.05, retry_max: float = 5.0,
-                 chatter_changes: int = 8, chatter_window: float = 1.0,
+                 chatter_changes: int = 20, chatter_window: float = 1.0,
                  chatter_recover: float = 2.0, stuck_after: float = 30.0,
                  stuck_watch: Iterable[str] = ()) -> None:
         self.groups = list(groups)
@@ -333,8 +333,8 @@ class SensorScanner:
     def next_deadline(self) -> float:
         """The clock time by which ``scan`` should be called again (debounce, retries, poll)."""
         d = self._last_scan + self.poll_interval
-        if self._snapshot_wanted:
-            d = min(d, self._last_scan + self.retry_initial)
+        if self._snapshot_wanted and all(st.up for st in self._states):
+            return self._last_scan  # at once
         if self._bus_lost:
             return min(d, self._bus_retry_at)
         for st in self._states:
@@ -358,7 +358,7 @@ class SensorScanner:
         now = self.clock()
         self._last_scan = now
         out: list[SensorOutput] = []
-        confirmed: list[tuple[float, str, bool]] = []
+        confirmed: list[tuple[float, tuple[int, int], str, bool]] = []
         if self._bus_lost and not self._try_reopen(now):
             return out
         for gi, (group, st) in enumerate(zip(self.groups, self._states)):
@@ -377,7 +377,7 @@ class SensorScanner:
             self._debounce(gi, occ, changed, now, confirmed, out)
             self._check_stuck(gi, now, out)
         confirmed.sort()
-        for since, square, placed in confirmed:
+        for since, _key, square, placed in confirmed:
             t = self._t(since)
             out.append(PiecePlaced(t, square) if placed else PieceLifted(t, square))
         if self._snapshot_wanted and all(st.up for st in self._states):
@@ -469,7 +469,8 @@ class SensorScanner:
         st.fault = None
 
     def _debounce(self, gi: int, occ: int, changed: int, now: float,
-                  confirmed: list[tuple[float, str, bool]], out: list[SensorOutput]) -> None:
+                  confirmed: list[tuple[float, tuple[int, int], str, bool]],
+                  out: list[SensorOutput]) -> None:
         st = self._states[gi]
         transitions = (occ ^ st.raw) | changed
         st.raw = occ
@@ -488,7 +489,7 @@ class SensorScanner:
                     since = pending.pop(b)
                     st.stable ^= 1 << b
                     placed = bool(st.stable >> b & 1)
-                    confirmed.append((since, names[b], placed))
+                    confirmed.append((since, square_sort_key(names[b]), names[b], placed))
                     if self._watch[gi] >> b & 1:
                         if placed:
                             st.closed_since[b] = since

@@ -67,7 +67,7 @@ class ScanSpec:
     poll_interval: float = 0.5
     retry_initial: float = 0.05
     retry_max: float = 5.0
-    chatter_changes: int = 8
+    chatter_changes: int = 20
     chatter_window: float = 1.0
     chatter_recover: float = 2.0
     stuck_after: float = 30.0
@@ -412,7 +412,7 @@ def _scan(r: _Reader) -> ScanSpec:
         return ScanSpec()
     s.check_keys({"debounce_ms", "poll_ms", "retry_ms", "retry_max_ms", "chatter_changes",
                   "chatter_window_ms", "chatter_recover_ms", "stuck_after_s"})
-    changes = s.get("chatter_changes", int, 8)
+    changes = s.get("chatter_changes", int, 20)
     if changes < 2:
         raise s.error("chatter_changes", "must be at least 2")
     return ScanSpec(debounce=s.number("debounce_ms", 30, 0, 1000) / 1000,
