@@ -31,7 +31,7 @@ from engine.errors import ClockError
 from engine.timecontrol import TimeControl, seconds_to_ms
 
 __all__ = [
-    "Side", "WHITE", "BLACK", "SIDES", "opponent", "ClockState", "GameClock",
+    "Side", "SideLike", "WHITE", "BLACK", "SIDES", "opponent", "ClockState", "GameClock",
     "FaceReading", "ClockReading", "ClockRecord",
     "ClockStarted", "ClockPressed", "PressRefused", "PressIgnored", "FlagFell", "BothFlagsFell",
     "MosseLampoBegan", "ResignedByStoppingClock", "ClockStopped", "ClockResumed",
@@ -50,12 +50,19 @@ def opponent(side: Side) -> Side:
     return BLACK if side == WHITE else WHITE
 
 
+#: A side as the clock accepts it: ``"white"``/``"black"``, or the colour numbers of
+#: ``engine.variants`` (0 White, 1 Black). Results always name sides as strings.
+SideLike = Union[Side, int]
+
+
 def _side(value: object) -> Side:
-    if value == WHITE:
+    if isinstance(value, bool):
+        raise ClockError(f"a side is 'white' or 'black' (or 0, 1), not {value!r}")
+    if value == WHITE or value == 0:
         return WHITE
-    if value == BLACK:
+    if value == BLACK or value == 1:
         return BLACK
-    raise ClockError(f"a side is 'white' or 'black', not {value!r}")
+    raise ClockError(f"a side is 'white' or 'black' (or 0, 1), not {value!r}")
 
 
 def _tenths_seconds(ms: int) -> float:
@@ -122,7 +129,7 @@ class ClockReading:
     to_move: Side
     state: ClockState
 
-    def face(self, side: Side) -> FaceReading:
+    def face(self, side: SideLike) -> FaceReading:
         """The reading of ``side``'s face."""
         return self.white if _side(side) == WHITE else self.black
 
@@ -409,15 +416,15 @@ class GameClock:
         """The flag that fell (as of the last call), or None."""
         return self._flag
 
-    def moves(self, side: Side) -> int:
+    def moves(self, side: SideLike) -> int:
         """Moves ``side`` completed (COMP 4.3: visible at any time)."""
         return self._faces[_side(side)].moves
 
-    def consumed_seconds(self, side: Side) -> float:
+    def consumed_seconds(self, side: SideLike) -> float:
         """Seconds ``side``'s face has run in total (as of the last call), exact to the ms."""
         return self._faces[_side(side)].consumed_ms / 1000
 
-    def credited_seconds(self, side: Side) -> float:
+    def credited_seconds(self, side: SideLike) -> float:
         """Seconds credited to ``side`` by presses (bonuses, next periods), exact to the ms."""
         return self._faces[_side(side)].credited_ms / 1000
 
@@ -455,7 +462,7 @@ class GameClock:
 
     # -- operations -------------------------------------------------------------------------
 
-    def start(self, side_to_move: Side, t: float, running: Side | None = None) -> ClockStarted:
+    def start(self, side_to_move: SideLike, t: float, running: SideLike | None = None) -> ClockStarted:
         """The arbiter starts the clock at ``t`` (COMP 4.4.2, 6.4): the face of ``running``
         (default: the player to move) runs, whether or not he is present (COMP 6.9, 6.10).
         Raises ``ClockError`` unless the clock is ready."""
@@ -472,7 +479,7 @@ class GameClock:
         self._settle_zeros(ms)
         return ClockStarted(ms / 1000, to_move, first)
 
-    def press(self, side: Side, t: float, move_complete: bool = True, *,
+    def press(self, side: SideLike, t: float, move_complete: bool = True, *,
               completed_at: float | None = None) -> PressResult:
         """``side`` presses his clock button at ``t``.
 
@@ -528,7 +535,7 @@ class GameClock:
         self._start_run(opponent(who), ms)
         return self._pressed(who, ms, counted=True, credit=credit, move_number=face.moves)
 
-    def stop_both(self, t: float, by: Side | None = None) -> (
+    def stop_both(self, t: float, by: SideLike | None = None) -> (
             ClockStopped | ResignedByStoppingClock | FlagFell | BothFlagsFell):
         """Both faces stop at ``t`` (COMP 3.6.1 b).
 
@@ -579,7 +586,7 @@ class GameClock:
         self._settle_zeros(ms)
         return ClockResumed(ms / 1000, side, sealed_move)
 
-    def begin_correction(self, offender: Side, t: float,
+    def begin_correction(self, offender: SideLike, t: float,
                          retract_last_move: bool = False) -> CorrectionBegan | FlagFell | BothFlagsFell:
         """From ``t`` the time spent correcting an irregularity is charged to ``offender``
         (COMP 4.13, "whatever the consequence"): his face runs, without counting a move or
@@ -645,7 +652,7 @@ class GameClock:
         return CorrectionEnded(correction.offender, ms / 1000, charged / 1000,
                                correction.then_running)
 
-    def divide_elapsed(self, t: float, still_absent: Side) -> ElapsedDivided:
+    def divide_elapsed(self, t: float, still_absent: SideLike) -> ElapsedDivided:
         """Both players were late (COMP 6.10): at the first arrival, at ``t``, the time elapsed
         since the start is divided equally between the two faces (an odd millisecond stays
         with the face that ran) and the face of ``still_absent`` is started. Raises
@@ -669,7 +676,7 @@ class GameClock:
         self._settle_zeros(ms)
         return ElapsedDivided(ms / 1000, half / 1000, absent)
 
-    def set_remaining(self, side: Side, seconds: float, t: float) -> TimeAdjusted:
+    def set_remaining(self, side: SideLike, seconds: float, t: float) -> TimeAdjusted:
         """The arbiter sets ``side``'s time to ``seconds`` at ``t`` (a replaced clock, COMP 4.7;
         restored times, COMP 7.4.2). Time given back ends a mosse-lampo phase. A running clock
         whose face is set to zero behaves as if it had reached zero. Raises ``ClockError`` once a
@@ -692,7 +699,7 @@ class GameClock:
             self._settle_zeros(ms)
         return TimeAdjusted(who, ms / 1000, before / 1000, face.shown_ms / 1000)
 
-    def charge(self, side: Side, seconds: float, t: float,
+    def charge(self, side: SideLike, seconds: float, t: float,
                keep_at_least: float = 0.0) -> TimeAdjusted:
         """Take ``seconds`` from ``side``'s time at ``t`` (reconstruction or verification time,
         COMP 4.9–4.11), never leaving less than ``keep_at_least`` seconds (nor taking any when he

@@ -500,3 +500,15 @@ def test_comp_4_13_only_the_last_move_of_the_game_can_be_retracted() -> None:
     game.press(BLACK, 20.0)                               # Black moved: White's move stands
     with pytest.raises(ClockError):
         game.begin_correction(WHITE, 30.0, retract_last_move=True)
+
+
+def test_sides_may_be_given_as_the_colour_numbers_of_engine_variants() -> None:
+    game = clock("1800+10")
+    assert game.start(0, 0.0) == ClockStarted(0.0, WHITE, WHITE)
+    result = game.press(0, 1.0)
+    assert isinstance(result, ClockPressed) and result.side == WHITE
+    assert game.running == BLACK and game.moves(0) == 1
+    with pytest.raises(ClockError):
+        game.press(True, 2.0)  # a bool is not a colour
+    with pytest.raises(ClockError):
+        game.press(2, 2.0)
