@@ -334,52 +334,64 @@ class Arbiter:
     def _on_place(self, t: float, name: str) -> None:
         if name in self._sensed:
             return  # a piece put on an occupied square (a crowning stack) changes no sensor
-        self._settle_brush(t, name)
+        brush = self._settle_brush(t, name)
         origin: int | None
         if self._log and self._log[-1][0] == "L" and self._log[-1][1] == name and self._hand:
             origin = self._log[-1][3]
             self._hand.pop()
             lifted = self._ref.piece_at(origin) if origin is not None else None
-            if (lifted is not None and lifted.color != self._mover() and not self._hand
-                    and self._pending is None and self._correcting is None
-                    and self.game.outcome is None):
-                # IT 3.11: the player not on move touched (lifted and put back) a piece
-                self._flag(t, "touch_not_on_move", lifted.color, "notice", "noted",
-                           f"lifted {origin} and put it back when not on move")
+            if (lifted is not None and not brush and self._pending is None
+                    and self._correcting is None and self.game.outcome is None):
+                if lifted.color != self._mover():
+                    # IT 3.11: the player not on move touched (lifted and put back) a piece
+                    self._flag(t, "touch_not_on_move", lifted.color, "notice", "noted",
+                               f"lifted {origin} and put it back when not on move")
+                elif origin not in self._playable and not self._accomodo:
+                    # IT 3.10: a non-playable piece touched without announcing "accomodo"
+                    self._flag(t, "touch_unplayable", lifted.color, "notice", "noted",
+                               f"lifted {origin}, which cannot be played, and put it back")
             if (self._accomodo and origin is not None and self._first_touch == origin
                     and self._obligation is None
                     and self._g.number_of_algebraic.get(name) == origin):
                 self._first_touch = None  # IT 3.9: an announced adjustment is not a touch
         elif self._hand:
-            c = self._mover()
-            idx = len(self._hand) - 1
-            for i in range(len(self._hand) - 1, -1, -1):
-                o = self._hand[i]
-                p = self._ref.piece_at(o) if o is not None else None
-                if p is not None and p.color == c:
-                    idx = i
-                    break
-            origin = self._hand.pop(idx)
+            origin = self._hand.pop(self._which_in_hand(name))
         else:
             origin = None  # a piece from outside the board
         self._sensed.add(name)
         self._phys[name] = origin
         self._log.append(("P", name, t, origin))
         self._last_change = t
-        if origin is None and self.game.outcome is None and self._disturbed is None:
+        if (origin is None and self.game.outcome is None and self._disturbed is None
+                and self._correcting is None):
             self._disturb(t, f"a piece appeared on {self._label(self._g.number_of_algebraic.get(name), name)}")
         self._check_restored(t)
 
-    def _settle_brush(self, t: float, placed: str | None) -> None:
-        """Decide about a lift made with another piece in the hand: put straight back, a brush;
-        otherwise a touch like any other."""
+    def _which_in_hand(self, name: str) -> int:
+        """Index in the hand of the piece being put on ``name``: a piece coming back to its own
+        square; else the last piece of the player on move lifted; else the last lifted."""
+        home = self._g.number_of_algebraic.get(name)
+        if home is not None and home in self._hand:
+            return self._hand.index(home)
+        c = self._mover()
+        for i in range(len(self._hand) - 1, -1, -1):
+            o = self._hand[i]
+            p = self._ref.piece_at(o) if o is not None else None
+            if p is not None and p.color == c:
+                return i
+        return len(self._hand) - 1
+
+    def _settle_brush(self, t: float, placed: str | None) -> bool:
+        """Decide about a lift made with another piece in the hand: put straight back, a brush
+        (returns True); otherwise a touch like any other."""
         if self._maybe_brush is None:
-            return
+            return False
         name, origin, lt = self._maybe_brush
         self._maybe_brush = None
         if placed == name:
-            return
+            return True
         self._judge_touch(lt, name, origin)
+        return False
 
     def _judge_touch(self, t: float, name: str, origin: int | None) -> None:
         """IT 3.7-3.11 on a lift (a sensor sees a lift, not a touch)."""
@@ -391,14 +403,10 @@ class Arbiter:
         c = self._mover()
         if self._pending is not None:
             return  # the offender's opponent deciding: his lifts are judged by IT 8.3 above
-        if piece.color == c:
-            if origin in self._playable:
-                if self._first_touch is None:
-                    self._first_touch = origin  # IT 3.7, 3.8: the first playable piece touched
-            elif not self._accomodo:
-                self._flag(t, "touch_unplayable", c, "notice", "noted",
-                           f"lifted {origin}, which cannot be played")
-        # a piece of the side not on move: judged when it comes back (IT 3.11) or at the press
+        if piece.color == c and origin in self._playable and self._first_touch is None:
+            self._first_touch = origin  # IT 3.7, 3.8: the first playable piece touched
+        # a non-playable piece, or one of the side not on move: judged when it comes straight
+        # back (IT 3.10, 3.11); moved elsewhere, at the completion of the move
 
     # ------------------------------------------------------------------ completing a move
 
