@@ -590,7 +590,8 @@ class GameClock:
                          retract_last_move: bool = False) -> CorrectionBegan | FlagFell | BothFlagsFell:
         """From ``t`` the time spent correcting an irregularity is charged to ``offender``
         (COMP 4.13, "whatever the consequence"): his face runs, without counting a move or
-        crediting anything, until :meth:`end_correction`. ``retract_last_move``: the irregular
+        crediting anything, until :meth:`end_correction` (in the mosse-lampo phase the
+        correction is timed like a move, from a fresh per-move time). ``retract_last_move``: the irregular
         move had been completed by a press: it is un-counted, what that press credited is taken
         back, and the offender is on move again (he must play another move). Allowed while the
         clock runs or is stopped; returns the flag instead if one fell before ``t``. Raises
@@ -733,6 +734,10 @@ class GameClock:
             face.lampo_ms = self._lampo_ms() if lampo and self._control.lampo else None
             face.moves = moves
             face.credits = [self._control.credit_ms(n) for n in range(1, moves + 1)]
+            face.credited_ms = sum(face.credits)
+            # what the record holds beyond initial time + credits - time run is the arbiter's
+            face.adjusted_ms = (face.remaining_ms - self._control.initial_ms - face.credited_ms
+                                + face.consumed_ms)
             face.run += 1
             face.run_start_ms = face.shown_ms
         self._to_move = _side(record.to_move)

@@ -512,3 +512,13 @@ def test_sides_may_be_given_as_the_colour_numbers_of_engine_variants() -> None:
         game.press(True, 2.0)  # a bool is not a colour
     with pytest.raises(ClockError):
         game.press(2, 2.0)
+
+
+def test_comp_7_4_2_restored_moves_imply_their_credits() -> None:
+    game = clock("2/100:50+10")
+    game.restore(ClockRecord(0.0, 30_000, 40_000, 3, 2, WHITE, WHITE), 0.0)
+    assert game.credited_seconds(WHITE) == 60.0 and game.credited_seconds(BLACK) == 50.0
+    assert game.moves(WHITE) == 3 and game.reading(5.0) == (30.0, 40.0)
+    game.resume(5.0)
+    result = game.press(WHITE, 6.0)
+    assert isinstance(result, ClockPressed) and result.move_number == 4 and result.credit == 10.0
