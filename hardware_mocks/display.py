@@ -13,5 +13,5 @@ def dummy_oled(width: int = 128, height: int = 64) -> Any:
 
 def lit_pixels(image: Any, box: tuple[int, int, int, int] | None = None) -> int:
     """Number of lit pixels in ``image`` (or in ``box`` = left, top, right, bottom)."""
-    region = image.crop(box) if box else image
-    return sum(1 for p in region.convert("1").getdata() if p)
+    region = (image.crop(box) if box else image).convert("L")
+    return sum(region.histogram()[1:])
