@@ -45,10 +45,13 @@ from typing import Iterable
 from engine.arbiter_judge import Judgement, judge, square_label
 from engine.arbiter_rules import IRREGULARITIES, code as article
 from engine.board import Board, Move
+from engine.clock import BothFlagsFell, ClockState, FlagFell, GameClock
+from engine.errors import DamieraError
 from engine.events import (ArbiterActed, ButtonPressed, Event, GameStarted, PieceLifted,
                            PiecePlaced, SnapshotTaken, TraceEnded)
 from engine.game import Game, RecordedMove
-from engine.variants import COLOR_NAMES, WHITE, Variant, find_variant
+from engine.timecontrol import parse_time_control_tag
+from engine.variants import BLACK, COLOR_NAMES, WHITE, Variant, find_variant
 
 __all__ = ["Arbiter", "Flag"]
 
@@ -86,36 +89,42 @@ class _Pending:
     after: Board  # the position on the board, kept on ``accept`` or by play (IT 8.3)
     t: float  # when the irregular move was completed
     touched: int | None  # the piece touch-move binds after a correction (IT 8.1.3)
+    pressed: bool  # the offender completed it with a counted clock press (retracted if corrected)
 
 
 class _ClockProxy:
-    """The game clock when the start line has a time control and ``engine.clock`` is available;
-    otherwise a clock that keeps no time (the clock button still completes moves, COMP 4.5)."""
+    """The game clock (``engine.clock.GameClock``) when the start line has a time control;
+    otherwise a clock that keeps no time (the clock button still completes moves, COMP 4.5).
+    Sides are colour numbers. The clock never stops the arbiter: its refusals are logged."""
 
     def __init__(self, time_control: str | None) -> None:
-        self.clock = None
+        self.clock: GameClock | None = None
         if time_control:
-            try:
-                from engine.clock import GameClock  # type: ignore[import-not-found]
-                from engine.timecontrol import TimeControl
-                self.clock = GameClock(TimeControl.parse(time_control))
-            except Exception:  # noqa: BLE001 - a clock that cannot be built keeps no time
-                log.warning("no game clock for time control %s", time_control)
-                self.clock = None
+            control = parse_time_control_tag(time_control)
+            if control is not None:
+                self.clock = GameClock(control)
         self.running: int | None = None
 
-    def _call(self, name: str, *args: object) -> object:
+    def _call(self, name: str, *args: object, **kw: object) -> object:
         if self.clock is None:
             return None
         try:
-            return getattr(self.clock, name)(*args)
-        except Exception as exc:  # noqa: BLE001 - the clock never stops the arbiter
-            log.warning("clock %s%r: %s", name, args, exc)
+            return getattr(self.clock, name)(*args, **kw)
+        except DamieraError as exc:
+            log.info("clock %s%r refused: %s", name, args, exc)
             return None
 
+    @property
+    def started(self) -> bool:
+        return self.clock is None or self.clock.state != ClockState.READY
+
     def start(self, side: int, t: float) -> None:
-        if self.running is None:
-            self._call("start", side, t)
+        """COMP 4.4.2: the arbiter starts the face of the player to move (or resumes)."""
+        if self.clock is not None:
+            if self.clock.state == ClockState.READY:
+                self._call("start", side, t)
+            elif self.clock.state == ClockState.STOPPED:
+                self._call("resume", t)
         self.running = side
 
     def press(self, side: int, t: float) -> None:
@@ -123,27 +132,32 @@ class _ClockProxy:
         self.running = 1 - side
 
     def stop_both(self, t: float) -> None:
-        self._call("stop_both", t)
+        if self.clock is not None and self.clock.state not in (ClockState.READY,
+                                                               ClockState.STOPPED):
+            self._call("stop_both", t)
 
-    def resume(self, t: float) -> None:
-        self._call("resume", t)
-
-    def begin_correction(self, offender: int, t: float) -> None:
-        self._call("begin_correction", offender, t)
+    def begin_correction(self, offender: int, t: float, retract: bool) -> None:
+        self._call("begin_correction", offender, t, retract_last_move=retract)
 
     def end_correction(self, t: float) -> None:
-        self._call("end_correction", t)
+        if self.clock is not None and self.clock.state == ClockState.CORRECTING:
+            self._call("end_correction", t)
 
     def reading(self, t: float) -> tuple[float, float] | None:
+        if self.clock is None or not self.started:
+            return None
         r = self._call("reading", t)
-        if isinstance(r, tuple) and len(r) == 2:
-            return (float(r[0]), float(r[1]))
-        return None
+        return r if isinstance(r, tuple) else None
 
-    def flagged(self, t: float) -> int | None:
+    def flagged(self, t: float) -> tuple[int | None] | None:
+        """``(loser,)`` when a flag fell (COMP 4.8), ``(None,)`` when both did (COMP 5.9.4)."""
+        if self.clock is None or not self.started:
+            return None
         r = self._call("check_flag", t)
-        if isinstance(r, int) and not isinstance(r, bool) and r in (0, 1):
-            return r
+        if isinstance(r, FlagFell):
+            return (WHITE if r.side == "white" else BLACK,)
+        if isinstance(r, BothFlagsFell):
+            return (None,)
         return None
 
 
@@ -216,6 +230,11 @@ class Arbiter:
         before = len(self.flags)
         self._fire_timers(event.t)
         self._now = max(self._now, event.t)
+        if self._clock_mode and not self._clock.started and not (
+                isinstance(event, ArbiterActed) and event.action == "start_clock"):
+            # COMP 4.4.2: the arbiter starts the clock; a trace that does not say when starts
+            # it at its first event
+            self._clock.start(self._mover(), event.t)
         if isinstance(event, PieceLifted):
             self._on_lift(event.t, event.square)
         elif isinstance(event, PiecePlaced):
@@ -554,8 +573,9 @@ class Arbiter:
         else:
             assert j.after_fen is not None
             after = Board(j.after_fen, self.variant)
-        self._pending = _Pending(flag, j.offender, j, self._ref.copy(), after, t, touched)
-        if self._clock_mode and j.offender == self._mover():
+        pressed = self._clock_mode and j.offender == self._mover()
+        self._pending = _Pending(flag, j.offender, j, self._ref.copy(), after, t, touched, pressed)
+        if pressed:
             self._clock.press(j.offender, t)
         self._obligation = None
         self._reset_turn(after)
@@ -596,7 +616,7 @@ class Arbiter:
         self._pending = None
         p.flag.status = "corrected"
         self._correcting = p
-        self._clock.begin_correction(p.offender, t)
+        self._clock.begin_correction(p.offender, t, p.pressed)
         self._check_restored(t)
 
     def _check_restored(self, t: float) -> None:
@@ -854,10 +874,12 @@ class Arbiter:
     def _check_time(self, t: float) -> None:
         if self.game.outcome is not None or not self._clock_mode:
             return
-        side = self._clock.flagged(t)
-        if side is not None:
-            self.game.lose_on_time(side)
-            self._clock.stop_both(t)
+        fell = self._clock.flagged(t)
+        if fell is not None:
+            if fell[0] is None:
+                self.game.adjudicate(self.game.result_for(None), "both flags fell (COMP 5.9.4)")
+            else:
+                self.game.lose_on_time(fell[0])
 
 
 def _turned(board: Board, turn: int) -> Board:

@@ -1,0 +1,86 @@
+"""engine.trace: malformed traces are refused with the line number (TRACE.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.errors import TraceError
+from engine.events import ButtonPressed, PieceLifted, SnapshotTaken
+from engine.trace import parse_trace
+
+START = json.dumps({"type": "start", "variant": "italian", "fen": None, "clock": True,
+                    "transcribed": True})
+
+
+def test_good_trace_squares_become_algebraic() -> None:
+    start, events = parse_trace([
+        START,
+        '{"t": 1, "type": "lift", "square": 22}',
+        '{"t": 1.5, "type": "place", "square": "c4"}',
+        '{"t": 2, "type": "snapshot", "occupied": [1, "b1", "d4"]}',
+        '{"t": 3, "type": "button", "name": "clock", "side": "white"}',
+        "",
+        '{"t": 4, "type": "end"}',
+    ])
+    assert start.variant == "italian" and start.clock and start.settle == 2.0
+    assert events[0] == PieceLifted(1.0, "d3")
+    assert isinstance(events[2], SnapshotTaken) and events[2].occupied == {"a8", "b1", "d4"}
+    assert isinstance(events[3], ButtonPressed)
+
+
+@pytest.mark.parametrize("line, where, words", [
+    ("{not json", 2, "bad JSON"),
+    ('[1, 2]', 2, "object"),
+    ('{"t": 1, "type": "jump", "square": 22}', 2, "unknown event type"),
+    ('{"t": 1, "type": "button", "name": "pause", "side": "white"}', 2, "unknown button"),
+    ('{"t": 1, "type": "button", "name": "clock", "side": "red"}', 2, "side"),
+    ('{"t": 1, "type": "arbiter", "action": "dance"}', 2, "unknown arbiter action"),
+    ('{"t": 1, "type": "arbiter", "action": "adjudicate"}', 2, "result"),
+    ('{"t": 1, "type": "lift", "square": 33}', 2, "no square"),
+    ('{"t": 1, "type": "lift", "square": "z9"}', 2, "no square"),
+    ('{"t": 1, "type": "lift"}', 2, "missing key 'square'"),
+    ('{"type": "lift", "square": 22}', 2, "missing key 't'"),
+    ('{"t": "soon", "type": "lift", "square": 22}', 2, "'t' must be a number"),
+    ('{"t": 1, "type": "snapshot", "occupied": "all"}', 2, "'occupied'"),
+])
+def test_malformed_lines_are_refused(line: str, where: int, words: str) -> None:
+    with pytest.raises(TraceError) as info:
+        parse_trace([START, line])
+    assert info.value.line == where
+    assert words in info.value.message
+
+
+def test_time_going_backwards() -> None:
+    with pytest.raises(TraceError) as info:
+        parse_trace([START, '{"t": 2, "type": "lift", "square": 22}',
+                      '{"t": 1, "type": "place", "square": 18}'])
+    assert info.value.line == 3 and "backwards" in info.value.message
+
+
+@pytest.mark.parametrize("first, words", [
+    ('{"t": 0, "type": "lift", "square": 22}', "no start line"),
+    ('{"type": "start", "variant": "russian"}', "unknown variant"),
+    ('{"type": "start", "variant": "italian", "fen": "X:W1"}', "invalid FEN"),
+    ('{"type": "start", "variant": "italian", "clock": "yes"}', "'clock'"),
+    ('{"type": "start"}', "missing key 'variant'"),
+])
+def test_bad_start(first: str, words: str) -> None:
+    with pytest.raises(TraceError) as info:
+        parse_trace([first])
+    assert info.value.line == 1 and words in info.value.message
+
+
+def test_empty_trace_has_no_start() -> None:
+    with pytest.raises(TraceError, match="no start line"):
+        parse_trace([])
+
+
+def test_brazilian_algebraic_fen_and_light_squares() -> None:
+    start, events = parse_trace([
+        '{"type": "start", "variant": "brazilian", "fen": "W:Wc3:Bd4", "clock": false, "settle": 1}',
+        '{"t": 0.5, "type": "place", "square": "d3"}',
+    ])
+    assert start.settle == 1.0 and not start.clock
+    assert events[0].square == "d3"  # a light square: sensors lie under it too
