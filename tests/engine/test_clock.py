@@ -52,6 +52,7 @@ def test_comp_4_4_2_arbiter_starts_the_face_of_the_player_to_move() -> None:
 
 
 def test_start_twice_raises() -> None:
+    """COMP 4.4.2: the arbiter starts the clock once; a second start is a misuse."""
     game = started("7200")
     with pytest.raises(ClockError):
         game.start(WHITE, 1)
@@ -333,6 +334,7 @@ def test_comp_7_4_2_restore_recorded_times_into_another_clock() -> None:
 
 
 def test_stop_and_resume_need_the_right_state() -> None:
+    """COMP 7.3.1, 7.4.3: only a running clock stops, only a stopped one resumes."""
     game = clock("7200")
     with pytest.raises(ClockError):
         game.stop_both(0.0)
@@ -348,6 +350,7 @@ def test_stop_and_resume_need_the_right_state() -> None:
 
 
 def test_stop_after_the_flag_returns_the_flag() -> None:
+    """COMP 5.9.4: the clock stopped itself at the first zero."""
     game = started("60")
     assert game.stop_both(100.0) == FlagFell(WHITE, 60.0)
 
@@ -402,6 +405,7 @@ def test_comp_4_13_correction_while_stopped_leaves_the_clock_stopped() -> None:
 
 
 def test_correction_errors() -> None:
+    """COMP 4.13: no correction to end, no move to retract."""
     game = started("7200")
     with pytest.raises(ClockError):
         game.end_correction(1.0)
@@ -419,6 +423,7 @@ def test_comp_4_7_arbiter_sets_a_time() -> None:
 
 
 def test_charge_never_below_the_floor() -> None:
+    """COMP 4.9-4.11, IT 9.3 b: time charged, never below the floor left."""
     game = started("7200")
     game.charge(WHITE, 900.0, 0.0, keep_at_least=180.0)
     assert game.reading(0.0) == (6300.0, 7200.0)
@@ -431,6 +436,7 @@ def test_charge_never_below_the_floor() -> None:
 
 
 def test_setting_the_running_face_to_zero_drops_its_flag() -> None:
+    """COMP 4.8 b: a face at zero has lost, however it got there."""
     game = started("7200")
     game.set_remaining(WHITE, 0.0, 5.0)
     assert game.flag == FlagFell(WHITE, 5.0)
@@ -439,6 +445,7 @@ def test_setting_the_running_face_to_zero_drops_its_flag() -> None:
 # -- exactness, time and sides ----------------------------------------------------------------
 
 def test_readings_floored_to_the_tenth_never_more_than_left() -> None:
+    """COMP 4.8 b, 3.6.2 h: a face never shows more time than is left."""
     game = started("10")
     assert game.reading(0.01) == (9.9, 10.0)
     assert game.reading(0.1) == (9.9, 10.0)
@@ -447,6 +454,7 @@ def test_readings_floored_to_the_tenth_never_more_than_left() -> None:
 
 
 def test_no_float_drift_over_many_tenths() -> None:
+    """COMP 5.9: 2000 bonuses and presses at tenths, exact to the millisecond."""
     game = started("3600+1")
     t = 0.0
     for ply in range(2000):
@@ -457,6 +465,7 @@ def test_no_float_drift_over_many_tenths() -> None:
 
 
 def test_time_going_backwards_raises() -> None:
+    """Monotonic time only: a time before the last one is refused."""
     game = started("7200", t=10.0)
     with pytest.raises(ClockError):
         game.press(WHITE, 9.0)
@@ -467,6 +476,7 @@ def test_time_going_backwards_raises() -> None:
 
 
 def test_unknown_side_raises() -> None:
+    """COMP 3.6.1: two faces, white and black; anything else is refused."""
     game = clock("7200")
     with pytest.raises(ClockError):
         game.start("red", 0.0)  # type: ignore[arg-type]
@@ -476,6 +486,7 @@ def test_unknown_side_raises() -> None:
 
 
 def test_queries_change_nothing() -> None:
+    """COMP 4.3: looking at the clock does not move it."""
     game = started("60")
     assert game.reading(100.0) == (0.0, 60.0)
     assert game.state == ClockState.RUNNING and game.flag is None
@@ -483,6 +494,7 @@ def test_queries_change_nothing() -> None:
 
 
 def test_check_flag_idempotent_poll_exactly_once() -> None:
+    """COMP 4.8: the flag is reported with its exact time; poll reports it once."""
     game = started("60")
     assert game.check_flag(70.0) == FlagFell(WHITE, 60.0)
     assert game.check_flag(80.0) == FlagFell(WHITE, 60.0)
@@ -491,6 +503,7 @@ def test_check_flag_idempotent_poll_exactly_once() -> None:
 
 
 def test_repr_mentions_the_state() -> None:
+    """Debugging aid: the repr shows control, state and faces."""
     assert "running" in repr(started("1800+10"))
 
 
@@ -503,6 +516,7 @@ def test_comp_4_13_only_the_last_move_of_the_game_can_be_retracted() -> None:
 
 
 def test_sides_may_be_given_as_the_colour_numbers_of_engine_variants() -> None:
+    """COMP 3.6.1: the two faces, named as engine.variants numbers them."""
     game = clock("1800+10")
     assert game.start(0, 0.0) == ClockStarted(0.0, WHITE, WHITE)
     result = game.press(0, 1.0)

@@ -32,6 +32,7 @@ def test_comp_3_6_2_h_seconds_shown_in_the_last_minutes(ms: int, text: str) -> N
 
 
 def test_display_thresholds_are_configurable() -> None:
+    """COMP 3.6.2 h: 'the last minutes' is a setting."""
     rules = DisplayRules(seconds_below_ms=3_600_000, tenths_below_ms=10_000)
     assert format_time(3_599_000, rules) == "59:59"
     assert format_time(10_000, rules) == "0:10"
@@ -39,6 +40,7 @@ def test_display_thresholds_are_configurable() -> None:
 
 
 def test_negative_time_raises() -> None:
+    """COMP 4.8 b: a face stops at zero, never below."""
     with pytest.raises(ValueError):
         format_time(-1)
     with pytest.raises(ValueError):
@@ -65,6 +67,7 @@ def test_comp_4_3_move_count_on_the_face() -> None:
 
 
 def test_face_display_of_a_running_lampo_face() -> None:
+    """COMP 5.7, 4.3: the lampo countdown and the move count on the face."""
     game = started("60:1/30")
     shown = face_display(game.read(80.0).white)
     assert (shown.time, shown.in_lampo, shown.running, shown.moves) == ("-10", True, True, "0")
@@ -116,6 +119,7 @@ def test_comp_3_6_2_i_beeps_fire_again_after_a_fischer_bonus() -> None:
 
 
 def test_flag_cue_at_zero_without_lampo() -> None:
+    """COMP 3.6.2 i, 4.8 b: beeps in the last seconds, a long one at zero."""
     game = started("3")
     tracker = CueTracker()
     cues = _cues_over(game, 0, 5_000, 700, tracker)
@@ -124,6 +128,7 @@ def test_flag_cue_at_zero_without_lampo() -> None:
 
 
 def test_sparse_readings_still_report_every_crossing_of_the_current_run() -> None:
+    """COMP 5.7: no word of the countdown is lost between readings."""
     game = started("60:1/30")
     tracker = CueTracker()
     tracker.update(game.read(70.0))        # lampo move at 20 s left
@@ -132,6 +137,7 @@ def test_sparse_readings_still_report_every_crossing_of_the_current_run() -> Non
 
 
 def test_beeps_can_be_switched_off() -> None:
+    """COMP 3.6.2 i: the beeps are optional ('possono')."""
     game = started("12")
     tracker = CueTracker(DisplayRules(beeps=False))
     cues = _cues_over(game, 0, 13_000, 500, tracker)
@@ -139,6 +145,7 @@ def test_beeps_can_be_switched_off() -> None:
 
 
 def test_cues_crossed_refuses_two_different_faces() -> None:
+    """COMP 3.6.1: each face has its own cues."""
     reading = started("60").read(1.0)
     with pytest.raises(ValueError):
         cues_crossed(reading.white, reading.black)
@@ -171,6 +178,7 @@ def test_cues_fire_exactly_once_per_threshold_crossed(start: int, samples: list[
 
 
 def test_tracker_reports_both_faces() -> None:
+    """COMP 3.6.2 i: both faces beep, each for itself."""
     game = started("11")
     tracker = CueTracker()
     tracker.update(game.read(0.0))

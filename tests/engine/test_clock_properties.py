@@ -99,6 +99,7 @@ def _other(side: Side) -> Side:
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(CONTROLS), st.sampled_from(SIDES), OPS)
 def test_invariants_of_every_game(text: str, first: Side, ops: list[tuple[str, int, bool]]) -> None:
+    """COMP 3.6.1, 4.1, 4.5, 4.8, 4.13, 5.9.3, 7.3-7.4 under any sequence of operations."""
     _play(TimeControl.parse(text), first, ops, check_remaining=True)
 
 
@@ -106,6 +107,7 @@ def test_invariants_of_every_game(text: str, first: Side, ops: list[tuple[str, i
 @given(st.sampled_from(LAMPO_CONTROLS), st.sampled_from(SIDES), OPS)
 def test_invariants_with_mosse_lampo(text: str, first: Side,
                                      ops: list[tuple[str, int, bool]]) -> None:
+    """COMP 5.6, 5.7: the same invariants when mosse lampo follow."""
     _play(TimeControl.parse(text), first, ops, check_remaining=False)
 
 
@@ -113,6 +115,7 @@ def test_invariants_with_mosse_lampo(text: str, first: Side,
 @given(st.sampled_from(LAMPO_CONTROLS), st.lists(st.integers(0, 40_000), max_size=40))
 def test_lampo_begins_once_per_player_and_flags_only_in_lampo(
         text: str, thinks: list[int]) -> None:
+    """COMP 5.6: the phase begins once per player; a flag then falls only in it (COMP 5.7)."""
     game = GameClock(TimeControl.parse(text))
     game.start(WHITE, 0.0)
     now = 0
@@ -148,6 +151,7 @@ def time_controls(draw: st.DrawFn) -> TimeControl:
 
 @given(time_controls())
 def test_time_control_format_parse_round_trip(control: TimeControl) -> None:
+    """PDN TimeControl: every valid control is written and read back unchanged."""
     assert TimeControl.parse(str(control)) == control
 
 
@@ -156,6 +160,7 @@ TIMES = st.integers(0, 99 * 3600 * 1000 + 3599_999).map(lambda ms: ms / 1000)
 
 @given(TIMES)
 def test_pdn_time_round_trip(seconds: float) -> None:
+    """PDN WhiteTime/BlackTime: read back as written, floored to the tenth."""
     text = format_pdn_time(seconds)
     assert _ms(parse_pdn_time(text)) == _ms(seconds) // 100 * 100
     assert format_pdn_time(parse_pdn_time(text)) == text
@@ -163,6 +168,7 @@ def test_pdn_time_round_trip(seconds: float) -> None:
 
 @given(TIMES, TIMES, st.sampled_from([None, WHITE, BLACK]))
 def test_clock_comment_round_trip(white: float, black: float, running: Side | None) -> None:
+    """PDN 3.0 clock command: read back as written, floored to the second."""
     text = format_clock_comment(white, black, running)
     assert parse_clock_comment("{" + text + "}") == (_ms(white) // 1000, _ms(black) // 1000)
     assert format_clock_comment(*parse_clock_comment(text) or (0, 0), running) == text

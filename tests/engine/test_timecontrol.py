@@ -34,6 +34,7 @@ def test_comp_3_11_every_kind_parses_and_round_trips(text: str, kind: str, artic
 
 
 def test_named_constructors_match_the_syntax() -> None:
+    """COMP 3.11.1-3.11.5: each named constructor is the PDN string of its kind."""
     assert TimeControl.whole_game(7200) == TimeControl.parse("7200")
     assert TimeControl.moves_in_time(40, 7200, then=3600) == TimeControl.parse("40/7200:3600")
     assert TimeControl.moves_in_time(40, 7200) == TimeControl.parse("40/7200")
@@ -49,6 +50,7 @@ def test_comp_5_6_mosse_lampo_default_30_s_italian_60_s_international() -> None:
 
 
 def test_surrounding_spaces_ignored() -> None:
+    """PDN TimeControl: spaces around the value are not part of it."""
     assert TimeControl.parse("  1800+10 ") == TimeControl.fischer(1800, 10)
 
 
@@ -72,6 +74,7 @@ def test_surrounding_spaces_ignored() -> None:
     ("４０/7200", "is not moves/seconds"),
 ])
 def test_bad_strings_raise_time_control_error_with_one_line(text: str, words: str) -> None:
+    """PDN TimeControl / COMP 3.11: bad strings refused with one clear line."""
     with pytest.raises(TimeControlError) as caught:
         TimeControl.parse(text)
     message = str(caught.value)
@@ -81,11 +84,13 @@ def test_bad_strings_raise_time_control_error_with_one_line(text: str, words: st
 
 
 def test_parse_rejects_non_strings() -> None:
+    """PDN TimeControl: a tag value is a string."""
     with pytest.raises(TimeControlError):
         TimeControl.parse(1800)  # type: ignore[arg-type]
 
 
 def test_constructor_validates() -> None:
+    """COMP 3.11: periods in order, sudden death last, mosse lampo only after it."""
     with pytest.raises(TimeControlError):
         TimeControl(())
     with pytest.raises(TimeControlError):
@@ -97,6 +102,7 @@ def test_constructor_validates() -> None:
 
 
 def test_tag_reader_maps_unknown_and_none_to_none() -> None:
+    """PGN 9.6.1: '?' unknown and '-' no control mean no clock."""
     assert parse_time_control_tag("?") is None
     assert parse_time_control_tag("-") is None
     assert parse_time_control_tag("") is None
@@ -189,6 +195,7 @@ def test_comp_5_6_lampo_length_per_game() -> None:
 
 
 def test_minimums_map_english_and_brazilian_and_refuse_unknown_games() -> None:
+    """COMP 5.3: only the Italian and international tables exist."""
     control = TimeControl.parse("1740:1/30")
     assert minimum_time_warnings(control, "english", 1) == minimum_time_warnings(
         control, "italian", 1)
@@ -206,6 +213,7 @@ def test_minimums_map_english_and_brazilian_and_refuse_unknown_games() -> None:
     (7200, "2:00:00"), (0.1, "0:00:00.1"), (36000.05, "10:00:00"),
 ])
 def test_format_pdn_time_floors_to_the_tenth(seconds: float, text: str) -> None:
+    """PDN WhiteTime/BlackTime: h:mm:ss, tenths floored (never more than left)."""
     assert format_pdn_time(seconds) == text
 
 
@@ -214,17 +222,20 @@ def test_format_pdn_time_floors_to_the_tenth(seconds: float, text: str) -> None:
     ("2.23", 8580.0), (" 0:05:00 ", 300.0),
 ])
 def test_parse_pdn_time(text: str, seconds: float) -> None:
+    """PDN WhiteTime/BlackTime: h:mm:ss[.t], and h:mm / h.mm as in the PDN 3.0 examples."""
     assert parse_pdn_time(text) == seconds
 
 
 @pytest.mark.parametrize("text", ["", "1:60:00", "1:00:60", "abc", "1:2:3", "-0:00:01", "1.5"])
 def test_parse_pdn_time_rejects(text: str) -> None:
+    """PDN WhiteTime/BlackTime: anything else is refused."""
     with pytest.raises(PdnTimeError):
         parse_pdn_time(text)
 
 
 @pytest.mark.parametrize("seconds", [-1, float("nan"), float("inf")])
 def test_format_pdn_time_rejects(seconds: float) -> None:
+    """PDN WhiteTime/BlackTime: no negative or non-finite times."""
     with pytest.raises(PdnTimeError):
         format_pdn_time(seconds)
 
@@ -232,6 +243,7 @@ def test_format_pdn_time_rejects(seconds: float) -> None:
 # -- [%clock] comments (PDN 3.0 "PDN Extensions", lidraughts) ----------------------------------
 
 def test_clock_comment_as_written_by_lidraughts() -> None:
+    """PDN 3.0 clock command: White first, running face upper case."""
     # lidraughts: after White's move Black's face runs (upper-case B), and vice versa.
     assert format_clock_comment(600, 600, running="black") == "[%clock w0:10:00 B0:10:00]"
     assert format_clock_comment(597.9, 598, running="white") == "[%clock W0:09:57 b0:09:58]"
@@ -239,6 +251,7 @@ def test_clock_comment_as_written_by_lidraughts() -> None:
 
 
 def test_clock_comment_rejects_out_of_range() -> None:
+    """PDN 3.0 clock command: hours have at most two digits."""
     with pytest.raises(PdnTimeError):
         format_clock_comment(100 * 3600, 0)
     with pytest.raises(PdnTimeError):
@@ -258,4 +271,5 @@ def test_clock_comment_rejects_out_of_range() -> None:
     ("no clock here", None),
 ])
 def test_parse_clock_comment(text: str, expected: tuple[float, float] | None) -> None:
+    """PDN 3.0 clock command: both sides read, in either order, inside any comment."""
     assert parse_clock_comment(text) == expected
