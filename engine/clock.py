@@ -341,7 +341,6 @@ class _Face:
     moves: int = 0
     consumed_ms: int = 0              # time this face ran, in total
     credited_ms: int = 0              # time credited by presses (bonus, next periods)
-    adjusted_ms: int = 0              # time added (+) or taken (-) by the arbiter
     credits: list[int] = field(default_factory=list)  # credit of each counted move, for retraction
     run: int = 0
     run_start_ms: int = 0
@@ -380,7 +379,6 @@ class GameClock:
             side: _Face(control.initial_ms, run_start_ms=control.initial_ms) for side in SIDES}
         self._state = ClockState.READY
         self._now_ms = 0
-        self._started = False
         self._to_move: Side = WHITE
         self._running: Side | None = None
         self._resume_side: Side | None = None
@@ -472,7 +470,6 @@ class GameClock:
         if self._state != ClockState.READY:
             raise ClockError(f"the clock was already started (it is {self._state})")
         self._now_ms = ms
-        self._started = True
         self._to_move = to_move
         self._state = ClockState.RUNNING
         self._start_run(first, ms)
@@ -521,7 +518,6 @@ class GameClock:
             return PressIgnored(who, ms / 1000, f"the clock is {self._state}")
         if self._running != who:
             return PressIgnored(who, ms / 1000, f"{who}'s face is not running")
-        face = self._faces[who]
         if self._to_move != who:
             # COMP 6.9 a: the late player may start his opponent's face at once.
             self._start_run(opponent(who), ms)
@@ -533,7 +529,7 @@ class GameClock:
         credit = self._count_move(who)
         self._to_move = opponent(who)
         self._start_run(opponent(who), ms)
-        return self._pressed(who, ms, counted=True, credit=credit, move_number=face.moves)
+        return self._pressed(who, ms, counted=True, credit=credit)
 
     def stop_both(self, t: float, by: SideLike | None = None) -> (
             ClockStopped | ResignedByStoppingClock | FlagFell | BothFlagsFell):
@@ -690,7 +686,6 @@ class GameClock:
             raise ClockError(f"the clock is {self._state}: its times are final")
         face = self._faces[who]
         before = face.shown_ms
-        face.adjusted_ms += value - face.remaining_ms
         face.remaining_ms = value
         if value > 0:
             face.lampo_ms = None
@@ -735,15 +730,11 @@ class GameClock:
             face.moves = moves
             face.credits = [self._control.credit_ms(n) for n in range(1, moves + 1)]
             face.credited_ms = sum(face.credits)
-            # what the record holds beyond initial time + credits - time run is the arbiter's
-            face.adjusted_ms = (face.remaining_ms - self._control.initial_ms - face.credited_ms
-                                + face.consumed_ms)
             face.run += 1
             face.run_start_ms = face.shown_ms
         self._to_move = _side(record.to_move)
         self._resume_side = None if record.running is None else _side(record.running)
         self._state = ClockState.STOPPED
-        self._started = True
         self._running = None
 
     # -- internals --------------------------------------------------------------------------
@@ -854,10 +845,8 @@ class GameClock:
         face.credits.append(credit)
         return credit
 
-    def _pressed(self, side: Side, ms: int, counted: bool, credit: int,
-                 move_number: int | None = None) -> ClockPressed:
-        number = self._faces[side].moves if move_number is None else move_number
-        return ClockPressed(side, ms / 1000, counted, number, credit / 1000,
+    def _pressed(self, side: Side, ms: int, counted: bool, credit: int) -> ClockPressed:
+        return ClockPressed(side, ms / 1000, counted, self._faces[side].moves, credit / 1000,
                             _tenths_seconds(self._faces[WHITE].shown_ms),
                             _tenths_seconds(self._faces[BLACK].shown_ms))
 

@@ -431,7 +431,7 @@ def parse_pdn_time(text: str) -> float:
 # PDN 3.0, "PDN Extensions", clock command: a [wWbB] letter then h:mm:ss (hours 1-2 digits),
 # once or twice; an upper-case letter marks the face that is running. ``[%clk`` is accepted too
 # (the standard's own example writes ``{[%clk w0:00:10 B0:00:03]}``).
-_CLOCK_TIME = r"([wWbB])([0-9]{1,2}):([0-5][0-9]):([0-5][0-9])(?:\.[0-9]+)?"
+_CLOCK_TIME = r"([wWbB])([0-9]{1,2}):([0-5][0-9]):([0-5][0-9])(\.[0-9]{1,3})?"
 _CLOCK_COMMAND = re.compile(r"\[%(?:clock|clk)\s*" + _CLOCK_TIME + r"\s+" + _CLOCK_TIME + r"\s*\]")
 _SIDE_NAMES = ("white", "black")
 
@@ -467,8 +467,11 @@ def parse_clock_comment(text: str) -> tuple[float, float] | None:
     for match in _CLOCK_COMMAND.finditer(text):
         groups = match.groups()
         readings: dict[str, float] = {}
-        for letter, hours, minutes, secs in (groups[:4], groups[4:]):
-            readings[letter.lower()] = float(int(hours) * 3600 + int(minutes) * 60 + int(secs))
+        for letter, hours, minutes, secs, fraction in (groups[:5], groups[5:]):
+            ms = (int(hours) * 3600 + int(minutes) * 60 + int(secs)) * 1000
+            if fraction is not None:  # not written by us, but read: "0:00:04.5"
+                ms += int(fraction[1:].ljust(3, "0"))
+            readings[letter.lower()] = ms / 1000
         if set(readings) == {"w", "b"}:
             return readings["w"], readings["b"]
     return None

@@ -273,3 +273,8 @@ def test_clock_comment_rejects_out_of_range() -> None:
 def test_parse_clock_comment(text: str, expected: tuple[float, float] | None) -> None:
     """PDN 3.0 clock command: both sides read, in either order, inside any comment."""
     assert parse_clock_comment(text) == expected
+
+
+def test_parse_clock_comment_keeps_fractions_written_by_others() -> None:
+    """PDN 3.0 clock command: a writer that adds tenths is read exactly."""
+    assert parse_clock_comment("[%clock w0:00:04.5 B0:01:00.25]") == (4.5, 60.25)
