@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
 from hardware_mocks.positions import initial_occupancy
 from hardware_mocks.rig import SensorRig
+from pi.sensors import SensorFault, SensorFaultCleared
 from pi.wiring import EXAMPLES_DIR
 
 ITALIAN = initial_occupancy(8, dark_odd=True)
@@ -128,9 +129,11 @@ def test_debounce_never_reports_a_level_shorter_than_n_ms(durations_ms, polled):
         changes.append(t_ms)
         rig.run(d / 1000)
         t_ms += d
-    rig.run(0.2)
-    events = rig.take()
+    rig.run(2.5)  # long enough for a square found chattering to be quiet again and resync
+    events = [e for e in rig.take() if not isinstance(e, (SensorFault, SensorFaultCleared))]
     for e in events:
+        if isinstance(e, SnapshotTaken):
+            continue
         e_ms = round(e.t * 1000)
         # the level it reports held, unchanged, for N ms from the time it is stamped with
         assert not any(e_ms < c < e_ms + n_ms for c in changes), (e, changes)
