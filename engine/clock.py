@@ -460,7 +460,8 @@ class GameClock:
 
     # -- operations -------------------------------------------------------------------------
 
-    def start(self, side_to_move: SideLike, t: float, running: SideLike | None = None) -> ClockStarted:
+    def start(self, side_to_move: SideLike, t: float,
+              running: SideLike | None = None) -> ClockStarted:
         """The arbiter starts the clock at ``t`` (COMP 4.4.2, 6.4): the face of ``running``
         (default: the player to move) runs, whether or not he is present (COMP 6.9, 6.10).
         Raises ``ClockError`` unless the clock is ready."""
@@ -583,15 +584,17 @@ class GameClock:
         return ClockResumed(ms / 1000, side, sealed_move)
 
     def begin_correction(self, offender: SideLike, t: float,
-                         retract_last_move: bool = False) -> CorrectionBegan | FlagFell | BothFlagsFell:
+                         retract_last_move: bool = False) -> (
+            CorrectionBegan | FlagFell | BothFlagsFell):
         """From ``t`` the time spent correcting an irregularity is charged to ``offender``
         (COMP 4.13, "whatever the consequence"): his face runs, without counting a move or
-        crediting anything, until :meth:`end_correction` (in the mosse-lampo phase the
-        correction is timed like a move, from a fresh per-move time). ``retract_last_move``: the irregular
-        move had been completed by a press: it is un-counted, what that press credited is taken
-        back, and the offender is on move again (he must play another move). Allowed while the
-        clock runs or is stopped; returns the flag instead if one fell before ``t``. Raises
-        ``ClockError`` otherwise, or when there is no move to retract.
+        crediting anything, until :meth:`end_correction`; in the mosse-lampo phase it is timed
+        like a move, from a fresh per-move time. ``retract_last_move``: the irregular move had
+        been completed by a press: it is un-counted, what that press credited is taken back, and
+        the offender is on move again (he must play another move); only the last move of the
+        game can be retracted (IT 8.3). Allowed while the clock runs or is stopped; returns the
+        flag instead if one fell before ``t``. Raises ``ClockError`` in another state, or when
+        the offender did not make the last completed move.
         """
         who = _side(offender)
         ms = self._ms(t)

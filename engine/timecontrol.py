@@ -370,7 +370,8 @@ def minimum_time_warnings(control: TimeControl, game: str = "italian",
                 f"mosse lampo, {_minutes(base)} given")
         assert control.lampo is not None
         if table == "italian" and control.lampo != 30:
-            warnings.append(f"COMP 5.6: Italian mosse lampo are 30 s a move, {control.lampo} s given")
+            warnings.append(
+                f"COMP 5.6: Italian mosse lampo are 30 s a move, {control.lampo} s given")
         if table == "international" and not 30 <= control.lampo <= 60:
             warnings.append(
                 f"COMP 5.6: international mosse lampo are 30 s to 1 min a move, "
