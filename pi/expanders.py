@@ -215,6 +215,7 @@ class PCF8575(Expander):
         super().__init__(bus, address, inputs=inputs, outputs=outputs, pull_ups=pull_ups)
         from smbus2 import i2c_msg
         self._msg = i2c_msg
+        self._rd = i2c_msg.read(address, 2)  # reused: one scan must stay cheap
 
     def _port_value(self, levels: int) -> int:
         # Inputs and unused pins must stay 1 (weak high) or they would be driven low.
@@ -225,9 +226,8 @@ class PCF8575(Expander):
         self.read()
 
     def read(self) -> Reading:
-        rd = self._msg.read(self.address, 2)
-        self.bus.i2c_rdwr(rd)
-        b = list(rd)
+        self.bus.i2c_rdwr(self._rd)
+        b = bytes(self._rd)
         return Reading(b[0] | b[1] << 8)
 
     def write_outputs(self, levels: int) -> None:
