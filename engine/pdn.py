@@ -159,7 +159,7 @@ def read_pdn(text: str, variant: Variant | str | None = None) -> list[Game]:
                     clock = parse_clock_comment(item[1])
                     if clock is not None:
                         game.set_clock_of_last_move(clock)
-                    rest = re.sub(r"\[%clock[^\]]*\]", "", item[1]).strip()
+                    rest = re.sub(r"\[%(?:clock|clk)[^\]]*\]", "", item[1]).strip()
                     if rest:
                         game.annotate(comment=rest)
             except DamieraError as exc:

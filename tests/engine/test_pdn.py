@@ -168,3 +168,8 @@ def test_pdn_round_trip_property(variant: str, seed: int, clock: bool) -> None:
     assert again.board.position_key() == g.board.position_key()
     assert [m.notation for m in again.moves] == [m.notation for m in g.moves]
     assert again.result == g.result
+
+
+def test_clk_command_is_read_and_not_kept_as_comment() -> None:
+    [g] = read_pdn('[GameType "22,W,8,8,N2,1"]\n1. 22-18 {[%clk w0:00:10 B0:00:03] fast} *')
+    assert g.moves[0].clock == (10.0, 3.0) and g.moves[0].comment == "fast"
