@@ -169,14 +169,14 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
             return Judgement(key, c, f"{m.notation()} breaks the capture priorities", move=mv,
                              after_fen=after)
     for m in free_moves:
-        for path, caps in m.alternatives:
+        for path, order in m.alternatives:
             if path[0] != a:
                 continue
             for i in range(1, len(path) - 1):
-                if path[i] == b and set(caps[:i]) >= opp_gone:
+                if path[i] == b and set(order[:i]) >= opp_gone:
                     return Judgement("stop", c, f"stopped on {b} during the capture "
                                      f"{m.notation(full_path=True)}",
-                                     move=Move((a, b), caps[:i]), after_fen=after)
+                                     move=Move((a, b), order[:i]), after_fen=after)
     if captures_now and not opp_gone:
         return Judgement("omit_capture", c, f"played {a}-{b} where a capture was due",
                          move=Move((a, b)), after_fen=after)
