@@ -21,6 +21,7 @@ class ButtonPanel:
 
     ``pull_up``: the button closes to ground. ``bounce_time``: gpiozero debounce, seconds.
     ``pin_factory``: passed to every gpiozero device (None: gpiozero's default).
+    Presses are stamped ``clock() - t0``; ``t0`` may be reassigned for a new game.
     Raises ValueError for an unknown side or control name.
     """
 
@@ -30,7 +31,7 @@ class ButtonPanel:
         from gpiozero import Button
         self._out = out
         self._clock = clock
-        self._t0 = t0
+        self.t0 = t0
         self.buttons: dict[tuple[str, str], Any] = {}
         try:
             for side, controls in gpios.items():
@@ -50,7 +51,7 @@ class ButtonPanel:
     def _callback(self, name: str, side: str) -> Callable[[], None]:
         def pressed() -> None:
             # gpiozero's thread: stamp and queue, nothing else.
-            self._out.put(ButtonPressed(round(self._clock() - self._t0, 6), name, side))
+            self._out.put(ButtonPressed(round(self._clock() - self.t0, 6), name, side))
         return pressed
 
     def is_pressed(self, side: str, name: str) -> bool:

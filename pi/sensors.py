@@ -316,6 +316,11 @@ class SensorScanner:
         """Asks for a SnapshotTaken on the next scan (delayed while a chip does not answer)."""
         self._snapshot_wanted = True
 
+    def set_epoch(self, t0: float) -> None:
+        """Event times count from clock time ``t0`` from now on (a new game)."""
+        self.t0 = t0
+        self._last_t = 0.0
+
     def _t(self, when: float) -> float:
         t = max(round(when - self.t0, 6), self._last_t)
         self._last_t = t
@@ -371,6 +376,7 @@ class SensorScanner:
                 if self._bus_lost:
                     break
                 continue
+            self._bus_backoff = 0.0  # the bus works
             if not st.up:
                 self._recovered(gi, occ, now, out)
                 continue
@@ -417,7 +423,9 @@ class SensorScanner:
     def _lose_bus(self, now: float, out: list[SensorOutput], e: ChipFailure) -> None:
         log.error("I2C bus lost (%s); reopening with back-off", e.error)
         self._bus_lost = True
-        self._bus_backoff = self.retry_initial
+        # Keeps doubling while the bus reopens but still does not work.
+        self._bus_backoff = (min(self.retry_max, self._bus_backoff * 2) if self._bus_backoff
+                             else self.retry_initial)
         self._bus_retry_at = now + self._bus_backoff
         for gi, st in enumerate(self._states):
             if st.up:

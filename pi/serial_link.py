@@ -53,7 +53,8 @@ class SerialLink:
 
     ``start()`` runs a reader thread that only parses lines and puts ButtonPressed on ``out``.
     ``send`` may be called from the daemon's thread. ``port`` needs ``write``, ``readline``
-    (with a timeout) and ``close``.
+    (with a timeout) and ``close``. Presses are stamped ``clock() - t0`` (``t0`` may be
+    reassigned for a new game).
     """
 
     def __init__(self, port: Any, out: queue.Queue[Any], clock: Callable[[], float], *,
@@ -61,7 +62,7 @@ class SerialLink:
         self.port = port
         self._out = out
         self._clock = clock
-        self._t0 = t0
+        self.t0 = t0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._partial = b""
@@ -89,7 +90,7 @@ class SerialLink:
         if not text:
             return None
         try:
-            press = parse_command(text, round(self._clock() - self._t0, 6))
+            press = parse_command(text, round(self._clock() - self.t0, 6))
         except ValueError as e:
             self.ignored += 1
             log.warning("serial link: ignored input line %r: %s", text[:80], e)
