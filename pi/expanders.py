@@ -160,7 +160,7 @@ class MCP23017(Expander):
             i2c_msg.write(self.address, [MCP_OLATA, self.output_levels & 0xFF,
                                          self.output_levels >> 8]),
             i2c_msg.write(self.address, [MCP_GPIOA]), rd)
-        b = list(rd)
+        b = bytes(rd)
         return b[0] | b[1] << 8
 
 
@@ -196,7 +196,7 @@ class TCA9555(Expander):
             i2c_msg.write(self.address, [TCA_OUTPUT0, self.output_levels & 0xFF,
                                          self.output_levels >> 8]),
             i2c_msg.write(self.address, [TCA_INPUT0]), rd)
-        b = list(rd)
+        b = bytes(rd)
         return b[0] | b[1] << 8
 
 
@@ -240,7 +240,7 @@ class PCF8575(Expander):
         rd = self._msg.read(self.address, 2)
         self.bus.i2c_rdwr(self._msg.write(self.address, [self.output_levels & 0xFF,
                                                          self.output_levels >> 8]), rd)
-        b = list(rd)
+        b = bytes(rd)
         return b[0] | b[1] << 8
 
 

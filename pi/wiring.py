@@ -395,7 +395,7 @@ def _matrix(r: _Reader, size: int, chips: tuple[ChipSpec, ...]) -> MatrixSpec:
 
 
 def _gpio(r: _Reader, name: str, used: dict[int, str]) -> int:
-    gpio = r.get(name, int)
+    gpio: int = r.get(name, int)
     if gpio not in GPIO_RANGE:
         raise r.error(name, f"GPIO {gpio} does not exist (BCM 0..27)")
     if gpio in (2, 3):

@@ -65,6 +65,8 @@ def test_a_capture_on_every_example_wiring(name):
     assert [(type(e).__name__, e.square) for e in events] == [
         ("PieceLifted" if k == "lift" else "PiecePlaced", s) for k, s in moves]
     assert rig.scanner.occupancy() == rig.board.occupied
+    if name.startswith("pcf8575"):  # raw transfers only, ever (the fake raises on the others)
+        assert {entry[0] for entry in rig.bus.log} == {"i2c_rdwr"}
 
 
 def test_a_piece_slid_across_squares_is_seen_on_each():
