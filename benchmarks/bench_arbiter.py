@@ -17,13 +17,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "engine"))
 
 from engine.arbiter import Arbiter  # noqa: E402
 from engine.board import Board  # noqa: E402
 from engine.events import ButtonPressed, GameStarted, TraceEnded  # noqa: E402
 from engine.variants import COLOR_NAMES, find_variant  # noqa: E402
-from test_arbiter_properties import physical  # noqa: E402
+from hardware_mocks.players import physical  # noqa: E402
 
 VARIANTS = ("italian", "english", "international", "brazilian")
 

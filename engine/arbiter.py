@@ -49,7 +49,7 @@ from engine.clock import BothFlagsFell, ClockState, FlagFell, GameClock
 from engine.errors import DamieraError
 from engine.events import (ArbiterActed, ButtonPressed, Event, GameStarted, PieceLifted,
                            PiecePlaced, SnapshotTaken, TraceEnded)
-from engine.game import Game, RecordedMove
+from engine.game import Game
 from engine.timecontrol import parse_time_control_tag
 from engine.variants import BLACK, COLOR_NAMES, WHITE, Variant, find_variant
 
@@ -594,11 +594,11 @@ class Arbiter:
             self.game.play(j.move, t=p.t)
         else:
             if j.move is not None and p.after.turn != p.offender:
-                g = self.game
                 names = self._g.algebraic_of if self.variant.algebraic_pdn else None
-                note = j.move.notation(names=names)
-                g.moves.append(RecordedMove(len(g.moves) + 1, p.offender, j.move, note, p.t))
-            self.game.set_position(p.after.fen(), p.t)
+                self.game.record_irregular(j.move, j.move.notation(names=names), p.offender,
+                                           p.after.fen(), p.t)
+            else:
+                self.game.set_position(p.after.fen(), p.t)
         self._started = True
         sensed_ref = self.game.board
         # keep following the pieces already lifted: the reference position is the same
@@ -879,7 +879,7 @@ class Arbiter:
             if fell[0] is None:
                 self.game.adjudicate(self.game.result_for(None), "both flags fell (COMP 5.9.4)")
             else:
-                self.game.lose_on_time(fell[0])
+                self.game.lose_on_time(fell[0], clock=self._clock.reading(t))
 
 
 def _turned(board: Board, turn: int) -> Board:

@@ -199,6 +199,14 @@ class Game:
         self._update_ending(force=True)
         self._check_end()
 
+    def record_irregular(self, move: Move, notation: str, side: int, fen: str,
+                         t: float | None = None) -> None:
+        """Record a move that broke the rules but was kept (IT 8.3, INT 5.7): the transcript keeps
+        it as played and the game goes on from ``fen``, the position on the board, which the PDN
+        writes as ``/FEN "…"/`` after the move so that it replays elsewhere."""
+        self.moves.append(RecordedMove(len(self.moves) + 1, side, move, notation, t))
+        self.set_position(fen, t)
+
     def annotate(self, nag: str | None = None, comment: str | None = None) -> None:
         """Attach an IT 13 sign and/or a comment to the last move."""
         last = self.moves[-1]
@@ -299,7 +307,12 @@ class Game:
         assert self.outcome is not None
         return self.outcome
 
-    def lose_on_time(self, side: int, code: str = "COMP 4.8") -> Outcome:
+    def lose_on_time(self, side: int, code: str = "COMP 4.8",
+                     clock: tuple[float, float] | None = None) -> Outcome:
+        """``side``'s flag fell (COMP 4.8); ``clock``: (white, black) seconds left at that moment,
+        written as the final WhiteTime/BlackTime."""
+        if clock is not None:
+            self.final_clock = clock
         self._end(1 - side, code, f"{COLOR_NAMES[side]} ran out of time")
         assert self.outcome is not None
         return self.outcome

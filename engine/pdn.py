@@ -20,10 +20,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from engine.board import Board
+from engine.board import Board, Move
 from engine.timecontrol import (format_clock_comment, format_pdn_time, parse_clock_comment,
                                 parse_pdn_time)
-from engine.errors import DamieraError, PdnError
+from engine.errors import DamieraError, InvalidMoveError, PdnError
 from engine.game import Game
 from engine.variants import BLACK, COLOR_NAMES, VARIANTS, WHITE, Variant, find_variant
 
@@ -147,14 +147,23 @@ def read_pdn(text: str, variant: Variant | str | None = None) -> list[Game]:
             game = Game(v, fen=fen, tags=tags, time_control=g.tags.get("TimeControl"))
         except DamieraError as exc:
             raise PdnError(f"PDN game {gi}: {exc}") from None
-        for item in g.items:
+        for index, item in enumerate(g.items):
             try:
                 if item[0] == "move":
-                    game.play_notation(item[1])
+                    setup = _setup_after(g.items, index)
+                    try:
+                        game.play_notation(item[1])
+                    except DamieraError:
+                        if setup is None:
+                            raise
+                        # a kept irregularity (IT 8.3): the move as played, then the position
+                        game.record_irregular(_as_played(game, item[1]), item[1], game.turn, setup)
                     if item[2]:
                         game.annotate(nag=item[2])
                 elif item[0] == "setup":
-                    game.set_position(item[1])
+                    # already applied when it followed a kept irregular move
+                    if not (game.moves and game.moves[-1].setup_fen == Board(item[1], v).fen()):
+                        game.set_position(item[1])
                 elif item[0] == "comment" and game.moves:
                     clock = parse_clock_comment(item[1])
                     if clock is not None:
@@ -175,6 +184,26 @@ def read_pdn(text: str, variant: Variant | str | None = None) -> list[Game]:
             game.adjudicate(g.result, reason="result recorded in the PDN")
         out.append(game)
     return out
+
+
+def _setup_after(items: list[tuple[str, ...]], index: int) -> str | None:
+    """The FEN of a ``/FEN "…"/`` that follows item ``index`` (comments between allowed)."""
+    for item in items[index + 1:]:
+        if item[0] == "setup":
+            return item[1]
+        if item[0] != "comment":
+            return None
+    return None
+
+
+def _as_played(game: Game, text: str) -> Move:
+    """A move written ``text`` that the rules do not allow, as a Move (squares only)."""
+    g = game.variant.geometry
+    sep = "x" if "x" in text else ":" if ":" in text else "-"
+    try:
+        return Move([g.square(tok) for tok in text.split(sep)])
+    except DamieraError as exc:
+        raise InvalidMoveError(f"cannot read move {text!r}: {exc}") from None
 
 
 def _quote(value: str) -> str:

@@ -11,57 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.arbiter import Arbiter
-from engine.board import Board, Move
+from engine.board import Board
 from engine.events import (ArbiterActed, ButtonPressed, Event, GameStarted, PieceLifted,
                            PiecePlaced, SnapshotTaken, TraceEnded)
 from engine.variants import COLOR_NAMES, find_variant
+from hardware_mocks.players import physical
 
 VARIANTS = ("italian", "english", "international", "brazilian")
-
-
-def neighbours(name: str, size: int) -> list[str]:
-    f, r = ord(name[0]) - 97, int(name[1:]) - 1
-    out = []
-    for df, dr in ((0, 1), (1, 0), (0, -1), (-1, 0), (1, 1), (-1, -1), (1, -1), (-1, 1)):
-        ff, rr = f + df, r + dr
-        if 0 <= ff < size and 0 <= rr < size:
-            out.append(f"{chr(97 + ff)}{rr + 1}")
-    return out
-
-
-def physical(board: Board, move: Move, rng: random.Random, t: float,
-             occupied: set[str]) -> tuple[list[Event], float]:
-    """A natural way of playing ``move``: path shown or not, brushes, removal direct or reverse."""
-    g = board.variant.geometry
-    alg = g.algebraic_of
-    path, caps = rng.choice(move.alternatives)
-    ev: list[Event] = []
-
-    def add(e_type: type, sq: str) -> None:
-        nonlocal t
-        t += 0.1
-        ev.append(e_type(round(t, 3), sq))
-
-    start, end = alg[path[0]], alg[path[-1]]
-    add(PieceLifted, start)
-    here = {s for s in occupied if s != start}
-    if rng.random() < 0.4:  # a brush on a square passed over
-        n = rng.choice(neighbours(start, board.variant.size))
-        if n in here:
-            add(PieceLifted, n)
-            add(PiecePlaced, n)
-        else:
-            add(PiecePlaced, n)
-            add(PieceLifted, n)
-    if caps and rng.random() < 0.5:  # IT 5.10: the jump squares shown one by one
-        for sq in path[1:-1]:
-            add(PiecePlaced, alg[sq])
-            add(PieceLifted, alg[sq])
-    add(PiecePlaced, end)
-    order = list(caps) if rng.random() < 0.5 else list(reversed(caps))  # IT 5.12: either order
-    for c in order:
-        add(PieceLifted, alg[c])
-    return ev, t
 
 
 def play_random_game(variant: str, seed: int, clock: bool, plies: int) -> tuple[Arbiter, list[str]]:

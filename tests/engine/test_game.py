@@ -149,3 +149,22 @@ def test_recorded_move_dict_is_the_trace_report_shape() -> None:
     rec = g.play_notation("22-18", t=2.0)
     assert rec.to_dict() == {"ply": 1, "side": "white", "from": 22, "to": 18, "path": [22, 18],
                              "captures": [], "notation": "22-18", "t": 2.0}
+
+
+def test_flag_fall_keeps_the_final_clock() -> None:  # COMP 4.8
+    from engine.pdn import write_pdn
+    g = Game("italian", time_control="1800")
+    g.play_notation("22-18", clock=(1700.0, 1800.0))
+    g.lose_on_time(1, clock=(1650.5, 0.0))
+    text = write_pdn(g)
+    assert g.result == "1-0" and '[WhiteTime "0:27:30.5"]' in text and '[BlackTime "0:00:00"]' in text
+
+
+def test_kept_irregular_move_is_recorded_with_a_setup() -> None:  # IT 8.3
+    from engine.board import Move
+    from engine.pdn import read_pdn, write_pdn
+    g = Game("italian")
+    g.record_irregular(Move((22, 17)), "22-17", 0, "B:W17,21,23-32:B1-12", t=3.0)
+    text = write_pdn(g)
+    assert '1. 22-17 /FEN "B:W17,21,23-32:B1-12"/' in text
+    assert read_pdn(text)[0].board.fen() == "B:W17,21,23-32:B1-12"
