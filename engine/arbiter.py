@@ -788,8 +788,9 @@ class Arbiter:
             return
         if not self.game.claim_repetition():
             self._flag(t, "repetition", side, "notice", "noted",
-                       f"repetition not confirmed ({self.game.repetition_count()} occurrence(s)): "
-                       "the verification time is charged to the requester")
+                       f"repetition not confirmed ({self.game.repetition_count()} occurrence(s)); "
+                       "the board verified it at once, so no verification time is charged "
+                       "(IT 9.3 b2)")
         else:
             self._clock.stop_both(t)
 
