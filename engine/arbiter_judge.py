@@ -149,7 +149,13 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
         caps = set(m.captures)
         if opp_gone < caps:
             missing = ", ".join(say(*sorted(caps - opp_gone)))
-            key = "not_removed_simple" if len(caps) == 1 else "fewer_removed"
+            if len(caps) == 1:
+                key = "not_removed_simple"
+            elif opp_gone:
+                # removal of a multiple capture begun and not finished (INT 5.4.13)
+                key = "removal_stopped"
+            else:
+                key = "fewer_removed"
             return Judgement(key, c, f"played {m.notation()} but left {missing} on the board",
                              move=m, after_fen=after)
         extra = ", ".join(say(*sorted(opp_gone - caps)))

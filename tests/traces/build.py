@@ -215,7 +215,7 @@ SCENARIOS: list[tuple[str, str, dict[str, object], str, list[str], list[list[str
      "L21 P21 L22 P17 Cw correct:b L17 P22 L21 P17 Cw",
      ["a3-b4"], [["BR 5.4.03", "corrected"]], "*"),
     ("brazilian", "removal_order", {"fen": "W:W22,28:B18,11,2,10,26"},
-     "L22 P15 L15 P8 L18 Cw", [], [["BR 5.4.11", "pending"]], "*"),
+     "L22 P15 L15 P8 L18 Cw", [], [["BR 5.4.13", "pending"]], "*"),
 ]
 
 
