@@ -108,7 +108,31 @@ class Expander:
         return f"{type(self).__name__}(0x{self.address:02x})"
 
 
-class MCP23017(Expander):
+class _RegisterPairs(Expander):
+    """Expanders with 16-bit register pairs (MCP23017 in BANK=0, TCA9555): outputs are written to
+    ``output_register`` and inputs read from ``input_register``, low port first."""
+
+    output_register: int
+    input_register: int
+
+    def write_outputs(self, levels: int) -> None:
+        self.output_levels = levels & ALL_PINS
+        self.bus.write_i2c_block_data(self.address, self.output_register,
+                                      [self.output_levels & 0xFF, self.output_levels >> 8])
+
+    def write_then_read(self, levels: int) -> int:
+        from smbus2 import i2c_msg
+        self.output_levels = levels & ALL_PINS
+        rd = i2c_msg.read(self.address, 2)
+        self.bus.i2c_rdwr(
+            i2c_msg.write(self.address, [self.output_register, self.output_levels & 0xFF,
+                                         self.output_levels >> 8]),
+            i2c_msg.write(self.address, [self.input_register]), rd)
+        b = bytes(rd)
+        return b[0] | b[1] << 8
+
+
+class MCP23017(_RegisterPairs):
     """Microchip MCP23017. Uses BANK=0, sequential addressing, mirrored open-drain INT.
 
     Interrupt-on-change is enabled on every input pin (compare with the previous value). A read
@@ -118,6 +142,8 @@ class MCP23017(Expander):
     """
 
     kind = "MCP23017"
+    output_register = MCP_OLATA
+    input_register = MCP_GPIOA
 
     def __init__(self, bus: SMBusLike, address: int, *, inputs: int = ALL_PINS & ~0x8080,
                  outputs: int = 0, pull_ups: bool = True, allow_gp7_inputs: bool = False) -> None:
@@ -147,27 +173,13 @@ class MCP23017(Expander):
         b = self.bus.read_i2c_block_data(self.address, MCP_INTFA, 6)
         return Reading(b[4] | b[5] << 8, b[0] | b[1] << 8)
 
-    def write_outputs(self, levels: int) -> None:
-        self.output_levels = levels & ALL_PINS
-        self.bus.write_i2c_block_data(self.address, MCP_OLATA,
-                                      [self.output_levels & 0xFF, self.output_levels >> 8])
 
-    def write_then_read(self, levels: int) -> int:
-        from smbus2 import i2c_msg
-        self.output_levels = levels & ALL_PINS
-        rd = i2c_msg.read(self.address, 2)
-        self.bus.i2c_rdwr(
-            i2c_msg.write(self.address, [MCP_OLATA, self.output_levels & 0xFF,
-                                         self.output_levels >> 8]),
-            i2c_msg.write(self.address, [MCP_GPIOA]), rd)
-        b = bytes(rd)
-        return b[0] | b[1] << 8
-
-
-class TCA9555(Expander):
+class TCA9555(_RegisterPairs):
     """TI TCA9555 / NXP PCA9555: 16 I/O, registers in port pairs; reading the input clears INT."""
 
     kind = "TCA9555"
+    output_register = TCA_OUTPUT0
+    input_register = TCA_INPUT0
 
     def init(self, output_levels: int = ALL_PINS) -> None:
         a = self.address
@@ -182,22 +194,6 @@ class TCA9555(Expander):
     def read(self) -> Reading:
         b = self.bus.read_i2c_block_data(self.address, TCA_INPUT0, 2)
         return Reading(b[0] | b[1] << 8)
-
-    def write_outputs(self, levels: int) -> None:
-        self.output_levels = levels & ALL_PINS
-        self.bus.write_i2c_block_data(self.address, TCA_OUTPUT0,
-                                      [self.output_levels & 0xFF, self.output_levels >> 8])
-
-    def write_then_read(self, levels: int) -> int:
-        from smbus2 import i2c_msg
-        self.output_levels = levels & ALL_PINS
-        rd = i2c_msg.read(self.address, 2)
-        self.bus.i2c_rdwr(
-            i2c_msg.write(self.address, [TCA_OUTPUT0, self.output_levels & 0xFF,
-                                         self.output_levels >> 8]),
-            i2c_msg.write(self.address, [TCA_INPUT0]), rd)
-        b = bytes(rd)
-        return b[0] | b[1] << 8
 
 
 class PCF8575(Expander):
