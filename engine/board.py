@@ -596,6 +596,8 @@ def parse_fen(fen: str, variant: Variant) -> tuple[int, int, int, Color]:
             continue
         tag = f[0].upper()
         if tag in ("H", "F") and f[1:].isdigit():
+            if not (f[1:].isascii() and len(f) <= 7):  # '²', Arabic-Indic or absurd numbers
+                raise InvalidFenError(f"FEN {excerpt(fen)}: cannot read field {excerpt(f)}")
             continue  # half-move clock / move number fields of some writers
         if tag not in ("W", "B"):
             raise InvalidFenError(f"FEN {excerpt(fen)}: field {excerpt(f)} must start with W or B")

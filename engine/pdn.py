@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from engine.board import Board, Move
 from engine.timecontrol import (format_clock_comment, format_pdn_time, parse_clock_comment,
-                                parse_pdn_time)
+                                parse_pdn_time, parse_time_control_tag)
 from engine.errors import (DamieraError, IllegalMoveError, InputTooLargeError, InvalidMoveError,
                            PdnError, excerpt)
 from engine.game import Game
@@ -57,7 +57,8 @@ _VARIANT_NAMES = {"standard": "international", "international": "international",
 _SIGN = r"!!|\?\?|!\?|\?!|!|\?"
 _SQUARE = r"(?:[0-9]+|[a-jA-J][0-9]+)"
 # Every repetition below is a plain character class or bounded, so that a 5 MB tag value or
-# comment costs a few MB, not a regex backtracking stack per character.
+# comment costs a few MB, not a regex backtracking stack per character. Move numbers and NAGs
+# have a few ASCII digits (a number of thousands of digits is not read as one).
 _TOKEN = re.compile(rf"""
     (?P<ws>\s+)
   | (?<![^\n])%(?P<escape>[^\n]*)
@@ -67,9 +68,9 @@ _TOKEN = re.compile(rf"""
   | /FEN\s+"(?P<setup>[^"]*)"\s*/
   | \(\s*(?P<psign>{_SIGN})\s*\)
   | (?P<open>\() | (?P<close>\))
-  | (?P<nag>\$[0-9]+)
+  | (?P<nag>\$[0-9]{{1,3}})(?![0-9])
   | (?P<result>1-0|0-1|1/2-1/2|2-0|0-2|1-1|0-0)(?![-x:0-9a-z])
-  | (?P<number>[0-9]+(?:\.\.\.|\.|…))
+  | (?P<number>[0-9]{{1,6}}(?:\.\.\.|\.|…))
   | (?P<ellipsis>\.\.\.|…)
   | (?P<move>{_SQUARE}(?:\s*[-x:]\s*{_SQUARE}){{1,{_MAX_PATH}}})(?P<sign>{_SIGN}|\*|\+|=)?
   | (?P<glyph>{_SIGN})
@@ -223,7 +224,10 @@ def read_pdn(text: str, variant: Variant | str | None = None) -> list[Game]:
                 if k not in ("GameType", "FEN", "SetUp", "Result", "TimeControl", "WhiteTime",
                              "BlackTime")}
         try:
-            game = Game(v, fen=fen, tags=tags, time_control=g.tags.get("TimeControl"))
+            control = g.tags.get("TimeControl")
+            if control is not None:
+                parse_time_control_tag(control)  # carried, but checked: a number is read there
+            game = Game(v, fen=fen, tags=tags, time_control=control)
         except DamieraError as exc:
             raise PdnError(f"PDN game {gi}: {exc}") from None
         setup_after = _setups_after(g.items)

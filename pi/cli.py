@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from typing import IO, Iterator, NoReturn, Sequence
 
@@ -64,12 +65,13 @@ def _whole(text: str) -> int:
     return int(text)
 
 
+_DECIMAL = re.compile(r"[0-9]{1,9}(?:\.[0-9]{0,9})?|\.[0-9]{1,9}")
+
+
 def _seconds(text: str) -> float:
     """``--seconds``: a finite number of seconds, more than 0, at most ``MAX_BENCH_SECONDS``."""
-    try:
-        value = float(text) if text.strip().isascii() and len(text) <= 32 else math.nan
-    except ValueError:
-        value = math.nan
+    plain = _DECIMAL.fullmatch(text.strip()) is not None  # no '1_0', 'nan', '²', '1e308'
+    value = float(text) if plain else math.nan
     if not (math.isfinite(value) and 0 < value <= MAX_BENCH_SECONDS):
         raise argparse.ArgumentTypeError(
             f"not a number of seconds above 0 and up to {MAX_BENCH_SECONDS:g}: {excerpt(text)}")
