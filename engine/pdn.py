@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from engine.board import Board, Move
 from engine.timecontrol import (format_clock_comment, format_pdn_time, parse_clock_comment,
                                 parse_pdn_time, parse_time_control_tag)
-from engine.errors import (DamieraError, IllegalMoveError, InputTooLargeError, InvalidMoveError,
+from engine.errors import (AmbiguousMoveError, DamieraError, IllegalMoveError, InputTooLargeError, InvalidMoveError,
                            PdnError, excerpt)
 from engine.game import Game
 from engine.variants import BLACK, COLOR_NAMES, VARIANTS, WHITE, Variant, find_variant
@@ -236,12 +236,11 @@ def read_pdn(text: str, variant: Variant | str | None = None) -> list[Game]:
                 if item[0] == "move":
                     setup = setup_after[index]
                     try:
-                        candidates = game.board.move_candidates(item[1])
-                        if game.outcome is not None:
-                            game.play(candidates[0])  # raises: the game is over
-                        move = (candidates[0] if len(candidates) == 1
-                                else _resolve(game.board, g.items, index, candidates))
-                        game.play(move)
+                        try:
+                            game.play_notation(item[1])
+                        except AmbiguousMoveError:  # a short capture: the rest of the game decides
+                            candidates = game.board.move_candidates(item[1])
+                            game.play(_resolve(game.board, g.items, index, candidates))
                     except (InvalidMoveError, IllegalMoveError):
                         if setup is None:
                             raise

@@ -179,6 +179,8 @@ _MISSING = object()
 def square_name(number: int, token: object, g: Geometry) -> str:
     """The algebraic name of a trace square (official number or algebraic name, light squares
     included). Raises ``TraceError`` for a square that does not exist."""
+    if type(token) is int and 1 <= token <= g.count:  # the common case, first (snapshots)
+        return g.algebraic_of[token]
     if token is _MISSING:
         raise TraceError(number, "missing key 'square'")
     if isinstance(token, bool) or not isinstance(token, (int, str)):
