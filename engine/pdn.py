@@ -11,8 +11,15 @@ IT 13 (``! !! ? ?? !? ?! * + =``) glued to the move; the result set of the varia
 ``2-0 1-1 0-2``).
 
 Reading accepts all of that plus ``;`` line comments, ``(…)`` variations (skipped), ``$n`` NAGs,
-``:`` as capture separator, either result set, and several games in one text. Every move is
-replayed through the rules, so a game read is a game checked.
+``:`` as capture separator, either result set, and several games in one text; and what archives
+written by other programs and by hand hold: ``%`` escape lines, Black's first move after ``1...``
+or ``1. ...`` and a trailing ``N. ...``, move-strength signs apart from the move or in
+parentheses (``22-18 (!)``), other programs' ``[%…]`` comment commands (dropped), Italian tag
+names (``Bianco``, ``Nero``, ``Risultato``, ``Evento``, ``Luogo``, ``Data``, ``Turno``: the
+standard tags), a ``Variant`` tag (checked against ``GameType``), and a capture written short
+(``3x26``) that fits several legal captures taking different pieces: the one from which the rest
+of the game replays. Every move is replayed through the rules, so a game read is a game checked.
+Reading is linear in the length of the text, and refuses a text over ``MAX_PDN_CHARS``.
 """
 
 from __future__ import annotations
@@ -106,7 +113,7 @@ def parse_pdn_text(text: str) -> list[PdnGameText]:
     cur = PdnGameText()
     aliased: dict[str, str] = {}  # standard tags given under their Italian names
     depth = 0  # nesting of variations being skipped
-    pos = 0
+    pos = 1 if text.startswith("\ufeff") else 0  # a byte-order mark, as Windows programs write
     in_moves = False
     last_move = -1  # index in cur.items of the last move (for a sign that follows it)
     token = _TOKEN.match

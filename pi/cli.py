@@ -157,20 +157,32 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _decode_pdn(data: bytes) -> str:
+    """PDN bytes as text: UTF-8 (a byte-order mark dropped), else Windows-1252 / Latin-1, the
+    encodings of the PGN standard and of older Windows programs' archives (``Città``)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
 def _cmd_pdn(args: argparse.Namespace) -> int:
     from engine.pdn import MAX_PDN_CHARS, read_pdn, write_pdn
     if args.variant is not None:
         find_variant(args.variant)  # checked even when every game names its own
     try:
-        with open(args.file, encoding="utf-8") as fh:
-            text = fh.read(MAX_PDN_CHARS + 1)  # a cap: /dev/zero is refused, not read for ever
+        with open(args.file, "rb") as fh:
+            data = fh.read(MAX_PDN_CHARS + 1)  # a cap: /dev/zero is refused, not read for ever
     except OSError as exc:
         return _fail(f"cannot read {args.file}: {exc.strerror}")
-    except UnicodeDecodeError:
-        return _fail(f"{args.file}: not UTF-8 text")
-    if len(text) > MAX_PDN_CHARS:
+    if len(data) > MAX_PDN_CHARS:
         return _fail(f"{args.file}: larger than {MAX_PDN_CHARS // (1024 * 1024)} MB, not a PDN "
                      "file damiera reads")
+    text = _decode_pdn(data)
     games = read_pdn(text, args.variant)
     if not games:
         return _fail(f"{args.file}: no game in it")

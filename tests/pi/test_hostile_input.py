@@ -155,7 +155,7 @@ def _oversized_cases() -> list[Case]:
         Case("pdn-only-spaces", ("pdn", "{file}"), file="\n \n\t\n"),
         Case("pdn-only-escapes", ("pdn", "{file}"), file="% nothing here\n% at all\n"),
         Case("trace-empty", ("replay", "{file}"), file=""),
-        Case("pdn-not-utf8", ("pdn", "{file}"), file="\udcff"),
+        Case("pdn-binary", ("pdn", "{file}"), file="\udcff\udcfe\x00\x01\udc81 22-18"),
         Case("trace-not-utf8", ("replay", "{file}"), file=START + "\n\udcff\n"),
     ]
 
@@ -245,3 +245,16 @@ def test_dev_zero_on_stdin_is_refused_by_a_real_process() -> None:
         r = subprocess.run([sys.executable, "-m", "pi.cli", "moves", "--variant", "italian"],
                            stdin=zero, capture_output=True, text=True, timeout=120)
     assert_refused(r.returncode, r.stdout, r.stderr)
+
+
+@pytest.mark.parametrize("encoded", [
+    '\ufeff[GameType "22"]\n[Site "Città"]\n\n1. 22-18 *\n'.encode("utf-8"),
+    '[GameType "22"]\n[Site "Città"]\n\n1. 22-18 *\n'.encode("cp1252"),
+], ids=["utf8-bom", "cp1252"])
+def test_archive_encodings_are_read(encoded: bytes, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "archive.pdn"
+    path.write_bytes(encoded)
+    assert main(["pdn", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert '[Site "Città"]' in out and "1. 22-18 *" in out and err == ""
