@@ -63,13 +63,14 @@ _VARIANT_NAMES = {"standard": "international", "international": "international",
 
 _SIGN = r"!!|\?\?|!\?|\?!|!|\?"
 _SQUARE = r"(?:[0-9]+|[a-jA-J][0-9]+)"
-# Every repetition below is a plain character class or bounded, so that a 5 MB tag value or
-# comment costs a few MB, not a regex backtracking stack per character. Move numbers and NAGs
+# Every repetition below is a plain character class or bounded, so that a 5 MB comment costs a few
+# MB, not a regex backtracking stack per character; a tag's value is scanned by hand
+# (:func:`_tag_value`: with a regex, a 5 MB value cost 1 GB, and one full of ``\"`` 250 MB). Move numbers and NAGs
 # have a few ASCII digits (a number of thousands of digits is not read as one).
 _TOKEN = re.compile(rf"""
     (?P<ws>\s+)
   | (?<![^\n])%(?P<escape>[^\n]*)
-  | \[(?P<tag>[A-Za-z0-9_]+)\s+"(?P<tagval>[^"\\]*(?:\\.[^"\\]*)*)"\s*\]
+  | \[(?P<tag>[A-Za-z0-9_]+)\s+"(?P<tagval>)
   | \{{(?P<comment>[^}}]*)\}}
   | ;(?P<linecomment>[^\n]*)
   | /FEN\s+"(?P<setup>[^"]*)"\s*/
@@ -144,12 +145,13 @@ def parse_pdn_text(text: str) -> list[PdnGameText]:
         if depth:
             continue
         if kind == "tagval":
+            value, pos = _tag_value(text, pos)
             if in_moves:  # tags after movetext without a result: a new game starts
                 finish()
                 cur = PdnGameText()
                 last_move = -1
                 in_moves = False
-            name, value = m.group("tag"), m.group("tagval").replace('\\"', '"')
+            name = m.group("tag")
             alias = TAG_ALIASES.get(name.lower())
             if alias is not None and alias != name:
                 aliased[alias] = value
@@ -180,6 +182,29 @@ def parse_pdn_text(text: str) -> list[PdnGameText]:
     if cur.items or cur.tags or aliased:
         finish()
     return games
+
+
+_TAG_END = re.compile(r"\s*\]")
+
+
+def _tag_value(text: str, pos: int) -> tuple[str, int]:
+    """The value of a tag whose opening quote ends at ``pos`` (``\\"`` is a quote in it), and
+    the position after the tag's ``]``. Raises PdnError for a tag that does not end."""
+    start = i = pos
+    while True:
+        quote = text.find('"', i)
+        if quote < 0:
+            raise PdnError(f"PDN line {_line_of(text, start)}: a tag value does not end")
+        backslashes = 0
+        while quote - backslashes - 1 >= start and text[quote - backslashes - 1] == "\\":
+            backslashes += 1
+        if backslashes % 2 == 0:
+            break
+        i = quote + 1
+    end = _TAG_END.match(text, quote + 1)
+    if end is None:
+        raise PdnError(f"PDN line {_line_of(text, quote)}: a tag does not end with ']'")
+    return text[start:quote].replace('\\"', '"'), end.end()
 
 
 def variant_of_tags(tags: dict[str, str], default: Variant | str | None = None) -> Variant:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
-import tracemalloc
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -210,19 +209,19 @@ def test_corpus_files_refused(path: Path, monkeypatch: pytest.MonkeyPatch,
     assert_refused(code, out, err)
 
 
-def test_a_5mb_tag_value_costs_little_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("value", ["e" * 5_000_000, '\\"' * 2_000_000], ids=["plain", "escapes"])
+def test_a_5mb_tag_value_costs_little_memory(value: str, tmp_path: Path) -> None:
+    """Measured in a fresh process (the regex engine's own stack, which took 1 GB for this tag,
+    is not seen by tracemalloc): the peak resident memory stays far below."""
     path = tmp_path / "big_tag.pdn"
-    path.write_text('[GameType "22"]\n[Event "' + "e" * 5_000_000 + '"]\n\n1. 22-18 *\n')
-    tracemalloc.start()
-    try:
-        code = main(["pdn", str(path)])
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    out, _ = capsys.readouterr()
-    assert code == 0 and out.count("e" * 1000) >= 1
-    assert peak < 100_000_000, f"peak {peak:,} bytes for a 5 MB tag"
+    path.write_text('[GameType "22"]\n[Event "' + value + '"]\n\n1. 22-18 *\n')
+    probe = ("import resource, sys\nfrom pi.cli import main\ncode = main(['pdn', sys.argv[1]])\n"
+             "print(code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True,
+                       timeout=120)
+    code, peak_kb = r.stderr.split()
+    assert code == "0" and r.stdout.startswith('[Event "')
+    assert int(peak_kb) < 200_000, f"peak {int(peak_kb) // 1024} MB for a 5 MB tag"
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
