@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from engine.board import Board, Move
 from engine.timecontrol import (format_clock_comment, format_pdn_time, parse_clock_comment,
@@ -101,8 +102,14 @@ def _line_of(text: str, pos: int) -> int:
 
 
 def parse_pdn_text(text: str) -> list[PdnGameText]:
-    """Split PDN text into games (syntax only), in one linear pass. Raises PdnError naming the
-    line of a bad token, or for a text longer than ``MAX_PDN_CHARS``.
+    """Split PDN text into games (syntax only): :func:`iter_pdn_text`, all at once."""
+    return list(iter_pdn_text(text))
+
+
+def iter_pdn_text(text: str) -> Iterator[PdnGameText]:
+    """The games of a PDN text (syntax only), one at a time, in one linear pass. Raises PdnError
+    naming the line of a bad token (when it is reached), or for a text longer than
+    ``MAX_PDN_CHARS`` (at once). A result token with nothing before it is no game.
 
     Besides PDN 3.0 it reads what archives written by other programs and by hand contain: ``%``
     escape lines (skipped), ``1...`` / ``1. ...`` before Black's move, move-strength signs glued
@@ -110,7 +117,6 @@ def parse_pdn_text(text: str) -> list[PdnGameText]:
     (``TAG_ALIASES``)."""
     if len(text) > MAX_PDN_CHARS:
         raise InputTooLargeError(f"PDN: text longer than {MAX_PDN_CHARS:,} characters")
-    games: list[PdnGameText] = []
     cur = PdnGameText()
     aliased: dict[str, str] = {}  # standard tags given under their Italian names
     depth = 0  # nesting of variations being skipped
@@ -119,11 +125,11 @@ def parse_pdn_text(text: str) -> list[PdnGameText]:
     last_move = -1  # index in cur.items of the last move (for a sign that follows it)
     token = _TOKEN.match
 
-    def finish() -> None:
+    def finish(game: PdnGameText) -> PdnGameText:
         for name, value in aliased.items():
-            cur.tags.setdefault(name, value)
+            game.tags.setdefault(name, value)
         aliased.clear()
-        games.append(cur)
+        return game
 
     while pos < len(text):
         m = token(text, pos)
@@ -147,7 +153,7 @@ def parse_pdn_text(text: str) -> list[PdnGameText]:
         if kind == "tagval":
             value, pos = _tag_value(text, pos)
             if in_moves:  # tags after movetext without a result: a new game starts
-                finish()
+                yield finish(cur)
                 cur = PdnGameText()
                 last_move = -1
                 in_moves = False
@@ -165,7 +171,8 @@ def parse_pdn_text(text: str) -> list[PdnGameText]:
             in_moves = True
         elif kind in ("result", "star"):
             cur.result = m.group("result") or "*"
-            finish()
+            if cur.items or cur.tags or aliased:
+                yield finish(cur)
             cur = PdnGameText()
             last_move = -1
             in_moves = False
@@ -180,8 +187,7 @@ def parse_pdn_text(text: str) -> list[PdnGameText]:
     if depth:
         raise PdnError("PDN: unclosed '(' variation")
     if cur.items or cur.tags or aliased:
-        finish()
-    return games
+        yield finish(cur)
 
 
 _TAG_END = re.compile(r"\s*\]")
@@ -240,13 +246,18 @@ def variant_of_tags(tags: dict[str, str], default: Variant | str | None = None) 
 
 
 def read_pdn(text: str, variant: Variant | str | None = None) -> list[Game]:
-    """Every game of a PDN text, replayed through the rules, in time linear in the length of the
+    """Every game of a PDN text, replayed through the rules: :func:`iter_pdn`, all at once."""
+    return list(iter_pdn(text, variant))
+
+
+def iter_pdn(text: str, variant: Variant | str | None = None) -> Iterator[Game]:
+    """The games of a PDN text one at a time (an archive of any number of games is read in the
+    memory of one), each replayed through the rules, in time linear in the length of the
     text. ``variant`` is used when a game has no GameType tag. A capture written short that fits
     several legal captures taking different pieces is the one from which the rest of the game
     replays. Raises PdnError (bad syntax, illegal move, bad FEN, a short capture that none or
     several readings of the rest of the game fit), naming game and move."""
-    out = []
-    for gi, g in enumerate(parse_pdn_text(text), 1):
+    for gi, g in enumerate(iter_pdn_text(text), 1):
         try:
             v = variant_of_tags(g.tags, variant)
         except PdnError as exc:
@@ -304,8 +315,7 @@ def read_pdn(text: str, variant: Variant | str | None = None) -> list[Game]:
                 raise PdnError(f"PDN game {gi}: {exc}") from None
         if g.result != "*" and game.outcome is None:
             game.adjudicate(g.result, reason="result recorded in the PDN")
-        out.append(game)
-    return out
+        yield game
 
 
 # a PDN 3.0 comment command ``[%name …]``; a comment is not nested, so no ``]`` inside

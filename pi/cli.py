@@ -24,7 +24,9 @@ import argparse
 import json
 import math
 import re
+import shutil
 import sys
+import tempfile
 from typing import IO, Iterator, NoReturn, Sequence
 
 from engine.board import Board
@@ -171,7 +173,7 @@ def _decode_pdn(data: bytes) -> str:
 
 
 def _cmd_pdn(args: argparse.Namespace) -> int:
-    from engine.pdn import MAX_PDN_CHARS, read_pdn, write_pdn
+    from engine.pdn import MAX_PDN_CHARS, iter_pdn, write_pdn
     if args.variant is not None:
         find_variant(args.variant)  # checked even when every game names its own
     try:
@@ -183,10 +185,19 @@ def _cmd_pdn(args: argparse.Namespace) -> int:
         return _fail(f"{args.file}: larger than {MAX_PDN_CHARS // (1024 * 1024)} MB, not a PDN "
                      "file damiera reads")
     text = _decode_pdn(data)
-    games = read_pdn(text, args.variant)
-    if not games:
-        return _fail(f"{args.file}: no game in it")
-    print("\n".join(write_pdn(g) for g in games), end="")
+    # One game at a time, its PDN kept aside (in memory up to 16 MB, then on disk) and printed
+    # only once every game has been read: a bad game late in an archive prints nothing.
+    with tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024, mode="w+",
+                                       encoding="utf-8") as out:
+        count = 0
+        for game in iter_pdn(text, args.variant):
+            out.write(("\n" if count else "") + write_pdn(game))
+            count += 1
+        del text
+        if not count:
+            return _fail(f"{args.file}: no game in it")
+        out.seek(0)
+        shutil.copyfileobj(out, sys.stdout)
     return 0
 
 
