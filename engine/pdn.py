@@ -375,12 +375,15 @@ def _resolve(board: Board, items: list[tuple[str, ...]], index: int,
     kept = {root.key: root for root, _ in branches}
     if len(kept) == 1:
         return next(iter(kept.values()))
-    written = ", ".join(c.notation(True) for c in candidates)
+    names = board.variant.geometry.algebraic_of if board.variant.algebraic_pdn else None
+    written = " or ".join(c.notation(True, names) for c in candidates)
     if not kept:
-        raise PdnError(f"{excerpt(items[index][1])} fits {written}, and the game does not go on "
-                       "from any of them")
-    raise PdnError(f"{excerpt(items[index][1])} fits {written}, and the game goes on from "
-                   f"several of them: {', '.join(m.notation(True) for m in kept.values())}")
+        raise PdnError(f"{excerpt(items[index][1])} may be {written}, and the rest of the game "
+                       "replays from none of them")
+    which = ("each of them" if len(kept) == len(candidates)
+             else " and from ".join(m.notation(True, names) for m in kept.values()))
+    raise PdnError(f"{excerpt(items[index][1])} may be {written}, and the rest of the game does "
+                   f"not tell which: it replays from {which}")
 
 
 def _as_played(game: Game, text: str) -> Move:

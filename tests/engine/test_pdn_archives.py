@@ -56,8 +56,8 @@ def test_standard_tag_wins_over_its_italian_name() -> None:
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
-@pytest.mark.parametrize("stem,says", [("short_capture_several", "several"),
-                                        ("short_capture_none", "does not go on")])
+@pytest.mark.parametrize("stem,says", [("short_capture_several", "does not tell which"),
+                                        ("short_capture_none", "replays from none of them")])
 def test_short_capture_that_the_game_cannot_decide_is_refused(variant: str, stem: str,
                                                               says: str) -> None:
     with pytest.raises(PdnError) as info:
