@@ -84,7 +84,8 @@ def _load(number: int, text: str) -> dict[str, Any]:
         obj = json.loads(text)
     except (ValueError, RecursionError) as exc:
         # JSONDecodeError, and the bare ValueError of an integer of more than 4300 digits
-        raise TraceError(number, f"bad JSON: {excerpt(str(exc))}") from None
+        message = str(exc) if len(str(exc)) <= 80 else str(exc)[:79] + "…"
+        raise TraceError(number, f"bad JSON: {message}") from None
     if not isinstance(obj, dict):
         raise TraceError(number, "a trace line must be a JSON object")
     return obj
