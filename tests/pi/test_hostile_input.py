@@ -257,3 +257,10 @@ def test_archive_encodings_are_read(encoded: bytes, tmp_path: Path,
     assert main(["pdn", str(path)]) == 0
     out, err = capsys.readouterr()
     assert '[Site "Città"]' in out and "1. 22-18 *" in out and err == ""
+
+
+def test_stdin_not_utf8_is_refused_by_a_real_process() -> None:
+    r = subprocess.run([sys.executable, "-m", "pi.cli", "moves", "--variant", "italian"],
+                       input=b"\xff\xfe W:W21:B12\n", capture_output=True, timeout=120)
+    assert_refused(r.returncode, r.stdout.decode(), r.stderr.decode())
+    assert "line 1" in r.stderr.decode()
