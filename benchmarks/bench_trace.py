@@ -5,9 +5,14 @@ Two traces per length: snapshots of the unchanged initial position (one line eac
 issue measured at 2.5 GB for 1,000,000 lines when the whole file was parsed first), and clock-free
 lift/place pairs of a piece put back where it was. Lines are generated on the fly (no file), fed
 to ``engine.replay.replay_lines`` as the command line feeds an open file. Each measurement runs
-in a fresh process and reports its peak resident memory (``resource.getrusage``, the arbiter's
-own state and the interpreter's ~20 MB included); up to 100,000 lines, the old way (every event
-parsed into a list first, ``parse_trace``) is measured too, for comparison.
+in a fresh process and reports its peak resident memory (VmHWM, else ``ru_maxrss``; the
+arbiter's own state and the interpreter's ~17 MB included); up to 100,000 lines, the old way
+(every event parsed into a list first, ``parse_trace``) is measured too, for comparison.
+
+Figures (2-core machine shared with other jobs, 2026-11-22): replaying 1,000,000 snapshot lines
+took 74 s and peaked at 17 MB (parsing 100,000 into a list first peaked at 390 MB: the issue's
+2.5 GB for 1,000,000); 1,000,000 lift/place lines, 9 s and 132 MB, all of it the arbiter's
+touch records of one endless turn (``engine/arbiter.py``), none the reader's.
 
 Run: ``.venv/bin/python benchmarks/bench_trace.py [lines ...]`` (default 100000 1000000).
 """
@@ -51,7 +56,12 @@ def child(kind: str, n: int, whole: bool) -> None:
     else:
         replay_lines(make(n))
     elapsed = time.perf_counter() - start
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+    try:  # this process's own peak (ru_maxrss also counts what a forked child inherits)
+        with open("/proc/self/status") as status:
+            peak_kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
+    except (OSError, StopIteration):
+        peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kB on Linux
+    peak_mb = peak_kb / 1024
     print(f"{elapsed} {peak_mb}")
 
 
