@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pi.cli import main
 
@@ -267,3 +269,40 @@ def test_stdin_not_utf8_is_refused_by_a_real_process() -> None:
                        input=b"\xff\xfe W:W21:B12\n", capture_output=True, timeout=120)
     assert_refused(r.returncode, r.stdout.decode(), r.stderr.decode())
     assert "line 1" in r.stderr.decode()
+
+
+# --- any bytes at all: the command line answers 0 with output, or 2 with one line -------------
+
+PDN_PIECES = [b'[GameType "22"]', b'[FEN "W:W21-32:B1-12"]', b"1.", b"22-18", b"10-14", b"x",
+              b"{", b"}", b"(", b")", b"%", b"\n", b" ", b"*", b"1-0", b"\xff", b"\x00", b'"']
+TRACE_PIECES = [b'{"type": "start", "variant": "italian"}\n', b'{"t": 1, "type": "lift", ',
+                b'"square": 22}\n', b'{"t": 2, "type": "place", "square": 18}\n', b"NaN", b"1e400",
+                b"[", b"]", b"\n", b"\xff", b"9" * 50]
+
+
+def answers_cleanly(command: str, data: bytes, tmp_path: Path,
+                    capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "input"
+    path.write_bytes(data)
+    code = main([command, str(path)] + (["--variant", "italian"] if command == "pdn" else []))
+    out, err = capsys.readouterr()
+    if code == 0:
+        assert out and err == ""
+    else:
+        assert_refused(code, out, err)
+
+
+@settings(max_examples=150, deadline=5000,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.one_of(st.binary(max_size=200),
+                      st.lists(st.sampled_from(PDN_PIECES), max_size=25).map(b" ".join)))
+def test_any_bytes_as_pdn(data: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    answers_cleanly("pdn", data, tmp_path, capsys)
+
+
+@settings(max_examples=150, deadline=5000,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.one_of(st.binary(max_size=200),
+                      st.lists(st.sampled_from(TRACE_PIECES), max_size=12).map(b"".join)))
+def test_any_bytes_as_trace(data: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    answers_cleanly("replay", data, tmp_path, capsys)
