@@ -235,6 +235,12 @@ def variant_of_tags(tags: dict[str, str], default: Variant | str | None = None) 
         if v is None:
             raise PdnError(f"PDN: GameType {number} is not a variant damiera plays "
                            f"(known: {', '.join(str(k) for k in sorted(_GAME_TYPES))})")
+        fields = [f.strip() for f in gt.split(",")]
+        if len(fields) >= 4 and fields[2:4] != [str(v.size)] * 2:
+            # the board the GameType string describes must be the variant's (PDN 3.0: columns,
+            # rows): "22,W,10,10,…" is no Italian game
+            raise PdnError(f"PDN: GameType {excerpt(gt)} is not {v.name} draughts, played on "
+                           f"{v.size}x{v.size}")
         if by_name is not None and by_name is not v:
             raise PdnError(f"PDN: GameType {number} is {v.name} but Variant says {excerpt(named)}")
         return v

@@ -81,6 +81,12 @@ def test_variant_tag_beside_gametype(variant_tag: str, error: str) -> None:
         read_pdn(f'[GameType "20"]\n[Variant "{variant_tag}"]\n\n1. 32-28 *\n')
 
 
+@pytest.mark.parametrize("game_type", ["22,W,10,10,N2,1", "20,W,8,8,N2,0", "21,B,12,12,N1,0"])
+def test_gametype_board_must_be_the_variants(game_type: str) -> None:
+    with pytest.raises(PdnError, match="^PDN game 1: GameType .* played on"):
+        read_pdn(f'[GameType "{game_type}"]\n\n*\n')
+
+
 def test_variant_tag_that_agrees_or_stands_alone() -> None:
     [g1] = read_pdn('[GameType "20"]\n[Variant "Standard"]\n\n1. 32-28 *\n')
     [g2] = read_pdn('[Variant "Italian"]\n\n1. 22-18 *\n')
