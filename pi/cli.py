@@ -12,10 +12,11 @@
 
 Bad input (unknown variant, malformed FEN, impossible position, bad trace or PDN, an option out of
 its range, a file with no game) gives one line on standard error quoting at most an excerpt of
-the bad input, exit status 2 and nothing on standard output, never a traceback. Inputs are read
-with limits no real one reaches (engine.pdn.MAX_PDN_CHARS for a PDN file, engine.trace.MAX_LINE_CHARS
-for a line of a trace or of standard input), so ``/dev/zero`` is refused, not read until the
-memory runs out.
+the bad input, exit status 2 and nothing on standard output (``moves`` reading standard input
+keeps the answers to the lines before the bad one), never a traceback. Inputs are read with
+limits no real one reaches (``engine.pdn.MAX_PDN_CHARS`` for a PDN file,
+``engine.trace.MAX_LINE_CHARS`` for a line of a trace or of standard input), so ``/dev/zero`` is
+refused, not read until the memory runs out; a trace is replayed as it is read.
 """
 
 from __future__ import annotations
