@@ -138,6 +138,8 @@ def iter_pdn_text(text: str) -> Iterator[PdnGameText]:
             raise PdnError(f"PDN line {_line_of(text, pos)}: cannot read {snippet!r}")
         pos = m.end()
         kind = m.lastgroup
+        if kind == "tagval":  # the value is scanned even inside a variation being skipped
+            value, pos = _tag_value(text, pos)
         if kind in ("ws", "linecomment", "escape", "number", "ellipsis", "nag"):
             continue
         if kind == "open":
@@ -151,7 +153,6 @@ def iter_pdn_text(text: str) -> Iterator[PdnGameText]:
         if depth:
             continue
         if kind == "tagval":
-            value, pos = _tag_value(text, pos)
             if in_moves:  # tags after movetext without a result: a new game starts
                 yield finish(cur)
                 cur = PdnGameText()

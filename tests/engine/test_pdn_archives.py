@@ -105,3 +105,8 @@ def test_signs_after_a_move_in_any_spacing(text: str, nags: list[str]) -> None:
 def test_variation_in_parentheses_is_still_skipped() -> None:
     [game] = read_pdn("1. 22-18 (1. 21-17 10-14) 10-14 *", "italian")
     assert [m.notation for m in game.moves] == ["22-18", "10-14"]
+
+
+def test_a_tag_inside_a_variation_is_skipped_whole() -> None:
+    [game] = read_pdn('1. 22-18 ([Note "a (b) 1-0 {c"] 21-17) 10-14 *', "italian")
+    assert [m.notation for m in game.moves] == ["22-18", "10-14"]
