@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Iterator, NamedTuple, Sequence
 
 from engine.errors import (AmbiguousMoveError, IllegalMoveError, ImpossiblePositionError,
-                           InvalidFenError, InvalidMoveError, InvalidSquareError)
+                           InvalidFenError, InvalidMoveError, InvalidSquareError, excerpt)
 from engine.variants import (ALL_DIRECTIONS, BLACK, FORWARD, ITALIAN, WHITE, CaptureCandidate,
                              Variant, find_variant)
 
@@ -433,14 +433,24 @@ class Board:
     def parse_move(self, text: str) -> Move:
         """The legal move written ``text`` (``22-18``, ``22x13``, ``22x13x6``, ``c3-d4``; ``:`` also
         accepted for captures). Raises InvalidMoveError, IllegalMoveError, AmbiguousMoveError."""
+        candidates = self.move_candidates(text)
+        if len(candidates) > 1:
+            raise AmbiguousMoveError(f"ambiguous move {excerpt(text)} in {self.fen()}: "
+                                     + ", ".join(m.notation(True) for m in candidates))
+        return candidates[0]
+
+    def move_candidates(self, text: str) -> list[Move]:
+        """Every legal move ``text`` may stand for: one, or several when a capture written short
+        (``3x26``) fits captures that take different pieces (a PDN reader then decides by the
+        rest of the game). Raises InvalidMoveError, IllegalMoveError (none fits)."""
         t = text.strip().rstrip("!?+=*#")
         sep = "x" if "x" in t else ":" if ":" in t else "-"
         try:
             squares = [self._g.square(tok) for tok in t.split(sep)]
         except InvalidSquareError as exc:
-            raise InvalidMoveError(f"cannot read move {text!r}: {exc}") from None
+            raise InvalidMoveError(f"cannot read move {excerpt(text)}: {exc}") from None
         if len(squares) < 2:
-            raise InvalidMoveError(f"cannot read move {text!r}")
+            raise InvalidMoveError(f"cannot read move {excerpt(text)}")
         candidates = []
         for m in self.legal_moves:
             if m.from_square != squares[0] or m.to_square != squares[-1]:
@@ -449,11 +459,8 @@ class Board:
                 continue
             candidates.append(m)
         if not candidates:
-            raise IllegalMoveError(f"illegal move {text} in {self.fen()}")
-        if len(candidates) > 1:
-            raise AmbiguousMoveError(f"ambiguous move {text} in {self.fen()}: "
-                                     + ", ".join(m.notation(True) for m in candidates))
-        return candidates[0]
+            raise IllegalMoveError(f"illegal move {excerpt(text)} in {self.fen()}")
+        return candidates
 
     # ------------------------------------------------------------------ making moves
 
@@ -578,7 +585,7 @@ def parse_fen(fen: str, variant: Variant) -> tuple[int, int, int, Color]:
     fields = [f.strip() for f in text.split(":")]
     turn_tok = fields[0].upper()
     if turn_tok not in ("W", "B"):
-        raise InvalidFenError(f"FEN {fen!r}: side to move must be W or B, not {fields[0]!r}")
+        raise InvalidFenError(f"FEN {excerpt(fen)}: side to move must be W or B, not {excerpt(fields[0])}")
     turn = WHITE if turn_tok == "W" else BLACK
     bbs = {"W": 0, "B": 0}
     kings = 0
@@ -589,11 +596,13 @@ def parse_fen(fen: str, variant: Variant) -> tuple[int, int, int, Color]:
             continue
         tag = f[0].upper()
         if tag in ("H", "F") and f[1:].isdigit():
+            if not (f[1:].isascii() and len(f) <= 7):  # '²', Arabic-Indic or absurd numbers
+                raise InvalidFenError(f"FEN {excerpt(fen)}: cannot read field {excerpt(f)}")
             continue  # half-move clock / move number fields of some writers
         if tag not in ("W", "B"):
-            raise InvalidFenError(f"FEN {fen!r}: field {f!r} must start with W or B")
+            raise InvalidFenError(f"FEN {excerpt(fen)}: field {excerpt(f)} must start with W or B")
         if tag in seen_colors:
-            raise InvalidFenError(f"FEN {fen!r}: {tag} listed twice")
+            raise InvalidFenError(f"FEN {excerpt(fen)}: {tag} listed twice")
         seen_colors.add(tag)
         body = f[1:].strip()
         if not body:
@@ -601,7 +610,7 @@ def parse_fen(fen: str, variant: Variant) -> tuple[int, int, int, Color]:
         for tok in body.split(","):
             tok = tok.strip()
             if not tok:
-                raise InvalidFenError(f"FEN {fen!r}: empty square in {f!r}")
+                raise InvalidFenError(f"FEN {excerpt(fen)}: empty square in {excerpt(f)}")
             king = tok[0] in "Kk"
             if king:
                 tok = tok[1:]
@@ -610,17 +619,17 @@ def parse_fen(fen: str, variant: Variant) -> tuple[int, int, int, Color]:
                     a, b = tok.split("-", 1)
                     lo, hi = g.square(a), g.square(b)
                     if lo > hi:
-                        raise InvalidFenError(f"FEN {fen!r}: range {tok!r} goes backwards")
+                        raise InvalidFenError(f"FEN {excerpt(fen)}: range {excerpt(tok)} goes backwards")
                     squares = list(range(lo, hi + 1))
                 else:
                     squares = [g.square(tok)]
             except InvalidSquareError as exc:
-                raise InvalidFenError(f"FEN {fen!r}: {exc}") from None
+                raise InvalidFenError(f"FEN {excerpt(fen)}: {exc}") from None
             except ValueError:
-                raise InvalidFenError(f"FEN {fen!r}: cannot read square {tok!r}") from None
+                raise InvalidFenError(f"FEN {excerpt(fen)}: cannot read square {excerpt(tok)}") from None
             for n in squares:
                 if n in seen:
-                    raise ImpossiblePositionError(f"FEN {fen!r}: square {n} occupied twice")
+                    raise ImpossiblePositionError(f"FEN {excerpt(fen)}: square {n} occupied twice")
                 seen.add(n)
                 m = 1 << g.bit_of[n]
                 bbs[tag] |= m
@@ -628,9 +637,9 @@ def parse_fen(fen: str, variant: Variant) -> tuple[int, int, int, Color]:
                     kings |= m
     white, black = bbs["W"], bbs["B"]
     if white & ~kings & g.promotion_row[WHITE] or black & ~kings & g.promotion_row[BLACK]:
-        raise ImpossiblePositionError(f"FEN {fen!r}: a man stands on the row where it would be crowned")
+        raise ImpossiblePositionError(f"FEN {excerpt(fen)}: a man stands on the row where it would be crowned")
     limit = variant.men_rows * variant.size // 2
     for name, bb in (("white", white), ("black", black)):
         if bb.bit_count() > limit:
-            raise ImpossiblePositionError(f"FEN {fen!r}: {name} has more than {limit} pieces")
+            raise ImpossiblePositionError(f"FEN {excerpt(fen)}: {name} has more than {limit} pieces")
     return white, black, kings, turn

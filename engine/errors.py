@@ -59,3 +59,31 @@ class PdnTimeError(TimeControlError):
 class ClockError(DamieraError):
     """A clock operation its state does not allow: time going backwards, an unknown side,
     starting a running clock, resuming one that is not stopped."""
+
+
+class InputTooLargeError(DamieraError):
+    """An input longer than the generous limits a real one never reaches (a line, a file): read
+    no further, so that ``/dev/zero`` or a runaway file cannot exhaust the memory."""
+
+
+#: Longest excerpt of bad input quoted in an error message (a 10 MB line is never echoed whole).
+EXCERPT_CHARS = 60
+
+
+def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
+    """``repr`` of ``value`` cut to about ``limit`` characters, ``…`` and the full length marking a
+    cut: the form in which every error message quotes bad input. Never raises."""
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = repr(value)
+        except Exception:  # a hostile __repr__ (or a huge int) must not break an error message
+            return f"<{type(value).__name__}>"
+        if len(text) <= limit:
+            return text
+        return f"{text[:limit]}… ({len(text)} chars)"
+    quoted = repr(text[:limit])
+    if len(quoted) > limit + 2:  # escapes (``\\x00``) lengthen it: cut the quoted form too
+        quoted = quoted[:limit] + "…"
+    return quoted if len(text) <= limit else f"{quoted}… ({len(text)} chars)"

@@ -11,19 +11,28 @@ IT 13 (``! !! ? ?? !? ?! * + =``) glued to the move; the result set of the varia
 ``2-0 1-1 0-2``).
 
 Reading accepts all of that plus ``;`` line comments, ``(…)`` variations (skipped), ``$n`` NAGs,
-``:`` as capture separator, either result set, and several games in one text. Every move is
-replayed through the rules, so a game read is a game checked.
+``:`` as capture separator, either result set, and several games in one text; and what archives
+written by other programs and by hand hold: ``%`` escape lines, Black's first move after ``1...``
+or ``1. ...`` and a trailing ``N. ...``, move-strength signs apart from the move or in
+parentheses (``22-18 (!)``), other programs' ``[%…]`` comment commands (dropped), Italian tag
+names (``Bianco``, ``Nero``, ``Risultato``, ``Evento``, ``Luogo``, ``Data``, ``Turno``: the
+standard tags), a ``Variant`` tag (checked against ``GameType``), and a capture written short
+(``3x26``) that fits several legal captures taking different pieces: the one from which the rest
+of the game replays. Every move is replayed through the rules, so a game read is a game checked.
+Reading is linear in the length of the text, and refuses a text over ``MAX_PDN_CHARS``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from engine.board import Board, Move
 from engine.timecontrol import (format_clock_comment, format_pdn_time, parse_clock_comment,
-                                parse_pdn_time)
-from engine.errors import DamieraError, InvalidMoveError, PdnError
+                                parse_pdn_time, parse_time_control_tag)
+from engine.errors import (AmbiguousMoveError, DamieraError, IllegalMoveError, InputTooLargeError, InvalidMoveError,
+                           PdnError, excerpt)
 from engine.game import Game
 from engine.variants import BLACK, COLOR_NAMES, VARIANTS, WHITE, Variant, find_variant
 
@@ -34,17 +43,46 @@ ANNOTATIONS = ("!!", "??", "!?", "?!", "!", "?", "*", "+", "=")  # IT 13
 RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*")
 _GAME_TYPES = {int(v.game_type.split(",")[0]): v for v in VARIANTS.values()}
 
-_TOKEN = re.compile(r"""
+#: Largest PDN text read (characters): the longest real games are a few kB and whole archives a
+#: few MB; 64 MB is generous, and a bigger input (``/dev/zero``) is refused unread.
+MAX_PDN_CHARS = 64 * 1024 * 1024
+#: Longest capture path read (squares): 21 is the most an international capture can visit.
+_MAX_PATH = 40
+#: Most readings of short captures followed at once while the rest of the game decides.
+_MAX_BRANCHES = 64
+
+# Tag names of Italian archives, mapped to the standard seven (the standard name wins when a game
+# has both).
+TAG_ALIASES = {"bianco": "White", "nero": "Black", "risultato": "Result", "evento": "Event",
+               "torneo": "Event", "luogo": "Site", "sede": "Site", "data": "Date",
+               "turno": "Round"}
+# Names a ``Variant`` tag may give a variant damiera plays (other programs' spellings).
+_VARIANT_NAMES = {"standard": "international", "international": "international",
+                  "draughts": "international", "italian": "italian", "italiana": "italian",
+                  "dama italiana": "italian", "english": "english", "checkers": "english",
+                  "american": "english", "american checkers": "english", "brazilian": "brazilian"}
+
+_SIGN = r"!!|\?\?|!\?|\?!|!|\?"
+_SQUARE = r"(?:[0-9]+|[a-jA-J][0-9]+)"
+# Every repetition below is a plain character class or bounded, so that a 5 MB comment costs a few
+# MB, not a regex backtracking stack per character; a tag's value is scanned by hand
+# (:func:`_tag_value`: with a regex, a 5 MB value cost 1 GB, and one full of ``\"`` 250 MB). Move numbers and NAGs
+# have a few ASCII digits (a number of thousands of digits is not read as one).
+_TOKEN = re.compile(rf"""
     (?P<ws>\s+)
-  | \[(?P<tag>[A-Za-z0-9_]+)\s+"(?P<tagval>(?:[^"\\]|\\.)*)"\s*\]
-  | \{(?P<comment>[^}]*)\}
+  | (?<![^\n])%(?P<escape>[^\n]*)
+  | \[(?P<tag>[A-Za-z0-9_]+)\s+"(?P<tagval>)
+  | \{{(?P<comment>[^}}]*)\}}
   | ;(?P<linecomment>[^\n]*)
   | /FEN\s+"(?P<setup>[^"]*)"\s*/
+  | \(\s*(?P<psign>{_SIGN})\s*\)
   | (?P<open>\() | (?P<close>\))
-  | (?P<nag>\$\d+)
+  | (?P<nag>\$[0-9]{{1,3}})(?![0-9])
   | (?P<result>1-0|0-1|1/2-1/2|2-0|0-2|1-1|0-0)(?![-x:0-9a-z])
-  | (?P<number>\d+\.(?:\.\.)?)
-  | (?P<move>(?:\d+|[a-jA-J]\d+)(?:\s*[-x:]\s*(?:\d+|[a-jA-J]\d+))+)(?P<sign>!!|\?\?|!\?|\?!|!|\?|\*|\+|=)?
+  | (?P<number>[0-9]{{1,6}}(?:\.\.\.|\.|…))
+  | (?P<ellipsis>\.\.\.|…)
+  | (?P<move>{_SQUARE}(?:\s*[-x:]\s*{_SQUARE}){{1,{_MAX_PATH}}})(?P<sign>{_SIGN}|\*|\+|=)?
+  | (?P<glyph>{_SIGN})
   | (?P<star>\*)
 """, re.VERBOSE)
 
@@ -59,101 +97,201 @@ class PdnGameText:
     result: str = "*"
 
 
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
 def parse_pdn_text(text: str) -> list[PdnGameText]:
-    """Split PDN text into games (syntax only). Raises PdnError naming the line of a bad token."""
-    games: list[PdnGameText] = []
+    """Split PDN text into games (syntax only): :func:`iter_pdn_text`, all at once."""
+    return list(iter_pdn_text(text))
+
+
+def iter_pdn_text(text: str) -> Iterator[PdnGameText]:
+    """The games of a PDN text (syntax only), one at a time, in one linear pass. Raises PdnError
+    naming the line of a bad token (when it is reached), or for a text longer than
+    ``MAX_PDN_CHARS`` (at once). A result token with nothing before it is no game.
+
+    Besides PDN 3.0 it reads what archives written by other programs and by hand contain: ``%``
+    escape lines (skipped), ``1...`` / ``1. ...`` before Black's move, move-strength signs glued
+    to a move, after it or in parentheses (``22-18 (!)``), and Italian tag names
+    (``TAG_ALIASES``)."""
+    if len(text) > MAX_PDN_CHARS:
+        raise InputTooLargeError(f"PDN: text longer than {MAX_PDN_CHARS:,} characters")
     cur = PdnGameText()
+    aliased: dict[str, str] = {}  # standard tags given under their Italian names
     depth = 0  # nesting of variations being skipped
-    pos = 0
+    pos = 1 if text.startswith("\ufeff") else 0  # a byte-order mark, as Windows programs write
     in_moves = False
+    last_move = -1  # index in cur.items of the last move (for a sign that follows it)
+    token = _TOKEN.match
+
+    def finish(game: PdnGameText) -> PdnGameText:
+        for name, value in aliased.items():
+            game.tags.setdefault(name, value)
+        aliased.clear()
+        return game
+
     while pos < len(text):
-        m = _TOKEN.match(text, pos)
+        m = token(text, pos)
         if m is None:
-            line = text.count("\n", 0, pos) + 1
             snippet = text[pos:pos + 20].split("\n")[0]
-            raise PdnError(f"PDN line {line}: cannot read {snippet!r}")
+            raise PdnError(f"PDN line {_line_of(text, pos)}: cannot read {snippet!r}")
         pos = m.end()
         kind = m.lastgroup
-        if kind == "ws" or kind == "linecomment":
+        if kind == "tagval":  # the value is scanned even inside a variation being skipped
+            value, pos = _tag_value(text, pos)
+        if kind in ("ws", "linecomment", "escape", "number", "ellipsis", "nag"):
             continue
         if kind == "open":
             depth += 1
             continue
         if kind == "close":
             if depth == 0:
-                line = text.count("\n", 0, pos) + 1
-                raise PdnError(f"PDN line {line}: ')' without '('")
+                raise PdnError(f"PDN line {_line_of(text, pos)}: ')' without '('")
             depth -= 1
             continue
         if depth:
             continue
-        if kind == "tag" or m.group("tag"):
+        if kind == "tagval":
             if in_moves:  # tags after movetext without a result: a new game starts
-                games.append(cur)
+                yield finish(cur)
                 cur = PdnGameText()
+                last_move = -1
                 in_moves = False
-            cur.tags[m.group("tag")] = m.group("tagval").replace('\\"', '"')
-        elif m.group("comment") is not None:
+            name = m.group("tag")
+            alias = TAG_ALIASES.get(name.lower())
+            if alias is not None and alias != name:
+                aliased[alias] = value
+            else:
+                cur.tags[name] = value
+        elif kind == "comment":
             cur.items.append(("comment", m.group("comment").strip()))
             in_moves = True
-        elif m.group("setup") is not None:
+        elif kind == "setup":
             cur.items.append(("setup", m.group("setup")))
             in_moves = True
-        elif m.group("result") or m.group("star"):
+        elif kind in ("result", "star"):
             cur.result = m.group("result") or "*"
-            games.append(cur)
+            if cur.items or cur.tags or aliased:
+                yield finish(cur)
             cur = PdnGameText()
+            last_move = -1
             in_moves = False
-        elif m.group("move"):
-            cur.items.append(("move", re.sub(r"\s+", "", m.group("move")), m.group("sign") or ""))
+        elif kind in ("move", "sign"):
+            last_move = len(cur.items)
+            cur.items.append(("move", "".join(m.group("move").split()), m.group("sign") or ""))
             in_moves = True
-        # numbers and NAGs carry nothing we keep
+        elif kind in ("psign", "glyph") and last_move >= 0:
+            # a move-strength sign after the move, or in parentheses: the move's (IT 13)
+            _, notation, sign = cur.items[last_move]
+            cur.items[last_move] = ("move", notation, sign or m.group(kind))
     if depth:
         raise PdnError("PDN: unclosed '(' variation")
-    if cur.items or cur.tags:
-        games.append(cur)
-    return games
+    if cur.items or cur.tags or aliased:
+        yield finish(cur)
+
+
+_TAG_END = re.compile(r"\s*\]")
+
+
+def _tag_value(text: str, pos: int) -> tuple[str, int]:
+    """The value of a tag whose opening quote ends at ``pos`` (``\\"`` is a quote in it), and
+    the position after the tag's ``]``. Raises PdnError for a tag that does not end."""
+    start = i = pos
+    while True:
+        quote = text.find('"', i)
+        if quote < 0:
+            raise PdnError(f"PDN line {_line_of(text, start)}: a tag value does not end")
+        backslashes = 0
+        while quote - backslashes - 1 >= start and text[quote - backslashes - 1] == "\\":
+            backslashes += 1
+        if backslashes % 2 == 0:
+            break
+        i = quote + 1
+    end = _TAG_END.match(text, quote + 1)
+    if end is None:
+        raise PdnError(f"PDN line {_line_of(text, quote)}: a tag does not end with ']'")
+    return text[start:quote].replace('\\"', '"'), end.end()
 
 
 def variant_of_tags(tags: dict[str, str], default: Variant | str | None = None) -> Variant:
-    """The variant named by the GameType tag (its first number), else ``default``."""
-    gt = tags.get("GameType")
+    """The variant named by the GameType tag (its first number), else by a ``Variant`` tag, else
+    ``default``. Raises PdnError for a GameType or ``Variant`` naming a game damiera does not
+    play, or the two disagreeing."""
+    gt = tags.get("GameType", "").strip()
+    named = tags.get("Variant", "").strip()
+    by_name: Variant | None = None
+    if named and named != "?":
+        key = _VARIANT_NAMES.get(" ".join(named.lower().split()))
+        if key is None:
+            raise PdnError(f"PDN: Variant {excerpt(named)} is not a variant damiera plays "
+                           f"(known: {', '.join(VARIANTS)})")
+        by_name = VARIANTS[key]
     if gt:
-        try:
-            number = int(gt.split(",")[0])
-        except ValueError:
-            raise PdnError(f"PDN: cannot read GameType {gt!r}") from None
+        number_text = gt.split(",")[0].strip()
+        if not (number_text.isascii() and number_text.isdigit() and len(number_text) <= 3):
+            raise PdnError(f"PDN: cannot read GameType {excerpt(gt)}")
+        number = int(number_text)
         v = _GAME_TYPES.get(number)
         if v is None:
             raise PdnError(f"PDN: GameType {number} is not a variant damiera plays "
                            f"(known: {', '.join(str(k) for k in sorted(_GAME_TYPES))})")
+        fields = [f.strip() for f in gt.split(",")]
+        if len(fields) >= 4 and fields[2:4] != [str(v.size)] * 2:
+            # the board the GameType string describes must be the variant's (PDN 3.0: columns,
+            # rows): "22,W,10,10,…" is no Italian game
+            raise PdnError(f"PDN: GameType {excerpt(gt)} is not {v.name} draughts, played on "
+                           f"{v.size}x{v.size}")
+        if by_name is not None and by_name is not v:
+            raise PdnError(f"PDN: GameType {number} is {v.name} but Variant says {excerpt(named)}")
         return v
+    if by_name is not None:
+        return by_name
     if default is None:
         raise PdnError("PDN: no GameType tag and no variant given")
     return find_variant(default) if isinstance(default, str) else default
 
 
 def read_pdn(text: str, variant: Variant | str | None = None) -> list[Game]:
-    """Every game of a PDN text, replayed through the rules. ``variant`` is used when a game has no
-    GameType tag. Raises PdnError (bad syntax, illegal move, bad FEN), naming game and move."""
-    out = []
-    for gi, g in enumerate(parse_pdn_text(text), 1):
-        v = variant_of_tags(g.tags, variant)
+    """Every game of a PDN text, replayed through the rules: :func:`iter_pdn`, all at once."""
+    return list(iter_pdn(text, variant))
+
+
+def iter_pdn(text: str, variant: Variant | str | None = None) -> Iterator[Game]:
+    """The games of a PDN text one at a time (an archive of any number of games is read in the
+    memory of one), each replayed through the rules, in time linear in the length of the
+    text. ``variant`` is used when a game has no GameType tag. A capture written short that fits
+    several legal captures taking different pieces is the one from which the rest of the game
+    replays. Raises PdnError (bad syntax, illegal move, bad FEN, a short capture that none or
+    several readings of the rest of the game fit), naming game and move."""
+    for gi, g in enumerate(iter_pdn_text(text), 1):
+        try:
+            v = variant_of_tags(g.tags, variant)
+        except PdnError as exc:
+            raise PdnError(f"PDN game {gi}: {str(exc).removeprefix('PDN: ')}") from None
         fen = g.tags.get("FEN")
         tags = {k: val for k, val in g.tags.items()
                 if k not in ("GameType", "FEN", "SetUp", "Result", "TimeControl", "WhiteTime",
                              "BlackTime")}
         try:
-            game = Game(v, fen=fen, tags=tags, time_control=g.tags.get("TimeControl"))
+            control = g.tags.get("TimeControl")
+            if control is not None:
+                parse_time_control_tag(control)  # carried, but checked: a number is read there
+            game = Game(v, fen=fen, tags=tags, time_control=control)
         except DamieraError as exc:
             raise PdnError(f"PDN game {gi}: {exc}") from None
+        setup_after = _setups_after(g.items)
         for index, item in enumerate(g.items):
             try:
                 if item[0] == "move":
-                    setup = _setup_after(g.items, index)
+                    setup = setup_after[index]
                     try:
-                        game.play_notation(item[1])
-                    except DamieraError:
+                        try:
+                            game.play_notation(item[1])
+                        except AmbiguousMoveError:  # a short capture: the rest of the game decides
+                            candidates = game.board.move_candidates(item[1])
+                            game.play(_resolve(game.board, g.items, index, candidates))
+                    except (InvalidMoveError, IllegalMoveError):
                         if setup is None:
                             raise
                         # a kept irregularity (IT 8.3): the move as played, then the position
@@ -168,10 +306,12 @@ def read_pdn(text: str, variant: Variant | str | None = None) -> list[Game]:
                     clock = parse_clock_comment(item[1])
                     if clock is not None:
                         game.set_clock_of_last_move(clock)
-                    rest = re.sub(r"\[%(?:clock|clk)[^\]]*\]", "", item[1]).strip()
+                    # other programs' commands ([%eval …], [%emt …], …) are theirs: dropped
+                    rest = " ".join(_COMMAND.sub(" ", item[1]).split())
                     if rest:
                         game.annotate(comment=rest)
             except DamieraError as exc:
+                # a move token is short (its path is bounded): quoted as written
                 where = f"move {game.ply + 1} ({item[1]})" if item[0] == "move" else "setup"
                 raise PdnError(f"PDN game {gi}, {where}: {exc}") from None
         if "WhiteTime" in g.tags and "BlackTime" in g.tags:
@@ -182,18 +322,75 @@ def read_pdn(text: str, variant: Variant | str | None = None) -> list[Game]:
                 raise PdnError(f"PDN game {gi}: {exc}") from None
         if g.result != "*" and game.outcome is None:
             game.adjudicate(g.result, reason="result recorded in the PDN")
-        out.append(game)
+        yield game
+
+
+# a PDN 3.0 comment command ``[%name …]``; a comment is not nested, so no ``]`` inside
+_COMMAND = re.compile(r"\[%[^\]]*\]")
+
+
+def _setups_after(items: list[tuple[str, ...]]) -> list[str | None]:
+    """For each item, the FEN of a ``/FEN "…"/`` that follows it (comments between allowed), in
+    one backward pass (looking ahead from every move would make reading quadratic)."""
+    out: list[str | None] = [None] * len(items)
+    following: str | None = None  # the setup that item i + 1 begins, through comments
+    for i in range(len(items) - 1, -1, -1):
+        out[i] = following
+        kind = items[i][0]
+        if kind == "setup":
+            following = items[i][1]
+        elif kind != "comment":
+            following = None
     return out
 
 
-def _setup_after(items: list[tuple[str, ...]], index: int) -> str | None:
-    """The FEN of a ``/FEN "…"/`` that follows item ``index`` (comments between allowed)."""
-    for item in items[index + 1:]:
-        if item[0] == "setup":
-            return item[1]
-        if item[0] != "comment":
-            return None
-    return None
+def _resolve(board: Board, items: list[tuple[str, ...]], index: int,
+             candidates: list[Move]) -> Move:
+    """The one of ``candidates`` (the legal readings of the short capture ``items[index]``) from
+    which the moves that follow replay. The readings are followed side by side, move by move,
+    until one is left (a later short capture may split a reading again); a ``/FEN`` setup or the
+    end of the game ends the search. Raises PdnError when no reading or several fit."""
+    branches: list[tuple[Move, Board]] = []
+    for c in candidates:
+        b = board.copy(stack=False)
+        b.push(c)
+        branches.append((c, b))
+    roots = len(candidates)
+    j = index + 1
+    while roots > 1 and j < len(items):
+        kind, text = items[j][0], items[j][1]
+        j += 1
+        if kind == "setup":
+            break  # the position is set anew: what follows cannot tell the readings apart
+        if kind != "move":
+            continue
+        following: list[tuple[Move, Board]] = []
+        for root, b in branches:
+            try:
+                moves = b.move_candidates(text)
+            except DamieraError:
+                continue  # this reading cannot be followed by the next move: it is not the one
+            for k, m in enumerate(moves):
+                nb = b if k == len(moves) - 1 else b.copy(stack=False)
+                nb.push(m)
+                following.append((root, nb))
+            if len(following) > _MAX_BRANCHES:
+                raise PdnError(f"{excerpt(items[index][1])} and the moves after it have more than "
+                               f"{_MAX_BRANCHES} readings")
+        branches = following
+        roots = len({root.key for root, _ in branches})
+    kept = {root.key: root for root, _ in branches}
+    if len(kept) == 1:
+        return next(iter(kept.values()))
+    names = board.variant.geometry.algebraic_of if board.variant.algebraic_pdn else None
+    written = " or ".join(c.notation(True, names) for c in candidates)
+    if not kept:
+        raise PdnError(f"{excerpt(items[index][1])} may be {written}, and the rest of the game "
+                       "replays from none of them")
+    which = ("each of them" if len(kept) == len(candidates)
+             else " and from ".join(m.notation(True, names) for m in kept.values()))
+    raise PdnError(f"{excerpt(items[index][1])} may be {written}, and the rest of the game does "
+                   f"not tell which: it replays from {which}")
 
 
 def _as_played(game: Game, text: str) -> Move:

@@ -15,7 +15,7 @@ from engine.arbiter import Arbiter, Flag
 from engine.arbiter_rules import title
 from engine.events import TraceEnded
 from engine.game import Game
-from engine.trace import parse_trace
+from engine.trace import read_trace
 
 __all__ = ["Report", "replay_lines", "replay_events"]
 
@@ -78,6 +78,8 @@ def replay_events(arbiter: Arbiter, events: Iterable[Any]) -> Report:
 
 
 def replay_lines(lines: Iterable[str]) -> Report:
-    """Replay a JSONL trace. Raises ``TraceError(line, message)`` for a malformed trace."""
-    start, events = parse_trace(lines)
+    """Replay a JSONL trace, read as a stream (any iterable of lines, e.g. an open file: the
+    events are parsed as they are fed, never held all at once). Raises ``TraceError(line,
+    message)`` for a malformed trace, when its bad line is reached."""
+    start, events = read_trace(lines)
     return replay_events(Arbiter(start), events)

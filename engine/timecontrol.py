@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.errors import PdnTimeError, TimeControlError, UnknownVariantError
+from engine.errors import PdnTimeError, TimeControlError, UnknownVariantError, excerpt
 
 __all__ = [
     "Period", "TimeControl", "TimeControlKind", "parse_time_control_tag", "minimum_time_warnings",
@@ -116,10 +116,10 @@ class TimeControl:
         raw = text.strip()
         if raw in ("", "?", "-"):
             meaning = {"": "empty", "?": "unknown", "-": "no time control"}[raw]
-            raise TimeControlError(f"TimeControl {text!r} is {meaning}: there is no clock to run")
+            raise TimeControlError(f"TimeControl {excerpt(text)} is {meaning}: there is no clock to run")
         if raw.startswith("*"):
             raise TimeControlError(
-                f"bad TimeControl {text!r}: '*' is a PGN sandclock, not used by FID; write mosse "
+                f"bad TimeControl {excerpt(text)}: '*' is a PGN sandclock, not used by FID; write mosse "
                 "lampo as 'T:1/L' (e.g. '1800:1/30')")
         parts = raw.split(":")
         periods: list[Period] = []
@@ -128,11 +128,11 @@ class TimeControl:
             match = _DESCRIPTOR.fullmatch(part)
             if match is None:
                 raise TimeControlError(
-                    f"bad TimeControl {text!r}: {part!r} is not moves/seconds, seconds or "
+                    f"bad TimeControl {excerpt(text)}: {excerpt(part)} is not moves/seconds, seconds or "
                     "seconds+increment (whole seconds)")
             for group in match.groups():
                 if group is not None and len(group.lstrip("0")) > _MAX_DIGITS:
-                    raise TimeControlError(f"bad TimeControl {text!r}: {group} is too large")
+                    raise TimeControlError(f"bad TimeControl {excerpt(text)}: {excerpt(group)} is too large")
             moves_text, seconds_text, increment_text = match.groups()
             moves = None if moves_text is None else int(moves_text)
             seconds = int(seconds_text)
@@ -142,15 +142,15 @@ class TimeControl:
                 # The only thing that may follow a sudden-death period is mosse lampo: "1/L".
                 if moves != 1 or increment_text is not None or index != len(parts) - 1:
                     raise TimeControlError(
-                        f"bad TimeControl {text!r}: after a period for the rest of the game only "
-                        f"mosse lampo '1/L' may follow, not {part!r}")
+                        f"bad TimeControl {excerpt(text)}: after a period for the rest of the game only "
+                        f"mosse lampo '1/L' may follow, not {excerpt(part)}")
                 lampo = seconds
                 continue
             periods.append(Period(moves, seconds, increment))
         try:
             return cls(tuple(periods), lampo)
         except TimeControlError as error:
-            raise TimeControlError(f"bad TimeControl {text!r}: {error}") from None
+            raise TimeControlError(f"bad TimeControl {excerpt(text)}: {error}") from None
 
     @classmethod
     def whole_game(cls, seconds: int) -> TimeControl:
@@ -392,8 +392,8 @@ def minimum_time_warnings(control: TimeControl, game: str = "italian",
 
 # -- PDN time values --------------------------------------------------------------------------
 
-_PDN_HMS = re.compile(r"([0-9]+):([0-5][0-9]):([0-5][0-9])(?:\.([0-9]{1,3}))?")
-_PDN_HM = re.compile(r"([0-9]+)[:.]([0-5][0-9])")
+_PDN_HMS = re.compile(r"([0-9]{1,7}):([0-5][0-9]):([0-5][0-9])(?:\.([0-9]{1,3}))?")
+_PDN_HM = re.compile(r"([0-9]{1,7})[:.]([0-5][0-9])")
 
 
 def format_pdn_time(seconds: float) -> str:
@@ -426,7 +426,7 @@ def parse_pdn_time(text: str) -> float:
     match = _PDN_HM.fullmatch(raw)
     if match is not None:
         return float(int(match.group(1)) * 3600 + int(match.group(2)) * 60)
-    raise PdnTimeError(f"bad PDN time {text!r}: expected h:mm:ss, h:mm:ss.t or h:mm")
+    raise PdnTimeError(f"bad PDN time {excerpt(text)}: expected h:mm:ss, h:mm:ss.t or h:mm")
 
 
 # PDN 3.0, "PDN Extensions", clock command: a [wWbB] letter then h:mm:ss (hours 1-2 digits),

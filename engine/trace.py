@@ -15,50 +15,77 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from engine.board import parse_fen
-from engine.errors import DamieraError, TraceError
+from engine.errors import DamieraError, TraceError, excerpt
 from engine.events import (ARBITER_ACTIONS, BUTTON_NAMES, SIDES, ArbiterActed, ButtonPressed, Event,
                            GameStarted, PieceLifted, PiecePlaced, SnapshotTaken, TraceEnded)
 from engine.variants import Geometry, Variant, find_variant
 
-__all__ = ["parse_trace", "parse_start", "parse_event", "square_name"]
+__all__ = ["read_trace", "parse_trace", "parse_start", "parse_event", "square_name"]
 
 _TAG_KEYS = ("white", "black", "event", "round")
 #: Results an ``adjudicate`` action may carry (both scoring sets, COMP 6.14).
 RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1")
 
 
-def parse_trace(lines: Iterable[str]) -> tuple[GameStarted, list[Event]]:
-    """The start line and the events of a trace. Raises ``TraceError`` (see module docstring)."""
-    start: GameStarted | None = None
-    variant: Variant | None = None
-    events: list[Event] = []
+#: Longest trace line read (characters): a snapshot of 100 squares is under 1 kB, so 1 MB is
+#: generous; a longer line (``/dev/zero``, a runaway writer) is refused, never held in memory.
+MAX_LINE_CHARS = 1_000_000
+#: Largest time read (``t``, ``settle``): 10^9 s is over 31 years, beyond any game or journal.
+MAX_SECONDS = 1e9
+#: Longest settle time (seconds): a move left that long is long complete (TRACE.md, IT 3.5).
+MAX_SETTLE = 3600.0
+
+
+def read_trace(lines: Iterable[str]) -> tuple[GameStarted, Iterator[Event]]:
+    """The start line of a trace, and a lazy iterator of its events: lines are read only as the
+    events are consumed (a trace of any length is replayed in constant memory). Raises
+    ``TraceError`` for a bad start (here) or a bad later line (from the iterator, when reached).
+    """
+    numbered = enumerate(lines, start=1)
+    for number, raw in numbered:
+        text = _text(number, raw)
+        if text:
+            start, variant = parse_start(number, _load(number, text))
+            return start, _events(numbered, variant)
+    raise TraceError(1, "no start line (the first line must have \"type\": \"start\")")
+
+
+def _events(numbered: Iterator[tuple[int, str]], variant: Variant) -> Iterator[Event]:
     last_t = 0.0
-    for number, raw in enumerate(lines, start=1):
-        text = raw.strip()
+    for number, raw in numbered:
+        text = _text(number, raw)
         if not text:
             continue
-        obj = _load(number, text)
-        if start is None or variant is None:
-            start, variant = parse_start(number, obj)
-            continue
-        event = parse_event(number, obj, variant)
+        event = parse_event(number, _load(number, text), variant)
         if event.t < last_t:
             raise TraceError(number, f"time goes backwards ({event.t} after {last_t})")
         last_t = event.t
-        events.append(event)
-    if start is None:
-        raise TraceError(1, "no start line (the first line must have \"type\": \"start\")")
-    return start, events
+        yield event
+
+
+def parse_trace(lines: Iterable[str]) -> tuple[GameStarted, list[Event]]:
+    """The start line and the events of a trace, all in memory (:func:`read_trace` streams).
+    Raises ``TraceError`` (see module docstring)."""
+    start, events = read_trace(lines)
+    return start, list(events)
+
+
+def _text(number: int, raw: str) -> str:
+    if len(raw) > MAX_LINE_CHARS:
+        raise TraceError(number, f"line longer than {MAX_LINE_CHARS:,} characters")
+    return raw.strip()
 
 
 def _load(number: int, text: str) -> dict[str, Any]:
     try:
         obj = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise TraceError(number, f"bad JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:
+        # JSONDecodeError, and the bare ValueError of an integer of more than 4300 digits
+        message = str(exc) if len(str(exc)) <= 80 else str(exc)[:79] + "…"
+        raise TraceError(number, f"bad JSON: {message}") from None
     if not isinstance(obj, dict):
         raise TraceError(number, "a trace line must be a JSON object")
     return obj
@@ -82,8 +109,8 @@ def parse_start(number: int, obj: dict[str, Any]) -> tuple[GameStarted, Variant]
     clock = _opt(number, obj, "clock", bool)
     transcribed = _opt(number, obj, "transcribed", bool)
     settle = _opt_number(number, obj, "settle")
-    if settle is not None and settle <= 0:
-        raise TraceError(number, "settle must be a positive number of seconds")
+    if settle is not None and not 0 < settle <= MAX_SETTLE:
+        raise TraceError(number, f"settle must be a positive number of seconds up to {MAX_SETTLE:g}")
     time_control = _opt(number, obj, "time_control", str)
     if time_control is not None:
         from engine.timecontrol import parse_time_control_tag  # stdlib-only sibling
@@ -96,7 +123,7 @@ def parse_start(number: int, obj: dict[str, Any]) -> tuple[GameStarted, Variant]
         value = obj.get(key)
         if value is not None:
             if not isinstance(value, (str, int)) or isinstance(value, bool):
-                raise TraceError(number, f"{key!r} must be a string")
+                raise TraceError(number, f"{key!r} must be a string, not {excerpt(value)}")
             tags.append((key, str(value)))
     start = GameStarted(variant=variant.name, fen=fen, clock=True if clock is None else clock,
                         transcribed=True if transcribed is None else transcribed,
@@ -123,20 +150,20 @@ def parse_event(number: int, obj: dict[str, Any], variant: Variant) -> Event:
     if kind == "button":
         name = _key(number, obj, "name", str)
         if name not in BUTTON_NAMES:
-            raise TraceError(number, f"unknown button {name!r}")
+            raise TraceError(number, f"unknown button {excerpt(name)}")
         side = _key(number, obj, "side", str)
         if side not in SIDES:
-            raise TraceError(number, f"unknown side {side!r} (white or black)")
+            raise TraceError(number, f"unknown side {excerpt(side)} (white or black)")
         return ButtonPressed(t, name, side)
     if kind == "arbiter":
         action = _key(number, obj, "action", str)
         if action not in ARBITER_ACTIONS:
-            raise TraceError(number, f"unknown arbiter action {action!r}")
+            raise TraceError(number, f"unknown arbiter action {excerpt(action)}")
         result = text = None
         if action == "adjudicate":
             result = _key(number, obj, "result", str)
             if result not in RESULTS:
-                raise TraceError(number, f"unknown result {result!r}")
+                raise TraceError(number, f"unknown result {excerpt(result)}")
         if action == "note":
             text = _key(number, obj, "text", str)
         return ArbiterActed(t, action, result, text)
@@ -144,7 +171,7 @@ def parse_event(number: int, obj: dict[str, Any], variant: Variant) -> Event:
         return TraceEnded(t)
     if kind is None:
         raise TraceError(number, "missing key 'type'")
-    raise TraceError(number, f"unknown event type {kind!r}")
+    raise TraceError(number, f"unknown event type {excerpt(kind)}")
 
 
 _MISSING = object()
@@ -153,18 +180,24 @@ _MISSING = object()
 def square_name(number: int, token: object, g: Geometry) -> str:
     """The algebraic name of a trace square (official number or algebraic name, light squares
     included). Raises ``TraceError`` for a square that does not exist."""
+    if type(token) is int and 1 <= token <= g.count:  # the common case, first (snapshots)
+        return g.algebraic_of[token]
     if token is _MISSING:
         raise TraceError(number, "missing key 'square'")
     if isinstance(token, bool) or not isinstance(token, (int, str)):
-        raise TraceError(number, f"a square must be a number or a name, not {token!r}")
-    if isinstance(token, int) or token.strip().isdigit():
+        raise TraceError(number, f"a square must be a number or a name, not {excerpt(token)}")
+    digits = isinstance(token, str) and token.strip().isdigit()
+    if digits and not (token.strip().isascii() and len(token.strip()) <= 4):  # type: ignore[union-attr]
+        # int() reads '²', Arabic-Indic digits and thousands of digits: none names a square
+        raise TraceError(number, f"no square {excerpt(token)} on this board (1-{g.count})")
+    if isinstance(token, int) or digits:
         n = int(token)
         if not 1 <= n <= g.count:
-            raise TraceError(number, f"no square {token!r} on this board (1-{g.count})")
+            raise TraceError(number, f"no square {excerpt(token)} on this board (1-{g.count})")
         return g.algebraic_of[n]
     name = token.strip().lower()
     if name not in g.all_names:
-        raise TraceError(number, f"no square {token!r} on this board")
+        raise TraceError(number, f"no square {excerpt(token)} on this board")
     return name
 
 
@@ -173,7 +206,7 @@ def _key(number: int, obj: dict[str, Any], key: str, typ: type) -> Any:
         raise TraceError(number, f"missing key {key!r}")
     value = obj[key]
     if not isinstance(value, typ) or (typ is not bool and isinstance(value, bool)):
-        raise TraceError(number, f"{key!r} must be a {typ.__name__}, not {value!r}")
+        raise TraceError(number, f"{key!r} must be a {typ.__name__}, not {excerpt(value)}")
     return value
 
 
@@ -184,11 +217,17 @@ def _opt(number: int, obj: dict[str, Any], key: str, typ: type) -> Any:
 
 
 def _opt_number(number: int, obj: dict[str, Any], key: str) -> float | None:
+    """A time in seconds: a finite number from 0 to ``MAX_SECONDS`` (NaN, infinities, 1e308 and
+    integers of thousands of digits are refused before any arithmetic on them)."""
     value = obj.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise TraceError(number, f"{key!r} must be a number, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TraceError(number, f"{key!r} must be a number, not {excerpt(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise TraceError(number, f"{key!r} must be a finite number, not {value!r}")
     if value < 0:
         raise TraceError(number, f"{key!r} must not be negative")
+    if value > MAX_SECONDS:
+        raise TraceError(number, f"{key!r} is too large ({excerpt(value)} > {MAX_SECONDS:g} s)")
     return float(value)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from engine.errors import InvalidSquareError, UnknownVariantError
+from engine.errors import InvalidSquareError, UnknownVariantError, excerpt
 
 WHITE = 0
 BLACK = 1
@@ -103,12 +103,16 @@ class Geometry:
             raise InvalidSquareError(f"no square {token} on this board (1-{self.count})")
         t = token.strip().lower()
         if t.isdigit():
+            # ASCII only (int() also reads '²' and Arabic-Indic digits), a few digits only (int()
+            # of thousands of digits raises a bare ValueError): neither names a square
+            if not t.isascii() or len(t) > 4:
+                raise InvalidSquareError(f"no square {excerpt(token)} on this board")
             return self.square(int(t))
         n = self.number_of_algebraic.get(t)
         if n is None:
             if t in self.all_names:
                 raise InvalidSquareError(f"{t} is a light square")
-            raise InvalidSquareError(f"no square {token!r} on this board")
+            raise InvalidSquareError(f"no square {excerpt(token)} on this board")
         return n
 
     def algebraic(self, number: int) -> str:
@@ -267,5 +271,5 @@ def find_variant(name: str) -> Variant:
     """The variant called ``name`` (case-insensitive). Raises UnknownVariantError."""
     v = VARIANTS.get(name.strip().lower())
     if v is None:
-        raise UnknownVariantError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
+        raise UnknownVariantError(f"unknown variant {excerpt(name)} (known: {', '.join(VARIANTS)})")
     return v

@@ -7,6 +7,7 @@ are printed.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any, Callable, Sequence, TextIO
 
@@ -50,11 +51,18 @@ def _pydraughts_perft(variant: str) -> Callable[[int], int] | None:
 
 
 def run_perft_bench(seconds: float, variants: Sequence[str], out: TextIO) -> dict[str, dict[str, float]]:
-    """Print one line per variant: our depth, leaves, leaves/s; pydraughts' the same; the ratio."""
+    """Print one line per variant: our depth, leaves, leaves/s; pydraughts' the same; the ratio.
+
+    Raises ValueError, before printing anything, unless ``seconds`` is a finite number above 0
+    and every variant is known."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (
+            math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"seconds must be a finite number above 0, not {seconds!r}")
+    boards = {name: Board(variant=name) for name in variants}  # UnknownVariantError before output
     results: dict[str, dict[str, float]] = {}
     out.write(f"{'variant':<14}{'damiera':>40}{'pydraughts':>36}{'ratio':>9}\n")
     for name in variants:
-        board = Board(variant=name)
+        board = boards[name]
         d, n, dt = _measure(board.perft, seconds)
         ours = n / dt
         row = f"{name:<14}{f'perft({d}) {n} in {dt:.2f}s = {ours:,.0f}/s':>40}"

@@ -10,38 +10,96 @@
   print the game(s) as PDN.
 * ``damiera bench``: perft leaves per second per variant, and the ratio to pydraughts.
 
-Bad input (unknown variant, malformed FEN, impossible position, bad trace or PDN) gives one line
-on standard error and exit status 2, never a traceback.
+Bad input (unknown variant, malformed FEN, impossible position, bad trace or PDN, an option out of
+its range, a file with no game) gives one line on standard error quoting at most an excerpt of
+the bad input, exit status 2 and nothing on standard output (``moves`` reading standard input
+keeps the answers to the lines before the bad one), never a traceback. Inputs are read with
+limits no real one reaches (``engine.pdn.MAX_PDN_CHARS`` for a PDN file,
+``engine.trace.MAX_LINE_CHARS`` for a line of a trace or of standard input), so ``/dev/zero`` is
+refused, not read until the memory runs out; a trace is replayed as it is read.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
+import shutil
 import sys
-from typing import NoReturn, Sequence
+import tempfile
+from typing import IO, Iterator, NoReturn, Sequence
 
 from engine.board import Board
-from engine.errors import DamieraError
+from engine.errors import DamieraError, InputTooLargeError, excerpt
+from engine.trace import MAX_LINE_CHARS
 from engine.variants import VARIANTS, find_variant
 
 EXIT_BAD_INPUT = 2
+#: Deepest perft counted: far beyond any count that finishes, and well inside the recursion limit.
+MAX_PERFT_DEPTH = 64
+#: Longest ``damiera bench --seconds``: an hour per measurement.
+MAX_BENCH_SECONDS = 3600.0
+#: Longest error line written (an argparse message quotes the bad value whole).
+_MAX_MESSAGE = 200
+
+
+def _one_line(message: str) -> str:
+    text = " ".join(message.split())
+    return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE - 1] + "…"
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse prints usage too)
-        self.exit(EXIT_BAD_INPUT, f"damiera: {message}\n")
+        self.exit(EXIT_BAD_INPUT, _one_line(f"damiera: {message}") + "\n")
 
 
 def _fail(message: str) -> int:
-    print(f"damiera: {message}", file=sys.stderr)
+    print(_one_line(f"damiera: {message}"), file=sys.stderr)
     return EXIT_BAD_INPUT
+
+
+def _whole(text: str) -> int:
+    """An option's whole number: ASCII digits, an optional sign, a few digits (``int()`` would
+    also take ``²``, Arabic-Indic digits and thousands of digits)."""
+    body = text.strip().removeprefix("-")
+    if not (body.isascii() and body.isdigit() and len(body) <= 9):
+        raise argparse.ArgumentTypeError(f"not a whole number: {excerpt(text)}")
+    return int(text)
+
+
+_DECIMAL = re.compile(r"[0-9]{1,9}(?:\.[0-9]{0,9})?|\.[0-9]{1,9}")
+
+
+def _seconds(text: str) -> float:
+    """``--seconds``: a finite number of seconds, more than 0, at most ``MAX_BENCH_SECONDS``."""
+    plain = _DECIMAL.fullmatch(text.strip()) is not None  # no '1_0', 'nan', '²', '1e308'
+    value = float(text) if plain else math.nan
+    if not (math.isfinite(value) and 0 < value <= MAX_BENCH_SECONDS):
+        raise argparse.ArgumentTypeError(
+            f"not a number of seconds above 0 and up to {MAX_BENCH_SECONDS:g}: {excerpt(text)}")
+    return value
+
+
+def _capped_lines(fh: IO[str]) -> Iterator[str]:
+    """The lines of ``fh``, each read with a cap: a line longer than ``MAX_LINE_CHARS`` comes as
+    its first ``MAX_LINE_CHARS + 1`` characters, and reading stops there (the consumer refuses
+    it; it is never read whole into memory)."""
+    while True:
+        line = fh.readline(MAX_LINE_CHARS + 1)
+        if not line:
+            return
+        yield line
+        if len(line) > MAX_LINE_CHARS:
+            return
 
 
 def _cmd_perft(args: argparse.Namespace) -> int:
     board = Board(args.fen, find_variant(args.variant))
     if args.depth < 0:
         return _fail("--depth must be 0 or more")
+    if args.depth > MAX_PERFT_DEPTH:
+        return _fail(f"--depth must be {MAX_PERFT_DEPTH} or less")
     if args.divide and args.depth >= 1:
         total = 0
         for move, count in board.divide(args.depth):
@@ -63,28 +121,38 @@ def _cmd_moves(args: argparse.Namespace) -> int:
         board = Board(args.fen, variant)
         print(_moves_line(board) if args.json else " ".join(board.notation(m) for m in board.legal_moves))
         return 0
-    for lineno, line in enumerate(sys.stdin, 1):
-        fen = line.strip()
+    lineno = 0
+    lines = _capped_lines(sys.stdin)
+    while True:
         try:
-            board = Board(fen, variant)
+            line = next(lines, None)
+            if line is None:
+                break
+            lineno += 1
+            if len(line) > MAX_LINE_CHARS:
+                raise InputTooLargeError(f"longer than {MAX_LINE_CHARS:,} characters")
+            board = Board(line.strip(), variant)
         except DamieraError as exc:
             sys.stdout.flush()
             return _fail(f"standard input line {lineno}: {exc}")
+        except UnicodeDecodeError:
+            sys.stdout.flush()
+            return _fail(f"standard input line {lineno + 1}: not UTF-8 text")
         out = _moves_line(board) if args.json else " ".join(board.notation(m) for m in board.legal_moves)
         print(out, flush=True)
     return 0
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    from engine.replay import replay_lines
     try:
         with open(args.trace, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
+            # streamed: each line is parsed and fed as it is read (a trace of any length)
+            report = replay_lines(_capped_lines(fh))
     except OSError as exc:
         return _fail(f"cannot read {args.trace}: {exc.strerror}")
     except UnicodeDecodeError:
         return _fail(f"{args.trace}: not UTF-8 text")
-    from engine.replay import replay_lines
-    report = replay_lines(lines)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
     else:
@@ -92,23 +160,52 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_pdn(args: argparse.Namespace) -> int:
-    from engine.pdn import read_pdn, write_pdn
+def _decode_pdn(data: bytes) -> str:
+    """PDN bytes as text: UTF-8 (a byte-order mark dropped), else Windows-1252 / Latin-1, the
+    encodings of the PGN standard and of older Windows programs' archives (``Città``)."""
     try:
-        with open(args.file, encoding="utf-8") as fh:
-            text = fh.read()
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _cmd_pdn(args: argparse.Namespace) -> int:
+    from engine.pdn import MAX_PDN_CHARS, iter_pdn, write_pdn
+    if args.variant is not None:
+        find_variant(args.variant)  # checked even when every game names its own
+    try:
+        with open(args.file, "rb") as fh:
+            data = fh.read(MAX_PDN_CHARS + 1)  # a cap: /dev/zero is refused, not read for ever
     except OSError as exc:
         return _fail(f"cannot read {args.file}: {exc.strerror}")
-    except UnicodeDecodeError:
-        return _fail(f"{args.file}: not UTF-8 text")
-    games = read_pdn(text, args.variant)
-    print("\n".join(write_pdn(g) for g in games), end="")
+    if len(data) > MAX_PDN_CHARS:
+        return _fail(f"{args.file}: larger than {MAX_PDN_CHARS // (1024 * 1024)} MB, not a PDN "
+                     "file damiera reads")
+    text = _decode_pdn(data)
+    # One game at a time, its PDN kept aside (in memory up to 16 MB, then on disk) and printed
+    # only once every game has been read: a bad game late in an archive prints nothing.
+    with tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024, mode="w+",
+                                       encoding="utf-8") as out:
+        count = 0
+        for game in iter_pdn(text, args.variant):
+            out.write(("\n" if count else "") + write_pdn(game))
+            count += 1
+        del text
+        if not count:
+            return _fail(f"{args.file}: no game in it")
+        out.seek(0)
+        shutil.copyfileobj(out, sys.stdout)
     return 0
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     from pi.bench import run_perft_bench
-    run_perft_bench(seconds=args.seconds, variants=args.variant or list(VARIANTS), out=sys.stdout)
+    names = [find_variant(name).name for name in args.variant or VARIANTS]  # before any output
+    run_perft_bench(seconds=args.seconds, variants=names, out=sys.stdout)
     return 0
 
 
@@ -119,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("perft", help="count leaf positions at a depth")
     s.add_argument("--variant", required=True, help=", ".join(VARIANTS))
     s.add_argument("--fen", default=None, help="PDN FEN (default: the initial position)")
-    s.add_argument("--depth", type=int, required=True)
+    s.add_argument("--depth", type=_whole, required=True, help=f"0 to {MAX_PERFT_DEPTH}")
     s.add_argument("--divide", action="store_true", help="a count per root move")
     s.set_defaults(func=_cmd_perft)
 
@@ -140,7 +237,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_pdn)
 
     s = sub.add_parser("bench", help="perft speed per variant, and the ratio to pydraughts")
-    s.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    s.add_argument("--seconds", type=_seconds, default=2.0,
+                   help=f"time per measurement (above 0, up to {MAX_BENCH_SECONDS:g})")
     s.add_argument("--variant", action="append", help="only these variants (repeatable)")
     s.set_defaults(func=_cmd_bench)
     return p

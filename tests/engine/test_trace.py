@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+from typing import Iterator
 
 import pytest
 
 from engine.errors import TraceError
 from engine.events import ButtonPressed, PieceLifted, SnapshotTaken
-from engine.trace import parse_trace
+from engine.replay import replay_lines
+from engine.trace import MAX_LINE_CHARS, parse_trace, read_trace
 
 START = json.dumps({"type": "start", "variant": "italian", "fen": None, "clock": True,
                     "transcribed": True})
@@ -84,3 +87,67 @@ def test_brazilian_algebraic_fen_and_light_squares() -> None:
     ])
     assert start.settle == 1.0 and not start.clock
     assert events[0].square == "d3"  # a light square: sensors lie under it too
+
+
+# --- the reader streams (issue 8): events are parsed as they are consumed ----------------------
+
+def endless_trace() -> Iterator[str]:
+    yield START
+    t = 0.0
+    while True:
+        t += 0.5
+        yield json.dumps({"t": t, "type": "lift", "square": 22})
+        yield json.dumps({"t": t + 0.25, "type": "place", "square": 22})
+
+
+def test_events_come_before_the_trace_ends() -> None:
+    start, events = read_trace(endless_trace())  # an endless trace: only a stream can answer
+    first = list(itertools.islice(events, 5))
+    assert start.variant == "italian"
+    assert first[0] == PieceLifted(0.5, "d3") and len(first) == 5
+
+
+def test_a_bad_line_is_refused_when_it_is_reached() -> None:
+    lines = [START, '{"t": 1, "type": "lift", "square": 22}', '{"t": 2, "type": "lift"}']
+    start, events = read_trace(iter(lines))
+    assert next(events) == PieceLifted(1.0, "d3")
+    with pytest.raises(TraceError, match="^line 3: missing key 'square'"):
+        next(events)
+
+
+def test_no_start_line_is_refused_at_once() -> None:
+    with pytest.raises(TraceError, match="^line 1: no start line"):
+        read_trace(iter(['{"t": 1, "type": "lift", "square": 22}']))
+
+
+def test_replay_consumes_any_iterable_of_lines() -> None:
+    lines = (line for line in [START, '{"t": 1, "type": "lift", "square": 22}',
+                               '{"t": 2, "type": "place", "square": 18}',
+                               '{"t": 3, "type": "button", "name": "clock", "side": "white"}'])
+    report = replay_lines(lines)
+    assert [m["notation"] for m in report.moves] == ["22-18"]
+
+
+@pytest.mark.parametrize("line,words", [
+    ('{"t": 1e308, "type": "end"}', "'t' is too large"),
+    ('{"t": NaN, "type": "end"}', "'t' must be a finite number"),
+    ('{"t": -Infinity, "type": "end"}', "'t' must be a finite number"),
+    ('{"t": ' + "9" * 4000 + ', "type": "end"}', "'t' is too large"),
+    ('{"t": ' + "9" * 5000 + ', "type": "end"}', "bad JSON"),
+    ('{"t": 1, "type": "lift", "square": "²"}', "no square '²'"),
+    ('{"t": 1, "type": "lift", "square": "٢٢"}', "no square '٢٢'"),
+    ('{"t": 1, "type": "lift", "square": ' + "2" * 400 + "}", "no square 2222"),
+    ('{"t": 1, "type": "lift", "square": "' + "x" * 10_000 + '"}', "(10000 chars)"),
+    ('{"t": 1, "type": "lift", "square": 22}' + " " * MAX_LINE_CHARS, "line longer than"),
+])
+def test_absurd_numbers_and_long_values_are_refused_with_an_excerpt(line: str, words: str) -> None:
+    with pytest.raises(TraceError) as info:
+        parse_trace([START, line])
+    assert str(info.value).startswith("line 2: ") and words in str(info.value)
+    assert len(str(info.value)) < 200
+
+
+@pytest.mark.parametrize("settle", ["0", "-1", "1e308", "3601", "NaN", "true", '"2"'])
+def test_settle_out_of_range_is_refused(settle: str) -> None:
+    with pytest.raises(TraceError, match="^line 1: 'settle'|^line 1: settle"):
+        parse_trace(['{"type": "start", "variant": "italian", "settle": ' + settle + "}"])

@@ -1,0 +1,112 @@
+"""Real PDN archives, read whole (issue 8): the files of ``tests/corpus/pdn/<variant>/``, written
+by ``tests/corpus/pdn/build.py`` in the forms federations', clubs' and other programs' archives
+use, in all four variants. The expectations (moves in full path, signs, tags, comments) were
+computed by the builder from the rules, not from the reader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.errors import PdnError
+from engine.pdn import read_pdn, write_pdn
+from engine.variants import VARIANTS
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "pdn"
+READABLE = sorted(p for p in CORPUS.glob("*/*.pdn") if p.with_suffix(".expected.json").exists())
+
+
+def test_every_variant_has_every_form() -> None:
+    for name in VARIANTS:
+        stems = {p.stem for p in (CORPUS / name).glob("*.pdn")}
+        assert stems == {"archive_forms", "short_capture", "short_capture_several",
+                         "short_capture_none"}, name
+
+
+@pytest.mark.parametrize("path", READABLE, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_archive_is_read_whole(path: Path) -> None:
+    expected = json.loads(path.with_suffix(".expected.json").read_text(encoding="utf-8"))
+    games = read_pdn(path.read_text(encoding="utf-8"))
+    assert len(games) == len(expected["games"])
+    for game, want in zip(games, expected["games"]):
+        assert game.variant.name == path.parent.name
+        assert [m.move.notation(True) for m in game.moves] == want["moves"]
+        assert {str(m.ply): m.nag for m in game.moves if m.nag} == want["nags"]
+        assert {str(m.ply): m.comment for m in game.moves if m.comment} == want["comment_of"]
+        for tag, value in want["tags"].items():
+            assert game.tags.get(tag) == value, tag
+        assert game.result == want["result"]
+        # what is read is written back in standard PDN, which reads again to the same moves
+        [again] = read_pdn(write_pdn(game))
+        assert [m.move.key for m in again.moves] == [m.move.key for m in game.moves]
+
+
+def test_italian_tag_names_are_written_as_the_standard_seven() -> None:
+    [game, *_] = read_pdn((CORPUS / "italian" / "archive_forms.pdn").read_text(encoding="utf-8"))
+    text = write_pdn(game)
+    assert '[White "Rossi, M."]' in text and '[Site "Napoli"]' in text
+    assert "Bianco" not in text and "Luogo" not in text and "[%eval" not in text
+
+
+def test_standard_tag_wins_over_its_italian_name() -> None:
+    [game] = read_pdn('[GameType "22"]\n[White "A"]\n[Bianco "B"]\n\n1. 22-18 *\n')
+    assert game.tags["White"] == "A" and "Bianco" not in game.tags
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("stem,says", [("short_capture_several", "does not tell which"),
+                                        ("short_capture_none", "replays from none of them")])
+def test_short_capture_that_the_game_cannot_decide_is_refused(variant: str, stem: str,
+                                                              says: str) -> None:
+    with pytest.raises(PdnError) as info:
+        read_pdn((CORPUS / variant / f"{stem}.pdn").read_text(encoding="utf-8"))
+    message = str(info.value)
+    assert message.startswith("PDN game 1, move 1 (") and says in message
+
+
+def test_short_capture_in_a_later_game_names_that_game() -> None:
+    text = (CORPUS / "italian" / "short_capture_several.pdn").read_text(encoding="utf-8")
+    ok = '[GameType "22"]\n\n1. 22-18 *\n\n'
+    with pytest.raises(PdnError, match=r"^PDN game 2, move 1 "):
+        read_pdn(ok + text)
+
+
+@pytest.mark.parametrize("variant_tag,error", [
+    ("Frisian", "not a variant damiera plays"), ("italian", "GameType 20 is international"),
+])
+def test_variant_tag_beside_gametype(variant_tag: str, error: str) -> None:
+    with pytest.raises(PdnError, match=error):
+        read_pdn(f'[GameType "20"]\n[Variant "{variant_tag}"]\n\n1. 32-28 *\n')
+
+
+@pytest.mark.parametrize("game_type", ["22,W,10,10,N2,1", "20,W,8,8,N2,0", "21,B,12,12,N1,0"])
+def test_gametype_board_must_be_the_variants(game_type: str) -> None:
+    with pytest.raises(PdnError, match="^PDN game 1: GameType .* played on"):
+        read_pdn(f'[GameType "{game_type}"]\n\n*\n')
+
+
+def test_variant_tag_that_agrees_or_stands_alone() -> None:
+    [g1] = read_pdn('[GameType "20"]\n[Variant "Standard"]\n\n1. 32-28 *\n')
+    [g2] = read_pdn('[Variant "Italian"]\n\n1. 22-18 *\n')
+    assert (g1.variant.name, g2.variant.name) == ("international", "italian")
+
+
+@pytest.mark.parametrize("text,nags", [
+    ("1. 22-18 (!) 10-14 (?!) *", ["!", "?!"]), ("1. 22-18 ( ! ) 10-14 ?! *", ["!", "?!"]),
+    ("1. 22-18!! 10-14?? *", ["!!", "??"]), ("1. 22-18 !? {a comment} 10-14 (?) *", ["!?", "?"]),
+])
+def test_signs_after_a_move_in_any_spacing(text: str, nags: list[str]) -> None:
+    [game] = read_pdn(text, "italian")
+    assert [m.nag for m in game.moves] == nags
+
+
+def test_variation_in_parentheses_is_still_skipped() -> None:
+    [game] = read_pdn("1. 22-18 (1. 21-17 10-14) 10-14 *", "italian")
+    assert [m.notation for m in game.moves] == ["22-18", "10-14"]
+
+
+def test_a_tag_inside_a_variation_is_skipped_whole() -> None:
+    [game] = read_pdn('1. 22-18 ([Note "a (b) 1-0 {c"] 21-17) 10-14 *', "italian")
+    assert [m.notation for m in game.moves] == ["22-18", "10-14"]
