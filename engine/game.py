@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine import articles
 from engine.board import Board, Move
 from engine.errors import IllegalMoveError
 from engine.variants import BLACK, COLOR_NAMES, WHITE, Variant, find_variant
@@ -243,33 +244,34 @@ class Game:
         b = self.board
         mover = b.turn
         own = b.white if mover == WHITE else b.black
+        v = self.variant
         if not own:
-            self._end(1 - mover, "IT 9.2.3" if self.variant.code in ("IT", "EN") else "INT 7.2.3",
+            self._end(1 - mover, articles.code(v, "no_pieces"),
                       f"{COLOR_NAMES[mover]} has no pieces")
             return
         if not b.has_legal_moves():
-            self._end(1 - mover, "IT 9.2.2" if self.variant.code in ("IT", "EN") else "INT 7.2.2",
+            self._end(1 - mover, articles.code(v, "no_move"),
                       f"{COLOR_NAMES[mover]} has no legal move")
             return
-        d = self.variant.draws
-        code = d.code
+        d = v.draws
         if d.repetition_automatic and d.repetitions and self.repetition_count() >= d.repetitions:
-            self._end(None, f"{code} 6.1", f"position repeated {d.repetitions} times")
+            self._end(None, articles.code(v, "repetition_draw"),
+                      f"position repeated {d.repetitions} times")
             return
         if d.king_moves_draw and self._king_streak >= 2 * d.king_moves_draw:
-            self._end(None, f"{code} 6.2", f"{d.king_moves_draw} successive king moves each, "
-                                           "no capture or man move")
+            self._end(None, articles.code(v, "king_moves_draw"),
+                      f"{d.king_moves_draw} successive king moves each, no capture or man move")
             return
         if self._ending is not None:
             limit, start, _ = self._ending
             if self.ply - start >= 2 * limit:
-                art = "6.3" if limit == 10 else "6.4"
-                self._end(None, f"{code} {art}", f"ending drawn after {limit} moves each")
+                key = "ending_ten" if limit == 10 else "ending_five"
+                self._end(None, articles.code(v, key), f"ending drawn after {limit} moves each")
                 return
         c = self._count
         if c is not None and min(c.king_moves) >= c.limit:
-            self._end(None, f"{code} 10.4", f"move count: {c.limit} king moves each, "
-                                            "number of pieces unchanged")
+            self._end(None, articles.code(v, "count_draw"),
+                      f"move count: {c.limit} king moves each, number of pieces unchanged")
 
     def _material_sig(self) -> tuple[tuple[int, int], tuple[int, int]]:
         return self.board.material()
@@ -295,15 +297,14 @@ class Game:
 
     def resign(self, side: int) -> Outcome:
         """``side`` resigns (IT 9.2.1, INT 7.2.1)."""
-        code = "IT 9.2.1" if self.variant.code in ("IT", "EN") else "INT 7.2.1"
-        self._end(1 - side, code, f"{COLOR_NAMES[side]} resigned")
+        self._end(1 - side, articles.code(self.variant, "resigned"),
+                  f"{COLOR_NAMES[side]} resigned")
         assert self.outcome is not None
         return self.outcome
 
     def agree_draw(self) -> Outcome:
         """Draw by agreement (IT 9.3a, INT 7.3.1)."""
-        code = "IT 9.3a" if self.variant.code in ("IT", "EN") else "INT 7.3.1"
-        self._end(None, code, "draw agreed")
+        self._end(None, articles.code(self.variant, "draw_agreed"), "draw agreed")
         assert self.outcome is not None
         return self.outcome
 
@@ -337,7 +338,8 @@ class Game:
         if not d.repetitions or not self.transcribed or self.outcome is not None:
             return False
         if self.repetition_count() >= d.repetitions:
-            self._end(None, f"{d.code} 9.3b", f"position repeated {d.repetitions} times")
+            self._end(None, articles.code(self.variant, "repetition_draw"),
+                      f"position repeated {d.repetitions} times")
             return True
         return False
 
