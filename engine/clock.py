@@ -16,14 +16,11 @@ player has its own fixed time. Time passes by itself, so time-driven events (:cl
 :class:`MosseLampoBegan`) are found at the exact millisecond they happened whenever the clock is
 next told the time, by any call.
 
-Reading the clock (:meth:`GameClock.read`, :meth:`~GameClock.face`, :meth:`~GameClock.reading`,
-:meth:`~GameClock.record`) is a pure computation: it neither copies the clock nor changes it, so
-a display may read it as often as it likes. No operation costs time that grows with the number of
-moves: what a retraction must give back is worked out from the time control, only the exceptions
-(moves made in the mosse-lampo phase earn nothing) are kept, by move number.
-
-The values the clock returns (states, readings, records, events) live in
-:mod:`engine.clock_events` and are re-exported here; sides are :class:`engine.colour.Colour`.
+Reading the clock (:meth:`~GameClock.read`, :meth:`~GameClock.face`, :meth:`~GameClock.reading`,
+:meth:`~GameClock.record`) is a pure computation that neither copies nor changes the clock, so a
+display may read it as often as it likes; no operation costs time that grows with the number of
+moves (:mod:`engine.clock_run`). The values it returns (states, readings, records, events) live
+in :mod:`engine.clock_events`, re-exported here; sides are :class:`engine.colour.Colour`.
 """
 
 from __future__ import annotations
@@ -52,7 +49,6 @@ __all__ = [
 ]
 
 _Flag = Union[FlagFell, BothFlagsFell]
-_side = parse_side
 
 
 # -- the clock --------------------------------------------------------------------------------
@@ -127,15 +123,15 @@ class GameClock:
 
     def moves(self, side: SideLike) -> int:
         """Moves ``side`` completed (COMP 4.3: visible at any time)."""
-        return self._faces[_side(side)].moves
+        return self._faces[parse_side(side)].moves
 
     def consumed_seconds(self, side: SideLike) -> float:
         """Seconds ``side``'s face has run in total (as of the last call), exact to the ms."""
-        return self._faces[_side(side)].consumed_ms / 1000
+        return self._faces[parse_side(side)].consumed_ms / 1000
 
     def credited_seconds(self, side: SideLike) -> float:
         """Seconds credited to ``side`` by presses (bonuses, next periods), exact to the ms."""
-        return self._faces[_side(side)].credited_ms / 1000
+        return self._faces[parse_side(side)].credited_ms / 1000
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -154,7 +150,7 @@ class GameClock:
 
     def face(self, side: SideLike, t: float) -> FaceReading:
         """``side``'s face at ``t``, as :meth:`read` gives it. Changes nothing, copies nothing."""
-        who = _side(side)
+        who = parse_side(side)
         ms = self._ms(t)
         running_side, stretch = self._project(ms)
         running = None if stretch is not None and stretch.fell_ms is not None else self._running
@@ -194,8 +190,8 @@ class GameClock:
         """The arbiter starts the clock at ``t`` (COMP 4.4.2, 6.4): the face of ``running``
         (default: the player to move) runs, whether or not he is present (COMP 6.9, 6.10).
         Raises ``ClockError`` unless the clock is ready."""
-        to_move = _side(side_to_move)
-        first = to_move if running is None else _side(running)
+        to_move = parse_side(side_to_move)
+        first = to_move if running is None else parse_side(running)
         ms = self._ms(t)
         if self._state != ClockState.READY:
             raise ClockError(f"the clock was already started (it is {self._state})")
@@ -224,7 +220,7 @@ class GameClock:
         the mosse-lampo phase the move is in time when it was complete by zero, even if the
         button is pressed after (COMP 5.7, note). Raises ``ClockError`` if after ``t``.
         """
-        who = _side(side)
+        who = parse_side(side)
         ms = self._ms(t)
         flag_before = self._flag
         counting = (self._state == ClockState.RUNNING and self._running == who
@@ -272,7 +268,7 @@ class GameClock:
         If a flag fell before ``t``, that flag is returned instead. Raises ``ClockError`` when the
         clock is not running.
         """
-        who = None if by is None else _side(by)
+        who = None if by is None else parse_side(by)
         ms = self._ms(t)
         self._advance(ms)
         if self._flag is not None:
@@ -325,7 +321,7 @@ class GameClock:
         flag instead if one fell before ``t``. Raises ``ClockError`` in another state, or when
         the offender did not make the last completed move.
         """
-        who = _side(offender)
+        who = parse_side(offender)
         ms = self._ms(t)
         self._advance(ms)
         if self._flag is not None:
@@ -387,7 +383,7 @@ class GameClock:
         since the start is divided equally between the two faces (an odd millisecond stays
         with the face that ran) and the face of ``still_absent`` is started. Raises
         ``ClockError`` unless the clock runs, no move was made and no division was made yet."""
-        absent = _side(still_absent)
+        absent = parse_side(still_absent)
         ms = self._ms(t)
         self._advance(ms)
         if self._state != ClockState.RUNNING or self._running is None:
@@ -411,7 +407,7 @@ class GameClock:
         restored times, COMP 7.4.2). Time given back ends a mosse-lampo phase. A running clock
         whose face is set to zero behaves as if it had reached zero. Raises ``ClockError`` once a
         flag fell or the clock is finished."""
-        who = _side(side)
+        who = parse_side(side)
         value = seconds_to_ms(seconds)
         ms = self._ms(t)
         self._advance(ms)
@@ -434,7 +430,7 @@ class GameClock:
         COMP 4.9–4.11), never leaving less than ``keep_at_least`` seconds (nor taking any when he
         has less already, e.g. IT 9.3 b: "never below 3 minutes"). Raises ``ClockError`` as
         :meth:`set_remaining`."""
-        who = _side(side)
+        who = parse_side(side)
         amount = seconds_to_ms(seconds)
         floor = seconds_to_ms(keep_at_least)
         self._advance(self._ms(t))
@@ -465,8 +461,8 @@ class GameClock:
             face.credited_ms = credits_total_ms(self._control, moves)
             face.run += 1
             face.run_start_ms = face.shown_ms
-        self._to_move = _side(record.to_move)
-        self._resume_side = None if record.running is None else _side(record.running)
+        self._to_move = parse_side(record.to_move)
+        self._resume_side = None if record.running is None else parse_side(record.running)
         self._state = ClockState.STOPPED
         self._running = None
 
