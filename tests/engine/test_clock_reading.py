@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from engine.clock import (
     BLACK, SIDES, WHITE, ClockRecord, ClockState, GameClock, Side,
 )
+from engine.clock_run import credits_total_ms
 from engine.colour import Colour
-from engine.timecontrol import TimeControl
+from engine.timecontrol import Period, TimeControl
 
 CONTROLS = ["60", "40/7200:3600", "2/100", "3/50:20/40", "1800+10", "2/100:50+10",
             "5/30:10+3", "60:1/30", "0:1/30", "20/100:30:1/5", "10:1/60"]
@@ -132,3 +133,18 @@ def test_restore_credits_what_the_presses_would_have(text: str, white_moves: int
         game.begin_correction(WHITE, 0.0, retract_last_move=True)
         assert game.record(0.0).white_ms == max(0, before - control.credit_ms(white_moves))
         assert game.moves(WHITE) == white_moves - 1 and game.to_move == WHITE
+
+
+PERIODS = st.builds(Period, st.one_of(st.none(), st.integers(1, 50)), st.integers(1, 9999),
+                    st.integers(0, 120))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PERIODS, min_size=1, max_size=4), st.integers(0, 600))
+def test_credits_total_is_the_sum_of_every_press_credit(periods: list[Period], moves: int) -> None:
+    """COMP 4.1, 5.9.3: the closed form restore uses equals the credits the presses would have
+    made one by one, for any control (periods in order, the last with a count repeating)."""
+    cut = next((i for i, p in enumerate(periods) if p.moves is None), len(periods) - 1)
+    control = TimeControl(tuple(periods[:cut + 1]))
+    assert credits_total_ms(control, moves) == sum(
+        control.credit_ms(n) for n in range(1, moves + 1))
