@@ -43,7 +43,7 @@ from typing import Iterable
 from engine.arbiter_core import ArbiterCore
 from engine.arbiter_judge import judge, square_label
 from engine.articles import article
-from engine.clock import ClockState
+from engine.clock import ClockState, FlagFell
 from engine.clock_display import LAMPO_COUNTDOWN
 from engine.colour import Colour
 from engine.decisions import Decision, Flag, LampoCountdown
@@ -166,9 +166,14 @@ class Arbiter(ArbiterCore):
     def _countdown(self, t: float) -> None:
         """COMP 5.7: the words of the mosse-lampo countdown reached by ``t``, each once a move."""
         c = self._clock
-        if c is None or c.control.lampo is None or c.running is None:
+        if c is None or c.control.lampo is None:
             return
-        face = c.face(c.running, max(t, self._clock_t))
+        running = c.running
+        if running is None and isinstance(c.flag, FlagFell) and c.flag.in_lampo:
+            running = c.flag.side  # "0!": the flag fell in the middle of a lampo move
+        if running is None:
+            return
+        face = c.face(running, max(t, self._clock_t))
         if not face.in_lampo:
             return
         side = Colour.parse(face.side)

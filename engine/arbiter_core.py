@@ -84,6 +84,7 @@ class ArbiterCore:
         self._setup_flags: list[int] = []
         self._previous: Board | None = None  # the position before the last move, if regular
         self._shown_fix: tuple[str, ...] = ()
+        self._fix_key = "disturbed"  # what the squares shown are to put right
         self._ended = False
         self.turn = TurnTracker(self._game.board, self._sensed, None, self._legal(self._game.board),
                                 self._now)
@@ -153,9 +154,9 @@ class ArbiterCore:
         changed, the game ended."""
         squares, key = self._fix()
         if squares != self._shown_fix:
-            self._shown_fix = squares
-            why = article(self.variant, key or "disturbed").code
-            self._emit(BoardToFix(t, squares, why))
+            # cleared: the article of what was put right
+            self._shown_fix, self._fix_key = squares, key or self._fix_key
+            self._emit(BoardToFix(t, squares, article(self.variant, self._fix_key).code))
         o = self._game.outcome
         if o is not None and not self._ended:
             self._ended = True
