@@ -114,3 +114,37 @@ def test_the_literal_list_agrees_with_the_engine_table() -> None:
         pytest.skip("engine.articles not there yet: the literal list is the reference")
     for name in RULE_SETS:
         assert _emittable_literal(name) == emittable(name), name
+
+
+# How a game ends, by key: each rule set cites its own article (IT 9.2-9.3, EN 9.2-9.3, INT/BR 7.2-7.3)
+# and COMP 4.8 for a flag fallen; every one is asserted by a scenario of the rule set.
+ENDING_KEYS = ("resigned", "no_pieces", "draw_agreed", "lost_on_time")
+_ENDINGS_LITERAL = {"resigned": ("9.2.1", "9.2.1", "7.2.1"), "no_pieces": ("9.2.3", "9.2.3", "7.2.3"),
+                    "draw_agreed": ("9.3a", "9.3a", "7.3.1")}
+
+
+def ending_codes(variant_name: str) -> set[str]:
+    """The articles that end a game in ``variant_name``'s rule set (see ENDING_KEYS)."""
+    try:
+        from engine import articles
+    except ImportError:
+        prefix = RULE_SETS[variant_name]
+        column = {"IT": 0, "EN": 1, "INT": 2, "BR": 2}[prefix]
+        return {f"{prefix} {v[column]}" for v in _ENDINGS_LITERAL.values()} | {"COMP 4.8"}
+    variant = find_variant(variant_name)
+    return {articles.code(variant, k) for k in ENDING_KEYS}
+
+
+def asserted_endings(variant_name: str) -> set[str]:
+    out: set[str] = set()
+    for path in (TRACES / variant_name).glob("*.expected.json"):
+        outcome = json.loads(path.read_text()).get("outcome")
+        if outcome:
+            out.add(outcome)
+    return out
+
+
+@pytest.mark.parametrize("variant_name", sorted(RULE_SETS))
+def test_every_ending_article_has_a_scenario(variant_name: str) -> None:
+    missing = sorted(ending_codes(variant_name) - asserted_endings(variant_name))
+    assert not missing, f"{variant_name}: no scenario ends the game citing {missing}"

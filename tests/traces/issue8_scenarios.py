@@ -244,10 +244,10 @@ ISSUE8: list[Scenario] = [
      {"fen": "B:W18,21,23-32:B1-12", "outcome": "IT 9.2.1", "pdn_contains": ["1. 22-18 1-0"]}),
     ("english", "d4_no_clock_draw_after_move_9_3a", {"clock": False},
      "L11 P15 draw_offer:b draw_accept:w",
-     ["11-15"], [], "1/2-1/2", {"fen": "W:W21-32:B1-10,12,15"}),
+     ["11-15"], [], "1/2-1/2", {"fen": "W:W21-32:B1-10,12,15", "outcome": "EN 9.3a"}),
     ("english", "d4_no_clock_resign_after_move_9_2_1", {"clock": False},
      "L11 P15 resign:w",
-     ["11-15"], [], "0-1", {"fen": "W:W21-32:B1-10,12,15"}),
+     ["11-15"], [], "0-1", {"fen": "W:W21-32:B1-10,12,15", "outcome": "EN 9.2.1"}),
     ("international", "d4_no_clock_draw_after_move_7_3_1", {"clock": False},
      "L32 P28 draw_offer:w draw_accept:b",
      ["32-28"], [], "1-1",
@@ -258,10 +258,10 @@ ISSUE8: list[Scenario] = [
      {"fen": "B:W28,31,33-50:B1-20", "outcome": "INT 7.2.1"}),
     ("brazilian", "d4_no_clock_draw_after_move_7_3_1", {"clock": False},
      "L22 P17 draw_offer:w draw_accept:b",
-     ["c3-b4"], [], "1/2-1/2", {"fen": "B:W17,21,23-32:B1-12"}),
+     ["c3-b4"], [], "1/2-1/2", {"fen": "B:W17,21,23-32:B1-12", "outcome": "BR 7.3.1"}),
     ("brazilian", "d4_no_clock_resign_after_move_7_2_1", {"clock": False},
      "L22 P17 resign:b",
-     ["c3-b4"], [], "1-0", {"fen": "B:W17,21,23-32:B1-12"}),
+     ["c3-b4"], [], "1-0", {"fen": "B:W17,21,23-32:B1-12", "outcome": "BR 7.2.1"}),
     # ------------------------------------------ defect 5: mosse lampo, let go by zero (COMP 5.7)
     # COMP 5.6: 30 s a move in Italian, 30-60 s (1 min unless announced) in international; 5.7:
     # at "zero" the piece must have been let go; the clock pressed after is still in time.
@@ -676,3 +676,20 @@ MORE_D1: list[Scenario] = [
      ["22x6", "1-5"], [], "*", {"fen": "W:W6,31:B5"}),
 ]
 ISSUE8 += MORE_D1
+
+# IT 8.3 / EN 8.3: "anche solo l'aver toccato un proprio pezzo muovibile": once the opponent has
+# touched one of his movable pieces the irregularity can no longer be corrected; the demand that
+# follows is too late, the irregular move stands in the transcript and the touched piece is played.
+LATE: list[Scenario] = [
+    ("italian", "d1_kept_by_touch_8_3", {},
+     "L22 P18 Cw L11 P16 Cb L21 P21 correct:w L21 P17 Cw",
+     ["22-18", "11-16", "21-17"], [["IT 8.1.2", "maintained"]], "*",
+     {"fen": "B:W17,18,23-32:B1-10,12,16", "sides": [W, B, W],
+      "pdn_contains": ['11-16 /FEN "W:W18,21,23-32:B1-10,12,16"/ 2. 21-17']}),
+    ("english", "d1_kept_by_touch_8_3", {},
+     "L11 P15 Cb L24 P20 Cw L12 P11 Cb L22 P22 correct:w L22 P18 Cw",
+     ["11-15", "24-20", "12-11", "22-18"], [["EN 8.1.2", "maintained"]], "*",
+     {"fen": "B:W18,20,21,23,25-32:B1-11,15", "sides": [B, W, B, W],
+      "pdn_contains": ['2. 12-11 /FEN "W:W20-23,25-32:B1-11,15"/ 22-18']}),
+]
+ISSUE8 += LATE
