@@ -693,3 +693,20 @@ LATE: list[Scenario] = [
       "pdn_contains": ['2. 12-11 /FEN "W:W20-23,25-32:B1-11,15"/ 22-18']}),
 ]
 ISSUE8 += LATE
+
+# Defect 9's contrast where the rule differs (INT 4.15, Brazilian "apenas passe"): a man that only
+# passes the far row during a capture carries on and stays a man; no flag.
+# Defect 8 after a snapshot: the sensors see a man gone (knocked off), the players put it back.
+CONTRASTS: list[Scenario] = [
+    ("brazilian", "d9_passes_far_row_stays_man_4_15", {"fen": "W:W10:B7,8,1"},
+     "L10 P3 L3 P12 L7 L8 Cw",
+     ["d6xh6"], [], "*", {"fen": "B:W12:B1"}),
+    ("international", "d9_passes_far_row_stays_man_4_15", {"fen": "W:W12:B8,9,1"},
+     "L12 P3 L3 P14 L8 L9 Cw",
+     ["12x14"], [], "*", {"fen": "B:W14:B1"}),
+    ("italian", "d8_snapshot_disturbance_put_right_7_8", {},
+     "L22 P18 Cw " + snap("1-10,12,18,21,23-32") + " P11 L11 P15 Cb",
+     ["22-18", "11-15"], [["IT 7.8", "corrected"]], "*",
+     {"fen": "W:W18,21,23-32:B1-10,12,15"}),
+]
+ISSUE8 += CONTRASTS
