@@ -710,3 +710,18 @@ CONTRASTS: list[Scenario] = [
      {"fen": "W:W18,21,23-32:B1-10,12,15"}),
 ]
 ISSUE8 += CONTRASTS
+
+# INT 5.7 differs from IT 8.3: only a move executed by the opponent accepts the irregularity (the
+# Italian "anche solo l'aver toccato" is not in 001); White touches a movable man, puts it back and
+# still has the irregular move corrected; later he plays that man.
+INT_5_7: list[Scenario] = [
+    ("international", "d1_touch_is_not_acceptance_5_7", {},
+     "L32 P28 Cw L16 P26 Cb L33 P33 correct:w L26 P16 L17 P21 Cb L33 P29 Cw",
+     ["32-28", "17-21", "33-29"], [["INT 5.4.02", "corrected"]], "*",
+     {"fen": "B:W28,29,31,34-50:B1-16,18-21", "sides": [W, B, W]}),
+    ("brazilian", "d1_touch_is_not_acceptance_5_7", {},
+     "L22 P17 Cw L12 P20 Cb L23 P23 correct:w L20 P12 L11 P15 Cb L23 P19 Cw",
+     ["c3-b4", "f6-e5", "e3-f4"], [["BR 5.4.02", "corrected"]], "*",
+     {"fen": "B:W17,19,21,24-32:B1-10,12,15", "sides": [W, B, W]}),
+]
+ISSUE8 += INT_5_7
