@@ -116,10 +116,11 @@ def test_the_literal_list_agrees_with_the_engine_table() -> None:
         assert _emittable_literal(name) == emittable(name), name
 
 
-# How a game ends, by key: each rule set cites its own article (IT 9.2-9.3, EN 9.2-9.3, INT/BR 7.2-7.3)
-# and COMP 4.8 for a flag fallen; every one is asserted by a scenario of the rule set.
+# How a game ends, by key: each rule set cites its own article (IT 9.2-9.3, EN 9.2-9.3,
+# INT/BR 7.2-7.3) and COMP 4.8 for a flag fallen; every one is asserted by a scenario of it.
 ENDING_KEYS = ("resigned", "no_pieces", "draw_agreed", "lost_on_time")
-_ENDINGS_LITERAL = {"resigned": ("9.2.1", "9.2.1", "7.2.1"), "no_pieces": ("9.2.3", "9.2.3", "7.2.3"),
+_ENDINGS_LITERAL = {"resigned": ("9.2.1", "9.2.1", "7.2.1"),
+                    "no_pieces": ("9.2.3", "9.2.3", "7.2.3"),
                     "draw_agreed": ("9.3a", "9.3a", "7.3.1")}
 
 

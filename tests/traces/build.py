@@ -23,7 +23,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from issue8_scenarios import ISSUE8  # issue 8's scenarios, kept apart (run as a script: same folder)
+# issue 8's scenarios, kept apart (this file runs as a script: the folder is on sys.path)
+from issue8_scenarios import ISSUE8
 
 HERE = Path(__file__).parent
 BUTTONS = ("clock", "accomodo", "correct", "accept", "draw_offer", "draw_accept", "resign", "count",
