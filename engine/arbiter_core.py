@@ -18,10 +18,11 @@ from engine.board import Board, Move
 from engine.clock import BothFlagsFell, ClockEvent, ClockPressed, ClockState, FlagFell, GameClock
 from engine.colour import Colour
 from engine.decisions import (BoardToFix, ClockChanged, ClockRefused, Decision, Flag,
-                              FlagDecided, FlagRaised, GameEnded, MoveCommitted, PositionSet)
+                              FlagDecided, FlagRaised, GameEnded, MoveCommitted, MoveRetracted,
+                              PositionSet)
 from engine.errors import ClockError
 from engine.events import GameStarted
-from engine.game import Game
+from engine.game import Game, GameMark
 from engine.timecontrol import parse_time_control_tag
 from engine.tracking import TurnTracker
 from engine.variants import Variant, find_variant
@@ -37,8 +38,9 @@ class Pending:
     the verdict, the position to restore on ``correct`` (IT 8.4: no partial correction), the
     position on the board (kept on ``accept`` or by play, IT 8.3), when it was completed, the
     piece touch-move binds after a correction (IT 8.1.3) and whether the offender completed it
-    with a counted clock press (retracted if corrected). Boards are copies without move stack:
-    the cost does not grow with the game."""
+    with a counted clock press (retracted if corrected). While it waits, the irregular move
+    stands in the transcript (TRACE.md ``moves``): ``mark`` undoes it. Boards are copies without
+    move stack: the cost does not grow with the game."""
 
     flag_id: int
     offender: Colour
@@ -48,6 +50,8 @@ class Pending:
     t: float
     touched: int | None
     pressed: bool
+    mark: GameMark  # the record before the irregular move was written in (undone on correction)
+    previous: Board | None  # the position before the last move, before it was written in
 
 
 class ArbiterCore:
@@ -362,14 +366,18 @@ class ArbiterCore:
             self._clock_stop(t)
         self._after_commit(t)
 
-    def _play(self, t: float, move: Move, clock: tuple[float, float] | None, why: str) -> None:
-        """Record the legal ``move`` (the board copy for IT 8.1.4 has no move stack: constant)."""
+    def _play(self, t: float, move: Move, clock: tuple[float, float] | None, why: str,
+              pending: bool = False) -> None:
+        """Record the legal ``move`` (the board copy for IT 8.1.4 has no move stack: constant).
+        ``pending``: an irregular move (IT 8.1.3) the opponent may still have corrected; ``why``
+        is then the flag's code."""
         previous = self._game.board.copy(stack=False)
-        rec = self._game.play(move, t=t, clock=clock)
+        rec = self._game.play(move, t=t, clock=clock, provisional=pending)
         self._previous = previous
         log.debug("move %s", rec.notation)
+        code = why if pending else article(self.variant, why).code
         self._emit(MoveCommitted(t, rec.ply, Colour(rec.side), rec.move, rec.notation, rec.clock,
-                                 self._game.board.fen(), article(self.variant, why).code))
+                                 self._game.board.fen(), code, pending=pending))
 
     def _after_commit(self, t: float) -> None:
         self._obligation = None
@@ -395,10 +403,12 @@ class ArbiterCore:
             assert j.after_fen is not None
             after = Board(j.after_fen, self.variant)
         pressed = self._clock_mode and offender == self._mover()
+        mark, previous = self._game.mark(), self._previous
         self._pending = Pending(flag.id, offender, j, ref.copy(stack=False), after, t, touched,
-                                pressed)
+                                pressed, mark, previous)
         if pressed:
             self._clock_press(offender, t)
+        self._write_in(t, j, offender, after, flag.code)
         self._obligation = None
         self._reset_turn(after)
         # the decider is the side to move in ``after`` unless the offender must move again
@@ -407,30 +417,36 @@ class ArbiterCore:
             other.turn = offender.opponent
             self.turn.playable = {m.from_square for m in other.legal_moves}
 
+    def _write_in(self, t: float, j: Judgement, offender: Colour, after: Board,
+                  code: str) -> None:
+        """TRACE.md ``moves``: the irregular move stands in the transcript, in its place with the
+        side that played it, while the opponent decides (IT 8.2) and if it is kept (IT 8.3); the
+        game goes on from the position on the board, ``/FEN/`` in the PDN. The end rules wait
+        for the decision."""
+        if j.legal and j.move is not None:
+            self._play(t, j.move, None, code, pending=True)
+            return
+        if j.move is not None and after.turn != offender:
+            names = self._g.algebraic_of if self.variant.algebraic_pdn else None
+            self._game.record_irregular(j.move, j.move.notation(names=names), offender,
+                                        after.fen(), t, provisional=True)
+            rec = self._game.moves[-1]
+            self._emit(MoveCommitted(t, rec.ply, offender, rec.move, rec.notation, rec.clock,
+                                     self._game.board.fen(), code, setup_fen=rec.setup_fen,
+                                     pending=True))
+        else:
+            self._game.set_position(after.fen(), t, provisional=True)
+            self._emit(PositionSet(t, self._game.board.fen(), code))
+        self._previous = None
+
     def _maintain(self, t: float, by_play: bool) -> None:
-        """IT 8.2/8.3: the irregularity is kept; the position on the board becomes the game."""
+        """IT 8.2/8.3: the irregularity is kept; the position on the board becomes the game (it
+        stands in the transcript already, :meth:`_write_in`)."""
         p = self._pending
         assert p is not None
         self._pending = None
         self._decide(t, p.flag_id, "maintained", "kept_by_play" if by_play else "offender_decides")
-        j = p.judgement
-        why = "kept_by_play" if by_play else "offender_decides"
-        if j.legal and j.move is not None:
-            self._play(p.t, j.move, None, why)
-        else:
-            code = article(self.variant, why).code
-            if j.move is not None and p.after.turn != p.offender:
-                names = self._g.algebraic_of if self.variant.algebraic_pdn else None
-                self._game.record_irregular(j.move, j.move.notation(names=names), p.offender,
-                                            p.after.fen(), p.t)
-                rec = self._game.moves[-1]
-                self._emit(MoveCommitted(p.t, rec.ply, p.offender, rec.move, rec.notation,
-                                         rec.clock, self._game.board.fen(), code,
-                                         setup_fen=rec.setup_fen))
-            else:
-                self._game.set_position(p.after.fen(), p.t)
-                self._emit(PositionSet(p.t, self._game.board.fen(), code))
-            self._previous = None
+        self._game.check_end()
         self._started = True
         # keep following the pieces already lifted: the reference position is the same
         tracker = self.turn
@@ -449,6 +465,12 @@ class ArbiterCore:
         assert p is not None
         self._pending = None
         self._decide(t, p.flag_id, "corrected", "correction")
+        written = len(self._game.moves) > p.mark.moves
+        self._game.undo_to(p.mark)  # the irregular move leaves the transcript (IT 8.4)
+        self._previous = p.previous
+        if written:
+            self._emit(MoveRetracted(t, p.mark.moves + 1, self._game.board.fen(),
+                                     article(self.variant, "correction").code))
         self._correcting = p
         self._clock_do(t, "begin_correction",
                        lambda k, ct: k.begin_correction(p.offender, ct,

@@ -135,14 +135,16 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
             mv = Move((a, b), sorted(gone) if gone else ())
             return Judgement("twice", 1 - c, f"moved again {a}-{b} after pressing the clock",
                              move=mv if shaped else None, after_fen=fen_after(c))
+        # written in the transcript as played, by the player who played it (TRACE.md moves)
         return Judgement("opponent_piece", c, f"moved the opponent's piece {a}-{b}",
-                         after_fen=fen_after(1 - c))
+                         move=Move((a, b), sorted(gone)), after_fen=fen_after(1 - c))
     after = fen_after(1 - c)
     captures_now = ref.has_capture()
     if own_gone:
         key = "removed_own" if (opp_gone or captures_now) else "remove_no_reason"
         return Judgement(key, c, f"played {a}-{b} and removed own piece(s) "
-                         + ", ".join(say(*sorted(own_gone))), after_fen=after)
+                         + ", ".join(say(*sorted(own_gone))),
+                         move=Move((a, b), sorted(opp_gone)), after_fen=after)
     legal = ref.legal_moves
     same_ends = [m for m in legal if m.from_square == a and m.to_square == b]
     if same_ends:
@@ -190,7 +192,8 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
                          move=Move((a, b)), after_fen=after)
     if opp_gone:
         return Judgement("impossible", c, f"captured {', '.join(say(*sorted(opp_gone)))} "
-                         f"with {a}-{b}, no such capture", after_fen=after)
+                         f"with {a}-{b}, no such capture", move=Move((a, b), sorted(opp_gone)),
+                         after_fen=after)
     return Judgement("irregular_move", c, f"moved {a}-{b}, not a legal move",
                      move=Move((a, b)), after_fen=after)
 

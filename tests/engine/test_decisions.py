@@ -10,7 +10,7 @@ from engine.arbiter import Arbiter
 from engine.clock import ClockPressed, ClockStarted, FlagFell, GameClock, MosseLampoBegan
 from engine.colour import BLACK, WHITE
 from engine.decisions import (BoardToFix, ClockChanged, Decision, FlagDecided, FlagRaised,
-                              GameEnded, LampoCountdown, MoveCommitted)
+                              GameEnded, LampoCountdown, MoveCommitted, MoveRetracted)
 from engine.events import ArbiterActed, ButtonPressed, GameStarted, PieceLifted, PiecePlaced
 
 
@@ -154,3 +154,37 @@ def test_next_deadline_steps_through_the_lampo_countdown() -> None:
         t = a.next_deadline()
     assert words == ["-15", "-10", "-5", "4", "3", "2", "1", "0"]
     assert a.game.outcome is not None and a.game.outcome.code == "COMP 4.8"
+
+
+def test_a_pending_irregular_move_stands_in_the_transcript_until_corrected() -> None:
+    a = start()
+    a.feed(PieceLifted(1, "d3"))
+    a.feed(PiecePlaced(2, "d5"))  # 22-14: not a legal move
+    out = a.feed(ButtonPressed(3, "clock", "white"))
+    written = of(MoveCommitted, out)
+    assert len(written) == 1 and isinstance(written[0], MoveCommitted)
+    assert written[0].pending and written[0].setup_fen == a.board.fen()
+    assert (written[0].notation, written[0].side, written[0].article) == ("22-14", WHITE,
+                                                                          "IT 8.1.2")
+    assert [m.notation for m in a.game.moves] == ["22-14"] and a.board.turn == BLACK
+    out = a.feed(ButtonPressed(4, "correct", "black"))
+    retracted = of(MoveRetracted, out)
+    assert retracted == [MoveRetracted(4, 1, a.game.start_fen, "IT 8.4")]
+    assert a.game.moves == [] and a.board.fen() == a.game.start_fen
+
+
+def test_pdn_numbers_on_when_a_side_moved_twice() -> None:
+    from engine.replay import replay_events
+    a = start()
+    script = [("d3", "c4", "white"), ("e6", "f5", "black"), ("c6", "d5", "black")]  # black twice
+    t = 0.0
+    for frm, to, side in script:
+        a.feed(PieceLifted(t + 0.1, frm))
+        a.feed(PiecePlaced(t + 0.2, to))
+        a.feed(ButtonPressed(t + 0.3, "clock", side))
+        t += 1
+    a.feed(ButtonPressed(t, "accept", "white"))
+    report = replay_events(a, [])
+    assert [m["side"] for m in report.moves] == ["white", "black", "black"]
+    movetext = report.pdn().split("\n\n")[1]
+    assert movetext.startswith("1. 22-18 11-15 2... 10-14 /FEN")
