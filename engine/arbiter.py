@@ -219,6 +219,8 @@ class Arbiter(ArbiterCore):
             self.turn.maybe_brush = MaybeBrush(name, origin, t)  # judged at the next event
         else:
             self._judge_touch(t, name, origin)
+        # IT 8.4, 7.8: the last step putting the position right may be taking a piece off
+        self._check_restored(t)
 
     def _raw_lift(self, t: float, name: str) -> None:
         if name not in self._sensed:
