@@ -43,6 +43,7 @@ from typing import Iterable
 from engine.arbiter_core import ArbiterCore
 from engine.arbiter_judge import judge, square_label
 from engine.articles import article
+from engine.board import Move
 from engine.clock import ClockState, FlagFell
 from engine.clock_display import LAMPO_COUNTDOWN
 from engine.colour import Colour
@@ -52,6 +53,10 @@ from engine.events import (ArbiterActed, ButtonPressed, Event, GameStarted, Piec
 from engine.tracking import MaybeBrush
 
 __all__ = ["Arbiter", "Flag"]
+
+#: Verdicts on a capture shown with its captured pieces not all off yet (IT 8.1.10, 8.1.11,
+#: INT 5.4.13): without a clock these wait, the removal may still come.
+_REMOVAL_UNDER_WAY = frozenset({"not_removed_simple", "fewer_removed", "removal_stopped"})
 
 
 class Arbiter(ArbiterCore):
@@ -143,8 +148,18 @@ class Arbiter(ArbiterCore):
         if self._correcting is not None or self._pending is not None or not self.turn.touches:
             return False
         last = self.turn.last
-        return frozenset(self._sensed) in self.turn.after or (last is not None
-                                                              and not last.is_lift)
+        if frozenset(self._sensed) in self.turn.after:
+            return True
+        return last is not None and not last.is_lift and self._awaited_capture() is None
+
+    def _awaited_capture(self) -> Move | None:
+        """The capturing piece stands on its end square and some captured pieces are still on
+        the board: the capture is not complete until the last is off (IT 5.13, INT 4.12), however
+        slowly they come off; nothing is judged yet (no clock: the move is not complete)."""
+        if self._light_pieces():
+            return None
+        j = judge(self.turn.ref, self.turn.on_board(), None, None)
+        return j.move if j.key in _REMOVAL_UNDER_WAY else None
 
     def _fire_timers(self, t: float, force: bool = False) -> None:
         """No clock: commit the move on the board after ``settle`` quiet seconds (TRACE.md)."""
@@ -160,7 +175,8 @@ class Arbiter(ArbiterCore):
         last = self.turn.last
         if frozenset(self._sensed) in self.turn.after:
             self._complete(self.turn.last_change, None)
-        elif (last is not None and not last.is_lift) or force:
+        elif force or (last is not None and not last.is_lift
+                       and self._awaited_capture() is None):
             self._complete(self.turn.last_change, None)
 
     def _countdown(self, t: float) -> None:
@@ -188,6 +204,12 @@ class Arbiter(ArbiterCore):
         if lowest is not None:
             self._lampo_said = (side, face.run, lowest)
 
+    def _opponent_moves_on(self, origin: int | None) -> bool:
+        """No clock: the piece lifted at ``origin`` is no captured piece of the capture whose
+        removal is under way: the opponent moves on (IT 8.3)."""
+        awaited = self._awaited_capture()
+        return awaited is not None and origin not in awaited.captures
+
     # ------------------------------------------------------------------ lifts and places
 
     def _on_lift(self, t: float, name: str) -> None:
@@ -200,10 +222,13 @@ class Arbiter(ArbiterCore):
         origin = self.turn.phys.get(name)
         piece = self.turn.ref.piece_at(origin) if origin is not None else None
         c = self._mover()
-        # No clock: the opponent lifting a piece commits a complete move (TRACE.md)
+        # No clock: the opponent lifting a piece commits a complete move (TRACE.md); a capture
+        # whose pieces are still coming off is judged then (IT 8.1.10, 8.1.11: he moves on),
+        # unless the piece lifted is one of them (the removal going on)
         if (not self._clock_mode and piece is not None and piece.color != c
                 and self._correcting is None and self._pending is None
-                and frozenset(self._sensed) in self.turn.after):
+                and (frozenset(self._sensed) in self.turn.after
+                     or self._opponent_moves_on(origin))):
             self._complete(self.turn.last_change, None)
             origin = self.turn.phys.get(name)
             piece = self.turn.ref.piece_at(origin) if origin is not None else None
