@@ -179,6 +179,16 @@ class Arbiter(ArbiterCore):
                        and self._awaited_capture() is None):
             self._complete(self.turn.last_change, None)
 
+    def _commit_shown(self, t: float) -> None:
+        """No clock: a move is made when the piece is let go (IT 3.5). The game ending now
+        (resignation, draw agreed, adjudication) keeps the complete legal move the board shows,
+        before its settle time is up."""
+        if (not self._clock_mode and self._pending is None and self._correcting is None
+                and self.turn.touches and frozenset(self._sensed) in self.turn.after):
+            if self.turn.maybe_brush is not None:
+                self._settle_brush(t, None)
+            self._complete(self.turn.last_change, None)
+
     def _countdown(self, t: float) -> None:
         """COMP 5.7: the words of the mosse-lampo countdown reached by ``t``, each once a move."""
         c = self._clock
@@ -333,12 +343,14 @@ class Arbiter(ArbiterCore):
         elif name in ("correct", "accept"):
             self._on_decision(t, side, name)
         elif name == "resign":
+            self._commit_shown(t)
             self._game.resign(side)
             self._clock_stop(t)
         elif name == "draw_offer":
             self._on_draw_offer(t, side)
         elif name == "draw_accept":
             if self._draw_offer is not None and self._draw_offer != side:
+                self._commit_shown(t)
                 self._game.agree_draw()
                 self._clock_stop(t)
             else:
@@ -456,6 +468,7 @@ class Arbiter(ArbiterCore):
             self._flag(t, "note", None, "noted", e.text or "")
         elif a == "adjudicate":
             if self._game.outcome is None and e.result:
+                self._commit_shown(t)
                 self._game.adjudicate(e.result)
                 self._clock_stop(t)
         elif a == "start_clock":
