@@ -380,7 +380,12 @@ def test_atomic_write_replaces_whole_and_fsyncs(tmp_path: Path,
     g.write_pdn("[Event \"a\"]\n")
     calls: list[int] = []
     real_fsync = os.fsync
-    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real_fsync(fd))[1])
+
+    def counting_fsync(fd: int) -> None:
+        calls.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", counting_fsync)
     g.write_report({"moves": [], "result": "*"})
     assert len(calls) == 2  # the temporary file, then the folder
     assert json.loads(g.report.read_text()) == {"moves": [], "result": "*"}
