@@ -1,0 +1,421 @@
+"""The write-ahead journal (pi/journal.py) and the state directory (pi/statedir.py): durability
+under SIGKILL, torn last lines of every length, damage kept untouched, fsync really called, a full
+disk reported and never a silent loss, atomic rewrites, game ids."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.events import GameStarted, PieceLifted, SnapshotTaken
+from pi.journal import (Journal, JournalDamagedError, JournalWriteError, encode_line, fault_cleared_line,
+                        fault_line, read_journal, restart_line)
+from pi.statedir import (GameId, StateDir, StateDirBusyError, StateDirError, atomic_write,
+                         make_game_id, parse_game_id, resolve_state_dir)
+
+ROOT = Path(__file__).resolve().parents[2]
+START = GameStarted(variant="italian", time_control="1800+10", tags=(("white", "Rossi"),))
+
+
+def events(n: int) -> list[dict[str, Any]]:
+    return [PieceLifted(t=i * 0.5, square="e3").to_dict() for i in range(n)]
+
+
+def write_journal(path: Path, n: int) -> list[bytes]:
+    with Journal.create(path, START) as j:
+        for e in events(n):
+            j.append(e)
+    return path.read_bytes().splitlines(keepends=True)
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+def test_lines_are_trace_md_lines_numbered_from_one(tmp_path: Path) -> None:
+    path = tmp_path / "trace.jsonl"
+    with Journal.create(path, START) as j:
+        assert j.line_count == 1
+        assert j.append(PieceLifted(t=1.25, square="e3")) == 2
+        assert j.append(SnapshotTaken(t=2.0, occupied=frozenset({"e3", "c1", "a3"}))) == 3
+        assert j.append(fault_line(412.3, ["g3", "c3", "e3"], "sensor fault: 0x21")) == 4
+        assert j.append(fault_cleared_line(415.0, {"e3", "c3", "g3"})) == 5
+        assert j.append(restart_line(415.0, 34.2)) == 6
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    assert lines[0] == START.to_dict()
+    assert lines[1] == {"t": 1.25, "type": "lift", "square": "e3"}
+    assert lines[2]["occupied"] == ["c1", "a3", "e3"]
+    assert lines[3] == {"t": 412.3, "type": "fault", "squares": ["c3", "e3", "g3"],
+                        "message": "sensor fault: 0x21"}
+    assert lines[4] == {"t": 415.0, "type": "fault_cleared", "squares": ["c3", "e3", "g3"]}
+    assert lines[5] == {"t": 449.2, "type": "restart", "down": 34.2}
+    # The exact TRACE.md form, key order included.
+    assert path.read_text().splitlines()[4] == \
+        '{"t": 415.0, "type": "fault_cleared", "squares": ["c3", "e3", "g3"]}'
+
+
+def test_restart_line_with_unknown_or_negative_down() -> None:
+    assert restart_line(812.4, None) == {"t": 812.4, "type": "restart", "down": None}
+    assert restart_line(812.4, -5.0) == {"t": 812.4, "type": "restart", "down": None}
+    with pytest.raises(ValueError):
+        restart_line(float("nan"), 1.0)
+
+
+def test_append_fsyncs_before_returning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real_fsync = os.fsync
+
+    def counting_fsync(fd: int) -> None:
+        calls.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", counting_fsync)
+    j = Journal.create(tmp_path / "trace.jsonl", START)
+    after_create = len(calls)
+    assert after_create >= 2  # the file and its folder
+    for i, e in enumerate(events(5), start=1):
+        j.append(e)
+        assert len(calls) == after_create + i
+    j.close()
+
+
+def test_bad_objects_are_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    path = tmp_path / "trace.jsonl"
+    with Journal.create(path, START) as j:
+        before = path.read_bytes()
+        for bad in ({"t": float("nan"), "type": "lift", "square": "e3"},
+                    {"t": 1.0, "type": "note", "text": object()},
+                    {"t": 1.0, "square": "e3"},
+                    {"t": 1.0, "type": "note", "text": "\ud800"}):
+            with pytest.raises(ValueError):
+                j.append(bad)
+        assert path.read_bytes() == before
+        assert j.append(events(1)[0]) == 2
+
+
+def test_create_refuses_an_existing_journal_and_a_non_start_first_line(tmp_path: Path) -> None:
+    path = tmp_path / "trace.jsonl"
+    write_journal(path, 1)
+    with pytest.raises(JournalWriteError, match="cannot create"):
+        Journal.create(path, START)
+    with pytest.raises(ValueError):
+        Journal.create(tmp_path / "other.jsonl", events(1)[0])
+
+
+def test_full_disk_is_an_error_and_the_journal_stays_valid(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "trace.jsonl"
+    j = Journal.create(path, START)
+    j.append(events(1)[0])
+    good = path.read_bytes()
+    real_write = os.write
+    calls = []
+
+    def half_then_enospc(fd: int, data: Any) -> int:
+        calls.append(fd)
+        if len(calls) == 1:  # a partial write first, as a filling disk gives
+            return real_write(fd, bytes(data[: len(data) // 2]))
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "write", half_then_enospc)
+    with pytest.raises(JournalWriteError, match=r"NOT recorded: .*\[ENOSPC\]"):
+        j.append(events(2)[1])
+    monkeypatch.setattr(os, "write", real_write)
+    assert path.read_bytes() == good  # the half line was cut off again
+    assert j.append(events(3)[2]) == 3  # space came back: the journal goes on
+    assert len(read_journal(path).lines) == 3
+    j.close()
+
+
+def test_failed_fsync_stops_the_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    j = Journal.create(tmp_path / "trace.jsonl", START)
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "fsync", failing_fsync)
+    with pytest.raises(JournalWriteError, match=r"\[EIO\]"):
+        j.append(events(1)[0])
+    monkeypatch.undo()
+    with pytest.raises(JournalWriteError, match="stopped after an earlier failure"):
+        j.append(events(1)[0])
+    j.close()
+
+
+def test_file_size_limit_gives_a_clear_error_in_a_real_process(tmp_path: Path) -> None:
+    """RLIMIT_FSIZE makes the kernel refuse the write (EFBIG), as a full disk does (ENOSPC):
+    the error says the event is not recorded and every acknowledged line is on disk."""
+    path = tmp_path / "trace.jsonl"
+    script = textwrap.dedent(f"""
+        import resource, signal, sys
+        from engine.events import GameStarted, PieceLifted
+        from pi.journal import Journal, JournalWriteError
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+        j = Journal.create({str(path)!r}, GameStarted(variant="italian"))
+        n = 1
+        try:
+            while True:
+                n = j.append(PieceLifted(t=float(n), square="e3"))
+                print(n, flush=True)
+        except JournalWriteError as exc:
+            print("ERROR", exc, flush=True)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60, check=True).stdout.splitlines()
+    assert out[-1].startswith("ERROR") and "NOT recorded" in out[-1] and "EFBIG" in out[-1]
+    acknowledged = int(out[-2])
+    rec = read_journal(path)
+    assert len(rec.lines) == acknowledged and not rec.dropped
+
+
+# -- crash: SIGKILL at random points -----------------------------------------------------------
+
+WRITER = textwrap.dedent("""
+    import sys
+    from pi.journal import Journal
+    path = sys.argv[1]
+    j = Journal.create(path, {"type": "start", "variant": "italian", "fen": None, "clock": True,
+                              "transcribed": True})
+    n = 0
+    while True:
+        n += 1
+        line = j.append({"t": n * 0.001, "type": "arbiter", "action": "note", "text": "x" * (n % 300)})
+        sys.stdout.write(f"{line}\\n")
+        sys.stdout.flush()
+""")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sigkill_at_random_points_loses_no_acknowledged_line(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    path = tmp_path / "trace.jsonl"
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], cwd=ROOT,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    acknowledged = 0
+    target = rng.randint(1, 200)
+    for raw in proc.stdout:
+        acknowledged = int(raw)
+        if acknowledged >= target:
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    # Lines printed after we stopped reading were acknowledged too.
+    for raw in proc.stdout.read().splitlines():
+        acknowledged = int(raw)
+    proc.stdout.close()
+    j, rec = Journal.resume(path)
+    with j:
+        assert len(rec.lines) >= acknowledged
+        for number, line in enumerate(rec.lines[1:], start=2):
+            assert line["t"] == pytest.approx((number - 1) * 0.001)
+        assert j.append({"t": 99.0, "type": "restart", "down": None}) == len(rec.lines) + 1
+
+
+# -- resume: torn last lines and damage --------------------------------------------------------
+
+def test_torn_last_line_of_every_length_is_dropped_and_truncated(tmp_path: Path,
+                                                                   caplog: pytest.LogCaptureFixture
+                                                                   ) -> None:
+    path = tmp_path / "trace.jsonl"
+    lines = write_journal(path, 3)
+    good = b"".join(lines[:-1])
+    last = lines[-1]
+    for cut in range(1, len(last)):  # every prefix of the last line, newline missing
+        path.write_bytes(good + last[:cut])
+        caplog.clear()
+        j, rec = Journal.resume(path)
+        j.close()
+        assert len(rec.lines) == len(lines) - 1
+        assert rec.dropped == last[:cut]
+        assert path.read_bytes() == good
+        assert "torn last line" in caplog.text
+
+
+@pytest.mark.parametrize("tail", [b"\x00" * 37, b"\x00" * 37 + b"\n", b'{"t": 3.0, "ty\n',
+                                  b'{"t": 3.0, "type": "lift", "square": "e3"', b"\xff\xfe\n",
+                                  b'{"t": NaN, "type": "lift"}\n'])
+def test_garbage_last_line_is_torn(tmp_path: Path, tail: bytes) -> None:
+    path = tmp_path / "trace.jsonl"
+    good = b"".join(write_journal(path, 2))
+    path.write_bytes(good + tail)
+    j, rec = Journal.resume(path)
+    assert rec.dropped == tail and len(rec.lines) == 3
+    later = PieceLifted(t=3.0, square="c3").to_dict()
+    assert j.append(later) == 4
+    j.close()
+    assert read_journal(path).lines[-1] == later
+
+
+@pytest.mark.parametrize("damage, line, problem", [
+    (lambda ls: ls[:1] + [b"{not json\n"] + ls[1:], 2, "bad JSON"),
+    (lambda ls: ls[1:], 1, "no start line"),
+    (lambda ls: ls[:2] + [b"[1, 2]\n"] + ls[2:], 3, "not a trace line"),
+    (lambda ls: ls[:2] + [ls[0]] + ls[2:], 3, "second start line"),
+    (lambda ls: ls[:1] + [ls[2], ls[1]] + ls[3:], 3, "time goes backwards"),
+    (lambda ls: ls[:1] + [b"\n"] + ls[1:], 2, "bad JSON"),
+    (lambda ls: ls[:1] + [b'{"t": "1", "type": "lift"}\n'] + ls[1:], 2, "'t' must be"),
+    (lambda ls: [b""], 1, "journal is empty"),
+    (lambda ls: [ls[0][:-5]], 1, "only a torn line"),
+])
+def test_other_damage_keeps_the_file_and_says_a_new_game_starts(tmp_path: Path, damage: Any,
+                                                                  line: int, problem: str) -> None:
+    path = tmp_path / "trace.jsonl"
+    damaged = b"".join(damage(write_journal(path, 4)))
+    path.write_bytes(damaged)
+    with pytest.raises(JournalDamagedError, match=problem) as info:
+        Journal.resume(path)
+    assert info.value.line == line
+    assert "kept as it is and a new game starts" in str(info.value)
+    assert "\n" not in str(info.value)
+    assert path.read_bytes() == damaged
+
+
+def test_damage_before_a_torn_tail_keeps_the_tail_too(tmp_path: Path) -> None:
+    path = tmp_path / "trace.jsonl"
+    lines = write_journal(path, 3)
+    damaged = lines[0] + b"garbage\n" + b"".join(lines[1:]) + b'{"t": 9'
+    path.write_bytes(damaged)
+    with pytest.raises(JournalDamagedError):
+        Journal.resume(path)
+    assert path.read_bytes() == damaged
+
+
+def test_missing_journal_is_damage(tmp_path: Path) -> None:
+    with pytest.raises(JournalDamagedError, match="no journal file"):
+        read_journal(tmp_path / "nope.jsonl")
+
+
+def test_resume_reports_mtime_and_last_t(tmp_path: Path) -> None:
+    path = tmp_path / "trace.jsonl"
+    write_journal(path, 5)
+    rec = read_journal(path)
+    assert rec.last_t == 2.0 and rec.start["variant"] == "italian"
+    assert rec.mtime == pytest.approx(path.stat().st_mtime)
+
+
+def test_encode_line_is_one_line_with_utf8() -> None:
+    data = encode_line({"t": 1.0, "type": "arbiter", "action": "note", "text": "Müller\nline"})
+    assert data.count(b"\n") == 1 and "Müller".encode() in data
+
+
+# -- state directory ---------------------------------------------------------------------------
+
+def test_game_ids_round_trip_and_sort_by_sequence() -> None:
+    when = datetime(2026, 11, 22, 5, 12, 40, tzinfo=timezone.utc)
+    assert make_game_id(when, 1, 7) == "2026-11-22T0512-b07-001"
+    assert make_game_id(when, 1234) == "2026-11-22T0512-1234"
+    cet = when.astimezone(timezone(timedelta(hours=1)))
+    assert make_game_id(cet, 2, 7) == "2026-11-22T0512-b07-002"
+    assert parse_game_id("2026-11-22T0512-b07-001") == GameId("2026-11-22T0512", 7, 1)
+    assert str(parse_game_id("2026-11-22T0512-1234")) == "2026-11-22T0512-1234"
+    for bad in ("lock", "2026-11-22T0512", "2026-11-22T0512-b07-01", "../x-001"):
+        assert parse_game_id(bad) is None
+    with pytest.raises(ValueError):
+        make_game_id(when, 0)
+
+
+def test_new_games_unfinished_and_finished(tmp_path: Path) -> None:
+    with StateDir.open(tmp_path / "state") as sd:
+        assert sd.unfinished() is None
+        g1 = sd.new_game(datetime(2026, 11, 22, 5, 12, tzinfo=timezone.utc), board=7)
+        assert g1.id == "2026-11-22T0512-b07-001" and g1.path.is_dir()
+        assert sd.unfinished() == g1
+        with pytest.raises(StateDirError, match="unfinished"):
+            sd.new_game()
+        g1.mark_finished("1-0")
+        assert g1.finished_info() == {"result": "1-0"}
+        # The wall clock went back (a Pi without RTC): the sequence still orders the games.
+        g2 = sd.new_game(datetime(1970, 1, 1, tzinfo=timezone.utc), board=7)
+        assert g2.id == "1970-01-01T0000-b07-002"
+        g2.mark_finished(None, abandoned="journal damaged")
+        g3 = sd.new_game(board=7)
+        assert g3.seq == 3
+        assert sd.game_ids() == [g1.id, g2.id, g3.id]
+        assert sd.unfinished() == g3
+        (sd.games / "README").write_text("not a game")
+        assert len(sd.game_dirs()) == 3
+
+
+def test_state_dir_lock_is_exclusive(tmp_path: Path) -> None:
+    script = ("import sys\nfrom pi.statedir import StateDir, StateDirBusyError\n"
+              "try:\n    StateDir.open(sys.argv[1])\nexcept StateDirBusyError as e:\n"
+              "    print(e)\n")
+    with StateDir.open(tmp_path):
+        out = subprocess.run([sys.executable, "-c", script, str(tmp_path)], cwd=ROOT,
+                             capture_output=True, text=True, check=True, timeout=30).stdout
+        assert "in use by another damiera process" in out
+    with StateDir.open(tmp_path):  # released on close
+        pass
+
+
+def test_state_dir_that_cannot_be_created(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(StateDirError, match="cannot create"):
+        StateDir.open(tmp_path / "file" / "state")
+
+
+def test_resolve_state_dir_precedence() -> None:
+    env = {"STATE_DIRECTORY": "/var/lib/damiera:/var/lib/other"}
+    assert resolve_state_dir("/cli", "/cfg", env) == Path("/cli")
+    assert resolve_state_dir(None, "/cfg", env) == Path("/cfg")
+    assert resolve_state_dir(None, None, env) == Path("/var/lib/damiera")
+    assert resolve_state_dir(None, None, {}) == Path(".state")
+
+
+def test_atomic_write_replaces_whole_and_fsyncs(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    with StateDir.open(tmp_path, lock=False) as sd:
+        g = sd.new_game()
+    g.write_pdn("[Event \"a\"]\n")
+    calls: list[int] = []
+    real_fsync = os.fsync
+
+    def counting_fsync(fd: int) -> None:
+        calls.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", counting_fsync)
+    g.write_report({"moves": [], "result": "*"})
+    assert len(calls) == 2  # the temporary file, then the folder
+    assert json.loads(g.report.read_text()) == {"moves": [], "result": "*"}
+    assert sorted(p.name for p in g.path.iterdir()) == ["game.pdn", "report.json"]
+    with pytest.raises(ValueError):
+        g.write_report({"t": float("inf")})
+
+
+def test_atomic_write_failure_keeps_the_old_file(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "game.pdn"
+    atomic_write(target, "old\n")
+
+    def enospc(fd: int, data: Any) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "write", enospc)
+    with pytest.raises(OSError) as info:
+        atomic_write(target, "new\n")
+    assert info.value.errno == errno.ENOSPC
+    monkeypatch.undo()
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["game.pdn"]
+
+
+def test_stale_temporaries_are_removed(tmp_path: Path) -> None:
+    with StateDir.open(tmp_path, lock=False) as sd:
+        g = sd.new_game()
+    (g.path / ".game.pdn.123.0.tmp").write_text("half")
+    g.write_pdn("x")
+    assert [p.name for p in g.remove_stale_temporaries()] == [".game.pdn.123.0.tmp"]
+    assert sorted(p.name for p in g.path.iterdir()) == ["game.pdn"]
+
