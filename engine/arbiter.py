@@ -48,8 +48,9 @@ from engine.clock import ClockState, FlagFell
 from engine.clock_display import LAMPO_COUNTDOWN
 from engine.colour import Colour
 from engine.decisions import Decision, Flag, LampoCountdown
-from engine.events import (ArbiterActed, ButtonPressed, Event, GameStarted, PieceLifted,
-                           PiecePlaced, SnapshotTaken, TraceEnded)
+from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, GameStarted,
+                           PieceLifted, PiecePlaced, SensorsFailed, SensorsRecovered,
+                           SnapshotTaken, TraceEnded)
 from engine.tracking import MaybeBrush
 
 __all__ = ["Arbiter", "Flag"]
@@ -80,6 +81,8 @@ class Arbiter(ArbiterCore):
 
     def feed(self, event: Event) -> list[Decision]:
         """Process one event (its ``t`` never earlier than the last); returns its decisions."""
+        if isinstance(event, DaemonRestarted):
+            return self._on_restart(event)
         self._fire_timers(event.t)
         self._now = max(self._now, event.t)
         self._clock_poll(event.t)
@@ -100,9 +103,31 @@ class Arbiter(ArbiterCore):
             self._on_snapshot(event)
         elif isinstance(event, TraceEnded):
             self._fire_timers(event.t, force=True)
+        elif isinstance(event, SensorsFailed):
+            self._flag(event.t, "sensor_fault", None, "noted",
+                       event.message or "sensors stopped answering: " + " ".join(event.squares))
+        elif isinstance(event, SensorsRecovered):
+            self._flag(event.t, "sensor_fault_cleared", None, "noted",
+                       "sensors answer again: " + " ".join(event.squares))
         self._check_time(event.t)
         self._countdown(event.t)
         return self._flush(event.t)
+
+    def _on_restart(self, e: DaemonRestarted) -> list[Decision]:
+        """TRACE.md ``restart``: the board was away (``down`` s). COMP 7.3-7.4: the clocks stand
+        stopped with the readings of the last line before it, until the arbiter's
+        ``start_clock``; nothing that time would have done while away is done (no settle
+        commit, no flag fall: the players were not playing). The snapshot that follows is
+        checked like any other."""
+        before = self._now
+        self._clock_stop(before)
+        away = "unknown time" if e.down is None else f"{e.down:g} s"
+        self._flag(e.t, "restart", None, "noted", f"the board restarted after {away} away; "
+                   "clocks stopped until the arbiter restarts them")
+        self._now = max(self._now, e.t)
+        if self.turn.touches:
+            self.turn.last_change = max(self.turn.last_change, e.t)  # no settle over the gap
+        return self._flush(e.t)
 
     def feed_all(self, events: Iterable[Event]) -> list[Decision]:
         """Feed every event; returns all their decisions."""
