@@ -22,7 +22,8 @@ from hardware_mocks.clock import FakeClock  # noqa: E402
 from hardware_mocks.positions import initial_occupancy  # noqa: E402
 from hardware_mocks.smbus import I2C_M_RD, FakeI2CBus, wire_bits  # noqa: E402
 from hardware_mocks.virtual_board import VirtualBoard  # noqa: E402
-from pi.wiring import EXAMPLES_DIR, build_scanner, load_wiring  # noqa: E402
+from pi.hardware import build_scanner
+from pi.wiring import EXAMPLES_DIR, load_wiring  # noqa: E402
 from smbus2 import i2c_msg  # noqa: E402
 
 CASES = [("mcp23017_8x8", 64), ("pcf8575_8x8", 64), ("mcp23017_10x10", 100),

@@ -17,7 +17,8 @@ from hardware_mocks.virtual_board import VirtualBoard
 from pi.display import DisplayState
 from pi.errors import BusUnavailableError
 from pi.sensors import SensorInterrupt
-from pi.wiring import EXAMPLES_DIR, build_hardware, load_wiring
+from pi.hardware import build_hardware
+from pi.wiring import EXAMPLES_DIR, load_wiring
 
 ITALIAN = initial_occupancy(8, dark_odd=True)
 
