@@ -247,6 +247,11 @@ class SensorScanner:
                 if st.up and self.config_check and now >= st.check_at:
                     self._check_config(gi, now, out)
                 occ, changed = self._read(group, st)
+                # Before a change is confirmed, make sure the chip was not reset: a reset
+                # matrix chip reads every square empty, a reset MCP23017 floats its inputs.
+                if st.up and self.config_check and self._would_confirm(st, occ, changed, now) \
+                        and not self._check_config(gi, now, out):
+                    occ, changed = self._read(group, st)  # configures it again, reads afresh
             except ChipFailure as e:
                 self._failed(gi, e, now, out)
                 if self.bus_lost:
@@ -281,7 +286,21 @@ class SensorScanner:
                     raise
         raise AssertionError("unreachable")
 
-    def _check_config(self, gi: int, now: float, out: list[SensorOutput]) -> None:
+    def _would_confirm(self, st: _State, occ: int, changed: int, now: float) -> bool:
+        """Whether ``_debounce`` would confirm a change with this reading."""
+        transitions = (occ ^ st.raw) | changed
+        diff = (occ ^ st.stable) & ~st.chattering
+        if diff & transitions and self.debounce <= _EPS:
+            return True
+        for b in _bits(diff & ~transitions):
+            since = st.pending.get(b)
+            if since is not None and now - since >= self.debounce - _EPS:
+                return True
+        return False
+
+    def _check_config(self, gi: int, now: float, out: list[SensorOutput]) -> bool:
+        """Reads back the group's chips' configuration; True when intact. A reset chip is
+        reported and marked for configuration by the next read. Raises ChipFailure."""
         # A chip that lost power and came back answers with its power-on registers: no read
         # fails, but its pull-ups, interrupts and INT driver are gone. Set it up again and
         # resynchronise with a snapshot, as after a NACK.
@@ -306,7 +325,8 @@ class SensorScanner:
             st.fault = fault
             st.up = False
             st.needs_init = True
-            return
+            return False
+        return True
 
     def _failed(self, gi: int, e: ChipFailure, now: float, out: list[SensorOutput]) -> None:
         st = self._states[gi]
