@@ -172,9 +172,10 @@ class Hardware:
         outputs (a SnapshotTaken, or SensorFaults). With ``sink``, the scan loop thread then
         scans and hands every later output list to ``sink`` (called on the loop's thread).
         Raises RuntimeError when started twice or after ``stop``."""
-        if self.started or self.stopped:
-            raise RuntimeError("Hardware.start: already started" if self.started
-                               else "Hardware.start: stopped")
+        if self.stopped:
+            raise RuntimeError("Hardware.start: stopped; build a new Hardware")
+        if self.started:
+            raise RuntimeError("Hardware.start: already started")
         self.started = True
         if self.serial_link is not None:
             self.serial_link.start()
