@@ -138,31 +138,54 @@ class ManagedBus:
         self.lost = False
         return True
 
-    def _call(self, name: str, *args: Any) -> Any:
+    def _check(self) -> None:
         if self.lost:
             raise OSError(errno.ENODEV, "I2C bus lost; waiting to reopen it")
+
+    def _failed(self, e: OSError) -> None:
+        if e.errno in BUS_LOST_ERRNOS:
+            self.mark_lost(e)
+
+    # -- SMBusLike (one method each, no indirection: a scan calls these in a tight loop) ----
+    def read_byte_data(self, i2c_addr: int, register: int) -> int:
+        self._check()
         try:
-            return getattr(self.handle, name)(*args)
+            return self.handle.read_byte_data(i2c_addr, register)
         except OSError as e:
-            if e.errno in BUS_LOST_ERRNOS:
-                self.mark_lost(e)
+            self._failed(e)
             raise
 
-    # -- SMBusLike -----------------------------------------------------------------------
-    def read_byte_data(self, i2c_addr: int, register: int) -> int:
-        return int(self._call("read_byte_data", i2c_addr, register))
-
     def write_byte_data(self, i2c_addr: int, register: int, value: int) -> None:
-        self._call("write_byte_data", i2c_addr, register, value)
+        self._check()
+        try:
+            self.handle.write_byte_data(i2c_addr, register, value)
+        except OSError as e:
+            self._failed(e)
+            raise
 
     def read_i2c_block_data(self, i2c_addr: int, register: int, length: int) -> list[int]:
-        return list(self._call("read_i2c_block_data", i2c_addr, register, length))
+        self._check()
+        try:
+            return self.handle.read_i2c_block_data(i2c_addr, register, length)
+        except OSError as e:
+            self._failed(e)
+            raise
 
     def write_i2c_block_data(self, i2c_addr: int, register: int, data: list[int]) -> None:
-        self._call("write_i2c_block_data", i2c_addr, register, data)
+        self._check()
+        try:
+            self.handle.write_i2c_block_data(i2c_addr, register, data)
+        except OSError as e:
+            self._failed(e)
+            raise
 
     def i2c_rdwr(self, *i2c_msgs: Any) -> None:
-        self._call("i2c_rdwr", *i2c_msgs)
+        self._check()
+        try:
+            self.handle.i2c_rdwr(*i2c_msgs)
+        except OSError as e:
+            self._failed(e)
+            raise
 
     def close(self) -> None:
         """Closes the current handle (idempotent); the bus is not reopened after this."""

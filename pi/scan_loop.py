@@ -15,6 +15,7 @@ until next_wake() or a wake``. The test rig (``hardware_mocks.rig``) calls the s
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -31,6 +32,16 @@ Sink = Callable[[Sequence[SensorOutput]], None]
 ERROR_PAUSE = 0.5
 #: At most this many scans at one instant (a deadline that does not move is a bug, not a spin).
 MAX_SCANS_PER_INSTANT = 5
+
+
+def asyncio_sink(loop: asyncio.AbstractEventLoop,
+                 put: Callable[[list[SensorOutput]], object]) -> Sink:
+    """A sink that hands each scan's outputs to ``put`` on the asyncio ``loop``'s thread
+    (``put`` is typically an ``asyncio.Queue``'s ``put_nowait``). Outputs of one scan stay
+    together and in order."""
+    def sink(outputs: Sequence[SensorOutput]) -> None:
+        loop.call_soon_threadsafe(put, list(outputs))
+    return sink
 
 
 class ScanLoop:

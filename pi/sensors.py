@@ -249,7 +249,8 @@ class SensorScanner:
                 occ, changed = self._read(group, st)
                 # Before a change is confirmed, make sure the chip was not reset: a reset
                 # matrix chip reads every square empty, a reset MCP23017 floats its inputs.
-                if st.up and self.config_check and self._would_confirm(st, occ, changed, now) \
+                if st.up and self.config_check and (st.pending or self.debounce <= _EPS) \
+                        and self._would_confirm(st, occ, changed, now) \
                         and not self._check_config(gi, now, out):
                     occ, changed = self._read(group, st)  # configures it again, reads afresh
             except ChipFailure as e:

@@ -209,3 +209,27 @@ def test_step_scans_only_when_woken_or_due():
     assert loop.step() == []  # seen, waiting for the debounce
     clock.jump_to(loop.next_wake())
     assert loop.step() == [PieceLifted(0.5, "d3")] == got
+
+
+def test_outputs_reach_an_asyncio_loop_in_order():
+    import asyncio
+
+    from pi.scan_loop import asyncio_sink
+
+    async def main():
+        hw, board, *_ = real_hardware_on_fakes()
+        inbox: asyncio.Queue = asyncio.Queue()
+        first = hw.start(sink=asyncio_sink(asyncio.get_running_loop(), inbox.put_nowait))
+        try:
+            board.lift("d3")
+            board.place("c4")
+            got = []
+            while len(got) < 2:
+                got.extend(await asyncio.wait_for(inbox.get(), WAIT))
+            return first, got
+        finally:
+            hw.stop()
+
+    first, got = asyncio.run(main())
+    assert [type(o) for o in first] == [SnapshotTaken]
+    assert [(type(e), e.square) for e in got] == [(PieceLifted, "d3"), (PiecePlaced, "c4")]
