@@ -1,5 +1,5 @@
-"""A complete sensor test rig: wiring → virtual board → fake bus → real drivers → the daemon's
-scan loop (:class:`pi.scan_loop.ScanLoop`), on a fake clock.
+"""A complete sensor test rig: wiring → virtual board → fake bus → real drivers → the
+daemon's scan loop (:class:`pi.scan_loop.ScanLoop`), on a fake clock.
 
 ``run(seconds)`` turns the real scan loop (its ``step``) whenever the interrupt line woke it or
 its deadline passed, and jumps the fake clock straight to the loop's next wake-up in between.

@@ -310,7 +310,8 @@ def parse_wiring(text: str, source: str = "<wiring>") -> Wiring:
             raise dp.error("address", f"0x{address:02x} is also used by an expander")
         rotate = dp.get("rotate", int, 0)
         if rotate not in (0, 1, 2, 3):
-            raise dp.error("rotate", f"expected 0, 1, 2 or 3 (quarter turns), got {excerpt(rotate)}")
+            raise dp.error("rotate", "expected 0, 1, 2 or 3 (quarter turns), "
+                                     f"got {excerpt(rotate)}")
         display = DisplaySpec(driver, address, rotate)
     serial = None
     sp = r.sub("serial")
