@@ -67,7 +67,8 @@ def test_build_hardware_without_i2c_is_a_clear_error():
 
 def test_importing_pi_needs_no_hardware_library():
     code = ("import sys, pi.buttons, pi.buzzer, pi.display, pi.errors, pi.expanders, "
-            "pi.geometry, pi.sensors, pi.serial_link, pi.wiring\n"
+            "pi.geometry, pi.sensors, pi.serial_link, pi.wiring, pi.hardware, pi.bus, "
+            "pi.scan_loop, pi.timebase, pi.faults, pi.interrupt, pi.sensor_groups\n"
             "bad = [m for m in ('gpiozero', 'smbus2', 'luma', 'serial', 'RPi', 'lgpio', 'PIL', "
             "'hardware_mocks') if m in sys.modules]\n"
             "print(bad)\n")
