@@ -9,7 +9,7 @@ again, by a :class:`SensorFaultCleared` for the same chip, squares and ``kind`` 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
 
@@ -40,6 +40,11 @@ class SensorFault:
     def message(self) -> str:
         return f"sensor fault: 0x{self.address:02x}, squares {' '.join(self.squares)}"
 
+    def to_dict(self) -> dict[str, Any]:
+        """The journal's ``fault`` line (shared/TRACE.md)."""
+        return {"t": self.t, "type": "fault", "squares": list(self.squares),
+                "message": self.message}
+
 
 @dataclass(frozen=True, slots=True)
 class SensorFaultCleared:
@@ -53,6 +58,10 @@ class SensorFaultCleared:
     @property
     def message(self) -> str:
         return f"sensor ok: 0x{self.address:02x}, squares {' '.join(self.squares)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The journal's ``fault_cleared`` line (shared/TRACE.md)."""
+        return {"t": self.t, "type": "fault_cleared", "squares": list(self.squares)}
 
 
 @dataclass(frozen=True, slots=True)

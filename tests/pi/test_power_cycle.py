@@ -120,3 +120,16 @@ def test_a_chip_reset_and_failing_while_being_set_up_again_is_retried():
     assert [type(o) for o in out][-2:] == [SensorFaultCleared, SnapshotTaken]
     assert out[-1].occupied == ITALIAN
     assert rig.bus.chips[0x21].iocon == 0x44
+
+
+def test_fault_records_are_the_journal_lines_of_trace_md():
+    rig = started("mcp23017_8x8", ITALIAN)
+    rig.bus.fail(0x21)
+    rig.run(0.6)
+    rig.bus.heal(0x21)
+    rig.run(1.0)
+    fault, cleared, _snapshot = rig.take()
+    assert fault.to_dict() == {"t": 0.5, "type": "fault", "squares": list(U2_SQUARES),
+                               "message": "sensor fault: 0x21, squares " + " ".join(U2_SQUARES)}
+    assert cleared.to_dict() == {"t": cleared.t, "type": "fault_cleared",
+                                 "squares": list(U2_SQUARES)}
