@@ -75,3 +75,83 @@ def test_absurd_scan_numbers_are_refused_or_in_range(key, value):
         return
     # accepted only when it is a sensible finite value
     assert value in ("-0.0",) and w.scan is not None
+
+
+# -- property: any single hostile value anywhere in a valid file is refused in one line ----------
+
+import json  # noqa: E402
+import math  # noqa: E402
+import tomllib  # noqa: E402
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from pi.wiring import EXAMPLES_DIR  # noqa: E402
+
+
+def to_toml_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf") if math.isinf(v) \
+            else repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(to_toml_value(x) for x in v) + "]"
+    return "{" + ", ".join(f"{json.dumps(k)} = {to_toml_value(x)}" for k, x in v.items()) + "}"
+
+
+def to_toml(doc):
+    return "\n".join(f"{json.dumps(k)} = {to_toml_value(v)}" for k, v in doc.items()) + "\n"
+
+
+HOSTILE = st.recursive(
+    st.one_of(st.integers(), st.integers(min_value=10 ** 300, max_value=10 ** 1000),
+              st.floats(), st.booleans(), st.text(max_size=30),
+              st.sampled_from(["²", "u1:²", "u1:٣", "a¹", "auto", "", "x" * 5000])),
+    lambda inner: st.one_of(st.lists(inner, max_size=5),
+                            st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=12)
+BASES = [tomllib.loads((EXAMPLES_DIR / f"{n}.toml").read_text())
+         for n in ("mcp23017_8x8", "matrix_mcp23017_8x8", "tca9555_10x10")]
+
+
+def paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from paths(v, prefix + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from paths(v, prefix + (i,))
+
+
+def replaced(value, path, new):
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        return {**value, head: replaced(value[head], rest, new)}
+    return [replaced(v, rest, new) if i == head else v for i, v in enumerate(value)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(range(len(BASES))), st.data(), HOSTILE)
+def test_any_hostile_value_anywhere_is_refused_in_one_line_or_accepted(base_index, data, value):
+    base = BASES[base_index]
+    where = data.draw(st.sampled_from([p for p in paths(base) if p]))
+    text = to_toml(replaced(base, where, value))
+    try:
+        parse_wiring(text, "board.toml")
+    except WiringError as e:
+        message = str(e)
+        assert "\n" not in message and len(message) < 400, message
+        assert message.startswith("board.toml: ")
+
+
+def test_the_property_tests_emitter_writes_the_examples_back_faithfully():
+    for base in BASES:
+        assert tomllib.loads(to_toml(base)) == base
+        parse_wiring(to_toml(base), "board.toml")
