@@ -184,6 +184,8 @@ class Hardware:
         if sink is not None:
             self.scan_loop.sink = sink
             self.scan_loop.start()
+            # An edge between the first scan and the thread's start went to ``out``: rescan.
+            self.scan_loop.wake()
         return first
 
     def _interrupt_fired(self) -> None:
@@ -198,19 +200,22 @@ class Hardware:
         if self.stopped:
             return
         self.stopped = True
-        parts: list[Any] = [self.scan_loop, self.serial_link, self.display, self.beeper,
-                            self.buttons, self.interrupt]
-        for part in parts:
-            if part is None:
+        steps: list[tuple[str, Callable[[], None] | None]] = [
+            ("the scan loop", self.scan_loop.stop),
+            ("the serial link", self.serial_link.close if self.serial_link else None),
+            ("the display", self.display.close if self.display else None),
+            ("the buzzer", self.beeper.close if self.beeper else None),
+            ("the buttons", self.buttons.close if self.buttons else None),
+            ("the interrupt line", self.interrupt.close if self.interrupt else None),
+            ("the I2C bus", self.bus.close),
+        ]
+        for name, step in steps:
+            if step is None:
                 continue
             try:
-                part.stop() if isinstance(part, ScanLoop) else part.close()
+                step()
             except Exception:  # noqa: BLE001 - stopping must go on
-                log.exception("stopping %r", part)
-        try:
-            self.bus.close()
-        except Exception:  # noqa: BLE001
-            log.exception("closing the I2C bus")
+                log.exception("stopping %s", name)
 
     def close(self) -> None:
         """Same as :meth:`stop`."""

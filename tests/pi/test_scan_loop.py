@@ -137,7 +137,7 @@ def test_stop_goes_in_reverse_order_and_survives_a_part_that_fails(caplog):
     hw.start(sink=lambda outputs: None)
     hw.stop()
     assert order == ["serial_link", "display", "beeper", "buttons", "interrupt"]
-    assert "stopping" in caplog.text and not hw.scan_loop.running
+    assert "stopping the display" in caplog.text and not hw.scan_loop.running
     assert hw.bus.handle.closed
 
 
