@@ -12,7 +12,6 @@ import json
 import logging
 import queue
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from engine.events import BUTTON_NAMES, SIDES, ButtonPressed
