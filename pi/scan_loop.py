@@ -17,14 +17,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import queue
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 from pi.bus import BusLock
 from pi.faults import SensorOutput
 from pi.sensors import SensorScanner
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: Receives each non-empty list of outputs of one scan, on the scan loop's thread.
 Sink = Callable[[Sequence[SensorOutput]], None]
@@ -48,7 +53,9 @@ class ScanLoop:
     """Runs ``scanner`` (already started) and hands its outputs to ``sink``.
 
     ``lock``: the bus lock shared with the other users of the bus (a private one if None).
-    Thread-safe: ``wake`` from any thread; ``start``/``stop`` from the owner's thread.
+    Thread-safe: ``wake`` and ``submit`` from any thread; ``start``/``stop`` from the owner's
+    thread. The scanner itself is not thread-safe: once the loop runs, reach it only through
+    ``submit`` (``orient``, ``request_snapshot``, ``set_stuck_watch``...).
     """
 
     def __init__(self, scanner: SensorScanner, sink: Sink | None = None, *,
@@ -63,12 +70,42 @@ class ScanLoop:
         self._pause_until = 0.0
         self._last_instant = float("nan")
         self._scans_at_instant = 0
+        self._commands: queue.SimpleQueue[tuple[Callable[[SensorScanner], Any], Future[Any]]] = \
+            queue.SimpleQueue()
         self.scans = 0
 
     # -- any thread ------------------------------------------------------------------------
     def wake(self) -> None:
         """The interrupt line fired: scan as soon as possible (safe from any thread)."""
         self._woken.set()
+
+    def submit(self, command: Callable[[SensorScanner], T]) -> Future[T]:
+        """Runs ``command(scanner)`` on the loop's thread at its next turn, under the bus lock,
+        before that turn's scan; the future gets its result or exception. After ``stop`` the
+        future fails with RuntimeError."""
+        future: Future[T] = Future()
+        if self._stopping.is_set():
+            future.set_exception(RuntimeError("the scan loop is stopped"))
+            return future
+        self._commands.put((command, future))
+        self._woken.set()
+        return future
+
+    def _run_commands(self) -> None:
+        while True:
+            try:
+                command, future = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                with self.lock.scan():
+                    result = command(self.scanner)
+            except BaseException as e:  # noqa: BLE001 - handed to the caller via the future
+                future.set_exception(e)
+            else:
+                future.set_result(result)
 
     @property
     def running(self) -> bool:
@@ -85,8 +122,10 @@ class ScanLoop:
 
     def step(self) -> list[SensorOutput]:
         """One turn: scans under the bus lock if due, hands non-empty outputs to the sink and
-        returns them. Never raises: an exception from the scanner or the sink is logged and
-        the loop pauses ``ERROR_PAUSE`` seconds before scanning again."""
+        returns them. Submitted commands run first. Never raises: an exception from the
+        scanner or the sink is logged and the loop pauses ``ERROR_PAUSE`` seconds before
+        scanning again."""
+        self._run_commands()
         now = self.clock()
         if not self.due():
             return []
@@ -132,3 +171,10 @@ class ScanLoop:
             self._thread.join(timeout)
             if self._thread.is_alive():
                 log.error("the sensor scan thread did not stop within %.1f s", timeout)
+        while True:  # commands that will never run
+            try:
+                _command, future = self._commands.get_nowait()
+            except queue.Empty:
+                break
+            if future.set_running_or_notify_cancel():
+                future.set_exception(RuntimeError("the scan loop is stopped"))

@@ -17,6 +17,7 @@ from hardware_mocks.smbus import FakeI2CBus
 from hardware_mocks.virtual_board import VirtualBoard
 from pi.bus import BusLock
 from pi.display import DisplayState
+from pi.errors import OrientationError
 from pi.hardware import build_hardware
 from pi.scan_loop import ScanLoop
 from pi.timebase import GameTime
@@ -233,3 +234,38 @@ def test_outputs_reach_an_asyncio_loop_in_order():
     first, got = asyncio.run(main())
     assert [type(o) for o in first] == [SnapshotTaken]
     assert [(type(e), e.square) for e in got] == [(PieceLifted, "d3"), (PiecePlaced, "c4")]
+
+
+def test_commands_run_on_the_loop_thread_between_scans():
+    hw, board, *_ = real_hardware_on_fakes()
+    sensed: queue.Queue = queue.Queue()
+    hw.start(sink=sensed.put)
+    try:
+        threads = []
+
+        def orient(scanner):
+            threads.append(threading.current_thread().name)
+            return scanner.orient(ITALIAN, (0, 1))
+        assert hw.scan_loop.submit(orient).result(WAIT) == 0
+        assert threads == ["sensor-scan"]
+        [snapshot] = collect(sensed, lambda items: len(items) >= 1)
+        assert snapshot == SnapshotTaken(snapshot.t, ITALIAN)  # a new orientation: a snapshot
+        failing = hw.scan_loop.submit(lambda scanner: scanner.orient({"a1"}))
+        with pytest.raises(OrientationError):
+            failing.result(WAIT)
+    finally:
+        hw.stop()
+    late = hw.scan_loop.submit(lambda scanner: scanner.request_snapshot())
+    with pytest.raises(RuntimeError, match="stopped"):
+        late.result(WAIT)
+
+
+def test_commands_on_the_fake_clock_rig_run_at_the_next_turn():
+    from hardware_mocks.rig import SensorRig
+    rig = SensorRig(EXAMPLES_DIR / "mcp23017_8x8.toml")
+    rig.start(ITALIAN)
+    rig.take()
+    future = rig.loop.submit(lambda scanner: scanner.request_snapshot())
+    assert not future.done()
+    rig.run(0.0)
+    assert future.done() and rig.take() == [SnapshotTaken(0.0, ITALIAN)]
