@@ -151,8 +151,8 @@ class ScanLoop:
     def _run(self) -> None:
         while not self._stopping.is_set():
             self.step()
-            if self._woken.is_set():
-                continue
+            if self._woken.is_set() or not self._commands.empty():
+                continue  # (a command submitted while the scan ran cleared no wake-up yet)
             # A deadline already past (a snapshot wanted at once) still yields 0.5 ms.
             self._woken.wait(max(self.next_wake() - self.clock(), 0.0005))
 
