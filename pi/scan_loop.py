@@ -152,7 +152,7 @@ class ScanLoop:
         while not self._stopping.is_set():
             self.step()
             if self._woken.is_set() or not self._commands.empty():
-                continue  # (a command submitted while the scan ran cleared no wake-up yet)
+                continue  # a command submitted during this turn: its wake-up may be cleared
             # A deadline already past (a snapshot wanted at once) still yields 0.5 ms.
             self._woken.wait(max(self.next_wake() - self.clock(), 0.0005))
 
