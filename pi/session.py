@@ -50,12 +50,13 @@ RECORD_DECISIONS = (MoveCommitted, MoveRetracted, PositionSet, FlagRaised, FlagD
 
 @dataclass(frozen=True, slots=True)
 class Fed:
-    """What one journaled event did: its journal ``line`` number (1-based; the web's SSE id, the
-    hall's catch-up key), the ``event`` as journaled (``t`` clamped), and the arbiter's
-    ``decisions``."""
+    """What one journal line did: its ``line`` number (1-based; the web's SSE id, the hall's
+    catch-up key), ``record`` (the TRACE.md object exactly as journaled), the ``event`` given to
+    the arbiter (None for the start line) and the arbiter's ``decisions``."""
 
     line: int
-    event: Event
+    record: dict[str, Any]
+    event: Event | None
     decisions: tuple[Decision, ...]
 
 
@@ -141,18 +142,20 @@ class GameSession:
         arbiter has NOT seen the event (nothing is shown that is not on disk)."""
         return self._append_and_feed(_event_line(event, self._last_t))
 
-    def advance(self, t: float) -> tuple[Decision, ...]:
-        """Time reached ``t`` with no event (a settle timer, a flag fall, the lampo countdown).
-        Nothing is journaled: replaying the journal, the next line's ``t`` (or the ``end`` the
-        session writes when the game ends here) brings the same decisions."""
+    def advance(self, t: float) -> tuple[tuple[Decision, ...], Fed | None]:
+        """Time reached ``t`` with no event (a settle timer, a flag fall, the lampo countdown):
+        the arbiter's decisions, and the ``end`` line journaled when the game ended by time
+        alone. Otherwise nothing is journaled: replaying the journal, the next line's ``t``
+        brings the same decisions."""
         t = max(t, self._last_t)
         decisions = _advance_contained(self.arbiter, t)
+        self._after(decisions)
+        end = None
         if any(isinstance(d, GameEnded) for d in decisions):
             # The game ended by time alone (a flag fell): journal where, so that a replay of
             # the journal ends it at the same moment (TRACE.md ``end``).
-            self._append_and_feed({"t": _round_t(t), "type": "end"})
-        self._after(decisions)
-        return decisions
+            end = self._append_and_feed({"t": _round_t(t), "type": "end"})
+        return decisions, end
 
     def next_deadline(self) -> float | None:
         """Game time at which :meth:`advance` has something to do (``Arbiter.next_deadline``)."""
@@ -176,7 +179,7 @@ class GameSession:
         self._last_t = float(line["t"])
         decisions = _feed_contained(self.arbiter, event)
         self._after(decisions)
-        return Fed(number, event, decisions)
+        return Fed(number, line, event, decisions)
 
     def _after(self, decisions: Iterable[Decision]) -> None:
         changed = False
