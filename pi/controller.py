@@ -109,6 +109,7 @@ class BoardController:
     _cues: CueTracker = field(default_factory=CueTracker)
     _sensed_once: bool = False
     _oriented: bool = False
+    _final: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self.variant = find_variant(self.config.variant)
@@ -296,6 +297,7 @@ class BoardController:
                 log.info("result %s: %s (%s)", d.result, d.reason, d.article)
                 self.phase = Phase.OVER
                 self._left_start = self.occupied != self.expected
+                self._final = self.occupied
                 self._message = f"{d.result} {d.reason}"
                 self._beep("end")
                 self._set_status(f"game over {d.result} ({d.reason})")
@@ -323,7 +325,9 @@ class BoardController:
         if self.faults:
             f = next(iter(self.faults.values()))
             message = f"{f.message} ({f.kind})"
-        if self.phase == Phase.SETUP or (self.phase == Phase.OVER and self._left_start):
+        if self.phase == Phase.SETUP or (self.phase == Phase.OVER
+                                         and self.occupied != self._final):
+            # the result stays on the screen until the pieces are moved off the final position
             view = getattr(self, "_setup_view", _SetupView())
             if view.turned:
                 message = "IT 7.2 board turned the wrong way"

@@ -116,6 +116,15 @@ class GameSession:
             from pi.journal import JournalDamagedError
             raise JournalDamagedError(rec.path, 0, f"cannot be replayed: {exc}") from None
         session = cls(game, journal, start, dict(rec.start), variant, arbiter, rec.last_t)
+        outcome = arbiter.game.outcome
+        if outcome is not None:
+            # The result was journaled but the daemon stopped before the ``finished`` marker
+            # (pi.statedir): the game is over, nothing to resume.
+            session._write_files()
+            game.mark_finished(arbiter.game.result)
+            session._finished = True
+            log.info("game %s was over (%s); marked finished", game.id, arbiter.game.result)
+            return session
         down = _time_away(rec, wall_now)
         restart = _restart_line(rec.last_t, down)
         session._append_and_feed(restart)

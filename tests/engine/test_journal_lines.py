@@ -1,0 +1,85 @@
+"""The journal's own lines (TRACE.md): ``fault``, ``fault_cleared`` and ``restart`` are read,
+written back identically, and reported as ``BOARD`` notices; a restart stops the clocks with the
+readings of the last line before it, until the arbiter's ``start_clock`` (COMP 7.3-7.4)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.errors import TraceError
+from engine.events import DaemonRestarted, SensorsFailed, SensorsRecovered
+from engine.replay import replay_lines
+from engine.trace import parse_trace
+
+START = {"type": "start", "variant": "italian", "fen": None, "clock": True, "transcribed": True,
+         "time_control": "600"}
+
+
+def _lines(*events: dict[str, object]) -> list[str]:
+    return [json.dumps(START)] + [json.dumps(e) for e in events]
+
+
+OPENING = ({"t": 1.0, "type": "lift", "square": 22}, {"t": 1.5, "type": "place", "square": 18},
+           {"t": 2.0, "type": "button", "name": "clock", "side": "white"})
+
+
+def test_lines_read_and_written_back() -> None:
+    lines = _lines({"t": 3.0, "type": "fault", "squares": ["c3", 22], "message": "sensor fault: 0x21"},
+                   {"t": 4.0, "type": "fault_cleared", "squares": ["c3"]},
+                   {"t": 9.5, "type": "restart", "down": 5.5},
+                   {"t": 12.0, "type": "restart", "down": None})
+    _, events = parse_trace(lines)
+    assert events[0] == SensorsFailed(3.0, ("c3", "d3"), "sensor fault: 0x21")  # 22 = d3 (IT 2.4)
+    assert events[1] == SensorsRecovered(4.0, ("c3",))
+    assert events[2] == DaemonRestarted(9.5, 5.5)
+    assert events[3] == DaemonRestarted(12.0, None)
+    assert events[2].to_dict() == {"t": 9.5, "type": "restart", "down": 5.5}
+    assert events[0].to_dict()["squares"] == ["c3", "d3"]
+
+
+@pytest.mark.parametrize("bad", [
+    {"t": 3.0, "type": "fault"},
+    {"t": 3.0, "type": "fault", "squares": ["z9"]},
+    {"t": 3.0, "type": "fault_cleared", "squares": "c3"},
+    {"t": 3.0, "type": "restart", "down": -1},
+    {"t": 3.0, "type": "restart", "down": "long"},
+])
+def test_bad_journal_lines_refused(bad: dict[str, object]) -> None:
+    with pytest.raises(TraceError, match="line 2"):
+        parse_trace(_lines(bad))
+
+
+def test_board_notices_in_the_report() -> None:
+    report = replay_lines(_lines(*OPENING,
+                                 {"t": 3.0, "type": "fault", "squares": ["c3"],
+                                  "message": "sensor fault: 0x21, squares c3"},
+                                 {"t": 4.0, "type": "fault_cleared", "squares": ["c3"]},
+                                 {"t": 30.0, "type": "restart", "down": 25.0}))
+    flags = [(f.code, f.kind, f.status) for f in report.flags]
+    assert flags == [("BOARD", "notice", "noted")] * 3
+    assert "sensor fault: 0x21" in report.flags[0].text
+
+
+def test_restart_stops_the_clocks_until_the_arbiter_restarts_them() -> None:
+    # COMP 7.3-7.4: Black's face ran 2.0 -> 4.0 before the stop; the 100 s away cost nothing.
+    report = replay_lines(_lines(*OPENING,
+                                 {"t": 4.0, "type": "lift", "square": 9},
+                                 {"t": 104.0, "type": "restart", "down": 100.0},
+                                 {"t": 104.5, "type": "snapshot",
+                                  "occupied": list(range(1, 9)) + list(range(10, 13))
+                                  + [18, 21] + list(range(23, 33))},
+                                 {"t": 150.0, "type": "place", "square": 13},
+                                 {"t": 151.0, "type": "arbiter", "action": "start_clock"},
+                                 {"t": 153.0, "type": "button", "name": "clock", "side": "black"}))
+    assert [m.notation for m in report.game.moves] == ["22-18", "9-13"]
+    white, black = report.game.moves[-1].clock
+    assert black == pytest.approx(600 - 2.0 - 2.0, abs=0.11)  # 2.0-4.0 and 151-153 only
+    assert white == pytest.approx(600 - 1.0, abs=0.11)  # started at the first event, t = 1
+
+
+def test_a_flag_does_not_fall_while_the_board_was_away() -> None:
+    # 700 s away on a 600 s control: the clocks stood stopped (TRACE.md restart), no loss on time
+    report = replay_lines(_lines(*OPENING, {"t": 702.0, "type": "restart", "down": 700.0}))
+    assert report.game.result == "*"
