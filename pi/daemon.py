@@ -142,15 +142,15 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
     installed = _install_signals(loop, stop)
     companion: asyncio.Task[Any] | None = None
     try:
-        status = controller.resume()
+        controller.resume()
         first = hardware.start(sink=asyncio_sink(loop, inbox.put_nowait))
         controller.handle(first)
         if hardware.serial_link is not None:
             controller.listeners.append(_serial_listener(hardware))
         gc.collect()
         gc.freeze()
-        notifier.ready(status)
-        log.info("board ready: %s", status)
+        notifier.ready(controller.status)
+        log.info("board ready: %s", controller.status)
         if parts.companion is not None:
             companion = asyncio.ensure_future(parts.companion(controller, inbox))
             companion.add_done_callback(lambda _t: stop.set())

@@ -149,8 +149,6 @@ class BoardDisplay:
             pass
 
     def close(self) -> None:
-        """Blank the screen on the way out (errors ignored)."""
-        try:
-            self.clear()
-        except OSError:
-            pass
+        """Leaves the last frame on the glass: the daemon's last word ("stopped") stays readable
+        for the players and the arbiter after the process is gone. (luma's own ``cleanup``
+        would blank it; it is not called.)"""

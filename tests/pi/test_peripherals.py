@@ -150,7 +150,8 @@ def test_parse_command():
                      (b'{"type":"lift","square":"d3"}', "unsupported type"),
                      (b'{"type":"button","name":"undo","side":"white"}', "unknown button"),
                      (b'{"type":"button","name":"clock","side":"red"}', "unknown side"),
-                     (b'{"type":"button","name":"clock","side":"white","x":1}', "unexpected")]:
+                     (b'{"type":"button","name":"clock","side":"white","x":1}', "unexpected"),
+                     (b'{"t":2.5,"type":"button","name":"clock","side":"white"}', "journal line")]:
         with pytest.raises(ValueError, match=why):
             parse_command(bad, 0.0)
 

@@ -185,7 +185,9 @@ def test_oled_frames_go_through_the_bus_lock():
     hw.lock.frame = frame
     hw.display.render(DisplayState(white_time=600, black_time=600, running="white"))
     assert frames == [1]
-    hw.stop()  # closing clears the screen: one more frame, also under the lock
+    hw.display.clear()  # a blank frame: also under the lock
+    assert frames == [1, 1]
+    hw.stop()  # the last frame stays on the glass: no frame at close
     assert frames == [1, 1]
 
 
