@@ -12,8 +12,12 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+# The daemon on the simulated board plays the bundled sample game at 4x (the terminal shows what
+# the OLED would: moves, clocks, flags); the transcript is left in .state/games/.
+SPEED ?= 4
 run: $(VENV)/.installed
-	$(BIN)/damiera pdn pi/samples/italian_sample.pdn
+	$(BIN)/damiera run --simulate --trace pi/samples/italian_sample.jsonl --speed $(SPEED) \
+		--state-dir .state --quiet
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest
