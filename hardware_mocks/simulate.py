@@ -17,12 +17,11 @@ the physical state of the journal's last line and the rest of the trace is playe
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
 import math
 import queue
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -178,7 +177,7 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
          trace: str | None = None, speed: str = "1") -> int:
     """``damiera run --simulate``. Returns the exit status (0). Raises DamieraError (one line,
     exit 2) for a bad trace, speed, wiring or state directory."""
-    from pi.run import RunError, run_board  # the daemon's own runner (pi.run is pi's)
+    from pi.run import run_board  # the daemon's own runner
     pace = parse_speed(speed)
     raw_start: dict[str, Any] = {}
     events: list[Any] = []
@@ -193,21 +192,31 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
         raise SimulateError(f"{wiring.source}: a {wiring.size}x{wiring.size} board cannot play "
                             f"{config.variant}")
     root = resolve_state_dir(state_dir, config.state_dir)
-    expected = Board(config.fen, find_variant(config.variant)).occupied_algebraic()
     if trace is None:
-        sim = Simulation(wiring, expected)
+        sim = Simulation(wiring, _expected(config))
         return run_board(config, wiring, root, Parts(build=sim.build))
+    return run_trace(config, wiring, root, events, pace)
+
+
+def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Any],
+              pace: float | None, *, hooks: Mapping[int, Callable[[Simulation], None]] | None = None
+              ) -> int:
+    """Runs the daemon on a simulation acting out ``events`` (resuming the unfinished game of
+    ``root`` where its journal ends). ``hooks``: called with the simulation just before the
+    event of that index is acted (a test's fault injection: ``sim.bus.fail(0x20)``)."""
+    from pi.run import run_board
     journal = _unfinished_journal(root)
-    point = resume_point(events, journal, expected)
+    point = resume_point(events, journal, _expected(config))
     sim = Simulation(wiring, point.occupied, stepped=True, terminal=pace is not None)
+    shifted = {i - point.index: f for i, f in (hooks or {}).items() if i >= point.index}
     player = TracePlayer(sim, events[point.index:], pace=pace, resumed=point.resumed,
-                         settle=config.settle, journal=journal or ())
-    try:
-        return run_board(config, wiring, root, Parts(build=sim.build, companion=player.play))
-    except RunError:
-        raise
-    except asyncio.CancelledError:
-        return 0
+                         resumed_at=point.t,
+                         settle=config.settle, journal=journal or (), hooks=shifted)
+    return run_board(config, wiring, root, Parts(build=sim.build, companion=player.play))
+
+
+def _expected(config: Config) -> frozenset[str]:
+    return Board(config.fen, find_variant(config.variant)).occupied_algebraic()
 
 
 def _read_trace(path: str) -> tuple[GameStarted, list[Any], dict[str, Any]]:

@@ -36,7 +36,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced,
                            SnapshotTaken, TraceEnded)
@@ -81,11 +82,14 @@ def _apply(occupied: set[str], event: Any) -> None:
 @dataclass(frozen=True)
 class ResumePoint:
     """Where acting the trace (re)starts: ``index`` of the first event to act, the physical
-    ``occupied`` squares (logical names) before it, ``resumed``: a journal was found."""
+    ``occupied`` squares (logical names) before it, ``resumed``: a journal was found; ``t``:
+    the trace time of the last event the journal holds (the next ones keep their spacing
+    from it)."""
 
     index: int
     occupied: frozenset[str]
     resumed: bool
+    t: float = 0.0
 
 
 def resume_point(events: Sequence[Any], journal: Sequence[dict[str, Any]] | None,
@@ -137,7 +141,7 @@ def resume_point(events: Sequence[Any], journal: Sequence[dict[str, Any]] | None
         _apply(occupied, event)
         pos += 1
         index += 1
-    return ResumePoint(index, frozenset(occupied), True)
+    return ResumePoint(index, frozenset(occupied), True, events[index - 1].t if index else 0.0)
 
 
 def _apply_line(occupied: set[str], line: dict[str, Any]) -> None:
@@ -168,20 +172,26 @@ def _matches(event: Any, line: dict[str, Any]) -> bool:
 class TracePlayer:
     """Acts ``events`` out on ``sim`` (stepped) under the daemon; see the module docstring.
     ``pace``: simulated seconds per real second, None for as fast as possible. ``resumed``:
-    the daemon resumed the game of ``journal`` (its lines): the player restarts a clock that
-    was running, as the arbiter would (COMP 7.3-7.4). ``settle``: the game's settle time (how long ``end`` waits)."""
+    the daemon resumed the game of ``journal`` (its lines) after the event at trace time
+    ``resumed_at``: the player restarts a clock that
+    was running, as the arbiter would (COMP 7.3-7.4). ``settle``: the game's settle time (how
+    long ``end`` waits). ``hooks``: called with the simulation before the event of that index
+    (of ``events``) is acted."""
 
     def __init__(self, sim: Simulation, events: Sequence[Any], *, pace: float | None,
-                 resumed: bool = False, settle: float = 2.0,
-                 journal: Sequence[dict[str, Any]] = ()) -> None:
+                 resumed: bool = False, resumed_at: float = 0.0, settle: float = 2.0,
+                 journal: Sequence[dict[str, Any]] = (),
+                 hooks: Mapping[int, Callable[[Simulation], None]] | None = None) -> None:
         assert sim.clock is not None, "the trace player needs a stepped simulation"
         self.sim = sim
         self.clock = sim.clock
         self.events = list(events)
         self.pace = pace
         self.resumed = resumed
+        self.resumed_at = resumed_at
         self.settle = settle
         self.journal = list(journal)
+        self.hooks = dict(hooks or {})
         self.skipped: list[Any] = []
         self._controller: BoardController | None = None
         self._inbox: asyncio.Queue[Any] | None = None
@@ -193,14 +203,22 @@ class TracePlayer:
         """``Parts.companion``: acts the events, then returns (which stops the daemon)."""
         self._controller, self._inbox = controller, inbox
         await self._settle_loop()
-        # Game t of trace t: the game began (or resumed) before the player was called.
-        self._base = self.clock() - controller.now()
+        # Clock time of trace t: the game began (or resumed) before the player was called. A
+        # resumed game's t went on by the time away; the trace's events keep their spacing
+        # from the last one journaled (squeezed together they would be other gestures: a
+        # brush is not a piece put down).
+        self._base = self.clock() - (self.resumed_at if self.resumed else controller.now())
         if self.resumed:
             self._restart_clock(controller)
         last_t = controller.now()
-        for event in self.events:
+        for i, event in enumerate(self.events):
             await self._advance_to(self._base + event.t)
             await self._quiet()
+            hook = self.hooks.get(i)
+            if hook is not None:
+                hook(self.sim)
+                self._turn()
+                await self._settle_loop()
             if isinstance(event, TraceEnded):
                 await self._end()
                 return
