@@ -221,3 +221,68 @@ def test_the_sample_game_replays_cleanly() -> None:
     assert ("IT 8.1.3", "corrected") in flags
     assert any(status == "maintained" for _code, status in flags)
     assert result != "*"
+
+
+def test_pacing_does_not_change_the_game(tmp_path: Path) -> None:
+    """``--speed 20`` (the player sleeps between events) leaves the same journal lines as
+    ``--speed max``: only the wall-clock pacing differs."""
+    trace = TRACES / "italian" / "touch_move_corrected.jsonl"
+    rc = simulate(config=Config(source="(test)"), wiring_path=None,
+                  state_dir=str(tmp_path / "paced"), trace=str(trace), speed="20")
+    assert rc == 0
+    paced = next((tmp_path / "paced").glob("games/*/trace.jsonl")).read_text().splitlines()[1:]
+    fast = run_simulated(trace, tmp_path / "max").read_text().splitlines()[1:]
+    assert paced == fast
+
+
+def test_the_terminal_screen_prints_a_line_per_change() -> None:
+    from hardware_mocks.display import dummy_oled
+    from hardware_mocks.terminal import TerminalDisplay
+    from pi.display import DisplayState
+    out = io.StringIO()
+    screen = TerminalDisplay(dummy_oled(), out)
+    screen.render(DisplayState(white_time=300.0, black_time=300.0, running="white"))
+    screen.render(DisplayState(white_time=299.0, black_time=300.0, running="white"))  # clock
+    screen.render(DisplayState(white_time=299.0, black_time=300.0, running="black",
+                               side_to_move="black", last_move="22-18"))
+    screen.render(DisplayState(white_time=299.0, black_time=300.0, running="black",
+                               side_to_move="black", last_move="22-18",
+                               message="IT 8.1.3 touched 21, moved 22; black: correct or accept"))
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 3  # not a terminal: a clock-only change is not printed
+    assert "W 5:00* B 5:00" in lines[0]
+    assert "22-18" in lines[1] and "B 5:00*" in lines[1]
+    assert "IT 8.1.3" in lines[2] and "correct or accept" in lines[2]
+    assert lit_frame(screen)  # the OLED's frame is still drawn
+
+
+def lit_frame(screen: Any) -> bool:
+    from hardware_mocks.display import lit_pixels
+    return bool(lit_pixels(screen.device.image))
+
+
+def test_without_a_trace_the_board_waits_set_up_until_sigterm(tmp_path: Path) -> None:
+    """``damiera run --simulate``: the starting position is on the board, a game begins and
+    waits for the players; SIGTERM stops it cleanly (exit 0, the game left to resume)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    state = tmp_path / "state"
+    proc = subprocess.Popen([sys.executable, "-m", "pi.cli", "run", "--simulate", "--quiet",
+                             "--state-dir", str(state)], cwd=ROOT,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not list(state.glob("games/*/trace.jsonl")):
+            time.sleep(0.05)
+        time.sleep(0.3)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=20) == 0, proc.stderr.read() if proc.stderr else ""
+    journal = next(state.glob("games/*/trace.jsonl"))
+    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    assert [x["type"] for x in lines[:2]] == ["start", "snapshot"]
+    assert len(lines[1]["occupied"]) == 24
+    assert not (journal.parent / "finished").exists()
