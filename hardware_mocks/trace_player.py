@@ -244,9 +244,12 @@ class TracePlayer:
             self._put(ArbiterActed(self.sim.time.stamp(), "start_clock"))
 
     async def _end(self) -> None:
-        """``end``: the pending settle timer fires (a flag fall further away does not)."""
+        """``end``: journaled like the trace's other lines (the arbiter lets a pending settle
+        timer fire there, TRACE.md), then the deadlines still within ``settle`` pass."""
         controller = self._controller
         assert controller is not None
+        self._put(TraceEnded(self.sim.time.stamp()))
+        await self._quiet()
         limit = self.clock() + self.settle + 0.001
         while True:
             deadline = controller.next_deadline()

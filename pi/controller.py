@@ -39,7 +39,8 @@ from engine.board import Board
 from engine.clock_display import Cue, CueTracker
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted)
-from engine.events import ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
+from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
+                           TraceEnded)
 from engine.variants import find_variant
 from pi.config import Config
 from pi.display import DisplayState
@@ -194,7 +195,8 @@ class BoardController:
             line["t"] = self._game_t(item.t)
             fed = session.journal_line(line)
         elif isinstance(item, (PieceLifted, PiecePlaced, SnapshotTaken, ButtonPressed,
-                               ArbiterActed)):
+                               ArbiterActed, TraceEnded)):
+            # TraceEnded: only the simulator acting out a trace sends it (TRACE.md ``end``)
             fed = session.feed(replace(item, t=self._game_t(item.t)))
         else:
             log.warning("unknown input %r ignored", item)

@@ -54,17 +54,6 @@ KNOWN = {
     "english/art_setup_checked": "set-up checked before the game, not in it",
     "international/art_setup_checked_5_2": "set-up checked before the game, not in it",
     "italian/setup_checked": "set-up checked before the game, not in it",
-    # Without a clock the last move is committed by the settle timer after the trace's `end`
-    # (IT 3.5): the daemon commits it (report.json has it) but a commit by time alone leaves
-    # no line in the journal, so `damiera replay` of the journal stops before it. A defect of
-    # the journal (pi.session/pi.controller), reported to the lead.
-    "brazilian/d3_no_clock_slow_removal_4_12": "settle commit at the end is not journaled",
-    "english/d3_no_clock_slow_removal_5_13": "settle commit at the end is not journaled",
-    "english/no_clock_opponent_lift": "settle commit at the end is not journaled",
-    "international/d3_no_clock_slow_removal_4_12": "settle commit at the end is not journaled",
-    "italian/d3_no_clock_slow_removal_5_13": "settle commit at the end is not journaled",
-    "italian/d3_no_clock_slow_removal_double_5_13": "settle commit at the end is not journaled",
-    "italian/no_clock_settle": "settle commit at the end is not journaled",
 }
 
 
