@@ -121,6 +121,11 @@ class Arbiter(ArbiterCore):
         checked like any other."""
         before = self._now
         self._clock_stop(before)
+        if (not self._clock_mode and self._correcting is None and self._pending is None
+                and self.turn.touches and frozenset(self._sensed) in self.turn.after):
+            # IT 3.5: the move on the board was complete when the piece was let go; the settle
+            # timer that would have said so ran out while the board was away.
+            self._complete(self.turn.last_change, None)
         away = "unknown time" if e.down is None else f"{e.down:g} s"
         self._flag(e.t, "restart", None, "noted", f"the board restarted after {away} away; "
                    "clocks stopped until the arbiter restarts them")
@@ -525,6 +530,10 @@ class Arbiter(ArbiterCore):
 
     def _on_snapshot(self, e: SnapshotTaken) -> None:
         t = e.t
+        if (self._started or self.turn.touches) and set(e.occupied) == self._sensed:
+            # What the board already showed (a snapshot after a restart or a sensor fault, a
+            # piece still in the hand mid-move): no news, nothing to judge (TRACE.md).
+            return
         self._sensed = set(e.occupied)
         num = self._g.number_of_algebraic
         tr = self.turn

@@ -83,3 +83,31 @@ def test_a_flag_does_not_fall_while_the_board_was_away() -> None:
     # 700 s away on a 600 s control: the clocks stood stopped (TRACE.md restart), no loss on time
     report = replay_lines(_lines(*OPENING, {"t": 702.0, "type": "restart", "down": 700.0}))
     assert report.game.result == "*"
+
+
+NO_CLOCK = dict(START, clock=False, time_control=None)
+
+
+def test_a_snapshot_after_a_restart_showing_a_piece_still_in_the_hand_is_no_news() -> None:
+    after_move = [n for n in range(1, 33) if n not in (9,) and (n <= 12 or n >= 21)]
+    lines = [json.dumps(START)] + [json.dumps(e) for e in (
+        *OPENING,
+        {"t": 3.0, "type": "lift", "square": 9},  # Black's piece in the hand ...
+        {"t": 9.0, "type": "restart", "down": 6.0},
+        {"t": 9.2, "type": "snapshot", "occupied": [18] + [n for n in after_move if n != 22]},
+        {"t": 10.0, "type": "arbiter", "action": "start_clock"},
+        {"t": 11.0, "type": "place", "square": 13},  # ... is played on
+        {"t": 12.0, "type": "button", "name": "clock", "side": "black"})]
+    report = replay_lines(lines)
+    assert [m.notation for m in report.game.moves] == ["22-18", "9-13"]
+    assert [f.code for f in report.flags] == ["BOARD"]  # no IT 7.8 disturbance
+
+
+def test_a_move_shown_before_a_restart_without_clock_is_committed_there() -> None:
+    # IT 3.5: complete once let go; the settle timer ran out while the board was away
+    lines = [json.dumps(NO_CLOCK)] + [json.dumps(e) for e in (
+        {"t": 1.0, "type": "lift", "square": 22}, {"t": 1.5, "type": "place", "square": 18},
+        {"t": 30.0, "type": "restart", "down": None})]
+    report = replay_lines(lines)
+    assert [m.notation for m in report.game.moves] == ["22-18"]
+    assert report.game.moves[0].t == 1.5
