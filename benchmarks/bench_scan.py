@@ -1,4 +1,5 @@
-"""CPU time of one full sensor scan (64 and 100 squares) and the I²C wire time it implies.
+"""CPU time of one full sensor scan (64 and 100 squares) and the I²C wire time it implies; then
+how long a scan waits for the bus while the OLED redraws without pause.
 
 Run: .venv/bin/python benchmarks/bench_scan.py
 
@@ -12,8 +13,12 @@ each at the clock rate (no clock stretching, no inter-byte gaps, so real buses a
 from __future__ import annotations
 
 import ctypes
+import statistics
 import sys
+import threading
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -22,7 +27,9 @@ from hardware_mocks.clock import FakeClock  # noqa: E402
 from hardware_mocks.positions import initial_occupancy  # noqa: E402
 from hardware_mocks.smbus import I2C_M_RD, FakeI2CBus, wire_bits  # noqa: E402
 from hardware_mocks.virtual_board import VirtualBoard  # noqa: E402
-from pi.wiring import EXAMPLES_DIR, build_scanner, load_wiring  # noqa: E402
+from pi.bus import BusLock  # noqa: E402
+from pi.hardware import build_scanner
+from pi.wiring import EXAMPLES_DIR, load_wiring  # noqa: E402
 from smbus2 import i2c_msg  # noqa: E402
 
 CASES = [("mcp23017_8x8", 64), ("pcf8575_8x8", 64), ("mcp23017_10x10", 100),
@@ -106,5 +113,53 @@ def main() -> None:
               f"{bits / 100e3 * 1e3:>8.2f} ms {bits / 400e3 * 1e3:>8.2f} ms")
 
 
+FRAME = 0.023  # a full SSD1306 frame on the wire at 400 kHz
+SCAN = 0.00105  # a 64-square MCP23017 scan on the wire at 400 kHz (table above)
+SCAN_EVERY = 0.010
+
+
+def shared_bus_waits(scan_lock: Callable[[], AbstractContextManager[object]],
+                     frame_lock: Callable[[], AbstractContextManager[object]],
+                     seconds: float) -> list[float]:
+    """Seconds each scan waited for the bus while frames are sent back to back."""
+    stop = threading.Event()
+
+    def redraw() -> None:
+        while not stop.is_set():
+            with frame_lock():
+                time.sleep(FRAME)
+
+    display = threading.Thread(target=redraw)
+    display.start()
+    waits = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        asked = time.perf_counter()
+        with scan_lock():
+            waits.append(time.perf_counter() - asked)
+            time.sleep(SCAN)
+        time.sleep(SCAN_EVERY)
+    stop.set()
+    display.join()
+    return waits
+
+
+def shared_bus() -> None:
+    print()
+    print(f"scan waiting for the bus while the OLED redraws back to back "
+          f"({FRAME * 1e3:.0f} ms frames, a scan every {SCAN_EVERY * 1e3:.0f} ms):")
+    print(f"{'lock':28} {'scans':>6} {'p50':>8} {'p99':>8} {'max':>8}")
+    bus_lock = BusLock()
+    plain = threading.Lock()
+    for name, scan_lock, frame_lock in [("BusLock (scans first)", bus_lock.scan, bus_lock.frame),
+                                        ("threading.Lock (no order)", lambda: plain,
+                                         lambda: plain)]:
+        waits = sorted(shared_bus_waits(scan_lock, frame_lock, 3.0))
+        p99 = waits[min(len(waits) - 1, int(len(waits) * 0.99))]
+        print(f"{name:28} {len(waits):>6} {statistics.median(waits) * 1e3:>5.1f} ms "
+              f"{p99 * 1e3:>5.1f} ms {waits[-1] * 1e3:>5.1f} ms")
+
+
 if __name__ == "__main__":
     main()
+    shared_bus()

@@ -1,10 +1,15 @@
-"""A fake monotonic clock: time moves only when a test says so."""
+"""A fake monotonic clock: time moves only when a test (or the rig) says so.
+
+The rig does not tick it in small steps: it jumps it straight to the scan loop's next wake-up
+(:meth:`FakeClock.jump_to`), so simulated seconds cost only the scans that really happen.
+"""
 
 from __future__ import annotations
 
 
 class FakeClock:
-    """Callable like ``time.monotonic``; ``advance``/``set`` move it (never backwards)."""
+    """Callable like ``time.monotonic``; ``advance``/``set``/``jump_to`` move it (never
+    backwards)."""
 
     def __init__(self, start: float = 0.0) -> None:
         self.now = float(start)
@@ -22,6 +27,12 @@ class FakeClock:
         if t < self.now:
             raise ValueError("time does not go backwards")
         self.now = float(t)
+
+    def jump_to(self, t: float) -> float:
+        """Moves to ``t`` if it is later (a deadline already past leaves the clock alone)."""
+        if t > self.now:
+            self.now = float(t)
+        return self.now
 
     def sleep(self, seconds: float) -> None:
         self.advance(seconds)

@@ -26,6 +26,7 @@ class VirtualBoard:
         self.rotation = rotation % 4
         self.interrupt_pin = interrupt_pin
         self.pieces: set[str] = set()  # physical squares
+        self._version = 0  # bumped by refresh(): the direct sources' cached masks are stale
         self.chips: dict[str, FakeChip] = {}
         for spec in wiring.chips:
             chip = bus.chips.get(spec.address)
@@ -43,13 +44,18 @@ class VirtualBoard:
         self._update_interrupt()
 
     def _direct_source(self, pins: list[tuple[int, str]]) -> Any:
+        # The chips ask several times per transaction: compute once per change of the pieces.
+        cache = [-1, 0]  # version, mask
+
         def external_low() -> int:
-            mask = 0
-            for pin, square in pins:
-                closed = square in self.pieces
-                if closed == self.wiring.active_low:  # closed to ground, or open to a pull-down
-                    mask |= 1 << pin
-            return mask
+            if cache[0] != self._version:
+                mask = 0
+                for pin, square in pins:
+                    closed = square in self.pieces
+                    if closed == self.wiring.active_low:  # closed to ground, or open to pull-down
+                        mask |= 1 << pin
+                cache[0], cache[1] = self._version, mask
+            return cache[1]
         return external_low
 
     def _matrix_source(self, name: str) -> Any:
@@ -81,6 +87,7 @@ class VirtualBoard:
     def refresh(self) -> None:
         """Re-evaluates every chip's pins and the INT line (after changing a chip by hand,
         e.g. injecting a stuck bit)."""
+        self._version += 1
         for chip in self.chips.values():
             chip.refresh()
         self._update_interrupt()

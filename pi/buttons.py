@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.events import BUTTON_NAMES, SIDES, ButtonPressed
+from pi.timebase import GameTime, Monotonic, as_game_time
 
 log = logging.getLogger(__name__)
 
@@ -21,17 +22,17 @@ class ButtonPanel:
 
     ``pull_up``: the button closes to ground. ``bounce_time``: gpiozero debounce, seconds.
     ``pin_factory``: passed to every gpiozero device (None: gpiozero's default).
-    Presses are stamped ``clock() - t0``; ``t0`` may be reassigned for a new game.
+    Presses are stamped by ``clock``, the process's :class:`~pi.timebase.GameTime` (a plain
+    monotonic callable is wrapped with epoch ``t0``, default 0).
     Raises ValueError for an unknown side or control name.
     """
 
     def __init__(self, gpios: Mapping[str, Mapping[str, int]], out: queue.Queue[Any],
-                 clock: Callable[[], float], *, t0: float = 0.0, pin_factory: Any = None,
+                 clock: GameTime | Monotonic, *, t0: float | None = None, pin_factory: Any = None,
                  pull_up: bool = True, bounce_time: float | None = 0.02) -> None:
         from gpiozero import Button
         self._out = out
-        self._clock = clock
-        self.t0 = t0
+        self.time = as_game_time(clock, t0, default_epoch=0.0)
         self.buttons: dict[tuple[str, str], Any] = {}
         try:
             for side, controls in gpios.items():
@@ -51,7 +52,7 @@ class ButtonPanel:
     def _callback(self, name: str, side: str) -> Callable[[], None]:
         def pressed() -> None:
             # gpiozero's thread: stamp and queue, nothing else.
-            self._out.put(ButtonPressed(round(self._clock() - self.t0, 6), name, side))
+            self._out.put(ButtonPressed(self.time.stamp(), name, side))
         return pressed
 
     def is_pressed(self, side: str, name: str) -> bool:

@@ -6,13 +6,18 @@ Run-time sensor faults are *not* exceptions: they are :class:`pi.sensors.SensorF
 
 from __future__ import annotations
 
+from engine.errors import DamieraError
+
 
 class HardwareError(Exception):
     """Base class of the errors the drivers raise."""
 
 
-class WiringError(HardwareError):
-    """A wiring file that cannot be read or describes impossible wiring; names the file and key."""
+class WiringError(HardwareError, DamieraError):
+    """A wiring file that cannot be read or describes impossible wiring; names the file and key.
+
+    Bad input, so also a :class:`~engine.errors.DamieraError`: a command that reads a wiring
+    file refuses it like any other bad input (one line on stderr, exit 2)."""
 
     def __init__(self, source: str, key: str, problem: str) -> None:
         super().__init__(f"{source}: {key}: {problem}" if key else f"{source}: {problem}")

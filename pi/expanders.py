@@ -3,7 +3,9 @@
 Pins are numbered 0..15: port A / port 0 / P00-P07 are 0..7, port B / port 1 / P10-P17 are 8..15.
 Levels are 16-bit ints, bit ``i`` = electrical level of pin ``i`` (1 = high). Every method does
 exactly one I²C transaction (a combined read with a repeated start counts as one) except
-``init``. Bus errors are the bus's ``OSError`` (errno 121 NACK, 5 EIO, 19 ENODEV, ...), passed
+``init``. :meth:`Expander.config_intact` reads back the configuration registers so that a chip
+that lost power and came back with its power-on defaults (it answers, so no read fails) is
+noticed. Bus errors are the bus's ``OSError`` (errno 121 NACK, 5 EIO, 19 ENODEV, ...), passed
 through unchanged: the scanner decides what a fault means. Not thread-safe: call from the thread
 that owns the bus.
 """
@@ -87,6 +89,8 @@ class Expander:
         self.outputs = outputs & ALL_PINS
         self.pull_ups = pull_ups
         self.output_levels = ALL_PINS  # outputs idle high (matrix rows inactive)
+        #: Register bytes ``config_intact`` expects (set by ``init``; None before).
+        self.expected_config: list[int] | None = None
 
     def init(self, output_levels: int = ALL_PINS) -> None:
         """Configures the chip (directions, pull-ups, interrupts) and clears pending interrupts."""
@@ -94,6 +98,12 @@ class Expander:
 
     def read(self) -> Reading:
         """Reads every pin in one transaction; clears the chip's interrupt."""
+        raise NotImplementedError
+
+    def config_intact(self) -> bool:
+        """Reads the configuration registers back (one transaction): False when they differ
+        from what ``init`` wrote, i.e. the chip was reset (power cycle, brown-out) and must be
+        configured again. True before ``init``. Raises the bus's OSError."""
         raise NotImplementedError
 
     def write_outputs(self, levels: int) -> None:
@@ -167,7 +177,18 @@ class MCP23017(_RegisterPairs):
         self.bus.write_i2c_block_data(a, MCP_IODIRA, [
             iodir & 0xFF, iodir >> 8, 0, 0, ints & 0xFF, ints >> 8, 0, 0, 0, 0])
         self.bus.write_i2c_block_data(a, MCP_GPPUA, [gppu & 0xFF, gppu >> 8])
+        self.expected_config = [iodir & 0xFF, iodir >> 8, 0, 0, ints & 0xFF, ints >> 8, 0, 0, 0, 0,
+                                MCP_IOCON_VALUE, MCP_IOCON_VALUE, gppu & 0xFF, gppu >> 8]
         self.read()
+
+    def config_intact(self) -> bool:
+        """One 14-byte read of IODIRA..GPPUB. At power-on IOCON is 0 (push-pull INT that would
+        fight the wire-ORed line), GPINTEN 0 (no interrupts) and GPPU 0 (floating inputs), so a
+        reset chip always differs from ours."""
+        if self.expected_config is None:
+            return True
+        got = self.bus.read_i2c_block_data(self.address, MCP_IODIRA, 14)
+        return list(got) == self.expected_config
 
     def read(self) -> Reading:
         b = self.bus.read_i2c_block_data(self.address, MCP_INTFA, 6)
@@ -189,7 +210,18 @@ class TCA9555(_RegisterPairs):
         self.bus.write_i2c_block_data(a, TCA_POLARITY0, [0, 0])
         config = ~self.outputs & ALL_PINS  # 1 = input
         self.bus.write_i2c_block_data(a, TCA_CONFIG0, [config & 0xFF, config >> 8])
+        self.expected_config = [config & 0xFF, config >> 8]
         self.read()
+
+    def config_intact(self) -> bool:
+        """One 2-byte read of the configuration registers. Their power-on value is all inputs,
+        polarity not inverted, outputs high: with direct wiring (every pin an input) that *is*
+        our configuration, so a reset is invisible there and harmless; with matrix rows
+        (outputs) a reset is noticed."""
+        if self.expected_config is None:
+            return True
+        return list(self.bus.read_i2c_block_data(self.address, TCA_CONFIG0, 2)) \
+            == self.expected_config
 
     def read(self) -> Reading:
         b = self.bus.read_i2c_block_data(self.address, TCA_INPUT0, 2)
@@ -220,6 +252,12 @@ class PCF8575(Expander):
     def init(self, output_levels: int = ALL_PINS) -> None:
         self.write_outputs(output_levels)
         self.read()
+
+    def config_intact(self) -> bool:
+        """Always True, without a transaction: the PCF8575 has no configuration registers. Its
+        power-on state (every pin weakly high) is the state of an input, and matrix rows are
+        written before every row read, so a reset chip needs nothing set up again."""
+        return True
 
     def read(self) -> Reading:
         self.bus.i2c_rdwr(self._rd)

@@ -1,187 +1,44 @@
-"""Presence sensors: scanning expanders, per-square debounce, faults, orientation, interrupt line.
+"""Presence sensors: the scanner that turns expander readings into piece events and faults.
 
-The :class:`SensorScanner` runs on the daemon's thread. The daemon calls :meth:`~SensorScanner.scan`
-whenever the interrupt line fires (a :class:`SensorInterrupt` arrives on its queue) or when
-:meth:`~SensorScanner.next_deadline` passes, and forwards what ``scan`` returns: engine events
-(``PieceLifted``, ``PiecePlaced``, ``SnapshotTaken``) and fault records (:class:`SensorFault`,
-:class:`SensorFaultCleared`). A presence sensor sees a piece leave or arrive: a *touch* without a
-lift is invisible to it.
+:class:`SensorScanner` is driven by the scan loop (:mod:`pi.scan_loop`), which calls
+:meth:`~SensorScanner.scan` when the interrupt line fires or when
+:meth:`~SensorScanner.next_deadline` passes, under the bus lock, and hands what ``scan`` returns
+to the daemon: engine events (``PieceLifted``, ``PiecePlaced``, ``SnapshotTaken``) and fault
+records (:class:`~pi.faults.SensorFault`, :class:`~pi.faults.SensorFaultCleared`). A presence
+sensor sees a piece leave or arrive: a *touch* without a lift is invisible to it.
 
-Times: ``clock`` is a monotonic clock in seconds (injected); event ``t`` is ``clock() - t0``.
-A lift or place is stamped with the time the new level was first seen, and is emitted once the
-level has held for ``debounce`` seconds; the scanner never emits ``t`` going backwards.
+Times: one :class:`~pi.timebase.GameTime` (monotonic clock + epoch, injected); event ``t`` is
+seconds since the epoch. A lift or place is stamped with the time the new level was first seen,
+and is emitted once the level has held for ``debounce`` seconds; the scanner never emits ``t``
+going backwards (until the epoch is set again).
+
+The groups (:mod:`pi.sensor_groups`), the records (:mod:`pi.faults`) and the interrupt line
+(:mod:`pi.interrupt`) live in their own modules and are re-exported here.
 """
 
 from __future__ import annotations
 
-import errno
 import logging
-import queue
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, Union
 
 from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
-from pi.expanders import ALL_PINS, Expander, SMBusLike
-from pi.geometry import detect_orientation, rotate_square, square_sort_key, ROTATIONS
+from pi.bus import BUS_LOST_ERRNOS, ManagedBus
+from pi.expanders import SMBusLike
+from pi.faults import (NO_ANSWER, RESET, SensorFault, SensorFaultCleared, SensorInterrupt,
+                       SensorOutput)
+from pi.geometry import ROTATIONS, detect_orientation, rotate_square, square_sort_key
+from pi.interrupt import InterruptLine
+from pi.sensor_groups import ChipFailure, DirectGroup, MatrixGroup, SensorGroup
+from pi.timebase import GameTime, Monotonic, as_game_time
+
+__all__ = ["BUS_LOST_ERRNOS", "ChipFailure", "DirectGroup", "InterruptLine", "MatrixGroup",
+           "SensorFault", "SensorFaultCleared", "SensorGroup", "SensorInterrupt", "SensorOutput",
+           "SensorScanner"]
 
 log = logging.getLogger(__name__)
 
-#: errno values meaning the bus itself is gone (adapter removed, device node vanished).
-BUS_LOST_ERRNOS = frozenset({errno.ENODEV, errno.ENXIO, errno.ENOENT, errno.EBADF})
 _EPS = 1e-9
-
-
-@dataclass(frozen=True, slots=True)
-class SensorFault:
-    """Sensors that cannot be trusted: chip ``address`` and the (logical) ``squares`` concerned.
-
-    ``kind``: ``"no answer"`` (NACK, EIO, bus lost), ``"chattering"`` or ``"stuck closed"``.
-    """
-
-    t: float
-    address: int
-    squares: tuple[str, ...]
-    kind: str
-    detail: str = ""
-
-    @property
-    def message(self) -> str:
-        return f"sensor fault: 0x{self.address:02x}, squares {' '.join(self.squares)}"
-
-
-@dataclass(frozen=True, slots=True)
-class SensorFaultCleared:
-    """A fault reported earlier is over (the chip answers again, the square is quiet again)."""
-
-    t: float
-    address: int
-    squares: tuple[str, ...]
-    kind: str
-
-    @property
-    def message(self) -> str:
-        return f"sensor ok: 0x{self.address:02x}, squares {' '.join(self.squares)}"
-
-
-@dataclass(frozen=True, slots=True)
-class SensorInterrupt:
-    """Put on the daemon's queue by the interrupt line: some expander saw a change; scan now."""
-
-
-SensorOutput = Union[PieceLifted, PiecePlaced, SnapshotTaken, SensorFault, SensorFaultCleared]
-
-
-class ChipFailure(Exception):
-    """A group read failed on chip ``address`` with ``error`` (an OSError from the bus)."""
-
-    def __init__(self, address: int, error: OSError) -> None:
-        super().__init__(f"0x{address:02x}: {error}")
-        self.address = address
-        self.error = error
-
-
-class SensorGroup:
-    """Sensors read together. Bit ``i`` of a reading is ``squares[i]`` (physical name or "")."""
-
-    squares: tuple[str, ...]
-    mask: int
-    expanders: tuple[Expander, ...]
-
-    def init(self) -> None:
-        """Configures the group's chips; raises ChipFailure."""
-        raise NotImplementedError
-
-    def read(self) -> tuple[int, int]:
-        """(occupied bits, bits known to have changed since the last read); raises ChipFailure."""
-        raise NotImplementedError
-
-
-class DirectGroup(SensorGroup):
-    """One sensor per expander input pin: one transaction per read."""
-
-    def __init__(self, expander: Expander, squares: Sequence[str], *, active_low: bool = True):
-        self.expander = expander
-        self.expanders = (expander,)
-        self.squares = tuple(squares) + ("",) * (16 - len(squares))
-        self.mask = sum(1 << i for i, s in enumerate(self.squares) if s)
-        self._invert = ALL_PINS if active_low else 0
-
-    def init(self) -> None:
-        try:
-            self.expander.init()
-        except OSError as e:
-            raise ChipFailure(self.expander.address, e) from e
-
-    def read(self) -> tuple[int, int]:
-        try:
-            r = self.expander.read()
-        except OSError as e:
-            raise ChipFailure(self.expander.address, e) from e
-        return (r.levels ^ self._invert) & self.mask, r.changed & self.mask
-
-
-class MatrixGroup(SensorGroup):
-    """A diode matrix: rows are outputs driven low one at a time, columns are pulled-up inputs.
-
-    A closed switch at (row, column) pulls the column low while its row is low. Bit
-    ``row * ncolumns + column`` is ``squares_grid[row][column]``. One transaction per row when
-    the rows and columns share one chip, else one write per row chip and one read per column chip.
-    """
-
-    def __init__(self, rows: Sequence[tuple[Expander, int]], columns: Sequence[tuple[Expander, int]],
-                 squares_grid: Sequence[Sequence[str]]) -> None:
-        self.rows = list(rows)
-        self.columns = list(columns)
-        self.ncols = len(self.columns)
-        chips: list[Expander] = []
-        for chip, _ in self.rows + self.columns:
-            if chip not in chips:
-                chips.append(chip)
-        self.expanders = tuple(chips)
-        self.row_chips = [c for c in chips if any(c is r for r, _ in self.rows)]
-        self.column_chips = [c for c in chips if any(c is k for k, _ in self.columns)]
-        self.squares = tuple(s for row in squares_grid for s in row)
-        self.mask = sum(1 << i for i, s in enumerate(self.squares) if s)
-        self._single = chips[0] if len(chips) == 1 else None
-
-    def init(self) -> None:
-        for chip in self.expanders:
-            try:
-                chip.init(ALL_PINS)
-            except OSError as e:
-                raise ChipFailure(chip.address, e) from e
-
-    def read(self) -> tuple[int, int]:
-        occupied = 0
-        chip: Expander | None = None
-        try:
-            for i, (row_chip, row_pin) in enumerate(self.rows):
-                pattern = ALL_PINS & ~(1 << row_pin)
-                if self._single is not None:
-                    chip = self._single
-                    levels = {id(chip): chip.write_then_read(pattern)}
-                else:
-                    for chip in self.row_chips:
-                        want = pattern if chip is row_chip else ALL_PINS
-                        if chip.output_levels & chip.outputs != want & chip.outputs:
-                            chip.write_outputs(want)
-                    levels = {}
-                    for chip in self.column_chips:
-                        levels[id(chip)] = chip.read().levels
-                base = i * self.ncols
-                for j, (col_chip, col_pin) in enumerate(self.columns):
-                    if not levels[id(col_chip)] >> col_pin & 1:
-                        occupied |= 1 << (base + j)
-            if self._single is None:
-                for chip in self.row_chips:
-                    if chip.output_levels & chip.outputs != chip.outputs:
-                        chip.write_outputs(ALL_PINS)
-        except OSError as e:
-            assert chip is not None
-            raise ChipFailure(chip.address, e) from e
-        return occupied & self.mask, 0
 
 
 class _State:
@@ -202,6 +59,7 @@ class _State:
         self.chatter_fault: SensorFault | None = None
         self.closed_since: dict[int, float] = {}
         self.stuck_reported: dict[int, SensorFault] = {}
+        self.check_at = 0.0  # clock time of the next configuration check
 
 
 def _bits(x: int) -> Iterable[int]:
@@ -214,8 +72,13 @@ def _bits(x: int) -> Iterable[int]:
 class SensorScanner:
     """Turns expander readings into debounced, timestamped piece events and fault records.
 
-    ``groups`` are read in order, one per chip for direct wiring. ``bus`` is the bus the groups'
-    expanders use; ``reopen`` (optional) opens a new one after the bus vanished. ``rotation``:
+    ``groups`` are read in order, one per chip for direct wiring. ``bus`` is the
+    :class:`~pi.bus.ManagedBus` the groups' expanders use (which reopens a vanished bus; a plain
+    handle is wrapped, with ``reopen`` as its opener). ``clock``: the
+    :class:`~pi.timebase.GameTime` (a plain monotonic callable is wrapped, epoch ``t0`` or
+    now). ``config_check``: seconds between read-backs of each answering chip's configuration
+    registers; a chip found reset is reported (kind ``"reset"``), configured again, cleared and
+    followed by a snapshot (0: never). ``rotation``:
     quarter turns from physical to logical squares (see :mod:`pi.geometry`). ``stuck_watch``:
     logical squares where a piece should never stay (e.g. the light squares); one closed longer
     than ``stuck_after`` seconds is reported as "stuck closed". A square changing level
@@ -223,22 +86,27 @@ class SensorScanner:
     ignored until quiet for ``chatter_recover`` seconds. A chip that fails twice in a row is
     reported, retried after ``retry_initial`` seconds, doubling up to ``retry_max``.
 
-    Thread: not thread-safe; every method runs on the daemon's thread.
+    Thread: not thread-safe; every method runs on one thread (the scan loop's), under the
+    bus lock when the bus is shared.
     """
 
-    def __init__(self, groups: Sequence[SensorGroup], size: int, clock: Callable[[], float], *,
-                 bus: SMBusLike | None = None, reopen: Callable[[], SMBusLike] | None = None,
+    def __init__(self, groups: Sequence[SensorGroup], size: int, clock: GameTime | Monotonic, *,
+                 bus: ManagedBus | SMBusLike | None = None,
+                 reopen: Callable[[], SMBusLike] | None = None,
                  t0: float | None = None, debounce: float = 0.030, poll_interval: float = 0.5,
                  rotation: int = 0, retry_initial: float = 0.05, retry_max: float = 5.0,
                  chatter_changes: int = 20, chatter_window: float = 1.0,
                  chatter_recover: float = 2.0, stuck_after: float = 30.0,
-                 stuck_watch: Iterable[str] = ()) -> None:
+                 stuck_watch: Iterable[str] = (), config_check: float = 1.0) -> None:
         self.groups = list(groups)
         self.size = size
-        self.clock = clock
-        self.bus = bus
-        self.reopen = reopen
-        self.t0 = clock() if t0 is None else t0
+        self.time = as_game_time(clock, t0)
+        self.clock: Monotonic = self.time
+        if bus is not None and not isinstance(bus, ManagedBus):
+            bus = ManagedBus(bus, reopen, clock=self.time, retry_initial=retry_initial,
+                             retry_max=retry_max)
+        self.bus: ManagedBus | None = bus
+        self.config_check = config_check
         self.debounce = debounce
         self.poll_interval = poll_interval
         self.rotation = rotation % 4
@@ -252,10 +120,9 @@ class SensorScanner:
         self._states = [_State() for _ in self.groups]
         self._snapshot_wanted = False
         self._last_t = 0.0
+        self._generation = self.time.generation
         self._last_scan = -1e18
-        self._bus_lost = False
-        self._bus_retry_at = 0.0
-        self._bus_backoff = 0.0
+        self._losing_bus = False
         self._logical: list[tuple[str, ...]] = []
         self._watch: list[int] = []
         self._update_names()
@@ -316,13 +183,15 @@ class SensorScanner:
         """Asks for a SnapshotTaken on the next scan (delayed while a chip does not answer)."""
         self._snapshot_wanted = True
 
-    def set_epoch(self, t0: float) -> None:
-        """Event times count from clock time ``t0`` from now on (a new game)."""
-        self.t0 = t0
-        self._last_t = 0.0
+    @property
+    def bus_lost(self) -> bool:
+        return self.bus is not None and self.bus.lost
 
     def _t(self, when: float) -> float:
-        t = max(round(when - self.t0, 6), self._last_t)
+        if self._generation != self.time.generation:  # a new epoch: t starts again
+            self._generation = self.time.generation
+            self._last_t = 0.0
+        t = max(self.time.stamp(when), self._last_t)
         self._last_t = t
         return t
 
@@ -340,12 +209,14 @@ class SensorScanner:
         d = self._last_scan + self.poll_interval
         if self._snapshot_wanted and all(st.up for st in self._states):
             return self._last_scan  # at once
-        if self._bus_lost:
-            return min(d, self._bus_retry_at)
+        if self.bus is not None and self.bus.lost:
+            return min(d, self.bus.retry_at)
         for st in self._states:
             if not st.up:
                 d = min(d, st.retry_at)
                 continue
+            if self.config_check:
+                d = min(d, st.check_at)
             if st.pending:
                 d = min(d, min(st.pending.values()) + self.debounce)
             for b in _bits(st.chattering):
@@ -364,19 +235,31 @@ class SensorScanner:
         self._last_scan = now
         out: list[SensorOutput] = []
         confirmed: list[tuple[float, tuple[int, int], str, bool]] = []
-        if self._bus_lost and not self._try_reopen(now):
-            return out
+        if self.bus is not None and self.bus.lost:
+            if not self.bus.try_reopen():
+                return out
+            for st in self._states:
+                st.retry_at = now
         for gi, (group, st) in enumerate(zip(self.groups, self._states)):
             if not st.up and now < st.retry_at:
                 continue
             try:
+                if st.up and self.config_check and now >= st.check_at:
+                    self._check_config(gi, now, out)
                 occ, changed = self._read(group, st)
+                # Before a change is confirmed, make sure the chip was not reset: a reset
+                # matrix chip reads every square empty, a reset MCP23017 floats its inputs.
+                if st.up and self.config_check and (st.pending or self.debounce <= _EPS) \
+                        and self._would_confirm(st, occ, changed, now) \
+                        and not self._check_config(gi, now, out):
+                    occ, changed = self._read(group, st)  # configures it again, reads afresh
             except ChipFailure as e:
                 self._failed(gi, e, now, out)
-                if self._bus_lost:
+                if self.bus_lost:
                     break
                 continue
-            self._bus_backoff = 0.0  # the bus works
+            if self.bus is not None:
+                self.bus.mark_working()
             if not st.up:
                 self._recovered(gi, occ, now, out)
                 continue
@@ -404,6 +287,48 @@ class SensorScanner:
                     raise
         raise AssertionError("unreachable")
 
+    def _would_confirm(self, st: _State, occ: int, changed: int, now: float) -> bool:
+        """Whether ``_debounce`` would confirm a change with this reading."""
+        transitions = (occ ^ st.raw) | changed
+        diff = (occ ^ st.stable) & ~st.chattering
+        if diff & transitions and self.debounce <= _EPS:
+            return True
+        for b in _bits(diff & ~transitions):
+            since = st.pending.get(b)
+            if since is not None and now - since >= self.debounce - _EPS:
+                return True
+        return False
+
+    def _check_config(self, gi: int, now: float, out: list[SensorOutput]) -> bool:
+        """Reads back the group's chips' configuration; True when intact. A reset chip is
+        reported and marked for configuration by the next read. Raises ChipFailure."""
+        # A chip that lost power and came back answers with its power-on registers: no read
+        # fails, but its pull-ups, interrupts and INT driver are gone. Set it up again and
+        # resynchronise with a snapshot, as after a NACK.
+        st = self._states[gi]
+        st.check_at = now + self.config_check
+        group = self.groups[gi]
+        for chip in group.expanders:
+            try:
+                intact = chip.config_intact()
+            except OSError as e:
+                raise ChipFailure(chip.address, e) from e
+            if intact:
+                continue
+            squares = tuple(sorted((s for s in self._logical[gi] if s), key=square_sort_key))
+            fault = SensorFault(self._t(now), chip.address, squares, RESET,
+                                "configuration registers at power-on values; configured again")
+            log.warning("%s (reset: power-on configuration); configuring it again",
+                        fault.message)
+            out.append(fault)
+            # As after a NACK: the read that follows configures the chip again, takes its
+            # levels as they are (nothing invented) and clears the fault; a snapshot follows.
+            st.fault = fault
+            st.up = False
+            st.needs_init = True
+            return False
+        return True
+
     def _failed(self, gi: int, e: ChipFailure, now: float, out: list[SensorOutput]) -> None:
         st = self._states[gi]
         st.needs_init = True  # the chip may have been power-cycled: configure it again
@@ -414,57 +339,31 @@ class SensorScanner:
             st.up = False
             squares = tuple(sorted((s for s in self._logical[gi] if s), key=square_sort_key))
             detail = f"errno {e.error.errno}: {e.error.strerror or e.error}"
-            st.fault = SensorFault(self._t(now), e.address, squares, "no answer", detail)
+            st.fault = SensorFault(self._t(now), e.address, squares, NO_ANSWER, detail)
             log.warning("%s (no answer, %s); retrying", st.fault.message, detail)
             out.append(st.fault)
-        if e.error.errno in BUS_LOST_ERRNOS and not self._bus_lost:
+        if e.error.errno in BUS_LOST_ERRNOS and not self._losing_bus:
             self._lose_bus(now, out, e)
 
     def _lose_bus(self, now: float, out: list[SensorOutput], e: ChipFailure) -> None:
-        log.error("I2C bus lost (%s); reopening with back-off", e.error)
-        self._bus_lost = True
-        # Keeps doubling while the bus reopens but still does not work.
-        self._bus_backoff = (min(self.retry_max, self._bus_backoff * 2) if self._bus_backoff
-                             else self.retry_initial)
-        self._bus_retry_at = now + self._bus_backoff
-        for gi, st in enumerate(self._states):
-            if st.up:
-                self._failed(gi, ChipFailure(self.groups[gi].expanders[0].address, e.error),
-                             now, out)
+        # The ManagedBus closed the handle and schedules the reopen; every chip is reported.
         if self.bus is not None:
-            try:
-                self.bus.close()
-            except OSError:
-                pass
-
-    def _try_reopen(self, now: float) -> bool:
-        if now < self._bus_retry_at:
-            return False
-        if self.reopen is None:
-            self._bus_lost = False  # nothing to reopen: just retry the chips
-            return True
+            self.bus.mark_lost(e.error)
+        self._losing_bus = True
         try:
-            bus = self.reopen()
-        except OSError as e:
-            self._bus_backoff = min(self.retry_max, self._bus_backoff * 2)
-            self._bus_retry_at = now + self._bus_backoff
-            log.debug("I2C bus still missing: %s", e)
-            return False
-        log.warning("I2C bus is back")
-        self.bus = bus
-        for group in self.groups:
-            for chip in group.expanders:
-                chip.bus = bus
-        self._bus_lost = False
-        for st in self._states:
-            st.retry_at = now
-        return True
+            for gi, st in enumerate(self._states):
+                if st.up:
+                    self._failed(gi, ChipFailure(self.groups[gi].expanders[0].address, e.error),
+                                 now, out)
+        finally:
+            self._losing_bus = False
 
     def _recovered(self, gi: int, occ: int, now: float, out: list[SensorOutput]) -> None:
         st = self._states[gi]
         first = st.fault is None  # power-up: never failed before
         st.up = True
         st.backoff = 0.0
+        st.check_at = now + self.config_check
         st.stable = st.raw = occ
         st.pending.clear()
         st.closed_since = {b: now for b in _bits(occ & self._watch[gi])}
@@ -577,29 +476,3 @@ class SensorScanner:
         f = st.stuck_reported.pop(b, None)
         if f is not None:
             out.append(SensorFaultCleared(self._t(now), f.address, f.squares, f.kind))
-
-
-class InterruptLine:
-    """The wire-ORed, open-drain INT lines of the expanders on one Pi GPIO (active low).
-
-    Each falling edge puts a :class:`SensorInterrupt` on ``out``; the gpiozero callback thread
-    does nothing else. ``pin_factory`` is passed to gpiozero (None: its default).
-    """
-
-    def __init__(self, gpio: int | str, out: queue.Queue[Any], *, pin_factory: Any = None,
-                 pull_up: bool = True) -> None:
-        from gpiozero import DigitalInputDevice
-        self._out = out
-        self.device = DigitalInputDevice(gpio, pull_up=pull_up, pin_factory=pin_factory)
-        self.device.when_activated = self._fired
-
-    def _fired(self) -> None:
-        self._out.put(SensorInterrupt())
-
-    @property
-    def is_active(self) -> bool:
-        """True while some chip holds its INT asserted."""
-        return bool(self.device.is_active)
-
-    def close(self) -> None:
-        self.device.close()

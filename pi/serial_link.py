@@ -12,10 +12,10 @@ import json
 import logging
 import queue
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from engine.events import BUTTON_NAMES, SIDES, ButtonPressed
+from pi.timebase import GameTime, Monotonic, as_game_time
 
 log = logging.getLogger(__name__)
 
@@ -53,16 +53,16 @@ class SerialLink:
 
     ``start()`` runs a reader thread that only parses lines and puts ButtonPressed on ``out``.
     ``send`` may be called from the daemon's thread. ``port`` needs ``write``, ``readline``
-    (with a timeout) and ``close``. Presses are stamped ``clock() - t0`` (``t0`` may be
-    reassigned for a new game).
+    (with a timeout) and ``close``. Presses are stamped by ``clock``, the process's
+    :class:`~pi.timebase.GameTime` (a plain monotonic callable is wrapped with epoch ``t0``,
+    default 0).
     """
 
-    def __init__(self, port: Any, out: queue.Queue[Any], clock: Callable[[], float], *,
-                 t0: float = 0.0) -> None:
+    def __init__(self, port: Any, out: queue.Queue[Any], clock: GameTime | Monotonic, *,
+                 t0: float | None = None) -> None:
         self.port = port
         self._out = out
-        self._clock = clock
-        self.t0 = t0
+        self.time = as_game_time(clock, t0, default_epoch=0.0)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._partial = b""
@@ -90,7 +90,7 @@ class SerialLink:
         if not text:
             return None
         try:
-            press = parse_command(text, round(self._clock() - self.t0, 6))
+            press = parse_command(text, self.time.stamp())
         except ValueError as e:
             self.ignored += 1
             log.warning("serial link: ignored input line %r: %s", text[:80], e)

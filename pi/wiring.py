@@ -1,31 +1,33 @@
 """The wiring file (TOML): which sensor is on which expander pin, and the other peripherals.
 
-:func:`load_wiring` reads and validates a file into a frozen :class:`Wiring`; any problem is a
-:class:`~pi.errors.WiringError` naming the file and the key, one line. The builders at the end of
-the module are the only place that constructs real hardware (smbus2 bus, gpiozero devices, luma
-OLED, serial port); each accepts injected replacements so the PC simulator and the tests reuse them.
-The format is documented in README.md (section Hardware) and in the examples in ``pi/wiring/``.
+Schema and validation only, no I/O to devices: :func:`load_wiring` reads a file (at most
+``MAX_WIRING_BYTES``) and validates it into a frozen :class:`Wiring`; any problem is a
+:class:`~pi.errors.WiringError` naming the file and the key, one line, with an excerpt of the bad
+value, never all of it. :mod:`pi.hardware` builds the drivers from a Wiring. The format is
+documented in README.md (section Hardware) and in the examples shipped in ``pi/wiring/``
+(:func:`example_wiring`).
 """
 
 from __future__ import annotations
 
-import errno as errno_mod
-import logging
-import queue
+import importlib.resources
+import math
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engine.events import BUTTON_NAMES, SIDES
-from pi.errors import BusUnavailableError, DeviceUnavailableError, WiringError
-from pi.expanders import EXPANDER_TYPES, MCP23017, Expander, SMBusLike
+from pi.errors import WiringError
+from pi.expanders import EXPANDER_TYPES, MCP23017
 from pi.geometry import BOARD_SIZES, parse_square, rotation_from_degrees, square_name
 
-log = logging.getLogger(__name__)
-
 EXAMPLES_DIR = Path(__file__).with_name("wiring")
+#: A wiring file is a few kilobytes; anything much larger is not one (read no more than this).
+MAX_WIRING_BYTES = 256 * 1024
+#: Longest excerpt of a bad value quoted in an error.
+EXCERPT = 40
 #: BCM GPIO numbers usable on the 40-pin header.
 GPIO_RANGE = range(0, 28)
 DISPLAY_DRIVERS = ("ssd1306", "sh1106")
@@ -71,6 +73,7 @@ class ScanSpec:
     chatter_window: float = 1.0
     chatter_recover: float = 2.0
     stuck_after: float = 30.0
+    config_check: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,9 @@ class _Reader:
         self.prefix = prefix
 
     def key(self, name: str) -> str:
-        return f"{self.prefix}{name}"
+        # A key is user input too: quote it when it would break the one-line message.
+        shown = name if name.isprintable() and len(name) <= EXCERPT else _cut(repr(name))
+        return f"{self.prefix}{shown}"
 
     def error(self, name: str, problem: str) -> WiringError:
         return WiringError(self.source, self.key(name), problem)
@@ -146,16 +151,24 @@ class _Reader:
             return default
         value = self.table[name]
         if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
-            raise self.error(name, f"expected {_kind_names(kinds)}, got {value!r}")
+            raise self.error(name, f"expected {_kind_names(kinds)}, got {excerpt(value)}")
         if not isinstance(value, kinds):
-            raise self.error(name, f"expected {_kind_names(kinds)}, got {value!r}")
+            raise self.error(name, f"expected {_kind_names(kinds)}, got {excerpt(value)}")
+        return value
+
+    def integer(self, name: str, low: int, high: int, default: Any = ...) -> int:
+        """An integer in ``low..high`` (checked before any arithmetic on it)."""
+        value: int = self.get(name, int, default)
+        if not low <= value <= high:
+            raise self.error(name, f"{excerpt(value)} is out of range {low}..{high}")
         return value
 
     def number(self, name: str, default: float, low: float, high: float) -> float:
-        value = float(self.get(name, (int, float), default))
-        if not low <= value <= high:
-            raise self.error(name, f"{value:g} is out of range {low:g}..{high:g}")
-        return value
+        raw = self.get(name, (int, float), default)
+        # Compare before converting: an int of thousands of digits overflows float().
+        if isinstance(raw, float) and not math.isfinite(raw) or not low <= raw <= high:
+            raise self.error(name, f"{excerpt(raw)} is out of range {low:g}..{high:g}")
+        return float(raw)
 
     def sub(self, name: str, required: bool = False) -> _Reader | None:
         if name not in self.table:
@@ -168,6 +181,21 @@ class _Reader:
         return _Reader(self.source, value, f"{self.key(name)}.")
 
 
+def excerpt(value: Any) -> str:
+    """A short repr of a bad value: at most ``EXCERPT`` characters, never the whole of a huge
+    one (an int of more than 4300 digits cannot even be turned into a string)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    if isinstance(value, (list, dict)):
+        text = f"a {'list' if isinstance(value, list) else 'table'} of {len(value)} entries"
+        return text if len(value) > 4 else _cut(repr(value))
+    return _cut(repr(value))
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= EXCERPT else text[:EXCERPT - 1] + "…"
+
+
 def _kind_names(kinds: type | tuple[type, ...]) -> str:
     names = {int: "an integer", float: "a number", str: "a string", bool: "true/false",
              list: "a list", dict: "a table"}
@@ -175,31 +203,65 @@ def _kind_names(kinds: type | tuple[type, ...]) -> str:
     return " or ".join(names.get(k, k.__name__) for k in ks)
 
 
+def example_wiring(name: str) -> Path:
+    """The path of a shipped example wiring file (``"mcp23017_8x8"`` or with ``.toml``), found
+    through importlib.resources so it works from an installed wheel. FileNotFoundError if no
+    such example."""
+    filename = name if name.endswith(".toml") else f"{name}.toml"
+    resource = importlib.resources.files("pi") / "wiring" / filename
+    if not resource.is_file():
+        raise FileNotFoundError(f"no example wiring {filename!r}")
+    return Path(str(resource))
+
+
 def load_wiring(path: str | Path) -> Wiring:
-    """Reads and validates a wiring file. Raises WiringError (one line) on any problem."""
+    """Reads (at most MAX_WIRING_BYTES) and validates a wiring file. Raises WiringError (one
+    line) on any problem, the file named as given."""
     source = str(path)
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_WIRING_BYTES + 1)
     except OSError as e:
         raise WiringError(source, "", f"cannot read the file ({e.strerror or e})") from None
-    return parse_wiring(data.decode("utf-8", errors="replace"), source)
+    except ValueError as e:  # e.g. a NUL in the path
+        raise WiringError(_cut(source), "", f"cannot read the file ({e})") from None
+    if len(data) > MAX_WIRING_BYTES:
+        raise WiringError(source, "", f"larger than {MAX_WIRING_BYTES // 1024} KiB: "
+                                      "not a wiring file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise WiringError(source, "", f"not UTF-8 text (byte {e.start})") from None
+    return parse_wiring(text, source)
 
 
 def parse_wiring(text: str, source: str = "<wiring>") -> Wiring:
     """Parses wiring TOML text; ``source`` names it in errors. Raises WiringError."""
+    if len(text) > MAX_WIRING_BYTES:
+        raise WiringError(source, "", f"larger than {MAX_WIRING_BYTES // 1024} KiB: "
+                                      "not a wiring file")
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise WiringError(source, "", f"not valid TOML: {e}") from None
+        raise WiringError(source, "", f"not valid TOML: {_cut(str(e))}") from None
+    except RecursionError:
+        raise WiringError(source, "", "not valid TOML: nested too deeply") from None
+    except (ValueError, OverflowError) as e:  # e.g. an integer literal of 5000 digits
+        raise WiringError(source, "", f"not valid TOML: {_cut(str(e))}") from None
     r = _Reader(source, raw)
     r.check_keys(_TOP_KEYS)
     size = r.get("board", int)
     if size not in BOARD_SIZES:
-        raise r.error("board", f"{size} is not a board size (8 or 10)")
+        raise r.error("board", f"{excerpt(size)} is not a board size (8 or 10)")
     bus = r.get("bus", (int, str), 1)
+    if isinstance(bus, int) and not 0 <= bus <= 255:
+        raise r.error("bus", f"{excerpt(bus)} is not an I²C bus number (0..255)")
+    if isinstance(bus, str) and (not bus.startswith("/dev/") or len(bus) > 64
+                                 or not bus.isprintable()):
+        raise r.error("bus", f"{excerpt(bus)} is not a device path (/dev/...)")
     mode = r.get("mode", str, "direct")
     if mode not in ("direct", "matrix"):
-        raise r.error("mode", f"{mode!r} is not 'direct' or 'matrix'")
+        raise r.error("mode", f"{excerpt(mode)} is not 'direct' or 'matrix'")
     active_low = r.get("active_low", bool, True)
     orientation = _orientation(r)
     candidates = r.get("auto_candidates", list, [0, 90])
@@ -238,24 +300,28 @@ def parse_wiring(text: str, source: str = "<wiring>") -> Wiring:
         dp.check_keys({"driver", "address", "rotate"})
         driver = dp.get("driver", str, "ssd1306")
         if driver not in DISPLAY_DRIVERS:
-            raise dp.error("driver", f"{driver!r} is not one of {', '.join(DISPLAY_DRIVERS)}")
+            raise dp.error("driver", f"{excerpt(driver)} is not one of "
+                                     f"{', '.join(DISPLAY_DRIVERS)}")
         address = dp.get("address", int, 0x3C)
         if address not in (0x3C, 0x3D):
-            raise dp.error("address", f"0x{address:02x} is not an OLED address (0x3c or 0x3d)")
+            shown = f"0x{address:02x}" if 0 <= address <= 0xFF else excerpt(address)
+            raise dp.error("address", f"{shown} is not an OLED address (0x3c or 0x3d)")
         if any(c.address == address for c in chips):
             raise dp.error("address", f"0x{address:02x} is also used by an expander")
         rotate = dp.get("rotate", int, 0)
         if rotate not in (0, 1, 2, 3):
-            raise dp.error("rotate", "expected 0, 1, 2 or 3 (quarter turns)")
+            raise dp.error("rotate", "expected 0, 1, 2 or 3 (quarter turns), "
+                                     f"got {excerpt(rotate)}")
         display = DisplaySpec(driver, address, rotate)
     serial = None
     sp = r.sub("serial")
     if sp is not None:
         sp.check_keys({"port", "baudrate"})
-        baud = sp.get("baudrate", int, 115200)
-        if baud <= 0:
-            raise sp.error("baudrate", "must be positive")
-        serial = SerialSpec(sp.get("port", str, "/dev/serial0"), baud)
+        baud = sp.integer("baudrate", 50, 4_000_000, 115200)
+        port = sp.get("port", str, "/dev/serial0")
+        if not port or len(port) > 200 or not port.isprintable():
+            raise sp.error("port", f"{excerpt(port)} is not a serial port name")
+        serial = SerialSpec(port, baud)
     return Wiring(source=source, size=size, bus=bus, mode=mode, active_low=active_low,
                   orientation=orientation, auto_candidates=auto_candidates, chips=chips,
                   matrix=matrix, interrupt_gpio=interrupt_gpio, scan=scan, buttons=buttons,
@@ -267,12 +333,9 @@ def _orientation(r: _Reader) -> int | None:
     value = r.get("orientation", (int, str), 0)
     if value == "auto":
         return None
-    if isinstance(value, str):
-        raise r.error("orientation", f"{value!r} is not \"auto\" or 0, 90, 180, 270")
-    try:
-        return rotation_from_degrees(value)
-    except ValueError as e:
-        raise r.error("orientation", f"{e}") from None
+    if isinstance(value, str) or value not in (0, 90, 180, 270):
+        raise r.error("orientation", f"{excerpt(value)} is not \"auto\" or 0, 90, 180, 270")
+    return rotation_from_degrees(value)
 
 
 def _chips(r: _Reader, size: int, mode: str) -> tuple[ChipSpec, ...]:
@@ -288,14 +351,19 @@ def _chips(r: _Reader, size: int, mode: str) -> tuple[ChipSpec, ...]:
         c = _Reader(r.source, item, f"{key}.")
         c.check_keys({"name", "type", "address", "squares", "allow_gp7_inputs", "pull_ups"})
         name = c.get("name", str)
+        if not name or len(name) > 32 or not name.isprintable() or ":" in name:
+            raise c.error("name", f"{excerpt(name)} is not a chip name (1-32 printable "
+                                  "characters, no ':')")
         if any(ch.name == name for ch in chips):
             raise c.error("name", f"{name!r} is used by two chips")
         kind = c.get("type", str).lower()
         if kind not in EXPANDER_TYPES:
-            raise c.error("type", f"{kind!r} is not one of {', '.join(EXPANDER_TYPES)}")
+            raise c.error("type", f"{excerpt(kind)} is not one of {', '.join(EXPANDER_TYPES)}")
         cls = EXPANDER_TYPES[kind]
         address = c.get("address", int)
-        if address not in cls.addresses:
+        if not 0 <= address <= 0x7F or address not in cls.addresses:
+            if not 0 <= address <= 0x7F:
+                raise c.error("address", f"{excerpt(address)} is not a 7-bit I²C address")
             raise c.error("address", f"0x{address:02x} is not a {cls.kind} address "
                                      f"(0x{cls.addresses[0]:02x}-0x{cls.addresses[-1]:02x})")
         if any(ch.address == address for ch in chips):
@@ -312,12 +380,9 @@ def _chips(r: _Reader, size: int, mode: str) -> tuple[ChipSpec, ...]:
             for pin, s in enumerate(lst):
                 skey = f"squares[{pin}]"
                 if not isinstance(s, str):
-                    raise c.error(skey, f"expected a square name or \"\", got {s!r}")
+                    raise c.error(skey, f"expected a square name or \"\", got {excerpt(s)}")
                 if s:
-                    try:
-                        parse_square(s, size)
-                    except ValueError as e:
-                        raise c.error(skey, str(e)) from None
+                    _check_square(c, skey, s, size)
                     if s in seen_squares:
                         raise c.error(skey, f"{s} is already wired on {seen_squares[s]}")
                     seen_squares[s] = f"{name} pin {pin}"
@@ -333,12 +398,14 @@ def _chips(r: _Reader, size: int, mode: str) -> tuple[ChipSpec, ...]:
 
 def _pin_ref(r: _Reader, key: str, value: Any, chips: tuple[ChipSpec, ...]) -> PinRef:
     if not isinstance(value, str) or value.count(":") != 1:
-        raise r.error(key, f"expected \"chip:pin\", got {value!r}")
+        raise r.error(key, f"expected \"chip:pin\", got {excerpt(value)}")
     name, pin_text = value.split(":")
     if not any(c.name == name for c in chips):
-        raise r.error(key, f"no chip named {name!r}")
-    if not pin_text.isdigit() or not 0 <= int(pin_text) <= 15:
-        raise r.error(key, f"pin {pin_text!r} is not 0..15")
+        raise r.error(key, f"no chip named {excerpt(name)}")
+    # ASCII digits only: str.isdigit() accepts "²", which int() then refuses.
+    if not (pin_text.isascii() and pin_text.isdecimal() and len(pin_text) <= 2
+            and 0 <= int(pin_text) <= 15):
+        raise r.error(key, f"pin {excerpt(pin_text)} is not 0..15")
     return PinRef(name, int(pin_text))
 
 
@@ -376,12 +443,10 @@ def _matrix(r: _Reader, size: int, chips: tuple[ChipSpec, ...]) -> MatrixSpec:
                 raise m.error(f"squares[{i}]", f"expected a list of {len(columns)} square names")
             for j, s in enumerate(row):
                 if not isinstance(s, str):
-                    raise m.error(f"squares[{i}][{j}]", f"expected a square name, got {s!r}")
+                    raise m.error(f"squares[{i}][{j}]",
+                                  f"expected a square name, got {excerpt(s)}")
                 if s:
-                    try:
-                        parse_square(s, size)
-                    except ValueError as e:
-                        raise m.error(f"squares[{i}][{j}]", str(e)) from None
+                    _check_square(m, f"squares[{i}][{j}]", s, size)
                     if s in seen:
                         raise m.error(f"squares[{i}][{j}]", f"{s} appears twice")
                     seen.add(s)
@@ -394,10 +459,19 @@ def _matrix(r: _Reader, size: int, chips: tuple[ChipSpec, ...]) -> MatrixSpec:
     return MatrixSpec(tuple(rows), tuple(columns), tuple(grid))
 
 
+def _check_square(r: _Reader, key: str, s: str, size: int) -> None:
+    if len(s) > 4 or not s.isascii():
+        raise r.error(key, f"{excerpt(s)} is not a square name")
+    try:
+        parse_square(s, size)
+    except ValueError as e:
+        raise r.error(key, str(e)) from None
+
+
 def _gpio(r: _Reader, name: str, used: dict[int, str]) -> int:
     gpio: int = r.get(name, int)
     if gpio not in GPIO_RANGE:
-        raise r.error(name, f"GPIO {gpio} does not exist (BCM 0..27)")
+        raise r.error(name, f"GPIO {excerpt(gpio)} does not exist (BCM 0..27)")
     if gpio in (2, 3):
         raise r.error(name, f"GPIO {gpio} is the I²C bus (SDA/SCL)")
     if gpio in used:
@@ -411,10 +485,8 @@ def _scan(r: _Reader) -> ScanSpec:
     if s is None:
         return ScanSpec()
     s.check_keys({"debounce_ms", "poll_ms", "retry_ms", "retry_max_ms", "chatter_changes",
-                  "chatter_window_ms", "chatter_recover_ms", "stuck_after_s"})
-    changes = s.get("chatter_changes", int, 20)
-    if changes < 2:
-        raise s.error("chatter_changes", "must be at least 2")
+                  "chatter_window_ms", "chatter_recover_ms", "stuck_after_s", "config_check_ms"})
+    changes = s.integer("chatter_changes", 2, 10_000, 20)
     return ScanSpec(debounce=s.number("debounce_ms", 30, 0, 1000) / 1000,
                     poll_interval=s.number("poll_ms", 500, 1, 60000) / 1000,
                     retry_initial=s.number("retry_ms", 50, 1, 60000) / 1000,
@@ -422,7 +494,8 @@ def _scan(r: _Reader) -> ScanSpec:
                     chatter_changes=changes,
                     chatter_window=s.number("chatter_window_ms", 1000, 1, 60000) / 1000,
                     chatter_recover=s.number("chatter_recover_ms", 2000, 1, 600000) / 1000,
-                    stuck_after=s.number("stuck_after_s", 30, 1, 86400))
+                    stuck_after=s.number("stuck_after_s", 30, 1, 86400),
+                    config_check=s.number("config_check_ms", 1000, 0, 3_600_000) / 1000)
 
 
 def _buttons(r: _Reader, gpios: dict[int, str]) -> tuple[dict[str, dict[str, int]], bool, float]:
@@ -440,205 +513,11 @@ def _buttons(r: _Reader, gpios: dict[int, str]) -> tuple[dict[str, dict[str, int
     return out, b.get("pull_up", bool, True), b.number("bounce_ms", 20, 0, 1000) / 1000
 
 
-# -- builders: the only place real hardware is constructed ---------------------------------------
-
-def open_i2c_bus(bus: int | str = 1, opener: Callable[[int | str], SMBusLike] | None = None
-                 ) -> SMBusLike:
-    """Opens the I²C bus (``/dev/i2c-<bus>``) with smbus2, or ``opener``.
-
-    Raises BusUnavailableError with what to do when the device node is missing or not allowed.
-    """
-    if opener is None:
-        from smbus2 import SMBus
-        opener = SMBus
-    path = bus if isinstance(bus, str) else f"/dev/i2c-{bus}"
-    try:
-        return opener(bus)
-    except PermissionError:
-        raise BusUnavailableError(
-            f"no permission to open {path}: add the user to the i2c group "
-            "(sudo usermod -aG i2c $USER) and log in again") from None
-    except OSError as e:
-        if e.errno in (errno_mod.ENOENT, errno_mod.ENODEV, errno_mod.ENXIO):
-            raise BusUnavailableError(
-                f"{path} does not exist: enable I²C with 'sudo raspi-config nonint do_i2c 0' "
-                "(or add dtparam=i2c_arm=on to /boot/firmware/config.txt) and reboot") from None
-        if e.errno in (errno_mod.EACCES, errno_mod.EPERM):
-            raise BusUnavailableError(
-                f"no permission to open {path}: add the user to the i2c group "
-                "(sudo usermod -aG i2c $USER) and log in again") from None
-        raise BusUnavailableError(f"cannot open {path}: {e}") from None
-
-
-def build_expanders(wiring: Wiring, bus: SMBusLike) -> dict[str, Expander]:
-    """Chip drivers by chip name, with directions from the wiring (not yet initialised)."""
-    inputs: dict[str, int] = {c.name: 0 for c in wiring.chips}
-    outputs: dict[str, int] = {c.name: 0 for c in wiring.chips}
-    if wiring.matrix is not None:
-        for ref in wiring.matrix.rows:
-            outputs[ref.chip] |= 1 << ref.pin
-        for ref in wiring.matrix.columns:
-            inputs[ref.chip] |= 1 << ref.pin
-    else:
-        for c in wiring.chips:
-            inputs[c.name] = sum(1 << p for p, s in enumerate(c.squares) if s)
-    out: dict[str, Expander] = {}
-    for c in wiring.chips:
-        cls = EXPANDER_TYPES[c.kind]
-        kwargs: dict[str, Any] = {"inputs": inputs[c.name], "outputs": outputs[c.name],
-                                  "pull_ups": c.pull_ups}
-        if cls is MCP23017:
-            kwargs["allow_gp7_inputs"] = c.allow_gp7_inputs
-        out[c.name] = cls(bus, c.address, **kwargs)
-    return out
-
-
-def build_scanner(wiring: Wiring, bus: SMBusLike, clock: Callable[[], float], *,
-                  reopen: Callable[[], SMBusLike] | None = None, t0: float | None = None,
-                  rotation: int | None = None) -> Any:
-    """A SensorScanner for the wiring on ``bus`` (rotation: the wiring's, or 0 when "auto")."""
-    from pi.sensors import DirectGroup, MatrixGroup, SensorGroup, SensorScanner
-    chips = build_expanders(wiring, bus)
-    groups: list[SensorGroup] = []
-    if wiring.matrix is not None:
-        m = wiring.matrix
-        groups.append(MatrixGroup([(chips[p.chip], p.pin) for p in m.rows],
-                                  [(chips[p.chip], p.pin) for p in m.columns], m.squares))
-    else:
-        for c in wiring.chips:
-            if any(c.squares):
-                groups.append(DirectGroup(chips[c.name], c.squares, active_low=wiring.active_low))
-    s = wiring.scan
-    if rotation is None:
-        rotation = wiring.orientation or 0
-    poll = s.poll_interval
-    if wiring.interrupt_gpio is None or wiring.matrix is not None:
-        poll = min(poll, 0.01)  # no usable interrupt line: poll at 100 Hz
-    return SensorScanner(groups, wiring.size, clock, bus=bus, reopen=reopen, t0=t0,
-                         debounce=s.debounce, poll_interval=poll, rotation=rotation,
-                         retry_initial=s.retry_initial, retry_max=s.retry_max,
-                         chatter_changes=s.chatter_changes, chatter_window=s.chatter_window,
-                         chatter_recover=s.chatter_recover, stuck_after=s.stuck_after)
-
-
-@dataclass
-class Hardware:
-    """Everything the daemon drives; built by :func:`build_hardware`, closed by ``close``."""
-
-    wiring: Wiring
-    scanner: Any
-    interrupt: Any = None
-    buttons: Any = None
-    beeper: Any = None
-    display: Any = None
-    serial_link: Any = None
-
-    def start(self) -> list[Any]:
-        """Starts the serial reader and powers the sensors up; returns the scanner's first
-        outputs (a SnapshotTaken, or SensorFaults)."""
-        if self.serial_link is not None:
-            self.serial_link.start()
-        return list(self.scanner.start())
-
-    def close(self) -> None:
-        """Closes in reverse order of construction; errors are logged, never raised."""
-        for part in (self.serial_link, self.display, self.beeper, self.buttons, self.interrupt):
-            if part is None:
-                continue
-            try:
-                part.close()
-            except Exception:  # noqa: BLE001 - closing must go on
-                log.exception("closing %r", part)
-        bus = getattr(self.scanner, "bus", None)
-        if bus is not None:
-            try:
-                bus.close()
-            except OSError:
-                log.exception("closing the I2C bus")
-
-
-def build_hardware(wiring: Wiring, out: queue.Queue[Any], clock: Callable[[], float], *,
-                   t0: float | None = None,
-                   bus_opener: Callable[[int | str], SMBusLike] | None = None,
-                   pin_factory: Any = None, display_device: Any = None,
-                   serial_port: Any = None) -> Hardware:
-    """Builds every part the wiring describes. Callbacks from all parts go to ``out``.
-
-    Real hardware is opened unless replaced: ``bus_opener`` (bus number → SMBus-like),
-    ``pin_factory`` (gpiozero factory for interrupt, buttons and buzzer), ``display_device``
-    (a luma device), ``serial_port`` (a pyserial-like port). Raises BusUnavailableError or
-    DeviceUnavailableError with a one-line explanation.
-    """
-    from pi.buttons import ButtonPanel
-    from pi.buzzer import Beeper
-    from pi.display import BoardDisplay
-    from pi.sensors import InterruptLine
-    from pi.serial_link import SerialLink
-
-    t0 = clock() if t0 is None else t0
-    bus = open_i2c_bus(wiring.bus, bus_opener)
-
-    def reopen() -> SMBusLike:
-        try:
-            return open_i2c_bus(wiring.bus, bus_opener)
-        except BusUnavailableError as e:
-            raise OSError(errno_mod.ENODEV, str(e)) from None
-
-    hw = Hardware(wiring, build_scanner(wiring, bus, clock, reopen=reopen, t0=t0))
-    try:
-        if wiring.interrupt_gpio is not None:
-            hw.interrupt = InterruptLine(wiring.interrupt_gpio, out, pin_factory=pin_factory)
-        if wiring.buttons:
-            hw.buttons = ButtonPanel(wiring.buttons, out, clock, t0=t0, pin_factory=pin_factory,
-                                     pull_up=wiring.button_pull_up,
-                                     bounce_time=wiring.button_bounce)
-        if wiring.buzzer_gpio is not None:
-            hw.beeper = Beeper.on_gpio(wiring.buzzer_gpio, tonal=wiring.buzzer_tonal,
-                                       pin_factory=pin_factory)
-        if wiring.display is not None or display_device is not None:
-            if display_device is None:
-                assert wiring.display is not None
-                display_device = open_oled(wiring.display, wiring.bus)
-            hw.display = BoardDisplay(display_device)
-        if wiring.serial is not None or serial_port is not None:
-            if serial_port is None:
-                assert wiring.serial is not None
-                serial_port = open_serial(wiring.serial)
-            hw.serial_link = SerialLink(serial_port, out, clock, t0=t0)
-    except Exception:
-        hw.close()
-        raise
-    return hw
-
-
-def open_oled(spec: DisplaySpec, bus: int | str = 1) -> Any:
-    """The luma.oled device on I²C; DeviceUnavailableError with advice when it cannot open."""
-    from luma.core.error import DeviceNotFoundError, DevicePermissionError
-    from luma.core.interface.serial import i2c
-    from luma.oled.device import sh1106, ssd1306
-    port = bus if isinstance(bus, int) else 1
-    try:
-        serial = i2c(port=port, address=spec.address)
-        cls = ssd1306 if spec.driver == "ssd1306" else sh1106
-        return cls(serial, width=128, height=64, rotate=spec.rotate)
-    except DevicePermissionError:
-        raise DeviceUnavailableError(
-            "no permission for the OLED's I²C bus: sudo usermod -aG i2c $USER, log in again"
-        ) from None
-    except DeviceNotFoundError:
-        raise DeviceUnavailableError(
-            "no I²C bus for the OLED: enable I²C with 'sudo raspi-config nonint do_i2c 0'"
-        ) from None
-    except OSError as e:
-        raise DeviceUnavailableError(
-            f"OLED at 0x{spec.address:02x} does not answer ({e.strerror or e}): check wiring"
-        ) from None
-
-
-def open_serial(spec: SerialSpec) -> Any:
-    """The pyserial port of the broadcast link; DeviceUnavailableError when it cannot open."""
-    import serial
-    try:
-        return serial.serial_for_url(spec.port, baudrate=spec.baudrate, timeout=0.1)
-    except (serial.SerialException, OSError, ValueError) as e:
-        raise DeviceUnavailableError(f"cannot open serial port {spec.port}: {e}") from None
+def __getattr__(name: str) -> object:
+    # The builders moved to pi.hardware (construction apart from the schema); old imports of
+    # them from here keep working without importing the drivers for every wiring check.
+    if name in {"Hardware", "build_hardware", "build_scanner", "build_expanders", "open_i2c_bus",
+                "open_oled", "open_serial"}:
+        import pi.hardware
+        return getattr(pi.hardware, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,13 +1,16 @@
-"""STYLE.md: full type hints, ``mypy --strict`` on the engine."""
+"""STYLE.md: full type hints, ``mypy --strict`` on the engine and on ``pi``."""
 
 import pathlib
 
+import pytest
 from mypy import api
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def test_engine_is_mypy_strict_clean() -> None:
+@pytest.mark.parametrize("package", ["engine", "pi"])
+def test_package_is_mypy_strict_clean(package: str) -> None:
     out, err, status = api.run(["--strict", "--no-incremental", "--cache-dir", "/dev/null",
-                                str(ROOT / "engine")])
+                                "--config-file", str(ROOT / "pyproject.toml"),
+                                str(ROOT / package)])
     assert status == 0, out + err

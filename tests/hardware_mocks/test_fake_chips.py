@@ -191,3 +191,32 @@ def test_wire_bits_counts_start_address_acks_repeated_start_stop():
     assert wire_bits(("read_i2c_block_data", 0x20, 0x0E, 6)) == 1 + 18 + 1 + 9 * 7 + 1
     assert wire_bits(("i2c_rdwr", (("r", 0x20, 2),))) == 1 + 27 + 1
     assert wire_bits(("write_byte_data", 0x20, 0x0A, 0x44)) == 29
+
+
+@pytest.mark.parametrize("chip_cls", [FakeMCP23017, FakeTCA9555, FakePCF8575])
+def test_power_cycle_restores_the_power_on_state_and_the_chip_answers_at_once(chip_cls):
+    bus, smb, chip = make(chip_cls)
+    calls = []
+    bus.listeners.append(lambda: calls.append(1))
+    if chip_cls is FakePCF8575:
+        smb.i2c_rdwr(i2c_msg.write(0x20, [0x00, 0xF0]))
+        assert chip.latch == 0xF000
+        bus.power_cycle(0x20)
+        assert chip.latch == 0xFFFF
+        rd = i2c_msg.read(0x20, 2)
+        smb.i2c_rdwr(rd)
+        assert list(rd) == [0xFF, 0xFF]
+    elif chip_cls is FakeTCA9555:
+        smb.write_i2c_block_data(0x20, 0x06, [0x00, 0x0F])  # configuration: some outputs
+        smb.write_i2c_block_data(0x20, 0x04, [0xFF, 0x00])  # polarity inverted on port 0
+        bus.power_cycle(0x20)
+        assert smb.read_i2c_block_data(0x20, 0x06, 2) == [0xFF, 0xFF]
+        assert smb.read_i2c_block_data(0x20, 0x04, 2) == [0x00, 0x00]
+        assert smb.read_i2c_block_data(0x20, 0x02, 2) == [0xFF, 0xFF]
+    else:
+        smb.write_byte_data(0x20, 0x0A, 0x44)
+        smb.write_i2c_block_data(0x20, 0x00, [0x00, 0x7F, 0, 0, 0xFF, 0x7F])
+        bus.power_cycle(0x20)
+        assert chip.iocon == 0
+        assert smb.read_i2c_block_data(0x20, 0x00, 14) == [0xFF, 0xFF] + [0] * 12
+    assert calls  # the listeners (the virtual board's INT line) are told

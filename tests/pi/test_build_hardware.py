@@ -17,7 +17,8 @@ from hardware_mocks.virtual_board import VirtualBoard
 from pi.display import DisplayState
 from pi.errors import BusUnavailableError
 from pi.sensors import SensorInterrupt
-from pi.wiring import EXAMPLES_DIR, build_hardware, load_wiring
+from pi.hardware import build_hardware
+from pi.wiring import EXAMPLES_DIR, load_wiring
 
 ITALIAN = initial_occupancy(8, dark_odd=True)
 
@@ -66,7 +67,8 @@ def test_build_hardware_without_i2c_is_a_clear_error():
 
 def test_importing_pi_needs_no_hardware_library():
     code = ("import sys, pi.buttons, pi.buzzer, pi.display, pi.errors, pi.expanders, "
-            "pi.geometry, pi.sensors, pi.serial_link, pi.wiring\n"
+            "pi.geometry, pi.sensors, pi.serial_link, pi.wiring, pi.hardware, pi.bus, "
+            "pi.scan_loop, pi.timebase, pi.faults, pi.interrupt, pi.sensor_groups\n"
             "bad = [m for m in ('gpiozero', 'smbus2', 'luma', 'serial', 'RPi', 'lgpio', 'PIL', "
             "'hardware_mocks') if m in sys.modules]\n"
             "print(bad)\n")

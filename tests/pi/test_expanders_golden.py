@@ -4,7 +4,8 @@ import pytest
 
 from hardware_mocks.smbus import FakeI2CBus, FakeMCP23017, FakePCF8575, FakeTCA9555
 from pi.expanders import MCP23017, PCF8575, TCA9555
-from pi.wiring import EXAMPLES_DIR, build_scanner, load_wiring
+from pi.hardware import build_scanner
+from pi.wiring import EXAMPLES_DIR, load_wiring
 from hardware_mocks.clock import FakeClock
 from hardware_mocks.virtual_board import VirtualBoard
 
@@ -134,3 +135,32 @@ def test_matrix_init_golden():
     assert bus.log[3] == ("write_i2c_block_data", 0x20, 0x00,
                           (0x40, 0x7F, 0, 0, 0x40, 0x7F, 0, 0, 0, 0))
     assert bus.log[4] == ("write_i2c_block_data", 0x20, 0x0C, (0x40, 0x7F))
+
+
+def test_config_read_back_golden_on_every_chip():
+    bus, smb, chip = fake(FakeMCP23017, 0x20)
+    drv = MCP23017(smb, 0x20, inputs=0x7F7F)
+    assert drv.config_intact()  # before init: nothing to compare, no transaction
+    assert bus.log == []
+    drv.init()
+    bus.log.clear()
+    assert drv.config_intact()
+    assert bus.log == [("read_i2c_block_data", 0x20, 0x00, 14)]  # IODIRA..GPPUB
+    chip.power_cycle()
+    assert not drv.config_intact()
+
+    bus, smb, chip = fake(FakeTCA9555, 0x24)
+    drv = TCA9555(smb, 0x24, inputs=0xFF00, outputs=0x00FF)
+    drv.init()
+    bus.log.clear()
+    assert drv.config_intact()
+    assert bus.log == [("read_i2c_block_data", 0x24, 0x06, 2)]  # configuration 0 and 1
+    chip.power_cycle()
+    assert not drv.config_intact()
+
+    bus, smb, chip = fake(FakePCF8575, 0x25)
+    drv = PCF8575(smb, 0x25)
+    drv.init()
+    bus.log.clear()
+    chip.power_cycle()
+    assert drv.config_intact() and bus.log == []  # no registers: nothing to read back

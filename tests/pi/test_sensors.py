@@ -150,7 +150,7 @@ def test_bus_vanishes_and_comes_back(rig):
     out = rig.take()
     assert sum(isinstance(o, SensorFaultCleared) for o in out) == 5
     assert out[-1] == SnapshotTaken(out[-1].t, ITALIAN - {"d3"})
-    assert rig.scanner.bus is not rig.smbus  # a new handle was opened
+    assert rig.scanner.bus.handle is not rig.smbus  # a new handle was opened
     rig.board.place("d3")
     rig.run(0.1)
     assert [type(o) for o in rig.take()] == [PiecePlaced]

@@ -117,3 +117,20 @@ def test_real_smbus2_on_a_missing_device_node(tmp_path):
     # smbus2 itself, on a path that does not exist (as on a PC, or a Pi with I²C disabled).
     with pytest.raises(BusUnavailableError, match="raspi-config"):
         open_i2c_bus(str(tmp_path / "i2c-9"))
+
+
+def test_config_check_period_from_the_wiring_file():
+    assert parse_wiring(MINIMAL).scan.config_check == 1.0
+    w = parse_wiring(MINIMAL + "[scan]\nconfig_check_ms = 250\n")
+    assert w.scan.config_check == 0.25
+    assert parse_wiring(MINIMAL + "[scan]\nconfig_check_ms = 0\n").scan.config_check == 0.0
+    with pytest.raises(WiringError, match="scan.config_check_ms: -1 is out of range"):
+        parse_wiring(MINIMAL + "[scan]\nconfig_check_ms = -1\n")
+
+
+def test_the_builders_are_still_found_where_they_were():
+    import pi.hardware
+    import pi.wiring
+    assert pi.wiring.build_hardware is pi.hardware.build_hardware
+    with pytest.raises(AttributeError):
+        pi.wiring.no_such_thing  # noqa: B018

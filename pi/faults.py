@@ -1,0 +1,73 @@
+"""Fault records of the sensors: what the scan loop hands to the daemon beside piece events.
+
+Run-time sensor faults are records, not exceptions: the process never dies of a sensor problem.
+A :class:`SensorFault` is reported once per outage and followed, when the sensors can be trusted
+again, by a :class:`SensorFaultCleared` for the same chip, squares and ``kind`` (and a
+``SnapshotTaken`` when the occupancy had to be read afresh).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
+
+#: ``SensorFault.kind`` values.
+NO_ANSWER = "no answer"
+CHATTERING = "chattering"
+STUCK_CLOSED = "stuck closed"
+RESET = "reset"
+FAULT_KINDS = (NO_ANSWER, CHATTERING, STUCK_CLOSED, RESET)
+
+
+@dataclass(frozen=True, slots=True)
+class SensorFault:
+    """Sensors that cannot be trusted: chip ``address`` and the (logical) ``squares`` concerned.
+
+    ``kind``: ``"no answer"`` (NACK, EIO, bus lost), ``"chattering"``, ``"stuck closed"`` or
+    ``"reset"`` (the chip answers but came back with its power-on configuration: it is set up
+    again and the fault cleared in the same scan).
+    """
+
+    t: float
+    address: int
+    squares: tuple[str, ...]
+    kind: str
+    detail: str = ""
+
+    @property
+    def message(self) -> str:
+        return f"sensor fault: 0x{self.address:02x}, squares {' '.join(self.squares)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The journal's ``fault`` line (shared/TRACE.md)."""
+        return {"t": self.t, "type": "fault", "squares": list(self.squares),
+                "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class SensorFaultCleared:
+    """A fault reported earlier is over (the chip answers again, the square is quiet again)."""
+
+    t: float
+    address: int
+    squares: tuple[str, ...]
+    kind: str
+
+    @property
+    def message(self) -> str:
+        return f"sensor ok: 0x{self.address:02x}, squares {' '.join(self.squares)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The journal's ``fault_cleared`` line (shared/TRACE.md)."""
+        return {"t": self.t, "type": "fault_cleared", "squares": list(self.squares)}
+
+
+@dataclass(frozen=True, slots=True)
+class SensorInterrupt:
+    """Put on the daemon's queue by the interrupt line: some expander saw a change; scan now."""
+
+
+#: Everything a scan returns, in order: piece events and fault records.
+SensorOutput = Union[PieceLifted, PiecePlaced, SnapshotTaken, SensorFault, SensorFaultCleared]
