@@ -17,8 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.events import GameStarted, PieceLifted, SnapshotTaken
+from engine.trace import parse_trace
+from pi.config import parse_config
 from pi.journal import (Journal, JournalDamagedError, JournalWriteError, begin_game, encode_line,
                         fault_cleared_line, fault_line, read_journal, restart_line,
                         resume_unfinished)
@@ -483,3 +487,39 @@ def test_a_game_that_cannot_start_leaves_no_folder(tmp_path: Path,
         game, j = begin_game(sd, START)
         j.close()
         assert game.seq == 1
+
+
+def test_a_journal_begun_from_the_config_is_a_trace_the_engine_reads(tmp_path: Path) -> None:
+    config = parse_config('variant = "english"\nboard = 3\nsite = "Leeds"\nwhite = "A"\n')
+    with StateDir.open(tmp_path) as sd:
+        game, j = begin_game(sd, config.start_line(), board=config.board)
+        with j:
+            j.append(PieceLifted(t=1.0, square="c3"))
+            j.append(SnapshotTaken(t=2.0, occupied=frozenset({"a1", "c1"})))
+    start, evs = parse_trace(game.trace.read_text().splitlines())
+    assert start == config.game_started()
+    assert evs == [PieceLifted(t=1.0, square="c3"),
+                   SnapshotTaken(t=2.0, occupied=frozenset({"a1", "c1"}))]
+    first = read_journal(game.trace).start
+    assert (first["board"], first["site"], first["id"]) == (3, "Leeds", game.id)
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=300), st.integers(min_value=0, max_value=10_000))
+def test_any_bytes_are_read_or_refused_as_damage(tmp_path: Path, junk: bytes, where: int) -> None:
+    """Whatever the disk holds, reading gives good lines plus a dropped tail that add up to the
+    file, or JournalDamagedError: never another exception."""
+    path = tmp_path / "fuzz.jsonl"
+    good = encode_line(START) + encode_line(PieceLifted(t=1.0, square="e3"))
+    cut = where % (len(good) + 1)
+    data = good[:cut] + junk + good[cut:]
+    path.write_bytes(data)
+    try:
+        rec = read_journal(path)
+    except JournalDamagedError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert rec.good_size + len(rec.dropped) == len(data)
+    assert data[:rec.good_size].count(b"\n") == len(rec.lines)
+    assert rec.lines[0]["type"] == "start"
