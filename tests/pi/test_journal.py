@@ -8,6 +8,8 @@ import errno
 import json
 import os
 import random
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -523,3 +525,42 @@ def test_any_bytes_are_read_or_refused_as_damage(tmp_path: Path, junk: bytes, wh
     assert rec.good_size + len(rec.dropped) == len(data)
     assert data[:rec.good_size].count(b"\n") == len(rec.lines)
     assert rec.lines[0]["type"] == "start"
+
+
+FULL_DISK = textwrap.dedent("""
+    import sys
+    from pi.journal import Journal, JournalWriteError, read_journal
+    from pi.statedir import atomic_write
+    path = sys.argv[1] + "/trace.jsonl"
+    atomic_write(sys.argv[1] + "/game.pdn", "old")
+    j = Journal.create(path, {"type": "start", "variant": "italian"})
+    n = 1
+    try:
+        while True:
+            n = j.append({"t": float(n), "type": "arbiter", "action": "note", "text": "x" * 97})
+    except JournalWriteError as exc:
+        print("ERROR", exc)
+    rec = read_journal(path)
+    print("ACKNOWLEDGED", n, "ON_DISK", len(rec.lines), "DROPPED", len(rec.dropped))
+    try:
+        atomic_write(sys.argv[1] + "/game.pdn", "new" * 10000)
+    except OSError as exc:
+        print("PDN", exc.strerror, open(sys.argv[1] + "/game.pdn").read())
+""")
+
+
+def test_a_really_full_disk_in_a_tiny_tmpfs(tmp_path: Path) -> None:
+    """A 16 KiB tmpfs mounted in a user namespace (no privileges needed where the kernel allows
+    user namespaces): the kernel's own ENOSPC, not a monkeypatch."""
+    unshare = shutil.which("unshare")
+    mount = [unshare, "--user", "--map-root-user", "--mount", "sh", "-c",
+             'mount -t tmpfs -o size=16k tmpfs "$0" && exec "$@"', str(tmp_path)]
+    if unshare is None or subprocess.run([*mount, "true"], capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs in a user namespace here (unshare missing or "
+                    "user namespaces disabled)")
+    out = subprocess.run([*mount, sys.executable, "-c", FULL_DISK, str(tmp_path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    assert "NOT recorded: No space left on device [ENOSPC]" in out
+    m = re.search(r"ACKNOWLEDGED (\d+) ON_DISK (\d+) DROPPED 0", out)
+    assert m is not None and m.group(1) == m.group(2), out
+    assert "PDN No space left on device old" in out
