@@ -553,11 +553,12 @@ def test_a_really_full_disk_in_a_tiny_tmpfs(tmp_path: Path) -> None:
     """A 16 KiB tmpfs mounted in a user namespace (no privileges needed where the kernel allows
     user namespaces): the kernel's own ENOSPC, not a monkeypatch."""
     unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("unshare is not installed (package util-linux)")
     mount = [unshare, "--user", "--map-root-user", "--mount", "sh", "-c",
              'mount -t tmpfs -o size=16k tmpfs "$0" && exec "$@"', str(tmp_path)]
-    if unshare is None or subprocess.run([*mount, "true"], capture_output=True).returncode != 0:
-        pytest.skip("cannot mount a tmpfs in a user namespace here (unshare missing or "
-                    "user namespaces disabled)")
+    if subprocess.run([*mount, "true"], capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs in a user namespace here (user namespaces disabled)")
     out = subprocess.run([*mount, sys.executable, "-c", FULL_DISK, str(tmp_path)], cwd=ROOT,
                          capture_output=True, text=True, timeout=60, check=True).stdout
     assert "NOT recorded: No space left on device [ENOSPC]" in out
