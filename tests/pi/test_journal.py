@@ -565,3 +565,56 @@ def test_a_really_full_disk_in_a_tiny_tmpfs(tmp_path: Path) -> None:
     m = re.search(r"ACKNOWLEDGED (\d+) ON_DISK (\d+) DROPPED 0", out)
     assert m is not None and m.group(1) == m.group(2), out
     assert "PDN No space left on device old" in out
+
+
+def test_append_refuses_lines_that_resume_would_refuse(tmp_path: Path) -> None:
+    path = tmp_path / "trace.jsonl"
+    with Journal.create(path, START) as j:
+        j.append(PieceLifted(t=5.0, square="e3"))
+        before = path.read_bytes()
+        for bad, problem in (({"t": 4.9, "type": "lift", "square": "e3"}, "time goes backwards"),
+                             ({"type": "lift", "square": "e3"}, "'t' must be"),
+                             ({"t": -1.0, "type": "lift"}, "'t' must be"),
+                             ({"t": True, "type": "lift"}, "'t' must be"),
+                             (START.to_dict(), "second start line")):
+            with pytest.raises(ValueError, match=problem):
+                j.append(bad)
+        assert path.read_bytes() == before and j.last_t == 5.0
+    j, rec = Journal.resume(path)
+    with j:
+        assert j.last_t == 5.0
+        with pytest.raises(ValueError, match="time goes backwards"):
+            j.append({"t": 1.0, "type": "end"})
+
+
+def test_restart_line_never_goes_back_in_time() -> None:
+    assert restart_line(1.2344, None)["t"] == 1.2344
+    assert restart_line(1.2344, 0.0001)["t"] >= 1.2344
+    assert restart_line(10.0, 2.5) == {"t": 12.5, "type": "restart", "down": 2.5}
+
+
+_LINE = st.fixed_dictionaries(
+    {"t": st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 10**20),
+                    st.none(), st.text(max_size=3)),
+     "type": st.sampled_from(["lift", "place", "start", "note", "fault"])},
+    optional={"text": st.text(max_size=20), "square": st.sampled_from(["e3", 22, None])})
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_LINE, max_size=25))
+def test_what_append_accepts_resume_reads_back(tmp_path: Path, lines: list[dict[str, Any]]
+                                               ) -> None:
+    path = tmp_path / "prop.jsonl"
+    path.unlink(missing_ok=True)
+    accepted = [json.loads(encode_line(START))]
+    with Journal.create(path, START) as j:
+        for line in lines:
+            try:
+                j.append(line)
+            except ValueError:
+                continue
+            accepted.append(json.loads(encode_line(line)))
+    j, rec = Journal.resume(path)
+    j.close()
+    assert list(rec.lines) == accepted and not rec.dropped
