@@ -1,0 +1,337 @@
+"""The daemon's configuration file, ``damiera.toml``: what game the board runs and where it keeps it.
+
+:func:`load_config` reads and validates a file into a frozen :class:`Config`; every problem is a
+:class:`ConfigError` of one line naming the file and the key (``damiera.toml: time_control: …``).
+Unknown keys are refused (a misspelt key must not be silently ignored at a tournament), numbers
+of absurd kind or size (NaN, infinities, negatives, huge) are refused, the file is read with a
+size limit, and TOML nested too deeply to parse is an error, not a crash.
+
+Every key, with its default, is documented in ``pi/damiera.example.toml``. Values are checked
+with the engine's own readers: the variant with ``engine.variants.find_variant``, the FEN with
+``engine.board.Board``, the time control with ``engine.timecontrol.parse_time_control_tag``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tomllib
+import urllib.parse
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.board import Board
+from engine.errors import DamieraError
+from engine.events import GameStarted
+from engine.timecontrol import minimum_time_warnings, parse_time_control_tag
+from engine.variants import find_variant
+
+__all__ = ["ConfigError", "Config", "HttpSpec", "MqttSpec", "load_config", "parse_config",
+           "MAX_CONFIG_BYTES"]
+
+#: A configuration file larger than this is refused unread (the example is ~3 kB).
+MAX_CONFIG_BYTES = 64 * 1024
+_MAX_TEXT = 200          # event/site/players: a PDN tag value, one line
+_MAX_BOARD = 9999        # board numbers in a hall
+_MAX_SETTLE = 60.0       # seconds; longer would make a let-go move feel lost
+_EXCERPT = 40
+_TOP_KEYS = frozenset({"variant", "clock", "time_control", "settle", "transcribed", "fen", "event",
+                       "site", "round", "board", "white", "black", "state_dir", "http", "mqtt"})
+_MQTT_KEYS = frozenset({"url", "hall", "board"})
+_TOPIC_SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be read or holds a bad value: one line, file and key."""
+
+    def __init__(self, source: str, key: str, problem: str) -> None:
+        super().__init__(f"{source}: {key}: {problem}" if key else f"{source}: {problem}")
+        self.source = source
+        self.key = key
+        self.problem = problem
+
+
+@dataclass(frozen=True, slots=True)
+class HttpSpec:
+    """Where the web server listens (issue 8's HTTP server; the daemon only carries it)."""
+
+    host: str
+    port: int
+
+
+@dataclass(frozen=True, slots=True)
+class MqttSpec:
+    """The hall's MQTT broker (a later issue): ``url`` (``mqtt://`` or ``mqtts://`` host and
+    port only), the ``hall`` and ``board`` topic segments."""
+
+    url: str
+    host: str
+    port: int
+    tls: bool
+    hall: str
+    board: str
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """A validated ``damiera.toml``. ``variant`` is the registry's name; ``time_control`` None
+    means no time control; ``state_dir`` is absolute or None (then the command line or systemd
+    decide, see ``pi.statedir.resolve_state_dir``)."""
+
+    source: str = "damiera.toml"
+    variant: str = "italian"
+    clock: bool = True
+    time_control: str | None = None
+    settle: float = 2.0
+    transcribed: bool = True
+    fen: str | None = None
+    event: str | None = None
+    site: str | None = None
+    round: str | None = None
+    board: int | None = None
+    white: str | None = None
+    black: str | None = None
+    state_dir: Path | None = None
+    http: HttpSpec | None = None
+    mqtt: MqttSpec | None = None
+
+    def game_started(self) -> GameStarted:
+        """The start of a game under this configuration, as the arbiter takes it."""
+        tags = tuple((k, v) for k, v in (("white", self.white), ("black", self.black),
+                                          ("event", self.event), ("round", self.round))
+                     if v is not None)
+        return GameStarted(variant=self.variant, fen=self.fen, clock=self.clock,
+                           transcribed=self.transcribed, settle=self.settle,
+                           time_control=self.time_control, tags=tags)
+
+    def start_line(self, game_id: str | None = None, started_at: str | None = None
+                   ) -> dict[str, Any]:
+        """The journal's start line (TRACE.md): :meth:`game_started` plus ``site``, ``board``,
+        ``id`` and ``started_at`` (ISO 8601 UTC) when known."""
+        line = self.game_started().to_dict()
+        for key, value in (("site", self.site), ("board", self.board), ("id", game_id),
+                           ("started_at", started_at)):
+            if value is not None:
+                line[key] = value
+        return line
+
+    def time_control_warnings(self) -> tuple[str, ...]:
+        """Where the time control falls short of COMP 5.3/5.6 (one line each; to log at start)."""
+        control = parse_time_control_tag(self.time_control) if self.time_control else None
+        return minimum_time_warnings(control, self.variant) if control is not None else ()
+
+
+def load_config(path: str | os.PathLike[str]) -> Config:
+    """Reads and validates the file ``path``. Raises ConfigError (one line)."""
+    source = str(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(source, "", f"cannot read the file ({exc.strerror or exc})") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(source, "", f"larger than {MAX_CONFIG_BYTES} bytes; not a config file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(source, "", f"not UTF-8 text (byte {exc.start})") from None
+    return parse_config(text, source, base=Path(path).resolve().parent)
+
+
+def parse_config(text: str, source: str = "damiera.toml", base: Path | None = None) -> Config:
+    """Validates TOML ``text``; ``source`` names it in errors; a relative ``state_dir`` is taken
+    from ``base`` (the config file's folder; the working directory when None)."""
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ConfigError(source, "", f"larger than {MAX_CONFIG_BYTES} bytes; not a config file")
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, "", f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(source, "", "not valid TOML: nested too deeply") from None
+    r = _Reader(source, raw)
+    r.check_keys(_TOP_KEYS)
+    try:
+        variant = find_variant(r.text("variant", "italian", limit=32) or "italian").name
+    except DamieraError as exc:
+        raise r.error("variant", str(exc)) from None
+    time_control = r.text("time_control", None, limit=64)
+    if time_control is not None:
+        try:
+            if parse_time_control_tag(time_control) is None:
+                time_control = None  # "-", "?" or empty: no time control
+        except DamieraError as exc:
+            raise r.error("time_control", str(exc)) from None
+    fen = r.text("fen", None, limit=400)
+    if fen is not None:
+        try:
+            Board(fen, variant)
+        except DamieraError as exc:
+            raise r.error("fen", f"invalid FEN for {variant}: {exc}") from None
+    board = r.integer("board", None, 1, _MAX_BOARD)
+    state_dir = r.text("state_dir", None, limit=4096)
+    return Config(
+        source=source, variant=variant, clock=r.boolean("clock", True), time_control=time_control,
+        settle=r.number("settle", 2.0, 0.0, _MAX_SETTLE, low_open=True),
+        transcribed=r.boolean("transcribed", True), fen=fen,
+        event=r.text("event", None), site=r.text("site", None),
+        round=r.text("round", None, limit=32, allow_int=True), board=board,
+        white=r.text("white", None), black=r.text("black", None),
+        state_dir=(base or Path.cwd()) / state_dir if state_dir is not None else None,
+        http=_http(r), mqtt=_mqtt(r, board))
+
+
+def _http(r: _Reader) -> HttpSpec | None:
+    value = r.text("http", None, limit=300)
+    if value is None:
+        return None
+    host, port = _host_port(r, "http", value, default_port=None)
+    return HttpSpec(host, port)
+
+
+def _host_port(r: _Reader, key: str, value: str, default_port: int | None) -> tuple[str, int]:
+    m = re.fullmatch(r"(\[[0-9A-Fa-f:.]+\]|[^:\[\]]*)(?::([0-9]{1,5}))?", value)
+    if m is None or (m.group(2) is None and default_port is None):
+        raise r.error(key, f"expected host:port (e.g. 0.0.0.0:8080 or [::]:8080), "
+                           f"got {_excerpt(value)}")
+    host = m.group(1).strip("[]")
+    if not host or (":" not in host and not _HOSTNAME.fullmatch(host)):
+        raise r.error(key, f"no valid host in {_excerpt(value)}")
+    port = int(m.group(2)) if m.group(2) is not None else default_port
+    assert port is not None
+    if not 1 <= port <= 65535:
+        raise r.error(key, f"port {port} is out of range 1..65535")
+    return host, port
+
+
+def _mqtt(r: _Reader, board: int | None) -> MqttSpec | None:
+    m = r.sub("mqtt")
+    if m is None:
+        return None
+    m.check_keys(_MQTT_KEYS)
+    url = m.text("url", ..., limit=300)
+    assert url is not None
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("mqtt", "mqtts"):
+        raise m.error("url", f"expected mqtt://host[:port] or mqtts://…, got {_excerpt(url)}")
+    if parts.username is not None or parts.password is not None:
+        raise m.error("url", "credentials in the URL are not supported")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise m.error("url", f"only a host and a port, got {_excerpt(url)}")
+    host, port = _host_port(m, "url", parts.netloc, 8883 if parts.scheme == "mqtts" else 1883)
+    hall = m.text("hall", ..., limit=64)
+    assert hall is not None
+    if not _TOPIC_SEGMENT.fullmatch(hall):
+        raise m.error("hall", "letters, digits, '.', '_' or '-' only (an MQTT topic level)")
+    topic_board = m.text("board", None, limit=64, allow_int=True)
+    if topic_board is None:
+        if board is None:
+            raise m.error("board", "missing (set it, or the top-level board number)")
+        topic_board = str(board)
+    if not _TOPIC_SEGMENT.fullmatch(topic_board):
+        raise m.error("board", "letters, digits, '.', '_' or '-' only (an MQTT topic level)")
+    return MqttSpec(url, host, port, parts.scheme == "mqtts", hall, topic_board)
+
+
+def _excerpt(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "…"
+
+
+_TOML_KINDS = {str: "a string", bool: "true or false", int: "an integer", float: "a number",
+               dict: "a table", list: "an array"}
+
+
+def _kind(value: object) -> str:
+    for typ, name in _TOML_KINDS.items():
+        if isinstance(value, typ):
+            return name
+    return type(value).__name__  # TOML dates and times
+
+
+class _Reader:
+    """Typed access to a TOML table that names the file and the key in every error."""
+
+    def __init__(self, source: str, table: Mapping[str, Any], prefix: str = "") -> None:
+        self.source = source
+        self.table = table
+        self.prefix = prefix
+
+    def error(self, name: str, problem: str) -> ConfigError:
+        return ConfigError(self.source, f"{self.prefix}{name}", problem)
+
+    def check_keys(self, allowed: frozenset[str]) -> None:
+        for k in self.table:
+            if k not in allowed:
+                shown = k if re.fullmatch(r"[A-Za-z0-9_-]{1,40}", k) else _excerpt(k)
+                raise self.error(shown, f"unknown key (known: {', '.join(sorted(allowed))})")
+
+    def _wrong(self, name: str, expected: str, value: object) -> ConfigError:
+        shown = _excerpt(value) if isinstance(value, (str, int, float, bool)) else _kind(value)
+        return self.error(name, f"expected {expected}, got {shown}")
+
+    def text(self, name: str, default: Any, limit: int = _MAX_TEXT,
+             allow_int: bool = False) -> str | None:
+        """A one-line string (``default`` when absent; ``...`` = required)."""
+        if name not in self.table:
+            if default is ...:
+                raise self.error(name, "missing")
+            return default  # type: ignore[no-any-return]
+        value = self.table[name]
+        if allow_int and isinstance(value, int) and not isinstance(value, bool):
+            if not 0 <= value <= 10**6:
+                raise self.error(name, f"{value} is out of range 0..1000000")
+            return str(value)
+        if not isinstance(value, str):
+            raise self._wrong(name, "a string", value)
+        if len(value) > limit:
+            raise self.error(name, f"longer than {limit} characters")
+        if any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise self.error(name, f"control characters (line breaks, tabs…) not allowed: "
+                                   f"{_excerpt(value)}")
+        if not value.strip():
+            raise self.error(name, "empty (leave the key out instead)")
+        return value.strip()
+
+    def boolean(self, name: str, default: bool) -> bool:
+        value = self.table.get(name, default)
+        if not isinstance(value, bool):
+            raise self._wrong(name, "true or false", value)
+        return value
+
+    def integer(self, name: str, default: int | None, low: int, high: int) -> int | None:
+        if name not in self.table:
+            return default
+        value = self.table[name]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self._wrong(name, "an integer", value)
+        if not low <= value <= high:
+            raise self.error(name, f"{_excerpt(value)} is out of range {low}..{high}")
+        return value
+
+    def number(self, name: str, default: float, low: float, high: float,
+               low_open: bool = False) -> float:
+        value = self.table.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self._wrong(name, "a number", value)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise self.error(name, f"{_excerpt(value)} is not a finite number")
+        # Compared before float(): a huge TOML integer would overflow the conversion.
+        if value < low or (low_open and value == low) or value > high:
+            bounds = f"more than {low:g}" if low_open else f"at least {low:g}"
+            raise self.error(name, f"{_excerpt(value)} is out of range ({bounds}, at most "
+                                   f"{high:g})")
+        number = float(value)
+        return number
+
+    def sub(self, name: str) -> _Reader | None:
+        if name not in self.table:
+            return None
+        value = self.table[name]
+        if not isinstance(value, dict):
+            raise self._wrong(name, "a table", value)
+        return _Reader(self.source, value, f"{self.prefix}{name}.")

@@ -1,0 +1,446 @@
+"""The write-ahead journal of a game: ``STATE/games/<id>/trace.jsonl``, TRACE.md lines.
+
+Durability contract
+-------------------
+- :meth:`Journal.append` writes one whole line (JSON + ``\\n``) and fsyncs the file before it
+  returns the line's number (1-based; the start line is 1). Whatever the daemon shows or
+  publishes because of an event comes after that return, so nothing seen on the board, the
+  screen or the network is ever missing from the journal after a crash or a power cut.
+- A failed append raises :class:`JournalWriteError` (a full disk, an I/O error): the event is
+  *not* recorded and the message says so. After a failed write the partial line is cut off
+  again, so the file stays a valid journal and appends may go on once space is back; after a
+  failed fsync the page cache can no longer be trusted (Linux may drop the dirty pages), so the
+  journal refuses every later append: the daemon stops and resumes from what is on disk.
+- Resume (:meth:`Journal.resume`, :func:`read_journal`): a torn last line (a power cut during
+  the write: no trailing newline, or a last line that is not valid JSON) was never
+  acknowledged, so it is dropped, logged and truncated away. Any other damage (a bad line
+  before the last, no start line, time going backwards) raises :class:`JournalDamagedError`
+  and leaves the file exactly as it is; its message says that a new game starts.
+
+The reader checks the journal's *form* (JSON objects, one start line first, ``t`` finite and
+non-decreasing); what the lines mean is the arbiter's business when they are fed to it. The
+writer applies the same test before writing (ValueError, nothing written), so a line that
+:meth:`Journal.append` accepted can never make the journal unreadable at resume.
+
+Not thread-safe: one writer (the event loop's thread) per journal.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import logging
+import math
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+from pi.statedir import GameDir, StateDir, fsync_dir
+
+log = logging.getLogger(__name__)
+
+__all__ = ["JournalError", "JournalWriteError", "JournalDamagedError", "Journal", "Recovered",
+           "read_journal", "encode_line", "fault_line", "fault_cleared_line", "restart_line",
+           "Resumption", "resume_unfinished", "begin_game", "MAX_JOURNAL_BYTES"]
+
+#: A journal larger than this is refused at resume (a real game is well under 1 MB).
+MAX_JOURNAL_BYTES = 64 * 1024 * 1024
+_EXCERPT = 60
+
+
+class JournalError(Exception):
+    """Base class of the journal's errors; each message is one line naming the file."""
+
+
+class JournalWriteError(JournalError):
+    """An append failed: the line is not in the journal."""
+
+
+class JournalDamagedError(JournalError):
+    """The journal is damaged beyond a torn last line: kept untouched, a new game must start."""
+
+    def __init__(self, path: Path, line: int, problem: str) -> None:
+        super().__init__(f"{path}: line {line}: {problem}; the journal is kept as it is and a "
+                         "new game starts")
+        self.path = path
+        self.line = line
+        self.problem = problem
+
+
+class _HasToDict(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def encode_line(obj: Mapping[str, Any] | _HasToDict) -> bytes:
+    """One journal line, UTF-8 with its ``\\n``: ``obj`` is a TRACE.md dict or anything with
+    ``to_dict()`` (the events of ``engine.events``). Raises ValueError for what JSON cannot hold
+    (NaN, infinities, other types) or a dict without a string ``type``."""
+    d = obj if isinstance(obj, Mapping) else obj.to_dict()
+    if not isinstance(d.get("type"), str):
+        raise ValueError("a journal line needs a string 'type'")
+    try:
+        text = json.dumps(d, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ValueError(f"cannot write {d.get('type')!r} line as JSON: {exc}") from None
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"cannot write {d.get('type')!r} line as UTF-8: {exc}") from None
+
+
+def _square_key(name: str) -> tuple[int, str]:
+    # As engine.events sorts snapshot squares: by rank, then file ("c3" < "e3" < "b4").
+    return (int(name[1:]), name[0]) if name[1:].isdigit() else (0, name)
+
+
+def fault_line(t: float, squares: Iterable[str], message: str) -> dict[str, Any]:
+    """TRACE.md ``fault``: the sensors under ``squares`` stopped answering."""
+    return {"t": t, "type": "fault", "squares": sorted(squares, key=_square_key),
+            "message": message}
+
+
+def fault_cleared_line(t: float, squares: Iterable[str]) -> dict[str, Any]:
+    """TRACE.md ``fault_cleared``: the sensors under ``squares`` answer again."""
+    return {"t": t, "type": "fault_cleared", "squares": sorted(squares, key=_square_key)}
+
+
+def restart_line(last_t: float, down: float | None) -> dict[str, Any]:
+    """TRACE.md ``restart`` after a journal whose last ``t`` is ``last_t``: ``t`` goes on from
+    there plus ``down`` (wall-clock seconds away, None when unknown). A negative ``down`` (the
+    wall clock was set back) is unknown too. Raises ValueError for a non-finite value."""
+    if not math.isfinite(last_t) or (down is not None and not math.isfinite(down)):
+        raise ValueError(f"restart times must be finite, not {last_t!r}, {down!r}")
+    if down is not None and down < 0:
+        down = None
+    if down is None:
+        return {"t": last_t, "type": "restart", "down": None}
+    down = round(down, 3)
+    # Rounded for reading, but never below last_t (time must not go backwards in a journal).
+    return {"t": max(last_t, round(last_t + down, 3)), "type": "restart", "down": down}
+
+
+@dataclass(frozen=True, slots=True)
+class Recovered:
+    """What a journal holds: its good ``lines`` (parsed; the start line first), the bytes of a
+    torn last line that was (or, from :func:`read_journal`, would be) dropped, the good length
+    in bytes, and ``mtime`` (wall-clock time of the last write, for ``restart``'s ``down``)."""
+
+    path: Path
+    lines: tuple[dict[str, Any], ...]
+    dropped: bytes
+    good_size: int
+    mtime: float
+
+    @property
+    def start(self) -> dict[str, Any]:
+        return self.lines[0]
+
+    @property
+    def last_t(self) -> float:
+        """``t`` of the last line (0.0 when only the start line is there)."""
+        for line in reversed(self.lines):
+            if "t" in line:
+                return float(line["t"])
+        return 0.0
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _parse(raw: bytes) -> Any:
+    return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+
+
+def _excerpt(raw: bytes) -> str:
+    text = raw[:_EXCERPT].decode("utf-8", errors="replace")
+    return repr(text + ("…" if len(raw) > _EXCERPT else ""))
+
+
+def _form_problem(obj: Mapping[str, Any], first: bool, last_t: float) -> str | None:
+    """What is wrong with the form of line ``obj`` (the first of its journal or not; ``last_t``:
+    ``t`` of the line before), or None. The writer and the reader apply the same test, so any
+    line :meth:`Journal.append` accepted is read back at resume."""
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        return "not a trace line: no string 'type'"
+    if first:
+        return None if kind == "start" else ("no start line (the first line must have "
+                                             "\"type\": \"start\")")
+    if kind == "start":
+        return "a second start line"
+    t = obj.get("t")
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t < 0:
+        shown = repr(t)
+        return f"'t' must be a number >= 0, not {shown[:_EXCERPT]}{'…' * (len(shown) > _EXCERPT)}"
+    if t < last_t:
+        return f"time goes backwards ({t} after {last_t})"
+    return None
+
+
+def read_journal(path: str | os.PathLike[str]) -> Recovered:
+    """Reads the journal at ``path`` without changing it. Raises :class:`JournalDamagedError`
+    (see the module docstring) or :class:`JournalError` when it cannot be read at all."""
+    p = Path(path)
+    try:
+        with open(p, "rb") as f:
+            st = os.fstat(f.fileno())
+            if st.st_size > MAX_JOURNAL_BYTES:
+                raise JournalDamagedError(p, 1, f"{st.st_size} bytes, more than a journal can be "
+                                                f"({MAX_JOURNAL_BYTES})")
+            data = f.read(MAX_JOURNAL_BYTES + 1)
+    except FileNotFoundError:
+        raise JournalDamagedError(p, 1, "no journal file (no start line)") from None
+    except OSError as exc:
+        raise JournalError(f"{p}: cannot read the journal: {exc.strerror or exc}") from None
+    raws = data.split(b"\n")
+    # raws[-1] is b"" when the file ends with a newline; otherwise it is a line cut short.
+    tail = raws.pop()
+    complete = raws
+    dropped = tail
+    if not tail and complete:
+        try:
+            _parse(complete[-1])
+        except (ValueError, RecursionError):
+            # A last line that is whole but not JSON: the filesystem kept the new size but
+            # not the data (zeros after a power cut), or the line was cut and a newline
+            # follows in garbage. It was never acknowledged.
+            dropped = complete.pop() + b"\n"
+    lines: list[dict[str, Any]] = []
+    last_t = 0.0
+    for number, raw in enumerate(complete, start=1):
+        try:
+            obj = _parse(raw)
+        except (ValueError, RecursionError) as exc:
+            raise JournalDamagedError(p, number, f"bad JSON ({exc}): {_excerpt(raw)}") from None
+        if not isinstance(obj, dict):
+            raise JournalDamagedError(p, number, f"not a trace line: {_excerpt(raw)}")
+        problem = _form_problem(obj, number == 1, last_t)
+        if problem is not None:
+            raise JournalDamagedError(p, number, problem)
+        if number > 1:
+            last_t = float(obj["t"])
+        lines.append(obj)
+    if not lines:
+        raise JournalDamagedError(p, 1, "no start line (the journal is empty)" if not dropped
+                                  else f"no start line (only a torn line {_excerpt(dropped)})")
+    good_size = len(data) - len(dropped)
+    return Recovered(p, tuple(lines), dropped, good_size, st.st_mtime)
+
+
+class Journal:
+    """An open journal, appended to by :meth:`append`. Make one with :meth:`create` (a new game)
+    or :meth:`resume` (after a restart); close it with :meth:`close` or ``with``."""
+
+    def __init__(self, path: Path, fd: int, lines: int, size: int, last_t: float = 0.0) -> None:
+        """Use :meth:`create` or :meth:`resume`; this takes an fd opened for appending."""
+        self.path = path
+        self._fd: int | None = fd
+        self._lines = lines
+        self._size = size
+        self._last_t = last_t
+        self._broken: str | None = None
+
+    @classmethod
+    def create(cls, path: str | os.PathLike[str], start: Mapping[str, Any] | _HasToDict) -> Journal:
+        """Creates the journal ``path`` (it must not exist) with ``start`` as line 1, durable
+        (file and folder fsync'd) when this returns. Raises JournalWriteError, or ValueError for
+        a start that is not a ``start`` line."""
+        p = Path(path)
+        first = encode_line(start)
+        if json.loads(first).get("type") != "start":
+            raise ValueError("the first line of a journal must be a start line")
+        try:
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC,
+                         0o644)
+        except OSError as exc:
+            raise JournalWriteError(f"{p}: cannot create the journal: {exc.strerror or exc}") \
+                from None
+        journal = cls(p, fd, 0, 0)
+        try:
+            journal._write(first)
+            fsync_dir(p.parent)
+        except OSError as exc:
+            journal.close()
+            raise JournalWriteError(f"{p}: cannot create the journal: {exc.strerror or exc}") \
+                from None
+        return journal
+
+    @classmethod
+    def resume(cls, path: str | os.PathLike[str]) -> tuple[Journal, Recovered]:
+        """Opens an existing journal for appending after a restart. A torn last line is logged
+        and truncated away (durably) first. Raises JournalDamagedError (file untouched) or
+        JournalError."""
+        rec = read_journal(path)
+        p = rec.path
+        try:
+            fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        except OSError as exc:
+            raise JournalError(f"{p}: cannot open the journal: {exc.strerror or exc}") from None
+        try:
+            if rec.dropped:
+                log.warning("%s: dropped a torn last line after line %d (%d bytes: %s), "
+                            "written when the daemon stopped and never acknowledged",
+                            p, len(rec.lines), len(rec.dropped), _excerpt(rec.dropped))
+                os.ftruncate(fd, rec.good_size)
+                os.fsync(fd)
+        except OSError as exc:
+            os.close(fd)
+            raise JournalError(f"{p}: cannot drop the torn last line: {exc.strerror or exc}") \
+                from None
+        return cls(p, fd, len(rec.lines), rec.good_size, rec.last_t), rec
+
+    @property
+    def line_count(self) -> int:
+        """Lines in the journal (the number of the last one appended)."""
+        return self._lines
+
+    @property
+    def closed(self) -> bool:
+        return self._fd is None
+
+    @property
+    def last_t(self) -> float:
+        """``t`` of the last line (0.0 after the start line): the next line may not be earlier."""
+        return self._last_t
+
+    def append(self, obj: Mapping[str, Any] | _HasToDict) -> int:
+        """Writes ``obj`` as one line, fsyncs, and returns its 1-based line number. Raises
+        ValueError (nothing written) for an object JSON cannot hold or a line resume would refuse:
+        a second start line, no ``t``, or ``t`` earlier than :attr:`last_t`. Raises
+        JournalWriteError when the line could not be made durable (it is then not in the
+        journal)."""
+        data = encode_line(obj)
+        d = obj if isinstance(obj, Mapping) else obj.to_dict()
+        problem = _form_problem(d, False, self._last_t)
+        if problem is not None:
+            raise ValueError(f"{self.path}: not written: {problem}")
+        if self._broken is not None:
+            raise JournalWriteError(f"{self.path}: the event is NOT recorded: the journal "
+                                    f"stopped after an earlier failure ({self._broken})")
+        if self._fd is None:
+            raise JournalWriteError(f"{self.path}: the event is NOT recorded: journal closed")
+        try:
+            self._write(data)
+        except OSError as exc:
+            raise JournalWriteError(f"{self.path}: the event is NOT recorded: "
+                                    f"{_describe(exc)}") from exc
+        self._last_t = float(d["t"])
+        return self._lines
+
+    def _write(self, data: bytes) -> None:
+        """Appends ``data`` (whole lines) durably; on failure restores the last good size or
+        marks the journal broken, then re-raises."""
+        assert self._fd is not None
+        fd = self._fd
+        view = memoryview(data)
+        try:
+            while view:
+                n = os.write(fd, view)
+                if n <= 0:
+                    raise OSError(errno.EIO, "write returned 0 bytes")
+                view = view[n:]
+        except OSError as exc:
+            if len(view) != len(data):
+                # Part of the line reached the file: cut it off so the next line does not
+                # start in the middle of this one (which would damage the journal).
+                try:
+                    os.ftruncate(fd, self._size)
+                    os.fsync(fd)
+                except OSError as cut:
+                    self._broken = f"{_describe(exc)}; then {_describe(cut)}"
+            raise
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            # After a failed fsync Linux may have dropped the dirty pages and marked them clean:
+            # nothing written since the last good fsync can be trusted any more.
+            self._broken = _describe(exc)
+            raise
+        self._size += len(data)
+        self._lines += data.count(b"\n")
+
+    def close(self) -> None:
+        """Closes the file (everything appended is already durable). Idempotent."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _describe(exc: OSError) -> str:
+    name = errno.errorcode.get(exc.errno or 0)
+    text = exc.strerror or str(exc)
+    return f"{text} [{name}]" if name else text
+
+
+@dataclass(frozen=True, slots=True)
+class Resumption:
+    """The outcome of :func:`resume_unfinished`: the game to go on with (``game``, its open
+    ``journal`` and what it held, ``recovered``), or none; ``message`` says what happened to a
+    journal that could not be resumed (to log and show), else None."""
+
+    game: GameDir | None
+    journal: Journal | None
+    recovered: Recovered | None
+    message: str | None
+
+
+def resume_unfinished(state: StateDir) -> Resumption:
+    """At start: opens the unfinished game of ``state`` for appending, if there is one.
+
+    Stale temporary files of an interrupted atomic rewrite are removed; a torn last line is
+    dropped (see :meth:`Journal.resume`). A damaged journal is kept as it is, the game is marked
+    abandoned (so it is never picked again) and the result carries no game and the one-line
+    ``message`` saying a new game starts. The caller feeds ``recovered.lines`` to a fresh
+    arbiter, appends a ``restart`` line (:func:`restart_line`), and, when the replay shows the
+    game already over, marks it finished. Raises JournalError / OSError when the disk fails.
+    """
+    game = state.unfinished()
+    if game is None:
+        return Resumption(None, None, None, None)
+    for stale in game.remove_stale_temporaries():
+        log.info("%s: removed %s left by an interrupted rewrite", game.id, stale.name)
+    try:
+        journal, recovered = Journal.resume(game.trace)
+    except JournalDamagedError as exc:
+        log.error("%s", exc)
+        game.mark_finished(None, abandoned=str(exc))
+        return Resumption(None, None, None, str(exc))
+    return Resumption(game, journal, recovered, None)
+
+
+def begin_game(state: StateDir, start: Mapping[str, Any] | _HasToDict, board: int | None = None,
+               when: datetime | None = None) -> tuple[GameDir, Journal]:
+    """Creates a new game's folder and its journal, whose start line is ``start`` plus the keys
+    ``id`` (the game id) and ``started_at`` (``when``, default now, ISO 8601 UTC). Raises
+    StateDirError while another game is unfinished, JournalWriteError when it cannot be written."""
+    stamp = when or datetime.now(timezone.utc)
+    stamp = stamp.replace(tzinfo=timezone.utc) if stamp.tzinfo is None \
+        else stamp.astimezone(timezone.utc)
+    line = dict(start if isinstance(start, Mapping) else start.to_dict())
+    if line.get("type") != "start":
+        raise ValueError("the first line of a journal must be a start line")
+    game = state.new_game(stamp, board)
+    line["id"] = game.id
+    line["started_at"] = stamp.isoformat(timespec="seconds").replace("+00:00", "Z")
+    try:
+        return game, Journal.create(game.trace, line)
+    except (JournalWriteError, ValueError):
+        # Leave no unfinished game without a journal behind: it would block the next one.
+        try:
+            game.trace.unlink(missing_ok=True)
+            game.path.rmdir()
+            fsync_dir(state.games)
+        except OSError as exc:
+            log.error("%s: cannot remove the folder of a game that could not start: %s",
+                      game.path, exc)
+        raise
