@@ -82,7 +82,12 @@ class Arbiter(ArbiterCore):
         """Process one event (its ``t`` never earlier than the last); returns its decisions."""
         self._fire_timers(event.t)
         self._now = max(self._now, event.t)
-        self._clock_poll(event.t)
+        if isinstance(event, ButtonPressed) and event.name == "clock":
+            # COMP 5.7: a move let go by zero is in time though pressed after: the press itself
+            # tells the clock when the move was complete (completed_at)
+            self._clock_poll(min(event.t, max(self.turn.last_change, self._clock_t)))
+        else:
+            self._clock_poll(event.t)
         if self._clock_mode and not self._clock_started and not (
                 isinstance(event, ArbiterActed) and event.action == "start_clock"):
             # COMP 4.4.2: the arbiter starts the clock; a trace that does not say when starts
@@ -218,7 +223,13 @@ class Arbiter(ArbiterCore):
         """No clock: the piece lifted at ``origin`` is no captured piece of the capture whose
         removal is under way: the opponent moves on (IT 8.3)."""
         awaited = self._awaited_capture()
-        return awaited is not None and origin not in awaited.captures
+        if awaited is None:
+            return False
+        # any capture with these ends may be the one under way (EN 6.6: two ways to 26)
+        victims = {c for m in self.turn.after.values()
+                   if m.from_square == awaited.from_square and m.to_square == awaited.to_square
+                   for c in m.captures}
+        return origin not in victims
 
     # ------------------------------------------------------------------ lifts and places
 

@@ -231,7 +231,11 @@ class ArbiterCore:
             self._clock_do(t, "resume", lambda k, ct: k.resume(ct))
 
     def _clock_press(self, side: int, t: float) -> ClockEvent | None:
-        return self._clock_do(t, "press", lambda k, ct: k.press(side, ct, True))
+        """``side`` completes his move with the press at ``t``; the move was complete at the last
+        change the sensors saw (the piece let go, the last captured piece off): in the mosse-lampo
+        phase that is what must come by zero (COMP 5.7)."""
+        done = min(t, max(self.turn.last_change, self._clock_t))
+        return self._clock_do(t, "press", lambda k, ct: k.press(side, ct, True, completed_at=done))
 
     def _clock_stop(self, t: float) -> None:
         c = self._clock
