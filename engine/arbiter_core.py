@@ -358,6 +358,9 @@ class ArbiterCore:
         clock: tuple[float, float] | None = None
         if self._clock_mode:
             pressed = self._clock_press(c, t)
+            if isinstance(pressed, (FlagFell, BothFlagsFell)):
+                # COMP 4.8, 4.5: the flag fell before the press completed the move: no move
+                return
             if isinstance(pressed, ClockPressed):
                 clock = (pressed.white, pressed.black)
             else:
