@@ -261,7 +261,9 @@ class Arbiter(ArbiterCore):
             self._maintain(t, by_play=True)
             origin = self.turn.phys.get(name)
         self._raw_lift(t, name)
-        if len(self.turn.hand) > 1:
+        if self._correcting is not None:
+            self._touch_in_correction(name)
+        elif len(self.turn.hand) > 1:
             self.turn.maybe_brush = MaybeBrush(name, origin, t)  # judged at the next event
         else:
             self._judge_touch(t, name, origin)
@@ -321,6 +323,21 @@ class Arbiter(ArbiterCore):
             return True
         self._judge_touch(b.t, b.square, b.origin)
         return False
+
+    def _touch_in_correction(self, name: str) -> None:
+        """IT 3.7 after IT 8.4: while the position is put back, the player who will be on move
+        lifting one of his playable pieces that the irregular move did not displace is bound to
+        play it (the first one; an obligation of IT 8.1.3 comes first)."""
+        p = self._correcting
+        assert p is not None
+        n = self._g.number_of_algebraic.get(name)
+        if n is None or p.touched is not None or self._correction_touch is not None:
+            return
+        piece = p.before.piece_at(n)
+        if (piece is None or piece.color != p.before.turn or p.after.piece_at(n) != piece
+                or n not in {m.from_square for m in p.before.legal_moves}):
+            return
+        self._correction_touch = n
 
     def _judge_touch(self, t: float, name: str, origin: int | None) -> None:
         """IT 3.7-3.11 on a lift (a sensor sees a lift, not a touch)."""

@@ -80,6 +80,7 @@ class ArbiterCore:
         self._sensed: set[str] = set(self._game.board.occupied_algebraic())
         self._pending: Pending | None = None
         self._correcting: Pending | None = None
+        self._correction_touch: int | None = None  # IT 3.7: a piece lifted while putting right
         self._disturbed: int | None = None  # id of the IT 7.8 flag while the board is disturbed
         self._draw_offer: Colour | None = None
         self._draw_refused = [False, False]
@@ -479,6 +480,7 @@ class ArbiterCore:
             self._emit(MoveRetracted(t, p.mark.moves + 1, self._game.board.fen(),
                                      article(self.variant, "correction").code))
         self._correcting = p
+        self._correction_touch = None
         self._clock_do(t, "begin_correction",
                        lambda k, ct: k.begin_correction(p.offender, ct,
                                                         retract_last_move=p.pressed))
@@ -497,8 +499,12 @@ class ArbiterCore:
                 if self._clock_mode:
                     self._clock_start(p.before.turn, t)
                 # the offender plays again with the obligation that follows: the touched piece
-                # after IT 8.1.3 (a capture after 8.1.6 is compulsory anyway, IT 6.1)
+                # after IT 8.1.3 (a capture after 8.1.6 is compulsory anyway, IT 6.1), else a
+                # playable piece lifted during the restoration (IT 3.7)
                 self._obligation = p.touched if p.before.turn == p.offender else None
+                if self._obligation is None:
+                    self._obligation = self._correction_touch
+                self._correction_touch = None
                 self._reset_turn(p.before)
             return
         if self._disturbed is not None and not self._light_pieces():
