@@ -517,10 +517,7 @@ class Arbiter(ArbiterCore):
             self._decide(t, self._disturbed, "corrected", "disturbed")
             self._disturbed = None
         self._close_setup_flags(t)
-        light = article(self.variant, "light_square").code
-        for f in self._flags:
-            if f.status == "pending" and f.code == light:
-                self._decide(t, f.id, "corrected", "light_square")
+        self._close_light_flags(t)
         if self._correcting is not None:
             self._check_restored(t)
             return
@@ -540,13 +537,16 @@ class Arbiter(ArbiterCore):
         expected = set(tr.ref.occupied_algebraic())
         if self._sensed == expected:
             self._close_setup_flags(t)
+            self._close_light_flags(t)
             self._check_restored(t)
             if self._correcting is None and self._disturbed is None:
                 self._keep_turn(self.turn.ref)
             return
+        turned = False
         if not self._started and not tr.touches and self._pending is None:
             mirrored = {_mirror(s, self.variant.size) for s in expected}
-            if self._sensed == mirrored:
+            turned = self._sensed == mirrored
+            if turned:
                 f = self._flag(t, "orientation", None, "pending",
                                "the board is turned the wrong way")
             else:
@@ -558,9 +558,10 @@ class Arbiter(ArbiterCore):
                                + (", ".join(extra) or "none"))
             self._setup_flags.append(f.id)
         light = [s for s in self._sensed if s not in num]
-        if light:
-            self._flag(t, "light_square", None, "pending",
-                       "piece(s) on light square(s) " + ", ".join(sorted(light)))
+        if light and not turned:  # a board turned round is one notice (IT 7.2), not 7.5 on all
+            self._light_flags.append(self._flag(
+                t, "light_square", None, "pending",
+                "piece(s) on light square(s) " + ", ".join(sorted(light))).id)
         self._disturb(t, "the sensors see another position")
 
 

@@ -87,6 +87,7 @@ class ArbiterCore:
         self._obligation: int | None = None
         self._started = False  # a move has been completed (IT 7.1: checks before the first move)
         self._setup_flags: list[int] = []
+        self._light_flags: list[int] = []  # IT 7.5 notices pending until the piece is off
         self._previous: Board | None = None  # the position before the last move, if regular
         self._shown_fix: tuple[str, ...] = ()
         self._fix_key = "disturbed"  # what the squares shown are to put right
@@ -294,8 +295,9 @@ class ArbiterCore:
         light = self._light_pieces()
         if light:
             names = ", ".join(sorted(light))
-            self._flag(t, "light_square", c, "pending",
-                       f"a piece on the light square(s) {names} is inactive")
+            self._light_flags.append(self._flag(
+                t, "light_square", c, "pending",
+                f"a piece on the light square(s) {names} is inactive").id)
             self._disturb(t, f"piece on light square {names}")
             return
         previous = self._previous if self._pending is None else None
@@ -393,6 +395,7 @@ class ArbiterCore:
         if self._disturbed is not None:
             self._decide(t, self._disturbed, "corrected", "disturbed")
             self._disturbed = None
+        self._close_light_flags(t)
         self._reset_turn(self._game.board)
 
     # ------------------------------------------------------------------ irregularities
@@ -512,7 +515,15 @@ class ArbiterCore:
                 self._decide(t, self._disturbed, "corrected", "disturbed")
                 self._disturbed = None
                 self._close_setup_flags(t)
+                self._close_light_flags(t)
                 self._keep_turn(self.turn.ref)
+
+    def _close_light_flags(self, t: float) -> None:
+        """IT 7.5: the inactive piece was taken off the light square (by the players or the
+        arbiter): its notice is settled."""
+        for flag_id in self._light_flags:
+            self._decide(t, flag_id, "corrected", "light_square")
+        self._light_flags.clear()
 
     def _close_setup_flags(self, t: float) -> None:
         for flag_id in self._setup_flags:
