@@ -254,8 +254,11 @@ class Arbiter(ArbiterCore):
             origin = self.turn.phys.get(name)
             piece = self.turn.ref.piece_at(origin) if origin is not None else None
         # IT 8.3: the offender's opponent lifting one of his own movable pieces keeps the
-        # irregularity (the irregular position is the reference while it is pending)
+        # irregularity (the irregular position is the reference while it is pending). INT 5.7:
+        # only his move executed does (the clock press); without a clock the board cannot tell
+        # when that is, so there the lift does as in IT 8.3
         if (self._pending is not None and piece is not None
+                and (self.variant.touch_accepts_irregularity or not self._clock_mode)
                 and piece.color == self._pending.offender.opponent
                 and origin in self.turn.playable):
             self._maintain(t, by_play=True)
