@@ -205,7 +205,7 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
 
 
 def _crowned_and_went_on(ref: Board, free: Board, free_moves: list[Move], a: int, b: int,
-                         gone: set[int]) -> tuple[Move, int] | None:
+                         gone: frozenset[int] | set[int]) -> tuple[Move, int] | None:
     """IT 6.5 / EN 6.5: a man reaching the far row during a capture is crowned and stops there.
     A capture from ``a`` that went on from that square to ``b`` as the new king, taking ``gone``
     in all, took more pieces than allowed (IT 8.1.8, EN 8.1.8): that capture and the square it
