@@ -188,3 +188,38 @@ def test_pdn_numbers_on_when_a_side_moved_twice() -> None:
     assert [m["side"] for m in report.moves] == ["white", "black", "black"]
     movetext = report.pdn().split("\n\n")[1]
     assert movetext.startswith("1. 22-18 11-15 2... 10-14 /FEN")
+
+
+@pytest.mark.parametrize("variant", ["italian", "english", "international", "brazilian"])
+def test_next_deadline_matches_advance_over_random_games(variant: str) -> None:
+    """Without a clock, replaying a game by events and sleeping until next_deadline() between
+    them: advance() just before the deadline decides nothing, at the deadline it decides."""
+    import random
+
+    from engine.board import Board
+    from engine.variants import COLOR_NAMES, find_variant
+    from hardware_mocks.players import physical
+
+    for seed in range(3):
+        rng = random.Random(seed)
+        a = start(variant, clock=False, settle=1.0)
+        ref = Board(None, find_variant(variant))
+        t = 0.0
+        fired = 0
+        for _ in range(30):
+            moves = ref.legal_moves
+            if not moves or a.game.is_over:
+                break
+            move = rng.choice(moves)
+            evs, t = physical(ref, move, rng, t, set(a.sensed))
+            for e in evs:
+                a.feed(e)
+            deadline = a.next_deadline()
+            assert deadline is not None, COLOR_NAMES[ref.turn]
+            assert a.advance(deadline - 0.001) == []
+            out = a.advance(deadline)
+            assert any(isinstance(d, MoveCommitted) for d in out)
+            fired += 1
+            t = deadline
+            ref.push(move)
+        assert fired and len(a.game.moves) == fired and not a.flags
