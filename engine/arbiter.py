@@ -1,10 +1,18 @@
-"""The over-the-board arbiter: physical events in, moves and rule flags out.
+"""The over-the-board arbiter: physical events in, typed decisions out.
 
 A pure state machine (no I/O, no threads, no clock reading: every event carries its time ``t``).
 Feed it the events of ``engine.events`` with :meth:`Arbiter.feed`; tell it that time passed with
-:meth:`Arbiter.advance` (games without clock commit a move after ``settle`` quiet seconds). It keeps
-a :class:`engine.game.Game` (the official record), a list of :class:`Flag` and, when the board
-must be put right, the squares to fix (:attr:`Arbiter.squares_to_fix`).
+:meth:`Arbiter.advance` (games without clock commit a move after ``settle`` quiet seconds; a flag
+falls; the mosse-lampo countdown goes on); :meth:`Arbiter.next_deadline` says when that will be.
+Both return the decisions of ``engine.decisions`` (moves committed, flags raised and decided, the
+game ended, squares to put right, clock events), each citing its article. Read-only views: the
+:class:`engine.game.Game` (the official record), the flags, the ``GameClock``, the squares to fix.
+
+Where each rule lives: this module handles the events (lifts and places: IT 3.7-3.11, 5.10-5.13;
+buttons: COMP 4.5, 6.15, IT 8.2, 9.3, 10.2; the arbiter's actions and snapshots: IT 7.1-7.8);
+``engine.arbiter_core`` holds the state and the acts (committing, IT 8.1-8.4 irregularities and
+their decision, the clock, COMP 4.8, 4.13); ``engine.tracking`` follows the pieces of a turn;
+``engine.arbiter_judge`` names what the board shows; ``engine.articles`` gives every code.
 
 How a move is recognised (STYLE.md, after picochess): the arbiter follows which piece stands where
 (each piece known by its *origin*, the square it stood on when the turn began) and, at the moment
