@@ -166,8 +166,7 @@ class ArbiterCore:
         o = self._game.outcome
         if o is not None and not self._ended:
             self._ended = True
-            winner = None if o.winner is None else Colour(o.winner)
-            self._emit(GameEnded(t, o.result, winner, o.reason, o.code))
+            self._emit(GameEnded(t, o.result, o.winner, o.reason, o.code))
         out, self._out = self._out, []
         return out
 
@@ -386,7 +385,7 @@ class ArbiterCore:
         self._previous = previous
         log.debug("move %s", rec.notation)
         code = why if pending else article(self.variant, why).code
-        self._emit(MoveCommitted(t, rec.ply, Colour(rec.side), rec.move, rec.notation, rec.clock,
+        self._emit(MoveCommitted(t, rec.ply, rec.side, rec.move, rec.notation, rec.clock,
                                  self._game.board.fen(), code, pending=pending))
 
     def _after_commit(self, t: float) -> None:

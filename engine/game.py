@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from engine import articles
 from engine.board import Board, Move
 from engine.errors import IllegalMoveError
-from engine.variants import BLACK, COLOR_NAMES, WHITE, Variant, find_variant
+from engine.variants import BLACK, COLOR_NAMES, WHITE, Colour, Variant, find_variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,7 @@ class RecordedMove:
     """
 
     ply: int
-    side: int
+    side: Colour
     move: Move
     notation: str
     t: float | None = None
@@ -60,7 +60,7 @@ class Outcome:
     draw), ``code`` the article, ``reason`` a short text."""
 
     result: str
-    winner: int | None
+    winner: Colour | None
     code: str
     reason: str
 
@@ -232,7 +232,7 @@ class Game:
         notation = b.notation(move)
         pieces_before = (b.white | b.black).bit_count()
         b.push(move)
-        rec = RecordedMove(len(self.moves) + 1, side, move, notation, t, clock)
+        rec = RecordedMove(len(self.moves) + 1, Colour(side), move, notation, t, clock)
         self.moves.append(rec)
         irreversible = move.is_capture or not was_king
         self._after_move(side, was_king, irreversible, pieces_before, provisional)
@@ -262,7 +262,7 @@ class Game:
         """Record a move that broke the rules but was kept (IT 8.3, INT 5.7): the transcript keeps
         it as played and the game goes on from ``fen``, the position on the board, which the PDN
         writes as ``/FEN "…"/`` after the move so that it replays elsewhere."""
-        self.moves.append(RecordedMove(len(self.moves) + 1, side, move, notation, t))
+        self.moves.append(RecordedMove(len(self.moves) + 1, Colour(side), move, notation, t))
         self.set_position(fen, t, provisional)
 
     def annotate(self, nag: str | None = None, comment: str | None = None) -> None:
@@ -350,7 +350,8 @@ class Game:
                 return
 
     def _end(self, winner: int | None, code: str, reason: str) -> None:
-        self.outcome = Outcome(self.result_for(winner), winner, code, reason)
+        self.outcome = Outcome(self.result_for(winner), None if winner is None else Colour(winner),
+                               code, reason)
 
     # ------------------------------------------------------------------ requests and decisions
 
