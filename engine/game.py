@@ -74,6 +74,7 @@ class GameMark:
     last: "RecordedMove | None"  # set_position rewrites the last move (its /FEN/)
     history: list[tuple[int, ...]]
     history_len: int
+    seen: dict[tuple[int, ...], int]
     count: "_Count | None"
     ending: tuple[int, int, int] | None
     king_streak: int
@@ -115,6 +116,8 @@ class Game:
         self.outcome: Outcome | None = None
         self.final_clock: tuple[float, float] | None = None
         self._history: list[tuple[int, ...]] = [self._rep_key()]
+        # occurrences of each position in _history: the repetition rules in constant time
+        self._seen: dict[tuple[int, ...], int] = {self._history[0]: 1}
         self._count: _Count | None = None
         self._ending: tuple[int, int, int] | None = None  # (limit moves, start ply, material sig)
         self._king_streak = 0  # plies of king moves without capture since last man move/capture
@@ -149,7 +152,7 @@ class Game:
     def repetition_count(self) -> int:
         """How many times the current position has occurred (this time included)."""
         key = self._rep_key()
-        return self._history.count(key)
+        return self._seen.get(key, 0)
 
     def _rep_key(self) -> tuple[int, ...]:
         b = self.board
@@ -176,7 +179,7 @@ class Game:
         c = self._count
         saved = None if c is None else dataclasses.replace(c, king_moves=list(c.king_moves))
         return GameMark(self.board.fen(), len(self.moves), self.moves[-1] if self.moves else None,
-                        self._history, len(self._history),
+                        self._history, len(self._history), self._seen,
                         saved, self._ending, self._king_streak, self.outcome, self.final_clock,
                         self.start_fen, self.custom_start)
 
@@ -189,7 +192,11 @@ class Game:
         del self.moves[mark.moves:]
         if mark.last is not None:
             self.moves[-1] = mark.last
-        self._history = mark.history
+        if self._history is mark.history:
+            for key in self._history[mark.history_len:]:
+                self._seen[key] -= 1
+        else:  # set_position began a new history: the saved one is as it was
+            self._history, self._seen = mark.history, mark.seen
         del self._history[mark.history_len:]
         self._count = mark.count
         self._ending = mark.ending
@@ -251,6 +258,7 @@ class Game:
             self.start_fen = self.board.fen()
             self.custom_start = True
         self._history = [self._rep_key()]
+        self._seen = {self._history[0]: 1}
         self._count = None
         self._king_streak = 0
         self._update_ending(force=True)
@@ -280,7 +288,9 @@ class Game:
 
     def _after_move(self, side: int, was_king: bool, irreversible: bool, pieces_before: int,
                     provisional: bool = False) -> None:
-        self._history.append(self._rep_key())
+        key = self._rep_key()
+        self._history.append(key)
+        self._seen[key] = self._seen.get(key, 0) + 1
         self._king_streak = 0 if irreversible else self._king_streak + 1
         if self._count is not None:
             c = self._count
