@@ -223,3 +223,24 @@ def test_next_deadline_matches_advance_over_random_games(variant: str) -> None:
             t = deadline
             ref.push(move)
         assert fired and len(a.game.moves) == fired and not a.flags
+
+
+def test_a_refused_clock_operation_is_a_decision() -> None:
+    from engine.clock import PressIgnored
+    from engine.decisions import ClockRefused
+
+    a = start(time_control="600")
+    a.feed(ArbiterActed(0, "start_clock"))
+    stopped = a.feed(ArbiterActed(1, "stop_clock"))  # COMP 7.3.1: the arbiter interrupts
+    assert [type(d.event).__name__ for d in stopped if isinstance(d, ClockChanged)] == [
+        "ClockStopped"]
+    a.feed(PieceLifted(2, "d3"))
+    a.feed(PiecePlaced(3, "d5"))  # 22-14: not a legal move
+    out = a.feed(ButtonPressed(4, "clock", "white"))
+    ignored = [d.event for d in out if isinstance(d, ClockChanged)]
+    assert len(ignored) == 1 and isinstance(ignored[0], PressIgnored)  # the clock is stopped
+    out = a.feed(ButtonPressed(5, "correct", "black"))
+    refused = of(ClockRefused, out)
+    assert len(refused) == 1 and isinstance(refused[0], ClockRefused)
+    assert refused[0].operation == "begin_correction" and refused[0].reason
+    assert a.clock is not None and a.clock.moves(WHITE) == 0  # nothing changed on the clock
