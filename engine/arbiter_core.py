@@ -412,12 +412,15 @@ class ArbiterCore:
         else:
             assert j.after_fen is not None
             after = Board(j.after_fen, self.variant)
-        pressed = self._clock_mode and offender == self._mover()
+        pressed = False
+        if self._clock_mode and offender == self._mover():
+            # the offender completed it with his press; a counted press is retracted if the
+            # move is corrected (COMP 4.13), one the clock ignored (stopped) is not
+            event = self._clock_press(offender, t)
+            pressed = isinstance(event, ClockPressed) and event.counted
         mark, previous = self._game.mark(), self._previous
         self._pending = Pending(flag.id, offender, j, ref.copy(stack=False), after, t, touched,
                                 pressed, mark, previous)
-        if pressed:
-            self._clock_press(offender, t)
         self._write_in(t, j, offender, after, flag.code)
         self._obligation = None
         self._reset_turn(after)
@@ -483,9 +486,11 @@ class ArbiterCore:
                                      article(self.variant, "correction").code))
         self._correcting = p
         self._correction_touch = None
-        self._clock_do(t, "begin_correction",
-                       lambda k, ct: k.begin_correction(p.offender, ct,
-                                                        retract_last_move=p.pressed))
+        c = self._clock
+        if c is not None and c.state in (ClockState.RUNNING, ClockState.STOPPED):
+            self._clock_do(t, "begin_correction",
+                           lambda k, ct: k.begin_correction(p.offender, ct,
+                                                            retract_last_move=p.pressed))
         self._check_restored(t)
 
     def _check_restored(self, t: float) -> None:

@@ -225,9 +225,8 @@ def test_next_deadline_matches_advance_over_random_games(variant: str) -> None:
         assert fired and len(a.game.moves) == fired and not a.flags
 
 
-def test_a_refused_clock_operation_is_a_decision() -> None:
-    from engine.clock import PressIgnored
-    from engine.decisions import ClockRefused
+def test_a_correction_on_a_stopped_clock_retracts_no_press() -> None:
+    from engine.clock import CorrectionBegan, PressIgnored
 
     a = start(time_control="600")
     a.feed(ArbiterActed(0, "start_clock"))
@@ -240,7 +239,7 @@ def test_a_refused_clock_operation_is_a_decision() -> None:
     ignored = [d.event for d in out if isinstance(d, ClockChanged)]
     assert len(ignored) == 1 and isinstance(ignored[0], PressIgnored)  # the clock is stopped
     out = a.feed(ButtonPressed(5, "correct", "black"))
-    refused = of(ClockRefused, out)
-    assert len(refused) == 1 and isinstance(refused[0], ClockRefused)
-    assert refused[0].operation == "begin_correction" and refused[0].reason
-    assert a.clock is not None and a.clock.moves(WHITE) == 0  # nothing changed on the clock
+    began = [d.event for d in out if isinstance(d, ClockChanged)]
+    assert len(began) == 1 and isinstance(began[0], CorrectionBegan)
+    assert not began[0].retracted_move  # nothing was counted, nothing is given back
+    assert a.clock is not None and a.clock.moves(WHITE) == 0
