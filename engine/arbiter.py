@@ -368,7 +368,7 @@ class Arbiter(ArbiterCore):
     # ------------------------------------------------------------------ buttons
 
     def _on_button(self, e: ButtonPressed) -> None:
-        side = Colour.parse(e.side)
+        side = e.side
         t = e.t
         if self._game.outcome is not None:
             return
