@@ -93,7 +93,7 @@ class Arbiter(ArbiterCore):
         if isinstance(event, ButtonPressed) and event.name == "clock":
             # COMP 5.7: a move let go by zero is in time though pressed after: the press itself
             # tells the clock when the move was complete (completed_at)
-            self._clock_poll(min(event.t, max(self.turn.last_change, self._clock_t)))
+            self._clock_poll(min(event.t, max(self.tracking.last_change, self._clock_t)))
         else:
             self._clock_poll(event.t)
         if self._clock_mode and not self._clock_started and not (
@@ -140,7 +140,7 @@ class Arbiter(ArbiterCore):
         mosse-lampo countdown (COMP 5.7). None when nothing will happen until an event."""
         times: list[float] = []
         if self._timer_armed():
-            times.append(self.turn.last_change + self._settle)
+            times.append(self.tracking.last_change + self._settle)
         c = self._clock
         if (c is not None and c.flag is None and c.running is not None
                 and c.state in (ClockState.RUNNING, ClockState.CORRECTING)):
@@ -158,10 +158,10 @@ class Arbiter(ArbiterCore):
         """No clock: a move shown (or a piece put down) waits for ``settle`` quiet seconds."""
         if self._clock_mode or self._game.outcome is not None:
             return False
-        if self._correcting is not None or self._pending is not None or not self.turn.touches:
+        if self._correcting is not None or self._pending is not None or not self.tracking.touches:
             return False
-        last = self.turn.last
-        if frozenset(self._sensed) in self.turn.after:
+        last = self.tracking.last
+        if frozenset(self._sensed) in self.tracking.after:
             return True
         return last is not None and not last.is_lift and self._awaited_capture() is None
 
@@ -171,36 +171,36 @@ class Arbiter(ArbiterCore):
         slowly they come off; nothing is judged yet (no clock: the move is not complete)."""
         if self._light_pieces():
             return None
-        j = judge(self.turn.ref, self.turn.on_board(), None, None)
+        j = judge(self.tracking.ref, self.tracking.on_board(), None, None)
         return j.move if j.key in _REMOVAL_UNDER_WAY else None
 
     def _fire_timers(self, t: float, force: bool = False) -> None:
         """No clock: commit the move on the board after ``settle`` quiet seconds (TRACE.md)."""
         if self._clock_mode or self._game.outcome is not None:
             return
-        if self._correcting is not None or self._pending is not None or not self.turn.touches:
+        if self._correcting is not None or self._pending is not None or not self.tracking.touches:
             return
-        lc = self.turn.last_change
+        lc = self.tracking.last_change
         if not force and t - lc < self._settle and t < lc + self._settle:
             return
-        if self.turn.maybe_brush is not None:
+        if self.tracking.maybe_brush is not None:
             self._settle_brush(t, None)
-        last = self.turn.last
-        if frozenset(self._sensed) in self.turn.after:
-            self._complete(self.turn.last_change, None)
+        last = self.tracking.last
+        if frozenset(self._sensed) in self.tracking.after:
+            self._complete(self.tracking.last_change, None)
         elif force or (last is not None and not last.is_lift
                        and self._awaited_capture() is None):
-            self._complete(self.turn.last_change, None)
+            self._complete(self.tracking.last_change, None)
 
     def _commit_shown(self, t: float) -> None:
         """No clock: a move is made when the piece is let go (IT 3.5). The game ending now
         (resignation, draw agreed, adjudication) keeps the complete legal move the board shows,
         before its settle time is up."""
         if (not self._clock_mode and self._pending is None and self._correcting is None
-                and self.turn.touches and frozenset(self._sensed) in self.turn.after):
-            if self.turn.maybe_brush is not None:
+                and self.tracking.touches and frozenset(self._sensed) in self.tracking.after):
+            if self.tracking.maybe_brush is not None:
                 self._settle_brush(t, None)
-            self._complete(self.turn.last_change, None)
+            self._complete(self.tracking.last_change, None)
 
     def _countdown(self, t: float) -> None:
         """COMP 5.7: the words of the mosse-lampo countdown reached by ``t``, each once a move."""
@@ -234,7 +234,7 @@ class Arbiter(ArbiterCore):
         if awaited is None:
             return False
         # any capture with these ends may be the one under way (EN 6.6: two ways to 26)
-        victims = {c for m in self.turn.after.values()
+        victims = {c for m in self.tracking.after.values()
                    if m.from_square == awaited.from_square and m.to_square == awaited.to_square
                    for c in m.captures}
         return origin not in victims
@@ -248,19 +248,19 @@ class Arbiter(ArbiterCore):
         if name not in self._sensed:
             return  # a sensor opening on an empty square: noise
         self._settle_brush(t, None)
-        origin = self.turn.phys.get(name)
-        piece = self.turn.ref.piece_at(origin) if origin is not None else None
+        origin = self.tracking.phys.get(name)
+        piece = self.tracking.ref.piece_at(origin) if origin is not None else None
         c = self._mover()
         # No clock: the opponent lifting a piece commits a complete move (TRACE.md); a capture
         # whose pieces are still coming off is judged then (IT 8.1.10, 8.1.11: he moves on),
         # unless the piece lifted is one of them (the removal going on)
         if (not self._clock_mode and piece is not None and piece.color != c
                 and self._correcting is None and self._pending is None
-                and (frozenset(self._sensed) in self.turn.after
+                and (frozenset(self._sensed) in self.tracking.after
                      or self._opponent_moves_on(origin))):
-            self._complete(self.turn.last_change, None)
-            origin = self.turn.phys.get(name)
-            piece = self.turn.ref.piece_at(origin) if origin is not None else None
+            self._complete(self.tracking.last_change, None)
+            origin = self.tracking.phys.get(name)
+            piece = self.tracking.ref.piece_at(origin) if origin is not None else None
         # IT 8.3: the offender's opponent lifting one of his own movable pieces keeps the
         # irregularity (the irregular position is the reference while it is pending). INT 5.7:
         # only his move executed does (the clock press); without a clock the board cannot tell
@@ -268,14 +268,14 @@ class Arbiter(ArbiterCore):
         if (self._pending is not None and piece is not None
                 and (self.variant.touch_accepts_irregularity or not self._clock_mode)
                 and piece.color == self._pending.offender.opponent
-                and origin in self.turn.playable):
+                and origin in self.tracking.playable):
             self._maintain(t, by_play=True)
-            origin = self.turn.phys.get(name)
+            origin = self.tracking.phys.get(name)
         self._raw_lift(t, name)
         if self._correcting is not None:
             self._touch_in_correction(name)
-        elif len(self.turn.hand) > 1:
-            self.turn.maybe_brush = MaybeBrush(name, origin, t)  # judged at the next event
+        elif len(self.tracking.hand) > 1:
+            self.tracking.maybe_brush = MaybeBrush(name, origin, t)  # judged at the next event
         else:
             self._judge_touch(t, name, origin)
         # IT 8.4, 7.8: the last step putting the position right may be taking a piece off
@@ -285,13 +285,13 @@ class Arbiter(ArbiterCore):
         if name not in self._sensed:
             return
         self._sensed.discard(name)
-        self.turn.lift(t, name)
+        self.tracking.lift(t, name)
 
     def _on_place(self, t: float, name: str) -> None:
         if name in self._sensed:
             return  # a piece put on an occupied square (a crowning stack) changes no sensor
         brush = self._settle_brush(t, name)
-        tr = self.turn
+        tr = self.tracking
         origin: int | None
         last = tr.last
         if last is not None and last.is_lift and last.square == name and tr.hand:
@@ -326,10 +326,10 @@ class Arbiter(ArbiterCore):
     def _settle_brush(self, t: float, placed: str | None) -> bool:
         """Decide about a lift made with another piece in the hand: put straight back, a brush
         (returns True); otherwise a touch like any other."""
-        b = self.turn.maybe_brush
+        b = self.tracking.maybe_brush
         if b is None:
             return False
-        self.turn.maybe_brush = None
+        self.tracking.maybe_brush = None
         if placed == b.square:
             return True
         self._judge_touch(b.t, b.square, b.origin)
@@ -354,12 +354,12 @@ class Arbiter(ArbiterCore):
         """IT 3.7-3.11 on a lift (a sensor sees a lift, not a touch)."""
         if origin is None or self._correcting is not None or self._game.outcome is not None:
             return
-        piece = self.turn.ref.piece_at(origin)
+        piece = self.tracking.ref.piece_at(origin)
         if piece is None:
             return
         if self._pending is not None:
             return  # the offender's opponent deciding: his lifts are judged by IT 8.3 above
-        tr = self.turn
+        tr = self.tracking
         if piece.color == self._mover() and origin in tr.playable and tr.first_touch is None:
             tr.first_touch = origin  # IT 3.7, 3.8: the first playable piece touched
         # a non-playable piece, or one of the side not on move: judged when it comes straight
@@ -378,7 +378,7 @@ class Arbiter(ArbiterCore):
             self._on_clock(t, side)
         elif name == "accomodo":
             if side == self._mover():
-                self.turn.accomodo = True  # IT 3.9 / INT 3.13
+                self.tracking.accomodo = True  # IT 3.9 / INT 3.13
         elif name in ("correct", "accept"):
             self._on_decision(t, side, name)
         elif name == "resign":
@@ -419,7 +419,7 @@ class Arbiter(ArbiterCore):
             # the side not on move pressing: only a second move of its own is judged (IT 8.1.1)
             if self._light_pieces() or self._shows_ref():
                 return
-            j = judge(self.turn.ref, self.turn.on_board(), side, None)
+            j = judge(self.tracking.ref, self.tracking.on_board(), side, None)
             if j.key == "twice" and j.offender == side:
                 self._irregular(t, j)
             return
@@ -448,7 +448,7 @@ class Arbiter(ArbiterCore):
             return
         if self._shows_ref():
             return
-        j = judge(self.turn.ref, self.turn.on_board(), side.opponent, self._previous)
+        j = judge(self.tracking.ref, self.tracking.on_board(), side.opponent, self._previous)
         if j.key in ("twice", "takeback") and j.offender == side.opponent:
             self._irregular(t, j)
 
@@ -456,9 +456,9 @@ class Arbiter(ArbiterCore):
         """COMP 6.15: only after one's own move and before pressing the clock; not repeated after
         a refusal until the opponent offers."""
         c = self._mover()
-        shown = frozenset(self._sensed) in self.turn.after
+        shown = frozenset(self._sensed) in self.tracking.after
         own_move_done = (side == c and shown) if self._clock_mode else (
-            side == c and shown or side != c and not self.turn.touches)
+            side == c and shown or side != c and not self.tracking.touches)
         if not own_move_done:
             self._flag(t, "draw_offer", side, "noted",
                        "draw offered other than after one's own move, before the clock")
@@ -522,7 +522,7 @@ class Arbiter(ArbiterCore):
 
     def _restore(self, t: float) -> None:
         """IT 7.8: the arbiter puts the last position back on the board."""
-        target = self._correcting.before if self._correcting is not None else self.turn.ref
+        target = self._correcting.before if self._correcting is not None else self.tracking.ref
         self._sensed = set(target.occupied_algebraic())
         if self._disturbed is not None:
             self._decide(t, self._disturbed, "corrected", "disturbed")
@@ -532,13 +532,13 @@ class Arbiter(ArbiterCore):
         if self._correcting is not None:
             self._check_restored(t)
             return
-        self._keep_turn(self.turn.ref)
+        self._keep_turn(self.tracking.ref)
 
     def _on_snapshot(self, e: SnapshotTaken) -> None:
         t = e.t
         self._sensed = set(e.occupied)
         num = self._g.number_of_algebraic
-        tr = self.turn
+        tr = self.tracking
         for s in list(tr.phys):
             if s not in self._sensed:
                 tr.hand.append(tr.phys.pop(s))
@@ -551,7 +551,7 @@ class Arbiter(ArbiterCore):
             self._close_light_flags(t)
             self._check_restored(t)
             if self._correcting is None and self._disturbed is None:
-                self._keep_turn(self.turn.ref)
+                self._keep_turn(self.tracking.ref)
             return
         turned = False
         if not self._started and not tr.touches and self._pending is None:

@@ -92,8 +92,9 @@ class ArbiterCore:
         self._shown_fix: tuple[str, ...] = ()
         self._fix_key = "disturbed"  # what the squares shown are to put right
         self._ended = False
-        self.turn = TurnTracker(self._game.board, self._sensed, None, self._legal(self._game.board),
-                                self._now)
+        #: the pieces of the turn (engine.tracking): what stands where, lifted, touched first
+        self.tracking = TurnTracker(self._game.board, self._sensed, None,
+                                    self._legal(self._game.board), self._now)
 
     # ------------------------------------------------------------------ read-only views
 
@@ -142,9 +143,9 @@ class ArbiterCore:
         if self._correcting is not None:
             target, key = self._correcting.before, "correction"
         elif self._disturbed is not None:
-            target, key = self.turn.ref, "disturbed"
+            target, key = self.tracking.ref, "disturbed"
         elif self._light_pieces():
-            target, key = self.turn.ref, "light_square"
+            target, key = self.tracking.ref, "light_square"
         if target is None:
             return (), ""
         diff = self._sensed ^ set(target.occupied_algebraic())
@@ -235,7 +236,7 @@ class ArbiterCore:
         """``side`` completes his move with the press at ``t``; the move was complete at the last
         change the sensors saw (the piece let go, the last captured piece off): in the mosse-lampo
         phase that is what must come by zero (COMP 5.7)."""
-        done = min(t, max(self.turn.last_change, self._clock_t))
+        done = min(t, max(self.tracking.last_change, self._clock_t))
         return self._clock_do(t, "press", lambda k, ct: k.press(side, ct, True, completed_at=done))
 
     def _clock_stop(self, t: float) -> None:
@@ -268,23 +269,24 @@ class ArbiterCore:
 
     def _reset_turn(self, ref: Board) -> None:
         """Start following the physical board from the reference position ``ref``."""
-        self.turn = TurnTracker(ref, self._sensed, self._obligation, self._legal(ref), self._now)
+        self.tracking = TurnTracker(ref, self._sensed, self._obligation, self._legal(ref),
+                                    self._now)
 
     def _keep_turn(self, ref: Board) -> None:
         """New reference, same pieces followed and the same first touch (IT 7.8 put right)."""
-        keep = self.turn.first_touch
+        keep = self.tracking.first_touch
         self._reset_turn(ref)
-        self.turn.first_touch = keep
+        self.tracking.first_touch = keep
 
     def _mover(self) -> Colour:
-        return Colour(self.turn.ref.turn)
+        return Colour(self.tracking.ref.turn)
 
     def _light_pieces(self) -> list[str]:
         num = self._g.number_of_algebraic
         return [s for s in self._sensed if s not in num]
 
     def _shows_ref(self) -> bool:
-        return self._sensed == set(self.turn.ref.occupied_algebraic())
+        return self._sensed == set(self.tracking.ref.occupied_algebraic())
 
     # ------------------------------------------------------------------ completing a move
 
@@ -300,7 +302,7 @@ class ArbiterCore:
             self._disturb(t, f"piece on light square {names}")
             return
         previous = self._previous if self._pending is None else None
-        j = judge(self.turn.ref, self.turn.on_board(), presser, previous)
+        j = judge(self.tracking.ref, self.tracking.on_board(), presser, previous)
         if j.key == "nothing":
             if presser is not None:
                 self._flag(t, "press_without_move", presser, "noted",
@@ -319,7 +321,7 @@ class ArbiterCore:
         """A legal move shown on the board: touch-move (IT 3.7) and the execution of a capture
         (IT 5.12, INT 4.11), then commit."""
         c = self._mover()
-        touched = self.turn.first_touch
+        touched = self.tracking.first_touch
         if touched is not None and touched != move.from_square:
             self._irregular(t, Judgement("touch", c, f"touched {touched}, moved "
                                          f"{move.from_square}", move=move, legal=True,
@@ -333,7 +335,7 @@ class ArbiterCore:
         """IT 5.12 / INT 4.11: removal in the direct or reverse order of a legal capture order,
         after the capture is complete. Returns True when an irregularity now waits (INT 5.4.10)."""
         c = self._mover()
-        order, early = self.turn.removal(move)
+        order, early = self.tracking.removal(move)
         if early:
             if kind_of(self.variant, "early_removal") == "incorrectness":  # IT 5.12
                 self._flag(t, "early_removal", c, "noted",
@@ -405,7 +407,7 @@ class ArbiterCore:
         assert j.key is not None and j.offender is not None
         offender = Colour(j.offender)
         flag = self._flag(t, j.key, offender, "pending", j.text)
-        ref = self.turn.ref
+        ref = self.tracking.ref
         if j.legal and j.move is not None:
             after = ref.copy(stack=False)
             after.push(j.move)
@@ -428,7 +430,7 @@ class ArbiterCore:
         if after.turn == offender:
             other = after.copy(stack=False)
             other.turn = offender.opponent
-            self.turn.playable = {m.from_square for m in other.legal_moves}
+            self.tracking.playable = {m.from_square for m in other.legal_moves}
 
     def _write_in(self, t: float, j: Judgement, offender: Colour, after: Board,
                   code: str) -> None:
@@ -462,9 +464,9 @@ class ArbiterCore:
         self._game.check_end()
         self._started = True
         # keep following the pieces already lifted: the reference position is the same
-        tracker = self.turn
+        tracker = self.tracking
         self._reset_turn(self._game.board)
-        self.turn.phys, self.turn.hand, self.turn.touches = (tracker.phys, tracker.hand,
+        self.tracking.phys, self.tracking.hand, self.tracking.touches = (tracker.phys, tracker.hand,
                                                              tracker.touches)
         c = self._clock
         if self._clock_mode and c is not None and (
@@ -520,7 +522,7 @@ class ArbiterCore:
                 self._disturbed = None
                 self._close_setup_flags(t)
                 self._close_light_flags(t)
-                self._keep_turn(self.turn.ref)
+                self._keep_turn(self.tracking.ref)
 
     def _close_light_flags(self, t: float) -> None:
         """IT 7.5: the inactive piece was taken off the light square (by the players or the
