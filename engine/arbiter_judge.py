@@ -6,7 +6,7 @@ piece stood on in the reference position) and who pressed, and returns a ``Judge
 regular case (the board shows exactly the position after a legal move) is recognised by occupancy
 alone, as picochess does (STYLE.md); the physical history only serves to name an irregularity.
 
-Order of the checks, most specific first (each cites its article; codes in ``arbiter_rules``):
+Order of the checks, most specific first (each cites its article; codes in ``engine.articles``):
 a takeback (IT 8.1.4) when the board shows the position before the last move; a piece of the
 side not on move moved (IT 8.1.1 when that side pressed the clock, else 8.1.5); own pieces removed
 (8.1.13, 8.1.7); a capture with the right ends but the wrong pieces removed (8.1.10-8.1.12); a
@@ -22,6 +22,7 @@ import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
 
+from engine.articles import defines
 from engine.board import Board, Move
 from engine.variants import BLACK, WHITE, Variant, free_choice
 
@@ -32,7 +33,7 @@ __all__ = ["Judgement", "judge", "free_board", "square_label"]
 class Judgement:
     """The verdict on a board. ``key``: None for a regular move, ``"disturbed"`` for a board that is
     no move at all, ``"nothing"`` when nothing changed, else an irregularity key of
-    ``arbiter_rules``. ``offender``: the colour at fault. ``move``: the move as played, when it can
+    ``engine.articles``. ``offender``: the colour at fault. ``move``: the move as played, when it can
     be written from/to/captures. ``legal``: ``move`` is legal in the reference position.
     ``after_fen``: the position on the board (side to move included) if the irregularity is kept.
     """
@@ -134,14 +135,16 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
             mv = Move((a, b), sorted(gone) if gone else ())
             return Judgement("twice", 1 - c, f"moved again {a}-{b} after pressing the clock",
                              move=mv if shaped else None, after_fen=fen_after(c))
+        # written in the transcript as played, by the player who played it (TRACE.md moves)
         return Judgement("opponent_piece", c, f"moved the opponent's piece {a}-{b}",
-                         after_fen=fen_after(1 - c))
+                         move=Move((a, b), sorted(gone)), after_fen=fen_after(1 - c))
     after = fen_after(1 - c)
     captures_now = ref.has_capture()
     if own_gone:
         key = "removed_own" if (opp_gone or captures_now) else "remove_no_reason"
         return Judgement(key, c, f"played {a}-{b} and removed own piece(s) "
-                         + ", ".join(say(*sorted(own_gone))), after_fen=after)
+                         + ", ".join(say(*sorted(own_gone))),
+                         move=Move((a, b), sorted(opp_gone)), after_fen=after)
     legal = ref.legal_moves
     same_ends = [m for m in legal if m.from_square == a and m.to_square == b]
     if same_ends:
@@ -171,9 +174,16 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
                 return Judgement("count", c, f"captured {len(m.captures)} piece(s) with "
                                  f"{m.notation()} where {best} must be taken", move=mv,
                                  after_fen=after)
-            key = "priority" if ref.variant.code == "IT" else "count"
+            # IT 8.1.15 where the rule set has capture priorities; else the count (INT 5.4.08)
+            key = "priority" if defines(ref.variant, "priority") else "count"
             return Judgement(key, c, f"{m.notation()} breaks the capture priorities", move=mv,
                              after_fen=after)
+    crowned = _crowned_and_went_on(ref, free, free_moves, a, b, opp_gone)
+    if crowned is not None:
+        m, stop = crowned
+        return Judgement("count", c, f"captured {len(opp_gone)} piece(s) with "
+                         f"{m.notation(full_path=True)}: the man crowned on {stop} stops there "
+                         "(IT 6.5, EN 6.5)", move=m, after_fen=after)
     for m in free_moves:
         for path, order in m.alternatives:
             if path[0] != a:
@@ -188,9 +198,37 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
                          move=Move((a, b)), after_fen=after)
     if opp_gone:
         return Judgement("impossible", c, f"captured {', '.join(say(*sorted(opp_gone)))} "
-                         f"with {a}-{b}, no such capture", after_fen=after)
+                         f"with {a}-{b}, no such capture", move=Move((a, b), sorted(opp_gone)),
+                         after_fen=after)
     return Judgement("irregular_move", c, f"moved {a}-{b}, not a legal move",
                      move=Move((a, b)), after_fen=after)
+
+
+def _crowned_and_went_on(ref: Board, free: Board, free_moves: list[Move], a: int, b: int,
+                         gone: frozenset[int] | set[int]) -> tuple[Move, int] | None:
+    """IT 6.5 / EN 6.5: a man reaching the far row during a capture is crowned and stops there.
+    A capture from ``a`` that went on from that square to ``b`` as the new king, taking ``gone``
+    in all, took more pieces than allowed (IT 8.1.8, EN 8.1.8): that capture and the square it
+    had to stop on, or None."""
+    v = ref.variant
+    piece = ref.piece_at(a)
+    if not v.promotion_stops_capture or piece is None or piece.king:
+        return None
+    g = v.geometry
+    far = g.promotion_row[ref.turn]
+    for m in free_moves:
+        if (m.from_square != a or not set(m.captures) < gone
+                or not far >> g.bit_of[m.to_square] & 1):
+            continue
+        on = free.copy(stack=False)
+        on.push(m)  # crowned on the far row
+        on.turn = ref.turn  # the same player carries on
+        rest = gone - set(m.captures)
+        for k in on.legal_moves:
+            if k.from_square == m.to_square and k.to_square == b and set(k.captures) == rest:
+                return Move(tuple(m.path) + tuple(k.path[1:]),
+                            tuple(m.captures) + tuple(k.captures)), m.to_square
+    return None
 
 
 def _occupancy_after(occupied: frozenset[int], m: Move) -> frozenset[int]:

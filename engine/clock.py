@@ -16,338 +16,42 @@ player has its own fixed time. Time passes by itself, so time-driven events (:cl
 :class:`MosseLampoBegan`) are found at the exact millisecond they happened whenever the clock is
 next told the time, by any call.
 
-Results are frozen dataclasses named in the past tense; each carries the article it applies in
-its ``article`` class attribute.
+Reading the clock (:meth:`~GameClock.read`, :meth:`~GameClock.face`, :meth:`~GameClock.reading`,
+:meth:`~GameClock.record`) is a pure computation that neither copies nor changes the clock, so a
+display may read it as often as it likes; no operation costs time that grows with the number of
+moves (:mod:`engine.clock_run`). The values it returns (states, readings, records, events) live
+in :mod:`engine.clock_events`, re-exported here; sides are :class:`engine.colour.Colour`.
 """
 
 from __future__ import annotations
 
-import copy
-import enum
-from dataclasses import dataclass, field
-from typing import ClassVar, Literal, Union
+from dataclasses import dataclass
+from typing import Union
 
+from engine.clock_events import (
+    BLACK, SIDES, WHITE, BothFlagsFell, ClockEvent, ClockPressed, ClockReading, ClockRecord,
+    ClockResumed, ClockStarted, ClockState, ClockStopped, CorrectionBegan, CorrectionEnded,
+    ElapsedDivided, FaceReading, FlagFell, MosseLampoBegan, PressIgnored, PressRefused,
+    PressResult, ResignedByStoppingClock, Side, SideLike, TimeAdjusted, floor_tenths, opponent,
+    parse_side,
+)
+from engine.clock_run import FaceState, Stretch, credits_total_ms, face_reading, run_face
 from engine.errors import ClockError
 from engine.timecontrol import TimeControl, seconds_to_ms
 
 __all__ = [
-    "Side", "SideLike", "WHITE", "BLACK", "SIDES", "opponent", "ClockState", "GameClock",
-    "FaceReading", "ClockReading", "ClockRecord",
+    "Side", "SideLike", "WHITE", "BLACK", "SIDES", "opponent", "parse_side", "ClockState",
+    "GameClock", "FaceReading", "ClockReading", "ClockRecord",
     "ClockStarted", "ClockPressed", "PressRefused", "PressIgnored", "FlagFell", "BothFlagsFell",
     "MosseLampoBegan", "ResignedByStoppingClock", "ClockStopped", "ClockResumed",
     "CorrectionBegan", "CorrectionEnded", "ElapsedDivided", "TimeAdjusted",
     "ClockEvent", "PressResult",
 ]
 
-Side = Literal["white", "black"]
-WHITE: Side = "white"
-BLACK: Side = "black"
-SIDES: tuple[Side, Side] = (WHITE, BLACK)
-
-
-def opponent(side: Side) -> Side:
-    """The other side."""
-    return BLACK if side == WHITE else WHITE
-
-
-#: A side as the clock accepts it: ``"white"``/``"black"``, or the colour numbers of
-#: ``engine.variants`` (0 White, 1 Black). Results always name sides as strings.
-SideLike = Union[Side, int]
-
-
-def _side(value: object) -> Side:
-    if isinstance(value, bool):
-        raise ClockError(f"a side is 'white' or 'black' (or 0, 1), not {value!r}")
-    if value == WHITE or value == 0:
-        return WHITE
-    if value == BLACK or value == 1:
-        return BLACK
-    raise ClockError(f"a side is 'white' or 'black' (or 0, 1), not {value!r}")
-
-
-def _tenths_seconds(ms: int) -> float:
-    """A reading: milliseconds floored to the tenth, as float seconds."""
-    return (ms // 100) / 10
-
-
-class ClockState(enum.StrEnum):
-    """Where the clock is. ``flagged``: a flag fell (or both, COMP 5.9.4); ``finished``: a player
-    stopped both faces (COMP 6.5). Both are final."""
-
-    READY = "ready"
-    RUNNING = "running"
-    CORRECTING = "correcting"
-    STOPPED = "stopped"
-    FLAGGED = "flagged"
-    FINISHED = "finished"
-
-
-# -- readings ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class FaceReading:
-    """One face at one instant.
-
-    ``ms``: exact milliseconds shown, never negative: the player's time, or in the mosse-lampo
-    phase the time left for the current move. ``run``: counts the face's runs (each start of the
-    face, each new mosse-lampo move, each credit); ``run_start_ms`` is what the face showed when the
-    current run began, so within one run ``ms`` only decreases from it (display cues rely on
-    this). ``moves``: moves completed; ``moves_to_control``: moves still owed in the current period
-    (None: the rest of the game), COMP 4.3.
-    """
-
-    side: Side
-    ms: int
-    running: bool
-    moves: int
-    in_lampo: bool
-    flagged: bool
-    run: int
-    run_start_ms: int
-    moves_to_control: int | None
-
-    @property
-    def tenths(self) -> int:
-        """Whole tenths shown, floored."""
-        return self.ms // 100
-
-    @property
-    def seconds(self) -> float:
-        """Seconds shown, floored to the tenth."""
-        return _tenths_seconds(self.ms)
-
-
-@dataclass(frozen=True, slots=True)
-class ClockReading:
-    """Both faces at ``t`` (seconds), with whose face runs and who is to move."""
-
-    t: float
-    white: FaceReading
-    black: FaceReading
-    running: Side | None
-    to_move: Side
-    state: ClockState
-
-    def face(self, side: SideLike) -> FaceReading:
-        """The reading of ``side``'s face."""
-        return self.white if _side(side) == WHITE else self.black
-
-
-@dataclass(frozen=True, slots=True)
-class ClockRecord:
-    """What the arbiter writes down when he stops the clock (COMP 7.3.2, 7.3.12, 4.9.4) and puts
-    back at resumption (COMP 7.4.2): the time on each face (exact milliseconds; in the mosse-lampo
-    phase 0), moves completed, who is to move and whose face was running."""
-
-    t: float
-    white_ms: int
-    black_ms: int
-    white_moves: int
-    black_moves: int
-    to_move: Side
-    running: Side | None
-    white_in_lampo: bool = False
-    black_in_lampo: bool = False
-
-    @property
-    def white_seconds(self) -> float:
-        """White's time, floored to the tenth."""
-        return _tenths_seconds(self.white_ms)
-
-    @property
-    def black_seconds(self) -> float:
-        """Black's time, floored to the tenth."""
-        return _tenths_seconds(self.black_ms)
-
-
-# -- events -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ClockStarted:
-    """The arbiter started the clock: ``running``'s face runs, ``to_move`` is on move."""
-
-    article: ClassVar[str] = "COMP 4.4.2"
-    t: float
-    to_move: Side
-    running: Side
-
-
-@dataclass(frozen=True, slots=True)
-class ClockPressed:
-    """``side`` pressed his button and the faces swapped. ``counted``: the press completed his
-    ``move_number``-th move (COMP 4.5); False when a late player, not on move, only started his
-    opponent's face (COMP 6.9 a). ``credit``: seconds credited by the press (Fischer bonus, next
-    period). ``white``/``black``: the readings right after the press, floored to the tenth — the
-    readings a committed move carries."""
-
-    article: ClassVar[str] = "COMP 4.5"
-    side: Side
-    t: float
-    counted: bool
-    move_number: int
-    credit: float
-    white: float
-    black: float
-
-
-@dataclass(frozen=True, slots=True)
-class PressRefused:
-    """``side`` pressed before his move was complete: reported, not obeyed; his face runs on."""
-
-    article: ClassVar[str] = "COMP 4.4.5"
-    side: Side
-    t: float
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class PressIgnored:
-    """A press that can do nothing: his face is not running, the clock is stopped, or a flag has
-    already fallen. Nothing changed."""
-
-    article: ClassVar[str] = "COMP 3.6.1"
-    side: Side
-    t: float
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class FlagFell:
-    """``side``'s face reached zero at ``t`` (exact to the millisecond): he loses on time and the
-    clock stopped (COMP 4.8 b, 5.9.4). In the mosse-lampo phase: the move was not complete at
-    zero (COMP 5.7)."""
-
-    article: ClassVar[str] = "COMP 4.8"
-    side: Side
-    t: float
-    in_lampo: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class BothFlagsFell:
-    """Both faces found at zero with no telling which was first: the game is drawn."""
-
-    article: ClassVar[str] = "COMP 5.9.4"
-    t: float
-
-
-@dataclass(frozen=True, slots=True)
-class MosseLampoBegan:
-    """``side``'s time ran out at ``t`` and the mosse-lampo phase began for him: from now on each
-    of his moves must be complete within ``per_move`` seconds (COMP 5.6, 5.7)."""
-
-    article: ClassVar[str] = "COMP 5.6"
-    side: Side
-    t: float
-    per_move: float
-
-
-@dataclass(frozen=True, slots=True)
-class ResignedByStoppingClock:
-    """``side`` stopped both faces during play: that is resignation (loss by abandonment)."""
-
-    article: ClassVar[str] = "COMP 6.5"
-    side: Side
-    t: float
-
-
-@dataclass(frozen=True, slots=True)
-class ClockStopped:
-    """The arbiter stopped both faces (interruption, COMP 7.3.1); ``record`` is what he writes
-    down (COMP 7.3.2)."""
-
-    article: ClassVar[str] = "COMP 7.3.1"
-    t: float
-    record: ClockRecord
-
-
-@dataclass(frozen=True, slots=True)
-class ClockResumed:
-    """The arbiter restarted the clock: ``running``'s face runs. ``sealed_move``: the sealed move
-    was played and counted first (COMP 7.4.3)."""
-
-    article: ClassVar[str] = "COMP 7.4.3"
-    t: float
-    running: Side
-    sealed_move: bool
-
-
-@dataclass(frozen=True, slots=True)
-class CorrectionBegan:
-    """An irregularity is being corrected: ``offender``'s face runs until the position is restored
-    (COMP 4.13). ``retracted_move``: his last counted move (and what its press credited) was taken
-    back, so he is on move again."""
-
-    article: ClassVar[str] = "COMP 4.13"
-    offender: Side
-    t: float
-    retracted_move: bool
-
-
-@dataclass(frozen=True, slots=True)
-class CorrectionEnded:
-    """The correction is over; ``seconds`` were charged to ``offender``; ``running`` runs now
-    (None: the clock was stopped before and stays so)."""
-
-    article: ClassVar[str] = "COMP 4.13"
-    offender: Side
-    t: float
-    seconds: float
-    running: Side | None
-
-
-@dataclass(frozen=True, slots=True)
-class ElapsedDivided:
-    """Both players were absent: the time elapsed was divided equally between the faces
-    (``seconds_each``) and the face of the player still absent, ``running``, was started."""
-
-    article: ClassVar[str] = "COMP 6.10"
-    t: float
-    seconds_each: float
-    running: Side
-
-
-@dataclass(frozen=True, slots=True)
-class TimeAdjusted:
-    """The arbiter set ``side``'s time from ``before`` to ``after`` seconds (clock replaced,
-    reconstruction or verification time charged: COMP 4.7, 4.9, 4.11)."""
-
-    article: ClassVar[str] = "COMP 4.7"
-    side: Side
-    t: float
-    before: float
-    after: float
-
-
-ClockEvent = Union[
-    ClockStarted, ClockPressed, PressRefused, PressIgnored, FlagFell, BothFlagsFell,
-    MosseLampoBegan, ResignedByStoppingClock, ClockStopped, ClockResumed, CorrectionBegan,
-    CorrectionEnded, ElapsedDivided, TimeAdjusted,
-]
-#: What :meth:`GameClock.press` returns.
-PressResult = Union[ClockPressed, PressRefused, PressIgnored, FlagFell, BothFlagsFell]
 _Flag = Union[FlagFell, BothFlagsFell]
 
 
 # -- the clock --------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Face:
-    remaining_ms: int                 # the player's time (0 once the mosse-lampo phase began)
-    lampo_ms: int | None = None       # time left for the current mosse-lampo move, or None
-    moves: int = 0
-    consumed_ms: int = 0              # time this face ran, in total
-    credited_ms: int = 0              # time credited by presses (bonus, next periods)
-    credits: list[int] = field(default_factory=list)  # credit of each counted move, for retraction
-    run: int = 0
-    run_start_ms: int = 0
-
-    @property
-    def shown_ms(self) -> int:
-        return self.remaining_ms if self.lampo_ms is None else self.lampo_ms
 
 
 @dataclass(slots=True)
@@ -365,18 +69,21 @@ class GameClock:
     (float seconds, monotonic): :meth:`start`, :meth:`press`, :meth:`stop_both`, :meth:`resume`,
     :meth:`begin_correction` / :meth:`end_correction`, :meth:`divide_elapsed`,
     :meth:`set_remaining` / :meth:`charge`, :meth:`restore`; time-driven events with
-    :meth:`check_flag` and :meth:`poll`. Queries that change nothing: :meth:`reading`,
-    :meth:`read`, :meth:`record`, :attr:`state`, :attr:`running`, :attr:`to_move`,
-    :meth:`moves`. Every method raises ``ClockError`` (a ValueError) for an unknown side, a time
-    earlier than the last one given, or an operation the state does not allow.
+    :meth:`check_flag` and :meth:`poll`. Queries that change nothing and copy nothing:
+    :meth:`reading`, :meth:`read`, :meth:`face`, :meth:`record`, :attr:`state`, :attr:`running`,
+    :attr:`to_move`, :meth:`moves`. Every method raises ``ClockError`` (a ValueError) for an
+    unknown side, a time earlier than the last one given, or an operation the state does not
+    allow.
     """
 
     def __init__(self, control: TimeControl) -> None:
         if not isinstance(control, TimeControl):
             raise ClockError(f"a GameClock needs a TimeControl, not {control!r}")
         self._control = control
-        self._faces: dict[Side, _Face] = {
-            side: _Face(control.initial_ms, run_start_ms=control.initial_ms) for side in SIDES}
+        # Indexed by the colour (an IntEnum): White's face first.
+        self._faces: tuple[FaceState, FaceState] = (
+            FaceState(control.initial_ms, run_start_ms=control.initial_ms),
+            FaceState(control.initial_ms, run_start_ms=control.initial_ms))
         self._state = ClockState.READY
         self._now_ms = 0
         self._to_move: Side = WHITE
@@ -416,22 +123,38 @@ class GameClock:
 
     def moves(self, side: SideLike) -> int:
         """Moves ``side`` completed (COMP 4.3: visible at any time)."""
-        return self._faces[_side(side)].moves
+        return self._faces[parse_side(side)].moves
 
     def consumed_seconds(self, side: SideLike) -> float:
         """Seconds ``side``'s face has run in total (as of the last call), exact to the ms."""
-        return self._faces[_side(side)].consumed_ms / 1000
+        return self._faces[parse_side(side)].consumed_ms / 1000
 
     def credited_seconds(self, side: SideLike) -> float:
         """Seconds credited to ``side`` by presses (bonuses, next periods), exact to the ms."""
-        return self._faces[_side(side)].credited_ms / 1000
+        return self._faces[parse_side(side)].credited_ms / 1000
 
     # -- queries ----------------------------------------------------------------------------
 
     def read(self, t: float) -> ClockReading:
-        """Both faces at ``t`` (not before the last time given). Changes nothing."""
-        probe = self._probe(t)
-        return probe._reading()
+        """Both faces at ``t`` (not before the last time given): what the clock would show if
+        told the time ``t``. Changes nothing, copies nothing."""
+        ms = self._ms(t)
+        side, stretch = self._project(ms)
+        fell = stretch is not None and stretch.fell_ms is not None
+        running = None if fell else self._running
+        state = ClockState.FLAGGED if fell else self._state
+        return ClockReading(ms / 1000,
+                            self._face_reading(WHITE, side, stretch, running),
+                            self._face_reading(BLACK, side, stretch, running),
+                            running, self._to_move, state)
+
+    def face(self, side: SideLike, t: float) -> FaceReading:
+        """``side``'s face at ``t``, as :meth:`read` gives it. Changes nothing, copies nothing."""
+        who = parse_side(side)
+        ms = self._ms(t)
+        running_side, stretch = self._project(ms)
+        running = None if stretch is not None and stretch.fell_ms is not None else self._running
+        return self._face_reading(who, running_side, stretch, running)
 
     def reading(self, t: float) -> tuple[float, float]:
         """(white, black) seconds shown at ``t``, floored to the tenth. Changes nothing."""
@@ -440,7 +163,9 @@ class GameClock:
 
     def record(self, t: float) -> ClockRecord:
         """What the arbiter would write down at ``t`` (COMP 7.3.2). Changes nothing."""
-        return self._probe(t)._record()
+        ms = self._ms(t)
+        side, stretch = self._project(ms)
+        return self._record(ms, side, stretch)
 
     # -- time-driven events -----------------------------------------------------------------
 
@@ -465,8 +190,8 @@ class GameClock:
         """The arbiter starts the clock at ``t`` (COMP 4.4.2, 6.4): the face of ``running``
         (default: the player to move) runs, whether or not he is present (COMP 6.9, 6.10).
         Raises ``ClockError`` unless the clock is ready."""
-        to_move = _side(side_to_move)
-        first = to_move if running is None else _side(running)
+        to_move = parse_side(side_to_move)
+        first = to_move if running is None else parse_side(running)
         ms = self._ms(t)
         if self._state != ClockState.READY:
             raise ClockError(f"the clock was already started (it is {self._state})")
@@ -495,7 +220,7 @@ class GameClock:
         the mosse-lampo phase the move is in time when it was complete by zero, even if the
         button is pressed after (COMP 5.7, note). Raises ``ClockError`` if after ``t``.
         """
-        who = _side(side)
+        who = parse_side(side)
         ms = self._ms(t)
         flag_before = self._flag
         counting = (self._state == ClockState.RUNNING and self._running == who
@@ -543,7 +268,7 @@ class GameClock:
         If a flag fell before ``t``, that flag is returned instead. Raises ``ClockError`` when the
         clock is not running.
         """
-        who = None if by is None else _side(by)
+        who = None if by is None else parse_side(by)
         ms = self._ms(t)
         self._advance(ms)
         if self._flag is not None:
@@ -560,7 +285,7 @@ class GameClock:
             return ResignedByStoppingClock(who, ms / 1000)
         self._state = ClockState.STOPPED
         self._resume_side = then_running
-        return ClockStopped(ms / 1000, self._record())
+        return ClockStopped(ms / 1000, self._record(ms, None, None))
 
     def resume(self, t: float, sealed_move: bool = False) -> ClockResumed:
         """The arbiter restarts a stopped clock at ``t``: the face that ran before runs again
@@ -596,7 +321,7 @@ class GameClock:
         flag instead if one fell before ``t``. Raises ``ClockError`` in another state, or when
         the offender did not make the last completed move.
         """
-        who = _side(offender)
+        who = parse_side(offender)
         ms = self._ms(t)
         self._advance(ms)
         if self._flag is not None:
@@ -609,7 +334,8 @@ class GameClock:
             raise ClockError(f"{who} did not make the last completed move: nothing to retract")
         then_running = self._running if self._state == ClockState.RUNNING else None
         if retract_last_move:
-            credit = face.credits.pop()
+            odd = face.odd_credits.pop(face.moves, None)
+            credit = self._control.credit_ms(face.moves) if odd is None else odd
             face.moves -= 1
             face.credited_ms -= credit
             face.remaining_ms = max(0, face.remaining_ms - credit)
@@ -657,13 +383,13 @@ class GameClock:
         since the start is divided equally between the two faces (an odd millisecond stays
         with the face that ran) and the face of ``still_absent`` is started. Raises
         ``ClockError`` unless the clock runs, no move was made and no division was made yet."""
-        absent = _side(still_absent)
+        absent = parse_side(still_absent)
         ms = self._ms(t)
         self._advance(ms)
         if self._state != ClockState.RUNNING or self._running is None:
             raise ClockError(f"the elapsed time can be divided only while the clock runs "
                              f"(it is {self._state})")
-        if self._divided or any(face.moves for face in self._faces.values()):
+        if self._divided or any(face.moves for face in self._faces):
             raise ClockError("the elapsed time is divided once, before any move (COMP 6.10)")
         ran, other = self._faces[self._running], self._faces[opponent(self._running)]
         half = ran.consumed_ms // 2
@@ -681,7 +407,7 @@ class GameClock:
         restored times, COMP 7.4.2). Time given back ends a mosse-lampo phase. A running clock
         whose face is set to zero behaves as if it had reached zero. Raises ``ClockError`` once a
         flag fell or the clock is finished."""
-        who = _side(side)
+        who = parse_side(side)
         value = seconds_to_ms(seconds)
         ms = self._ms(t)
         self._advance(ms)
@@ -704,7 +430,7 @@ class GameClock:
         COMP 4.9–4.11), never leaving less than ``keep_at_least`` seconds (nor taking any when he
         has less already, e.g. IT 9.3 b: "never below 3 minutes"). Raises ``ClockError`` as
         :meth:`set_remaining`."""
-        who = _side(side)
+        who = parse_side(side)
         amount = seconds_to_ms(seconds)
         floor = seconds_to_ms(keep_at_least)
         self._advance(self._ms(t))
@@ -731,12 +457,12 @@ class GameClock:
             face.remaining_ms = 0 if lampo else value
             face.lampo_ms = self._lampo_ms() if lampo and self._control.lampo else None
             face.moves = moves
-            face.credits = [self._control.credit_ms(n) for n in range(1, moves + 1)]
-            face.credited_ms = sum(face.credits)
+            face.odd_credits = {}
+            face.credited_ms = credits_total_ms(self._control, moves)
             face.run += 1
             face.run_start_ms = face.shown_ms
-        self._to_move = _side(record.to_move)
-        self._resume_side = None if record.running is None else _side(record.running)
+        self._to_move = parse_side(record.to_move)
+        self._resume_side = None if record.running is None else parse_side(record.running)
         self._state = ClockState.STOPPED
         self._running = None
 
@@ -750,11 +476,6 @@ class GameClock:
         if ms < self._now_ms:
             raise ClockError(f"time went backwards: {t!r} s is before {self._now_ms / 1000} s")
         return ms
-
-    def _probe(self, t: float) -> GameClock:
-        probe = copy.deepcopy(self)
-        probe._advance(self._ms(t))
-        return probe
 
     def _lampo_ms(self) -> int:
         return 0 if self._control.lampo is None else self._control.lampo * 1000
@@ -774,6 +495,17 @@ class GameClock:
         face.run += 1
         face.run_start_ms = face.shown_ms
 
+    def _project(self, target_ms: int,
+                 lampo_move_done: bool = False) -> tuple[Side | None, Stretch | None]:
+        """The running face and what it becomes by ``target_ms`` (None: no face runs, or no time
+        passes). Changes nothing."""
+        side = self._running
+        if (side is None or target_ms <= self._now_ms
+                or self._state not in (ClockState.RUNNING, ClockState.CORRECTING)):
+            return None, None
+        return side, run_face(self._faces[side], self._now_ms, target_ms, self._control.lampo,
+                              lampo_move_done)
+
     def _advance(self, target_ms: int, lampo_move_done: bool = False) -> None:
         """Let the running face run from the last time to ``target_ms``, finding the instants it
         reached zero. ``lampo_move_done``: the running player's move was complete already, so a
@@ -781,35 +513,14 @@ class GameClock:
         if target_ms < self._now_ms:
             raise ClockError(f"time went backwards: {target_ms / 1000} s is before "
                              f"{self._now_ms / 1000} s")
-        cursor = self._now_ms
-        while (cursor < target_ms and self._running is not None
-               and self._state in (ClockState.RUNNING, ClockState.CORRECTING)):
-            side = self._running
-            face = self._faces[side]
-            left = target_ms - cursor
-            if face.lampo_ms is None:
-                if face.remaining_ms > left:
-                    face.remaining_ms -= left
-                    face.consumed_ms += left
-                    cursor = target_ms
-                    continue
-                cursor += face.remaining_ms
-                face.consumed_ms += face.remaining_ms
-                face.remaining_ms = 0
-                if self._control.lampo is not None:
-                    self._start_run(side, cursor)  # COMP 5.6: the mosse-lampo phase begins
-                    continue
-                self._fall(side, cursor, in_lampo=False)  # COMP 4.8 b: zero on the display
-            elif face.lampo_ms > left or lampo_move_done:
-                used = min(left, face.lampo_ms)
-                face.lampo_ms -= used
-                face.consumed_ms += left
-                cursor = target_ms
-            else:
-                cursor += face.lampo_ms
-                face.consumed_ms += face.lampo_ms
-                face.lampo_ms = 0
-                self._fall(side, cursor, in_lampo=True)  # COMP 5.7: "zero!" and not complete
+        side, stretch = self._project(target_ms, lampo_move_done)
+        if side is not None and stretch is not None:
+            self._faces[side].take(stretch)
+            if stretch.lampo_began_ms is not None and self._control.lampo is not None:
+                self._pending.append(MosseLampoBegan(side, stretch.lampo_began_ms / 1000,
+                                                     float(self._control.lampo)))
+            if stretch.fell_ms is not None:
+                self._fall(side, stretch.fell_ms, stretch.fell_in_lampo)
         self._now_ms = target_ms
 
     def _fall(self, side: Side, ms: int, in_lampo: bool) -> None:
@@ -842,37 +553,44 @@ class GameClock:
         """Count ``side``'s move and credit what its press earns (COMP 4.1, 5.9.3)."""
         face = self._faces[side]
         face.moves += 1
-        credit = 0 if face.lampo_ms is not None else self._control.credit_ms(face.moves)
+        normal = self._control.credit_ms(face.moves)
+        credit = 0 if face.lampo_ms is not None else normal  # COMP 5.6: lampo moves earn nothing
+        if credit != normal:
+            face.odd_credits[face.moves] = credit
         face.remaining_ms += credit
         face.credited_ms += credit
-        face.credits.append(credit)
         return credit
 
     def _pressed(self, side: Side, ms: int, counted: bool, credit: int) -> ClockPressed:
         return ClockPressed(side, ms / 1000, counted, self._faces[side].moves, credit / 1000,
-                            _tenths_seconds(self._faces[WHITE].shown_ms),
-                            _tenths_seconds(self._faces[BLACK].shown_ms))
+                            floor_tenths(self._faces[WHITE].shown_ms),
+                            floor_tenths(self._faces[BLACK].shown_ms))
 
-    def _face_reading(self, side: Side) -> FaceReading:
-        face = self._faces[side]
-        in_lampo = face.lampo_ms is not None
-        flagged = isinstance(self._flag, BothFlagsFell) or (
-            isinstance(self._flag, FlagFell) and self._flag.side == side)
-        return FaceReading(
-            side=side, ms=face.shown_ms, running=self._running == side, moves=face.moves,
-            in_lampo=in_lampo, flagged=flagged, run=face.run, run_start_ms=face.run_start_ms,
-            moves_to_control=None if in_lampo else self._control.moves_to_control(face.moves))
+    def _face_reading(self, side: Side, running_side: Side | None, stretch: Stretch | None,
+                      running: Side | None) -> FaceReading:
+        """``side``'s face, as ``stretch`` leaves it when it is the running one."""
+        return face_reading(side, self._faces[side], stretch if running_side is side else None,
+                            running, self._flag, self._control)
 
-    def _reading(self) -> ClockReading:
-        return ClockReading(self._now_ms / 1000, self._face_reading(WHITE),
-                            self._face_reading(BLACK), self._running, self._to_move, self._state)
-
-    def _record(self) -> ClockRecord:
-        white, black = self._faces[WHITE], self._faces[BLACK]
-        running = self._running if self._state != ClockState.STOPPED else self._resume_side
-        return ClockRecord(self._now_ms / 1000, white.remaining_ms, black.remaining_ms,
-                           white.moves, black.moves, self._to_move, running,
-                           white.lampo_ms is not None, black.lampo_ms is not None)
+    def _record(self, ms: int, side: Side | None, stretch: Stretch | None) -> ClockRecord:
+        """The record at ``ms``, the running ``side``'s face as ``stretch`` leaves it."""
+        values: list[tuple[int, int, bool]] = []
+        for colour in SIDES:
+            face = self._faces[colour]
+            if stretch is not None and colour is side:
+                values.append((stretch.remaining_ms, face.moves, stretch.lampo_ms is not None))
+            else:
+                values.append((face.remaining_ms, face.moves, face.lampo_ms is not None))
+        fell = stretch is not None and stretch.fell_ms is not None
+        if fell:
+            running = None
+        elif self._state == ClockState.STOPPED:
+            running = self._resume_side
+        else:
+            running = self._running
+        (white_ms, white_moves, white_lampo), (black_ms, black_moves, black_lampo) = values
+        return ClockRecord(ms / 1000, white_ms, black_ms, white_moves, black_moves,
+                           self._to_move, running, white_lampo, black_lampo)
 
     def __repr__(self) -> str:
         white, black = self._faces[WHITE], self._faces[BLACK]

@@ -2,15 +2,24 @@
 
 Display rules (COMP 3.6.2 h–i, 4.3, 5.7), with the thresholds in :class:`DisplayRules`:
 
-- 10 minutes or more: ``h:mm`` (``1:59``, ``0:10``). The rule asks for the running seconds "in
-  the last minutes"; we take the last 10 minutes, when a player has to start counting his moves
-  against the seconds: below that ``m:ss`` (``9:59``), and below 20 s ``s.t`` (``19.9``), tenths
-  being the resolution of the clock. Always floored: a face never shows more time than is left.
+- One face text per reading, read at a glance on the 128×64 OLED as on a clock, and never
+  ambiguous: the separator names the units. ``1h05`` (an ``h``: hours and minutes) from 10
+  minutes up, ``9:59`` (a colon: minutes and seconds) below, ``19.9`` (a point: seconds and
+  tenths) in the last 20 s. The rule asks for the running seconds "in the last minutes"
+  (COMP 3.6.2 h); we take the last 10 minutes, when a player starts counting his moves against
+  the seconds, and tenths, the resolution of the clock, when every tenth counts. Why these
+  forms: the old ``h:mm``/``m:ss`` pair showed 20 minutes and 20 seconds both as ``0:20`` and
+  1 hour and 1 minute both as ``1:00``; ``h:mm:ss`` would settle it but is seven characters,
+  too wide for a face at a readable size, and shows seconds no rule asks for. ``0h45`` keeps the
+  hour digit in place from ``1h00`` down (the face does not change shape at the hour), and the
+  switch to ``9:59`` tells the player, by the new separator, that the seconds now run. Always
+  floored: a face never shows more time than is left.
 - Beeps (optional, COMP 3.6.2 i): one short beep as the time crosses 10, 5, 4, 3, 2 and 1 s left,
   a long one at zero (the flag).
 - Mosse lampo (COMP 5.7): the arbiter's countdown "-15, -10, -5, 4, 3, 2, 1, 0!" as screen labels
   and buzzer cues; above 15 s the face shows the whole seconds left of the move; ``0`` is a long
-  buzz (the move must be complete by then).
+  buzz (the move must be complete by then). These labels have no separator, so they are never
+  taken for the player's time either.
 - The moves completed are always shown (COMP 4.3): ``23/40`` (23 moves, the control at the 40th)
   or ``23`` in a period for the rest of the game.
 
@@ -27,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.clock import SIDES, ClockReading, FaceReading, Side
+from engine.clock_events import SIDES, ClockReading, FaceReading, Side
 
 __all__ = [
     "DisplayRules", "DEFAULT_RULES", "LAMPO_COUNTDOWN", "Cue", "FaceDisplay", "format_time",
@@ -42,12 +51,18 @@ LAMPO_COUNTDOWN: tuple[tuple[int, str], ...] = (
 
 @dataclass(frozen=True, slots=True)
 class DisplayRules:
-    """Thresholds of the display, in milliseconds / seconds (module docstring)."""
+    """Thresholds of the display, in milliseconds / seconds (module docstring). Raises
+    ValueError unless ``0 <= tenths_below_ms <= seconds_below_ms``."""
 
     seconds_below_ms: int = 10 * 60 * 1000   # COMP 3.6.2 h: seconds shown in the last minutes
     tenths_below_ms: int = 20 * 1000
     beep_seconds: tuple[int, ...] = (10, 5, 4, 3, 2, 1)  # COMP 3.6.2 i: optional beeps
     beeps: bool = True
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.tenths_below_ms <= self.seconds_below_ms:
+            raise ValueError(f"display thresholds out of order: tenths below "
+                             f"{self.tenths_below_ms} ms, seconds below {self.seconds_below_ms} ms")
 
 
 DEFAULT_RULES = DisplayRules()
@@ -80,13 +95,16 @@ class FaceDisplay:
 
 
 def format_time(ms: int, rules: DisplayRules = DEFAULT_RULES) -> str:
-    """The text of a face showing ``ms`` milliseconds: ``h:mm``, ``m:ss`` or ``s.t``, floored.
-    Raises ValueError for a negative time."""
+    """The text of a face showing ``ms`` milliseconds (module docstring): ``1h05`` (hours, minutes)
+    from ``rules.seconds_below_ms`` up, ``9:59`` (minutes, seconds) from ``rules.tenths_below_ms``
+    up, else ``19.9`` (seconds, tenths); always floored. Two times give the same text only when
+    they are in the same range and floor to the same unit of it. Raises ValueError for a
+    negative time."""
     if ms < 0:
         raise ValueError(f"a face cannot show a negative time ({ms} ms)")
     if ms >= rules.seconds_below_ms:
         minutes = ms // 60000
-        return f"{minutes // 60}:{minutes % 60:02d}"
+        return f"{minutes // 60}h{minutes % 60:02d}"
     if ms >= rules.tenths_below_ms:
         seconds = ms // 1000
         return f"{seconds // 60}:{seconds % 60:02d}"

@@ -19,11 +19,13 @@ A "move" in these counts is one player's move; "N moves each" is 2N plies.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
+from engine import articles
 from engine.board import Board, Move
 from engine.errors import IllegalMoveError
-from engine.variants import BLACK, COLOR_NAMES, WHITE, Variant, find_variant
+from engine.variants import BLACK, COLOR_NAMES, WHITE, Colour, Variant, find_variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +38,7 @@ class RecordedMove:
     """
 
     ply: int
-    side: int
+    side: Colour
     move: Move
     notation: str
     t: float | None = None
@@ -58,9 +60,28 @@ class Outcome:
     draw), ``code`` the article, ``reason`` a short text."""
 
     result: str
-    winner: int | None
+    winner: Colour | None
     code: str
     reason: str
+
+
+@dataclass(frozen=True)
+class GameMark:
+    """What :meth:`Game.mark` saved: enough to undo what followed, in constant time."""
+
+    fen: str
+    moves: int
+    last: "RecordedMove | None"  # set_position rewrites the last move (its /FEN/)
+    history: list[tuple[int, ...]]
+    history_len: int
+    seen: dict[tuple[int, ...], int]
+    count: "_Count | None"
+    ending: tuple[int, int, int] | None
+    king_streak: int
+    outcome: "Outcome | None"
+    final_clock: tuple[float, float] | None
+    start_fen: str
+    custom_start: bool
 
 
 @dataclass
@@ -95,6 +116,8 @@ class Game:
         self.outcome: Outcome | None = None
         self.final_clock: tuple[float, float] | None = None
         self._history: list[tuple[int, ...]] = [self._rep_key()]
+        # occurrences of each position in _history: the repetition rules in constant time
+        self._seen: dict[tuple[int, ...], int] = {self._history[0]: 1}
         self._count: _Count | None = None
         self._ending: tuple[int, int, int] | None = None  # (limit moves, start ply, material sig)
         self._king_streak = 0  # plies of king moves without capture since last man move/capture
@@ -129,7 +152,7 @@ class Game:
     def repetition_count(self) -> int:
         """How many times the current position has occurred (this time included)."""
         key = self._rep_key()
-        return self._history.count(key)
+        return self._seen.get(key, 0)
 
     def _rep_key(self) -> tuple[int, ...]:
         b = self.board
@@ -150,9 +173,48 @@ class Game:
 
     # ------------------------------------------------------------------ playing
 
+    def mark(self) -> GameMark:
+        """Save the state of the game, to :meth:`undo_to` it later (an irregular move written
+        while the opponent decides, IT 8.2, and corrected, IT 8.4). Constant time."""
+        c = self._count
+        saved = None if c is None else dataclasses.replace(c, king_moves=list(c.king_moves))
+        return GameMark(self.board.fen(), len(self.moves), self.moves[-1] if self.moves else None,
+                        self._history, len(self._history), self._seen,
+                        saved, self._ending, self._king_streak, self.outcome, self.final_clock,
+                        self.start_fen, self.custom_start)
+
+    def undo_to(self, mark: GameMark) -> None:
+        """Go back to the state saved by :meth:`mark`: the moves recorded since leave the
+        transcript. Raises ValueError if moves before the mark were removed since."""
+        if len(self.moves) < mark.moves:
+            raise ValueError("the transcript is shorter than at the mark")
+        self.board.set_fen(mark.fen)
+        del self.moves[mark.moves:]
+        if mark.last is not None:
+            self.moves[-1] = mark.last
+        if self._history is mark.history:
+            for key in self._history[mark.history_len:]:
+                self._seen[key] -= 1
+        else:  # set_position began a new history: the saved one is as it was
+            self._history, self._seen = mark.history, mark.seen
+        del self._history[mark.history_len:]
+        self._count = mark.count
+        self._ending = mark.ending
+        self._king_streak = mark.king_streak
+        self.outcome = mark.outcome
+        self.final_clock = mark.final_clock
+        self.start_fen = mark.start_fen
+        self.custom_start = mark.custom_start
+
+    def check_end(self) -> None:
+        """Apply the end rules to the current position (after provisional moves are kept)."""
+        self._check_end()
+
     def play(self, move: Move, t: float | None = None,
-             clock: tuple[float, float] | None = None) -> RecordedMove:
-        """Record the legal ``move`` (raises IllegalMoveError) and apply the automatic end rules."""
+             clock: tuple[float, float] | None = None, provisional: bool = False) -> RecordedMove:
+        """Record the legal ``move`` (raises IllegalMoveError) and apply the automatic end rules
+        (not when ``provisional``: a move the opponent may still have corrected, IT 8.2; call
+        :meth:`check_end` once it stands)."""
         if self.outcome is not None:
             raise IllegalMoveError(f"the game is over ({self.outcome.result})")
         legal = self.board.legal_moves
@@ -162,13 +224,14 @@ class Game:
                 break
         else:
             raise IllegalMoveError(f"illegal move {move} in {self.board.fen()}")
-        return self._record(move, t, clock)
+        return self._record(move, t, clock, provisional)
 
     def play_notation(self, text: str, t: float | None = None,
                       clock: tuple[float, float] | None = None) -> RecordedMove:
         return self._record(self.board.parse_move(text), t, clock)
 
-    def _record(self, move: Move, t: float | None, clock: tuple[float, float] | None) -> RecordedMove:
+    def _record(self, move: Move, t: float | None, clock: tuple[float, float] | None,
+                provisional: bool = False) -> RecordedMove:
         b = self.board
         side = b.turn
         piece = b.piece_at(move.from_square)
@@ -176,15 +239,16 @@ class Game:
         notation = b.notation(move)
         pieces_before = (b.white | b.black).bit_count()
         b.push(move)
-        rec = RecordedMove(len(self.moves) + 1, side, move, notation, t, clock)
+        rec = RecordedMove(len(self.moves) + 1, Colour(side), move, notation, t, clock)
         self.moves.append(rec)
         irreversible = move.is_capture or not was_king
-        self._after_move(side, was_king, irreversible, pieces_before)
+        self._after_move(side, was_king, irreversible, pieces_before, provisional)
         return rec
 
-    def set_position(self, fen: str, t: float | None = None) -> None:
+    def set_position(self, fen: str, t: float | None = None, provisional: bool = False) -> None:
         """Go on from ``fen`` after the last move (a maintained irregularity: the position on the
-        board becomes the game, IT 8.3). The record keeps a ``/FEN "…"/`` after the last move."""
+        board becomes the game, IT 8.3). The record keeps a ``/FEN "…"/`` after the last move.
+        ``provisional``: the end rules wait for :meth:`check_end`."""
         self.board.set_fen(fen)
         if self.moves:
             last = self.moves[-1]
@@ -194,18 +258,20 @@ class Game:
             self.start_fen = self.board.fen()
             self.custom_start = True
         self._history = [self._rep_key()]
+        self._seen = {self._history[0]: 1}
         self._count = None
         self._king_streak = 0
         self._update_ending(force=True)
-        self._check_end()
+        if not provisional:
+            self._check_end()
 
     def record_irregular(self, move: Move, notation: str, side: int, fen: str,
-                         t: float | None = None) -> None:
+                         t: float | None = None, provisional: bool = False) -> None:
         """Record a move that broke the rules but was kept (IT 8.3, INT 5.7): the transcript keeps
         it as played and the game goes on from ``fen``, the position on the board, which the PDN
         writes as ``/FEN "…"/`` after the move so that it replays elsewhere."""
-        self.moves.append(RecordedMove(len(self.moves) + 1, side, move, notation, t))
-        self.set_position(fen, t)
+        self.moves.append(RecordedMove(len(self.moves) + 1, Colour(side), move, notation, t))
+        self.set_position(fen, t, provisional)
 
     def annotate(self, nag: str | None = None, comment: str | None = None) -> None:
         """Attach an IT 13 sign and/or a comment to the last move."""
@@ -220,8 +286,11 @@ class Game:
         self.moves[-1] = RecordedMove(last.ply, last.side, last.move, last.notation, last.t,
                                       clock, last.setup_fen, last.comment, last.nag)
 
-    def _after_move(self, side: int, was_king: bool, irreversible: bool, pieces_before: int) -> None:
-        self._history.append(self._rep_key())
+    def _after_move(self, side: int, was_king: bool, irreversible: bool, pieces_before: int,
+                    provisional: bool = False) -> None:
+        key = self._rep_key()
+        self._history.append(key)
+        self._seen[key] = self._seen.get(key, 0) + 1
         self._king_streak = 0 if irreversible else self._king_streak + 1
         if self._count is not None:
             c = self._count
@@ -235,7 +304,8 @@ class Game:
             else:
                 c.king_moves[side] += 1
         self._update_ending()
-        self._check_end()
+        if not provisional:
+            self._check_end()
 
     def _check_end(self) -> None:
         if self.outcome is not None:
@@ -243,33 +313,34 @@ class Game:
         b = self.board
         mover = b.turn
         own = b.white if mover == WHITE else b.black
+        v = self.variant
         if not own:
-            self._end(1 - mover, "IT 9.2.3" if self.variant.code in ("IT", "EN") else "INT 7.2.3",
+            self._end(1 - mover, articles.code(v, "no_pieces"),
                       f"{COLOR_NAMES[mover]} has no pieces")
             return
         if not b.has_legal_moves():
-            self._end(1 - mover, "IT 9.2.2" if self.variant.code in ("IT", "EN") else "INT 7.2.2",
+            self._end(1 - mover, articles.code(v, "no_move"),
                       f"{COLOR_NAMES[mover]} has no legal move")
             return
-        d = self.variant.draws
-        code = d.code
+        d = v.draws
         if d.repetition_automatic and d.repetitions and self.repetition_count() >= d.repetitions:
-            self._end(None, f"{code} 6.1", f"position repeated {d.repetitions} times")
+            self._end(None, articles.code(v, "repetition_draw"),
+                      f"position repeated {d.repetitions} times")
             return
         if d.king_moves_draw and self._king_streak >= 2 * d.king_moves_draw:
-            self._end(None, f"{code} 6.2", f"{d.king_moves_draw} successive king moves each, "
-                                           "no capture or man move")
+            self._end(None, articles.code(v, "king_moves_draw"),
+                      f"{d.king_moves_draw} successive king moves each, no capture or man move")
             return
         if self._ending is not None:
             limit, start, _ = self._ending
             if self.ply - start >= 2 * limit:
-                art = "6.3" if limit == 10 else "6.4"
-                self._end(None, f"{code} {art}", f"ending drawn after {limit} moves each")
+                key = "ending_ten" if limit == 10 else "ending_five"
+                self._end(None, articles.code(v, key), f"ending drawn after {limit} moves each")
                 return
         c = self._count
         if c is not None and min(c.king_moves) >= c.limit:
-            self._end(None, f"{code} 10.4", f"move count: {c.limit} king moves each, "
-                                            "number of pieces unchanged")
+            self._end(None, articles.code(v, "count_draw"),
+                      f"move count: {c.limit} king moves each, number of pieces unchanged")
 
     def _material_sig(self) -> tuple[tuple[int, int], tuple[int, int]]:
         return self.board.material()
@@ -289,21 +360,21 @@ class Game:
                 return
 
     def _end(self, winner: int | None, code: str, reason: str) -> None:
-        self.outcome = Outcome(self.result_for(winner), winner, code, reason)
+        self.outcome = Outcome(self.result_for(winner), None if winner is None else Colour(winner),
+                               code, reason)
 
     # ------------------------------------------------------------------ requests and decisions
 
     def resign(self, side: int) -> Outcome:
         """``side`` resigns (IT 9.2.1, INT 7.2.1)."""
-        code = "IT 9.2.1" if self.variant.code in ("IT", "EN") else "INT 7.2.1"
-        self._end(1 - side, code, f"{COLOR_NAMES[side]} resigned")
+        self._end(1 - side, articles.code(self.variant, "resigned"),
+                  f"{COLOR_NAMES[side]} resigned")
         assert self.outcome is not None
         return self.outcome
 
     def agree_draw(self) -> Outcome:
         """Draw by agreement (IT 9.3a, INT 7.3.1)."""
-        code = "IT 9.3a" if self.variant.code in ("IT", "EN") else "INT 7.3.1"
-        self._end(None, code, "draw agreed")
+        self._end(None, articles.code(self.variant, "draw_agreed"), "draw agreed")
         assert self.outcome is not None
         return self.outcome
 
@@ -337,7 +408,8 @@ class Game:
         if not d.repetitions or not self.transcribed or self.outcome is not None:
             return False
         if self.repetition_count() >= d.repetitions:
-            self._end(None, f"{d.code} 9.3b", f"position repeated {d.repetitions} times")
+            self._end(None, articles.code(self.variant, "repetition_draw"),
+                      f"position repeated {d.repetitions} times")
             return True
         return False
 

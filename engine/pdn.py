@@ -434,11 +434,16 @@ def write_pdn(game: Game, width: int = 79) -> str:
     tokens: list[str] = []
     first = v.first_to_move
     number = 1
-    for i, rec in enumerate(game.moves):
+    previous: int | None = None
+    for rec in game.moves:
+        # a side that moved twice (an irregular move kept, IT 8.1.1) numbers on: never "2. … 2."
         if rec.side == first:
+            if previous == first:
+                number += 1
             tokens.append(f"{number}.")
-        elif i == 0:
+        elif previous != first:
             tokens.append(f"{number}...")
+        previous = rec.side
         text = rec.notation + (rec.nag or "")
         tokens.append(text)
         if rec.clock is not None:

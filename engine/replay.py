@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from engine.arbiter import Arbiter, Flag
-from engine.arbiter_rules import title
+from engine.arbiter import Arbiter
+from engine.articles import title
+from engine.decisions import Flag
 from engine.events import TraceEnded
 from engine.game import Game
 from engine.trace import read_trace
@@ -53,7 +54,7 @@ class Report:
         if not self.flags:
             lines.append("  (none)")
         for f in self.flags:
-            side = f.side or "-"
+            side = f.side.label if f.side is not None else "-"
             head = f"  {f.t:>8g}s  {f.code:<11} {f.kind:<13} {f.status:<10} {side:<5} {f.text}"
             lines.append(head)
             art = title(f.code)

@@ -20,11 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from engine.colour import BLACK, WHITE, Colour
 from engine.errors import InvalidSquareError, UnknownVariantError, excerpt
 
-WHITE = 0
-BLACK = 1
-COLOR_NAMES = ("white", "black")
+__all__ = ["WHITE", "BLACK", "Colour", "COLOR_NAMES", "Variant", "VARIANTS", "find_variant",
+           "Geometry", "DrawRules", "CaptureCandidate", "free_choice", "majority",
+           "italian_priority", "ITALIAN", "ENGLISH", "INTERNATIONAL", "BRAZILIAN"]
+
+#: Text of each colour, indexed by a ``Colour`` (kept for callers that index by colour number).
+COLOR_NAMES = (WHITE.label, BLACK.label)
 
 # Directions, as indices into ray tables: 0 and 1 go towards square 1 (White's forward),
 # 2 and 3 towards square N (Black's forward).
@@ -203,7 +207,7 @@ class Variant:
     code: str  # rule-set code in flags: IT, EN, INT, BR
     size: int
     first_dark_file_even: bool
-    first_to_move: int
+    first_to_move: Colour
     men_rows: int
     flying_kings: bool
     men_capture_backwards: bool
@@ -212,12 +216,21 @@ class Variant:
     capture_choice: CaptureChoice
     draws: DrawRules
     game_type: str  # PDN GameType tag, full string
+    # the rule set whose article numbers this variant's flags carry (engine.articles): its own
+    # code, except Brazilian draughts, the international rules on 64 squares (001, second part,
+    # has no article numbers): BR flags carry the international numbers (``BR 5.4.03``)
+    numbering: str = ""
+    # IT 8.3 / EN 8.3: a move of the opponent, "even just touching one of his movable pieces",
+    # keeps an irregularity; INT 5.7 (and BR): only a move he executes accepts it
+    touch_accepts_irregularity: bool = True
     algebraic_pdn: bool = False  # Brazilian PDN (GameType 26, notation A0) writes e3-d4
     results: tuple[str, str, str] = ("1-0", "1/2-1/2", "0-1")  # white wins, draw, black wins
     geometry: Geometry = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "geometry", Geometry(self.size, self.first_dark_file_even))
+        if not self.numbering:
+            object.__setattr__(self, "numbering", self.code)
 
     @property
     def squares(self) -> int:
@@ -254,6 +267,7 @@ INTERNATIONAL = Variant(
     draws=DrawRules(repetitions=3, repetition_automatic=True, count_moves=0, king_moves_draw=25,
                     small_endings=((10, _INT_TEN), (5, _INT_FIVE)), code="INT"),
     game_type="20,W,10,10,N2,0", results=("2-0", "1-1", "0-2"),  # COMP 6.14 scoring 2/1/0
+    touch_accepts_irregularity=False,
 )
 BRAZILIAN = Variant(
     name="brazilian", code="BR", size=8, first_dark_file_even=False, first_to_move=WHITE, men_rows=3,
@@ -261,7 +275,8 @@ BRAZILIAN = Variant(
     promotion_stops_capture=False, capture_choice=majority,
     draws=DrawRules(repetitions=3, repetition_automatic=True, count_moves=0, king_moves_draw=20,
                     small_endings=((5, _BR_FIVE),), code="BR"),
-    game_type="26,W,8,8,A0,0", algebraic_pdn=True,
+    game_type="26,W,8,8,A0,0", algebraic_pdn=True, numbering="INT",
+    touch_accepts_irregularity=False,
 )
 
 VARIANTS: dict[str, Variant] = {v.name: v for v in (ITALIAN, ENGLISH, INTERNATIONAL, BRAZILIAN)}

@@ -1,5 +1,9 @@
 """The 128×64 OLED: clock faces, move count, last move and a message line.
 
+The clock faces are the engine's (:mod:`engine.clock_display`, COMP 3.6.2 h): ``1h05``, ``9:59``,
+``19.9``, the mosse-lampo countdown (COMP 5.7), never a format of our own, so the OLED, the web
+and the journal show one clock.
+
 Drawing follows luma's layers: :class:`BoardDisplay` draws with PIL inside
 ``luma.core.render.canvas(device)``; the device (``ssd1306``/``sh1106`` on I²C 0x3C, built by
 :func:`pi.wiring.open_oled`, or luma's ``dummy`` in tests) turns pixels into bytes.
@@ -9,8 +13,13 @@ Call from the daemon's thread only.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from typing import Any
+
+from engine.clock_display import DEFAULT_RULES, DisplayRules, face_display, format_time
+from engine.clock_events import ClockReading
+from engine.colour import Colour
 
 log = logging.getLogger(__name__)
 
@@ -23,34 +32,53 @@ LAST_MOVE_BOX = (0, 40, 128, 51)
 MESSAGE_BOX = (0, 53, 128, 64)
 
 
+#: A face with no clock behind it.
+NO_TIME = "--:--"
+
+
 @dataclass(frozen=True)
 class DisplayState:
-    """What the screen shows. Times in seconds (None: no clock); ``running``: "white", "black"
-    or None; ``flagged``: sides whose time has run out."""
+    """What the screen shows. ``clock``: the game clock's reading (``GameClock.read(t)``); when
+    given, the faces, whose face runs and the fallen flags come from it (mosse lampo included).
+    Without it: times in seconds (None: no clock); ``running``: "white", "black" (or a
+    ``Colour``) or None; ``flagged``: sides whose time has run out."""
 
     white_time: float | None = None
     black_time: float | None = None
-    running: str | None = None
+    running: str | Colour | None = None
     move_number: int = 1
     side_to_move: str = "white"
     last_move: str = ""
     message: str = ""
-    flagged: tuple[str, ...] = ()
+    flagged: tuple[str | Colour, ...] = ()
+    clock: ClockReading | None = None
 
 
-def format_clock(seconds: float | None) -> str:
-    """"1:05:03" from an hour, "04:59" under it, "9.8" (tenths) under 20 s, "--:--" for None."""
-    if seconds is None:
-        return "--:--"
-    if seconds <= 0:
-        return "0.0"
-    if seconds < 20:
-        tenths = int(seconds * 10)  # truncate: never show time the player does not have
-        return f"{tenths // 10}.{tenths % 10}"
-    whole = int(seconds)
-    h, rest = divmod(whole, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+def format_clock(seconds: float | None, rules: DisplayRules = DEFAULT_RULES) -> str:
+    """The engine's face text (:func:`engine.clock_display.format_time`) for ``seconds`` left:
+    ``1h02``, ``4:59``, ``19.9``, floored; ``0.0`` at or below zero; ``--:--`` for None (no
+    clock) or a value that is no time (NaN, infinite)."""
+    if seconds is None or not math.isfinite(seconds):
+        return NO_TIME
+    return format_time(max(0, round(seconds * 1000)), rules)
+
+
+def face_texts(state: DisplayState,
+               rules: DisplayRules = DEFAULT_RULES) -> tuple[tuple[str, bool], tuple[str, bool]]:
+    """(text, running) of White's and Black's faces as :class:`BoardDisplay` draws them: the
+    engine's face (``FLAG`` once that side's flag fell)."""
+    if state.clock is not None:
+        faces: list[tuple[str, bool]] = []
+        for face in (state.clock.white, state.clock.black):
+            shown = face_display(face, rules)
+            faces.append(("FLAG" if shown.flagged else shown.time, shown.running))
+        return faces[0], faces[1]
+    flagged = {str(side) for side in state.flagged}
+    running = None if state.running is None else str(state.running)
+    return (("FLAG" if "white" in flagged else format_clock(state.white_time, rules),
+             running == "white"),
+            ("FLAG" if "black" in flagged else format_clock(state.black_time, rules),
+             running == "black"))
 
 
 def _font(size: int) -> Any:
@@ -64,8 +92,9 @@ def _font(size: int) -> Any:
 class BoardDisplay:
     """Renders :class:`DisplayState` frames on a luma device (128×64, monochrome)."""
 
-    def __init__(self, device: Any) -> None:
+    def __init__(self, device: Any, rules: DisplayRules = DEFAULT_RULES) -> None:
         self.device = device
+        self.rules = rules
         self.small = _font(10)
         self.large = _font(18)
         self.state = DisplayState()
@@ -84,7 +113,7 @@ class BoardDisplay:
         """Redraws the last state with a new message line."""
         s = self.state
         self.render(DisplayState(s.white_time, s.black_time, s.running, s.move_number,
-                                 s.side_to_move, s.last_move, text, s.flagged))
+                                 s.side_to_move, s.last_move, text, s.flagged, s.clock))
 
     def _fit(self, draw: Any, text: str, font: Any, width: int) -> str:
         if draw.textlength(text, font=font) <= width:
@@ -96,15 +125,13 @@ class BoardDisplay:
     def _draw(self, draw: Any, s: DisplayState) -> None:
         header = f"move {s.move_number}  {s.side_to_move} to play"
         draw.text((0, 0), self._fit(draw, header, self.small, WIDTH), font=self.small, fill=1)
-        for side, box, seconds in (("white", WHITE_FACE_BOX, s.white_time),
-                                   ("black", BLACK_FACE_BOX, s.black_time)):
-            running = s.running == side
+        for box, (text, running) in zip((WHITE_FACE_BOX, BLACK_FACE_BOX),
+                                        face_texts(s, self.rules)):
             left, top, right, bottom = box
             if running:
                 draw.rectangle((left, top, right - 1, bottom - 1), fill=1)
             else:
                 draw.rectangle((left, top, right - 1, bottom - 1), outline=1, fill=0)
-            text = "FLAG" if side in s.flagged else format_clock(seconds)
             text = self._fit(draw, text, self.large, right - left - 4)
             width = draw.textlength(text, font=self.large)
             x = left + (right - left - width) / 2

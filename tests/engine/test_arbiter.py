@@ -45,7 +45,8 @@ def test_correction_time_is_charged_to_the_offender() -> None:
     a.feed(ButtonPressed(12, "correct", "black"))  # black thought 10 s
     a.feed(PieceLifted(40, "d5"))
     a.feed(PiecePlaced(42, "d3"))  # white spent 30 s putting it right (COMP 4.13)
-    white, black = a._clock.reading(42)  # noqa: SLF001 - the clock proxy
+    assert a.clock is not None
+    white, black = a.clock.reading(42)
     assert black == 590.0 and white == 600.0 - 2 - 30
 
 

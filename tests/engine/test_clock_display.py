@@ -23,12 +23,85 @@ def started(text: str) -> GameClock:
 # -- what a face shows ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("ms, text", [
-    (7_200_000, "2:00"), (3_659_999, "1:00"), (600_000, "0:10"),   # h:mm, floored
+    (7_200_000, "2h00"), (3_659_999, "1h00"), (3_660_000, "1h01"),  # hours and minutes, floored
+    (1_200_000, "0h20"), (600_000, "0h10"),
     (599_999, "9:59"), (60_000, "1:00"), (20_000, "0:20"),          # COMP 3.6.2 h: seconds
     (19_999, "19.9"), (1_050, "1.0"), (99, "0.0"), (0, "0.0"),     # tenths in the last 20 s
 ])
 def test_comp_3_6_2_h_seconds_shown_in_the_last_minutes(ms: int, text: str) -> None:
     assert format_time(ms) == text
+
+
+def test_faces_once_ambiguous_now_differ() -> None:
+    """Issue 8: 20 minutes and 20 seconds were both ``0:20``; 1 hour and 1 minute both ``1:00``;
+    1 hour 1 minute and 1 minute 1 second both ``1:01``."""
+    assert (format_time(1_200_000), format_time(20_000)) == ("0h20", "0:20")
+    assert (format_time(3_600_000), format_time(60_000)) == ("1h00", "1:00")
+    assert (format_time(3_660_000), format_time(61_000)) == ("1h01", "1:01")
+
+
+def _denoted(text: str) -> tuple[str, int, int]:
+    """What a face text says, read as a player reads it: (unit, first ms, first ms past it)."""
+    for separator, (big, small, limit) in {"h": (3_600_000, 60_000, 60),
+                                           ":": (60_000, 1_000, 60),
+                                           ".": (1_000, 100, 10)}.items():
+        if separator in text:
+            left, right = text.split(separator)
+            assert left.isdigit() and right.isdigit() and len(right) == len(str(limit - 1))
+            assert int(right) < limit
+            start = int(left) * big + int(right) * small
+            return separator, start, start + small
+    raise AssertionError(f"a face text without a unit separator: {text!r}")
+
+
+RULES = st.builds(lambda tenths, extra: DisplayRules(seconds_below_ms=tenths + extra,
+                                                     tenths_below_ms=tenths),
+                  st.integers(0, 120_000), st.integers(0, 4 * 3_600_000))
+TIMES_MS = st.integers(0, 100 * 3_600_000)
+
+
+def _range(ms: int, rules: DisplayRules) -> str:
+    if ms >= rules.seconds_below_ms:
+        return "h"
+    return ":" if ms >= rules.tenths_below_ms else "."
+
+
+@settings(max_examples=500, deadline=None)
+@given(TIMES_MS, RULES)
+def test_every_face_text_denotes_one_span_holding_the_time(ms: int, rules: DisplayRules) -> None:
+    """COMP 3.6.2 h: the text says its units by its separator and shows the time floored to them,
+    so a player reading it can never take it for another range (hours for minutes, minutes for
+    seconds) nor see more time than is left."""
+    unit, start, end = _denoted(format_time(ms, rules))
+    assert unit == _range(ms, rules)
+    assert start <= ms < end
+
+
+@settings(max_examples=500, deadline=None)
+@given(TIMES_MS, TIMES_MS, RULES)
+def test_times_in_different_ranges_never_show_the_same_text(a: int, b: int,
+                                                            rules: DisplayRules) -> None:
+    """Issue 8: distinct readings in different ranges never render the same string; in the same
+    range, the same string means the same floored unit."""
+    same_text = format_time(a, rules) == format_time(b, rules)
+    if _range(a, rules) != _range(b, rules):
+        assert not same_text
+    elif same_text:
+        assert _denoted(format_time(a, rules))[1] <= min(a, b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 120_000), TIMES_MS)
+def test_lampo_labels_are_never_taken_for_a_time(lampo: int, ms: int) -> None:
+    """COMP 5.7: a mosse-lampo face (no separator) never reads like the player's time."""
+    assert lampo_label(lampo) != format_time(ms)
+
+
+def test_display_thresholds_must_be_in_order() -> None:
+    with pytest.raises(ValueError):
+        DisplayRules(seconds_below_ms=10_000, tenths_below_ms=20_000)
+    with pytest.raises(ValueError):
+        DisplayRules(tenths_below_ms=-1)
 
 
 def test_display_thresholds_are_configurable() -> None:

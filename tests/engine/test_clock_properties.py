@@ -166,9 +166,10 @@ def test_pdn_time_round_trip(seconds: float) -> None:
     assert format_pdn_time(parse_pdn_time(text)) == text
 
 
-@given(TIMES, TIMES, st.sampled_from([None, WHITE, BLACK]))
-def test_clock_comment_round_trip(white: float, black: float, running: Side | None) -> None:
-    """PDN 3.0 clock command: read back as written, floored to the second."""
+@given(TIMES, TIMES, st.sampled_from([None, "white", "black"]))
+def test_clock_comment_round_trip(white: float, black: float, running: str | None) -> None:
+    """PDN 3.0 clock command: read back as written, floored to the second. (Its ``running`` is
+    the PDN side name, a string: ``engine.timecontrol`` does not take a ``Colour``.)"""
     text = format_clock_comment(white, black, running)
     assert parse_clock_comment("{" + text + "}") == (_ms(white) // 1000, _ms(black) // 1000)
     assert format_clock_comment(*parse_clock_comment(text) or (0, 0), running) == text

@@ -82,10 +82,12 @@ def test_tonal_buzzer_pattern_uses_tones_and_silence():
 
 # -- display ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("seconds,text", [(None, "--:--"), (3723, "1:02:03"), (299.9, "04:59"),
-                                          (20, "00:20"), (19.99, "19.9"), (0.05, "0.0"),
-                                          (-1, "0.0")])
+@pytest.mark.parametrize("seconds,text", [(None, "--:--"), (3723, "1h02"), (299.9, "4:59"),
+                                          (20, "0:20"), (19.99, "19.9"), (0.05, "0.0"),
+                                          (-1, "0.0"), (float("nan"), "--:--")])
 def test_clock_format(seconds, text):
+    """COMP 3.6.2 h: the OLED shows the engine's face (engine.clock_display.format_time); it used
+    to have its own (1:02:03, 04:59, 00:20), which the web and the journal did not share."""
     assert format_clock(seconds) == text
 
 

@@ -8,12 +8,23 @@ Script tokens (time advances 0.5 s per token; ``+N`` advances N seconds more):
 (correct, accept, accomodo, draw_offer, draw_accept, resign, count, repetition), ``A:action``
 or ``A:adjudicate:1-0`` or ``A:note:some_text`` an arbiter action, ``S:a1,c3,...`` a snapshot,
 ``E`` the end of the trace.
+
+Expectations: ``moves`` (PDN notation, in the report's order), ``flags`` ([code, status] in order)
+and ``result`` always; the scenarios of ``ISSUE8`` may add, in a dict after the result:
+``fen`` (the final position), ``sides`` (the side of each move of ``moves``: an irregular move
+that stands is in the transcript with the side that played it, TRACE.md), ``pdn_contains`` /
+``pdn_excludes`` (substrings of the report's PDN, e.g. the ``/FEN "…"/`` after a kept irregular
+move) and ``outcome`` (the article that ended the game). Traces that today's arbiter gets wrong
+are listed in ``PENDING.txt`` with the defect of issue 8 they show.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+# issue 8's scenarios, kept apart (this file runs as a script: the folder is on sys.path)
+from issue8_scenarios import ISSUE8
 
 HERE = Path(__file__).parent
 BUTTONS = ("clock", "accomodo", "correct", "accept", "draw_offer", "draw_accept", "resign", "count",
@@ -104,7 +115,7 @@ SCENARIOS: list[tuple[str, str, dict[str, object], str, list[str], list[list[str
      ["22-18", "11-15"], [["IT 8.1.1", "corrected"]], "*"),
     ("italian", "opponent_piece", {},
      "L11 P15 Cw accept:b",
-     [], [["IT 8.1.5", "maintained"]], "*"),
+     ["11-15"], [["IT 8.1.5", "maintained"]], "*"),
     ("italian", "removed_without_reason", {},
      "L11 Cw correct:b P11 L22 P18 Cw",
      ["22-18"], [["IT 8.1.7", "corrected"]], "*"),
@@ -125,7 +136,7 @@ SCENARIOS: list[tuple[str, str, dict[str, object], str, list[str], list[list[str
      ["22x13"], [["IT 8.1.12", "corrected"]], "*"),
     ("italian", "removed_own", {"fen": "W:W22,24:B18,1"},
      "L22 P13 L18 L24 Cw accept:b",
-     [], [["IT 8.1.13", "maintained"]], "*"),
+     ["22x13"], [["IT 8.1.13", "maintained"]], "*"),
     ("italian", "impossible_capture", {"fen": "W:W22,24:B18,1"},
      "L24 P20 L1 Cw correct:b P1 L20 P24 L22 P13 L18 Cw",
      ["22x13"], [["IT 8.1.14", "corrected"]], "*"),
@@ -189,7 +200,7 @@ SCENARIOS: list[tuple[str, str, dict[str, object], str, list[str], list[list[str
     ("international", "multi_capture_reverse", {"fen": "W:W32,40:B27,17,8,3"},
      "L32 P21 L21 P12 L17 L27 Cw", ["32x12"], [], "*"),
     ("international", "omit_capture_pending", {"fen": "W:W32,40:B27,17,8,3,24,30"},
-     "L40 P35 Cw", [], [["INT 5.4.06", "pending"]], "*"),
+     "L40 P35 Cw", ["40-35"], [["INT 5.4.06", "pending"]], "*"),
     ("international", "early_removal", {"fen": "W:W32,40:B27,17,8,3"},
      "L32 L27 P21 L21 P12 L17 Cw correct:b P27 P17 L12 P32 L32 P12 L27 L17 Cw",
      ["32x12"], [["INT 5.4.10", "corrected"]], "*"),
@@ -215,12 +226,32 @@ SCENARIOS: list[tuple[str, str, dict[str, object], str, list[str], list[list[str
      "L21 P21 L22 P17 Cw correct:b L17 P22 L21 P17 Cw",
      ["a3-b4"], [["BR 5.4.03", "corrected"]], "*"),
     ("brazilian", "removal_order", {"fen": "W:W22,28:B18,11,2,10,26"},
-     "L22 P15 L15 P8 L18 Cw", [], [["BR 5.4.13", "pending"]], "*"),
+     "L22 P15 L15 P8 L18 Cw", ["c3xg7"], [["BR 5.4.13", "pending"]], "*"),
 ]
 
 
+# Issue 8, defect 1: a kept or pending irregular move stands in the transcript with the side that
+# played it (TRACE.md); these four scenarios were written before, with the move left out.
+EXISTING_EXTRAS: dict[tuple[str, str], dict[str, object]] = {
+    ("italian", "opponent_piece"): {"sides": ["white"], "fen": "B:W21-32:B1-10,12,15"},
+    ("italian", "removed_own"): {"sides": ["white"], "fen": "B:W13:B1"},
+    ("international", "omit_capture_pending"): {"sides": ["white"],
+                                                 "fen": "B:W32,35:B3,8,17,24,27,30"},
+    ("brazilian", "removal_order"): {"sides": ["white"]},
+}
+
+
 def main() -> None:
-    for variant, name, overrides, script, moves, flags, result in SCENARIOS:
+    extras: dict[tuple[str, str], dict[str, object]] = dict(EXISTING_EXTRAS)
+    scenarios = list(SCENARIOS)
+    for variant, name, overrides, script, moves, flags, result, extra in ISSUE8:
+        scenarios.append((variant, name, overrides, script, moves, flags, result))
+        extras[variant, name] = extra
+    seen: set[tuple[str, str]] = set()
+    for variant, name, overrides, script, moves, flags, result in scenarios:
+        if (variant, name) in seen:
+            raise ValueError(f"two scenarios named {variant}/{name}")
+        seen.add((variant, name))
         start: dict[str, object] = {"type": "start", "variant": variant, "fen": None,
                                     "clock": True, "transcribed": True}
         start.update(overrides)
@@ -229,6 +260,7 @@ def main() -> None:
         lines = [json.dumps(start)] + [json.dumps(e) for e in events(script)]
         (d / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
         expected = {"moves": moves, "flags": flags, "result": result}
+        expected.update(extras.get((variant, name), {}))
         (d / f"{name}.expected.json").write_text(json.dumps(expected, indent=1) + "\n")
 
 

@@ -1,0 +1,140 @@
+"""Per-turn piece tracking: which piece stands where, what is in the hand, what was touched.
+
+A :class:`TurnTracker` follows the physical board from a reference position (the position the
+player on move started from). Each piece is known by its *origin*, the square it stood on in the
+reference position (None for a piece that came from outside the board). Every lift and place is
+kept as a typed :class:`Touch` record; the arbiter reads from them the first playable piece
+touched (IT 3.7, 3.8), the order captured pieces came off (IT 5.12, INT 4.11) and whether the
+capturing piece landed before (IT 5.13, INT 4.10).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from engine.board import Board, Move
+
+__all__ = ["Touch", "TurnTracker"]
+
+
+@dataclass(frozen=True, slots=True)
+class Touch:
+    """One sensor change of the turn: ``action`` ``lift`` or ``place`` on ``square`` (algebraic)
+    at ``t``; ``origin``: the reference square of the piece lifted or placed (None: unknown, a
+    piece from outside the board)."""
+
+    action: Literal["lift", "place"]
+    square: str
+    t: float
+    origin: int | None
+
+    @property
+    def is_lift(self) -> bool:
+        return self.action == "lift"
+
+
+@dataclass(frozen=True, slots=True)
+class MaybeBrush:
+    """A lift made while another piece was in the hand: a brush if the piece comes straight
+    back, else a touch (judged at the next event)."""
+
+    square: str
+    origin: int | None
+    t: float
+
+
+class TurnTracker:
+    """The pieces of one turn, from ``ref`` and the occupancy ``sensed`` (algebraic names).
+
+    ``obligation``: a piece touch-move binds from the start (after a correction of IT 8.1.3);
+    ``legal``: the legal moves of ``ref`` (empty once the game is over); ``now``: the time the
+    turn starts (the settle timer of a game without clock counts from the last change)."""
+
+    def __init__(self, ref: Board, sensed: set[str], obligation: int | None, legal: list[Move],
+                 now: float) -> None:
+        self.ref = ref
+        g = ref.variant.geometry
+        num = g.number_of_algebraic
+        self.phys: dict[str, int | None] = {}
+        for s in sensed:
+            o = num.get(s)
+            self.phys[s] = o if o is not None and ref.piece_at(o) is not None else None
+        self.hand: list[int | None] = []
+        self.touches: list[Touch] = []
+        self.first_touch: int | None = obligation  # IT 3.7, 3.8: the piece that must be played
+        self.accomodo = False  # IT 3.9 / INT 3.13 announced
+        self.maybe_brush: MaybeBrush | None = None
+        self.last_change = now
+        self.playable = {m.from_square for m in legal}
+        occ = ref.occupied_algebraic()
+        alg = g.algebraic_of
+        #: occupancy after each legal move -> that move (picochess's recognition, STYLE.md)
+        self.after: dict[frozenset[str], Move] = {}
+        for m in legal:
+            key = (occ - {alg[m.from_square]} - {alg[c] for c in m.captures}) | {alg[m.to_square]}
+            self.after[frozenset(key)] = m
+
+    @property
+    def mover(self) -> int:
+        """The colour on move in the reference position."""
+        return self.ref.turn
+
+    @property
+    def last(self) -> Touch | None:
+        return self.touches[-1] if self.touches else None
+
+    def lift(self, t: float, square: str) -> int | None:
+        """A piece left ``square``: into the hand. Returns its origin."""
+        origin = self.phys.pop(square, None)
+        self.hand.append(origin)
+        self.touches.append(Touch("lift", square, t, origin))
+        self.last_change = t
+        return origin
+
+    def place(self, t: float, square: str, origin: int | None) -> None:
+        """A piece of ``origin`` arrived on ``square``."""
+        self.phys[square] = origin
+        self.touches.append(Touch("place", square, t, origin))
+        self.last_change = t
+
+    def which_in_hand(self, square: str) -> int:
+        """Index in the hand of the piece being put on ``square``: a piece coming back to its own
+        square; else the last piece of the player on move lifted; else the last lifted."""
+        home = self.ref.variant.geometry.number_of_algebraic.get(square)
+        if home is not None and home in self.hand:
+            return self.hand.index(home)
+        c = self.mover
+        for i in range(len(self.hand) - 1, -1, -1):
+            o = self.hand[i]
+            p = self.ref.piece_at(o) if o is not None else None
+            if p is not None and p.color == c:
+                return i
+        return len(self.hand) - 1
+
+    def on_board(self) -> dict[int, int | None]:
+        """Official number -> origin of every dark square occupied (light squares excluded)."""
+        num = self.ref.variant.geometry.number_of_algebraic
+        return {num[s]: o for s, o in self.phys.items() if s in num}
+
+    def removal(self, move: Move) -> tuple[list[int], bool]:
+        """The captured pieces of ``move`` in the order they came off (a piece lifted and put back
+        does not count until its last lift), and whether one came off before the capturing piece
+        last landed on its end square (IT 5.12-5.13, INT 4.10-4.11)."""
+        alg = self.ref.variant.geometry.algebraic_of
+        caps = {alg[n]: n for n in move.captures}
+        to_name = alg[move.to_square]
+        landed = max((i for i, e in enumerate(self.touches)
+                      if not e.is_lift and e.square == to_name), default=-1)
+        last_put_back: dict[str, int] = {}
+        for i, e in enumerate(self.touches):
+            if not e.is_lift:
+                last_put_back[e.square] = i
+        order: list[int] = []
+        early = False
+        for i, e in enumerate(self.touches):
+            if e.is_lift and e.square in caps and last_put_back.get(e.square, -1) < i:
+                order.append(caps[e.square])
+                if i < landed:
+                    early = True
+        return order, early
