@@ -5,7 +5,9 @@ ends the game) is played with natural physical events (``hardware_mocks.players`
 squares shown one by one) and a clock press after every move, under a Fischer time control.
 For each length the whole trace is replayed through a fresh arbiter; the report prints the total
 time and the time per event, which stays flat when replay is linear (issue 8: before, 100,000
-events took 22 s and 200,000 took 78 s, because every press copied the whole move stack).
+events took 22 s and 200,000 took 78 s, because every press copied the whole move stack), with
+Python's cyclic garbage collector on and off: what growth remains with it on is the collector
+walking a heap that grows with the record (the game's moves), not the arbiter's work.
 
 Run: ``.venv/bin/python benchmarks/bench_length.py [events ...]`` (default 1k 10k 100k 200k).
 """
@@ -71,22 +73,36 @@ def _far(board: Board, square: int) -> bool:
     return True
 
 
-def replay(events: list[Event]) -> tuple[float, int]:
+def replay(events: list[Event], collector: bool) -> tuple[float, int]:
+    """Seconds to feed ``events`` to a new arbiter, and the moves it recorded. ``collector``:
+    Python's cyclic garbage collector runs (the trace built beforehand frozen, as a daemon
+    freezes its start-up heap, see bench_arbiter.py); off, the arbiter's own cost alone."""
     arb = Arbiter(GameStarted(variant="italian", fen=FEN, time_control="5400+30"))
     gc.collect()
-    t0 = time.perf_counter()
-    for e in events:
-        arb.feed(e)
-    elapsed = time.perf_counter() - t0
+    gc.freeze()
+    if not collector:
+        gc.disable()
+    try:
+        t0 = time.perf_counter()
+        for e in events:
+            arb.feed(e)
+        elapsed = time.perf_counter() - t0
+    finally:
+        gc.enable()
+        gc.unfreeze()
     return elapsed, len(arb.game.moves)
 
 
 def main(lengths: list[int]) -> None:
-    print(f"{'events':>8} {'moves':>7} {'total s':>9} {'us/event':>9}")
+    print(f"{'events':>8} {'moves':>7} {'total s':>9} {'us/event':>9} {'gc off s':>9} "
+          f"{'us/event':>9}")
     for n in lengths:
         events = king_endgame(n)
-        elapsed, moves = replay(events)
-        print(f"{len(events):>8} {moves:>7} {elapsed:>9.2f} {elapsed / len(events) * 1e6:>9.1f}")
+        elapsed, moves = replay(events, collector=True)
+        bare, _ = replay(events, collector=False)
+        per = 1e6 / len(events)
+        print(f"{len(events):>8} {moves:>7} {elapsed:>9.2f} {elapsed * per:>9.1f} {bare:>9.2f} "
+              f"{bare * per:>9.1f}")
 
 
 if __name__ == "__main__":

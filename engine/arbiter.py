@@ -1,10 +1,18 @@
-"""The over-the-board arbiter: physical events in, moves and rule flags out.
+"""The over-the-board arbiter: physical events in, typed decisions out.
 
 A pure state machine (no I/O, no threads, no clock reading: every event carries its time ``t``).
 Feed it the events of ``engine.events`` with :meth:`Arbiter.feed`; tell it that time passed with
-:meth:`Arbiter.advance` (games without clock commit a move after ``settle`` quiet seconds). It keeps
-a :class:`engine.game.Game` (the official record), a list of :class:`Flag` and, when the board
-must be put right, the squares to fix (:attr:`Arbiter.squares_to_fix`).
+:meth:`Arbiter.advance` (games without clock commit a move after ``settle`` quiet seconds; a flag
+falls; the mosse-lampo countdown goes on); :meth:`Arbiter.next_deadline` says when that will be.
+Both return the decisions of ``engine.decisions`` (moves committed, flags raised and decided, the
+game ended, squares to put right, clock events), each citing its article. Read-only views: the
+:class:`engine.game.Game` (the official record), the flags, the ``GameClock``, the squares to fix.
+
+Where each rule lives: this module handles the events (lifts and places: IT 3.7-3.11, 5.10-5.13;
+buttons: COMP 4.5, 6.15, IT 8.2, 9.3, 10.2; the arbiter's actions and snapshots: IT 7.1-7.8);
+``engine.arbiter_core`` holds the state and the acts (committing, IT 8.1-8.4 irregularities and
+their decision, the clock, COMP 4.8, 4.13); ``engine.tracking`` follows the pieces of a turn;
+``engine.arbiter_judge`` names what the board shows; ``engine.articles`` gives every code.
 
 How a move is recognised (STYLE.md, after picochess): the arbiter follows which piece stands where
 (each piece known by its *origin*, the square it stood on when the turn began) and, at the moment
@@ -85,7 +93,12 @@ class Arbiter(ArbiterCore):
             return self._on_restart(event)
         self._fire_timers(event.t)
         self._now = max(self._now, event.t)
-        self._clock_poll(event.t)
+        if isinstance(event, ButtonPressed) and event.name == "clock":
+            # COMP 5.7: a move let go by zero is in time though pressed after: the press itself
+            # tells the clock when the move was complete (completed_at)
+            self._clock_poll(min(event.t, max(self.tracking.last_change, self._clock_t)))
+        else:
+            self._clock_poll(event.t)
         if self._clock_mode and not self._clock_started and not (
                 isinstance(event, ArbiterActed) and event.action == "start_clock"):
             # COMP 4.4.2: the arbiter starts the clock; a trace that does not say when starts
@@ -157,7 +170,7 @@ class Arbiter(ArbiterCore):
         mosse-lampo countdown (COMP 5.7). None when nothing will happen until an event."""
         times: list[float] = []
         if self._timer_armed():
-            times.append(self.turn.last_change + self._settle)
+            times.append(self.tracking.last_change + self._settle)
         c = self._clock
         if (c is not None and c.flag is None and c.running is not None
                 and c.state in (ClockState.RUNNING, ClockState.CORRECTING)):
@@ -175,10 +188,10 @@ class Arbiter(ArbiterCore):
         """No clock: a move shown (or a piece put down) waits for ``settle`` quiet seconds."""
         if self._clock_mode or self._game.outcome is not None:
             return False
-        if self._correcting is not None or self._pending is not None or not self.turn.touches:
+        if self._correcting is not None or self._pending is not None or not self.tracking.touches:
             return False
-        last = self.turn.last
-        if frozenset(self._sensed) in self.turn.after:
+        last = self.tracking.last
+        if frozenset(self._sensed) in self.tracking.after:
             return True
         return last is not None and not last.is_lift and self._awaited_capture() is None
 
@@ -188,36 +201,36 @@ class Arbiter(ArbiterCore):
         slowly they come off; nothing is judged yet (no clock: the move is not complete)."""
         if self._light_pieces():
             return None
-        j = judge(self.turn.ref, self.turn.on_board(), None, None)
+        j = judge(self.tracking.ref, self.tracking.on_board(), None, None)
         return j.move if j.key in _REMOVAL_UNDER_WAY else None
 
     def _fire_timers(self, t: float, force: bool = False) -> None:
         """No clock: commit the move on the board after ``settle`` quiet seconds (TRACE.md)."""
         if self._clock_mode or self._game.outcome is not None:
             return
-        if self._correcting is not None or self._pending is not None or not self.turn.touches:
+        if self._correcting is not None or self._pending is not None or not self.tracking.touches:
             return
-        lc = self.turn.last_change
+        lc = self.tracking.last_change
         if not force and t - lc < self._settle and t < lc + self._settle:
             return
-        if self.turn.maybe_brush is not None:
+        if self.tracking.maybe_brush is not None:
             self._settle_brush(t, None)
-        last = self.turn.last
-        if frozenset(self._sensed) in self.turn.after:
-            self._complete(self.turn.last_change, None)
+        last = self.tracking.last
+        if frozenset(self._sensed) in self.tracking.after:
+            self._complete(self.tracking.last_change, None)
         elif force or (last is not None and not last.is_lift
                        and self._awaited_capture() is None):
-            self._complete(self.turn.last_change, None)
+            self._complete(self.tracking.last_change, None)
 
     def _commit_shown(self, t: float) -> None:
         """No clock: a move is made when the piece is let go (IT 3.5). The game ending now
         (resignation, draw agreed, adjudication) keeps the complete legal move the board shows,
         before its settle time is up."""
         if (not self._clock_mode and self._pending is None and self._correcting is None
-                and self.turn.touches and frozenset(self._sensed) in self.turn.after):
-            if self.turn.maybe_brush is not None:
+                and self.tracking.touches and frozenset(self._sensed) in self.tracking.after):
+            if self.tracking.maybe_brush is not None:
                 self._settle_brush(t, None)
-            self._complete(self.turn.last_change, None)
+            self._complete(self.tracking.last_change, None)
 
     def _countdown(self, t: float) -> None:
         """COMP 5.7: the words of the mosse-lampo countdown reached by ``t``, each once a move."""
@@ -248,7 +261,13 @@ class Arbiter(ArbiterCore):
         """No clock: the piece lifted at ``origin`` is no captured piece of the capture whose
         removal is under way: the opponent moves on (IT 8.3)."""
         awaited = self._awaited_capture()
-        return awaited is not None and origin not in awaited.captures
+        if awaited is None:
+            return False
+        # any capture with these ends may be the one under way (EN 6.6: two ways to 26)
+        victims = {c for m in self.tracking.after.values()
+                   if m.from_square == awaited.from_square and m.to_square == awaited.to_square
+                   for c in m.captures}
+        return origin not in victims
 
     # ------------------------------------------------------------------ lifts and places
 
@@ -259,29 +278,34 @@ class Arbiter(ArbiterCore):
         if name not in self._sensed:
             return  # a sensor opening on an empty square: noise
         self._settle_brush(t, None)
-        origin = self.turn.phys.get(name)
-        piece = self.turn.ref.piece_at(origin) if origin is not None else None
+        origin = self.tracking.phys.get(name)
+        piece = self.tracking.ref.piece_at(origin) if origin is not None else None
         c = self._mover()
         # No clock: the opponent lifting a piece commits a complete move (TRACE.md); a capture
         # whose pieces are still coming off is judged then (IT 8.1.10, 8.1.11: he moves on),
         # unless the piece lifted is one of them (the removal going on)
         if (not self._clock_mode and piece is not None and piece.color != c
                 and self._correcting is None and self._pending is None
-                and (frozenset(self._sensed) in self.turn.after
+                and (frozenset(self._sensed) in self.tracking.after
                      or self._opponent_moves_on(origin))):
-            self._complete(self.turn.last_change, None)
-            origin = self.turn.phys.get(name)
-            piece = self.turn.ref.piece_at(origin) if origin is not None else None
+            self._complete(self.tracking.last_change, None)
+            origin = self.tracking.phys.get(name)
+            piece = self.tracking.ref.piece_at(origin) if origin is not None else None
         # IT 8.3: the offender's opponent lifting one of his own movable pieces keeps the
-        # irregularity (the irregular position is the reference while it is pending)
+        # irregularity (the irregular position is the reference while it is pending). INT 5.7:
+        # only his move executed does (the clock press); without a clock the board cannot tell
+        # when that is, so there the lift does as in IT 8.3
         if (self._pending is not None and piece is not None
+                and (self.variant.touch_accepts_irregularity or not self._clock_mode)
                 and piece.color == self._pending.offender.opponent
-                and origin in self.turn.playable):
+                and origin in self.tracking.playable):
             self._maintain(t, by_play=True)
-            origin = self.turn.phys.get(name)
+            origin = self.tracking.phys.get(name)
         self._raw_lift(t, name)
-        if len(self.turn.hand) > 1:
-            self.turn.maybe_brush = MaybeBrush(name, origin, t)  # judged at the next event
+        if self._correcting is not None:
+            self._touch_in_correction(name)
+        elif len(self.tracking.hand) > 1:
+            self.tracking.maybe_brush = MaybeBrush(name, origin, t)  # judged at the next event
         else:
             self._judge_touch(t, name, origin)
         # IT 8.4, 7.8: the last step putting the position right may be taking a piece off
@@ -291,13 +315,13 @@ class Arbiter(ArbiterCore):
         if name not in self._sensed:
             return
         self._sensed.discard(name)
-        self.turn.lift(t, name)
+        self.tracking.lift(t, name)
 
     def _on_place(self, t: float, name: str) -> None:
         if name in self._sensed:
             return  # a piece put on an occupied square (a crowning stack) changes no sensor
         brush = self._settle_brush(t, name)
-        tr = self.turn
+        tr = self.tracking
         origin: int | None
         last = tr.last
         if last is not None and last.is_lift and last.square == name and tr.hand:
@@ -332,25 +356,40 @@ class Arbiter(ArbiterCore):
     def _settle_brush(self, t: float, placed: str | None) -> bool:
         """Decide about a lift made with another piece in the hand: put straight back, a brush
         (returns True); otherwise a touch like any other."""
-        b = self.turn.maybe_brush
+        b = self.tracking.maybe_brush
         if b is None:
             return False
-        self.turn.maybe_brush = None
+        self.tracking.maybe_brush = None
         if placed == b.square:
             return True
         self._judge_touch(b.t, b.square, b.origin)
         return False
 
+    def _touch_in_correction(self, name: str) -> None:
+        """IT 3.7 after IT 8.4: while the position is put back, the player who will be on move
+        lifting one of his playable pieces that the irregular move did not displace is bound to
+        play it (the first one; an obligation of IT 8.1.3 comes first)."""
+        p = self._correcting
+        assert p is not None
+        n = self._g.number_of_algebraic.get(name)
+        if n is None or p.touched is not None or self._correction_touch is not None:
+            return
+        piece = p.before.piece_at(n)
+        if (piece is None or piece.color != p.before.turn or p.after.piece_at(n) != piece
+                or n not in {m.from_square for m in p.before.legal_moves}):
+            return
+        self._correction_touch = n
+
     def _judge_touch(self, t: float, name: str, origin: int | None) -> None:
         """IT 3.7-3.11 on a lift (a sensor sees a lift, not a touch)."""
         if origin is None or self._correcting is not None or self._game.outcome is not None:
             return
-        piece = self.turn.ref.piece_at(origin)
+        piece = self.tracking.ref.piece_at(origin)
         if piece is None:
             return
         if self._pending is not None:
             return  # the offender's opponent deciding: his lifts are judged by IT 8.3 above
-        tr = self.turn
+        tr = self.tracking
         if piece.color == self._mover() and origin in tr.playable and tr.first_touch is None:
             tr.first_touch = origin  # IT 3.7, 3.8: the first playable piece touched
         # a non-playable piece, or one of the side not on move: judged when it comes straight
@@ -359,7 +398,7 @@ class Arbiter(ArbiterCore):
     # ------------------------------------------------------------------ buttons
 
     def _on_button(self, e: ButtonPressed) -> None:
-        side = Colour.parse(e.side)
+        side = e.side
         t = e.t
         if self._game.outcome is not None:
             return
@@ -369,7 +408,7 @@ class Arbiter(ArbiterCore):
             self._on_clock(t, side)
         elif name == "accomodo":
             if side == self._mover():
-                self.turn.accomodo = True  # IT 3.9 / INT 3.13
+                self.tracking.accomodo = True  # IT 3.9 / INT 3.13
         elif name in ("correct", "accept"):
             self._on_decision(t, side, name)
         elif name == "resign":
@@ -410,7 +449,7 @@ class Arbiter(ArbiterCore):
             # the side not on move pressing: only a second move of its own is judged (IT 8.1.1)
             if self._light_pieces() or self._shows_ref():
                 return
-            j = judge(self.turn.ref, self.turn.on_board(), side, None)
+            j = judge(self.tracking.ref, self.tracking.on_board(), side, None)
             if j.key == "twice" and j.offender == side:
                 self._irregular(t, j)
             return
@@ -439,7 +478,7 @@ class Arbiter(ArbiterCore):
             return
         if self._shows_ref():
             return
-        j = judge(self.turn.ref, self.turn.on_board(), side.opponent, self._previous)
+        j = judge(self.tracking.ref, self.tracking.on_board(), side.opponent, self._previous)
         if j.key in ("twice", "takeback") and j.offender == side.opponent:
             self._irregular(t, j)
 
@@ -447,9 +486,9 @@ class Arbiter(ArbiterCore):
         """COMP 6.15: only after one's own move and before pressing the clock; not repeated after
         a refusal until the opponent offers."""
         c = self._mover()
-        shown = frozenset(self._sensed) in self.turn.after
+        shown = frozenset(self._sensed) in self.tracking.after
         own_move_done = (side == c and shown) if self._clock_mode else (
-            side == c and shown or side != c and not self.turn.touches)
+            side == c and shown or side != c and not self.tracking.touches)
         if not own_move_done:
             self._flag(t, "draw_offer", side, "noted",
                        "draw offered other than after one's own move, before the clock")
@@ -513,20 +552,17 @@ class Arbiter(ArbiterCore):
 
     def _restore(self, t: float) -> None:
         """IT 7.8: the arbiter puts the last position back on the board."""
-        target = self._correcting.before if self._correcting is not None else self.turn.ref
+        target = self._correcting.before if self._correcting is not None else self.tracking.ref
         self._sensed = set(target.occupied_algebraic())
         if self._disturbed is not None:
             self._decide(t, self._disturbed, "corrected", "disturbed")
             self._disturbed = None
         self._close_setup_flags(t)
-        light = article(self.variant, "light_square").code
-        for f in self._flags:
-            if f.status == "pending" and f.code == light:
-                self._decide(t, f.id, "corrected", "light_square")
+        self._close_light_flags(t)
         if self._correcting is not None:
             self._check_restored(t)
             return
-        self._keep_turn(self.turn.ref)
+        self._keep_turn(self.tracking.ref)
 
     def _on_snapshot(self, e: SnapshotTaken) -> None:
         t = e.t
@@ -536,7 +572,7 @@ class Arbiter(ArbiterCore):
             return
         self._sensed = set(e.occupied)
         num = self._g.number_of_algebraic
-        tr = self.turn
+        tr = self.tracking
         for s in list(tr.phys):
             if s not in self._sensed:
                 tr.hand.append(tr.phys.pop(s))
@@ -546,13 +582,16 @@ class Arbiter(ArbiterCore):
         expected = set(tr.ref.occupied_algebraic())
         if self._sensed == expected:
             self._close_setup_flags(t)
+            self._close_light_flags(t)
             self._check_restored(t)
             if self._correcting is None and self._disturbed is None:
-                self._keep_turn(self.turn.ref)
+                self._keep_turn(self.tracking.ref)
             return
+        turned = False
         if not self._started and not tr.touches and self._pending is None:
             mirrored = {_mirror(s, self.variant.size) for s in expected}
-            if self._sensed == mirrored:
+            turned = self._sensed == mirrored
+            if turned:
                 f = self._flag(t, "orientation", None, "pending",
                                "the board is turned the wrong way")
             else:
@@ -564,9 +603,10 @@ class Arbiter(ArbiterCore):
                                + (", ".join(extra) or "none"))
             self._setup_flags.append(f.id)
         light = [s for s in self._sensed if s not in num]
-        if light:
-            self._flag(t, "light_square", None, "pending",
-                       "piece(s) on light square(s) " + ", ".join(sorted(light)))
+        if light and not turned:  # a board turned round is one notice (IT 7.2), not 7.5 on all
+            self._light_flags.append(self._flag(
+                t, "light_square", None, "pending",
+                "piece(s) on light square(s) " + ", ".join(sorted(light))).id)
         self._disturb(t, "the sensors see another position")
 
 

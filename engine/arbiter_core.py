@@ -80,18 +80,21 @@ class ArbiterCore:
         self._sensed: set[str] = set(self._game.board.occupied_algebraic())
         self._pending: Pending | None = None
         self._correcting: Pending | None = None
+        self._correction_touch: int | None = None  # IT 3.7: a piece lifted while putting right
         self._disturbed: int | None = None  # id of the IT 7.8 flag while the board is disturbed
         self._draw_offer: Colour | None = None
         self._draw_refused = [False, False]
         self._obligation: int | None = None
         self._started = False  # a move has been completed (IT 7.1: checks before the first move)
         self._setup_flags: list[int] = []
+        self._light_flags: list[int] = []  # IT 7.5 notices pending until the piece is off
         self._previous: Board | None = None  # the position before the last move, if regular
         self._shown_fix: tuple[str, ...] = ()
         self._fix_key = "disturbed"  # what the squares shown are to put right
         self._ended = False
-        self.turn = TurnTracker(self._game.board, self._sensed, None, self._legal(self._game.board),
-                                self._now)
+        #: the pieces of the turn (engine.tracking): what stands where, lifted, touched first
+        self.tracking = TurnTracker(self._game.board, self._sensed, None,
+                                    self._legal(self._game.board), self._now)
 
     # ------------------------------------------------------------------ read-only views
 
@@ -140,9 +143,9 @@ class ArbiterCore:
         if self._correcting is not None:
             target, key = self._correcting.before, "correction"
         elif self._disturbed is not None:
-            target, key = self.turn.ref, "disturbed"
+            target, key = self.tracking.ref, "disturbed"
         elif self._light_pieces():
-            target, key = self.turn.ref, "light_square"
+            target, key = self.tracking.ref, "light_square"
         if target is None:
             return (), ""
         diff = self._sensed ^ set(target.occupied_algebraic())
@@ -164,8 +167,7 @@ class ArbiterCore:
         o = self._game.outcome
         if o is not None and not self._ended:
             self._ended = True
-            winner = None if o.winner is None else Colour(o.winner)
-            self._emit(GameEnded(t, o.result, winner, o.reason, o.code))
+            self._emit(GameEnded(t, o.result, o.winner, o.reason, o.code))
         out, self._out = self._out, []
         return out
 
@@ -231,7 +233,11 @@ class ArbiterCore:
             self._clock_do(t, "resume", lambda k, ct: k.resume(ct))
 
     def _clock_press(self, side: int, t: float) -> ClockEvent | None:
-        return self._clock_do(t, "press", lambda k, ct: k.press(side, ct, True))
+        """``side`` completes his move with the press at ``t``; the move was complete at the last
+        change the sensors saw (the piece let go, the last captured piece off): in the mosse-lampo
+        phase that is what must come by zero (COMP 5.7)."""
+        done = min(t, max(self.tracking.last_change, self._clock_t))
+        return self._clock_do(t, "press", lambda k, ct: k.press(side, ct, True, completed_at=done))
 
     def _clock_stop(self, t: float) -> None:
         c = self._clock
@@ -263,23 +269,24 @@ class ArbiterCore:
 
     def _reset_turn(self, ref: Board) -> None:
         """Start following the physical board from the reference position ``ref``."""
-        self.turn = TurnTracker(ref, self._sensed, self._obligation, self._legal(ref), self._now)
+        self.tracking = TurnTracker(ref, self._sensed, self._obligation, self._legal(ref),
+                                    self._now)
 
     def _keep_turn(self, ref: Board) -> None:
         """New reference, same pieces followed and the same first touch (IT 7.8 put right)."""
-        keep = self.turn.first_touch
+        keep = self.tracking.first_touch
         self._reset_turn(ref)
-        self.turn.first_touch = keep
+        self.tracking.first_touch = keep
 
     def _mover(self) -> Colour:
-        return Colour(self.turn.ref.turn)
+        return Colour(self.tracking.ref.turn)
 
     def _light_pieces(self) -> list[str]:
         num = self._g.number_of_algebraic
         return [s for s in self._sensed if s not in num]
 
     def _shows_ref(self) -> bool:
-        return self._sensed == set(self.turn.ref.occupied_algebraic())
+        return self._sensed == set(self.tracking.ref.occupied_algebraic())
 
     # ------------------------------------------------------------------ completing a move
 
@@ -289,12 +296,13 @@ class ArbiterCore:
         light = self._light_pieces()
         if light:
             names = ", ".join(sorted(light))
-            self._flag(t, "light_square", c, "pending",
-                       f"a piece on the light square(s) {names} is inactive")
+            self._light_flags.append(self._flag(
+                t, "light_square", c, "pending",
+                f"a piece on the light square(s) {names} is inactive").id)
             self._disturb(t, f"piece on light square {names}")
             return
         previous = self._previous if self._pending is None else None
-        j = judge(self.turn.ref, self.turn.on_board(), presser, previous)
+        j = judge(self.tracking.ref, self.tracking.on_board(), presser, previous)
         if j.key == "nothing":
             if presser is not None:
                 self._flag(t, "press_without_move", presser, "noted",
@@ -313,7 +321,7 @@ class ArbiterCore:
         """A legal move shown on the board: touch-move (IT 3.7) and the execution of a capture
         (IT 5.12, INT 4.11), then commit."""
         c = self._mover()
-        touched = self.turn.first_touch
+        touched = self.tracking.first_touch
         if touched is not None and touched != move.from_square:
             self._irregular(t, Judgement("touch", c, f"touched {touched}, moved "
                                          f"{move.from_square}", move=move, legal=True,
@@ -327,7 +335,7 @@ class ArbiterCore:
         """IT 5.12 / INT 4.11: removal in the direct or reverse order of a legal capture order,
         after the capture is complete. Returns True when an irregularity now waits (INT 5.4.10)."""
         c = self._mover()
-        order, early = self.turn.removal(move)
+        order, early = self.tracking.removal(move)
         if early:
             if kind_of(self.variant, "early_removal") == "incorrectness":  # IT 5.12
                 self._flag(t, "early_removal", c, "noted",
@@ -354,6 +362,9 @@ class ArbiterCore:
         clock: tuple[float, float] | None = None
         if self._clock_mode:
             pressed = self._clock_press(c, t)
+            if isinstance(pressed, (FlagFell, BothFlagsFell)):
+                # COMP 4.8, 4.5: the flag fell before the press completed the move: no move
+                return
             if isinstance(pressed, ClockPressed):
                 clock = (pressed.white, pressed.black)
             else:
@@ -376,7 +387,7 @@ class ArbiterCore:
         self._previous = previous
         log.debug("move %s", rec.notation)
         code = why if pending else article(self.variant, why).code
-        self._emit(MoveCommitted(t, rec.ply, Colour(rec.side), rec.move, rec.notation, rec.clock,
+        self._emit(MoveCommitted(t, rec.ply, rec.side, rec.move, rec.notation, rec.clock,
                                  self._game.board.fen(), code, pending=pending))
 
     def _after_commit(self, t: float) -> None:
@@ -385,6 +396,7 @@ class ArbiterCore:
         if self._disturbed is not None:
             self._decide(t, self._disturbed, "corrected", "disturbed")
             self._disturbed = None
+        self._close_light_flags(t)
         self._reset_turn(self._game.board)
 
     # ------------------------------------------------------------------ irregularities
@@ -395,19 +407,22 @@ class ArbiterCore:
         assert j.key is not None and j.offender is not None
         offender = Colour(j.offender)
         flag = self._flag(t, j.key, offender, "pending", j.text)
-        ref = self.turn.ref
+        ref = self.tracking.ref
         if j.legal and j.move is not None:
             after = ref.copy(stack=False)
             after.push(j.move)
         else:
             assert j.after_fen is not None
             after = Board(j.after_fen, self.variant)
-        pressed = self._clock_mode and offender == self._mover()
+        pressed = False
+        if self._clock_mode and offender == self._mover():
+            # the offender completed it with his press; a counted press is retracted if the
+            # move is corrected (COMP 4.13), one the clock ignored (stopped) is not
+            event = self._clock_press(offender, t)
+            pressed = isinstance(event, ClockPressed) and event.counted
         mark, previous = self._game.mark(), self._previous
         self._pending = Pending(flag.id, offender, j, ref.copy(stack=False), after, t, touched,
                                 pressed, mark, previous)
-        if pressed:
-            self._clock_press(offender, t)
         self._write_in(t, j, offender, after, flag.code)
         self._obligation = None
         self._reset_turn(after)
@@ -415,7 +430,7 @@ class ArbiterCore:
         if after.turn == offender:
             other = after.copy(stack=False)
             other.turn = offender.opponent
-            self.turn.playable = {m.from_square for m in other.legal_moves}
+            self.tracking.playable = {m.from_square for m in other.legal_moves}
 
     def _write_in(self, t: float, j: Judgement, offender: Colour, after: Board,
                   code: str) -> None:
@@ -449,9 +464,9 @@ class ArbiterCore:
         self._game.check_end()
         self._started = True
         # keep following the pieces already lifted: the reference position is the same
-        tracker = self.turn
+        tracker = self.tracking
         self._reset_turn(self._game.board)
-        self.turn.phys, self.turn.hand, self.turn.touches = (tracker.phys, tracker.hand,
+        self.tracking.phys, self.tracking.hand, self.tracking.touches = (tracker.phys, tracker.hand,
                                                              tracker.touches)
         c = self._clock
         if self._clock_mode and c is not None and (
@@ -472,9 +487,12 @@ class ArbiterCore:
             self._emit(MoveRetracted(t, p.mark.moves + 1, self._game.board.fen(),
                                      article(self.variant, "correction").code))
         self._correcting = p
-        self._clock_do(t, "begin_correction",
-                       lambda k, ct: k.begin_correction(p.offender, ct,
-                                                        retract_last_move=p.pressed))
+        self._correction_touch = None
+        c = self._clock
+        if c is not None and c.state in (ClockState.RUNNING, ClockState.STOPPED):
+            self._clock_do(t, "begin_correction",
+                           lambda k, ct: k.begin_correction(p.offender, ct,
+                                                            retract_last_move=p.pressed))
         self._check_restored(t)
 
     def _check_restored(self, t: float) -> None:
@@ -490,8 +508,12 @@ class ArbiterCore:
                 if self._clock_mode:
                     self._clock_start(p.before.turn, t)
                 # the offender plays again with the obligation that follows: the touched piece
-                # after IT 8.1.3 (a capture after 8.1.6 is compulsory anyway, IT 6.1)
+                # after IT 8.1.3 (a capture after 8.1.6 is compulsory anyway, IT 6.1), else a
+                # playable piece lifted during the restoration (IT 3.7)
                 self._obligation = p.touched if p.before.turn == p.offender else None
+                if self._obligation is None:
+                    self._obligation = self._correction_touch
+                self._correction_touch = None
                 self._reset_turn(p.before)
             return
         if self._disturbed is not None and not self._light_pieces():
@@ -499,7 +521,15 @@ class ArbiterCore:
                 self._decide(t, self._disturbed, "corrected", "disturbed")
                 self._disturbed = None
                 self._close_setup_flags(t)
-                self._keep_turn(self.turn.ref)
+                self._close_light_flags(t)
+                self._keep_turn(self.tracking.ref)
+
+    def _close_light_flags(self, t: float) -> None:
+        """IT 7.5: the inactive piece was taken off the light square (by the players or the
+        arbiter): its notice is settled."""
+        for flag_id in self._light_flags:
+            self._decide(t, flag_id, "corrected", "light_square")
+        self._light_flags.clear()
 
     def _close_setup_flags(self, t: float) -> None:
         for flag_id in self._setup_flags:

@@ -178,6 +178,12 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
             key = "priority" if defines(ref.variant, "priority") else "count"
             return Judgement(key, c, f"{m.notation()} breaks the capture priorities", move=mv,
                              after_fen=after)
+    crowned = _crowned_and_went_on(ref, free, free_moves, a, b, opp_gone)
+    if crowned is not None:
+        m, stop = crowned
+        return Judgement("count", c, f"captured {len(opp_gone)} piece(s) with "
+                         f"{m.notation(full_path=True)}: the man crowned on {stop} stops there "
+                         "(IT 6.5, EN 6.5)", move=m, after_fen=after)
     for m in free_moves:
         for path, order in m.alternatives:
             if path[0] != a:
@@ -196,6 +202,33 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
                          after_fen=after)
     return Judgement("irregular_move", c, f"moved {a}-{b}, not a legal move",
                      move=Move((a, b)), after_fen=after)
+
+
+def _crowned_and_went_on(ref: Board, free: Board, free_moves: list[Move], a: int, b: int,
+                         gone: frozenset[int] | set[int]) -> tuple[Move, int] | None:
+    """IT 6.5 / EN 6.5: a man reaching the far row during a capture is crowned and stops there.
+    A capture from ``a`` that went on from that square to ``b`` as the new king, taking ``gone``
+    in all, took more pieces than allowed (IT 8.1.8, EN 8.1.8): that capture and the square it
+    had to stop on, or None."""
+    v = ref.variant
+    piece = ref.piece_at(a)
+    if not v.promotion_stops_capture or piece is None or piece.king:
+        return None
+    g = v.geometry
+    far = g.promotion_row[ref.turn]
+    for m in free_moves:
+        if (m.from_square != a or not set(m.captures) < gone
+                or not far >> g.bit_of[m.to_square] & 1):
+            continue
+        on = free.copy(stack=False)
+        on.push(m)  # crowned on the far row
+        on.turn = ref.turn  # the same player carries on
+        rest = gone - set(m.captures)
+        for k in on.legal_moves:
+            if k.from_square == m.to_square and k.to_square == b and set(k.captures) == rest:
+                return Move(tuple(m.path) + tuple(k.path[1:]),
+                            tuple(m.captures) + tuple(k.captures)), m.to_square
+    return None
 
 
 def _occupancy_after(occupied: frozenset[int], m: Move) -> frozenset[int]:

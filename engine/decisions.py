@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 from engine.board import Move
 from engine.clock import ClockEvent
@@ -22,7 +22,7 @@ from engine.colour import Colour
 
 __all__ = ["Flag", "MoveCommitted", "MoveRetracted", "PositionSet", "FlagRaised", "FlagDecided",
            "GameEnded", "BoardToFix", "ClockChanged", "ClockRefused", "LampoCountdown",
-           "Decision", "KINDS", "STATUSES"]
+           "Decision", "KINDS", "STATUSES", "to_dict"]
 
 KINDS = ("irregularity", "incorrectness", "notice")
 STATUSES = ("pending", "corrected", "maintained", "noted")
@@ -187,3 +187,32 @@ class LampoCountdown:
 
 Decision = Union[MoveCommitted, MoveRetracted, PositionSet, FlagRaised, FlagDecided, GameEnded,
                  BoardToFix, ClockChanged, ClockRefused, LampoCountdown]
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready form of a field: colours as ``"white"``/``"black"``, moves as TRACE.md move
+    objects, nested values (a clock event, a flag, a record) as dicts with their ``type``."""
+    if isinstance(value, Colour):
+        return value.label
+    if isinstance(value, Move):
+        return value.to_dict()
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {"type": type(value).__name__}
+        for f in dataclasses.fields(value):
+            out[f.name] = _plain(getattr(value, f.name))
+        return out
+    if isinstance(value, float | int | str | bool) or value is None:
+        return value
+    return str(value)  # an enum state ("running")
+
+
+def to_dict(decision: Decision) -> dict[str, Any]:
+    """A decision as one JSON object (for the journal, the web feeds, the hub): ``type`` (the
+    class name), ``t``, ``article`` and its fields, with sides, moves and clock events in plain
+    form."""
+    out: dict[str, Any] = _plain(decision)
+    out["t"] = decision.t
+    out["article"] = decision.article
+    return out

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from engine.colour import Colour
+
 #: Player controls of TRACE.md, in the order the document lists them.
 BUTTON_NAMES = (
     "clock", "accomodo", "correct", "accept", "draw_offer", "draw_accept", "resign", "count",
@@ -80,16 +82,22 @@ class SnapshotTaken:
         return {"t": self.t, "type": "snapshot", "occupied": sorted(self.occupied, key=_square_key)}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ButtonPressed:
-    """A player's control (``name`` in BUTTON_NAMES) pressed by ``side`` ("white"/"black")."""
+    """A player's control (``name`` in BUTTON_NAMES) pressed by ``side``: a ``Colour``, given as
+    one or as ``"white"``/``"black"`` (raises ValueError for anything else)."""
 
     t: float
     name: str
-    side: str
+    side: Colour
+
+    def __init__(self, t: float, name: str, side: Colour | str) -> None:
+        object.__setattr__(self, "t", t)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "side", Colour.parse(side))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"t": self.t, "type": "button", "name": self.name, "side": self.side}
+        return {"t": self.t, "type": "button", "name": self.name, "side": self.side.label}
 
 
 @dataclass(frozen=True, slots=True)

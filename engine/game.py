@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from engine import articles
 from engine.board import Board, Move
 from engine.errors import IllegalMoveError
-from engine.variants import BLACK, COLOR_NAMES, WHITE, Variant, find_variant
+from engine.variants import BLACK, COLOR_NAMES, WHITE, Colour, Variant, find_variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,7 @@ class RecordedMove:
     """
 
     ply: int
-    side: int
+    side: Colour
     move: Move
     notation: str
     t: float | None = None
@@ -60,7 +60,7 @@ class Outcome:
     draw), ``code`` the article, ``reason`` a short text."""
 
     result: str
-    winner: int | None
+    winner: Colour | None
     code: str
     reason: str
 
@@ -74,6 +74,7 @@ class GameMark:
     last: "RecordedMove | None"  # set_position rewrites the last move (its /FEN/)
     history: list[tuple[int, ...]]
     history_len: int
+    seen: dict[tuple[int, ...], int]
     count: "_Count | None"
     ending: tuple[int, int, int] | None
     king_streak: int
@@ -115,6 +116,8 @@ class Game:
         self.outcome: Outcome | None = None
         self.final_clock: tuple[float, float] | None = None
         self._history: list[tuple[int, ...]] = [self._rep_key()]
+        # occurrences of each position in _history: the repetition rules in constant time
+        self._seen: dict[tuple[int, ...], int] = {self._history[0]: 1}
         self._count: _Count | None = None
         self._ending: tuple[int, int, int] | None = None  # (limit moves, start ply, material sig)
         self._king_streak = 0  # plies of king moves without capture since last man move/capture
@@ -149,7 +152,7 @@ class Game:
     def repetition_count(self) -> int:
         """How many times the current position has occurred (this time included)."""
         key = self._rep_key()
-        return self._history.count(key)
+        return self._seen.get(key, 0)
 
     def _rep_key(self) -> tuple[int, ...]:
         b = self.board
@@ -176,7 +179,7 @@ class Game:
         c = self._count
         saved = None if c is None else dataclasses.replace(c, king_moves=list(c.king_moves))
         return GameMark(self.board.fen(), len(self.moves), self.moves[-1] if self.moves else None,
-                        self._history, len(self._history),
+                        self._history, len(self._history), self._seen,
                         saved, self._ending, self._king_streak, self.outcome, self.final_clock,
                         self.start_fen, self.custom_start)
 
@@ -189,7 +192,11 @@ class Game:
         del self.moves[mark.moves:]
         if mark.last is not None:
             self.moves[-1] = mark.last
-        self._history = mark.history
+        if self._history is mark.history:
+            for key in self._history[mark.history_len:]:
+                self._seen[key] -= 1
+        else:  # set_position began a new history: the saved one is as it was
+            self._history, self._seen = mark.history, mark.seen
         del self._history[mark.history_len:]
         self._count = mark.count
         self._ending = mark.ending
@@ -232,7 +239,7 @@ class Game:
         notation = b.notation(move)
         pieces_before = (b.white | b.black).bit_count()
         b.push(move)
-        rec = RecordedMove(len(self.moves) + 1, side, move, notation, t, clock)
+        rec = RecordedMove(len(self.moves) + 1, Colour(side), move, notation, t, clock)
         self.moves.append(rec)
         irreversible = move.is_capture or not was_king
         self._after_move(side, was_king, irreversible, pieces_before, provisional)
@@ -251,6 +258,7 @@ class Game:
             self.start_fen = self.board.fen()
             self.custom_start = True
         self._history = [self._rep_key()]
+        self._seen = {self._history[0]: 1}
         self._count = None
         self._king_streak = 0
         self._update_ending(force=True)
@@ -262,7 +270,7 @@ class Game:
         """Record a move that broke the rules but was kept (IT 8.3, INT 5.7): the transcript keeps
         it as played and the game goes on from ``fen``, the position on the board, which the PDN
         writes as ``/FEN "…"/`` after the move so that it replays elsewhere."""
-        self.moves.append(RecordedMove(len(self.moves) + 1, side, move, notation, t))
+        self.moves.append(RecordedMove(len(self.moves) + 1, Colour(side), move, notation, t))
         self.set_position(fen, t, provisional)
 
     def annotate(self, nag: str | None = None, comment: str | None = None) -> None:
@@ -280,7 +288,9 @@ class Game:
 
     def _after_move(self, side: int, was_king: bool, irreversible: bool, pieces_before: int,
                     provisional: bool = False) -> None:
-        self._history.append(self._rep_key())
+        key = self._rep_key()
+        self._history.append(key)
+        self._seen[key] = self._seen.get(key, 0) + 1
         self._king_streak = 0 if irreversible else self._king_streak + 1
         if self._count is not None:
             c = self._count
@@ -350,7 +360,8 @@ class Game:
                 return
 
     def _end(self, winner: int | None, code: str, reason: str) -> None:
-        self.outcome = Outcome(self.result_for(winner), winner, code, reason)
+        self.outcome = Outcome(self.result_for(winner), None if winner is None else Colour(winner),
+                               code, reason)
 
     # ------------------------------------------------------------------ requests and decisions
 

@@ -220,6 +220,9 @@ class Variant:
     # code, except Brazilian draughts, the international rules on 64 squares (001, second part,
     # has no article numbers): BR flags carry the international numbers (``BR 5.4.03``)
     numbering: str = ""
+    # IT 8.3 / EN 8.3: a move of the opponent, "even just touching one of his movable pieces",
+    # keeps an irregularity; INT 5.7 (and BR): only a move he executes accepts it
+    touch_accepts_irregularity: bool = True
     algebraic_pdn: bool = False  # Brazilian PDN (GameType 26, notation A0) writes e3-d4
     results: tuple[str, str, str] = ("1-0", "1/2-1/2", "0-1")  # white wins, draw, black wins
     geometry: Geometry = field(init=False, repr=False, compare=False)
@@ -264,6 +267,7 @@ INTERNATIONAL = Variant(
     draws=DrawRules(repetitions=3, repetition_automatic=True, count_moves=0, king_moves_draw=25,
                     small_endings=((10, _INT_TEN), (5, _INT_FIVE)), code="INT"),
     game_type="20,W,10,10,N2,0", results=("2-0", "1-1", "0-2"),  # COMP 6.14 scoring 2/1/0
+    touch_accepts_irregularity=False,
 )
 BRAZILIAN = Variant(
     name="brazilian", code="BR", size=8, first_dark_file_even=False, first_to_move=WHITE, men_rows=3,
@@ -272,6 +276,7 @@ BRAZILIAN = Variant(
     draws=DrawRules(repetitions=3, repetition_automatic=True, count_moves=0, king_moves_draw=20,
                     small_endings=((5, _BR_FIVE),), code="BR"),
     game_type="26,W,8,8,A0,0", algebraic_pdn=True, numbering="INT",
+    touch_accepts_irregularity=False,
 )
 
 VARIANTS: dict[str, Variant] = {v.name: v for v in (ITALIAN, ENGLISH, INTERNATIONAL, BRAZILIAN)}

@@ -18,7 +18,9 @@ Durability contract
   and leaves the file exactly as it is; its message says that a new game starts.
 
 The reader checks the journal's *form* (JSON objects, one start line first, ``t`` finite and
-non-decreasing); what the lines mean is the arbiter's business when they are fed to it.
+non-decreasing); what the lines mean is the arbiter's business when they are fed to it. The
+writer applies the same test before writing (ValueError, nothing written), so a line that
+:meth:`Journal.append` accepted can never make the journal unreadable at resume.
 
 Not thread-safe: one writer (the event loop's thread) per journal.
 """
@@ -32,16 +34,17 @@ import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-from pi.statedir import fsync_dir
+from pi.statedir import GameDir, StateDir, fsync_dir
 
 log = logging.getLogger(__name__)
 
 __all__ = ["JournalError", "JournalWriteError", "JournalDamagedError", "Journal", "Recovered",
            "read_journal", "encode_line", "fault_line", "fault_cleared_line", "restart_line",
-           "MAX_JOURNAL_BYTES"]
+           "Resumption", "resume_unfinished", "begin_game", "MAX_JOURNAL_BYTES"]
 
 #: A journal larger than this is refused at resume (a real game is well under 1 MB).
 MAX_JOURNAL_BYTES = 64 * 1024 * 1024
@@ -112,9 +115,11 @@ def restart_line(last_t: float, down: float | None) -> dict[str, Any]:
         raise ValueError(f"restart times must be finite, not {last_t!r}, {down!r}")
     if down is not None and down < 0:
         down = None
-    t = last_t + (down if down is not None else 0.0)
-    return {"t": round(t, 3), "type": "restart",
-            "down": None if down is None else round(down, 3)}
+    if down is None:
+        return {"t": last_t, "type": "restart", "down": None}
+    down = round(down, 3)
+    # Rounded for reading, but never below last_t (time must not go backwards in a journal).
+    return {"t": max(last_t, round(last_t + down, 3)), "type": "restart", "down": down}
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +160,27 @@ def _excerpt(raw: bytes) -> str:
     return repr(text + ("…" if len(raw) > _EXCERPT else ""))
 
 
+def _form_problem(obj: Mapping[str, Any], first: bool, last_t: float) -> str | None:
+    """What is wrong with the form of line ``obj`` (the first of its journal or not; ``last_t``:
+    ``t`` of the line before), or None. The writer and the reader apply the same test, so any
+    line :meth:`Journal.append` accepted is read back at resume."""
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        return "not a trace line: no string 'type'"
+    if first:
+        return None if kind == "start" else ("no start line (the first line must have "
+                                             "\"type\": \"start\")")
+    if kind == "start":
+        return "a second start line"
+    t = obj.get("t")
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t < 0:
+        shown = repr(t)
+        return f"'t' must be a number >= 0, not {shown[:_EXCERPT]}{'…' * (len(shown) > _EXCERPT)}"
+    if t < last_t:
+        return f"time goes backwards ({t} after {last_t})"
+    return None
+
+
 def read_journal(path: str | os.PathLike[str]) -> Recovered:
     """Reads the journal at ``path`` without changing it. Raises :class:`JournalDamagedError`
     (see the module docstring) or :class:`JournalError` when it cannot be read at all."""
@@ -190,22 +216,13 @@ def read_journal(path: str | os.PathLike[str]) -> Recovered:
             obj = _parse(raw)
         except (ValueError, RecursionError) as exc:
             raise JournalDamagedError(p, number, f"bad JSON ({exc}): {_excerpt(raw)}") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        if not isinstance(obj, dict):
             raise JournalDamagedError(p, number, f"not a trace line: {_excerpt(raw)}")
-        if number == 1:
-            if obj["type"] != "start":
-                raise JournalDamagedError(p, 1, "no start line (the first line must have "
-                                                "\"type\": \"start\")")
-        else:
-            if obj["type"] == "start":
-                raise JournalDamagedError(p, number, "a second start line")
-            t = obj.get("t")
-            if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) \
-                    or t < 0:
-                raise JournalDamagedError(p, number, f"'t' must be a number >= 0, not {t!r}")
-            if t < last_t:
-                raise JournalDamagedError(p, number, f"time goes backwards ({t} after {last_t})")
-            last_t = float(t)
+        problem = _form_problem(obj, number == 1, last_t)
+        if problem is not None:
+            raise JournalDamagedError(p, number, problem)
+        if number > 1:
+            last_t = float(obj["t"])
         lines.append(obj)
     if not lines:
         raise JournalDamagedError(p, 1, "no start line (the journal is empty)" if not dropped
@@ -218,12 +235,13 @@ class Journal:
     """An open journal, appended to by :meth:`append`. Make one with :meth:`create` (a new game)
     or :meth:`resume` (after a restart); close it with :meth:`close` or ``with``."""
 
-    def __init__(self, path: Path, fd: int, lines: int, size: int) -> None:
+    def __init__(self, path: Path, fd: int, lines: int, size: int, last_t: float = 0.0) -> None:
         """Use :meth:`create` or :meth:`resume`; this takes an fd opened for appending."""
         self.path = path
         self._fd: int | None = fd
         self._lines = lines
         self._size = size
+        self._last_t = last_t
         self._broken: str | None = None
 
     @classmethod
@@ -273,7 +291,7 @@ class Journal:
             os.close(fd)
             raise JournalError(f"{p}: cannot drop the torn last line: {exc.strerror or exc}") \
                 from None
-        return cls(p, fd, len(rec.lines), rec.good_size), rec
+        return cls(p, fd, len(rec.lines), rec.good_size, rec.last_t), rec
 
     @property
     def line_count(self) -> int:
@@ -284,11 +302,22 @@ class Journal:
     def closed(self) -> bool:
         return self._fd is None
 
+    @property
+    def last_t(self) -> float:
+        """``t`` of the last line (0.0 after the start line): the next line may not be earlier."""
+        return self._last_t
+
     def append(self, obj: Mapping[str, Any] | _HasToDict) -> int:
         """Writes ``obj`` as one line, fsyncs, and returns its 1-based line number. Raises
-        ValueError for an object JSON cannot hold (nothing written) and JournalWriteError when
-        the line could not be made durable (it is then not in the journal)."""
+        ValueError (nothing written) for an object JSON cannot hold or a line resume would refuse:
+        a second start line, no ``t``, or ``t`` earlier than :attr:`last_t`. Raises
+        JournalWriteError when the line could not be made durable (it is then not in the
+        journal)."""
         data = encode_line(obj)
+        d = obj if isinstance(obj, Mapping) else obj.to_dict()
+        problem = _form_problem(d, False, self._last_t)
+        if problem is not None:
+            raise ValueError(f"{self.path}: not written: {problem}")
         if self._broken is not None:
             raise JournalWriteError(f"{self.path}: the event is NOT recorded: the journal "
                                     f"stopped after an earlier failure ({self._broken})")
@@ -299,6 +328,7 @@ class Journal:
         except OSError as exc:
             raise JournalWriteError(f"{self.path}: the event is NOT recorded: "
                                     f"{_describe(exc)}") from exc
+        self._last_t = float(d["t"])
         return self._lines
 
     def _write(self, data: bytes) -> None:
@@ -350,3 +380,67 @@ def _describe(exc: OSError) -> str:
     name = errno.errorcode.get(exc.errno or 0)
     text = exc.strerror or str(exc)
     return f"{text} [{name}]" if name else text
+
+
+@dataclass(frozen=True, slots=True)
+class Resumption:
+    """The outcome of :func:`resume_unfinished`: the game to go on with (``game``, its open
+    ``journal`` and what it held, ``recovered``), or none; ``message`` says what happened to a
+    journal that could not be resumed (to log and show), else None."""
+
+    game: GameDir | None
+    journal: Journal | None
+    recovered: Recovered | None
+    message: str | None
+
+
+def resume_unfinished(state: StateDir) -> Resumption:
+    """At start: opens the unfinished game of ``state`` for appending, if there is one.
+
+    Stale temporary files of an interrupted atomic rewrite are removed; a torn last line is
+    dropped (see :meth:`Journal.resume`). A damaged journal is kept as it is, the game is marked
+    abandoned (so it is never picked again) and the result carries no game and the one-line
+    ``message`` saying a new game starts. The caller feeds ``recovered.lines`` to a fresh
+    arbiter, appends a ``restart`` line (:func:`restart_line`), and, when the replay shows the
+    game already over, marks it finished. Raises JournalError / OSError when the disk fails.
+    """
+    game = state.unfinished()
+    if game is None:
+        return Resumption(None, None, None, None)
+    for stale in game.remove_stale_temporaries():
+        log.info("%s: removed %s left by an interrupted rewrite", game.id, stale.name)
+    try:
+        journal, recovered = Journal.resume(game.trace)
+    except JournalDamagedError as exc:
+        log.error("%s", exc)
+        game.mark_finished(None, abandoned=str(exc))
+        return Resumption(None, None, None, str(exc))
+    return Resumption(game, journal, recovered, None)
+
+
+def begin_game(state: StateDir, start: Mapping[str, Any] | _HasToDict, board: int | None = None,
+               when: datetime | None = None) -> tuple[GameDir, Journal]:
+    """Creates a new game's folder and its journal, whose start line is ``start`` plus the keys
+    ``id`` (the game id) and ``started_at`` (``when``, default now, ISO 8601 UTC). Raises
+    StateDirError while another game is unfinished, JournalWriteError when it cannot be written."""
+    stamp = when or datetime.now(timezone.utc)
+    stamp = stamp.replace(tzinfo=timezone.utc) if stamp.tzinfo is None \
+        else stamp.astimezone(timezone.utc)
+    line = dict(start if isinstance(start, Mapping) else start.to_dict())
+    if line.get("type") != "start":
+        raise ValueError("the first line of a journal must be a start line")
+    game = state.new_game(stamp, board)
+    line["id"] = game.id
+    line["started_at"] = stamp.isoformat(timespec="seconds").replace("+00:00", "Z")
+    try:
+        return game, Journal.create(game.trace, line)
+    except (JournalWriteError, ValueError):
+        # Leave no unfinished game without a journal behind: it would block the next one.
+        try:
+            game.trace.unlink(missing_ok=True)
+            game.path.rmdir()
+            fsync_dir(state.games)
+        except OSError as exc:
+            log.error("%s: cannot remove the folder of a game that could not start: %s",
+                      game.path, exc)
+        raise

@@ -18,6 +18,7 @@ there is no watchdog for this process); :attr:`Notifier.ping_interval` is half o
 main loop should call :meth:`Notifier.watchdog` (sd_watchdog_enabled(3) advises half).
 
 Thread-safety: calls may come from any thread (each is one ``sendto`` on a datagram socket).
+Sending never blocks: when the listener's queue is full the message is dropped and logged.
 """
 
 from __future__ import annotations
@@ -51,13 +52,23 @@ class Notifier:
         if environ is None and unset_environment:
             for key in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"):
                 os.environ.pop(key, None)
-        self._sock: socket.socket | None = None
         self._logged: set[int | None] = set()
+        # Made here, not on first use, so that threads never race to create it.
+        self._sock: socket.socket | None = None
+        if self._address is not None:
+            try:
+                # Non-blocking: when systemd's queue is full (net.unix.max_dgram_qlen, often
+                # 10) a send fails with EAGAIN instead of hanging the main loop it reports on.
+                self._sock = socket.socket(
+                    socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK)
+            except OSError as exc:
+                log.warning("cannot create a socket to notify systemd: %s", exc)
+                self._address = None
 
     @property
     def enabled(self) -> bool:
-        """True when systemd (or a test) listens: messages are sent."""
-        return self._address is not None
+        """True when systemd (or a test) listens and the notifier is open: messages are sent."""
+        return self._address is not None and self._sock is not None
 
     @property
     def watchdog_interval(self) -> float | None:
@@ -77,13 +88,12 @@ class Notifier:
         for a in assignments:
             if "=" not in a or "\n" in a:
                 raise ValueError(f"not a KEY=value assignment: {a!r}")
-        if self._address is None:
+        sock, address = self._sock, self._address
+        if sock is None or address is None:
             return False
         payload = "\n".join(assignments).encode("utf-8", errors="replace")
         try:
-            if self._sock is None:
-                self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
-            self._sock.sendto(payload, self._address)
+            sock.sendto(payload, address)
         except OSError as exc:
             if exc.errno not in self._logged:  # a dead socket must not flood the log
                 self._logged.add(exc.errno)
@@ -113,6 +123,7 @@ class Notifier:
         return self.notify(f"EXTEND_TIMEOUT_USEC={max(0, int(seconds * 1_000_000))}")
 
     def close(self) -> None:
+        """Closes the socket; later calls are no-ops returning False."""
         if self._sock is not None:
             self._sock.close()
             self._sock = None

@@ -254,7 +254,10 @@ class StateDir:
         until :meth:`close` or exit). Raises StateDirError / StateDirBusyError, one line."""
         sd = cls(Path(root))
         try:
-            sd.games.mkdir(parents=True, exist_ok=True)
+            if not sd.games.is_dir():
+                sd.games.mkdir(parents=True, exist_ok=True)
+                fsync_dir(sd.root)  # the new games/ entry
+                fsync_dir(sd.root.parent)  # and root's, when it is new too
         except OSError as exc:
             raise StateDirError(f"{sd.root}: cannot create the state directory: "
                                 f"{exc.strerror or exc}") from None

@@ -188,3 +188,80 @@ def test_pdn_numbers_on_when_a_side_moved_twice() -> None:
     assert [m["side"] for m in report.moves] == ["white", "black", "black"]
     movetext = report.pdn().split("\n\n")[1]
     assert movetext.startswith("1. 22-18 11-15 2... 10-14 /FEN")
+
+
+@pytest.mark.parametrize("variant", ["italian", "english", "international", "brazilian"])
+def test_next_deadline_matches_advance_over_random_games(variant: str) -> None:
+    """Without a clock, replaying a game by events and sleeping until next_deadline() between
+    them: advance() just before the deadline decides nothing, at the deadline it decides."""
+    import random
+
+    from engine.board import Board
+    from engine.variants import COLOR_NAMES, find_variant
+    from hardware_mocks.players import physical
+
+    for seed in range(3):
+        rng = random.Random(seed)
+        a = start(variant, clock=False, settle=1.0)
+        ref = Board(None, find_variant(variant))
+        t = 0.0
+        fired = 0
+        for _ in range(30):
+            moves = ref.legal_moves
+            if not moves or a.game.is_over:
+                break
+            move = rng.choice(moves)
+            evs, t = physical(ref, move, rng, t, set(a.sensed))
+            for e in evs:
+                a.feed(e)
+            deadline = a.next_deadline()
+            assert deadline is not None, COLOR_NAMES[ref.turn]
+            assert a.advance(deadline - 0.001) == []
+            out = a.advance(deadline)
+            assert any(isinstance(d, MoveCommitted) for d in out)
+            fired += 1
+            t = deadline
+            ref.push(move)
+        assert fired and len(a.game.moves) == fired and not a.flags
+
+
+def test_a_correction_on_a_stopped_clock_retracts_no_press() -> None:
+    from engine.clock import CorrectionBegan, PressIgnored
+
+    a = start(time_control="600")
+    a.feed(ArbiterActed(0, "start_clock"))
+    stopped = a.feed(ArbiterActed(1, "stop_clock"))  # COMP 7.3.1: the arbiter interrupts
+    assert [type(d.event).__name__ for d in stopped if isinstance(d, ClockChanged)] == [
+        "ClockStopped"]
+    a.feed(PieceLifted(2, "d3"))
+    a.feed(PiecePlaced(3, "d5"))  # 22-14: not a legal move
+    out = a.feed(ButtonPressed(4, "clock", "white"))
+    ignored = [d.event for d in out if isinstance(d, ClockChanged)]
+    assert len(ignored) == 1 and isinstance(ignored[0], PressIgnored)  # the clock is stopped
+    out = a.feed(ButtonPressed(5, "correct", "black"))
+    began = [d.event for d in out if isinstance(d, ClockChanged)]
+    assert len(began) == 1 and isinstance(began[0], CorrectionBegan)
+    assert not began[0].retracted_move  # nothing was counted, nothing is given back
+    assert a.clock is not None and a.clock.moves(WHITE) == 0
+
+
+def test_every_decision_has_a_json_form() -> None:
+    import json
+
+    from engine.decisions import to_dict
+
+    a = start(time_control="600")
+    out = a.feed_all([PieceLifted(1, "d3"), PiecePlaced(2, "d5"),
+                      ButtonPressed(3, "clock", "white"), ButtonPressed(4, "correct", "black"),
+                      PieceLifted(5, "d5"), PiecePlaced(6, "d3"),
+                      ButtonPressed(7, "resign", "white")])
+    kinds = {type(d).__name__ for d in out}
+    assert {"ClockChanged", "FlagRaised", "MoveCommitted", "FlagDecided", "MoveRetracted",
+            "BoardToFix", "GameEnded"} <= kinds
+    for d in out:
+        obj = json.loads(json.dumps(to_dict(d)))
+        assert obj["type"] == type(d).__name__ and obj["t"] == d.t and obj["article"]
+    move = next(to_dict(d) for d in out if isinstance(d, MoveCommitted))
+    assert move["side"] == "white" and move["move"]["notation"] == "22-14" and move["pending"]
+    raised = next(to_dict(d) for d in out if isinstance(d, FlagRaised))
+    assert raised["flag"]["side"] == "white" and raised["flag"]["code"] == "IT 8.1.2"

@@ -1,6 +1,6 @@
-"""The write-ahead journal (pi/journal.py) and the state directory (pi/statedir.py): durability
-under SIGKILL, torn last lines of every length, damage kept untouched, fsync really called, a full
-disk reported and never a silent loss, atomic rewrites, game ids."""
+"""The write-ahead journal (pi/journal.py): durability under SIGKILL, torn last lines of every
+length, damage kept untouched, fsync really called, a full disk reported and never a silent loss,
+a game begun and resumed in the state directory."""
 
 from __future__ import annotations
 
@@ -8,21 +8,27 @@ import errno
 import json
 import os
 import random
+import re
+import shutil
 import signal
 import subprocess
 import sys
 import textwrap
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.events import GameStarted, PieceLifted, SnapshotTaken
-from pi.journal import (Journal, JournalDamagedError, JournalWriteError, encode_line, fault_cleared_line,
-                        fault_line, read_journal, restart_line)
-from pi.statedir import (GameId, StateDir, StateDirBusyError, StateDirError, atomic_write,
-                         make_game_id, parse_game_id, resolve_state_dir)
+from engine.trace import parse_trace
+from pi.config import parse_config
+from pi.journal import (Journal, JournalDamagedError, JournalWriteError, begin_game, encode_line,
+                        fault_cleared_line, fault_line, read_journal, restart_line,
+                        resume_unfinished)
+from pi.statedir import StateDir
 
 ROOT = Path(__file__).resolve().parents[2]
 START = GameStarted(variant="italian", time_control="1800+10", tags=(("white", "Rossi"),))
@@ -309,113 +315,193 @@ def test_encode_line_is_one_line_with_utf8() -> None:
     assert data.count(b"\n") == 1 and "Müller".encode() in data
 
 
-# -- state directory ---------------------------------------------------------------------------
+# -- a game's life in the state directory ------------------------------------------------------
 
-def test_game_ids_round_trip_and_sort_by_sequence() -> None:
-    when = datetime(2026, 11, 22, 5, 12, 40, tzinfo=timezone.utc)
-    assert make_game_id(when, 1, 7) == "2026-11-22T0512-b07-001"
-    assert make_game_id(when, 1234) == "2026-11-22T0512-1234"
-    cet = when.astimezone(timezone(timedelta(hours=1)))
-    assert make_game_id(cet, 2, 7) == "2026-11-22T0512-b07-002"
-    assert parse_game_id("2026-11-22T0512-b07-001") == GameId("2026-11-22T0512", 7, 1)
-    assert str(parse_game_id("2026-11-22T0512-1234")) == "2026-11-22T0512-1234"
-    for bad in ("lock", "2026-11-22T0512", "2026-11-22T0512-b07-01", "../x-001"):
-        assert parse_game_id(bad) is None
-    with pytest.raises(ValueError):
-        make_game_id(when, 0)
-
-
-def test_new_games_unfinished_and_finished(tmp_path: Path) -> None:
-    with StateDir.open(tmp_path / "state") as sd:
-        assert sd.unfinished() is None
-        g1 = sd.new_game(datetime(2026, 11, 22, 5, 12, tzinfo=timezone.utc), board=7)
-        assert g1.id == "2026-11-22T0512-b07-001" and g1.path.is_dir()
-        assert sd.unfinished() == g1
-        with pytest.raises(StateDirError, match="unfinished"):
-            sd.new_game()
-        g1.mark_finished("1-0")
-        assert g1.finished_info() == {"result": "1-0"}
-        # The wall clock went back (a Pi without RTC): the sequence still orders the games.
-        g2 = sd.new_game(datetime(1970, 1, 1, tzinfo=timezone.utc), board=7)
-        assert g2.id == "1970-01-01T0000-b07-002"
-        g2.mark_finished(None, abandoned="journal damaged")
-        g3 = sd.new_game(board=7)
-        assert g3.seq == 3
-        assert sd.game_ids() == [g1.id, g2.id, g3.id]
-        assert sd.unfinished() == g3
-        (sd.games / "README").write_text("not a game")
-        assert len(sd.game_dirs()) == 3
+def test_begin_then_resume_after_a_crash(tmp_path: Path) -> None:
+    with StateDir.open(tmp_path) as sd:
+        when = datetime(2026, 11, 22, 5, 12, 30, tzinfo=timezone.utc)
+        game, j = begin_game(sd, START, board=7, when=when)
+        assert game.id == "2026-11-22T0512-b07-001"
+        assert j.append(events(2)[1]) == 2
+        j.close()
+        with game.trace.open("ab") as f:
+            f.write(b'{"t": 0.7, "type": "pla')  # the power went out mid-write
+        (game.path / ".game.pdn.99.0.tmp").write_text("half")
+        res = resume_unfinished(sd)
+        assert res.game == game and res.message is None
+        assert res.recovered is not None and res.journal is not None
+        assert res.recovered.start == {**START.to_dict(), "id": game.id,
+                                       "started_at": "2026-11-22T05:12:30Z"}
+        assert len(res.recovered.lines) == 2 and res.recovered.dropped
+        assert res.journal.append(restart_line(res.recovered.last_t, None)) == 3
+        res.journal.close()
+        assert not (game.path / ".game.pdn.99.0.tmp").exists()
+        game.mark_finished("1-0")
+        assert resume_unfinished(sd) == resume_unfinished(sd)  # nothing to resume, twice
+        assert resume_unfinished(sd).game is None
 
 
-def test_state_dir_lock_is_exclusive(tmp_path: Path) -> None:
-    script = ("import sys\nfrom pi.statedir import StateDir, StateDirBusyError\n"
-              "try:\n    StateDir.open(sys.argv[1])\nexcept StateDirBusyError as e:\n"
-              "    print(e)\n")
-    with StateDir.open(tmp_path):
-        out = subprocess.run([sys.executable, "-c", script, str(tmp_path)], cwd=ROOT,
-                             capture_output=True, text=True, check=True, timeout=30).stdout
-        assert "in use by another damiera process" in out
-    with StateDir.open(tmp_path):  # released on close
-        pass
+def test_damaged_journal_is_abandoned_and_a_new_game_can_start(tmp_path: Path) -> None:
+    with StateDir.open(tmp_path) as sd:
+        game, j = begin_game(sd, START)
+        j.append(events(1)[0])
+        j.close()
+        damaged = game.trace.read_bytes().replace(b'"lift"', b'"lift}')
+        damaged += encode_line(PieceLifted(t=5.0, square="c3"))  # damage is not the last line
+        game.trace.write_bytes(damaged)
+        res = resume_unfinished(sd)
+        assert res.game is None and res.message is not None
+        assert "line 2" in res.message and "new game starts" in res.message
+        assert game.trace.read_bytes() == damaged
+        info = game.finished_info()
+        assert info is not None and info["result"] is None and info["abandoned"] == res.message
+        game2, j2 = begin_game(sd, START)
+        j2.close()
+        assert game2.seq == 2 and resume_unfinished(sd).game == game2
 
 
-def test_state_dir_that_cannot_be_created(tmp_path: Path) -> None:
-    (tmp_path / "file").write_text("x")
-    with pytest.raises(StateDirError, match="cannot create"):
-        StateDir.open(tmp_path / "file" / "state")
+def test_a_game_that_cannot_start_leaves_no_folder(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    with StateDir.open(tmp_path) as sd:
+        def enospc(fd: int, data: Any) -> int:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(os, "write", enospc)
+        with pytest.raises(JournalWriteError, match="ENOSPC|No space"):
+            begin_game(sd, START)
+        monkeypatch.undo()
+        assert sd.game_dirs() == []
+        with pytest.raises(ValueError):
+            begin_game(sd, events(1)[0])
+        game, j = begin_game(sd, START)
+        j.close()
+        assert game.seq == 1
 
 
-def test_resolve_state_dir_precedence() -> None:
-    env = {"STATE_DIRECTORY": "/var/lib/damiera:/var/lib/other"}
-    assert resolve_state_dir("/cli", "/cfg", env) == Path("/cli")
-    assert resolve_state_dir(None, "/cfg", env) == Path("/cfg")
-    assert resolve_state_dir(None, None, env) == Path("/var/lib/damiera")
-    assert resolve_state_dir(None, None, {}) == Path(".state")
+def test_a_journal_begun_from_the_config_is_a_trace_the_engine_reads(tmp_path: Path) -> None:
+    config = parse_config('variant = "english"\nboard = 3\nsite = "Leeds"\nwhite = "A"\n')
+    with StateDir.open(tmp_path) as sd:
+        game, j = begin_game(sd, config.start_line(), board=config.board)
+        with j:
+            j.append(PieceLifted(t=1.0, square="c3"))
+            j.append(SnapshotTaken(t=2.0, occupied=frozenset({"a1", "c1"})))
+    start, evs = parse_trace(game.trace.read_text().splitlines())
+    assert start == config.game_started()
+    assert evs == [PieceLifted(t=1.0, square="c3"),
+                   SnapshotTaken(t=2.0, occupied=frozenset({"a1", "c1"}))]
+    first = read_journal(game.trace).start
+    assert (first["board"], first["site"], first["id"]) == (3, "Leeds", game.id)
 
 
-def test_atomic_write_replaces_whole_and_fsyncs(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    with StateDir.open(tmp_path, lock=False) as sd:
-        g = sd.new_game()
-    g.write_pdn("[Event \"a\"]\n")
-    calls: list[int] = []
-    real_fsync = os.fsync
-
-    def counting_fsync(fd: int) -> None:
-        calls.append(fd)
-        real_fsync(fd)
-
-    monkeypatch.setattr(os, "fsync", counting_fsync)
-    g.write_report({"moves": [], "result": "*"})
-    assert len(calls) == 2  # the temporary file, then the folder
-    assert json.loads(g.report.read_text()) == {"moves": [], "result": "*"}
-    assert sorted(p.name for p in g.path.iterdir()) == ["game.pdn", "report.json"]
-    with pytest.raises(ValueError):
-        g.write_report({"t": float("inf")})
-
-
-def test_atomic_write_failure_keeps_the_old_file(tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    target = tmp_path / "game.pdn"
-    atomic_write(target, "old\n")
-
-    def enospc(fd: int, data: Any) -> int:
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-    monkeypatch.setattr(os, "write", enospc)
-    with pytest.raises(OSError) as info:
-        atomic_write(target, "new\n")
-    assert info.value.errno == errno.ENOSPC
-    monkeypatch.undo()
-    assert target.read_text() == "old\n"
-    assert [p.name for p in tmp_path.iterdir()] == ["game.pdn"]
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=300), st.integers(min_value=0, max_value=10_000))
+def test_any_bytes_are_read_or_refused_as_damage(tmp_path: Path, junk: bytes, where: int) -> None:
+    """Whatever the disk holds, reading gives good lines plus a dropped tail that add up to the
+    file, or JournalDamagedError: never another exception."""
+    path = tmp_path / "fuzz.jsonl"
+    good = encode_line(START) + encode_line(PieceLifted(t=1.0, square="e3"))
+    cut = where % (len(good) + 1)
+    data = good[:cut] + junk + good[cut:]
+    path.write_bytes(data)
+    try:
+        rec = read_journal(path)
+    except JournalDamagedError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert rec.good_size + len(rec.dropped) == len(data)
+    assert data[:rec.good_size].count(b"\n") == len(rec.lines)
+    assert rec.lines[0]["type"] == "start"
 
 
-def test_stale_temporaries_are_removed(tmp_path: Path) -> None:
-    with StateDir.open(tmp_path, lock=False) as sd:
-        g = sd.new_game()
-    (g.path / ".game.pdn.123.0.tmp").write_text("half")
-    g.write_pdn("x")
-    assert [p.name for p in g.remove_stale_temporaries()] == [".game.pdn.123.0.tmp"]
-    assert sorted(p.name for p in g.path.iterdir()) == ["game.pdn"]
+FULL_DISK = textwrap.dedent("""
+    import sys
+    from pi.journal import Journal, JournalWriteError, read_journal
+    from pi.statedir import atomic_write
+    path = sys.argv[1] + "/trace.jsonl"
+    atomic_write(sys.argv[1] + "/game.pdn", "old")
+    j = Journal.create(path, {"type": "start", "variant": "italian"})
+    n = 1
+    try:
+        while True:
+            n = j.append({"t": float(n), "type": "arbiter", "action": "note", "text": "x" * 97})
+    except JournalWriteError as exc:
+        print("ERROR", exc)
+    rec = read_journal(path)
+    print("ACKNOWLEDGED", n, "ON_DISK", len(rec.lines), "DROPPED", len(rec.dropped))
+    try:
+        atomic_write(sys.argv[1] + "/game.pdn", "new" * 10000)
+    except OSError as exc:
+        print("PDN", exc.strerror, open(sys.argv[1] + "/game.pdn").read())
+""")
 
+
+def test_a_really_full_disk_in_a_tiny_tmpfs(tmp_path: Path) -> None:
+    """A 16 KiB tmpfs mounted in a user namespace (no privileges needed where the kernel allows
+    user namespaces): the kernel's own ENOSPC, not a monkeypatch."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("unshare is not installed (package util-linux)")
+    mount = [unshare, "--user", "--map-root-user", "--mount", "sh", "-c",
+             'mount -t tmpfs -o size=16k tmpfs "$0" && exec "$@"', str(tmp_path)]
+    if subprocess.run([*mount, "true"], capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs in a user namespace here (user namespaces disabled)")
+    out = subprocess.run([*mount, sys.executable, "-c", FULL_DISK, str(tmp_path)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    assert "NOT recorded: No space left on device [ENOSPC]" in out
+    m = re.search(r"ACKNOWLEDGED (\d+) ON_DISK (\d+) DROPPED 0", out)
+    assert m is not None and m.group(1) == m.group(2), out
+    assert "PDN No space left on device old" in out
+
+
+def test_append_refuses_lines_that_resume_would_refuse(tmp_path: Path) -> None:
+    path = tmp_path / "trace.jsonl"
+    with Journal.create(path, START) as j:
+        j.append(PieceLifted(t=5.0, square="e3"))
+        before = path.read_bytes()
+        for bad, problem in (({"t": 4.9, "type": "lift", "square": "e3"}, "time goes backwards"),
+                             ({"type": "lift", "square": "e3"}, "'t' must be"),
+                             ({"t": -1.0, "type": "lift"}, "'t' must be"),
+                             ({"t": True, "type": "lift"}, "'t' must be"),
+                             (START.to_dict(), "second start line")):
+            with pytest.raises(ValueError, match=problem):
+                j.append(bad)
+        assert path.read_bytes() == before and j.last_t == 5.0
+    j, rec = Journal.resume(path)
+    with j:
+        assert j.last_t == 5.0
+        with pytest.raises(ValueError, match="time goes backwards"):
+            j.append({"t": 1.0, "type": "end"})
+
+
+def test_restart_line_never_goes_back_in_time() -> None:
+    assert restart_line(1.2344, None)["t"] == 1.2344
+    assert restart_line(1.2344, 0.0001)["t"] >= 1.2344
+    assert restart_line(10.0, 2.5) == {"t": 12.5, "type": "restart", "down": 2.5}
+
+
+_LINE = st.fixed_dictionaries(
+    {"t": st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 10**20),
+                    st.none(), st.text(max_size=3)),
+     "type": st.sampled_from(["lift", "place", "start", "note", "fault"])},
+    optional={"text": st.text(max_size=20), "square": st.sampled_from(["e3", 22, None])})
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_LINE, max_size=25))
+def test_what_append_accepts_resume_reads_back(tmp_path: Path, lines: list[dict[str, Any]]
+                                               ) -> None:
+    path = tmp_path / "prop.jsonl"
+    path.unlink(missing_ok=True)
+    accepted = [json.loads(encode_line(START))]
+    with Journal.create(path, START) as j:
+        for line in lines:
+            try:
+                j.append(line)
+            except ValueError:
+                continue
+            accepted.append(json.loads(encode_line(line)))
+    j, rec = Journal.resume(path)
+    j.close()
+    assert list(rec.lines) == accepted and not rec.dropped

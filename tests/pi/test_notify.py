@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,3 +112,46 @@ def test_unset_environment(monkeypatch: pytest.MonkeyPatch,
         assert "NOTIFY_SOCKET" not in os.environ and "WATCHDOG_USEC" not in os.environ
         assert n.watchdog_interval == 1.0
         assert n.ready() and received(sock) == ["READY=1"]
+
+
+def test_threads_share_one_notifier_and_close_ends_it(
+        abstract_socket: tuple[str, socket.socket]) -> None:
+    """What was reported sent arrived, whole, whichever thread sent it."""
+    address, sock = abstract_socket
+    n = Notifier({"NOTIFY_SOCKET": address})
+    got: list[list[str]] = []
+    done = threading.Event()
+
+    def read() -> None:
+        sock.settimeout(0.2)
+        while True:
+            try:
+                got.append(received(sock))
+            except TimeoutError:
+                if done.is_set():
+                    return
+
+    sent: list[bool] = []
+    reader = threading.Thread(target=read)
+    reader.start()
+    threads = [threading.Thread(target=lambda: sent.extend(n.watchdog() for _ in range(10)))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    done.set()
+    reader.join(timeout=10)
+    assert len(sent) == 40 and any(sent)
+    assert got == [["WATCHDOG=1"]] * sent.count(True)
+    n.close()
+    assert not n.enabled and n.ready() is False
+
+
+def test_a_listener_that_does_not_read_never_blocks_the_sender(
+        abstract_socket: tuple[str, socket.socket], caplog: pytest.LogCaptureFixture) -> None:
+    address, sock = abstract_socket
+    with Notifier({"NOTIFY_SOCKET": address}) as n:
+        results = [n.watchdog() for _ in range(200)]  # more than the queue holds
+    assert results[0] is True and results[-1] is False
+    assert caplog.text.count("cannot notify systemd") == 1
