@@ -130,21 +130,22 @@ class Arbiter(ArbiterCore):
         """TRACE.md ``restart``: the board was away (``down`` s). COMP 7.3-7.4: the clocks stand
         stopped with the readings of the last line before it, until the arbiter's
         ``start_clock``; nothing that time would have done while away is done (no settle
-        commit, no flag fall: the players were not playing). The snapshot that follows is
+        commit, no flag fall: the players were not playing), except that a move the board
+        showed complete without clock is committed (IT 3.5). The snapshot that follows is
         checked like any other."""
         before = self._now
         self._clock_stop(before)
         if (not self._clock_mode and self._correcting is None and self._pending is None
-                and self.turn.touches and frozenset(self._sensed) in self.turn.after):
+                and self.tracking.touches and frozenset(self._sensed) in self.tracking.after):
             # IT 3.5: the move on the board was complete when the piece was let go; the settle
             # timer that would have said so ran out while the board was away.
-            self._complete(self.turn.last_change, None)
+            self._complete(self.tracking.last_change, None)
         away = "unknown time" if e.down is None else f"{e.down:g} s"
         self._flag(e.t, "restart", None, "noted", f"the board restarted after {away} away; "
                    "clocks stopped until the arbiter restarts them")
         self._now = max(self._now, e.t)
-        if self.turn.touches:
-            self.turn.last_change = max(self.turn.last_change, e.t)  # no settle over the gap
+        if self.tracking.touches:
+            self.tracking.last_change = max(self.tracking.last_change, e.t)  # no settle over the gap
         return self._flush(e.t)
 
     def feed_all(self, events: Iterable[Event]) -> list[Decision]:
@@ -566,7 +567,7 @@ class Arbiter(ArbiterCore):
 
     def _on_snapshot(self, e: SnapshotTaken) -> None:
         t = e.t
-        if (self._started or self.turn.touches) and set(e.occupied) == self._sensed:
+        if (self._started or self.tracking.touches) and set(e.occupied) == self._sensed:
             # What the board already showed (a snapshot after a restart or a sensor fault, a
             # piece still in the hand mid-move): no news, nothing to judge (TRACE.md).
             return

@@ -160,7 +160,7 @@ def _matches(event: Any, line: dict[str, Any]) -> bool:
         return kind == "place" and line.get("square") == event.square
     if isinstance(event, ButtonPressed):
         return kind == "button" and line.get("name") == event.name \
-            and line.get("side") == event.side
+            and line.get("side") == str(event.side)  # a Colour: "white" / "black"
     if isinstance(event, ArbiterActed):
         return kind == "arbiter" and line.get("action") == event.action
     if isinstance(event, SnapshotTaken):
