@@ -98,7 +98,7 @@ class Arbiter(ArbiterCore):
             # tells the clock when the move was complete (completed_at)
             self._clock_poll(min(event.t, max(self.tracking.last_change, self._clock_t)))
         else:
-            self._clock_poll(event.t)
+            self._clock_poll(self._held(event.t))
         if self._clock_mode and not self._clock_started and not (
                 isinstance(event, ArbiterActed) and event.action == "start_clock"):
             # COMP 4.4.2: the arbiter starts the clock; a trace that does not say when starts
@@ -122,7 +122,7 @@ class Arbiter(ArbiterCore):
         elif isinstance(event, SensorsRecovered):
             self._flag(event.t, "sensor_fault_cleared", None, "noted",
                        "sensors answer again: " + " ".join(event.squares))
-        self._check_time(event.t)
+        self._check_time(self._held(event.t))
         self._countdown(event.t)
         return self._flush(event.t)
 
@@ -160,9 +160,25 @@ class Arbiter(ArbiterCore):
         falling, a step of the mosse-lampo countdown. Returns the decisions."""
         self._fire_timers(t)
         self._now = max(self._now, t)
-        self._check_time(t)
+        self._check_time(self._held(t))
         self._countdown(t)
         return self._flush(t)
+
+    def _held(self, t: float) -> float:
+        """How far the clock may be read at ``t``. COMP 5.7: in mosse lampo the piece must be let
+        go by zero; a move the board shows complete is in time though the clock is pressed
+        after, so while it is shown the clock is read only up to the moment it was let go (its
+        flag falls then only if that moment came after zero)."""
+        c = self._clock
+        if (c is None or not self._clock_mode or c.running is None or c.control.lampo is None
+                or self._pending is not None or self._correcting is not None
+                or not self.tracking.touches):
+            return t
+        if not c.face(c.running, self._clock_t).in_lampo:
+            return t
+        if frozenset(self._sensed) not in self.tracking.after:
+            return t
+        return min(t, max(self.tracking.last_change, self._clock_t))
 
     def next_deadline(self) -> float | None:
         """The earliest time at which time alone changes something (:meth:`advance` then returns
@@ -176,7 +192,9 @@ class Arbiter(ArbiterCore):
         if (c is not None and c.flag is None and c.running is not None
                 and c.state in (ClockState.RUNNING, ClockState.CORRECTING)):
             face = c.face(c.running, self._clock_t)
-            times.append(self._clock_t + face.ms / 1000)
+            zero = self._clock_t + face.ms / 1000
+            if not (face.in_lampo and self._held(zero) < zero):  # COMP 5.7: let go by zero
+                times.append(zero)
             if face.in_lampo:
                 for seconds, _ in LAMPO_COUNTDOWN:
                     if seconds and face.ms > seconds * 1000:

@@ -111,3 +111,29 @@ def test_a_move_shown_before_a_restart_without_clock_is_committed_there() -> Non
     report = replay_lines(lines)
     assert [m.notation for m in report.game.moves] == ["22-18"]
     assert report.game.moves[0].t == 1.5
+
+
+def test_a_lampo_move_let_go_by_zero_waits_for_its_press_when_time_alone_passes() -> None:
+    # COMP 5.7 through the daemon's path: advance() at the face's zero, then the press
+    from engine.arbiter import Arbiter
+    from engine.events import ArbiterActed, ButtonPressed, GameStarted, PieceLifted, PiecePlaced
+    a = Arbiter(GameStarted("italian", time_control="0:1/30"))
+    a.feed(ArbiterActed(0.0, "start_clock"))  # COMP 4.4.2
+    a.feed(PieceLifted(29.0, "d3"))
+    a.feed(PiecePlaced(29.5, "c4"))  # let go by zero (the face started at 0 with 30 s)
+    assert a.next_deadline() is None or a.next_deadline() > 30.0
+    a.advance(31.0)
+    assert a.game.result == "*"
+    a.feed(ButtonPressed(31.5, "clock", "white"))
+    assert [m.notation for m in a.game.moves] == ["22-18"] and a.game.result == "*"
+
+
+def test_a_lampo_move_let_go_after_zero_loses_at_zero() -> None:
+    from engine.arbiter import Arbiter
+    from engine.events import ArbiterActed, GameStarted, PieceLifted, PiecePlaced
+    a = Arbiter(GameStarted("italian", time_control="0:1/30"))
+    a.feed(ArbiterActed(0.0, "start_clock"))  # COMP 4.4.2
+    a.feed(PieceLifted(29.0, "d3"))
+    a.feed(PiecePlaced(30.5, "c4"))  # let go after zero
+    a.advance(31.0)
+    assert a.game.result == "0-1"  # COMP 4.8, 5.7

@@ -54,6 +54,12 @@ KNOWN = {
     "english/art_setup_checked": "set-up checked before the game, not in it",
     "international/art_setup_checked_5_2": "set-up checked before the game, not in it",
     "italian/setup_checked": "set-up checked before the game, not in it",
+    # IT 7.2 / EN 7.2 / INT 5.1 / BR 5.1: likewise a board turned the wrong way is shown on the
+    # set-up screen and turned round before the game begins; the trace turns it in the game.
+    "brazilian/art_board_turned_7_2": "set-up checked before the game, not in it",
+    "english/art_board_turned_7_2": "set-up checked before the game, not in it",
+    "international/art_board_turned_5_1": "set-up checked before the game, not in it",
+    "italian/art_board_turned_7_2": "set-up checked before the game, not in it",
     # A snapshot in the middle of a game is acted on the virtual board as the lifts and places
     # the sensors see first: the piece taken off square 11 is reported as Black lifting it (a
     # touch of the player on move), and the snapshot that follows only confirms what the
