@@ -36,14 +36,14 @@ from datetime import datetime, timezone
 from typing import Any, Protocol
 
 from engine.board import Board
-from engine.clock_display import Cue, CueTracker
+from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted)
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
                            TraceEnded)
 from engine.variants import find_variant
 from pi.config import Config
-from pi.display import DisplayState
+from pi.display import DisplayState, face_texts
 from pi.faults import SensorFault, SensorFaultCleared
 from pi.journal import JournalDamagedError, JournalError
 from pi.session import Fed, GameSession
@@ -105,7 +105,7 @@ class BoardController:
     status: str = "starting"
     _offset: float = 0.0
     _left_start: bool = False
-    _shown: DisplayState | None = None
+    _shown: tuple[Any, ...] | None = None
     _message: str = ""
     _cues: CueTracker = field(default_factory=CueTracker)
     _sensed_once: bool = False
@@ -167,6 +167,14 @@ class BoardController:
             except Exception:
                 log.exception("input %r failed; the board goes on", one)
         self._refresh()
+        self._write_files()
+
+    def _write_files(self) -> None:
+        if self.session is not None:
+            try:
+                self.session.write_files()
+            except Exception:
+                log.exception("game files not rewritten; the journal has everything")
 
     def _handle_one(self, item: Input) -> None:
         if isinstance(item, SnapshotTaken):
@@ -213,6 +221,7 @@ class BoardController:
         if end is not None:  # the game ended by time alone: its ``end`` line
             self._publish(replace(end, decisions=decisions + end.decisions))
         self._refresh()
+        self._write_files()
 
     def next_deadline(self) -> float | None:
         """Monotonic time at which :meth:`tick` has something to do, None if nothing."""
@@ -357,9 +366,10 @@ class BoardController:
         if self.session is not None and state.clock is not None:
             for cue in self._cues.update(state.clock):
                 self._cue(cue)
-        if self.screen is None or (state == self._shown and not force):
-            return
-        self._shown = state
+        drawn = _drawn(state)
+        if self.screen is None or (drawn == self._shown and not force):
+            return  # the reading's time changed, not what the screen shows: no frame
+        self._shown = drawn
         try:
             self.screen.show(state)
         except Exception:
@@ -369,13 +379,35 @@ class BoardController:
         self._beep(cue.buzzer)  # the clock's cues (COMP 3.6.2 i, 5.7): short or long
 
     def refresh(self) -> None:
-        """Redraws if what the screen shows changed (the clock ticking): call every 100 ms."""
+        """Redraws if what the screen shows changed (the clock ticking); call it at
+        :meth:`next_refresh`."""
         self._refresh()
+
+    def next_refresh(self) -> float | None:
+        """Monotonic time at which the running face shows its next change (COMP 3.6.2 h: a
+        minute while it shows ``h:mm``, a second below ten minutes, a tenth in the last 20 s),
+        or None when no face runs. The cues (COMP 3.6.2 i) fall on such changes."""
+        if self.phase != Phase.PLAYING or self.session is None:
+            return None
+        clock = self.session.arbiter.clock
+        if clock is None or clock.running is None or not _clock_started(clock):
+            return None
+        face = clock.face(clock.running, self.now())
+        rules = DEFAULT_RULES
+        step = (100 if face.ms <= rules.tenths_below_ms or face.in_lampo
+                else 1000 if face.ms <= rules.seconds_below_ms else 60_000)
+        return self.time() + ((face.ms % step) or step) / 1000 + 0.001
 
     def _set_status(self, text: str) -> str:
         self.status = text
         log.info("%s", text)
         return text
+
+
+def _drawn(state: DisplayState) -> tuple[Any, ...]:
+    """What the screen draws of ``state`` (the faces' texts, not the reading's exact time)."""
+    return (face_texts(state), state.move_number, state.side_to_move, state.last_move,
+            state.message)
 
 
 def _clock_started(clock: Any) -> bool:

@@ -13,8 +13,8 @@ in reverse in ``finally``):
 4. the heap frozen (``gc.freeze()``: a full collection of start-up objects cost 18–43 ms on one
    event in the arbiter benchmark), READY=1 to systemd;
 5. one loop: the next input, or the controller's deadline (settle timer, flag fall, lampo
-   countdown), or the screen's 0.1 s refresh of the running clock, or the watchdog's ping —
-   whichever comes first. Everything the game does happens on this one thread.
+   countdown), or the next visible change of the running clock's face (a minute, a second or
+   a tenth, COMP 3.6.2 h), or the watchdog's ping — whichever comes first. Everything the game does happens on this one thread.
 
 On SIGTERM/SIGINT the loop ends: the controller closes the journal (already durable), the screen
 says "stopped", STOPPING=1, the hardware stops in reverse order.
@@ -47,10 +47,11 @@ from pi.wiring import Wiring
 
 log = logging.getLogger(__name__)
 
-__all__ = ["run_daemon", "LoopQueue", "OledScreen", "Parts", "REFRESH"]
+__all__ = ["run_daemon", "LoopQueue", "OledScreen", "Parts", "IDLE"]
 
-#: How often the running clock is redrawn (it shows tenths in the last 20 s, COMP 3.6.2 h).
-REFRESH = 0.1
+#: The longest the loop sleeps with nothing to do (the running clock wakes it when its face
+#: changes: ``BoardController.next_refresh``).
+IDLE = 5.0
 
 
 class LoopQueue(queue.Queue[Any]):
@@ -184,10 +185,10 @@ async def _main_loop(controller: BoardController, inbox: asyncio.Queue[Any],
     try:
         while not stop.is_set():
             now = controller.time()
-            wake = now + REFRESH
-            deadline = controller.next_deadline()
-            if deadline is not None:
-                wake = min(wake, deadline)
+            wake = now + IDLE
+            for when in (controller.next_deadline(), controller.next_refresh()):
+                if when is not None:
+                    wake = min(wake, when)
             if ping is not None:
                 wake = min(wake, now + max(0.0, next_ping - loop.time()))
             getter = asyncio.ensure_future(inbox.get())

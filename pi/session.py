@@ -5,7 +5,8 @@ line is appended to ``STATE/games/<id>/trace.jsonl`` and fsync'd (``pi.journal``
 arbiter sees it, so whatever the event causes (a move on the screen, a flag on the web) is on
 disk first. After every decision that changes the record (a move committed or retracted, a flag
 raised or decided, the result) ``game.pdn`` and ``report.json`` are rewritten atomically
-(``pi.statedir.atomic_write``); ``report.json`` is exactly the ``damiera replay --json`` report
+(``pi.statedir.atomic_write``) by :meth:`GameSession.write_files`, which the daemon calls once
+it has shown and published what the input caused; ``report.json`` is exactly the ``damiera replay --json`` report
 of the journal, so an arbiter can check one against the other.
 
 Resume (:meth:`GameSession.resume`): the journal of the unfinished game is read (a torn last line
@@ -74,6 +75,7 @@ class GameSession:
         self.arbiter = arbiter
         self._last_t = last_t
         self._finished = game.is_finished()
+        self._files_stale = False
 
     # ------------------------------------------------------------------ making one
 
@@ -191,16 +193,14 @@ class GameSession:
         return Fed(number, line, event, decisions)
 
     def _after(self, decisions: Iterable[Decision]) -> None:
-        changed = False
         ended = None
         for d in decisions:
             if isinstance(d, RECORD_DECISIONS):
-                changed = True
+                self._files_stale = True
             if isinstance(d, GameEnded):
                 ended = d
-        if changed:
-            self._write_files()
         if ended is not None and not self._finished:
+            self.write_files()  # the record whole before the game is marked over
             self.game.mark_finished(ended.result)
             self._finished = True
             log.info("game %s ended %s (%s, %s)", self.game.id, ended.result, ended.reason,
@@ -212,7 +212,16 @@ class GameSession:
         """The TRACE.md report of the game so far."""
         return Report(self.arbiter.game, self.arbiter.flags)
 
+    def write_files(self) -> None:
+        """Rewrites ``game.pdn`` and ``report.json`` if the record changed since they were last
+        written. The daemon calls it after showing and publishing what an input caused: only
+        the journal must be on disk before that (it holds the truth; these files are derived
+        from it, and cost four fsyncs)."""
+        if self._files_stale:
+            self._write_files()
+
     def _write_files(self) -> None:
+        self._files_stale = False
         report = self.report()
         try:
             body = report.to_json()
@@ -224,7 +233,8 @@ class GameSession:
             log.error("game %s: cannot rewrite game.pdn/report.json: %s", self.game.id, exc)
 
     def close(self) -> None:
-        """Closes the journal (everything is already durable)."""
+        """Brings the files up to date and closes the journal (already durable)."""
+        self.write_files()
         self.journal.close()
 
 

@@ -97,6 +97,9 @@ def test_files_follow_the_record(state: StateDir) -> None:
     session = GameSession.begin(state, START)
     moves = _opening(session)
     assert [m.notation for m in moves] == ["22-18"]
+    # written when the daemon has shown what happened (only the journal comes first)
+    assert "22-18" not in session.game.pdn.read_text()
+    session.write_files()
     report = json.loads(session.game.report.read_text())
     assert [m["notation"] for m in report["moves"]] == ["22-18"]
     assert "1. 22-18" in session.game.pdn.read_text()
