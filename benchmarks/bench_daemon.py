@@ -59,18 +59,18 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
-from daemon_proc import daemon_command, idle_run, start_runs  # noqa: E402
-from daemon_rig import (CONFIG_TEXT, TIME_CONTROL, VARIANT, WIRING, Sample, Stages,  # noqa: E402
+from daemon_proc import daemon_command, idle_run, start_runs
+from daemon_rig import (CONFIG_TEXT, TIME_CONTROL, VARIANT, WIRING, Sample, Stages,
                         idle_breakdown, latency_run, now, shown_and_drawn)
-from engine.board import Board  # noqa: E402
-from engine.events import ButtonPressed, SnapshotTaken  # noqa: E402
-from engine.variants import COLOR_NAMES, find_variant  # noqa: E402
-from hardware_mocks.players import physical  # noqa: E402
-from pi.config import Config  # noqa: E402
-from pi.controller import BoardController  # noqa: E402
-from pi.session import GameSession  # noqa: E402
-from pi.statedir import StateDir  # noqa: E402
-from pi.timebase import GameTime  # noqa: E402
+from engine.board import Board
+from engine.events import ButtonPressed, SnapshotTaken
+from engine.variants import COLOR_NAMES, find_variant
+from hardware_mocks.players import physical
+from pi.config import Config
+from pi.controller import BoardController
+from pi.session import GameSession
+from pi.statedir import StateDir
+from pi.timebase import GameTime
 
 
 # ---------------------------------------------------------------------------- 5. resume

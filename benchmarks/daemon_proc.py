@@ -21,12 +21,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
-from daemon_rig import WIRING, Sim, now, task_cpu  # noqa: E402
-from engine.board import Board  # noqa: E402
-from engine.variants import find_variant  # noqa: E402
-from pi.config import load_config  # noqa: E402
-from pi.daemon import Parts  # noqa: E402
-from pi.wiring import example_wiring, load_wiring  # noqa: E402
+from daemon_rig import WIRING, Sim, now, task_cpu
+from engine.board import Board
+from engine.variants import find_variant
+from pi.config import load_config
+from pi.daemon import Parts
+from pi.wiring import example_wiring, load_wiring
 
 def daemon_command(config: Path, state_dir: Path, own: bool) -> tuple[list[str], str]:
     """The command that runs the daemon on the fakes: ``damiera run --simulate`` when the

@@ -289,7 +289,7 @@ def kind_of(variant: Variant, key: str) -> Kind:
 
 def _titles() -> dict[str, str]:
     out: dict[str, str] = {}
-    for key, (_, column) in _TABLE.items():
+    for _kind, column in _TABLE.values():
         for numbering, (number, text) in column.items():
             prefixes = ("INT", "BR") if numbering == "INT" else (numbering,)
             for prefix in prefixes:

@@ -155,7 +155,7 @@ class Board:
         b = Board.__new__(Board)
         b.__dict__.update(self.__dict__)
         b.move_stack = list(self.move_stack) if stack else []
-        b._states = list(self._states) if stack else []
+        b._states = list(self._states) if stack else []  # noqa: SLF001 - a Board copying a Board
         return b
 
     def piece_at(self, square: int) -> Piece | None:
@@ -637,7 +637,8 @@ def parse_fen(fen: str, variant: Variant) -> tuple[int, int, int, Color]:
                     kings |= m
     white, black = bbs["W"], bbs["B"]
     if white & ~kings & g.promotion_row[WHITE] or black & ~kings & g.promotion_row[BLACK]:
-        raise ImpossiblePositionError(f"FEN {excerpt(fen)}: a man stands on the row where it would be crowned")
+        raise ImpossiblePositionError(
+            f"FEN {excerpt(fen)}: a man stands on the row where it would be crowned")
     limit = variant.men_rows * variant.size // 2
     for name, bb in (("white", white), ("black", black)):
         if bb.bit_count() > limit:

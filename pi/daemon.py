@@ -14,7 +14,8 @@ in reverse in ``finally``):
    event in the arbiter benchmark), READY=1 to systemd;
 5. one loop: the next input, or the controller's deadline (settle timer, flag fall, lampo
    countdown), or the next visible change of the running clock's face (a minute, a second or
-   a tenth, COMP 3.6.2 h), or the watchdog's ping — whichever comes first. Everything the game does happens on this one thread.
+   a tenth, COMP 3.6.2 h), or the watchdog's ping — whichever comes first. Everything the
+   game does happens on this one thread.
 
 On SIGTERM/SIGINT the loop ends: the controller closes the journal (already durable), the screen
 says "stopped", STOPPING=1, the hardware stops in reverse order.

@@ -147,5 +147,5 @@ class SerialLink:
             self._thread = None
         try:
             self.port.close()
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("serial link: close failed")

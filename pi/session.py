@@ -6,8 +6,8 @@ arbiter sees it, so whatever the event causes (a move on the screen, a flag on t
 disk first. After every decision that changes the record (a move committed or retracted, a flag
 raised or decided, the result) ``game.pdn`` and ``report.json`` are rewritten atomically
 (``pi.statedir.atomic_write``) by :meth:`GameSession.write_files`, which the daemon calls once
-it has shown and published what the input caused; ``report.json`` is exactly the ``damiera replay --json`` report
-of the journal, so an arbiter can check one against the other.
+it has shown and published what the input caused; ``report.json`` is exactly the
+``damiera replay --json`` report of the journal, so an arbiter can check one against the other.
 
 Resume (:meth:`GameSession.resume`): the journal of the unfinished game is read (a torn last line
 dropped), every line is fed to a fresh arbiter — the same code path as ``damiera replay`` — and a
@@ -113,7 +113,7 @@ class GameSession:
             for number, obj in enumerate(rec.lines[1:], start=2):
                 event = parse_event(number, obj, variant)
                 _feed_contained(arbiter, event)
-        except Exception as exc:  # the journal's form was good, its content is not
+        except Exception as exc:  # noqa: BLE001 - the journal's form was good, its content is not
             journal.close()
             from pi.journal import JournalDamagedError
             raise JournalDamagedError(rec.path, 0, f"cannot be replayed: {exc}") from None

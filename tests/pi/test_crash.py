@@ -12,8 +12,6 @@ from the last line plus the wall-clock time away).
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import random

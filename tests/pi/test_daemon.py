@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 
 from engine.board import Board
 from hardware_mocks.display import dummy_oled, lit_pixels

@@ -194,7 +194,7 @@ def test_a_broken_port_never_raises(caplog):
     with caplog.at_level(logging.WARNING):
         assert link.send(PieceLifted(0.0, "d3")) is False
         assert link.send(PieceLifted(0.0, "d3")) is False
-        link._stop.set()  # so poll() does not wait after the error
+        link.close()  # so poll() does not wait after the error
         assert link.poll() == 0
     assert caplog.text.count("events are not broadcast") == 1
     link.close()

@@ -70,7 +70,8 @@ def test_the_loop_thread_follows_the_interrupt_line_and_stops_cleanly():
         assert isinstance(press, ButtonPressed) and press.t >= events[-1].t
     finally:
         hw.stop()
-    assert not hw.scan_loop.running and not hw.scan_loop._thread.is_alive()
+    assert not hw.scan_loop.running
+    assert "sensor-scan" not in {t.name for t in threading.enumerate()}
     hw.stop()  # idempotent
 
 
