@@ -109,7 +109,7 @@ class BoardController:
     _message: str = ""
     _cues: CueTracker = field(default_factory=CueTracker)
     _sensed_once: bool = False
-    _oriented: bool = False
+    _oriented_for: frozenset[str] | None = None
     _final: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
@@ -252,9 +252,10 @@ class BoardController:
         if self.occupied == self.expected:
             self._begin()
             return
-        if (self.orient is not None and not self._oriented
+        if (self.orient is not None and self._oriented_for != self.occupied
                 and len(self.occupied) == len(self.expected)):
-            self._oriented = True  # once per set-up: a snapshot follows if it turned
+            # once per arrangement of the pieces: a snapshot follows if the sensors turned
+            self._oriented_for = self.occupied
             self.orient(self.expected)
         mirrored = frozenset(_mirror(s, self.variant.size) for s in self.expected)
         self._setup_view = _SetupView(
@@ -271,7 +272,7 @@ class BoardController:
         self.session = session
         self.phase = Phase.PLAYING
         self._left_start = False
-        self._oriented = False
+        self._oriented_for = None
         self._message = ""
         self._cues = CueTracker()
         self._offset = self.time.stamp()

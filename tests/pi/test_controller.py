@@ -192,3 +192,30 @@ def test_a_damaged_journal_is_abandoned_and_a_new_game_begins(rig) -> None:  # t
     assert old.finished_info()["abandoned"]
     again.handle(SnapshotTaken(time.stamp(), INITIAL))
     assert again.phase == Phase.PLAYING and again.session.game.id != old.id
+
+
+def test_auto_orientation_is_asked_once_per_arrangement(tmp_path: Path) -> None:
+    asked: list[frozenset[str]] = []
+    clock = FakeClock(10.0)
+    time = GameTime(clock, epoch=0.0)
+    with StateDir.open(tmp_path / "s") as state:
+        c = BoardController(Config(), state, time, orient=asked.append, wall=lambda: None)
+        turned = frozenset(chr(ord("a") + 7 - (ord(s[0]) - ord("a"))) + s[1:] for s in INITIAL)
+        c.handle(SnapshotTaken(time.stamp(), turned))
+        c.handle(SnapshotTaken(time.stamp(), turned))  # nothing moved: not asked again
+        assert asked == [INITIAL] and c.phase == Phase.SETUP
+        c.handle(SnapshotTaken(time.stamp(), INITIAL))  # the sensors turned: the game begins
+        assert c.phase == Phase.PLAYING
+
+
+def test_a_game_from_the_configs_fen(tmp_path: Path) -> None:
+    fen = "W:W21,22:B5"
+    clock = FakeClock(10.0)
+    time = GameTime(clock, epoch=0.0)
+    with StateDir.open(tmp_path / "s") as state:
+        c = BoardController(Config(fen=fen), state, time, wall=lambda: None)
+        c.handle(SnapshotTaken(time.stamp(), INITIAL))
+        assert c.phase == Phase.SETUP
+        c.handle(SnapshotTaken(time.stamp(), Board(fen, "italian").occupied_algebraic()))
+        assert c.phase == Phase.PLAYING
+        assert _journal(c)[0]["fen"] == fen
