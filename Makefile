@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: run test test-slow bench clean
+.PHONY: run test test-slow bench clean system-deps
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,10 +12,26 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+# The daemon on the simulated board plays the bundled sample game at 4x (the terminal shows what
+# the OLED would: moves, clocks, flags); the transcript is left in .state/games/.
+SPEED ?= 4
 run: $(VENV)/.installed
-	$(BIN)/damiera pdn pi/samples/italian_sample.pdn
+	$(BIN)/damiera run --simulate --trace pi/samples/italian_sample.jsonl --speed $(SPEED) \
+		--state-dir .state --quiet
 
-test: $(VENV)/.installed
+# Debian packages the tests use for real: systemd-analyze (the unit's checks).
+SYSTEM_DEPS = systemd-analyze:systemd
+
+system-deps:
+	@for dep in $(SYSTEM_DEPS); do \
+		command -v $${dep%%:*} >/dev/null 2>&1 || missing="$$missing $${dep#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+test: $(VENV)/.installed system-deps
 	$(BIN)/python -m pytest
 
 test-slow: $(VENV)/.installed

@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.arbiter import Arbiter  # noqa: E402
-from engine.board import Board  # noqa: E402
-from engine.events import ButtonPressed, GameStarted, TraceEnded  # noqa: E402
-from engine.variants import COLOR_NAMES, find_variant  # noqa: E402
-from hardware_mocks.players import physical  # noqa: E402
+from engine.arbiter import Arbiter
+from engine.board import Board
+from engine.events import ButtonPressed, GameStarted, TraceEnded
+from engine.variants import COLOR_NAMES, find_variant
+from hardware_mocks.players import physical
 
 VARIANTS = ("italian", "english", "international", "brazilian")
 

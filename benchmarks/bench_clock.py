@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.clock import WHITE, GameClock  # noqa: E402
-from engine.timecontrol import TimeControl  # noqa: E402
+from engine.clock import WHITE, GameClock
+from engine.timecontrol import TimeControl
 
 CONTROLS = ("1800+10", "40/5400+30:1800+30", "0:1/30")
 
@@ -41,7 +41,7 @@ def run(control: str, moves: int) -> tuple[float, float, float]:
         read_ns += timer() - middle
         press_ns += middle - before
     stopped = game.stop_both(t)
-    record = getattr(stopped, "record")
+    record = stopped.record
     rounds = 200
     before = timer()
     for _ in range(rounds):

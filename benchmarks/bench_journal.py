@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.events import GameStarted, PieceLifted, PiecePlaced  # noqa: E402
-from pi.journal import Journal  # noqa: E402
+from engine.events import GameStarted, PieceLifted, PiecePlaced
+from pi.journal import Journal
 
 
 def main() -> None:

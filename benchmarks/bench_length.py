@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.arbiter import Arbiter  # noqa: E402
-from engine.board import Board  # noqa: E402
-from engine.events import ButtonPressed, Event, GameStarted, TraceEnded  # noqa: E402
-from engine.variants import COLOR_NAMES, find_variant  # noqa: E402
-from hardware_mocks.players import physical  # noqa: E402
+from engine.arbiter import Arbiter
+from engine.board import Board
+from engine.events import ButtonPressed, Event, GameStarted, TraceEnded
+from engine.variants import COLOR_NAMES, find_variant
+from hardware_mocks.players import physical
 
 FEN = "W:WK29,K32:BK1,K4"  # two kings each, in opposite corners
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.pdn import parse_pdn_text, read_pdn  # noqa: E402
+from engine.pdn import parse_pdn_text, read_pdn
 
 SHUFFLE = {"italian": ("W:WK29:BK4", ("29-25", "25-29"), ("4-8", "8-4"))}
 

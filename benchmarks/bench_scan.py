@@ -23,14 +23,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hardware_mocks.clock import FakeClock  # noqa: E402
-from hardware_mocks.positions import initial_occupancy  # noqa: E402
-from hardware_mocks.smbus import I2C_M_RD, FakeI2CBus, wire_bits  # noqa: E402
-from hardware_mocks.virtual_board import VirtualBoard  # noqa: E402
-from pi.bus import BusLock  # noqa: E402
+from hardware_mocks.clock import FakeClock
+from hardware_mocks.positions import initial_occupancy
+from hardware_mocks.smbus import I2C_M_RD, FakeI2CBus, wire_bits
+from hardware_mocks.virtual_board import VirtualBoard
+from pi.bus import BusLock
 from pi.hardware import build_scanner
-from pi.wiring import EXAMPLES_DIR, load_wiring  # noqa: E402
-from smbus2 import i2c_msg  # noqa: E402
+from pi.wiring import EXAMPLES_DIR, load_wiring
+from smbus2 import i2c_msg
 
 CASES = [("mcp23017_8x8", 64), ("pcf8575_8x8", 64), ("mcp23017_10x10", 100),
          ("tca9555_10x10", 100), ("matrix_mcp23017_8x8", 64)]

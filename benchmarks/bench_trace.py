@@ -29,9 +29,9 @@ from typing import Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.board import Board  # noqa: E402
-from engine.replay import replay_lines  # noqa: E402
-from engine.trace import parse_trace  # noqa: E402
+from engine.board import Board
+from engine.replay import replay_lines
+from engine.trace import parse_trace
 
 
 def snapshot_lines(n: int) -> Iterator[str]:

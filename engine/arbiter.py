@@ -56,8 +56,9 @@ from engine.clock import ClockState, FlagFell
 from engine.clock_display import LAMPO_COUNTDOWN
 from engine.colour import Colour
 from engine.decisions import Decision, Flag, LampoCountdown
-from engine.events import (ArbiterActed, ButtonPressed, Event, GameStarted, PieceLifted,
-                           PiecePlaced, SnapshotTaken, TraceEnded)
+from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, GameStarted,
+                           PieceLifted, PiecePlaced, SensorsFailed, SensorsRecovered,
+                           SnapshotTaken, TraceEnded)
 from engine.tracking import MaybeBrush
 
 __all__ = ["Arbiter", "Flag"]
@@ -88,6 +89,8 @@ class Arbiter(ArbiterCore):
 
     def feed(self, event: Event) -> list[Decision]:
         """Process one event (its ``t`` never earlier than the last); returns its decisions."""
+        if isinstance(event, DaemonRestarted):
+            return self._on_restart(event)
         self._fire_timers(event.t)
         self._now = max(self._now, event.t)
         if isinstance(event, ButtonPressed) and event.name == "clock":
@@ -95,7 +98,7 @@ class Arbiter(ArbiterCore):
             # tells the clock when the move was complete (completed_at)
             self._clock_poll(min(event.t, max(self.tracking.last_change, self._clock_t)))
         else:
-            self._clock_poll(event.t)
+            self._clock_poll(self._held(event.t))
         if self._clock_mode and not self._clock_started and not (
                 isinstance(event, ArbiterActed) and event.action == "start_clock"):
             # COMP 4.4.2: the arbiter starts the clock; a trace that does not say when starts
@@ -113,7 +116,13 @@ class Arbiter(ArbiterCore):
             self._on_snapshot(event)
         elif isinstance(event, TraceEnded):
             self._fire_timers(event.t, force=True)
-        self._check_time(event.t)
+        elif isinstance(event, SensorsFailed):
+            self._flag(event.t, "sensor_fault", None, "noted",
+                       event.message or "sensors stopped answering: " + " ".join(event.squares))
+        elif isinstance(event, SensorsRecovered):
+            self._flag(event.t, "sensor_fault_cleared", None, "noted",
+                       "sensors answer again: " + " ".join(event.squares))
+        self._check_time(self._held(event.t))
         self._countdown(event.t)
         return self._flush(event.t)
 
@@ -129,7 +138,7 @@ class Arbiter(ArbiterCore):
         falling, a step of the mosse-lampo countdown. Returns the decisions."""
         self._fire_timers(t)
         self._now = max(self._now, t)
-        self._check_time(t)
+        self._check_time(self._held(t))
         self._countdown(t)
         return self._flush(t)
 
@@ -145,7 +154,9 @@ class Arbiter(ArbiterCore):
         if (c is not None and c.flag is None and c.running is not None
                 and c.state in (ClockState.RUNNING, ClockState.CORRECTING)):
             face = c.face(c.running, self._clock_t)
-            times.append(self._clock_t + face.ms / 1000)
+            zero = self._clock_t + face.ms / 1000
+            if not (face.in_lampo and self._held(zero) < zero):  # COMP 5.7: let go by zero
+                times.append(zero)
             if face.in_lampo:
                 for seconds, _ in LAMPO_COUNTDOWN:
                     if seconds and face.ms > seconds * 1000:
@@ -536,6 +547,10 @@ class Arbiter(ArbiterCore):
 
     def _on_snapshot(self, e: SnapshotTaken) -> None:
         t = e.t
+        if (self._started or self.tracking.touches) and set(e.occupied) == self._sensed:
+            # What the board already showed (a snapshot after a restart or a sensor fault, a
+            # piece still in the hand mid-move): no news, nothing to judge (TRACE.md).
+            return
         self._sensed = set(e.occupied)
         num = self._g.number_of_algebraic
         tr = self.tracking

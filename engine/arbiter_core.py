@@ -21,7 +21,7 @@ from engine.decisions import (BoardToFix, ClockChanged, ClockRefused, Decision, 
                               FlagDecided, FlagRaised, GameEnded, MoveCommitted, MoveRetracted,
                               PositionSet)
 from engine.errors import ClockError
-from engine.events import GameStarted
+from engine.events import DaemonRestarted, GameStarted
 from engine.game import Game, GameMark
 from engine.timecontrol import parse_time_control_tag
 from engine.tracking import TurnTracker
@@ -243,6 +243,44 @@ class ArbiterCore:
         c = self._clock
         if c is not None and c.state not in (ClockState.READY, ClockState.STOPPED):
             self._clock_do(t, "stop_both", lambda k, ct: k.stop_both(ct))
+
+    def _held(self, t: float) -> float:
+        """How far the clock may be read at ``t``. COMP 5.7: in mosse lampo the piece must be let
+        go by zero; a move the board shows complete is in time though the clock is pressed
+        after, so while it is shown the clock is read only up to the moment it was let go (its
+        flag falls then only if that moment came after zero)."""
+        c = self._clock
+        if (c is None or not self._clock_mode or c.running is None or c.control.lampo is None
+                or self._pending is not None or self._correcting is not None
+                or not self.tracking.touches):
+            return t
+        if not c.face(c.running, self._clock_t).in_lampo:
+            return t
+        if frozenset(self._sensed) not in self.tracking.after:
+            return t
+        return min(t, max(self.tracking.last_change, self._clock_t))
+
+    def _on_restart(self, e: DaemonRestarted) -> list[Decision]:
+        """TRACE.md ``restart``: the board was away (``down`` s). COMP 7.3-7.4: the clocks stand
+        stopped with the readings of the last line before it, until the arbiter's
+        ``start_clock``; nothing that time would have done while away is done (no settle
+        commit, no flag fall: the players were not playing), except that a move the board
+        showed complete without clock is committed (IT 3.5). The snapshot that follows is
+        checked like any other."""
+        before = self._now
+        self._clock_stop(before)
+        if (not self._clock_mode and self._correcting is None and self._pending is None
+                and self.tracking.touches and frozenset(self._sensed) in self.tracking.after):
+            # IT 3.5: the move on the board was complete when the piece was let go; the settle
+            # timer that would have said so ran out while the board was away.
+            self._complete(self.tracking.last_change, None)
+        away = "unknown time" if e.down is None else f"{e.down:g} s"
+        self._flag(e.t, "restart", None, "noted", f"the board restarted after {away} away; "
+                   "clocks stopped until the arbiter restarts them")
+        self._now = max(self._now, e.t)
+        if self.tracking.touches:
+            self.tracking.last_change = max(self.tracking.last_change, e.t)  # no settle over the gap
+        return self._flush(e.t)
 
     def _clock_reading(self, t: float) -> tuple[float, float] | None:
         c = self._clock

@@ -208,6 +208,11 @@ _COMP: dict[str, tuple[str, Kind, str]] = {
     "move_pressed": ("COMP 4.5", _P, "the move is complete when the player presses his clock"),
     "clock_refused": ("COMP 3.6.1", _P, "the clock refused an operation"),
     "lampo_countdown": ("COMP 5.7", _P, "mosse lampo: the arbiter counts down each move"),
+    # TRACE.md: what the board could not see is told, with no rule article (code BOARD)
+    "sensor_fault": ("BOARD", _N, "the board's sensors stopped answering"),
+    "sensor_fault_cleared": ("BOARD", _N, "the board's sensors answer again"),
+    "restart": ("BOARD", _N, "the board's daemon restarted; clocks stopped until the arbiter "
+                             "restarts them"),
 }
 
 #: Rule sets whose numbers the table holds (``Variant.numbering`` is one of them).
@@ -284,11 +289,12 @@ def kind_of(variant: Variant, key: str) -> Kind:
 
 def _titles() -> dict[str, str]:
     out: dict[str, str] = {}
-    for key, (_, column) in _TABLE.items():
+    for _kind, column in _TABLE.values():
         for numbering, (number, text) in column.items():
             prefixes = ("INT", "BR") if numbering == "INT" else (numbering,)
             for prefix in prefixes:
                 out.setdefault(f"{prefix} {number}", text)
+    out["BOARD"] = "what the board could not see (no rule article, TRACE.md)"
     for c, _, text in _COMP.values():
         out.setdefault(c, text)
     return out

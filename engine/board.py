@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from typing import Iterator, NamedTuple, Sequence
 
-from engine.errors import (AmbiguousMoveError, IllegalMoveError, ImpossiblePositionError,
-                           InvalidFenError, InvalidMoveError, InvalidSquareError, excerpt)
+from engine.errors import (AmbiguousMoveError, IllegalMoveError, InvalidMoveError, InvalidSquareError,
+                           excerpt)
+from engine.fen import Color, fen_runs, parse_fen
 from engine.variants import (ALL_DIRECTIONS, BLACK, FORWARD, ITALIAN, WHITE, CaptureCandidate,
                              Variant, find_variant)
 
-Color = int
+__all__ = ["Board", "Move", "Piece", "Color", "parse_fen"]
 
 
 class Piece(NamedTuple):
@@ -148,14 +149,14 @@ class Board:
         parts = ["W" if self.turn == WHITE else "B"]
         for tag, bb in (("W", self.white), ("B", self.black)):
             items = sorted((g.number_of[b], bool(self.kings >> b & 1)) for b in _bits(bb))
-            parts.append(tag + ",".join(_fen_runs(items, g.algebraic_of if algebraic else None)))
+            parts.append(tag + ",".join(fen_runs(items, g.algebraic_of if algebraic else None)))
         return ":".join(parts)
 
     def copy(self, stack: bool = True) -> "Board":
         b = Board.__new__(Board)
         b.__dict__.update(self.__dict__)
         b.move_stack = list(self.move_stack) if stack else []
-        b._states = list(self._states) if stack else []
+        b._states = list(self._states) if stack else []  # noqa: SLF001 - a Board copying a Board
         return b
 
     def piece_at(self, square: int) -> Piece | None:
@@ -551,95 +552,3 @@ class Board:
 def _is_subsequence(needle: Sequence[int], hay: Sequence[int]) -> bool:
     it = iter(hay)
     return all(any(x == y for y in it) for x in needle)
-
-
-def _fen_runs(items: list[tuple[int, bool]], names: dict[int, str] | None) -> list[str]:
-    out: list[str] = []
-    sq = (lambda n: names[n]) if names else str
-    i = 0
-    while i < len(items):
-        n, king = items[i]
-        if king:
-            out.append(f"K{sq(n)}")
-            i += 1
-            continue
-        j = i
-        while j + 1 < len(items) and not items[j + 1][1] and items[j + 1][0] == items[j][0] + 1:
-            j += 1
-        if names is None and j - i >= 2:
-            out.append(f"{n}-{items[j][0]}")
-            i = j + 1
-        else:
-            out.append(sq(n))
-            i += 1
-    return out
-
-
-def parse_fen(fen: str, variant: Variant) -> tuple[int, int, int, Color]:
-    """(white, black, kings bitboards, side to move) of a PDN FEN. Raises InvalidFenError for bad
-    syntax and ImpossiblePositionError for positions that cannot occur."""
-    g = variant.geometry
-    text = fen.strip().strip('"').strip().rstrip(".")
-    if not text:
-        raise InvalidFenError("empty FEN")
-    fields = [f.strip() for f in text.split(":")]
-    turn_tok = fields[0].upper()
-    if turn_tok not in ("W", "B"):
-        raise InvalidFenError(f"FEN {excerpt(fen)}: side to move must be W or B, not {excerpt(fields[0])}")
-    turn = WHITE if turn_tok == "W" else BLACK
-    bbs = {"W": 0, "B": 0}
-    kings = 0
-    seen_colors: set[str] = set()
-    seen: set[int] = set()
-    for f in fields[1:]:
-        if not f:
-            continue
-        tag = f[0].upper()
-        if tag in ("H", "F") and f[1:].isdigit():
-            if not (f[1:].isascii() and len(f) <= 7):  # '²', Arabic-Indic or absurd numbers
-                raise InvalidFenError(f"FEN {excerpt(fen)}: cannot read field {excerpt(f)}")
-            continue  # half-move clock / move number fields of some writers
-        if tag not in ("W", "B"):
-            raise InvalidFenError(f"FEN {excerpt(fen)}: field {excerpt(f)} must start with W or B")
-        if tag in seen_colors:
-            raise InvalidFenError(f"FEN {excerpt(fen)}: {tag} listed twice")
-        seen_colors.add(tag)
-        body = f[1:].strip()
-        if not body:
-            continue
-        for tok in body.split(","):
-            tok = tok.strip()
-            if not tok:
-                raise InvalidFenError(f"FEN {excerpt(fen)}: empty square in {excerpt(f)}")
-            king = tok[0] in "Kk"
-            if king:
-                tok = tok[1:]
-            try:
-                if "-" in tok:
-                    a, b = tok.split("-", 1)
-                    lo, hi = g.square(a), g.square(b)
-                    if lo > hi:
-                        raise InvalidFenError(f"FEN {excerpt(fen)}: range {excerpt(tok)} goes backwards")
-                    squares = list(range(lo, hi + 1))
-                else:
-                    squares = [g.square(tok)]
-            except InvalidSquareError as exc:
-                raise InvalidFenError(f"FEN {excerpt(fen)}: {exc}") from None
-            except ValueError:
-                raise InvalidFenError(f"FEN {excerpt(fen)}: cannot read square {excerpt(tok)}") from None
-            for n in squares:
-                if n in seen:
-                    raise ImpossiblePositionError(f"FEN {excerpt(fen)}: square {n} occupied twice")
-                seen.add(n)
-                m = 1 << g.bit_of[n]
-                bbs[tag] |= m
-                if king:
-                    kings |= m
-    white, black = bbs["W"], bbs["B"]
-    if white & ~kings & g.promotion_row[WHITE] or black & ~kings & g.promotion_row[BLACK]:
-        raise ImpossiblePositionError(f"FEN {excerpt(fen)}: a man stands on the row where it would be crowned")
-    limit = variant.men_rows * variant.size // 2
-    for name, bb in (("white", white), ("black", black)):
-        if bb.bit_count() > limit:
-            raise ImpossiblePositionError(f"FEN {excerpt(fen)}: {name} has more than {limit} pieces")
-    return white, black, kings, turn

@@ -78,7 +78,7 @@ def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
     else:
         try:
             text = repr(value)
-        except Exception:  # a hostile __repr__ (or a huge int) must not break an error message
+        except Exception:  # noqa: BLE001 - a hostile __repr__ (or a huge int) must not break an error message
             return f"<{type(value).__name__}>"
         if len(text) <= limit:
             return text

@@ -128,7 +128,49 @@ class TraceEnded:
         return {"t": self.t, "type": "end"}
 
 
-Event = Union[PieceLifted, PiecePlaced, SnapshotTaken, ButtonPressed, ArbiterActed, TraceEnded]
+@dataclass(frozen=True, slots=True)
+class SensorsFailed:
+    """The journal's ``fault`` line: the sensors under ``squares`` stopped answering; no lift or
+    place can come from them until :class:`SensorsRecovered`, and nothing is inferred from their
+    silence. ``message`` as the driver said it (``sensor fault: 0x21, squares c3 e3 g3``)."""
+
+    t: float
+    squares: tuple[str, ...]
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"t": self.t, "type": "fault", "squares": sorted(self.squares, key=_square_key),
+                "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class SensorsRecovered:
+    """The journal's ``fault_cleared`` line: the sensors under ``squares`` answer again (a
+    snapshot follows and is checked, TRACE.md)."""
+
+    t: float
+    squares: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"t": self.t, "type": "fault_cleared",
+                "squares": sorted(self.squares, key=_square_key)}
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonRestarted:
+    """The journal's ``restart`` line: the daemon stopped and started again, ``down`` wall-clock
+    seconds later (None: unknown). The clocks stand stopped until the arbiter's ``start_clock``
+    (COMP 7.3-7.4); a snapshot follows and is checked."""
+
+    t: float
+    down: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"t": self.t, "type": "restart", "down": self.down}
+
+
+Event = Union[PieceLifted, PiecePlaced, SnapshotTaken, ButtonPressed, ArbiterActed, TraceEnded,
+              SensorsFailed, SensorsRecovered, DaemonRestarted]
 
 
 def _square_key(name: str) -> tuple[int, str]:

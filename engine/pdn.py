@@ -31,8 +31,8 @@ from typing import Iterator
 from engine.board import Board, Move
 from engine.timecontrol import (format_clock_comment, format_pdn_time, parse_clock_comment,
                                 parse_pdn_time, parse_time_control_tag)
-from engine.errors import (AmbiguousMoveError, DamieraError, IllegalMoveError, InputTooLargeError, InvalidMoveError,
-                           PdnError, excerpt)
+from engine.errors import (AmbiguousMoveError, DamieraError, IllegalMoveError, InputTooLargeError,
+                           InvalidMoveError, PdnError, excerpt)
 from engine.game import Game
 from engine.variants import BLACK, COLOR_NAMES, VARIANTS, WHITE, Variant, find_variant
 
@@ -66,8 +66,8 @@ _SIGN = r"!!|\?\?|!\?|\?!|!|\?"
 _SQUARE = r"(?:[0-9]+|[a-jA-J][0-9]+)"
 # Every repetition below is a plain character class or bounded, so that a 5 MB comment costs a few
 # MB, not a regex backtracking stack per character; a tag's value is scanned by hand
-# (:func:`_tag_value`: with a regex, a 5 MB value cost 1 GB, and one full of ``\"`` 250 MB). Move numbers and NAGs
-# have a few ASCII digits (a number of thousands of digits is not read as one).
+# (:func:`_tag_value`: with a regex, a 5 MB value cost 1 GB, and one full of ``\"`` 250 MB).
+# Move numbers and NAGs have a few ASCII digits (a number of thousands of digits is not read as one).
 _TOKEN = re.compile(rf"""
     (?P<ws>\s+)
   | (?<![^\n])%(?P<escape>[^\n]*)

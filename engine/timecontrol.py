@@ -449,7 +449,7 @@ def format_clock_comment(white_seconds: float, black_seconds: float,
     if running is not None and running not in _SIDE_NAMES:
         raise PdnTimeError(f"running must be 'white', 'black' or None, not {running!r}")
     fields = []
-    for side, seconds in zip(_SIDE_NAMES, (white_seconds, black_seconds)):
+    for side, seconds in zip(_SIDE_NAMES, (white_seconds, black_seconds), strict=True):
         whole = seconds_to_ms(seconds) // 1000
         hours, rest = divmod(whole, 3600)
         if hours > 99:

@@ -20,7 +20,8 @@ from typing import Any, Iterable, Iterator
 from engine.board import parse_fen
 from engine.errors import DamieraError, TraceError, excerpt
 from engine.events import (ARBITER_ACTIONS, BUTTON_NAMES, SIDES, ArbiterActed, ButtonPressed, Event,
-                           GameStarted, PieceLifted, PiecePlaced, SnapshotTaken, TraceEnded)
+                           DaemonRestarted, GameStarted, PieceLifted, PiecePlaced, SensorsFailed,
+                           SensorsRecovered, SnapshotTaken, TraceEnded)
 from engine.variants import Geometry, Variant, find_variant
 
 __all__ = ["read_trace", "parse_trace", "parse_start", "parse_event", "square_name"]
@@ -169,6 +170,17 @@ def parse_event(number: int, obj: dict[str, Any], variant: Variant) -> Event:
         return ArbiterActed(t, action, result, text)
     if kind == "end":
         return TraceEnded(t)
+    if kind in ("fault", "fault_cleared"):
+        squares = tuple(square_name(number, s, g) for s in _key(number, obj, "squares", list))
+        if kind == "fault_cleared":
+            return SensorsRecovered(t, squares)
+        message = _opt(number, obj, "message", str)
+        return SensorsFailed(t, squares, "" if message is None else message)
+    if kind == "restart":
+        down = _opt_number(number, obj, "down")
+        if down is not None and down < 0:
+            raise TraceError(number, "'down' must be a number of seconds >= 0, or null")
+        return DaemonRestarted(t, down)
     if kind is None:
         raise TraceError(number, "missing key 'type'")
     raise TraceError(number, f"unknown event type {excerpt(kind)}")

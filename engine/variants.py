@@ -179,7 +179,10 @@ class DrawRules:
     repetition_includes_turn: bool = True
 
 
-def _endings(*pairs: tuple[tuple[int, int], tuple[int, int]]) -> frozenset[tuple[tuple[int, int], tuple[int, int]]]:
+Material = tuple[tuple[int, int], tuple[int, int]]
+
+
+def _endings(*pairs: Material) -> frozenset[Material]:
     # material as ((kings, men) strong side, (kings, men) weak side); stored both ways round
     out = set()
     for a, b in pairs:

@@ -94,7 +94,7 @@ class SensorRig:
 
     def slide(self, path: Sequence[str], step: float = 0.1) -> None:
         """Slides a piece along ``path`` (logical squares), ``step`` seconds per square."""
-        for src, dst in zip(path, path[1:]):
+        for src, dst in zip(path, path[1:], strict=False):  # consecutive pairs
             self.board.slide_step(src, dst)
             self.run(step)
 

@@ -30,3 +30,33 @@ class BrokenPort:
 
     def close(self) -> None:
         self.is_open = False
+
+
+class BroadcastPort:
+    """The broadcast PC at the other end of the serial link, as the simulator needs it: it keeps
+    the lines the board sends (``lines``, the newest ``keep``) and sends nothing back
+    (``readline`` waits its timeout and returns nothing, like a quiet port). ``loop://`` would
+    echo the board's own journal lines back to it as input."""
+
+    def __init__(self, timeout: float = 0.1, keep: int = 1000) -> None:
+        import collections
+        import threading
+        self.timeout = timeout
+        self.lines: collections.deque[bytes] = collections.deque(maxlen=keep)
+        self._closed = threading.Event()
+        self.is_open = True
+
+    def write(self, data: bytes) -> int:
+        self.lines.append(bytes(data))
+        return len(data)
+
+    def readline(self) -> bytes:
+        self._closed.wait(self.timeout)
+        return b""
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.is_open = False
+        self._closed.set()

@@ -75,7 +75,7 @@ class FakeI2CBus:
         self.removed = False
 
     # -- transactions ------------------------------------------------------------------------
-    def _begin(self, entry: LogEntry, address: int) -> FakeChip:
+    def begin(self, entry: LogEntry, address: int) -> FakeChip:
         if self.logging:
             self.log.append(entry)
         if self.removed:
@@ -95,7 +95,7 @@ class FakeI2CBus:
             raise OSError(errno.EREMOTEIO, os.strerror(errno.EREMOTEIO))
         return chip
 
-    def _end(self) -> None:
+    def end(self) -> None:
         for listener in self.listeners:
             listener()
 
@@ -119,21 +119,21 @@ class FakeSMBus:
     def _chip(self, entry: LogEntry, address: int) -> FakeChip:
         if self.closed:
             raise OSError(errno.EBADF, os.strerror(errno.EBADF))
-        return self._bus._begin(entry, address)
+        return self._bus.begin(entry, address)
 
     def read_byte_data(self, i2c_addr: int, register: int, force: Any = None) -> int:
         chip = self._chip(("read_byte_data", i2c_addr, register), i2c_addr)
         chip.register_access("read_byte_data")
         chip.raw_write(bytes([register]))
         value = chip.raw_read(1)[0]
-        self._bus._end()
+        self._bus.end()
         return value
 
     def write_byte_data(self, i2c_addr: int, register: int, value: int, force: Any = None) -> None:
         chip = self._chip(("write_byte_data", i2c_addr, register, value), i2c_addr)
         chip.register_access("write_byte_data")
         chip.raw_write(bytes([register, value]))
-        self._bus._end()
+        self._bus.end()
 
     def read_i2c_block_data(self, i2c_addr: int, register: int, length: int,
                             force: Any = None) -> list[int]:
@@ -141,7 +141,7 @@ class FakeSMBus:
         chip.register_access("read_i2c_block_data")
         chip.raw_write(bytes([register]))
         values = chip.raw_read(length)
-        self._bus._end()
+        self._bus.end()
         return values
 
     def write_i2c_block_data(self, i2c_addr: int, register: int, data: list[int],
@@ -149,18 +149,18 @@ class FakeSMBus:
         chip = self._chip(("write_i2c_block_data", i2c_addr, register, tuple(data)), i2c_addr)
         chip.register_access("write_i2c_block_data")
         chip.raw_write(bytes([register, *data]))
-        self._bus._end()
+        self._bus.end()
 
     def read_byte(self, i2c_addr: int, force: Any = None) -> int:
         chip = self._chip(("read_byte", i2c_addr), i2c_addr)
         value = chip.raw_read(1)[0]
-        self._bus._end()
+        self._bus.end()
         return value
 
     def write_byte(self, i2c_addr: int, value: int, force: Any = None) -> None:
         chip = self._chip(("write_byte", i2c_addr, value), i2c_addr)
         chip.raw_write(bytes([value]))
-        self._bus._end()
+        self._bus.end()
 
     def i2c_rdwr(self, *i2c_msgs: Any) -> None:
         desc = tuple(("r", m.addr, m.len) if m.flags & I2C_M_RD else ("w", m.addr, tuple(m))
@@ -175,7 +175,7 @@ class FakeSMBus:
                     m.buf[i] = bytes([v])
             else:
                 target.raw_write(bytes(m))
-        self._bus._end()
+        self._bus.end()
 
 
 def wire_bits(entry: LogEntry) -> int:

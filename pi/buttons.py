@@ -1,4 +1,8 @@
-"""The players' controls: one gpiozero ``Button`` per wired control, per side.
+"""The players' controls: one gpiozero input device per wired control, per side.
+
+``DigitalInputDevice`` rather than ``Button``: a ``Button`` keeps a thread per button that wakes
+ten times a second to time "held" presses, which nothing here uses (18 buttons: 180 wake-ups a
+second on an idle Pi, and slow to close). Edges come from the pin backend's own callbacks.
 
 A press puts a :class:`~engine.events.ButtonPressed` on the queue given, stamped with the injected
 clock; that is all the gpiozero callback thread does.
@@ -30,7 +34,7 @@ class ButtonPanel:
     def __init__(self, gpios: Mapping[str, Mapping[str, int]], out: queue.Queue[Any],
                  clock: GameTime | Monotonic, *, t0: float | None = None, pin_factory: Any = None,
                  pull_up: bool = True, bounce_time: float | None = 0.02) -> None:
-        from gpiozero import Button
+        from gpiozero import DigitalInputDevice
         self._out = out
         self.time = as_game_time(clock, t0, default_epoch=0.0)
         self.buttons: dict[tuple[str, str], Any] = {}
@@ -41,9 +45,10 @@ class ButtonPanel:
                 for name, gpio in controls.items():
                     if name not in BUTTON_NAMES:
                         raise ValueError(f"unknown control {name!r}")
-                    button = Button(gpio, pull_up=pull_up, bounce_time=bounce_time or None,
-                                    pin_factory=pin_factory)
-                    button.when_pressed = self._callback(name, side)
+                    button = DigitalInputDevice(gpio, pull_up=pull_up,
+                                                bounce_time=bounce_time or None,
+                                                pin_factory=pin_factory)
+                    button.when_activated = self._callback(name, side)
                     self.buttons[(side, name)] = button
         except Exception:
             self.close()
@@ -58,7 +63,7 @@ class ButtonPanel:
     def is_pressed(self, side: str, name: str) -> bool:
         """Whether that control is held down now (False if it is not wired)."""
         button = self.buttons.get((side, name))
-        return bool(button is not None and button.is_pressed)
+        return bool(button is not None and button.is_active)
 
     def close(self) -> None:
         for button in self.buttons.values():

@@ -12,6 +12,9 @@ from typing import Any
 #: Patterns: (on seconds, off seconds) pairs.
 PATTERNS: dict[str, tuple[tuple[float, float], ...]] = {
     "move": ((0.03, 0.0),),
+    "short": ((0.05, 0.0),),  # a clock cue in the last seconds (COMP 3.6.2 i, 5.7)
+    "long": ((0.6, 0.0),),    # zero: the flag fell, or the lampo countdown's "0"
+    "end": ((0.2, 0.1), (0.4, 0.0)),  # the result is in
     "ok": ((0.06, 0.0),),
     "flag": ((0.08, 0.06), (0.08, 0.0)),
     "error": ((0.12, 0.06), (0.12, 0.06), (0.12, 0.0)),

@@ -241,6 +241,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"time per measurement (above 0, up to {MAX_BENCH_SECONDS:g})")
     s.add_argument("--variant", action="append", help="only these variants (repeatable)")
     s.set_defaults(func=_cmd_bench)
+
+    from pi.run import add_run_parser
+    add_run_parser(sub, _whole)
     return p
 
 

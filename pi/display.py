@@ -126,7 +126,7 @@ class BoardDisplay:
         header = f"move {s.move_number}  {s.side_to_move} to play"
         draw.text((0, 0), self._fit(draw, header, self.small, WIDTH), font=self.small, fill=1)
         for box, (text, running) in zip((WHITE_FACE_BOX, BLACK_FACE_BOX),
-                                        face_texts(s, self.rules)):
+                                        face_texts(s, self.rules), strict=True):
             left, top, right, bottom = box
             if running:
                 draw.rectangle((left, top, right - 1, bottom - 1), fill=1)
@@ -149,8 +149,6 @@ class BoardDisplay:
             pass
 
     def close(self) -> None:
-        """Blank the screen on the way out (errors ignored)."""
-        try:
-            self.clear()
-        except OSError:
-            pass
+        """Leaves the last frame on the glass: the daemon's last word ("stopped") stays readable
+        for the players and the arbiter after the process is gone. (luma's own ``cleanup``
+        would blank it; it is not called.)"""

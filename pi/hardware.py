@@ -188,7 +188,7 @@ class Hardware:
             self.scan_loop.wake()
         return first
 
-    def _interrupt_fired(self) -> None:
+    def interrupt_fired(self) -> None:
         # gpiozero's thread: wake the scan loop when it runs, else tell the caller who scans.
         if self.scan_loop.running:
             self.scan_loop.wake()
@@ -214,7 +214,7 @@ class Hardware:
                 continue
             try:
                 step()
-            except Exception:  # noqa: BLE001 - stopping must go on
+            except Exception:
                 log.exception("stopping %s", name)
 
     def close(self) -> None:
@@ -253,7 +253,7 @@ def build_hardware(wiring: Wiring, out: queue.Queue[Any], clock: GameTime | Mono
     hw = Hardware(wiring, time, bus, lock, scanner, ScanLoop(scanner, lock=lock), out=out)
     try:
         if wiring.interrupt_gpio is not None:
-            hw.interrupt = InterruptLine(wiring.interrupt_gpio, hw._interrupt_fired,
+            hw.interrupt = InterruptLine(wiring.interrupt_gpio, hw.interrupt_fired,
                                          pin_factory=pin_factory)
         if wiring.buttons:
             hw.buttons = ButtonPanel(wiring.buttons, out, time, pin_factory=pin_factory,

@@ -143,7 +143,7 @@ class ScanLoop:
             if out and self.sink is not None:
                 self.sink(out)
             return out
-        except Exception:  # noqa: BLE001 - the loop must survive a bad scan or handler
+        except Exception:
             log.exception("sensor scan failed; pausing %.1f s", ERROR_PAUSE)
             self._pause_until = now + ERROR_PAUSE
             return []

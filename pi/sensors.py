@@ -159,12 +159,12 @@ class SensorScanner:
     # -- state -----------------------------------------------------------------------------
     def physical_occupancy(self) -> frozenset[str]:
         """Debounced occupied squares, physical names, over the chips that answer."""
-        return frozenset(g.squares[b] for g, st in zip(self.groups, self._states)
+        return frozenset(g.squares[b] for g, st in zip(self.groups, self._states, strict=True)
                          for b in _bits(st.stable))
 
     def occupancy(self) -> frozenset[str]:
         """Debounced occupied squares, logical names, over the chips that answer."""
-        return frozenset(names[b] for names, st in zip(self._logical, self._states)
+        return frozenset(names[b] for names, st in zip(self._logical, self._states, strict=True)
                          for b in _bits(st.stable))
 
     @property
@@ -240,7 +240,7 @@ class SensorScanner:
                 return out
             for st in self._states:
                 st.retry_at = now
-        for gi, (group, st) in enumerate(zip(self.groups, self._states)):
+        for gi, (group, st) in enumerate(zip(self.groups, self._states, strict=True)):
             if not st.up and now < st.retry_at:
                 continue
             try:

@@ -42,7 +42,12 @@ def parse_command(line: bytes | str, t: float) -> ButtonPressed:
         raise ValueError(f"unknown button {name!r}")
     if side not in SIDES:
         raise ValueError(f"unknown side {side!r}")
-    extra = set(obj) - {"type", "name", "side", "t"}
+    if "t" in obj:
+        # A command is stamped by the board when it arrives; a line with its own time is one
+        # of the journal lines the board sends (echoed back by the line or a careless PC):
+        # obeying it would play every press twice, and an echo would never end.
+        raise ValueError("a journal line (it has 't'), not a command")
+    extra = set(obj) - {"type", "name", "side"}
     if extra:
         raise ValueError(f"unexpected keys {sorted(extra)}")
     return ButtonPressed(t, name, side)
@@ -142,5 +147,5 @@ class SerialLink:
             self._thread = None
         try:
             self.port.close()
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("serial link: close failed")

@@ -265,3 +265,27 @@ def test_every_decision_has_a_json_form() -> None:
     assert move["side"] == "white" and move["move"]["notation"] == "22-14" and move["pending"]
     raised = next(to_dict(d) for d in out if isinstance(d, FlagRaised))
     assert raised["flag"]["side"] == "white" and raised["flag"]["code"] == "IT 8.1.2"
+
+
+def test_a_clock_that_refuses_an_operation_is_a_decision_not_a_crash(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # COMP 3.6.1: the arbiter checks the clock's state before every operation, so a refusal is
+    # the clock disagreeing with it (a bug, or a clock driven from outside): it must come out as
+    # a ClockRefused decision and the game go on (the move is still complete, COMP 4.5).
+    from engine.arbiter import Arbiter
+    from engine.clock import GameClock
+    from engine.decisions import ClockRefused, MoveCommitted
+    from engine.errors import ClockError
+    from engine.events import ButtonPressed, GameStarted, PieceLifted, PiecePlaced
+
+    def refuse(self, side, t, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise ClockError("the clock is broken")
+
+    monkeypatch.setattr(GameClock, "press", refuse)
+    a = Arbiter(GameStarted("italian", time_control="600"))
+    a.feed(PieceLifted(1.0, "d3"))
+    a.feed(PiecePlaced(1.4, "c4"))
+    out = a.feed(ButtonPressed(2.0, "clock", "white"))
+    refused = [d for d in out if isinstance(d, ClockRefused)]
+    assert refused and refused[0].operation == "press" and refused[0].article == "COMP 3.6.1"
+    assert "broken" in refused[0].reason
+    assert any(isinstance(d, MoveCommitted) for d in out)

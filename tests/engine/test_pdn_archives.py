@@ -30,7 +30,7 @@ def test_archive_is_read_whole(path: Path) -> None:
     expected = json.loads(path.with_suffix(".expected.json").read_text(encoding="utf-8"))
     games = read_pdn(path.read_text(encoding="utf-8"))
     assert len(games) == len(expected["games"])
-    for game, want in zip(games, expected["games"]):
+    for game, want in zip(games, expected["games"], strict=True):
         assert game.variant.name == path.parent.name
         assert [m.move.notation(True) for m in game.moves] == want["moves"]
         assert {str(m.ply): m.nag for m in game.moves if m.nag} == want["nags"]

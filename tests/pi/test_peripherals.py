@@ -150,7 +150,8 @@ def test_parse_command():
                      (b'{"type":"lift","square":"d3"}', "unsupported type"),
                      (b'{"type":"button","name":"undo","side":"white"}', "unknown button"),
                      (b'{"type":"button","name":"clock","side":"red"}', "unknown side"),
-                     (b'{"type":"button","name":"clock","side":"white","x":1}', "unexpected")]:
+                     (b'{"type":"button","name":"clock","side":"white","x":1}', "unexpected"),
+                     (b'{"t":2.5,"type":"button","name":"clock","side":"white"}', "journal line")]:
         with pytest.raises(ValueError, match=why):
             parse_command(bad, 0.0)
 
@@ -193,7 +194,7 @@ def test_a_broken_port_never_raises(caplog):
     with caplog.at_level(logging.WARNING):
         assert link.send(PieceLifted(0.0, "d3")) is False
         assert link.send(PieceLifted(0.0, "d3")) is False
-        link._stop.set()  # so poll() does not wait after the error
+        link.close()  # so poll() does not wait after the error
         assert link.poll() == 0
     assert caplog.text.count("events are not broadcast") == 1
     link.close()

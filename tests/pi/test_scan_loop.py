@@ -70,7 +70,8 @@ def test_the_loop_thread_follows_the_interrupt_line_and_stops_cleanly():
         assert isinstance(press, ButtonPressed) and press.t >= events[-1].t
     finally:
         hw.stop()
-    assert not hw.scan_loop.running and not hw.scan_loop._thread.is_alive()
+    assert not hw.scan_loop.running
+    assert "sensor-scan" not in {t.name for t in threading.enumerate()}
     hw.stop()  # idempotent
 
 
@@ -185,7 +186,9 @@ def test_oled_frames_go_through_the_bus_lock():
     hw.lock.frame = frame
     hw.display.render(DisplayState(white_time=600, black_time=600, running="white"))
     assert frames == [1]
-    hw.stop()  # closing clears the screen: one more frame, also under the lock
+    hw.display.clear()  # a blank frame: also under the lock
+    assert frames == [1, 1]
+    hw.stop()  # the last frame stays on the glass: no frame at close
     assert frames == [1, 1]
 
 

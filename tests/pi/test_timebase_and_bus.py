@@ -100,7 +100,7 @@ def test_managed_bus_reopens_with_doubling_back_off():
         clock.advance(0.001)
         bus.try_reopen()
     # at 0.05, then +0.1, +0.2, +0.3 (the cap), +0.3, ...
-    gaps = [round(b - a, 3) for a, b in zip(opener.attempts, opener.attempts[1:])]
+    gaps = [round(b - a, 3) for a, b in zip(opener.attempts, opener.attempts[1:], strict=False)]
     assert round(opener.attempts[0], 3) == 0.05
     assert gaps[:4] == [0.1, 0.2, 0.3, 0.3]
     fake.restore()

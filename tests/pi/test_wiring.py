@@ -1,7 +1,6 @@
 """Wiring files: the examples load; every malformed file is one clear WiringError line."""
 
 import errno
-import pathlib
 
 import pytest
 

@@ -27,9 +27,9 @@ from pathlib import Path
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent.parent.parent))
 
-from engine.board import Board, Move  # noqa: E402
-from engine.errors import DamieraError  # noqa: E402
-from engine.variants import VARIANTS, Variant  # noqa: E402
+from engine.board import Board, Move
+from engine.errors import DamieraError
+from engine.variants import VARIANTS, Variant
 
 GAME_TYPE = {"italian": "22", "english": "21", "international": "20", "brazilian": "26"}
 SIGNS = ("!", "?", "!!", "??", "!?", "?!")
@@ -43,7 +43,8 @@ def short(board: Board, move: Move) -> str:
     return f"{sq(move.from_square)}{sep}{sq(move.to_square)}"
 
 
-def random_game(v: Variant, rng: random.Random, plies: int, fen: str | None = None) -> tuple[str, list[str], list[str]]:
+def random_game(v: Variant, rng: random.Random, plies: int,
+                fen: str | None = None) -> tuple[str, list[str], list[str]]:
     """(start FEN, moves as written, moves in full path) of a random legal game."""
     b = Board(fen, v)
     start = b.fen()
@@ -193,9 +194,10 @@ def short_capture(v: Variant, rng: random.Random) -> dict[str, tuple[str, dict[s
         if not all(nb.legal_moves for nb in branches):
             continue
         text = short(b, cands[0])
-        head = [f'[GameType "{GAME_TYPE[v.name]}"]', '[SetUp "1"]', f'[FEN "{b.fen(algebraic=v.algebraic_pdn)}"]', ""]
+        head = [f'[GameType "{GAME_TYPE[v.name]}"]', '[SetUp "1"]',
+                f'[FEN "{b.fen(algebraic=v.algebraic_pdn)}"]', ""]
 
-        def write(moves: list[str]) -> str:
+        def write(moves: list[str], head: list[str] = head, b: Board = b) -> str:
             return "\n".join(head + wrap(numbered(v, b.fen(), moves)) + ["*", ""])
 
         # resolved: the reply is legal after one reading only; a few more plies follow

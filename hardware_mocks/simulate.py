@@ -1,0 +1,261 @@
+"""``damiera run --simulate``: the board daemon on the register-level fakes.
+
+:func:`main` (the ``damiera/simulator`` entry point that ``pi.run`` loads) builds a
+:class:`Simulation` — a fake I²C bus behind a :class:`~hardware_mocks.virtual_board.VirtualBoard`
+laid out by the wiring file, gpiozero's ``MockFactory`` for the interrupt line, the buttons and
+the buzzer, luma's ``dummy`` OLED, pyserial's ``loop://`` when the wiring has a serial link —
+and runs the daemon's own :func:`pi.daemon.run_daemon` on it through ``Parts(build=...)``: the
+daemon's code is the same as on the Pi, only the hardware under it is fake.
+
+Without a trace the board is set up in the starting position and the daemon runs in real time
+until SIGTERM/SIGINT (a program can drive ``Simulation.board`` and ``Simulation.factory``).
+With ``--trace`` the virtual board acts the trace out (:mod:`hardware_mocks.trace_player`) on a
+simulated clock, paced by ``--speed`` (``max``: as fast as the CPU goes), and the daemon stops
+when the trace ends. After a crash the same command resumes: the virtual board is put back in
+the physical state of the journal's last line and the rest of the trace is played from there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import queue
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from engine.board import Board
+from engine.errors import DamieraError
+from engine.events import GameStarted
+from engine.errors import TraceError
+from engine.trace import parse_trace
+from engine.variants import find_variant
+from hardware_mocks.clock import FakeClock
+from hardware_mocks.display import dummy_oled
+from hardware_mocks.gpio import mock_factory
+from hardware_mocks.serial import BroadcastPort
+from hardware_mocks.smbus import FakeI2CBus
+from hardware_mocks.terminal import TerminalDisplay
+from hardware_mocks.trace_player import TracePlayer, resume_point
+from hardware_mocks.virtual_board import VirtualBoard
+from pi.config import Config
+from pi.daemon import Parts
+from pi.faults import SensorInterrupt
+from pi.hardware import Hardware, build_hardware
+from pi.journal import JournalError, read_journal
+from pi.statedir import StateDir, StateDirError, resolve_state_dir
+from pi.timebase import GameTime
+from pi.errors import WiringError
+from pi.wiring import Wiring, example_wiring, load_wiring
+
+log = logging.getLogger(__name__)
+
+__all__ = ["main", "Simulation", "SimulateError", "parse_speed", "config_from_start"]
+
+#: Where the simulated clock starts (any value: only differences count).
+SIM_START = 1000.0
+
+
+class SimulateError(DamieraError):
+    """Bad simulator input (speed, trace, wiring): one line, exit 2."""
+
+
+def parse_speed(text: str) -> float | None:
+    """``--speed``: a positive finite factor, or ``max`` (None: no pacing at all)."""
+    if text.strip().lower() == "max":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise SimulateError(f"--speed: expected a positive number or 'max', got {text!r}") \
+            from None
+    if not math.isfinite(value) or value <= 0 or value > 1e6:
+        raise SimulateError(f"--speed: expected a positive number or 'max', got {text!r}")
+    return value
+
+
+def config_from_start(config: Config, start: GameStarted, raw: dict[str, Any],
+                      source: str) -> Config:
+    """The game's settings from a trace's start line (variant, clock, time control, settle,
+    transcription, FEN, tags, site, board) over ``config`` (its state directory stays)."""
+    tags = dict(start.tags)
+    board = raw.get("board")
+    return dataclasses.replace(
+        config, source=source, variant=start.variant, clock=start.clock,
+        time_control=start.time_control, settle=start.settle, transcribed=start.transcribed,
+        fen=start.fen, white=tags.get("white"), black=tags.get("black"),
+        event=tags.get("event"), round=tags.get("round"),
+        site=raw.get("site") if isinstance(raw.get("site"), str) else None,
+        board=board if isinstance(board, int) and not isinstance(board, bool) else None)
+
+
+class _SimOut(queue.Queue[Any]):
+    """The queue the drivers put into: everything goes to the daemon's queue, except the
+    interrupt line's ``SensorInterrupt`` while nobody runs the scan thread (stepped mode): that
+    wakes the scan loop the simulator steps, as the thread would have been woken."""
+
+    def __init__(self, out: queue.Queue[Any]) -> None:
+        super().__init__()
+        self.out = out
+        self.wake: Callable[[], None] | None = None
+
+    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
+        if isinstance(item, SensorInterrupt) and self.wake is not None:
+            self.wake()
+            return
+        self.out.put(item, block, timeout)
+
+
+class _SteppedHardware:
+    """The built :class:`~pi.hardware.Hardware`, started without its scan thread: the scan
+    loop's sink is the daemon's, and the simulator calls ``scan_loop.step()`` itself on the
+    simulated clock. Everything else is the wrapped object's."""
+
+    def __init__(self, hardware: Hardware) -> None:
+        self._hardware = hardware
+
+    def start(self, sink: Any = None) -> list[Any]:
+        first = self._hardware.start(sink=None)
+        self._hardware.scan_loop.sink = sink
+        return first
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._hardware, name)
+
+
+class Simulation:
+    """The fakes for one run of the daemon: ``bus``, ``factory``, ``board`` (set up with
+    ``occupied``), the clock (``clock`` is a FakeClock when ``stepped``, else None and the time
+    is real) and ``hardware`` once :meth:`build` ran (``Parts(build=sim.build)``).
+
+    ``stepped``: no scan thread; whoever drives the simulation calls ``hardware.scan_loop.step``
+    (the trace player). ``terminal``: the OLED's frames are also printed as text lines."""
+
+    def __init__(self, wiring: Wiring, occupied: frozenset[str], *, stepped: bool = False,
+                 terminal: bool = False) -> None:
+        # The mock pins have no contact bounce, and gpiozero measures its bounce time on the
+        # real clock: presses a few simulated ms apart would be dropped at high speed.
+        self.wiring = dataclasses.replace(wiring, button_bounce=0.0)
+        self.occupied = occupied
+        self.stepped = stepped
+        self.terminal = terminal
+        self.clock: FakeClock | None = FakeClock(SIM_START) if stepped else None
+        self.time = GameTime(self.clock) if self.clock is not None else GameTime()
+        self.bus = FakeI2CBus(None)
+        self.factory = mock_factory(pwm=wiring.buzzer_tonal)
+        self.board: VirtualBoard | None = None
+        self.hardware: Hardware | None = None
+
+    def build(self, out: queue.Queue[Any]) -> Any:
+        """``Parts.build``: the daemon's hardware on the fakes, the pieces already set up."""
+        sim_out = _SimOut(out)
+        device = dummy_oled()
+        hw = build_hardware(self.wiring, sim_out, self.time, bus_opener=lambda _b: self.bus.open(),
+                            pin_factory=self.factory, display_device=device,
+                            serial_port=BroadcastPort() if self.wiring.serial is not None else None)
+        if self.terminal and hw.display is not None:
+            hw.display = TerminalDisplay(hw.display.device)
+        pin = (self.factory.pin(self.wiring.interrupt_gpio)
+               if self.wiring.interrupt_gpio is not None else None)
+        self.board = VirtualBoard(self.wiring, self.bus, interrupt_pin=pin)
+        self.board.set_occupied(self.occupied)
+        self.hardware = hw
+        if self.stepped:
+            sim_out.wake = hw.scan_loop.wake
+            return _SteppedHardware(hw)
+        return hw
+
+
+def default_wiring(variant: str) -> Path:
+    """The example wiring for the variant's board: MCP23017s, 8×8 or 10×10."""
+    size = find_variant(variant).size
+    return example_wiring("mcp23017_10x10" if size == 10 else "mcp23017_8x8")
+
+
+def main(*, config: Config, wiring_path: str | None = None, state_dir: str | None = None,
+         trace: str | None = None, speed: str = "1") -> int:
+    """``damiera run --simulate``. Returns the exit status (0). Raises DamieraError (one line,
+    exit 2) for a bad trace, speed, wiring or state directory."""
+    from pi.run import run_board  # the daemon's own runner
+    pace = parse_speed(speed)
+    raw_start: dict[str, Any] = {}
+    events: list[Any] = []
+    if trace is not None:
+        start, events, raw_start = _read_trace(trace)
+        config = config_from_start(config, start, raw_start, trace)
+    try:
+        wiring = load_wiring(wiring_path or default_wiring(config.variant))
+    except (WiringError, FileNotFoundError) as exc:
+        raise SimulateError(str(exc)) from None
+    if wiring.size != find_variant(config.variant).size:
+        raise SimulateError(f"{wiring.source}: a {wiring.size}x{wiring.size} board cannot play "
+                            f"{config.variant}")
+    root = resolve_state_dir(state_dir, config.state_dir)
+    if trace is None:
+        sim = Simulation(wiring, _expected(config))
+        return run_board(config, wiring, root, Parts(build=sim.build))
+    return run_trace(config, wiring, root, events, pace)
+
+
+def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Any],
+              pace: float | None, *, hooks: Mapping[int, Callable[[Simulation], None]] | None = None
+              ) -> int:
+    """Runs the daemon on a simulation acting out ``events`` (resuming the unfinished game of
+    ``root`` where its journal ends). ``hooks``: called with the simulation just before the
+    event of that index is acted (a test's fault injection: ``sim.bus.fail(0x20)``)."""
+    from pi.run import run_board
+    journal = _unfinished_journal(root)
+    point = resume_point(events, journal, _expected(config))
+    sim = Simulation(wiring, point.occupied, stepped=True, terminal=pace is not None)
+    shifted = {i - point.index: f for i, f in (hooks or {}).items() if i >= point.index}
+    player = TracePlayer(sim, events[point.index:], pace=pace, resumed=point.resumed,
+                         resumed_at=point.t,
+                         settle=config.settle, journal=journal or (), hooks=shifted)
+    return run_board(config, wiring, root, Parts(build=sim.build, companion=player.play))
+
+
+def _expected(config: Config) -> frozenset[str]:
+    return Board(config.fen, find_variant(config.variant)).occupied_algebraic()
+
+
+def _read_trace(path: str) -> tuple[GameStarted, list[Any], dict[str, Any]]:
+    import json
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.readlines()
+    except OSError as exc:
+        raise SimulateError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise SimulateError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        start, events = parse_trace(lines)
+    except TraceError as exc:
+        raise SimulateError(f"{path}: {exc}") from None
+    try:
+        raw = json.loads(lines[0])
+    except (ValueError, IndexError):
+        raw = {}
+    return start, events, raw if isinstance(raw, dict) else {}
+
+
+def _unfinished_journal(root: Path) -> tuple[dict[str, Any], ...] | None:
+    """The lines of the unfinished game's journal in ``root`` (a torn last line left out, as
+    the resume drops it), or None: no such game, or a journal the daemon will abandon."""
+    if not Path(root).is_dir():
+        return None
+    try:
+        state = StateDir.open(root)
+    except StateDirError as exc:
+        raise SimulateError(str(exc)) from None
+    try:
+        game = state.unfinished()
+        if game is None:
+            return None
+        try:
+            return read_journal(game.trace).lines
+        except JournalError as exc:
+            log.warning("%s: the daemon will keep it and begin a new game", exc)
+            return None
+    finally:
+        state.close()

@@ -1,0 +1,395 @@
+"""The virtual board acting out a trace under the running daemon, on a simulated clock.
+
+:class:`TracePlayer` is the daemon's companion coroutine (``pi.daemon.Parts.companion``). It
+owns the simulated clock (a :class:`~hardware_mocks.clock.FakeClock`, the daemon's GameTime
+monotonic) and the sensor scan loop, which has no thread in this mode (``_SteppedHardware``).
+
+How time moves: the player jumps the clock from one instant that matters to the next — the
+scan loop's next wake-up (debounce expiry, safety poll, configuration check), the controller's
+next deadline (settle timer, flag fall, lampo countdown), the next trace event — turning the
+real scan loop (``ScanLoop.step``, whose sink is the daemon's inbox) at each, and then yields
+to the event loop until the daemon's own loop has handled what arrived (the same
+``controller.handle``/``tick`` code as on the Pi). A deadline reached wakes that loop with an
+empty input list (a scan with nothing to say). ``pace`` None (``--speed max``): no waiting at
+all; a number: the player sleeps (simulated seconds ÷ pace) before each jump, and moves at most
+0.1 simulated second at a time so the clocks on the screen run smoothly.
+
+How events are acted out: lifts and places as sensor levels on the fake chips
+(``VirtualBoard.lift/place``), buttons as pin edges on the wiring's GPIOs (a control the wiring
+has no pin for goes to the daemon's queue as a ``ButtonPressed``, stamped now, and is logged),
+arbiter actions to the daemon's queue as ``ArbiterActed`` (the daemon's arbiter interface),
+snapshots by setting the whole board then asking the scanner for a snapshot (the board's
+changes are seen as lifts and places first, as the sensors would), ``end`` by letting the
+pending settle timer fire. A sensor reports a level ~30 ms (the debounce) after it changed,
+stamped with the time it first saw it; an event is acted only once every earlier physical
+change has been reported, so the daemon sees them in the trace's order (events closer than the
+debounce are spaced by it; their ``t`` differs by those milliseconds, nothing else).
+A physically impossible event (a lift from an empty square, a place on a full one) cannot be
+acted: it is skipped and logged.
+
+Resume after a crash: :func:`resume_point` walks the trace beside the unfinished game's journal
+and finds the first event the journal does not hold and the board's physical state before it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced,
+                           SnapshotTaken, TraceEnded)
+from hardware_mocks.gpio import tap
+from pi.scan_loop import MAX_SCANS_PER_INSTANT
+
+if TYPE_CHECKING:
+    from hardware_mocks.simulate import Simulation
+    from pi.controller import BoardController
+
+log = logging.getLogger(__name__)
+
+__all__ = ["TracePlayer", "ResumePoint", "resume_point"]
+
+#: Event-loop turns after the inbox is empty: the daemon's loop needs about four (the queue's
+#: getter, asyncio.wait's callback, the loop's task) to handle the input and tick.
+_SETTLE_TURNS = 8
+#: At a finite speed, the clock moves at most this far per step (a smooth clock on screen).
+_FRAME = 0.1
+#: Journal lines the machine adds; a snapshot right after one is the board's check.
+_MACHINE_LINES = ("restart", "fault", "fault_cleared")
+
+
+def _physical_ok(occupied: set[str], event: Any) -> bool:
+    if isinstance(event, PieceLifted):
+        return event.square in occupied
+    if isinstance(event, PiecePlaced):
+        return event.square not in occupied
+    return True
+
+
+def _apply(occupied: set[str], event: Any) -> None:
+    if isinstance(event, PieceLifted):
+        occupied.discard(event.square)
+    elif isinstance(event, PiecePlaced):
+        occupied.add(event.square)
+    elif isinstance(event, SnapshotTaken):
+        occupied.clear()
+        occupied.update(event.occupied)
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where acting the trace (re)starts: ``index`` of the first event to act, the physical
+    ``occupied`` squares (logical names) before it, ``resumed``: a journal was found; ``t``:
+    the trace time of the last event the journal holds (the next ones keep their spacing
+    from it)."""
+
+    index: int
+    occupied: frozenset[str]
+    resumed: bool
+    t: float = 0.0
+
+
+def resume_point(events: Sequence[Any], journal: Sequence[dict[str, Any]] | None,
+                 expected: frozenset[str]) -> ResumePoint:
+    """Without a journal: the board starts as the trace's first snapshot at ``t`` = 0 shows it
+    (that snapshot is then the set-up, not acted), or in the ``expected`` starting position.
+    With the ``journal`` lines of the unfinished game: the trace's events are matched in order
+    with the journal's input lines (the start line, the set-up snapshot, the machine's
+    ``restart``/``fault``/``fault_cleared`` lines and the snapshot checked after each are not
+    inputs; events that cannot be acted produce no line); the first event without its line is
+    where the run goes on, the board as the journal's last line left it."""
+    index = 0
+    occupied = set(expected)
+    if events and isinstance(events[0], SnapshotTaken) and events[0].t == 0:
+        occupied = set(events[0].occupied)
+        index = 1
+    if journal is None:
+        return ResumePoint(index, frozenset(occupied), False)
+    lines = [ln for ln in journal[1:] if isinstance(ln, dict)]
+    inputs: list[dict[str, Any]] = []
+    checking = True  # the first snapshot is the set-up one
+    for line in lines:
+        kind = line.get("type")
+        if kind in _MACHINE_LINES:
+            checking = True
+            continue
+        if kind == "snapshot" and checking:
+            checking = False
+            continue
+        checking = False
+        inputs.append(line)
+    pos = 0
+    while index < len(events) and pos < len(inputs):
+        event = events[index]
+        if not _physical_ok(occupied, event):
+            index += 1
+            continue
+        if isinstance(event, SnapshotTaken):
+            while pos < len(inputs) and inputs[pos].get("type") in ("lift", "place"):
+                _apply_line(occupied, inputs[pos])
+                pos += 1
+            if pos == len(inputs):
+                break  # the board's changes are in, its snapshot is not: act it again
+        line = inputs[pos]
+        if not _matches(event, line):
+            log.warning("journal line %r does not follow the trace (event %d, %r): the rest "
+                        "of the trace is played from there", line, index, event)
+            break
+        _apply(occupied, event)
+        pos += 1
+        index += 1
+    return ResumePoint(index, frozenset(occupied), True, events[index - 1].t if index else 0.0)
+
+
+def _apply_line(occupied: set[str], line: dict[str, Any]) -> None:
+    square = line.get("square")
+    if line.get("type") == "lift":
+        occupied.discard(str(square))
+    else:
+        occupied.add(str(square))
+
+
+def _matches(event: Any, line: dict[str, Any]) -> bool:
+    kind = line.get("type")
+    if isinstance(event, PieceLifted):
+        return kind == "lift" and line.get("square") == event.square
+    if isinstance(event, PiecePlaced):
+        return kind == "place" and line.get("square") == event.square
+    if isinstance(event, ButtonPressed):
+        return kind == "button" and line.get("name") == event.name \
+            and line.get("side") == str(event.side)  # a Colour: "white" / "black"
+    if isinstance(event, ArbiterActed):
+        return kind == "arbiter" and line.get("action") == event.action
+    if isinstance(event, SnapshotTaken):
+        return kind == "snapshot" and frozenset(map(str, line.get("occupied", ()))) \
+            == event.occupied
+    return False
+
+
+class TracePlayer:
+    """Acts ``events`` out on ``sim`` (stepped) under the daemon; see the module docstring.
+    ``pace``: simulated seconds per real second, None for as fast as possible. ``resumed``:
+    the daemon resumed the game of ``journal`` (its lines) after the event at trace time
+    ``resumed_at``: the player restarts a clock that
+    was running, as the arbiter would (COMP 7.3-7.4). ``settle``: the game's settle time (how
+    long ``end`` waits). ``hooks``: called with the simulation before the event of that index
+    (of ``events``) is acted."""
+
+    def __init__(self, sim: Simulation, events: Sequence[Any], *, pace: float | None,
+                 resumed: bool = False, resumed_at: float = 0.0, settle: float = 2.0,
+                 journal: Sequence[dict[str, Any]] = (),
+                 hooks: Mapping[int, Callable[[Simulation], None]] | None = None) -> None:
+        assert sim.clock is not None, "the trace player needs a stepped simulation"
+        self.sim = sim
+        self.clock = sim.clock
+        self.events = list(events)
+        self.pace = pace
+        self.resumed = resumed
+        self.resumed_at = resumed_at
+        self.settle = settle
+        self.journal = list(journal)
+        self.hooks = dict(hooks or {})
+        self.skipped: list[Any] = []
+        self._controller: BoardController | None = None
+        self._inbox: asyncio.Queue[Any] | None = None
+        self._base = 0.0
+
+    # ------------------------------------------------------------------ the companion
+
+    async def play(self, controller: BoardController, inbox: asyncio.Queue[Any]) -> None:
+        """``Parts.companion``: acts the events, then returns (which stops the daemon)."""
+        self._controller, self._inbox = controller, inbox
+        await self._settle_loop()
+        # Clock time of trace t: the game began (or resumed) before the player was called. A
+        # resumed game's t went on by the time away; the trace's events keep their spacing
+        # from the last one journaled (squeezed together they would be other gestures: a
+        # brush is not a piece put down).
+        self._base = self.clock() - (self.resumed_at if self.resumed else controller.now())
+        if self.resumed:
+            self._restart_clock(controller)
+        last_t = controller.now()
+        for i, event in enumerate(self.events):
+            await self._advance_to(self._base + event.t)
+            await self._quiet()
+            hook = self.hooks.get(i)
+            if hook is not None:
+                hook(self.sim)
+                self._turn()
+                await self._settle_loop()
+            if isinstance(event, TraceEnded):
+                await self._end()
+                return
+            await self._act(event)
+            last_t = event.t
+        await self._quiet()
+        await self._advance_to(self._base + last_t)
+
+    def _restart_clock(self, controller: BoardController) -> None:
+        from engine.clock import ClockState
+        session = controller.session
+        if session is None or session.finished:
+            return
+        clock = session.arbiter.clock
+        if clock is None or clock.state != ClockState.STOPPED:
+            return
+        stopped_by_arbiter = False
+        for line in self.journal:
+            if line.get("type") == "arbiter" and line.get("action") in ("start_clock",
+                                                                         "stop_clock"):
+                stopped_by_arbiter = line.get("action") == "stop_clock"
+        if not stopped_by_arbiter:
+            self._put(ArbiterActed(self.sim.time.stamp(), "start_clock"))
+
+    async def _end(self) -> None:
+        """``end``: journaled like the trace's other lines (the arbiter lets a pending settle
+        timer fire there, TRACE.md), then the deadlines still within ``settle`` pass."""
+        controller = self._controller
+        assert controller is not None
+        self._put(TraceEnded(self.sim.time.stamp()))
+        await self._quiet()
+        limit = self.clock() + self.settle + 0.001
+        while True:
+            deadline = controller.next_deadline()
+            if deadline is None or deadline > limit:
+                return
+            await self._advance_to(max(deadline, self.clock()))
+            if controller.next_deadline() == deadline:
+                return  # the deadline did not move: nothing more will happen
+
+    # ------------------------------------------------------------------ acting
+
+    async def _act(self, event: Any) -> None:
+        board = self.sim.board
+        assert board is not None
+        if isinstance(event, (PieceLifted, PiecePlaced)):
+            occupied = set(board.occupied)
+            if not _physical_ok(occupied, event):
+                log.warning("trace event %r cannot be acted on the board (the square is %s): "
+                            "skipped", event, "empty" if isinstance(event, PieceLifted)
+                            else "occupied")
+                self.skipped.append(event)
+                return
+            (board.lift if isinstance(event, PieceLifted) else board.place)(event.square)
+        elif isinstance(event, SnapshotTaken):
+            board.set_occupied(event.occupied)
+            await self._quiet()
+            self.sim_scanner().request_snapshot()
+        elif isinstance(event, ButtonPressed):
+            gpio = self.sim.wiring.buttons.get(event.side, {}).get(event.name)
+            if gpio is None:
+                log.info("no GPIO for %s's %s in the wiring: pressed through the daemon's queue",
+                         event.side, event.name)
+                self._put(ButtonPressed(self.sim.time.stamp(), event.name, event.side))
+            else:
+                tap(self.sim.factory, gpio, self.sim.wiring.button_pull_up)
+        elif isinstance(event, ArbiterActed):
+            if event.action == "restore":
+                await self._put_back()
+            self._put(ArbiterActed(self.sim.time.stamp(), event.action, event.result,
+                                   event.text))
+        else:
+            log.warning("trace event %r is not acted by the simulator", event)
+            return
+        self._turn()
+        await self._settle_loop()
+
+    async def _put_back(self) -> None:
+        """IT 7.8: the arbiter puts the last position back on the board with his hands (the
+        sensors see it), then says so (the ``restore`` action)."""
+        controller, board = self._controller, self.sim.board
+        assert controller is not None and board is not None
+        session = controller.session
+        if session is None:
+            return
+        target = session.arbiter.game.board.occupied_algebraic()
+        gone = sorted(board.occupied - target)
+        back = sorted(target - board.occupied)
+        if gone:
+            board.lift(*gone)
+        if back:
+            board.place(*back)
+        self._turn()
+        await self._quiet()
+
+    def sim_scanner(self) -> Any:
+        hw = self.sim.hardware
+        assert hw is not None
+        return hw.scanner
+
+    def _put(self, item: Any) -> None:
+        assert self._inbox is not None
+        self._inbox.put_nowait(item)
+
+    # ------------------------------------------------------------------ time
+
+    def _turn(self) -> None:
+        """Turns the scan loop while it is due (bounded, as the rig does)."""
+        hw = self.sim.hardware
+        assert hw is not None
+        for _ in range(MAX_SCANS_PER_INSTANT + 1):
+            if not hw.scan_loop.due():
+                return
+            hw.scan_loop.step()
+
+    async def _quiet(self) -> None:
+        """Waits (in simulated time) until every physical change made so far was reported."""
+        board, scanner = self.sim.board, self.sim_scanner()
+        assert board is not None
+        for _ in range(1000):
+            if scanner.occupancy() == board.occupied or scanner.faults:
+                return
+            await self._advance_to(self.sim.hardware.scan_loop.next_wake())  # type: ignore
+        log.warning("the sensors did not settle on the board's pieces")
+
+    async def _advance_to(self, target: float) -> None:
+        """Moves the simulated clock to ``target``, stopping at every scan wake-up and daemon
+        deadline on the way; the daemon handles what each produced before the clock moves on."""
+        controller = self._controller
+        hw = self.sim.hardware
+        assert controller is not None and hw is not None
+        same_instant = 0
+        while True:
+            now = self.clock()
+            nxt = min(target, hw.scan_loop.next_wake())
+            deadline = controller.next_deadline()
+            if deadline is not None:
+                nxt = min(nxt, deadline)
+            if self.pace is not None:
+                nxt = min(nxt, now + _FRAME)
+            if nxt <= now:
+                same_instant += 1
+                if same_instant > 3:  # a deadline that does not move: go on to the next
+                    nxt = min(target, now + 0.001) if target > now else now
+            else:
+                same_instant = 0
+            if self.pace is not None and nxt > now:
+                await asyncio.sleep((nxt - now) / self.pace)
+            self.clock.jump_to(nxt)
+            self._turn()
+            deadline = controller.next_deadline()
+            if deadline is not None and self.clock() >= deadline:
+                self._put([])  # wakes the daemon's loop: it ticks the controller
+            await self._settle_loop()
+            if self.clock() >= target and (same_instant > 3 or not self._due(controller)):
+                return
+
+    def _due(self, controller: BoardController) -> bool:
+        hw = self.sim.hardware
+        assert hw is not None
+        deadline = controller.next_deadline()
+        return hw.scan_loop.due() or (deadline is not None and self.clock() >= deadline)
+
+    async def _settle_loop(self) -> None:
+        """Yields to the event loop until the daemon's loop has handled its inbox."""
+        inbox = self._inbox
+        assert inbox is not None
+        for _ in range(10_000):
+            if inbox.empty():
+                break
+            await asyncio.sleep(0)
+        for _ in range(_SETTLE_TURNS):
+            await asyncio.sleep(0)
+

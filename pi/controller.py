@@ -1,0 +1,427 @@
+"""The board's brain between the drivers and the game: set-up, games one after another, resume.
+
+:class:`BoardController` is synchronous and single-threaded: the daemon's event loop
+(``pi.daemon``) hands it every input — what the sensors report (``PieceLifted``,
+``PiecePlaced``, ``SnapshotTaken``, ``SensorFault``, ``SensorFaultCleared``), the players'
+buttons and serial commands (``ButtonPressed``), the arbiter's actions (``ArbiterActed``) — with
+:meth:`handle`, and calls :meth:`tick` when :meth:`next_deadline` passes. The simulator drives
+the very same object on a simulated clock.
+
+Life of the board:
+
+* **set-up** — no game: the sensed occupancy is compared with the starting position of the
+  configured variant (or the config's FEN). The screen lists the squares to put right (IT 7.1)
+  or says the board is turned the wrong way (IT 7.2); with ``orientation = "auto"`` in the
+  wiring, a board that shows the starting position under another allowed rotation is oriented
+  (``orient``) instead. Once the position is right, a game begins: a new game folder, the
+  journal's start line and a snapshot at ``t`` = 0 (``pi.session``).
+* **play** — every input goes through the game's session: journaled (fsync'd) first, then given
+  to the arbiter; its decisions are shown on the screen, sounded on the buzzer and handed to
+  the listeners (web, broadcast) in order, each with its journal line number.
+* **over** — once the result is in, the screen shows it until the pieces have been taken off
+  and set up again: the next game begins when the starting position shows again after the board
+  has shown something else.
+
+Times: the process's :class:`pi.timebase.GameTime` stamps every event (seconds since its epoch,
+fixed for the life of the process); a game's ``t`` is that minus the game's ``offset``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time as _time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any, Protocol
+
+from engine.board import Board
+from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
+from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
+                              MoveCommitted, MoveRetracted)
+from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
+                           TraceEnded)
+from engine.variants import find_variant
+from pi.config import Config
+from pi.display import DisplayState, face_texts
+from pi.faults import SensorFault, SensorFaultCleared
+from pi.journal import JournalDamagedError, JournalError
+from pi.session import Fed, GameSession
+from pi.statedir import StateDir
+from pi.timebase import GameTime
+
+log = logging.getLogger(__name__)
+
+__all__ = ["BoardController", "Phase", "Screen", "Listener", "Input"]
+
+#: What :meth:`BoardController.handle` takes.
+Input = Any  # PieceLifted | PiecePlaced | SnapshotTaken | SensorFault | SensorFaultCleared | ...
+
+
+class Screen(Protocol):
+    """Where the controller shows its state (the OLED through ``pi.display.BoardDisplay``, the
+    terminal in the simulator). ``show`` is called only when the state changed."""
+
+    def show(self, state: DisplayState) -> None: ...
+
+
+#: Gets every journaled line with what it caused, on the event loop's thread, in order.
+Listener = Callable[[Fed], None]
+
+
+class Phase:
+    SETUP = "setup"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+@dataclass
+class _SetupView:
+    missing: tuple[str, ...] = ()
+    extra: tuple[str, ...] = ()
+    turned: bool = False
+
+
+@dataclass
+class BoardController:
+    """See the module docstring. ``orient(expected)``: asks the sensors to find the board's
+    rotation for the ``expected`` occupancy (``orientation = "auto"``; None when fixed); it may
+    act later (a snapshot follows). ``beep(pattern)``: plays a buzzer pattern (``pi.buzzer``).
+    ``wall()``: Unix time, or None when the wall clock cannot be trusted."""
+
+    config: Config
+    state: StateDir
+    time: GameTime
+    screen: Screen | None = None
+    orient: Callable[[frozenset[str]], None] | None = None
+    beep: Callable[[str], None] | None = None
+    wall: Callable[[], float | None] = _time.time
+    listeners: list[Listener] = field(default_factory=list)
+
+    phase: str = Phase.SETUP
+    session: GameSession | None = None
+    occupied: frozenset[str] = frozenset()
+    faults: dict[int, SensorFault] = field(default_factory=dict)
+    status: str = "starting"
+    _offset: float = 0.0
+    _left_start: bool = False
+    _shown: tuple[Any, ...] | None = None
+    _message: str = ""
+    _cues: CueTracker = field(default_factory=CueTracker)
+    _sensed_once: bool = False
+    _oriented_for: frozenset[str] | None = None
+    _final: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        self.variant = find_variant(self.config.variant)
+        self.expected = Board(self.config.fen, self.variant).occupied_algebraic()
+
+    # ------------------------------------------------------------------ start and stop
+
+    def resume(self) -> str:
+        """At start-up: resumes the unfinished game of the state directory, if any. Returns a
+        line saying what was done (for the log and systemd's STATUS)."""
+        game = self.state.unfinished()
+        if game is None:
+            return self._set_status("waiting for the pieces to be set up")
+        try:
+            session = GameSession.resume(game, wall_now=self.wall())
+        except JournalDamagedError as exc:
+            game.mark_finished(None, abandoned=str(exc))
+            log.error("%s; game %s abandoned, a new game starts at the next set-up", exc, game.id)
+            self._message = f"journal damaged: game {game.id} kept, new game"
+            return self._set_status(f"game {game.id}: journal damaged, kept as it is")
+        except JournalError as exc:
+            log.error("%s", exc)
+            raise
+        self.session = session
+        self._offset = self.time.stamp() - session.last_t
+        if session.finished:
+            self.phase = Phase.OVER
+            session.close()
+            return self._set_status(f"game {game.id} was over ({session.arbiter.game.result})")
+        self.phase = Phase.PLAYING
+        return self._set_status(f"game {game.id} resumed at move "
+                                f"{len(session.arbiter.game.moves) + 1}; clocks stopped "
+                                "until the arbiter restarts them")
+
+    def stop(self) -> None:
+        """Orderly stop: the journal is closed (everything in it is already durable)."""
+        if self.session is not None:
+            self.session.close()
+        self._message = "stopped"
+        self._set_status("stopped")
+        self._refresh(force=True)
+
+    # ------------------------------------------------------------------ inputs
+
+    def handle(self, item: Input | Sequence[Input]) -> None:
+        """One input or a list of them (a scan's outputs), in order. A failing input is logged
+        and contained: the board goes on."""
+        items = item if isinstance(item, (list, tuple)) else (item,)
+        for one in items:
+            try:
+                self._handle_one(one)
+            except JournalError:
+                raise  # nothing may be shown that is not on disk: the daemon stops
+            except Exception:
+                log.exception("input %r failed; the board goes on", one)
+        self._refresh()
+        self._write_files()
+
+    def _write_files(self) -> None:
+        if self.session is not None:
+            try:
+                self.session.write_files()
+            except Exception:
+                log.exception("game files not rewritten; the journal has everything")
+
+    def _handle_one(self, item: Input) -> None:
+        if isinstance(item, SnapshotTaken):
+            self.occupied = item.occupied
+            self._sensed_once = True
+        elif isinstance(item, PieceLifted):
+            self.occupied = self.occupied - {item.square}
+        elif isinstance(item, PiecePlaced):
+            self.occupied = self.occupied | {item.square}
+        if isinstance(item, SensorFault):
+            self.faults[item.address] = item
+            log.warning("%s (%s)", item.message, item.kind)
+        elif isinstance(item, SensorFaultCleared):
+            self.faults.pop(item.address, None)
+            log.info("sensor fault cleared: 0x%02x", item.address)
+        if self.phase == Phase.PLAYING and self.session is not None:
+            self._play(item)
+        else:
+            self._setup()
+
+    def _play(self, item: Input) -> None:
+        session = self.session
+        assert session is not None
+        if isinstance(item, (SensorFault, SensorFaultCleared)):
+            line = item.to_dict()
+            line["t"] = self._game_t(item.t)
+            fed = session.journal_line(line)
+        elif isinstance(item, (PieceLifted, PiecePlaced, SnapshotTaken, ButtonPressed,
+                               ArbiterActed, TraceEnded)):
+            # TraceEnded: only the simulator acting out a trace sends it (TRACE.md ``end``)
+            fed = session.feed(replace(item, t=self._game_t(item.t)))
+        else:
+            log.warning("unknown input %r ignored", item)
+            return
+        self._decided(fed.decisions)
+        self._publish(fed)
+
+    def tick(self) -> None:
+        """Time passed: lets the game act on its deadline (settle timer, flag fall, lampo)."""
+        if self.phase != Phase.PLAYING or self.session is None:
+            return
+        decisions, end = self.session.advance(self.now())
+        self._decided(decisions)
+        if end is not None:  # the game ended by time alone: its ``end`` line
+            self._publish(replace(end, decisions=decisions + end.decisions))
+        self._refresh()
+        self._write_files()
+
+    def next_deadline(self) -> float | None:
+        """Monotonic time at which :meth:`tick` has something to do, None if nothing."""
+        if self.phase != Phase.PLAYING or self.session is None:
+            return None
+        t = self.session.next_deadline()
+        return None if t is None else self.time.epoch + t + self._offset
+
+    def now(self) -> float:
+        """The current game's ``t`` (0 outside a game)."""
+        return max(0.0, self.time.stamp() - self._offset)
+
+    def _game_t(self, stamp: float) -> float:
+        return round(max(0.0, stamp - self._offset), 3)
+
+    # ------------------------------------------------------------------ set-up
+
+    def _setup(self) -> None:
+        if not self._sensed_once:
+            return
+        if self.phase == Phase.OVER:
+            if self.occupied != self.expected:
+                self._left_start = True
+            if not self._left_start:
+                return
+        if self.faults:
+            return  # never begin on a board part of which cannot be seen
+        if self.occupied == self.expected:
+            self._begin()
+            return
+        if (self.orient is not None and self._oriented_for != self.occupied
+                and len(self.occupied) == len(self.expected)):
+            # once per arrangement of the pieces: a snapshot follows if the sensors turned
+            self._oriented_for = self.occupied
+            self.orient(self.expected)
+        mirrored = frozenset(_mirror(s, self.variant.size) for s in self.expected)
+        self._setup_view = _SetupView(
+            tuple(sorted(self.expected - self.occupied, key=_square_key)),
+            tuple(sorted(self.occupied - self.expected, key=_square_key)),
+            self.occupied == mirrored)
+
+    def _begin(self) -> None:
+        if self.session is not None:
+            self.session.close()
+        start = self.config.start_line()
+        session = GameSession.begin(self.state, start, when=datetime.now(timezone.utc),
+                                    board=self.config.board)
+        self.session = session
+        self.phase = Phase.PLAYING
+        self._left_start = False
+        self._oriented_for = None
+        self._message = ""
+        self._cues = CueTracker()
+        self._offset = self.time.stamp()
+        fed = session.feed(SnapshotTaken(0.0, self.occupied))
+        self._publish(Fed(1, session.start_line, None, ()))
+        self._decided(fed.decisions)
+        self._publish(fed)
+        self._set_status(f"game {session.game.id} begun")
+
+    # ------------------------------------------------------------------ decisions
+
+    def _decided(self, decisions: Iterable[Decision]) -> None:
+        for d in decisions:
+            if isinstance(d, FlagRaised):
+                f = d.flag
+                log.info("flag %s %s (%s): %s", f.code, f.status, f.kind, f.text)
+                if f.kind == "irregularity" and f.status == "pending":
+                    opponent = "?" if f.side is None else f.side.opponent.label
+                    self._message = f"{f.code} {f.text}; {opponent}: correct or accept"
+                    self._beep("flag")
+                elif f.code != "BOARD":
+                    self._message = f"{f.code} {f.text}"
+            elif isinstance(d, FlagDecided):
+                self._message = f"{d.flag.code} {d.flag.status}"
+            elif isinstance(d, MoveCommitted):
+                log.info("move %d %s %s (%s)", d.ply, d.side.label, d.notation, d.article)
+                if not d.pending:
+                    self._message = ""
+            elif isinstance(d, MoveRetracted):
+                log.info("move %d retracted (%s)", d.ply, d.article)
+            elif isinstance(d, BoardToFix):
+                self._message = "" if d.cleared else "put right: " + " ".join(d.squares)
+            elif isinstance(d, GameEnded):
+                log.info("result %s: %s (%s)", d.result, d.reason, d.article)
+                self.phase = Phase.OVER
+                self._left_start = self.occupied != self.expected
+                self._final = self.occupied
+                self._message = f"{d.result} {d.reason}"
+                self._beep("end")
+                self._set_status(f"game over {d.result} ({d.reason})")
+
+    def _publish(self, fed: Fed) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(fed)
+            except Exception:
+                log.exception("listener %r failed on line %d; it stays subscribed",
+                              listener, fed.line)
+
+    def _beep(self, pattern: str) -> None:
+        if self.beep is not None:
+            try:
+                self.beep(pattern)
+            except Exception:
+                log.exception("buzzer pattern %s failed", pattern)
+
+    # ------------------------------------------------------------------ the screen
+
+    def display_state(self) -> DisplayState:
+        """What the screen shows now."""
+        message = self._message
+        if self.faults:
+            f = next(iter(self.faults.values()))
+            message = f"{f.message} ({f.kind})"
+        if self.phase == Phase.SETUP or (self.phase == Phase.OVER
+                                         and self.occupied != self._final):
+            # the result stays on the screen until the pieces are moved off the final position
+            view = getattr(self, "_setup_view", _SetupView())
+            if view.turned:
+                message = "IT 7.2 board turned the wrong way"
+            elif view.missing or view.extra:
+                message = ("set up: " + " ".join(f"+{s}" for s in view.missing)
+                           + " " + " ".join(f"-{s}" for s in view.extra)).strip()
+            elif not self.faults:
+                message = "set up the pieces"
+            return DisplayState(message=message[:80], side_to_move="-", move_number=0)
+        session = self.session
+        assert session is not None
+        arbiter = session.arbiter
+        game = arbiter.game
+        clock = arbiter.clock
+        reading = clock.read(self.now()) if clock is not None and _clock_started(clock) else None
+        last = game.moves[-1].notation if game.moves else ""
+        board = arbiter.board
+        return DisplayState(move_number=len(game.moves) // 2 + 1,
+                            side_to_move="-" if game.outcome is not None else
+                            ("white" if board.turn == 0 else "black"),
+                            last_move=last, message=message[:80], clock=reading)
+
+    def _refresh(self, force: bool = False) -> None:
+        state = self.display_state()
+        if self.session is not None and state.clock is not None:
+            for cue in self._cues.update(state.clock):
+                self._cue(cue)
+        drawn = _drawn(state)
+        if self.screen is None or (drawn == self._shown and not force):
+            return  # the reading's time changed, not what the screen shows: no frame
+        self._shown = drawn
+        try:
+            self.screen.show(state)
+        except Exception:
+            log.exception("the screen failed; the game goes on")
+
+    def _cue(self, cue: Cue) -> None:
+        self._beep(cue.buzzer)  # the clock's cues (COMP 3.6.2 i, 5.7): short or long
+
+    def refresh(self) -> None:
+        """Redraws if what the screen shows changed (the clock ticking); call it at
+        :meth:`next_refresh`."""
+        self._refresh()
+
+    def next_refresh(self) -> float | None:
+        """Monotonic time at which the running face shows its next change (COMP 3.6.2 h: a
+        minute while it shows ``h:mm``, a second below ten minutes, a tenth in the last 20 s),
+        or None when no face runs. The cues (COMP 3.6.2 i) fall on such changes."""
+        if self.phase != Phase.PLAYING or self.session is None:
+            return None
+        clock = self.session.arbiter.clock
+        if clock is None or clock.running is None or not _clock_started(clock):
+            return None
+        face = clock.face(clock.running, self.now())
+        rules = DEFAULT_RULES
+        step = (100 if face.ms <= rules.tenths_below_ms or face.in_lampo
+                else 1000 if face.ms <= rules.seconds_below_ms else 60_000)
+        return self.time() + ((face.ms % step) or step) / 1000 + 0.001
+
+    def _set_status(self, text: str) -> str:
+        self.status = text
+        log.info("%s", text)
+        return text
+
+
+def _drawn(state: DisplayState) -> tuple[Any, ...]:
+    """What the screen draws of ``state`` (the faces' texts, not the reading's exact time)."""
+    return (face_texts(state), state.move_number, state.side_to_move, state.last_move,
+            state.message)
+
+
+def _clock_started(clock: Any) -> bool:
+    from engine.clock import ClockState
+    return bool(clock.state != ClockState.READY)
+
+
+def _mirror(name: str, size: int) -> str:
+    """The square seen in a mirror along the files (a board turned by 90° on an 8×8 board shows
+    the starting position mirrored: IT 7.2)."""
+    f = ord(name[0]) - ord("a")
+    return f"{chr(ord('a') + size - 1 - f)}{name[1:]}"
+
+
+def _square_key(name: str) -> tuple[int, str]:
+    return (int(name[1:]), name[0])

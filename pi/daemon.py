@@ -1,0 +1,257 @@
+"""``damiera run``: the board daemon's composition root and its asyncio event loop.
+
+:func:`run_daemon` wires the parts (mopidy's habit: one function builds, starts in order, stops
+in reverse in ``finally``):
+
+1. the state directory (locked: one daemon per directory), the hardware from the wiring file
+   (``pi.hardware.build_hardware``; the simulator passes its fakes through ``parts``), the
+   controller (``pi.controller``) with the OLED as its screen and the buzzer;
+2. resume of an unfinished game (its journal replayed, a ``restart`` line journaled);
+3. the sensors powered up: their first snapshot goes to the controller, then the scan loop's
+   thread hands every later scan to the event loop; buttons and serial commands, stamped on
+   their own threads, arrive on the same queue (:class:`LoopQueue`);
+4. the heap frozen (``gc.freeze()``: a full collection of start-up objects cost 18–43 ms on one
+   event in the arbiter benchmark), READY=1 to systemd;
+5. one loop: the next input, or the controller's deadline (settle timer, flag fall, lampo
+   countdown), or the next visible change of the running clock's face (a minute, a second or
+   a tenth, COMP 3.6.2 h), or the watchdog's ping — whichever comes first. Everything the
+   game does happens on this one thread.
+
+On SIGTERM/SIGINT the loop ends: the controller closes the journal (already durable), the screen
+says "stopped", STOPPING=1, the hardware stops in reverse order.
+
+Blocking work never runs on the loop: scans run on the scan loop's thread, OLED frames on one
+worker thread (:class:`OledScreen`, the newest state only, under the bus lock that gives scans
+priority).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import queue
+import signal
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi.config import Config
+from pi.controller import BoardController, Listener
+from pi.display import BoardDisplay, DisplayState
+from pi.hardware import Hardware
+from pi.notify import Notifier
+from pi.scan_loop import asyncio_sink
+from pi.statedir import StateDir
+from pi.wiring import Wiring
+
+log = logging.getLogger(__name__)
+
+__all__ = ["run_daemon", "LoopQueue", "OledScreen", "Parts", "IDLE"]
+
+#: The longest the loop sleeps with nothing to do (the running clock wakes it when its face
+#: changes: ``BoardController.next_refresh``).
+IDLE = 5.0
+
+
+class LoopQueue(queue.Queue[Any]):
+    """A ``queue.Queue`` whose ``put`` (from gpiozero's or the serial reader's thread) hands the
+    item to the asyncio loop's inbox instead: the drivers keep their plain-queue interface."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, inbox: asyncio.Queue[Any]) -> None:
+        super().__init__()
+        self._loop = loop
+        self._inbox = inbox
+
+    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
+        try:
+            self._loop.call_soon_threadsafe(self._inbox.put_nowait, item)
+        except RuntimeError:  # the loop is closed: the daemon is stopping
+            log.debug("input %r after the loop closed, dropped", item)
+
+
+class OledScreen:
+    """The controller's screen on the OLED: frames are drawn on one worker thread, newest state
+    only (a state that arrives while a frame is on the wire replaces any state still waiting)."""
+
+    def __init__(self, display: BoardDisplay) -> None:
+        self.display = display
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="oled")
+        self._waiting: DisplayState | None = None
+        self._busy = False
+        self.frames = 0
+
+    def show(self, state: DisplayState) -> None:
+        self._waiting = state
+        if not self._busy:
+            self._busy = True
+            self._pool.submit(self._draw)
+
+    def _draw(self) -> None:
+        while True:
+            state, self._waiting = self._waiting, None
+            if state is None:
+                self._busy = False
+                if self._waiting is None:
+                    return
+                self._busy = True
+                continue
+            try:
+                self.display.render(state)
+                self.frames += 1
+            except Exception:
+                log.exception("OLED frame failed")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+
+@dataclass
+class Parts:
+    """What the composition needs besides the config: the hardware builder (real or fakes),
+    where to log the board's state for systemd, and hooks for the simulator and the tests."""
+
+    build: Callable[[queue.Queue[Any]], Hardware]
+    notifier: Notifier = field(default_factory=Notifier)
+    listeners: list[Listener] = field(default_factory=list)
+    #: Called on the loop once the board is ready, with the controller and the inbox; a
+    #: coroutine the daemon awaits beside its loop (the simulator's player); its end stops
+    #: the daemon.
+    companion: Callable[[BoardController, asyncio.Queue[Any]], Any] | None = None
+    wall: Callable[[], float | None] | None = None
+
+
+async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Parts,
+                     stop: asyncio.Event | None = None) -> int:
+    """Runs the board until ``stop`` is set (or SIGTERM/SIGINT, or the companion ends).
+    Returns the exit status (0). Raises the journal's errors when the game cannot be recorded
+    (nothing may be shown that is not on disk: systemd restarts the daemon, which resumes)."""
+    loop = asyncio.get_running_loop()
+    stop = stop if stop is not None else asyncio.Event()
+    inbox: asyncio.Queue[Any] = asyncio.Queue()
+    hardware = parts.build(LoopQueue(loop, inbox))
+    screen = OledScreen(hardware.display) if hardware.display is not None else None
+    beeper = hardware.beeper
+    controller = BoardController(
+        config, state, hardware.time, screen=screen,
+        orient=_orienter(hardware, wiring) if wiring.orientation is None else None,
+        beep=beeper.play if beeper is not None else None,
+        listeners=list(parts.listeners))
+    if parts.wall is not None:
+        controller.wall = parts.wall
+    notifier = parts.notifier
+    installed = _install_signals(loop, stop)
+    companion: asyncio.Task[Any] | None = None
+    try:
+        controller.resume()
+        first = hardware.start(sink=asyncio_sink(loop, inbox.put_nowait))
+        controller.handle(first)
+        if hardware.serial_link is not None:
+            controller.listeners.append(_serial_listener(hardware))
+        gc.collect()
+        gc.freeze()
+        notifier.ready(controller.status)
+        log.info("board ready: %s", controller.status)
+        if parts.companion is not None:
+            companion = asyncio.ensure_future(parts.companion(controller, inbox))
+            companion.add_done_callback(lambda _t: stop.set())
+        await _main_loop(controller, inbox, stop, notifier, loop)
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+        if companion is not None and not companion.done():
+            companion.cancel()
+        notifier.stopping("stopping")
+        try:
+            controller.stop()
+        finally:
+            if screen is not None:
+                screen.close()
+            hardware.stop()
+    if companion is not None and companion.done() and not companion.cancelled():
+        exc = companion.exception()
+        if exc is not None:
+            raise exc
+    return 0
+
+
+async def _main_loop(controller: BoardController, inbox: asyncio.Queue[Any],
+                     stop: asyncio.Event, notifier: Notifier,
+                     loop: asyncio.AbstractEventLoop) -> None:
+    ping = notifier.ping_interval
+    next_ping = loop.time()
+    status = controller.status
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        while not stop.is_set():
+            now = controller.time()
+            wake = now + IDLE
+            for when in (controller.next_deadline(), controller.next_refresh()):
+                if when is not None:
+                    wake = min(wake, when)
+            if ping is not None:
+                wake = min(wake, now + max(0.0, next_ping - loop.time()))
+            getter = asyncio.ensure_future(inbox.get())
+            done, _ = await asyncio.wait({getter, stopping}, timeout=max(0.0, wake - now),
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if getter in done:
+                controller.handle(getter.result())
+                while not inbox.empty():  # everything already waiting, before the timers
+                    controller.handle(inbox.get_nowait())
+            else:
+                getter.cancel()
+            deadline = controller.next_deadline()
+            if deadline is not None and controller.time() >= deadline:
+                controller.tick()
+            controller.refresh()
+            if ping is not None and loop.time() >= next_ping:
+                notifier.watchdog()  # fed only from here: a hung loop is restarted by systemd
+                next_ping = loop.time() + ping
+            if controller.status != status:
+                status = controller.status
+                notifier.status(status)
+    finally:
+        stopping.cancel()
+
+
+def _orienter(hardware: Hardware, wiring: Wiring) -> Callable[[frozenset[str]], None]:
+    """``orientation = "auto"``: the scanner finds the rotation on its own thread; a snapshot in
+    the new orientation follows when it turned."""
+    def orient(expected: frozenset[str]) -> None:
+        future = hardware.scan_loop.submit(lambda s: s.orient(expected, wiring.auto_candidates))
+
+        def done(f: Any) -> None:
+            exc = f.exception()
+            if exc is not None:
+                log.info("orientation not found yet: %s", exc)
+        future.add_done_callback(done)
+    return orient
+
+
+def _serial_listener(hardware: Hardware) -> Listener:
+    """The broadcast PC on the serial line gets every journal line (TRACE.md JSON)."""
+    link = hardware.serial_link
+
+    @dataclass(frozen=True)
+    class _Line:
+        record: dict[str, Any]
+
+        def to_dict(self) -> dict[str, Any]:
+            return self.record
+
+    def send(fed: Any) -> None:
+        if link is not None:
+            link.send(_Line(fed.record))
+    return send
+
+
+def _install_signals(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> list[int]:
+    installed: list[int] = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass  # not the main thread (tests): the caller sets ``stop``
+    return installed

@@ -1,0 +1,122 @@
+"""``damiera run [--config FILE] [--wiring FILE] [--state-dir DIR] [--simulate ...]``.
+
+Reads and checks the config (``pi.config``) and the wiring (``pi.wiring``) before touching
+anything: an error in either is one line on stderr and exit status 2. Then the state directory is
+opened (and locked) and :func:`pi.daemon.run_daemon` runs until SIGTERM/SIGINT.
+
+``--simulate`` runs the same daemon on the register-level fakes. The simulator lives with the
+fakes (``hardware_mocks.simulate``), which ``pi`` never imports: it is found through the
+``damiera.simulator`` entry point of the installed package (pyproject.toml), so the dependency
+rule (``pi`` does not import ``hardware_mocks``) holds in the code as in the imports test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from engine.errors import DamieraError
+from pi.config import Config, ConfigError, load_config
+from pi.daemon import Parts, run_daemon
+from pi.journal import JournalError
+from pi.statedir import StateDir, StateDirError, resolve_state_dir
+from pi.wiring import Wiring, load_wiring
+
+log = logging.getLogger(__name__)
+
+__all__ = ["add_run_parser", "cmd_run", "DEFAULT_WIRING", "DEFAULT_CONFIG"]
+
+DEFAULT_CONFIG = Path("/etc/damiera/damiera.toml")
+DEFAULT_WIRING = Path("/etc/damiera/wiring.toml")
+
+
+class RunError(DamieraError):
+    """A refusal of ``damiera run`` before the board starts (one line, exit 2)."""
+
+
+def add_run_parser(sub: Any, whole: Any) -> None:
+    s = sub.add_parser("run", help="the board daemon (on the Pi, or --simulate on a PC)")
+    s.add_argument("--config", default=None,
+                   help=f"damiera.toml (default {DEFAULT_CONFIG} when it exists, else defaults)")
+    s.add_argument("--wiring", default=None,
+                   help=f"wiring file (default {DEFAULT_WIRING}; with --simulate the 8×8 or "
+                        "10×10 MCP23017 example)")
+    s.add_argument("--state-dir", default=None, help="where games are kept (default: the "
+                   "config's state_dir, $STATE_DIRECTORY, or ./.state)")
+    s.add_argument("--simulate", action="store_true",
+                   help="run on the simulated board (fake I2C bus, gpiozero MockFactory, "
+                        "luma dummy OLED)")
+    s.add_argument("--trace", default=None,
+                   help="with --simulate: act out this trace's physical events (TRACE.md); the "
+                        "game's settings come from its start line; exit when it ends")
+    s.add_argument("--speed", default="1",
+                   help="with --trace: time scale (1 = real time), or 'max' (simulated clock)")
+    s.add_argument("--quiet", action="store_true", help="log warnings only")
+    s.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        stream=sys.stderr)
+    if (args.trace is not None or args.speed != "1") and not args.simulate:
+        raise RunError("--trace and --speed need --simulate")
+    config = _config(args.config)
+    if args.simulate:
+        simulator = _simulator()
+        return int(simulator(config=config, wiring_path=args.wiring, state_dir=args.state_dir,
+                             trace=args.trace, speed=args.speed))
+    wiring = load_wiring(args.wiring or DEFAULT_WIRING)
+    root = resolve_state_dir(args.state_dir, config.state_dir)
+    from pi.hardware import build_hardware
+
+    def build(out: Any) -> Any:
+        return build_hardware(wiring, out, _game_time())
+
+    return run_board(config, wiring, root, Parts(build=build))
+
+
+def run_board(config: Config, wiring: Wiring, root: Any, parts: Parts) -> int:
+    """Opens (and locks) the state directory ``root`` and runs the daemon until it stops.
+    Raises RunError (one line) for a state directory in use or unusable, or a journal that
+    cannot be written."""
+    try:
+        state = StateDir.open(root)
+    except StateDirError as exc:
+        raise RunError(str(exc)) from None
+    try:
+        return asyncio.run(run_daemon(config, wiring, state, parts))
+    except JournalError as exc:
+        raise RunError(f"stopped: {exc}") from None
+    finally:
+        state.close()
+
+
+def _config(path: str | None) -> Config:
+    if path is None:
+        if DEFAULT_CONFIG.exists():
+            path = str(DEFAULT_CONFIG)
+        else:
+            return Config(source="(defaults)")
+    try:
+        return load_config(path)
+    except ConfigError as exc:
+        raise RunError(str(exc)) from None
+
+
+def _game_time() -> Any:
+    from pi.timebase import GameTime
+    return GameTime()
+
+
+def _simulator() -> Any:
+    found = entry_points(group="damiera", name="simulator")
+    for ep in found:
+        return ep.load()
+    raise RunError("--simulate: the simulator is not installed (entry point damiera/simulator "
+                   "of the damiera package; reinstall with pip install -e .)")

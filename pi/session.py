@@ -1,0 +1,283 @@
+"""One game on the board: the write-ahead journal, the arbiter and the game's files, in that order.
+
+:class:`GameSession` is the only way the daemon gives the arbiter an event: the event's TRACE.md
+line is appended to ``STATE/games/<id>/trace.jsonl`` and fsync'd (``pi.journal``) *before* the
+arbiter sees it, so whatever the event causes (a move on the screen, a flag on the web) is on
+disk first. After every decision that changes the record (a move committed or retracted, a flag
+raised or decided, the result) ``game.pdn`` and ``report.json`` are rewritten atomically
+(``pi.statedir.atomic_write``) by :meth:`GameSession.write_files`, which the daemon calls once
+it has shown and published what the input caused; ``report.json`` is exactly the
+``damiera replay --json`` report of the journal, so an arbiter can check one against the other.
+
+Resume (:meth:`GameSession.resume`): the journal of the unfinished game is read (a torn last line
+dropped), every line is fed to a fresh arbiter — the same code path as ``damiera replay`` — and a
+``restart`` line is appended (TRACE.md: ``t`` goes on from the last line plus the wall-clock
+time away, when known). The clocks stand stopped from there until the arbiter's ``start_clock``
+(COMP 7.3–7.4); the sensors' snapshot, fed next by the daemon, is checked against the position
+the journal ends in.
+
+Time: ``t`` is game time in seconds since the start line (the journal's ``t``). The session
+keeps it non-decreasing: an event stamped earlier than the last journaled one (a sensor event
+stamped when first seen, merged after a button press) is journaled at the last ``t``.
+
+Not thread-safe: the daemon's event-loop thread owns it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from engine.arbiter import Arbiter
+from engine.decisions import (Decision, FlagDecided, FlagRaised, GameEnded, MoveCommitted,
+                              MoveRetracted, PositionSet)
+from engine.events import Event, GameStarted
+from engine.replay import Report
+from engine.trace import parse_event, parse_start
+from engine.variants import Variant
+from pi.journal import Journal, Recovered
+from pi.statedir import GameDir, StateDir
+
+log = logging.getLogger(__name__)
+
+__all__ = ["GameSession", "Fed", "RECORD_DECISIONS"]
+
+#: Decisions after which ``game.pdn`` and ``report.json`` are rewritten.
+RECORD_DECISIONS = (MoveCommitted, MoveRetracted, PositionSet, FlagRaised, FlagDecided, GameEnded)
+
+
+@dataclass(frozen=True, slots=True)
+class Fed:
+    """What one journal line did: its ``line`` number (1-based; the web's SSE id, the hall's
+    catch-up key), ``record`` (the TRACE.md object exactly as journaled), the ``event`` given to
+    the arbiter (None for the start line) and the arbiter's ``decisions``."""
+
+    line: int
+    record: dict[str, Any]
+    event: Event | None
+    decisions: tuple[Decision, ...]
+
+
+class GameSession:
+    """A game in progress or resumed. Make one with :meth:`begin` or :meth:`resume`."""
+
+    def __init__(self, game: GameDir, journal: Journal, start: GameStarted,
+                 start_line: dict[str, Any], variant: Variant, arbiter: Arbiter,
+                 last_t: float) -> None:
+        self.game = game
+        self.journal = journal
+        self.start = start
+        self.start_line = start_line
+        self.variant = variant
+        self.arbiter = arbiter
+        self._last_t = last_t
+        self._finished = game.is_finished()
+        self._files_stale = False
+
+    # ------------------------------------------------------------------ making one
+
+    @classmethod
+    def begin(cls, state: StateDir, start_line: dict[str, Any], *,
+              when: datetime | None = None, board: int | None = None) -> GameSession:
+        """A new game: a new folder, the journal with ``start_line`` (TRACE.md's start object;
+        ``id`` and ``started_at`` are filled in here). Raises the journal's and state
+        directory's errors, or ``engine.trace.TraceError`` for a start line the rules refuse."""
+        stamp = when if when is not None else datetime.now(timezone.utc)
+        line = dict(start_line)
+        start, variant = parse_start(1, line)  # refuse a bad start before creating anything
+        game = state.new_game(stamp, board=board)
+        line["id"] = game.id
+        line["started_at"] = stamp.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+        journal = Journal.create(game.trace, line)
+        session = cls(game, journal, start, line, variant, Arbiter(start), 0.0)
+        session._write_files()
+        log.info("game %s begun (%s)", game.id, variant.name)
+        return session
+
+    @classmethod
+    def resume(cls, game: GameDir, *, wall_now: float | None = None) -> GameSession:
+        """The unfinished ``game`` read back from its journal into a fresh arbiter, and a
+        ``restart`` line appended. ``wall_now``: the wall-clock time now (Unix seconds), None
+        when it cannot be trusted (a Pi without a real-time clock before network time); the
+        time away is then unknown (``down`` null). Raises ``pi.journal.JournalDamagedError``
+        (file untouched: the caller abandons the game and begins a new one) or
+        ``JournalError``."""
+        game.remove_stale_temporaries()
+        journal, rec = Journal.resume(game.trace)
+        try:
+            start, variant = parse_start(1, dict(rec.start))
+            arbiter = Arbiter(start)
+            for number, obj in enumerate(rec.lines[1:], start=2):
+                event = parse_event(number, obj, variant)
+                _feed_contained(arbiter, event)
+        except Exception as exc:  # noqa: BLE001 - the journal's form was good, its content is not
+            journal.close()
+            from pi.journal import JournalDamagedError
+            raise JournalDamagedError(rec.path, 0, f"cannot be replayed: {exc}") from None
+        session = cls(game, journal, start, dict(rec.start), variant, arbiter, rec.last_t)
+        outcome = arbiter.game.outcome
+        if outcome is not None:
+            # The result was journaled but the daemon stopped before the ``finished`` marker
+            # (pi.statedir): the game is over, nothing to resume.
+            session._write_files()
+            game.mark_finished(arbiter.game.result)
+            session._finished = True
+            log.info("game %s was over (%s); marked finished", game.id, arbiter.game.result)
+            return session
+        down = _time_away(rec, wall_now)
+        restart = _restart_line(rec.last_t, down)
+        session._append_and_feed(restart)
+        log.info("game %s resumed after %d journal lines (down %s s)", game.id,
+                 len(rec.lines), "unknown" if down is None else f"{down:.1f}")
+        return session
+
+    # ------------------------------------------------------------------ feeding
+
+    @property
+    def last_t(self) -> float:
+        """``t`` of the last journaled line."""
+        return self._last_t
+
+    @property
+    def finished(self) -> bool:
+        """The game has a result (the ``finished`` marker is written)."""
+        return self._finished
+
+    def feed(self, event: Event) -> Fed:
+        """Journals ``event`` (``t`` clamped to the last journaled ``t``), then feeds it to the
+        arbiter; rewrites the game's files when the record changed. Raises
+        ``pi.journal.JournalWriteError`` when the line could not be made durable: then the
+        arbiter has NOT seen the event (nothing is shown that is not on disk)."""
+        return self._append_and_feed(_event_line(event, self._last_t))
+
+    def advance(self, t: float) -> tuple[tuple[Decision, ...], Fed | None]:
+        """Time reached ``t`` with no event (a settle timer, a flag fall, the lampo countdown):
+        the arbiter's decisions, and the ``end`` line journaled when the game ended by time
+        alone. Otherwise nothing is journaled: replaying the journal, the next line's ``t``
+        brings the same decisions."""
+        t = max(t, self._last_t)
+        decisions = _advance_contained(self.arbiter, t)
+        self._after(decisions)
+        end = None
+        if any(isinstance(d, GameEnded) for d in decisions):
+            # The game ended by time alone (a flag fell): journal where, so that a replay of
+            # the journal ends it at the same moment (TRACE.md ``end``).
+            end = self._append_and_feed({"t": _round_t(t), "type": "end"})
+        return decisions, end
+
+    def next_deadline(self) -> float | None:
+        """Game time at which :meth:`advance` has something to do (``Arbiter.next_deadline``)."""
+        if self._finished:
+            return None
+        return self.arbiter.next_deadline()
+
+    def journal_line(self, obj: dict[str, Any]) -> Fed:
+        """Journals a line that is not a player's or sensor's event but goes to the arbiter all
+        the same (``fault``, ``fault_cleared``, ``end``): ``obj`` without ``t`` gets the last
+        ``t``."""
+        line = dict(obj)
+        t = line.get("t")
+        line["t"] = _round_t(max(float(t), self._last_t) if isinstance(t, (int, float))
+                             else self._last_t)
+        return self._append_and_feed(line)
+
+    def _append_and_feed(self, line: dict[str, Any]) -> Fed:
+        event = parse_event(self.journal.line_count + 1, line, self.variant)
+        number = self.journal.append(line)  # durable before anything it causes is seen
+        self._last_t = float(line["t"])
+        decisions = _feed_contained(self.arbiter, event)
+        self._after(decisions)
+        return Fed(number, line, event, decisions)
+
+    def _after(self, decisions: Iterable[Decision]) -> None:
+        ended = None
+        for d in decisions:
+            if isinstance(d, RECORD_DECISIONS):
+                self._files_stale = True
+            if isinstance(d, GameEnded):
+                ended = d
+        if ended is not None and not self._finished:
+            self.write_files()  # the record whole before the game is marked over
+            self.game.mark_finished(ended.result)
+            self._finished = True
+            log.info("game %s ended %s (%s, %s)", self.game.id, ended.result, ended.reason,
+                     ended.article)
+
+    # ------------------------------------------------------------------ files
+
+    def report(self) -> Report:
+        """The TRACE.md report of the game so far."""
+        return Report(self.arbiter.game, self.arbiter.flags)
+
+    def write_files(self) -> None:
+        """Rewrites ``game.pdn`` and ``report.json`` if the record changed since they were last
+        written. The daemon calls it after showing and publishing what an input caused: only
+        the journal must be on disk before that (it holds the truth; these files are derived
+        from it, and cost four fsyncs)."""
+        if self._files_stale:
+            self._write_files()
+
+    def _write_files(self) -> None:
+        self._files_stale = False
+        report = self.report()
+        try:
+            body = report.to_json()
+            self.game.write_pdn(body["pdn"])
+            self.game.write_report(body)
+        except OSError as exc:
+            # The journal holds the truth; the files are derived and rewritten at the next
+            # change. Say so loudly, never stop the game for it.
+            log.error("game %s: cannot rewrite game.pdn/report.json: %s", self.game.id, exc)
+
+    def close(self) -> None:
+        """Brings the files up to date and closes the journal (already durable)."""
+        self.write_files()
+        self.journal.close()
+
+
+# ---------------------------------------------------------------------- helpers
+
+def _round_t(t: float) -> float:
+    """Journal times to the millisecond (the sensors' debounce is 30 ms; JSON stays short)."""
+    return round(t, 3)
+
+
+def _event_line(event: Event, last_t: float) -> dict[str, Any]:
+    line = event.to_dict()
+    line["t"] = _round_t(max(event.t, last_t))
+    return line
+
+
+def _feed_contained(arbiter: Arbiter, event: Event) -> tuple[Decision, ...]:
+    """The arbiter's decisions for ``event``; an exception in it (a bug) is logged with the
+    event and contained, so one bad event never stops the board (mopidy's habit)."""
+    try:
+        return tuple(arbiter.feed(event))
+    except Exception:
+        log.exception("the arbiter failed on %r; event journaled, game goes on", event)
+        return ()
+
+
+def _advance_contained(arbiter: Arbiter, t: float) -> tuple[Decision, ...]:
+    try:
+        return tuple(arbiter.advance(t))
+    except Exception:
+        log.exception("the arbiter failed advancing to t=%s; game goes on", t)
+        return ()
+
+
+def _time_away(rec: Recovered, wall_now: float | None) -> float | None:
+    """Wall-clock seconds between the journal's last write and now, or None when unknown: no
+    trusted wall clock, or it went backwards (a Pi without RTC that booted in 1970)."""
+    if wall_now is None or not math.isfinite(wall_now):
+        return None
+    down = wall_now - rec.mtime
+    return down if 0 <= down < 10 * 365 * 86400 else None
+
+
+def _restart_line(last_t: float, down: float | None) -> dict[str, Any]:
+    from pi.journal import restart_line
+    return restart_line(last_t, down)

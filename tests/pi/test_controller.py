@@ -1,0 +1,221 @@
+"""The board controller without threads: set-up (IT 7.1, 7.2), a game, its end, the next game,
+resume after a crash, sensor faults in the journal, and the screen it shows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.board import Board
+from engine.events import ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
+from hardware_mocks.clock import FakeClock
+from pi.config import Config
+from pi.controller import BoardController, Phase
+from pi.display import DisplayState
+from pi.faults import SensorFault, SensorFaultCleared
+from pi.session import Fed
+from pi.statedir import StateDir
+from pi.timebase import GameTime
+
+INITIAL = Board(None, "italian").occupied_algebraic()
+
+
+class Screen:
+    def __init__(self) -> None:
+        self.shown: list[DisplayState] = []
+
+    def show(self, state: DisplayState) -> None:
+        self.shown.append(state)
+
+
+@pytest.fixture
+def rig(tmp_path: Path):  # type: ignore[no-untyped-def]
+    clock = FakeClock(1000.0)
+    time = GameTime(clock, epoch=900.0)
+    screen = Screen()
+    beeps: list[str] = []
+    published: list[Fed] = []
+    with StateDir.open(tmp_path / "state") as state:
+        c = BoardController(Config(time_control="600", white="Rossi", black="Bianchi"), state,
+                            time, screen=screen, beep=beeps.append, wall=lambda: None,
+                            listeners=[published.append])
+        yield c, clock, time, screen, beeps, published, state
+
+
+def _journal(c: BoardController) -> list[dict[str, object]]:
+    assert c.session is not None
+    return [json.loads(x) for x in c.session.game.trace.read_text().splitlines()]
+
+
+def _stamp(time: GameTime) -> float:
+    return time.stamp()
+
+
+def test_set_up_lists_the_squares_to_put_right_then_begins(rig) -> None:  # type: ignore[no-untyped-def]
+    c, clock, time, screen, _, published, _ = rig
+    c.handle(SnapshotTaken(_stamp(time), INITIAL - {"a6"} | {"b5"}))
+    assert c.phase == Phase.SETUP
+    assert screen.shown[-1].message == "set up: +a6 -b5"  # IT 7.1
+    clock.advance(3.0)
+    c.handle([PieceLifted(_stamp(time), "b5"), PiecePlaced(_stamp(time), "a6")])
+    assert c.phase == Phase.PLAYING
+    lines = _journal(c)
+    assert lines[0]["type"] == "start" and lines[0]["white"] == "Rossi"
+    assert lines[1] == {"t": 0.0, "type": "snapshot",
+                        "occupied": sorted(INITIAL, key=lambda s: (int(s[1:]), s[0]))}
+    assert [f.line for f in published] == [1, 2]
+
+
+def test_a_board_turned_the_wrong_way_is_said(rig) -> None:  # type: ignore[no-untyped-def]
+    c, _, time, screen, _, _, _ = rig
+    mirrored = frozenset(chr(ord("a") + 7 - (ord(s[0]) - ord("a"))) + s[1:] for s in INITIAL)
+    c.handle(SnapshotTaken(_stamp(time), mirrored))
+    assert c.phase == Phase.SETUP
+    assert screen.shown[-1].message == "IT 7.2 board turned the wrong way"
+
+
+def _play_opening(c: BoardController, clock: FakeClock, time: GameTime) -> None:
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    clock.advance(1.0)
+    c.handle(PieceLifted(_stamp(time), "d3"))
+    clock.advance(0.4)
+    c.handle(PiecePlaced(_stamp(time), "c4"))
+    clock.advance(0.6)
+    c.handle(ButtonPressed(_stamp(time), "clock", "white"))
+
+
+def test_a_move_is_journaled_shown_and_published(rig) -> None:  # type: ignore[no-untyped-def]
+    c, clock, time, screen, _, published, _ = rig
+    _play_opening(c, clock, time)
+    assert [x["type"] for x in _journal(c)] == ["start", "snapshot", "lift", "place", "button"]
+    assert _journal(c)[-1]["t"] == 2.0
+    last = screen.shown[-1]
+    assert last.last_move == "22-18" and last.side_to_move == "black"
+    assert last.clock is not None
+    moves = [d for f in published for d in f.decisions if type(d).__name__ == "MoveCommitted"]
+    assert len(moves) == 1 and published[-1].line == 5
+
+
+def test_an_irregularity_prompts_the_opponent_and_beeps(rig) -> None:  # type: ignore[no-untyped-def]
+    c, clock, time, screen, beeps, _, _ = rig
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    clock.advance(1.0)
+    c.handle(PieceLifted(_stamp(time), "d3"))  # touched 22 ...
+    c.handle(PiecePlaced(_stamp(time), "d3"))
+    c.handle(PieceLifted(_stamp(time), "b3"))  # ... moved 21: IT 8.1.3
+    c.handle(PiecePlaced(_stamp(time), "a4"))
+    clock.advance(0.5)
+    c.handle(ButtonPressed(_stamp(time), "clock", "white"))
+    assert "IT 8.1.3" in screen.shown[-1].message
+    assert screen.shown[-1].message.endswith("black: correct or accept")
+    assert "flag" in beeps
+
+
+def test_time_alone_flags_and_ends_the_game(rig) -> None:  # type: ignore[no-untyped-def]
+    c, clock, time, screen, beeps, published, _ = rig
+    _play_opening(c, clock, time)
+    deadline = c.next_deadline()
+    assert deadline == pytest.approx(clock() + 600.0)
+    clock.jump_to(deadline)
+    c.tick()
+    assert c.phase == Phase.OVER
+    assert _journal(c)[-1] == {"t": 602.0, "type": "end"}
+    assert published[-1].record["type"] == "end"
+    assert screen.shown[-1].message.startswith("1-0")
+    assert "long" in beeps  # the clock's zero (COMP 3.6.2 i)
+
+
+def test_the_next_game_begins_once_the_board_is_set_up_again(rig) -> None:  # type: ignore[no-untyped-def]
+    c, clock, time, _, _, _, state = rig
+    _play_opening(c, clock, time)
+    c.handle(ButtonPressed(_stamp(time), "resign", "black"))
+    first = c.session.game.id
+    assert c.phase == Phase.OVER and c.session.game.is_finished()
+    # pieces taken off, then set up again
+    clock.advance(10)
+    c.handle(SnapshotTaken(_stamp(time), frozenset()))
+    assert c.phase == Phase.OVER
+    clock.advance(30)
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    assert c.phase == Phase.PLAYING and c.session.game.id != first
+    assert _journal(c)[1]["t"] == 0.0
+    assert len(state.game_ids()) == 2
+
+
+def test_sensor_faults_reach_the_journal_and_the_screen(rig) -> None:  # type: ignore[no-untyped-def]
+    c, clock, time, screen, _, _, _ = rig
+    _play_opening(c, clock, time)
+    clock.advance(1)
+    c.handle(SensorFault(_stamp(time), 0x21, ("c3", "e3"), "no answer"))
+    assert screen.shown[-1].message.startswith("sensor fault: 0x21, squares c3 e3")
+    clock.advance(2)
+    c.handle([SensorFaultCleared(_stamp(time), 0x21, ("c3", "e3"), "no answer"),
+              SnapshotTaken(_stamp(time), c.occupied)])
+    types = [x["type"] for x in _journal(c)]
+    assert types[-3:] == ["fault", "fault_cleared", "snapshot"]
+    assert _journal(c)[-3]["message"] == "sensor fault: 0x21, squares c3 e3"
+    assert not c.faults
+
+
+def test_resume_after_a_crash(rig, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    c, clock, time, _, _, _, state = rig
+    _play_opening(c, clock, time)
+    game = c.session.game.id
+    c.session.close()  # the process dies here; a new one starts on the same state directory
+    clock2 = FakeClock(50.0)
+    again = BoardController(Config(time_control="600"), state, GameTime(clock2, epoch=0.0),
+                            wall=lambda: None)
+    status = again.resume()
+    assert again.phase == Phase.PLAYING and again.session.game.id == game
+    assert "resumed at move 2" in status
+    assert _journal(again)[-1] == {"t": 2.0, "type": "restart", "down": None}
+    clock2.advance(1.5)
+    after_move = (INITIAL - {"d3"}) | {"c4"}
+    again.handle(SnapshotTaken(again.time.stamp(), after_move))  # the board is as it was
+    assert _journal(again)[-1]["t"] == 3.5
+    clock2.advance(1)
+    again.handle(ArbiterActed(clock2(), "start_clock"))
+    assert again.session.arbiter.clock.running is not None
+
+
+def test_a_damaged_journal_is_abandoned_and_a_new_game_begins(rig) -> None:  # type: ignore[no-untyped-def]
+    c, clock, time, _, _, _, state = rig
+    _play_opening(c, clock, time)
+    old = c.session.game
+    c.session.close()
+    old.trace.write_bytes(old.trace.read_bytes().replace(b'"type": "lift"', b'"type": lift', 1))
+    again = BoardController(Config(), state, time, wall=lambda: None)
+    status = again.resume()
+    assert "journal damaged" in status and again.phase == Phase.SETUP
+    assert old.finished_info()["abandoned"]
+    again.handle(SnapshotTaken(time.stamp(), INITIAL))
+    assert again.phase == Phase.PLAYING and again.session.game.id != old.id
+
+
+def test_auto_orientation_is_asked_once_per_arrangement(tmp_path: Path) -> None:
+    asked: list[frozenset[str]] = []
+    clock = FakeClock(10.0)
+    time = GameTime(clock, epoch=0.0)
+    with StateDir.open(tmp_path / "s") as state:
+        c = BoardController(Config(), state, time, orient=asked.append, wall=lambda: None)
+        turned = frozenset(chr(ord("a") + 7 - (ord(s[0]) - ord("a"))) + s[1:] for s in INITIAL)
+        c.handle(SnapshotTaken(time.stamp(), turned))
+        c.handle(SnapshotTaken(time.stamp(), turned))  # nothing moved: not asked again
+        assert asked == [INITIAL] and c.phase == Phase.SETUP
+        c.handle(SnapshotTaken(time.stamp(), INITIAL))  # the sensors turned: the game begins
+        assert c.phase == Phase.PLAYING
+
+
+def test_a_game_from_the_configs_fen(tmp_path: Path) -> None:
+    fen = "W:W21,22:B5"
+    clock = FakeClock(10.0)
+    time = GameTime(clock, epoch=0.0)
+    with StateDir.open(tmp_path / "s") as state:
+        c = BoardController(Config(fen=fen), state, time, wall=lambda: None)
+        c.handle(SnapshotTaken(time.stamp(), INITIAL))
+        assert c.phase == Phase.SETUP
+        c.handle(SnapshotTaken(time.stamp(), Board(fen, "italian").occupied_algebraic()))
+        assert c.phase == Phase.PLAYING
+        assert _journal(c)[0]["fen"] == fen

@@ -1,0 +1,180 @@
+"""The game session: the journal is written (and fsync'd) before the arbiter sees an event, the
+game's files follow every change of the record, and a resumed game is the replay of its journal
+plus a ``restart`` line (TRACE.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from engine.board import Board
+from engine.decisions import GameEnded, MoveCommitted
+from engine.events import ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
+from engine.replay import replay_lines
+from pi.journal import JournalDamagedError, JournalWriteError
+from pi.session import GameSession
+from pi.statedir import StateDir
+
+START = {"type": "start", "variant": "italian", "fen": None, "clock": True, "transcribed": True,
+         "time_control": "600", "white": "Rossi", "black": "Bianchi"}
+INITIAL = Board(None, "italian").occupied_algebraic()
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> StateDir:
+    with StateDir.open(tmp_path / "state") as sd:
+        yield sd
+
+
+def _opening(session: GameSession) -> list[MoveCommitted]:
+    """IT 22-18 (22 = d3, 18 = c4: IT 2.4), completed by the press (COMP 4.5)."""
+    fed = [session.feed(SnapshotTaken(0.0, INITIAL)),
+           session.feed(PieceLifted(1.0, "d3")), session.feed(PiecePlaced(1.4, "c4")),
+           session.feed(ButtonPressed(2.0, "clock", "white"))]
+    return [d for f in fed for d in f.decisions if isinstance(d, MoveCommitted)]
+
+
+def _journal(session: GameSession) -> list[dict[str, object]]:
+    return [json.loads(line) for line in session.game.trace.read_text().splitlines()]
+
+
+def test_begin_writes_the_start_line_and_the_files(state: StateDir) -> None:
+    session = GameSession.begin(state, START, board=7)
+    lines = _journal(session)
+    assert lines[0]["type"] == "start" and lines[0]["id"] == session.game.id
+    assert "-b07-" in session.game.id and lines[0]["started_at"].endswith("+00:00")
+    assert session.game.pdn.read_text().startswith("[Event")
+    assert json.loads(session.game.report.read_text())["result"] == "*"
+
+
+def test_the_journal_is_durable_before_the_arbiter_sees_the_event(
+        state: StateDir, monkeypatch: pytest.MonkeyPatch) -> None:
+    session = GameSession.begin(state, START)
+    seen: list[int] = []
+    fsyncs: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (fsyncs.append(fd), real_fsync(fd))[1])
+    real_feed = session.arbiter.feed
+
+    def feed(event):  # type: ignore[no-untyped-def]
+        seen.append(len(session.game.trace.read_text().splitlines()))
+        assert fsyncs, "the line was not fsync'd before the arbiter saw it"
+        return real_feed(event)
+
+    monkeypatch.setattr(session.arbiter, "feed", feed)
+    fed = session.feed(SnapshotTaken(0.0, INITIAL))
+    assert fed.line == 2 and seen == [2]
+
+
+def test_a_line_that_cannot_be_written_never_reaches_the_arbiter(
+        state: StateDir, monkeypatch: pytest.MonkeyPatch) -> None:
+    session = GameSession.begin(state, START)
+    session.feed(SnapshotTaken(0.0, INITIAL))
+    calls: list[object] = []
+    monkeypatch.setattr(session.arbiter, "feed", lambda e: calls.append(e) or [])
+
+    def full(fd: int, data: object) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(JournalWriteError, match="NOT recorded.*No space"):
+        session.feed(PieceLifted(1.0, "d3"))
+    assert calls == []
+
+
+def test_times_never_go_backwards(state: StateDir) -> None:
+    session = GameSession.begin(state, START)
+    session.feed(SnapshotTaken(0.0, INITIAL))
+    session.feed(ButtonPressed(5.0, "accomodo", "white"))
+    fed = session.feed(PieceLifted(4.97, "d3"))  # stamped when first seen, merged after
+    assert fed.record["t"] == 5.0 and fed.event is not None and fed.event.t == 5.0
+
+
+def test_files_follow_the_record(state: StateDir) -> None:
+    session = GameSession.begin(state, START)
+    moves = _opening(session)
+    assert [m.notation for m in moves] == ["22-18"]
+    # written when the daemon has shown what happened (only the journal comes first)
+    assert "22-18" not in session.game.pdn.read_text()
+    session.write_files()
+    report = json.loads(session.game.report.read_text())
+    assert [m["notation"] for m in report["moves"]] == ["22-18"]
+    assert "1. 22-18" in session.game.pdn.read_text()
+    # report.json is exactly the replay of the journal (TRACE.md)
+    replayed = replay_lines(session.game.trace.read_text().splitlines()).to_json()
+    assert replayed == report
+
+
+def test_resume_replays_the_journal_and_appends_a_restart(state: StateDir) -> None:
+    session = GameSession.begin(state, START)
+    _opening(session)
+    session.feed(PieceLifted(3.0, "a6"))
+    session.close()
+    mtime = session.game.trace.stat().st_mtime
+    resumed = GameSession.resume(state.unfinished(), wall_now=mtime + 42.0)
+    lines = _journal(resumed)
+    assert lines[-1] == {"t": 45.0, "type": "restart", "down": 42.0}
+    assert [m.notation for m in resumed.arbiter.game.moves] == ["22-18"]
+    assert resumed.arbiter.flags[-1].code == "BOARD"
+    assert resumed.last_t == 45.0
+
+
+def test_resume_without_a_trusted_wall_clock(state: StateDir) -> None:
+    session = GameSession.begin(state, START)
+    _opening(session)
+    session.close()
+    resumed = GameSession.resume(state.unfinished(), wall_now=None)
+    assert _journal(resumed)[-1] == {"t": 2.0, "type": "restart", "down": None}
+
+
+def test_a_torn_last_line_is_dropped_at_resume(state: StateDir) -> None:
+    session = GameSession.begin(state, START)
+    _opening(session)
+    session.close()
+    with open(session.game.trace, "ab") as f:
+        f.write(b'{"t": 3.0, "type": "li')  # the power went mid-write
+    resumed = GameSession.resume(state.unfinished(), wall_now=None)
+    assert [line["type"] for line in _journal(resumed)][-2:] == ["button", "restart"]
+
+
+def test_a_damaged_journal_is_kept_and_refused(state: StateDir) -> None:
+    session = GameSession.begin(state, START)
+    _opening(session)
+    session.close()
+    raw = session.game.trace.read_bytes()
+    damaged = raw.replace(b'"type": "lift"', b'"type": "lift', 1)
+    session.game.trace.write_bytes(damaged)
+    with pytest.raises(JournalDamagedError):
+        GameSession.resume(state.unfinished(), wall_now=None)
+    assert session.game.trace.read_bytes() == damaged
+
+
+def test_a_result_is_marked_finished_and_a_journaled_result_resumes_finished(
+        state: StateDir) -> None:
+    session = GameSession.begin(state, START)
+    _opening(session)
+    fed = session.feed(ButtonPressed(3.0, "resign", "black"))
+    assert any(isinstance(d, GameEnded) for d in fed.decisions)
+    assert session.finished and session.game.is_finished()
+    # a crash between the result and the marker: the replay finds the result
+    session.game.finished_marker.unlink()
+    session.close()
+    resumed = GameSession.resume(state.unfinished(), wall_now=None)
+    assert resumed.finished and resumed.arbiter.game.result == "1-0"
+    assert _journal(resumed)[-1]["type"] == "button"  # no restart line for a game over
+
+
+def test_a_flag_falling_by_time_alone_is_journaled_as_the_end(state: StateDir) -> None:
+    start = dict(START, time_control="5")  # 5 s for the game
+    session = GameSession.begin(state, start)
+    _opening(session)  # White pressed at 2.0; Black's face runs from there
+    deadline = session.next_deadline()
+    assert deadline == pytest.approx(7.0)
+    decisions, end = session.advance(deadline)
+    assert any(isinstance(d, GameEnded) for d in decisions)
+    assert end is not None and end.record == {"t": 7.0, "type": "end"}
+    replayed = replay_lines(session.game.trace.read_text().splitlines())
+    assert replayed.game.result == session.arbiter.game.result == "1-0"
