@@ -25,6 +25,7 @@ from hardware_mocks.display import dummy_oled
 from hardware_mocks.gpio import mock_factory, press, release
 from hardware_mocks.players import physical
 from hardware_mocks.smbus import FakeI2CBus
+from hardware_mocks.serial import BroadcastPort
 from hardware_mocks.virtual_board import VirtualBoard
 from pi.config import Config
 from pi.controller import BoardController
@@ -97,31 +98,6 @@ class TimingScreen:
         self.inner.show(state)
 
 
-class QuietPort:
-    """The broadcast PC's end of the serial link, saying nothing: ``readline`` waits the 0.1 s
-    timeout that ``pi.hardware.open_serial`` gives the real port (pyserial's ``loop://`` would
-    echo the board's own lines back and wake the reader 50 times a second)."""
-
-    def __init__(self, timeout: float = 0.1) -> None:
-        self.timeout = timeout
-        self.sent = 0
-        self._closed = threading.Event()
-
-    def write(self, data: bytes) -> int:
-        self.sent += 1
-        return len(data)
-
-    def readline(self) -> bytes:
-        self._closed.wait(self.timeout)
-        return b""
-
-    def flush(self) -> None:
-        pass
-
-    def close(self) -> None:
-        self._closed.set()
-
-
 class Sim:
     """The fakes behind ``build_hardware`` (as tests/pi/test_daemon.py), starting position set."""
 
@@ -140,7 +116,7 @@ class Sim:
         self.hardware = build_hardware(
             self.wiring, out, GameTime(), bus_opener=lambda _b: self.bus.open(),
             pin_factory=self.factory, display_device=self.oled,
-            serial_port=QuietPort() if self.wiring.serial is not None else None)
+            serial_port=BroadcastPort() if self.wiring.serial is not None else None)
         return self.hardware
 
 
