@@ -33,7 +33,7 @@ def sim_routes(sim: Any, variant: str) -> Any:
         if isinstance(value, int):
             if not 1 <= value <= v.geometry.count:
                 raise _bad(f"no square {value} on a {v.name} board")
-            return v.algebraic(value)
+            return str(v.geometry.algebraic(value))
         if isinstance(value, str) and 2 <= len(value) <= 3:
             f, r = value[0].lower(), value[1:]
             if "a" <= f < chr(ord("a") + v.size) and r.isdigit() and 1 <= int(r) <= v.size:

@@ -97,7 +97,10 @@ class WebServer:
         """Listens on (host, port). ``fallback``: the address is only the default one (with
         --simulate): when it is in use, any free port of the host is taken instead. Raises
         WebError (one line) when the address cannot be had."""
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        # handler_cancellation: a client that goes away ends its SSE handler at once (it would
+        # otherwise hold its place until the next write), freeing its place under the limit
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False,
+                                     handler_cancellation=True)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
         try:
@@ -238,7 +241,6 @@ class WebServer:
         r.add_post("/api/arbiter", self.arbiter_action)
         r.add_post("/api/login", self.login)
         r.add_post("/api/logout", self.logout)
-        r.add_route("OPTIONS", "/{tail:.*}", self.options)
         for method, path, handler, guarded in (routes(self) if routes is not None else []):
             r.add_route(method, path, self._guard(handler) if guarded else handler)
         app.on_response_prepare.append(self._cors)
@@ -247,6 +249,8 @@ class WebServer:
     @web.middleware
     async def _errors(self, request: web.Request, handler: Any) -> web.StreamResponse:
         try:
+            if request.method == "OPTIONS":  # CORS preflight, for GETs only
+                return await self.options(request)
             if request.method == "POST":
                 self._check_same_origin(request)
             response: web.StreamResponse = await handler(request)
@@ -350,14 +354,17 @@ class WebServer:
 
     def state(self, arbiter_view: bool) -> dict[str, Any]:
         c = self.controller
-        if arbiter_view or self.delay <= 0 or self.public_state is None:
-            snap = None if arbiter_view else self.snapshot
-            line = self.last_line
-            if not arbiter_view and self.delay > 0:
-                line = 0
-            return state_dict(c, line, arbiter_view=arbiter_view, snap=snap,
+        if arbiter_view or self.delay <= 0:
+            return state_dict(c, self.last_line, arbiter_view=arbiter_view,
+                              snap=None if arbiter_view else self.snapshot,
                               last_record=self.last_record, flag_lines=self.flag_lines)
-        out = dict(self.public_state)
+        if self.public_state is not None:
+            return dict(self.public_state)
+        # delayed and nothing old enough yet: the game's start, no moves, no flags
+        out = state_dict(c, 0, arbiter_view=False, snap=None, last_record=None, flag_lines={})
+        game = None if c.session is None else c.session.arbiter.game
+        out.update(moves=[], flags=[], result="*", result_reason=None, squares_to_fix=[],
+                   fen=None if game is None else game.start_fen)
         return out
 
     async def api_state(self, request: web.Request) -> web.Response:

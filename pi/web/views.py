@@ -118,7 +118,8 @@ def broadcast_pdn(snap: PublicSnapshot, variant: Any) -> str:
             break
     tags: dict[str, str] = {}
     for name in SEVEN_TAGS:
-        tags[name] = snap.result if name == "Result" else snap.tags.get(name, "?")
+        tags[name] = snap.result if name == "Result" else snap.tags.get(
+            name, "????.??.??" if name == "Date" else "?")
     tags["GameType"] = snap.game_type
     if start is not None:
         fen = Board(start, variant).fen(algebraic=True) if variant.algebraic_pdn else start
