@@ -7,8 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import socket
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
