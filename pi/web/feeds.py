@@ -74,11 +74,11 @@ class Stream:
         while len(self.lines) > self.keep:
             self.lines.popleft()
         self.last = line
-        for client in list(self.clients):
-            for m in messages:
-                client.offer(m)
-            if state is not None:
-                client.offer(state)
+        # one queue item and one write per client for the whole line (not one per event)
+        whole = b"".join(messages) + (state or b"")
+        if whole:
+            for client in list(self.clients):
+                client.offer(whole)
 
     def since(self, after: int) -> list[bytes] | None:
         """The kept messages of the lines after ``after``, or None when some are no longer in
