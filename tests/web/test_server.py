@@ -297,3 +297,29 @@ def test_sse_resume_from_the_journal_when_memory_no_longer_has_it(
     monkeypatch.setattr(server, "replay_journal_events", counted)
     _fresh_moves(tmp_path, keep=1)
     assert len(read) == 1  # the older lines came from the journal file
+
+
+# ---------------------------------------------------------------------- the command line
+
+@pytest.mark.parametrize("value", ["nope", "127.0.0.1:99999", "127.0.0.1:", ":80x"])
+def test_bad_http_option_is_one_line_exit_2(tmp_path: Path, value: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["run", "--simulate", "--http", value, "--state-dir", str(tmp_path / "s")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and "--http" in err
+
+
+def test_http_address_in_use_is_one_line_exit_2(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+    trace = Path(__file__).resolve().parents[1] / "traces" / "italian"
+    sample = sorted(trace.glob("*.jsonl"))[0]
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        rc = cli(["run", "--simulate", "--quiet", "--trace", str(sample), "--speed", "max",
+                  "--http", f"127.0.0.1:{port}", "--state-dir", str(tmp_path / "s")])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "cannot listen" in err
