@@ -19,8 +19,9 @@ run: $(VENV)/.installed
 	$(BIN)/damiera run --simulate --trace pi/samples/italian_sample.jsonl --speed $(SPEED) \
 		--state-dir .state --quiet
 
-# Debian packages the tests use for real: systemd-analyze (the unit's checks).
-SYSTEM_DEPS = systemd-analyze:systemd
+# Debian packages the tests use for real: systemd-analyze (the unit's checks), chromium (the
+# pages in a real browser, tests/web/test_pages.py).
+SYSTEM_DEPS = systemd-analyze:systemd chromium:chromium
 
 system-deps:
 	@for dep in $(SYSTEM_DEPS); do \
