@@ -83,7 +83,7 @@ class WebServer:
         self.last_record: dict[str, Any] | None = None
         self.snapshot: PublicSnapshot | None = None
         self.public_state: dict[str, Any] | None = None
-        self._delayed: deque[tuple[float, int, str | None, list[bytes], dict[str, Any],
+        self._delayed: deque[tuple[float, int, str | None, list[bytes], dict[str, Any] | None,
                                    PublicSnapshot | None]] = deque()
         self._waiting: deque[_Waiting] = deque()
         self.public_snap: PublicSnapshot | None = None
@@ -161,16 +161,21 @@ class WebServer:
         self.last_record = fed.record
         events = line_events(c, fed, self.flag_lines)
         msgs = [encode(fed.line, n, d) for n, d in events]
-        state = state_dict(c, fed.line, arbiter_view=True, snap=None,
-                           last_record=fed.record, flag_lines=self.flag_lines)
-        self.arbiter_stream.publish(game, fed.line, msgs, encode(fed.line, "state", state))
+        state = None
+        if self.arbiter_stream.clients:  # nobody listening: no state built (the board's time)
+            state = encode(fed.line, "state", state_dict(
+                c, fed.line, arbiter_view=True, snap=None, last_record=fed.record,
+                flag_lines=self.flag_lines))
+        self.arbiter_stream.publish(game, fed.line, msgs, state)
         # the public stream: events derived from the broadcast view (held moves stay out)
         prev = self.snapshot
         snap = public_snapshot(c, fed.line, prev)
         self.snapshot = snap
         pub = self._public_events(fed, events, prev, snap)
-        pub_state = state_dict(c, fed.line, arbiter_view=False, snap=snap, last_record=None,
-                               flag_lines=self.flag_lines)
+        pub_state = None
+        if self.delay > 0 or self.public_stream.clients:
+            pub_state = state_dict(c, fed.line, arbiter_view=False, snap=snap, last_record=None,
+                                   flag_lines=self.flag_lines)
         pub_msgs = [encode(fed.line, n, d) for n, d in pub]
         if self.delay > 0:
             self._delayed.append((time.monotonic(), fed.line, game, pub_msgs, pub_state, snap))
@@ -207,10 +212,12 @@ class WebServer:
         return out
 
     def _public_publish(self, line: int, game: str | None, msgs: list[bytes],
-                        state: dict[str, Any], snap: PublicSnapshot | None) -> None:
-        self.public_state = state
+                        state: dict[str, Any] | None, snap: PublicSnapshot | None) -> None:
+        if self.delay > 0:
+            self.public_state = state
         self.public_snap = snap
-        self.public_stream.publish(game, line, msgs, encode(line, "state", state))
+        self.public_stream.publish(game, line, msgs,
+                                   None if state is None else encode(line, "state", state))
 
     async def _release_loop(self) -> None:
         while True:
