@@ -40,9 +40,9 @@ def free_port() -> int:
 class Daemon:
     """``damiera run --simulate --http 127.0.0.1:PORT`` with a config of our own."""
 
-    def __init__(self, root: Path, **config: str) -> None:
+    def __init__(self, root: Path, port: int | None = None, **config: str) -> None:
         self.root = root
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         settings = {"time_control": "600+5", "white": "Ann", "black": "Bob",
                     "event": "Browser test"} | config
@@ -298,3 +298,123 @@ def test_arbiter_login_refused_with_a_wrong_token(page: Any, daemon_factory: Any
     assert page.is_visible("#login-section")
     with pytest.raises(urllib.error.HTTPError):
         d.request("/game.pdn", token=False)
+
+
+def test_live_page_on_a_phone_shows_a_flag_as_it_happens(browser: Any, daemon_factory: Any) -> None:
+    """On a phone-sized screen the board fits the width; a touch-move irregularity (IT 8.1.3)
+    appears on the public page without a reload, and its move is held back from the public until
+    the opponent decides (API.md broadcast policy): the diagram keeps the man on 22."""
+    d = daemon_factory()
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        pg.goto(d.url + "/")
+        pg.wait_for_selector("#board circle.piece")
+        box = pg.locator("#board").bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+        play(d, "-b3", "+b3", "-d3", "+c4")
+        d.request("/api/sim/button", {"name": "clock", "side": "white"})
+        flag = pg.locator('#flags .flag[data-code="IT 8.1.3"]')
+        flag.wait_for(timeout=3000)
+        assert "pending" in flag.text_content()
+        assert "22-18" not in pg.text_content("#moves")
+        assert pg.locator('#board [data-square="d3"] circle.piece.white').count() == 1
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_live_page_reconnects_after_the_daemon_restarts(page: Any, daemon_factory: Any,
+                                                        tmp_path: Path) -> None:
+    """The daemon stops (SIGTERM) and starts again on the same port and state: the page says it
+    is reconnecting, then follows the resumed game with its move neither lost nor repeated."""
+    d = daemon_factory()
+    page.goto(d.url + "/")
+    play(d, "-d3", "+c4")
+    d.request("/api/sim/button", {"name": "clock", "side": "white"})
+    page.wait_for_function("document.querySelector('#moves').textContent.includes('22-18')",
+                           timeout=2000)
+    d.stop()
+    page.wait_for_function("document.querySelector('#conn').textContent.includes('reconnecting')",
+                           timeout=5000)
+    d2 = Daemon(tmp_path, port=d.port)  # the same state directory, config and port
+    try:
+        page.wait_for_function("document.querySelector('#conn').textContent === 'live'",
+                               timeout=20000)
+        page.wait_for_timeout(500)
+        assert page.text_content("#moves").count("22-18") == 1
+        assert page.locator('#board [data-square="c4"] circle.piece.white').count() == 1
+    finally:
+        d2.stop()
+
+
+
+def test_positions_in_the_browser_follow_the_engine(page: Any, daemon_factory: Any) -> None:
+    """board.js against the engine on every scenario trace and the sample game: the report's
+    moves applied in the browser (applyMove: path, captures, crowning) from the start line's
+    position reach the report's final FEN as parseFen reads it (kings, ranges, algebraic
+    squares). Games whose record goes on from a /FEN/ (a kept irregularity changed the board
+    beyond its move) are left out: their moves alone cannot say it. The journal replay
+    (replay.js) of the sample game ends on the same position."""
+    from engine.replay import replay_lines
+    root = Path(__file__).resolve().parents[1]
+    cases = []
+    for path in sorted(root.glob("traces/*/*.jsonl")) + [root.parent / "pi/samples/italian_sample.jsonl"]:
+        lines = path.read_text().splitlines()
+        report = replay_lines(lines).to_json()
+        if "/FEN" in report["pdn"]:
+            continue
+        cases.append({"name": path.name, "start": json.loads(lines[0]), "moves": report["moves"],
+                      "fen": report["fen"], "flags": report["flags"],
+                      "records": [json.loads(line) for line in lines if line.strip()]})
+    assert len(cases) > 150
+    assert any(c["start"]["variant"] == v for c in cases
+               for v in ("italian", "english", "international", "brazilian"))
+    d = daemon_factory()
+    page.goto(d.url + "/")
+    results = page.evaluate("""async (cases) => {
+        const B = await import('/static/board.js'), R = await import('/static/replay.js');
+        const same = (a, b) => JSON.stringify(Object.entries(a).sort()) ===
+                               JSON.stringify(Object.entries(b).sort());
+        return cases.map((c) => {
+            const v = c.start.variant;
+            let pos = c.start.fen ? B.parseFen(v, c.start.fen) : B.initialPosition(v);
+            for (const m of c.moves) pos = B.applyMove(v, pos, m);
+            const want = B.parseFen(v, c.fen);
+            const states = R.replayStates(v, c.records, c.moves, c.flags);
+            return [c.name, same(pos.pieces, want.pieces) && pos.turn === want.turn,
+                    same(states[states.length - 1].pieces, want.pieces)];
+        });
+    }""", cases)
+    assert [name for name, ok, _ in results if not ok] == []
+    sample = [r for r in results if r[0] == "italian_sample.jsonl"]
+    assert sample and sample[0][2]
+
+
+def test_clock_ticks_from_the_reading(page: Any, daemon_factory: Any) -> None:
+    """clockNow: the running side loses the seconds since the reading's server time, the other
+    side and a stopped clock none, never below zero; a browser clock an hour off the board's
+    counts from the reading's arrival instead."""
+    d = daemon_factory()
+    page.goto(d.url + "/")
+    got = page.evaluate("""async () => {
+        const l = await import('/static/live.js');
+        const wall = 1795000000000, perf = 50000;
+        const r = (o) => ({white: 100.0, black: 59.95, running: "white", state: "running",
+                           server_time: (wall - 2500) / 1000, ...o});
+        return [
+            l.clockNow(r({}), perf - 300, perf, wall),
+            l.clockNow(r({running: "black"}), perf - 300, perf, wall),
+            l.clockNow(r({state: "stopped"}), perf - 300, perf, wall),
+            l.clockNow(r({white: 1.0}), perf - 300, perf, wall),
+            l.clockNow(r({server_time: (wall + 3600000) / 1000}), perf - 300, perf, wall),
+            l.clockNow(r({server_time: (wall - 3600000) / 1000}), perf - 300, perf, wall),
+        ];
+    }""")
+    assert got == [{"white": 97500, "black": 59950}, {"white": 100000, "black": 57450},
+                   {"white": 100000, "black": 59950}, {"white": 0, "black": 59950},
+                   {"white": 99700, "black": 59950}, {"white": 99700, "black": 59950}]
