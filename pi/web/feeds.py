@@ -45,11 +45,16 @@ class Client:
         except asyncio.QueueFull:
             self.dropped = True
             log.info("an SSE client fell %d messages behind: dropped", self.queue.maxsize)
-            try:
+            self.close()
+
+    def close(self) -> None:
+        """Ends the client's response: its handler wakes on None (a message dropped if full)."""
+        try:
+            if self.queue.full():
                 self.queue.get_nowait()
-                self.queue.put_nowait(None)  # wakes its handler, which ends the response
-            except (asyncio.QueueEmpty, asyncio.QueueFull):
-                pass
+            self.queue.put_nowait(None)
+        except (asyncio.QueueEmpty, asyncio.QueueFull):
+            pass
 
 
 @dataclass

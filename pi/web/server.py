@@ -127,8 +127,7 @@ class WebServer:
             self._release.cancel()
         for stream in (self.arbiter_stream, self.public_stream):
             for c in list(stream.clients):
-                c.offer(b"")
-                c.queue.put_nowait(None) if not c.queue.full() else None
+                c.close()
         for w in self._waiting:
             if not w.future.done():
                 w.future.cancel()
@@ -498,7 +497,7 @@ class WebServer:
                     msg = await asyncio.wait_for(client.queue.get(), timeout=self.ping)
                 except asyncio.TimeoutError:
                     msg = b": ping\n\n"
-                if msg is None or msg == b"":
+                if msg is None:
                     break
                 await response.write(msg)
         except (ConnectionResetError, asyncio.CancelledError):
