@@ -323,6 +323,13 @@ def test_live_page_on_a_phone_shows_a_flag_as_it_happens(browser: Any, daemon_fa
         assert "pending" in flag.text_content()
         assert "22-18" not in pg.text_content("#moves")
         assert pg.locator('#board [data-square="d3"] circle.piece.white').count() == 1
+        # Black asks for the correction (IT 8.2): the squares to put right are shown
+        d.request("/api/sim/button", {"name": "correct", "side": "black"})
+        pg.wait_for_function("document.querySelector('#message').textContent.includes('put right')",
+                             timeout=3000)
+        fix = set(d.request("/api/state")["squares_to_fix"])
+        assert fix and {e.get_attribute("data-square") for e in
+                        pg.locator("#board g.sq:has(rect.hl-fix)").all()} == fix
         assert errors == []
     finally:
         context.close()

@@ -66,7 +66,11 @@ export function startLive(opts = {}) {
     $("black-name").textContent = `Black: ${m.black || "?"}`;
     $("event").textContent = [m.event, m.round && `round ${m.round}`, m.board && `board ${m.board}`,
       m.variant, m.time_control].filter(Boolean).join(" · ");
-    $("message").textContent = state.message || "";
+    // what the OLED says, then what the board cannot see or wants put right
+    const faults = (state.sensor_faults || []).map((f) => `sensor fault: ${f.message || f.kind}` +
+      (f.squares && f.squares.length ? ` (${f.squares.join(" ")})` : ""));
+    const fix = (state.squares_to_fix || []).length ? [`put right: ${state.squares_to_fix.join(" ")}`] : [];
+    $("message").textContent = [state.message, ...fix, ...faults].filter(Boolean).join(" · ");
     const res = state.result || "*";
     $("result").textContent = res === "*" ? (state.phase === "setup" ? "setting up" : "in play")
       : `${res} — ${RESULT_TEXT[res] || ""}${state.result_reason ? " (" + state.result_reason + ")" : ""}`;
