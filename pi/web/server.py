@@ -180,10 +180,15 @@ class WebServer:
             self._delayed.append((time.monotonic(), fed.line, game, pub_msgs, pub_state, snap))
         else:
             self._public_publish(fed.line, game, pub_msgs, pub_state, snap)
-        if fed.record.get("type") == "arbiter" and self._waiting:
-            w = self._waiting.popleft()
-            if not w.future.done():
-                w.future.set_result(fed)
+        if fed.record.get("type") == "arbiter":
+            # the oldest waiting request for this very action (another source - a trace acted
+            # by the simulator, a serial command - may journal arbiter lines too)
+            for w in self._waiting:
+                if all(fed.record.get(k) == w.action.get(k) for k in ("action", "result", "text")):
+                    self._waiting.remove(w)
+                    if not w.future.done():
+                        w.future.set_result(fed)
+                    break
 
     def _public_events(self, fed: Fed, events: list[tuple[str, dict[str, Any]]],
                        prev: PublicSnapshot | None, snap: PublicSnapshot | None
@@ -555,14 +560,23 @@ class WebServer:
         if c.phase != "playing" or c.session is None:
             raise _http(409, "no game in play")
         future: asyncio.Future[Fed] = asyncio.get_running_loop().create_future()
-        self._waiting.append(_Waiting(body, future))
+        waiting = _Waiting({"action": action, "result": result, "text": text}, future)
+        self._waiting.append(waiting)
         self.inbox.put_nowait(ArbiterActed(c.time.stamp(), action, result, text))
         try:
             fed = await asyncio.wait_for(asyncio.shield(future), timeout=10.0)
         except asyncio.TimeoutError:
             raise _http(503, "the board did not journal the action in time") from None
+        finally:
+            if waiting in self._waiting:  # not journaled (the game ended meanwhile): forgotten
+                self._waiting.remove(waiting)
         return web.json_response({"line": fed.line, "record": fed.record,
                                   "decisions": decisions_json(fed)})
+
+    @property
+    def actions_waiting(self) -> int:
+        """Arbiter requests waiting for their journal line."""
+        return len(self._waiting)
 
     def clock_now(self) -> dict[str, Any] | None:
         return clock_dict(self.controller)

@@ -323,3 +323,17 @@ def test_http_address_in_use_is_one_line_exit_2(tmp_path: Path,
     out, err = capsys.readouterr()
     assert rc == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "cannot listen" in err
+
+
+def test_arbiter_answer_is_its_own_line_when_others_journal_arbiter_lines(rig: Rig) -> None:
+    """Another source's arbiter line (a trace acted by the simulator, a serial command) journaled
+    first does not answer the web's request."""
+    from engine.events import ArbiterActed
+    controller = rig.server.controller
+    assert rig.loop is not None
+    rig.loop.call_soon_threadsafe(rig.server.inbox.put_nowait,
+                                  ArbiterActed(controller.time.stamp(), "note", None, "other"))
+    status, data = rig.json("POST", "/api/arbiter", {"action": "note", "text": "mine"},
+                            token=rig.token)
+    assert status == 200 and data["record"]["text"] == "mine"
+    assert rig.server.actions_waiting == 0
