@@ -99,8 +99,10 @@ class WebServer:
         WebError (one line) when the address cannot be had."""
         # handler_cancellation: a client that goes away ends its SSE handler at once (it would
         # otherwise hold its place until the next write), freeing its place under the limit
+        # shutdown_timeout: a stopping board waits at most 2 s for slow clients (systemd's stop
+        # must not wait on a phone's connection)
         self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False,
-                                     handler_cancellation=True)
+                                     handler_cancellation=True, shutdown_timeout=2.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
         try:

@@ -337,3 +337,19 @@ def test_arbiter_answer_is_its_own_line_when_others_journal_arbiter_lines(rig: R
                             token=rig.token)
     assert status == 200 and data["record"]["text"] == "mine"
     assert rig.server.actions_waiting == 0
+
+
+def test_daemon_stops_promptly_with_live_clients(tmp_path: Path) -> None:
+    rig = Rig(tmp_path).__enter__()
+    clients = [SSE(rig.port), SSE(rig.port, bearer(rig))]
+    for c in clients:
+        assert c.next()[1] == "state"
+    started = time.monotonic()
+    rig.__exit__(None, None, None)
+    assert not rig.thread.is_alive() and rig.error is None
+    assert time.monotonic() - started < 10  # bounded by the 2 s shutdown timeout, not 60 s
+    for c in clients:
+        with pytest.raises((EOFError, OSError)):
+            while True:
+                c.next()
+        c.close()
