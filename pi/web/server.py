@@ -30,6 +30,7 @@ from engine.events import ARBITER_ACTIONS, ArbiterActed
 from pi.session import Fed
 from pi.web import auth
 from pi.web.feeds import Client, Stream, encode, replay_journal_events
+from pi.web.replay import replay_states
 from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, decisions_json,
                           line_events, public_snapshot, state_dict)
 
@@ -249,6 +250,7 @@ class WebServer:
         r.add_get("/broadcast.pdn", self.broadcast)
         r.add_get("/api/trace.jsonl", self.trace)
         r.add_get("/game.pdn", self.game_pdn)
+        r.add_get("/api/replay", self.replay)
         r.add_get("/api/games", self.games)
         r.add_get("/api/games/{id}/{file}", self.game_file)
         r.add_post("/api/arbiter", self.arbiter_action)
@@ -405,6 +407,25 @@ class WebServer:
         text = session.report().pdn()
         return _conditional(request, text.encode(), "application/x-chess-pdn; charset=utf-8",
                             time.time())
+
+    async def replay(self, request: web.Request) -> web.Response:
+        """Arbiter only: the state after each journal line of the current game, computed by a
+        fresh arbiter on a worker thread (``pi.web.replay``)."""
+        await self.require_arbiter(request)
+        session = self.controller.session
+        if session is None:
+            raise _http(404, "no game yet")
+        path = session.game.trace
+
+        def compute() -> list[dict[str, Any]]:
+            text = _whole_lines(_read(path)).decode("utf-8")
+            return replay_states(text.splitlines())
+
+        try:
+            states = await asyncio.get_running_loop().run_in_executor(None, compute)
+        except ValueError as exc:  # a journal the reader refuses (damaged by hand): say so
+            raise _http(409, f"the journal cannot be replayed: {exc}") from None
+        return web.json_response({"game_id": session.game.id, "states": states})
 
     async def trace(self, request: web.Request) -> web.StreamResponse:
         arbiter_view = await self.is_arbiter(request)

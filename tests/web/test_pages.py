@@ -277,6 +277,15 @@ def test_arbiter_reviews_a_flag_and_acts(page: Any, daemon_factory: Any) -> None
     assert "line 1/" in page.text_content("#replay-step")
     page.click("#replay-next")
     assert "snapshot" in page.text_content("#replay-step")
+    # ... with the arbiter's own state after each line (GET /api/replay, the engine's view):
+    # at the line of the press the irregularity waits for Black's decision
+    press = next(i for i, r in enumerate(d.journal(), start=1)
+                 if r.get("type") == "button" and r.get("name") == "clock")
+    for _ in range(press - 2):
+        page.click("#replay-next")
+    step = page.text_content("#replay-step")
+    assert f"line {press}/" in step and "awaiting the opponent's decision" in step
+    assert "IT 8.1.3 pending" in step
     # an action from the console reaches the journal
     page.fill("#note-text", "players warned about touching")
     page.click("#action-note")

@@ -353,3 +353,26 @@ def test_daemon_stops_promptly_with_live_clients(tmp_path: Path) -> None:
             while True:
                 c.next()
         c.close()
+
+
+def test_replay_gives_the_arbiters_state_after_every_journal_line(tmp_path: Path) -> None:
+    with Rig(tmp_path / "state") as r:
+        r.wait(lambda s: s["phase"] == "playing")
+        r.move("d3", "e4", "white")
+        r.wait(lambda s: len(s["moves"]) == 1)
+        assert r.request("GET", "/api/replay")[0] == 401
+        _, body = r.json("GET", "/api/replay", token=r.token)
+        states = body["states"]
+        journal = Path(r.server.controller.session.game.trace).read_text().splitlines()
+        assert body["game_id"] == r.state_now()["game_id"]
+        assert [s["record"] for s in states] == [json.loads(x) for x in journal]
+        assert [s["line"] for s in states] == list(range(1, len(journal) + 1))
+        # after the set-up snapshot: the starting position, every piece known
+        assert len(states[1]["pieces"]) == 24 and set(states[1]["pieces"].values()) == {"w", "b"}
+        lifted = next(s for s in states if s["record"]["type"] == "lift")
+        assert lifted["hand"] == 1 and "d3" not in lifted["pieces"] and lifted["moves"] == 0
+        last = states[-1]
+        assert last["moves"] == 1 and last["last_move"] == {"notation": "22-19", "ply": 1,
+                                                            "side": "white"}
+        assert last["pieces"]["e4"] == "w" and last["turn"] == "black" and last["result"] == "*"
+        assert last["clock"] is not None and last["clock"]["running"] == "black"

@@ -1,7 +1,7 @@
 // The arbiter's review console: flags with the position before and after and the sensor events
 // around them, the game line by line, the arbiter's actions, downloads.
 import { boardSvg, drawBoard } from "/static/board.js";
-import { api, gameTime, h, loginBox } from "/static/live.js";
+import { api, formatTime, gameTime, h, loginBox } from "/static/live.js";
 import { startLive } from "/static/liveview.js";
 import { arbiterActions } from "/static/actions.js";
 import { describe, flagWindow, parseJournal, replayStates } from "/static/replay.js";
@@ -17,7 +17,8 @@ async function loadJournal() {
       const r = await fetch("/api/trace.jsonl", { credentials: "same-origin" });
       if (!r.ok) throw new Error(`${r.status}`);
       records = parseJournal(await r.text());
-      states = replayStates(state.metadata.variant, records, state.moves, state.flags);
+      states = await engineStates(records)
+        ?? replayStates(state.metadata.variant, records, state.moves, state.flags);
       loadedLine = state.line;
       const slider = $("replay-slider");
       const atEnd = step >= +slider.max;
@@ -32,6 +33,27 @@ async function loadJournal() {
   return loading;
 }
 
+/** The arbiter's own state after each line, computed by the engine on the board (GET
+ * /api/replay): the pages then show exactly what the arbiter knew. Null if it cannot be had
+ * (an older board): the replay is then worked out here from the journal. */
+async function engineStates(recs) {
+  try {
+    const r = await fetch("/api/replay", { credentials: "same-origin" });
+    if (!r.ok) return null;
+    const body = await r.json();
+    const byPly = new Map(state.moves.map((m) => [m.ply, m]));
+    const byId = new Map(state.flags.map((f) => [f.id, f]));
+    return body.states.slice(0, recs.length).map((s) => ({
+      line: s.line, record: s.record, pieces: s.pieces, hand: new Array(s.hand).fill("?"),
+      moves: s.moves, turn: s.turn, result: s.result, pending: s.pending, toFix: s.to_fix,
+      clock: s.clock, engine: true,
+      lastMove: s.last_move ? (byPly.get(s.last_move.ply) || null) : null,
+      flags: s.flags.map((f) => ({ ...(byId.get(f.id) || {}), id: f.id, code: f.code,
+                                   status: f.status })),
+    }));
+  } catch { return null; }
+}
+
 function showStep() {
   if (!states.length) return;
   step = Math.min(Math.max(1, step), states.length);
@@ -42,7 +64,12 @@ function showStep() {
   $("replay-step").textContent = `line ${s.line}/${states.length} · t ${gameTime(s.record.t)} · ` +
     `${describe(state.metadata.variant, s.record)} · ${s.moves} moves · ${s.turn} to move` +
     (s.hand.length ? ` · ${s.hand.length} in hand` : "") +
-    ` · ${s.flags.length} flags${s.flags.length ? " (last " + s.flags[s.flags.length - 1].code + ")" : ""}`;
+    ` · ${s.flags.length} flags${s.flags.length ? " (last " + s.flags[s.flags.length - 1].code + " " +
+      (s.flags[s.flags.length - 1].status || "") + ")" : ""}` +
+    (s.pending != null ? ` · awaiting the opponent's decision on flag ${s.pending}` : "") +
+    (s.toFix && s.toFix.length ? ` · put right: ${s.toFix.join(" ")}` : "") +
+    (s.clock ? ` · clocks W ${formatTime(s.clock.white * 1000)} B ${formatTime(s.clock.black * 1000)}` : "") +
+    (s.result && s.result !== "*" ? ` · result ${s.result}` : "");
   $("replay-record").textContent = JSON.stringify(s.record);
 }
 
