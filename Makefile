@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: run test test-slow bench clean system-deps
+.PHONY: run sample test test-slow bench clean system-deps
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,15 +12,21 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-# The daemon on the simulated board plays the bundled sample game at 4x (the terminal shows what
-# the OLED would: moves, clocks, flags); the transcript is left in .state/games/.
+# The main job: the daemon on the simulated board, its pages served on http://127.0.0.1:8080/
+# (the address is printed; play on /simulator; Ctrl-C stops it). `make sample` plays the bundled
+# sample game by itself at 4x (SPEED=max: as fast as possible), the terminal showing what the
+# OLED would. Games are left in .state/games/.
 SPEED ?= 4
 run: $(VENV)/.installed
+	$(BIN)/damiera run --simulate --state-dir .state --quiet
+
+sample: $(VENV)/.installed
 	$(BIN)/damiera run --simulate --trace pi/samples/italian_sample.jsonl --speed $(SPEED) \
 		--state-dir .state --quiet
 
-# Debian packages the tests use for real: systemd-analyze (the unit's checks).
-SYSTEM_DEPS = systemd-analyze:systemd
+# Debian packages the tests use for real: systemd-analyze (the unit's checks), chromium (the
+# pages in a real browser, tests/web/test_pages.py).
+SYSTEM_DEPS = systemd-analyze:systemd chromium:chromium
 
 system-deps:
 	@for dep in $(SYSTEM_DEPS); do \

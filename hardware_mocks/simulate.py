@@ -174,9 +174,12 @@ def default_wiring(variant: str) -> Path:
 
 
 def main(*, config: Config, wiring_path: str | None = None, state_dir: str | None = None,
-         trace: str | None = None, speed: str = "1") -> int:
+         trace: str | None = None, speed: str = "1", http: tuple[str, int] | None = None,
+         http_default: bool = False) -> int:
     """``damiera run --simulate``. Returns the exit status (0). Raises DamieraError (one line,
-    exit 2) for a bad trace, speed, wiring or state directory."""
+    exit 2) for a bad trace, speed, wiring or state directory. ``http``: where the web server
+    listens (with the simulator's controls, ``hardware_mocks.sim_web``), None for none;
+    ``http_default``: it is only the default address (another port when it is in use)."""
     from pi.run import run_board  # the daemon's own runner
     pace = parse_speed(speed)
     raw_start: dict[str, Any] = {}
@@ -194,13 +197,22 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
     root = resolve_state_dir(state_dir, config.state_dir)
     if trace is None:
         sim = Simulation(wiring, _expected(config))
-        return run_board(config, wiring, root, Parts(build=sim.build))
-    return run_trace(config, wiring, root, events, pace)
+        return run_board(config, wiring, root, Parts(build=sim.build, http=http,
+                                                     http_default=http_default,
+                                                     web_routes=_web_routes(sim, config, http)))
+    return run_trace(config, wiring, root, events, pace, http=http, http_default=http_default)
+
+
+def _web_routes(sim: Simulation, config: Config, http: tuple[str, int] | None) -> Any:
+    if http is None:
+        return None
+    from hardware_mocks.sim_web import sim_routes  # aiohttp loaded only when the web is on
+    return sim_routes(sim, config.variant)
 
 
 def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Any],
-              pace: float | None, *, hooks: Mapping[int, Callable[[Simulation], None]] | None = None
-              ) -> int:
+              pace: float | None, *, hooks: Mapping[int, Callable[[Simulation], None]] | None = None,
+              http: tuple[str, int] | None = None, http_default: bool = False) -> int:
     """Runs the daemon on a simulation acting out ``events`` (resuming the unfinished game of
     ``root`` where its journal ends). ``hooks``: called with the simulation just before the
     event of that index is acted (a test's fault injection: ``sim.bus.fail(0x20)``)."""
@@ -212,7 +224,9 @@ def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Any],
     player = TracePlayer(sim, events[point.index:], pace=pace, resumed=point.resumed,
                          resumed_at=point.t,
                          settle=config.settle, journal=journal or (), hooks=shifted)
-    return run_board(config, wiring, root, Parts(build=sim.build, companion=player.play))
+    return run_board(config, wiring, root, Parts(
+        build=sim.build, companion=player.play, http=http, http_default=http_default,
+        web_routes=_web_routes(sim, config, http)))
 
 
 def _expected(config: Config) -> frozenset[str]:

@@ -244,7 +244,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     from pi.run import add_run_parser
     add_run_parser(sub, _whole)
+
+    s = sub.add_parser("token", help="print the arbiter's web token (STATE/arbiter.token)")
+    s.add_argument("--state-dir", default=None, help="the daemon's state directory (default: "
+                   "the config's state_dir, $STATE_DIRECTORY, or ./.state)")
+    s.add_argument("--config", default=None, help="damiera.toml (for its state_dir)")
+    s.set_defaults(func=_cmd_token)
     return p
+
+
+def _cmd_token(args: argparse.Namespace) -> int:
+    from pi.run import _config
+    from pi.statedir import resolve_state_dir
+    from pi.web.auth import TOKEN_FILE, read_token
+    root = resolve_state_dir(args.state_dir, _config(args.config).state_dir)
+    token = read_token(root)
+    if token is None:
+        return _fail(f"{root / TOKEN_FILE}: no token yet (the daemon creates it when it first "
+                     "starts with the web server on)")
+    print(token)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -39,7 +39,8 @@ _MAX_BOARD = 9999        # board numbers in a hall
 _MAX_SETTLE = 60.0       # seconds; longer would make a let-go move feel lost
 _EXCERPT = 40
 _TOP_KEYS = frozenset({"variant", "clock", "time_control", "settle", "transcribed", "fen", "event",
-                       "site", "round", "board", "white", "black", "state_dir", "http", "mqtt"})
+                       "site", "round", "board", "white", "black", "state_dir", "http", "mqtt",
+                       "broadcast_delay"})
 _MQTT_KEYS = frozenset({"url", "hall", "board"})
 _TOPIC_SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
@@ -98,6 +99,8 @@ class Config:
     state_dir: Path | None = None
     http: HttpSpec | None = None
     mqtt: MqttSpec | None = None
+    #: Minutes the public web feeds lag behind the board (anti-cheating rules ask for 15).
+    broadcast_delay: float = 0.0
 
     def game_started(self) -> GameStarted:
         """The start of a game under this configuration, as the arbiter takes it."""
@@ -182,7 +185,8 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
         round=r.text("round", None, limit=32, allow_int=True), board=board,
         white=r.text("white", None), black=r.text("black", None),
         state_dir=(base or Path.cwd()) / state_dir if state_dir is not None else None,
-        http=_http(r), mqtt=_mqtt(r, board))
+        http=_http(r), mqtt=_mqtt(r, board),
+        broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0))
 
 
 def _http(r: _Reader) -> HttpSpec | None:

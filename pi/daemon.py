@@ -120,6 +120,13 @@ class Parts:
     #: the daemon.
     companion: Callable[[BoardController, asyncio.Queue[Any]], Any] | None = None
     wall: Callable[[], float | None] | None = None
+    #: The web server's (host, port) (``pi.web``), None for none; ``web_routes``: the
+    #: simulator's extra routes (``pi.web.server.Routes``), which pi cannot import.
+    http: tuple[str, int] | None = None
+    http_default: bool = False  # only the default address: another port when it is in use
+    web_routes: Callable[[Any], Any] | None = None
+    #: Called with the started web server (tests, benchmarks: its port, its token).
+    on_web: Callable[[Any], None] | None = None
 
 
 async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Parts,
@@ -143,8 +150,11 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
     notifier = parts.notifier
     installed = _install_signals(loop, stop)
     companion: asyncio.Task[Any] | None = None
+    web: Any = None
     try:
         controller.resume()
+        if parts.http is not None:
+            web = await _start_web(config, state, parts, controller, inbox)
         first = hardware.start(sink=asyncio_sink(loop, inbox.put_nowait))
         controller.handle(first)
         if hardware.serial_link is not None:
@@ -162,6 +172,8 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
             loop.remove_signal_handler(sig)
         if companion is not None and not companion.done():
             companion.cancel()
+        if web is not None:
+            await web.stop()
         notifier.stopping("stopping")
         try:
             controller.stop()
@@ -213,6 +225,23 @@ async def _main_loop(controller: BoardController, inbox: asyncio.Queue[Any],
                 notifier.status(status)
     finally:
         stopping.cancel()
+
+
+async def _start_web(config: Config, state: StateDir, parts: Parts,
+                     controller: BoardController, inbox: asyncio.Queue[Any]) -> Any:
+    """The web server (``pi.web.server``) on this loop, subscribed to the journal's lines."""
+    from pi.web.server import WebServer  # aiohttp loaded only when the web is on
+    assert parts.http is not None
+    host, port = parts.http
+    web = WebServer(controller, inbox, state.root, host, port,
+                    delay_minutes=config.broadcast_delay,
+                    simulate=parts.web_routes is not None, routes=parts.web_routes)
+    web.prime()
+    controller.listeners.append(web.on_fed)
+    await web.start(fallback=parts.http_default)
+    if parts.on_web is not None:
+        parts.on_web(web)
+    return web
 
 
 def _orienter(hardware: Hardware, wiring: Wiring) -> Callable[[frozenset[str]], None]:

@@ -33,6 +33,7 @@ __all__ = ["add_run_parser", "cmd_run", "DEFAULT_WIRING", "DEFAULT_CONFIG"]
 
 DEFAULT_CONFIG = Path("/etc/damiera/damiera.toml")
 DEFAULT_WIRING = Path("/etc/damiera/wiring.toml")
+DEFAULT_SIM_HTTP = "127.0.0.1:8080"
 
 
 class RunError(DamieraError):
@@ -56,6 +57,10 @@ def add_run_parser(sub: Any, whole: Any) -> None:
                         "game's settings come from its start line; exit when it ends")
     s.add_argument("--speed", default="1",
                    help="with --trace: time scale (1 = real time), or 'max' (simulated clock)")
+    s.add_argument("--http", default=None, metavar="HOST:PORT",
+                   help="serve the live pages, feeds and arbiter console here (default "
+                        f"{DEFAULT_SIM_HTTP} with --simulate; otherwise the config's http, else "
+                        "none; 'off' for none)")
     s.add_argument("--quiet", action="store_true", help="log warnings only")
     s.set_defaults(func=cmd_run)
 
@@ -67,10 +72,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if (args.trace is not None or args.speed != "1") and not args.simulate:
         raise RunError("--trace and --speed need --simulate")
     config = _config(args.config)
+    http = _http(args.http, config, args.simulate)
     if args.simulate:
         simulator = _simulator()
         return int(simulator(config=config, wiring_path=args.wiring, state_dir=args.state_dir,
-                             trace=args.trace, speed=args.speed))
+                             trace=args.trace, speed=args.speed, http=http,
+                             http_default=args.http is None and config.http is None))
     wiring = load_wiring(args.wiring or DEFAULT_WIRING)
     root = resolve_state_dir(args.state_dir, config.state_dir)
     from pi.hardware import build_hardware
@@ -78,7 +85,30 @@ def cmd_run(args: argparse.Namespace) -> int:
     def build(out: Any) -> Any:
         return build_hardware(wiring, out, _game_time())
 
-    return run_board(config, wiring, root, Parts(build=build))
+    return run_board(config, wiring, root, Parts(build=build, http=http))
+
+
+def _http(option: str | None, config: Config, simulate: bool) -> tuple[str, int] | None:
+    """``--http``: HOST:PORT, or 'off'; without it the config's ``http``, else with --simulate
+    127.0.0.1:8080. Checked as the config's ``http`` is (one line, exit 2)."""
+    if option is None:
+        if config.http is not None:
+            return (config.http.host, config.http.port)
+        option = DEFAULT_SIM_HTTP if simulate else "off"
+    if option.strip().lower() == "off":
+        return None
+    from pi.config import parse_config
+    try:
+        spec = parse_config(f"http = {_toml_string(option)}", source="--http").http
+    except ConfigError as exc:
+        raise RunError(str(exc).replace("--http: http:", "--http:")) from None
+    assert spec is not None
+    return (spec.host, spec.port)
+
+
+def _toml_string(text: str) -> str:
+    import json
+    return json.dumps(text)
 
 
 def run_board(config: Config, wiring: Wiring, root: Any, parts: Parts) -> int:

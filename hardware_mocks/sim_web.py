@@ -1,0 +1,114 @@
+"""The simulator's web controls (``/api/sim/*`` of ``pi/web/API.md``): the pieces of the virtual
+board lifted and placed, the players' buttons pressed as pin edges on the wiring's GPIOs, and the
+OLED image exactly as luma's dummy device holds it. The daemon cannot import this module (pi never
+imports hardware_mocks): ``Parts.web_routes`` hands it to the web server."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from typing import Any
+
+from aiohttp import web
+
+from engine.events import BUTTON_NAMES as BUTTONS, ButtonPressed
+from engine.variants import find_variant
+from hardware_mocks.gpio import tap
+
+log = logging.getLogger(__name__)
+
+__all__ = ["sim_routes"]
+
+
+def sim_routes(sim: Any, variant: str) -> Any:
+    """``Parts.web_routes`` for the simulation ``sim`` (a ``hardware_mocks.simulate.Simulation``)
+    of a ``variant`` board."""
+    v = find_variant(variant)
+
+    def square(body: dict[str, Any]) -> str:
+        value = body.get("square")
+        if isinstance(value, bool):
+            value = None
+        if isinstance(value, int):
+            if not 1 <= value <= v.geometry.count:
+                raise _bad(f"no square {value} on a {v.name} board")
+            return str(v.geometry.algebraic(value))
+        if isinstance(value, str) and 2 <= len(value) <= 3:
+            f, r = value[0].lower(), value[1:]
+            if "a" <= f < chr(ord("a") + v.size) and r.isdigit() and 1 <= int(r) <= v.size:
+                return f + str(int(r))
+        raise _bad("expected {\"square\": \"e3\"} (algebraic) or an official number")
+
+    def board() -> Any:
+        if sim.board is None:
+            raise web.HTTPServiceUnavailable(text='{"error": "the board is not built yet"}',
+                                             content_type="application/json")
+        return sim.board
+
+    def routes(server: Any) -> list[tuple[str, str, Any, bool]]:
+        async def lift(request: web.Request) -> web.Response:
+            sq = square(await _body(request))
+            try:
+                board().lift(sq)
+            except ValueError as exc:
+                raise _bad(str(exc), 409) from None
+            return web.json_response({"ok": True, "square": sq})
+
+        async def place(request: web.Request) -> web.Response:
+            sq = square(await _body(request))
+            try:
+                board().place(sq)
+            except ValueError as exc:
+                raise _bad(str(exc), 409) from None
+            return web.json_response({"ok": True, "square": sq})
+
+        async def button(request: web.Request) -> web.Response:
+            body = await _body(request)
+            name, side = body.get("name"), body.get("side")
+            if name not in BUTTONS or side not in ("white", "black"):
+                raise _bad(f"expected {{\"name\": one of {', '.join(BUTTONS)}, "
+                           "\"side\": \"white\"|\"black\"}")
+            gpio = sim.wiring.buttons.get(side, {}).get(name)
+            if gpio is None:  # no such control wired: pressed through the daemon's queue
+                server.inbox.put_nowait(ButtonPressed(sim.time.stamp(), name, side))
+            else:
+                tap(sim.factory, gpio, sim.wiring.button_pull_up)
+            return web.json_response({"ok": True})
+
+        async def state(request: web.Request) -> web.Response:
+            return web.json_response({"occupied": sorted(board().occupied)})
+
+        async def oled(request: web.Request) -> web.Response:
+            hw = sim.hardware
+            device = None if hw is None or hw.display is None else hw.display.device
+            image = getattr(device, "image", None)
+            if image is None:
+                raise web.HTTPNotFound(text='{"error": "no OLED frame yet"}',
+                                       content_type="application/json")
+            out = io.BytesIO()
+            image.convert("1").save(out, format="PNG")  # 128x64 1-bit: well under a ms
+            return web.Response(body=out.getvalue(), content_type="image/png",
+                                headers={"Cache-Control": "no-store"})
+
+        return [("POST", "/api/sim/lift", lift, True), ("POST", "/api/sim/place", place, True),
+                ("POST", "/api/sim/button", button, True), ("GET", "/api/sim/board", state, False),
+                ("GET", "/api/sim/oled.png", oled, False)]
+    return routes
+
+
+def _bad(message: str, status: int = 400) -> web.HTTPException:
+    exc = web.HTTPException(text=json.dumps({"error": message}), content_type="application/json")
+    exc.set_status(status, "refused")
+    return exc
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    raw = await request.read()
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise _bad("the body is not JSON") from None
+    if not isinstance(body, dict):
+        raise _bad("expected a JSON object")
+    return body

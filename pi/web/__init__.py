@@ -1,0 +1,1 @@
+"""The board's HTTP server: live feeds for broadcasters, the arbiter's console (``pi/web/API.md``)."""

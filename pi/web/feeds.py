@@ -1,0 +1,140 @@
+"""The live feeds: every journal line becomes SSE events, kept in memory for resume and fanned
+out to per-client bounded queues (a client that does not keep up is dropped, never waited for).
+
+Two streams: the arbiter's (everything, live) and the public one (the broadcast policy of
+``pi/web/API.md``: moves under a pending irregularity held, an optional delay).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from pi.web.views import line_events
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Client", "Stream", "encode", "replay_journal_events"]
+
+
+def encode(line: int | None, name: str, data: dict[str, Any]) -> bytes:
+    """One SSE message (``id`` omitted when None)."""
+    head = "" if line is None else f"id: {line}\n"
+    return f"{head}event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+@dataclass(eq=False)
+class Client:
+    """One connected SSE client: a bounded queue of encoded messages; ``dropped`` once it fell
+    behind (its handler ends the response)."""
+
+    queue: asyncio.Queue[bytes | None]
+    dropped: bool = False
+
+    def offer(self, message: bytes) -> None:
+        if self.dropped:
+            return
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            self.dropped = True
+            log.info("an SSE client fell %d messages behind: dropped", self.queue.maxsize)
+            self.close()
+
+    def close(self) -> None:
+        """Ends the client's response: its handler wakes on None (a message dropped if full)."""
+        try:
+            if self.queue.full():
+                self.queue.get_nowait()
+            self.queue.put_nowait(None)
+        except (asyncio.QueueEmpty, asyncio.QueueFull):
+            pass
+
+
+@dataclass
+class Stream:
+    """The recent lines' events of one stream (``keep`` lines) and its clients. ``game`` is the
+    id of the game the kept lines belong to (a new game empties the memory)."""
+
+    keep: int = 4096
+    game: str | None = None
+    lines: deque[tuple[int, list[bytes]]] = field(default_factory=deque)
+    clients: set[Client] = field(default_factory=set)
+    last: int = 0
+
+    def publish(self, game: str | None, line: int, messages: list[bytes],
+                state: bytes | None) -> None:
+        """Keeps ``messages`` (without the ``state``, rebuilt on resume) and sends them and
+        ``state`` to every client."""
+        if game != self.game:
+            self.game = game
+            self.lines.clear()
+        self.lines.append((line, messages))
+        while len(self.lines) > self.keep:
+            self.lines.popleft()
+        self.last = line
+        # one queue item and one write per client for the whole line (not one per event)
+        whole = b"".join(messages) + (state or b"")
+        if whole:
+            for client in list(self.clients):
+                client.offer(whole)
+
+    def since(self, after: int) -> list[bytes] | None:
+        """The kept messages of the lines after ``after``, or None when some are no longer in
+        memory."""
+        if after >= self.last:
+            return []
+        if not self.lines or self.lines[0][0] > after + 1:
+            return None
+        return [m for line, msgs in self.lines if line > after for m in msgs]
+
+
+def replay_journal_events(trace: Path, after: int) -> Iterator[bytes]:
+    """The arbiter stream's events of the lines after ``after``, rebuilt from the journal file
+    (the lines older than the memory keeps): the journal replayed through a fresh arbiter, the
+    same path as ``damiera replay``. Clock events carry the clock's reading at their line."""
+    from engine.arbiter import Arbiter
+    from engine.trace import parse_event, parse_start
+    from pi.journal import read_journal
+    from pi.session import Fed
+
+    rec = read_journal(trace)
+    start, variant = parse_start(1, dict(rec.start))
+    arbiter = Arbiter(start)
+    view = _ReplayView(arbiter)
+    flag_lines: dict[int, int] = {}
+    for number, obj in enumerate(rec.lines[1:], start=2):
+        event = parse_event(number, obj, variant)
+        try:
+            decisions = tuple(arbiter.feed(event))
+        except Exception:  # noqa: BLE001 - as the daemon does: a failing event is contained
+            decisions = ()
+        view.last_t = float(obj.get("t", view.last_t))
+        events = line_events(view, Fed(number, obj, event, decisions), flag_lines)
+        if number > after:
+            for name, data in events:
+                yield encode(number, name, data)
+
+
+class _ReplayView:
+    """Just enough of the controller for :func:`line_events` on a replayed arbiter."""
+
+    phase = "over"
+
+    def __init__(self, arbiter: Any) -> None:
+        self.session = self
+        self.arbiter = arbiter
+        self.last_t = 0.0
+
+    def now(self) -> float:
+        return self.last_t
+
+
+def monotonic() -> float:
+    return time.monotonic()

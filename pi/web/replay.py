@@ -1,0 +1,86 @@
+"""The arbiter's step-through replay: the state after each journal line, computed by the engine.
+
+``replay_states(lines)`` feeds a game's journal (TRACE.md lines) to a fresh arbiter, exactly as
+``damiera replay`` and a resume do, and records after every line what the arbiter then knows:
+the pieces where the sensors see them (each known by the piece it was when the turn began, ``?``
+for one that came from outside the board), the pieces in the hand, the moves committed, the
+last one, the side to move, every flag with its status at that moment, the irregularity waiting
+for the opponent, the squares to put right, the clock and the result. ``GET /api/replay`` serves
+it to the arbiter's console (``pi/web/API.md``).
+
+Pure computation over a file already on disk: the server runs it on a worker thread.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from engine.arbiter import Arbiter
+from engine.clock import ClockState
+from engine.colour import Colour
+from engine.trace import parse_event, parse_start
+
+__all__ = ["replay_states", "piece_code"]
+
+
+def piece_code(color: int, king: bool) -> str:
+    """The pages' piece code: ``w``/``b`` a man, ``W``/``B`` a king (pi/web/static/board.js)."""
+    c = "w" if color == Colour.WHITE else "b"
+    return c.upper() if king else c
+
+
+def replay_states(lines: Iterable[str]) -> list[dict[str, Any]]:
+    """One state per journal line (line 1, the start, included). Raises the trace reader's
+    ``TraceError`` (a ValueError) for a line that cannot be read."""
+    states: list[dict[str, Any]] = []
+    arbiter: Arbiter | None = None
+    variant = None
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        obj = json.loads(raw)
+        if number == 1:
+            start, variant = parse_start(1, obj)
+            arbiter = Arbiter(start)
+        else:
+            assert arbiter is not None and variant is not None
+            arbiter.feed(parse_event(number, obj, variant))
+        assert arbiter is not None
+        states.append(_state(arbiter, number, obj))
+    return states
+
+
+def _state(a: Arbiter, line: int, record: dict[str, Any]) -> dict[str, Any]:
+    tr = a.tracking
+    pieces: dict[str, str] = {}
+    for square in a.sensed:
+        origin = tr.phys.get(square)
+        piece = tr.ref.piece_at(origin) if origin is not None else None
+        pieces[square] = "?" if piece is None else piece_code(piece.color, piece.king)
+    game = a.game
+    last = game.moves[-1] if game.moves else None
+    pending = a.pending
+    clock = a.clock
+    reading = None
+    if clock is not None and clock.state != ClockState.READY:
+        t = record.get("t")
+        r = clock.read(max(float(t), 0.0)) if isinstance(t, (int, float)) else None
+        if r is not None:
+            reading = {"white": r.white.seconds, "black": r.black.seconds,
+                       "running": None if r.running is None else r.running.label}
+    return {
+        "line": line,
+        "record": record,
+        "pieces": pieces,
+        "hand": len(tr.hand),
+        "moves": len(game.moves),
+        "last_move": None if last is None else {"notation": last.notation, "ply": last.ply,
+                                                "side": last.side.label},
+        "turn": "white" if a.board.turn == Colour.WHITE else "black",
+        "flags": [{"id": f.id, "code": f.code, "status": f.status} for f in a.flags],
+        "pending": None if pending is None else pending.id,
+        "to_fix": list(a.squares_to_fix),
+        "clock": reading,
+        "result": game.result,
+    }

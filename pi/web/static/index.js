@@ -1,0 +1,3 @@
+// The live page: everything comes from /events (liveview.js).
+import { startLive } from "/static/liveview.js";
+startLive();

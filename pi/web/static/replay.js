@@ -1,0 +1,105 @@
+// The game event by event from its journal (TRACE.md), in the browser: the position on the board
+// and the arbiter's record after each journal line.
+//
+// The server gives the journal and the official transcript (moves with their time t); the
+// position between moves is followed here from the sensors' lifts and places. Sensors see
+// occupancy only, so a piece keeps the colour it had where it was lifted (a place takes the
+// latest lifted piece of the side to move, else the latest lifted), and whenever the board's
+// occupancy equals the transcript's position after the moves made so far, the transcript's
+// position (colours and kings) is taken as it is.
+import { applyMove, initialPosition, parseFen, squareName, geometry } from "/static/board.js";
+
+/** Parse a JSON Lines journal; unreadable lines become {type: "unreadable"}. */
+export function parseJournal(text) {
+  return text.split("\n").filter((l) => l.trim()).map((l) => {
+    try { return JSON.parse(l); } catch { return { type: "unreadable", text: l }; }
+  });
+}
+
+function sameSquares(a, b) {
+  const ka = Object.keys(a).sort(), kb = Object.keys(b).sort();
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i]);
+}
+
+/**
+ * States after each journal line: [{line (1-based), record, pieces, hand, moves (count),
+ * lastMove, turn ("white"|"black"), flags (raised by then)}]. `moves` and `flags` are the
+ * report's / the state's.
+ */
+export function replayStates(variant, records, moves, flags) {
+  const g = geometry(variant);
+  const start = records[0] && records[0].type === "start" ? records[0] : {};
+  let position;
+  try { position = start.fen ? parseFen(variant, start.fen) : initialPosition(variant); }
+  catch { position = initialPosition(variant); }
+  const sorted = [...moves].sort((a, b) => a.ply - b.ply);
+  const transcript = [position];
+  for (const m of sorted) transcript.push(applyMove(variant, transcript[transcript.length - 1], m));
+  let pieces = { ...position.pieces }, hand = [], done = 0;
+  const states = [];
+  records.forEach((rec, i) => {
+    const line = i + 1;
+    const turn = transcript[done].turn;
+    if (rec.type === "lift") {
+      const sq = squareName(g, rec.square);
+      if (sq) { hand.push(pieces[sq] || "?"); delete pieces[sq]; }
+    } else if (rec.type === "place") {
+      const sq = squareName(g, rec.square);
+      if (sq) {
+        let k = -1;
+        for (let j = hand.length - 1; j >= 0; j--) if (hand[j].toLowerCase() === turn) { k = j; break; }
+        if (k < 0) k = hand.length - 1;
+        pieces[sq] = k >= 0 ? hand.splice(k, 1)[0] : "?";
+      }
+    } else if (rec.type === "snapshot") {
+      const next = {};
+      for (const s of rec.occupied || []) {
+        const sq = squareName(g, s);
+        if (sq) next[sq] = pieces[sq] || transcript[done].pieces[sq] || "?";
+      }
+      pieces = next; hand = [];
+    }
+    while (done < sorted.length && typeof rec.t === "number" && sorted[done].t <= rec.t) done++;
+    if (sameSquares(pieces, transcript[done].pieces)) { pieces = { ...transcript[done].pieces }; hand = []; }
+    states.push({
+      line, record: rec, pieces: { ...pieces }, hand: [...hand], moves: done,
+      lastMove: done ? sorted[done - 1] : null,
+      turn: transcript[done].turn === "w" ? "white" : "black",
+      flags: flags.filter((f) => (f.line != null ? f.line <= line : f.t <= (rec.t ?? 0))),
+    });
+  });
+  return states;
+}
+
+/** The journal lines around a flag: from the start of the turn it happened in (the line after the
+ * last clock press, arbiter action or start before it) to a few lines after. */
+export function flagWindow(records, flag, after = 5) {
+  let at = flag.line != null ? flag.line - 1 : -1;
+  if (at < 0 || at >= records.length) {
+    at = records.findIndex((r) => typeof r.t === "number" && r.t >= flag.t);
+    if (at < 0) at = records.length - 1;
+  }
+  let from = at - 1;
+  while (from > 0 && !(records[from].type === "button" && records[from].name === "clock") &&
+         records[from].type !== "arbiter" && records[from].type !== "start") from--;
+  return { before: Math.max(0, from), at, end: Math.min(records.length - 1, at + after) };
+}
+
+/** One journal line in words, for the timeline. */
+export function describe(variant, rec) {
+  const g = geometry(variant);
+  const sq = (s) => { const n = squareName(g, s); const num = g.numberOf[n]; return num ? `${n} (${num})` : n; };
+  switch (rec.type) {
+    case "start": return `start: ${rec.variant}${rec.fen ? " from " + rec.fen : ""}`;
+    case "lift": return `lift ${sq(rec.square)}`;
+    case "place": return `place ${sq(rec.square)}`;
+    case "snapshot": return `snapshot: ${(rec.occupied || []).length} squares occupied`;
+    case "button": return `${rec.side} presses ${rec.name}`;
+    case "arbiter": return `arbiter: ${rec.action}${rec.result ? " " + rec.result : ""}${rec.text ? " “" + rec.text + "”" : ""}`;
+    case "fault": return `sensor fault: ${rec.message || (rec.squares || []).join(" ")}`;
+    case "fault_cleared": return `sensors back: ${(rec.squares || []).join(" ")}`;
+    case "restart": return `daemon restarted (down ${rec.down == null ? "unknown" : rec.down + " s"})`;
+    case "end": return "end of trace";
+    default: return JSON.stringify(rec);
+  }
+}

@@ -1,0 +1,241 @@
+"""What the web shows, built from the controller: the ``/api/state`` object, the SSE events of
+one journal line, and the broadcast form of the game (``pi/web/API.md``).
+
+Read only: nothing here changes the controller or the game. Everything runs on the event loop's
+thread, between the controller's own steps.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.articles import title
+from engine.decisions import (ClockChanged, Flag, FlagDecided, FlagRaised, GameEnded,
+                              MoveCommitted, MoveRetracted, PositionSet, to_dict)
+from engine.pdn import SEVEN_TAGS
+from pi.session import Fed
+
+__all__ = ["flag_dict", "clock_dict", "state_dict", "line_events", "PublicSnapshot",
+           "public_snapshot", "broadcast_pdn"]
+
+#: GameType as lidraughts reads it (it takes the first number; the short form is what it writes).
+_LIDRAUGHTS_GAMETYPE = {"international": "20", "brazilian": "26"}
+
+
+def flag_dict(f: Flag, line: int | None = None) -> dict[str, Any]:
+    side = None if f.side is None else f.side.label
+    return {"id": f.id, "t": f.t, "code": f.code, "title": title(f.code), "kind": f.kind,
+            "status": f.status, "side": side, "text": f.text, "line": line}
+
+
+def clock_dict(controller: Any) -> dict[str, Any] | None:
+    session = controller.session
+    clock = None if session is None else session.arbiter.clock
+    if clock is None:
+        return None
+    t = controller.now() if controller.phase == "playing" else session.last_t
+    try:
+        r = clock.read(max(t, 0.0))
+    except ValueError:  # asked before the clock's last time (a resumed game): its last reading
+        r = clock.read(session.last_t)
+    return {"white": r.white.seconds, "black": r.black.seconds,
+            "running": None if r.running is None else r.running.label,
+            "state": str(r.state), "t": round(r.t, 3), "server_time": time.time()}
+
+
+def metadata(controller: Any) -> dict[str, Any]:
+    session = controller.session
+    cfg = controller.config
+    if session is None:
+        return {"event": cfg.event, "round": cfg.round, "site": cfg.site, "date": None,
+                "board": cfg.board, "white": cfg.white, "black": cfg.black,
+                "variant": cfg.variant, "time_control": cfg.time_control, "started_at": None,
+                "clock": cfg.clock, "size": controller.variant.size}
+    line = session.start_line
+    game = session.arbiter.game
+    return {"event": line.get("event"), "round": line.get("round"), "site": line.get("site"),
+            "date": line.get("date"), "board": line.get("board"), "white": line.get("white"),
+            "black": line.get("black"), "variant": session.variant.name,
+            "time_control": game.time_control, "started_at": line.get("started_at"),
+            "clock": bool(line.get("clock", True)), "size": session.variant.size}
+
+
+@dataclass
+class PublicSnapshot:
+    """The broadcast's view of the game after one journal line: moves shown (none held under a
+    pending irregularity), the position after them, the result."""
+
+    line: int
+    wall: float
+    moves: list[dict[str, Any]]
+    records: list[tuple[str, str, str | None, tuple[float, float] | None]]  # notation, side, setup, clock
+    fen: str
+    result: str
+    reason: str | None
+    start_fen: str | None
+    tags: dict[str, str] = field(default_factory=dict)
+    game_type: str = ""
+
+
+def public_snapshot(controller: Any, line: int, previous: PublicSnapshot | None
+                    ) -> PublicSnapshot | None:
+    """The broadcast view now, or ``previous`` kept when an irregularity is pending (its move is
+    held until the opponent decides: viewers never see a move taken back). None: no game."""
+    session = controller.session
+    if session is None:
+        return None
+    arbiter = session.arbiter
+    game = arbiter.game
+    pending = any(f.kind == "irregularity" and f.status == "pending" for f in arbiter.flags)
+    same_game = previous is not None and previous.tags.get("_id") == session.game.id
+    if pending and same_game and previous is not None:
+        return previous
+    outcome = game.outcome
+    tags = {k: v for k, v in game.tags.items()}
+    tags["_id"] = session.game.id
+    v = game.variant
+    return PublicSnapshot(
+        line, time.time(), [m.to_dict() for m in game.moves],
+        [(m.notation + (m.nag or ""), m.side.label, m.setup_fen, m.clock) for m in game.moves],
+        game.board.fen(), game.result, None if outcome is None else outcome.reason,
+        game.start_fen if game.custom_start else None, tags,
+        _LIDRAUGHTS_GAMETYPE.get(v.name, v.game_type))
+
+
+def broadcast_pdn(snap: PublicSnapshot, variant: Any) -> str:
+    """The broadcast PDN: the shown moves, and after a kept irregularity (``/FEN/`` in the full
+    record) a ``[SetUp "1"] [FEN]`` of the position after it with only the moves that followed
+    (lidraughts ignores ``/FEN/`` and stops at the first illegal move)."""
+    from engine.board import Board
+    from engine.timecontrol import format_clock_comment
+    records = snap.records
+    start = snap.start_fen
+    for i in range(len(records) - 1, -1, -1):
+        if records[i][2] is not None:
+            start, records = records[i][2], records[i + 1:]
+            break
+    tags: dict[str, str] = {}
+    for name in SEVEN_TAGS:
+        tags[name] = snap.result if name == "Result" else snap.tags.get(
+            name, "????.??.??" if name == "Date" else "?")
+    tags["GameType"] = snap.game_type
+    if start is not None:
+        fen = Board(start, variant).fen(algebraic=True) if variant.algebraic_pdn else start
+        tags["SetUp"] = "1"
+        tags["FEN"] = fen
+    for k, val in snap.tags.items():
+        if k not in tags and not k.startswith("_"):
+            tags[k] = val
+    out = [f'[{k} "{_q(val)}"]' for k, val in tags.items()]
+    tokens: list[str] = []
+    number = 1
+    first = None
+    for notation, side, _setup, clock in records:
+        if first is None:
+            first = side
+            if side != variant_first(variant):
+                tokens.append(f"{number}...")
+        if side == variant_first(variant):
+            tokens.append(f"{number}.")
+        tokens.append(notation)
+        if clock is not None:
+            running = "black" if side == "white" else "white"
+            tokens.append("{" + format_clock_comment(clock[0], clock[1], running) + "}")
+        if side != variant_first(variant):
+            number += 1
+    tokens.append(snap.result)
+    out.append("")
+    text, row = [], ""
+    for tok in tokens:
+        if row and len(row) + 1 + len(tok) > 79:
+            text.append(row)
+            row = tok
+        else:
+            row = f"{row} {tok}" if row else tok
+    text.append(row)
+    return "\n".join(out + text) + "\n"
+
+
+def variant_first(variant: Any) -> str:
+    from engine.colour import Colour
+    first = variant.first_to_move
+    return first.label if isinstance(first, Colour) else ("white" if first == 0 else "black")
+
+
+def _q(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def state_dict(controller: Any, line: int, *, arbiter_view: bool,
+               snap: PublicSnapshot | None, last_record: dict[str, Any] | None,
+               flag_lines: dict[int, int]) -> dict[str, Any]:
+    """The ``/api/state`` object (API.md)."""
+    session = controller.session
+    faults = [{"address": f.address, "kind": f.kind, "message": f.message,
+               "squares": list(f.squares)} for f in controller.faults.values()]
+    shown = controller.display_state()
+    out: dict[str, Any] = {
+        "line": line, "phase": controller.phase,
+        "view": "arbiter" if arbiter_view else "public",
+        "game_id": None if session is None else session.game.id,
+        "metadata": metadata(controller), "fen": None, "moves": [], "flags": [],
+        "clock": clock_dict(controller), "result": "*", "result_reason": None,
+        "squares_to_fix": [], "sensor_faults": faults,
+        "last_line": last_record if arbiter_view else None, "message": shown.message}
+    if session is None:
+        return out
+    arbiter = session.arbiter
+    game = arbiter.game
+    out["flags"] = [flag_dict(f, flag_lines.get(f.id)) for f in arbiter.flags]
+    out["squares_to_fix"] = list(getattr(arbiter, "squares_to_fix", ()) or ())
+    if arbiter_view or snap is None:
+        out["moves"] = [m.to_dict() for m in game.moves]
+        out["fen"] = game.board.fen()
+        out["result"] = game.result
+        out["result_reason"] = None if game.outcome is None else game.outcome.reason
+    else:
+        out["moves"] = snap.moves
+        out["fen"] = snap.fen
+        out["result"] = snap.result
+        out["result_reason"] = snap.reason
+    return out
+
+
+def line_events(controller: Any, fed: Fed, flag_lines: dict[int, int]
+                ) -> list[tuple[str, dict[str, Any]]]:
+    """The arbiter stream's events of one journal line (``state`` excepted), in order."""
+    events: list[tuple[str, dict[str, Any]]] = []
+    clock_changed = fed.record.get("type") in ("restart", "start")
+    for d in fed.decisions:
+        if isinstance(d, MoveCommitted):
+            move = d.move.to_dict(d.notation) if hasattr(d.move, "to_dict") else {}
+            move.update({"ply": d.ply, "side": d.side.label, "t": d.t})
+            events.append(("move", {"line": fed.line, "t": d.t, "ply": d.ply, "move": move,
+                                    "fen": d.fen, "retracted": False, "pending": d.pending,
+                                    "article": d.article}))
+        elif isinstance(d, MoveRetracted):
+            events.append(("move", {"line": fed.line, "t": d.t, "ply": d.ply, "fen": d.fen,
+                                    "retracted": True, "article": d.article}))
+        elif isinstance(d, PositionSet):
+            events.append(("move", {"line": fed.line, "t": d.t, "ply": None, "fen": d.fen,
+                                    "retracted": False, "position_set": True,
+                                    "article": d.article}))
+        elif isinstance(d, (FlagRaised, FlagDecided)):
+            if isinstance(d, FlagRaised):
+                flag_lines.setdefault(d.flag.id, fed.line)
+            events.append(("flag", {"line": fed.line,
+                                    "flag": flag_dict(d.flag, flag_lines.get(d.flag.id))}))
+        elif isinstance(d, GameEnded):
+            events.append(("result", {"line": fed.line, "result": d.result, "reason": d.reason,
+                                      "article": d.article}))
+        elif isinstance(d, ClockChanged):
+            clock_changed = True
+    if clock_changed:
+        events.append(("clock", {"line": fed.line, "clock": clock_dict(controller)}))
+    return events
+
+
+def decisions_json(fed: Fed) -> list[dict[str, Any]]:
+    return [to_dict(d) for d in fed.decisions]

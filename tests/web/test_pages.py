@@ -1,0 +1,436 @@
+"""The pages in a real browser: headless Chromium from the Debian package (/usr/bin/chromium, no
+browser download) driven by Playwright, against the real daemon (``damiera run --simulate
+--http``) in a subprocess on a free loopback port. Screenshots of the three pages are left in
+tests/web/artifacts/ (git-ignored)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright import sync_api as playwright_api
+
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = Path(__file__).parent / "artifacts"
+DAMIERA = Path(sys.executable).parent / "damiera"
+
+if not Path(CHROMIUM).exists():  # `make test` installs it (the Makefile's system-deps)
+    pytest.fail(f"{CHROMIUM} missing: apt-get install chromium (make system-deps)", pytrace=False)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Daemon:
+    """``damiera run --simulate --http 127.0.0.1:PORT`` with a config of our own."""
+
+    def __init__(self, root: Path, port: int | None = None, **config: str) -> None:
+        self.root = root
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        settings = {"time_control": "600+5", "white": "Ann", "black": "Bob",
+                    "event": "Browser test"} | config
+        cfg = root / "damiera.toml"
+        cfg.write_text("".join(f"{k} = {json.dumps(v)}\n" for k, v in settings.items()))
+        self.log = (root / "daemon.log").open("w")
+        self.proc = subprocess.Popen(
+            [str(DAMIERA), "run", "--simulate", "--config", str(cfg), "--http",
+             f"127.0.0.1:{self.port}", "--state-dir", str(root / "state"), "--quiet"],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if self.get("/api/state")["phase"] == "playing":
+                    break
+            except (OSError, ValueError):
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the daemon did not start: " + (root / "daemon.log").read_text())
+            time.sleep(0.1)
+        self.token = (root / "state" / "arbiter.token").read_text().strip()
+
+    def request(self, path: str, body: Any = None, token: bool = True) -> Any:
+        headers = {"Authorization": f"Bearer {self.token}"} if token else {}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        req = urllib.request.Request(self.url + path, data=data, headers=headers)
+        with urllib.request.urlopen(req, timeout=5) as r:
+            raw = r.read()
+        if path.endswith((".jsonl", ".pdn")):
+            return raw.decode()
+        return json.loads(raw)
+
+    def get(self, path: str) -> Any:
+        req = urllib.request.Request(self.url + path)
+        with urllib.request.urlopen(req, timeout=2) as r:
+            return json.loads(r.read())
+
+    def journal(self) -> list[dict[str, Any]]:
+        text = self.request("/api/trace.jsonl")
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+
+
+@pytest.fixture
+def daemon_factory(tmp_path: Path) -> Iterator[Any]:
+    started: list[Daemon] = []
+
+    def start(**config: str) -> Daemon:
+        d = Daemon(tmp_path, **config)
+        started.append(d)
+        return d
+    yield start
+    for d in started:
+        d.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    context.close()
+    assert errors == [], f"script errors on the page: {errors}"
+
+
+def shoot(pg: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def login(pg: Any, token: str) -> None:
+    pg.fill("#token", token)
+    pg.click(".login button[type=submit]")
+    pg.wait_for_selector("#login-section", state="hidden", timeout=5000)
+
+
+def play(d: Daemon, *squares: str) -> None:
+    """Lift then place: each ('l', sq) / ('p', sq) through the simulator's API."""
+    for sq in squares:
+        kind, name = sq[0], sq[1:]
+        d.request("/api/sim/lift" if kind == "-" else "/api/sim/place", {"square": name})
+        time.sleep(0.15)  # the sensors' debounce sees each change
+
+
+def test_board_numbering_per_variant(page: Any, daemon_factory: Any) -> None:
+    """The diagram's numbers are the engine's official numbering (engine/variants.py Geometry)
+    for every variant: each dark square carries its number, light squares none."""
+    from engine.variants import VARIANTS, find_variant
+    d = daemon_factory()
+    page.goto(d.url + "/")
+    page.wait_for_selector("#board [data-square]")
+    for name in VARIANTS:
+        g = find_variant(name).geometry
+        got = page.evaluate("""async (variant) => {
+            const b = await import('/static/board.js');
+            const svg = b.boardSvg({variant, pieces: {}, numbers: true});
+            return [...svg.querySelectorAll('[data-square]')].map(
+              (e) => [e.dataset.square, e.dataset.number || null,
+                      e.querySelector('.num')?.textContent || null]);
+        }""", name)
+        expected = {g.algebraic_of[n]: str(n) for n in range(1, g.count + 1)}
+        assert len(got) == g.size * g.size
+        for square, number, text in got:
+            assert number == expected.get(square), (name, square)
+            assert text == expected.get(square), (name, square)
+
+
+def test_clock_face_matches_the_engine(page: Any, daemon_factory: Any) -> None:
+    """formatTime in the browser is engine.clock_display.format_time, at and around every
+    boundary."""
+    from engine.clock_display import format_time
+    d = daemon_factory()
+    page.goto(d.url + "/")
+    samples = [0, 1, 99, 100, 999, 19_999, 20_000, 20_001, 59_999, 60_000, 599_999, 600_000,
+               3_599_999, 3_600_000, 3_661_000, 7_200_000, 36_000_000 + 59_999]
+    samples += list(range(0, 700_000, 7_919))
+    got = page.evaluate("""async (samples) => {
+        const l = await import('/static/live.js');
+        return samples.map((ms) => l.formatTime(ms));
+    }""", samples)
+    assert got == [format_time(ms) for ms in samples]
+
+
+def test_live_page_shows_a_move_within_a_second(page: Any, daemon_factory: Any) -> None:
+    d = daemon_factory()
+    page.goto(d.url + "/")
+    page.wait_for_selector("#board circle.piece")
+    assert page.locator("#board circle.piece").count() == 24
+    assert page.text_content('#board [data-square="a8"] .num') == "1"  # Italian 1 = a8
+    play(d, "-d3", "+c4")
+    d.request("/api/sim/button", {"name": "clock", "side": "white"})
+    pressed = time.monotonic()
+    page.wait_for_function(
+        "document.querySelector('#moves').textContent.includes('22-18')", timeout=1000)
+    assert time.monotonic() - pressed < 1.0
+    # the last move highlighted, the piece on 18, Black's clock ticking in the browser
+    assert page.locator('#board [data-square="c4"] rect.hl-to').count() == 1
+    assert page.locator('#board [data-square="d3"] rect.hl-from').count() == 1
+    assert page.locator('#board [data-square="c4"] circle.piece.white').count() == 1
+    assert "running" in (page.get_attribute("#clock-black", "class") or "")
+    first = page.text_content("#clock-black .face")
+    page.wait_for_function(f"document.querySelector('#clock-black .face').textContent !== '{first}'",
+                           timeout=2500)
+    white = d.request("/api/state")["clock"]["white"]
+    from engine.clock_display import format_time
+    assert page.text_content("#clock-white .face") == format_time(int(round(white * 1e6)) // 1000)
+    # the numbers toggle
+    page.uncheck("#numbers")
+    assert page.locator("#board .num").count() == 0
+    page.check("#numbers")
+    assert page.locator("#board .num").count() == 32
+    shoot(page, "live")
+
+
+def test_a_game_played_to_its_end_by_clicks_on_the_simulator(page: Any, daemon_factory: Any) -> None:
+    """White (c4 = 18) takes Black's last man (d5 = 14) and wins: lifts, places and the clock
+    button, all clicks on /simulator."""
+    d = daemon_factory(fen="W:W18:B14")
+    page.goto(d.url + "/simulator")
+    page.wait_for_selector('#simboard [data-square="c4"] circle.piece.white')
+    login(page, d.token)
+    for square in ("c4", "e6"):  # the man jumps ...
+        page.click(f'#simboard [data-square="{square}"]')
+        page.wait_for_timeout(250)
+    assert "nothing" in page.text_content("#hand")
+    assert page.locator('#simboard [data-square="e6"] circle.piece.white').count() == 1
+    page.click('#simboard [data-square="d5"]')  # ... then the captured man is taken off (IT 5.12)
+    page.wait_for_timeout(250)
+    assert page.locator("#simboard circle.piece").count() == 1
+    assert "black man" in page.text_content("#hand")
+    page.click("#btn-white-clock")
+    page.wait_for_function("document.querySelector('#result').dataset.result === '1-0'", timeout=3000)
+    assert "18x11" in page.text_content("#moves")
+    state = d.request("/api/state")
+    assert state["result"] == "1-0" and state["phase"] == "over"
+    assert [m["notation"] for m in state["moves"]] == ["18x11"]
+    assert state["flags"] == []  # the capture made in the regulation order
+    assert page.get_attribute("#oled", "src").startswith("/api/sim/oled.png")
+    assert page.evaluate("document.querySelector('#oled').naturalWidth") == 128
+    shoot(page, "simulator")
+
+
+def test_arbiter_reviews_a_flag_and_acts(page: Any, daemon_factory: Any) -> None:
+    """Touched 21, moved 22 (IT 8.1.3): the console lists the flag; chosen, it shows the position
+    before and after and the sensor events around it; a note taken there reaches the journal."""
+    d = daemon_factory()
+    play(d, "-b3", "+b3", "-d3", "+c4")
+    d.request("/api/sim/button", {"name": "clock", "side": "white"})
+    page.goto(d.url + "/arbiter")
+    login(page, d.token)
+    flag = page.locator('#flags .flag[data-code="IT 8.1.3"]')
+    flag.wait_for(timeout=5000)
+    assert "touched 21, moved 22" in flag.text_content()
+    flag.click()
+    page.wait_for_selector("#diagram-before svg [data-square]")
+    review = page.text_content("#review-body")
+    assert "IT 8.1.3" in review and "touching one piece and moving another" in review
+    assert "white" in review and "pending" in review
+    # before: the man still on d3 (22); after: on c4 (18)
+    assert page.locator('#diagram-before [data-square="d3"] circle.piece.white').count() == 1
+    assert page.locator('#diagram-before [data-square="c4"] circle.piece').count() == 0
+    assert page.locator('#diagram-after [data-square="c4"] circle.piece.white').count() == 1
+    assert page.locator('#diagram-after [data-square="d3"] circle.piece').count() == 0
+    timeline = page.locator("#timeline li").all_text_contents()
+    assert any("lift b3 (21)" in t for t in timeline)
+    assert any("lift d3 (22)" in t for t in timeline)
+    assert any("white presses clock" in t for t in timeline)
+    assert page.locator("#timeline li.raised").count() == 1
+    # the replay steps through the journal
+    page.click("#replay-first")
+    assert "line 1/" in page.text_content("#replay-step")
+    page.click("#replay-next")
+    assert "snapshot" in page.text_content("#replay-step")
+    # ... with the arbiter's own state after each line (GET /api/replay, the engine's view):
+    # at the line of the press the irregularity waits for Black's decision
+    press = next(i for i, r in enumerate(d.journal(), start=1)
+                 if r.get("type") == "button" and r.get("name") == "clock")
+    for _ in range(press - 2):
+        page.click("#replay-next")
+    step = page.text_content("#replay-step")
+    assert f"line {press}/" in step and "awaiting the opponent's decision" in step
+    assert "IT 8.1.3 pending" in step
+    # an action from the console reaches the journal
+    page.fill("#note-text", "players warned about touching")
+    page.click("#action-note")
+    page.wait_for_function("document.querySelector('#action-status').textContent.includes('journaled')",
+                           timeout=5000)
+    notes = [r for r in d.journal() if r.get("type") == "arbiter"]
+    assert notes and notes[-1]["action"] == "note"
+    assert notes[-1]["text"] == "players warned about touching"
+    shoot(page, "arbiter")
+
+
+def test_arbiter_login_refused_with_a_wrong_token(page: Any, daemon_factory: Any) -> None:
+    d = daemon_factory()
+    page.goto(d.url + "/arbiter")
+    page.fill("#token", "not-the-token")
+    page.click(".login button[type=submit]")
+    page.wait_for_function("document.querySelector('.login-status').textContent.includes('401')",
+                           timeout=10000)
+    assert page.is_visible("#login-section")
+    with pytest.raises(urllib.error.HTTPError):
+        d.request("/game.pdn", token=False)
+
+
+def test_live_page_on_a_phone_shows_a_flag_as_it_happens(browser: Any, daemon_factory: Any) -> None:
+    """On a phone-sized screen the board fits the width; a touch-move irregularity (IT 8.1.3)
+    appears on the public page without a reload, and its move is held back from the public until
+    the opponent decides (API.md broadcast policy): the diagram keeps the man on 22."""
+    d = daemon_factory()
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        pg.goto(d.url + "/")
+        pg.wait_for_selector("#board circle.piece")
+        box = pg.locator("#board").bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+        play(d, "-b3", "+b3", "-d3", "+c4")
+        d.request("/api/sim/button", {"name": "clock", "side": "white"})
+        flag = pg.locator('#flags .flag[data-code="IT 8.1.3"]')
+        flag.wait_for(timeout=3000)
+        assert "pending" in flag.text_content()
+        assert "22-18" not in pg.text_content("#moves")
+        assert pg.locator('#board [data-square="d3"] circle.piece.white').count() == 1
+        # Black asks for the correction (IT 8.2): the squares to put right are shown
+        d.request("/api/sim/button", {"name": "correct", "side": "black"})
+        pg.wait_for_function("document.querySelector('#message').textContent.includes('put right')",
+                             timeout=3000)
+        fix = set(d.request("/api/state")["squares_to_fix"])
+        assert fix and {e.get_attribute("data-square") for e in
+                        pg.locator("#board g.sq:has(rect.hl-fix)").all()} == fix
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_live_page_reconnects_after_the_daemon_restarts(page: Any, daemon_factory: Any,
+                                                        tmp_path: Path) -> None:
+    """The daemon stops (SIGTERM) and starts again on the same port and state: the page says it
+    is reconnecting, then follows the resumed game with its move neither lost nor repeated."""
+    d = daemon_factory()
+    page.goto(d.url + "/")
+    play(d, "-d3", "+c4")
+    d.request("/api/sim/button", {"name": "clock", "side": "white"})
+    page.wait_for_function("document.querySelector('#moves').textContent.includes('22-18')",
+                           timeout=2000)
+    d.stop()
+    page.wait_for_function("document.querySelector('#conn').textContent.includes('reconnecting')",
+                           timeout=5000)
+    d2 = Daemon(tmp_path, port=d.port)  # the same state directory, config and port
+    try:
+        page.wait_for_function("document.querySelector('#conn').textContent === 'live'",
+                               timeout=20000)
+        page.wait_for_timeout(500)
+        assert page.text_content("#moves").count("22-18") == 1
+        assert page.locator('#board [data-square="c4"] circle.piece.white').count() == 1
+    finally:
+        d2.stop()
+
+
+
+def test_positions_in_the_browser_follow_the_engine(page: Any, daemon_factory: Any) -> None:
+    """board.js against the engine on every scenario trace and the sample game: the report's
+    moves applied in the browser (applyMove: path, captures, crowning) from the start line's
+    position reach the report's final FEN as parseFen reads it (kings, ranges, algebraic
+    squares). Games whose record goes on from a /FEN/ (a kept irregularity changed the board
+    beyond its move) are left out: their moves alone cannot say it. The journal replay
+    (replay.js) of the sample game ends on the same position."""
+    from engine.replay import replay_lines
+    root = Path(__file__).resolve().parents[1]
+    cases = []
+    for path in sorted(root.glob("traces/*/*.jsonl")) + [root.parent / "pi/samples/italian_sample.jsonl"]:
+        lines = path.read_text().splitlines()
+        report = replay_lines(lines).to_json()
+        if "/FEN" in report["pdn"]:
+            continue
+        cases.append({"name": path.name, "start": json.loads(lines[0]), "moves": report["moves"],
+                      "fen": report["fen"], "flags": report["flags"],
+                      "records": [json.loads(line) for line in lines if line.strip()]})
+    assert len(cases) > 150
+    assert any(c["start"]["variant"] == v for c in cases
+               for v in ("italian", "english", "international", "brazilian"))
+    d = daemon_factory()
+    page.goto(d.url + "/")
+    results = page.evaluate("""async (cases) => {
+        const B = await import('/static/board.js'), R = await import('/static/replay.js');
+        const same = (a, b) => JSON.stringify(Object.entries(a).sort()) ===
+                               JSON.stringify(Object.entries(b).sort());
+        return cases.map((c) => {
+            const v = c.start.variant;
+            let pos = c.start.fen ? B.parseFen(v, c.start.fen) : B.initialPosition(v);
+            for (const m of c.moves) pos = B.applyMove(v, pos, m);
+            const want = B.parseFen(v, c.fen);
+            const states = R.replayStates(v, c.records, c.moves, c.flags);
+            return [c.name, same(pos.pieces, want.pieces) && pos.turn === want.turn,
+                    same(states[states.length - 1].pieces, want.pieces)];
+        });
+    }""", cases)
+    assert [name for name, ok, _ in results if not ok] == []
+    sample = [r for r in results if r[0] == "italian_sample.jsonl"]
+    assert sample and sample[0][2]
+
+
+def test_clock_ticks_from_the_reading(page: Any, daemon_factory: Any) -> None:
+    """clockNow: the running side loses the seconds since the reading's server time, the other
+    side and a stopped clock none, never below zero; a browser clock an hour off the board's
+    counts from the reading's arrival instead."""
+    d = daemon_factory()
+    page.goto(d.url + "/")
+    got = page.evaluate("""async () => {
+        const l = await import('/static/live.js');
+        const wall = 1795000000000, perf = 50000;
+        const r = (o) => ({white: 100.0, black: 59.95, running: "white", state: "running",
+                           server_time: (wall - 2500) / 1000, ...o});
+        return [
+            l.clockNow(r({}), perf - 300, perf, wall),
+            l.clockNow(r({running: "black"}), perf - 300, perf, wall),
+            l.clockNow(r({state: "stopped"}), perf - 300, perf, wall),
+            l.clockNow(r({white: 1.0}), perf - 300, perf, wall),
+            l.clockNow(r({server_time: (wall + 3600000) / 1000}), perf - 300, perf, wall),
+            l.clockNow(r({server_time: (wall - 3600000) / 1000}), perf - 300, perf, wall),
+        ];
+    }""")
+    assert got == [{"white": 97500, "black": 59950}, {"white": 100000, "black": 57450},
+                   {"white": 100000, "black": 59950}, {"white": 0, "black": 59950},
+                   {"white": 99700, "black": 59950}, {"white": 99700, "black": 59950}]

@@ -1,0 +1,378 @@
+"""The board's HTTP server (pi/web/API.md): contracts, SSE resume, 304s, the token rules,
+cross-site POSTs, limits. A simulated board with the daemon's own loop and the server on a free
+loopback port (``web_rig.Rig``)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from pi.cli import main as cli
+from pi.web.feeds import Client
+from web_rig import SSE, Rig
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
+    with Rig(tmp_path_factory.mktemp("state")) as r:
+        r.wait(lambda s: s["phase"] == "playing")
+        yield r
+
+
+def bearer(rig: Rig) -> dict[str, str]:
+    return {"Authorization": f"Bearer {rig.token}"}
+
+
+# ---------------------------------------------------------------------- state and files
+
+def test_state_contract_public_and_arbiter(rig: Rig) -> None:
+    status, headers, body = rig.request("GET", "/api/state")
+    assert status == 200 and headers["access-control-allow-origin"] == "*"
+    public = json.loads(body)
+    for key in ("line", "phase", "metadata", "fen", "moves", "flags", "clock", "result",
+                "squares_to_fix", "sensor_faults", "last_line", "game_id"):
+        assert key in public
+    assert public["view"] == "public" and public["last_line"] is None
+    meta = public["metadata"]
+    assert (meta["variant"], meta["white"], meta["black"], meta["event"],
+            meta["time_control"]) == ("italian", "Ann", "Bob", "Test", "600+5")
+    assert public["clock"]["server_time"] == pytest.approx(time.time(), abs=5)
+    assert public["clock"]["running"] in ("white", "black", None)
+    arbiter = rig.state_now()
+    assert arbiter["view"] == "arbiter" and arbiter["last_line"]["type"] in (
+        "snapshot", "lift", "place", "button", "arbiter")
+
+
+def test_trace_is_the_journal_and_game_files_need_the_token(rig: Rig) -> None:
+    status, _, body = rig.request("GET", "/api/trace.jsonl", token=rig.token)
+    assert status == 200
+    lines = [json.loads(x) for x in body.decode().splitlines()]
+    assert lines[0]["type"] == "start" and lines[0]["id"] == rig.state_now()["game_id"]
+    assert body == Path(rig.server.controller.session.game.trace).read_bytes()[:len(body)]
+    for path in ("/game.pdn", "/api/games"):
+        assert rig.request("GET", path)[0] == 401
+        assert rig.request("GET", path, token=rig.token)[0] == 200
+    _, games = rig.json("GET", "/api/games", token=rig.token)
+    gid = games[0]["id"]
+    assert games[0]["white"] == "Ann" and games[0]["finished"] is False
+    for name in ("game.pdn", "report.json", "trace.jsonl"):
+        assert rig.request("GET", f"/api/games/{gid}/{name}", token=rig.token)[0] == 200
+        assert rig.request("GET", f"/api/games/{gid}/{name}")[0] == 401
+    for sneaky in (f"/api/games/{gid}/../../arbiter.token", "/api/games/..%2f..%2farbiter.token/x",
+                   "/static/..%2farbiter.token", "/static/.hidden"):
+        status, _, body = rig.request("GET", sneaky, token=rig.token)
+        assert status in (404, 405) and rig.token.encode() not in body
+    assert rig.request("GET", "/api/games/nope/game.pdn", token=rig.token)[0] == 404
+
+
+# ---------------------------------------------------------------------- the token
+
+def test_token_file_is_private_and_printed_by_damiera_token(
+        rig: Rig, capsys: pytest.CaptureFixture[str]) -> None:
+    path = rig.root / "arbiter.token"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert cli(["token", "--state-dir", str(rig.root)]) == 0
+    assert capsys.readouterr().out.strip() == rig.token
+
+
+def test_damiera_token_without_a_token_is_one_line_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["token", "--state-dir", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1
+
+
+def test_wrong_token_is_401_logged_and_slowed_down(rig: Rig,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="pi.web.server")
+    assert rig.request("GET", "/api/state", token="nope")[0] == 401
+    assert any("wrong arbiter token" in r.message for r in caplog.records)
+    waits = []
+    for _ in range(6):
+        started = time.monotonic()
+        assert rig.request("GET", "/game.pdn", token="wrong")[0] == 401
+        waits.append(time.monotonic() - started)
+    assert max(waits[-2:]) >= 0.2  # after three failures each answer waits (0.25 s, doubling)
+    assert rig.request("GET", "/game.pdn", token=rig.token)[0] == 200  # a success resets
+    assert rig.server.throttle.delay("127.0.0.1") == 0
+
+
+def test_login_sets_an_httponly_strict_cookie_that_works(rig: Rig) -> None:
+    status, headers, _ = rig.request("POST", "/api/login", {"token": rig.token})
+    assert status == 200
+    cookie = headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+    value = cookie.split(";", 1)[0]
+    assert rig.request("GET", "/game.pdn", headers={"Cookie": value})[0] == 200
+    assert rig.request("POST", "/api/login", {"token": "bad"})[0] == 401
+    assert rig.request("GET", "/game.pdn", headers={"Cookie": "damiera_arbiter=bad"})[0] == 401
+    _, who = rig.json("GET", "/api/whoami", headers={"Cookie": value})
+    assert who == {"arbiter": True, "simulate": True}
+
+
+@pytest.mark.parametrize("headers", [{"Origin": "http://evil.example"},
+                                     {"Sec-Fetch-Site": "cross-site"},
+                                     {"Sec-Fetch-Site": "same-site"},
+                                     {"Origin": "null"}])
+def test_cross_site_posts_are_refused(rig: Rig, headers: dict[str, str]) -> None:
+    before = rig.state_now()["line"]
+    status, data = rig.json("POST", "/api/arbiter", {"action": "note", "text": "csrf"},
+                            token=rig.token, headers=headers)
+    assert status == 403 and "cross-site" in data["error"]
+    assert rig.request("POST", "/api/login", {"token": rig.token}, headers=headers)[0] == 403
+    assert rig.state_now()["line"] == before
+
+
+# ---------------------------------------------------------------------- arbiter actions
+
+def test_arbiter_action_answers_once_journaled_with_its_line(rig: Rig) -> None:
+    same = {"Origin": f"http://127.0.0.1:{rig.port}", "Sec-Fetch-Site": "same-origin"}
+    status, data = rig.json("POST", "/api/arbiter", {"action": "note", "text": "clock checked"},
+                            token=rig.token, headers=same)
+    assert status == 200
+    assert data["record"] == {"t": data["record"]["t"], "type": "arbiter", "action": "note",
+                              "text": "clock checked"}
+    journal = Path(rig.server.controller.session.game.trace).read_text().splitlines()
+    assert json.loads(journal[data["line"] - 1]) == data["record"]
+    assert any(d["type"] == "FlagRaised" for d in data["decisions"])
+
+
+@pytest.mark.parametrize("body,status", [
+    ({"action": "explode"}, 400), ({"action": "note"}, 400), ({"action": "note", "text": ""}, 400),
+    ({"action": "adjudicate"}, 400), ({"action": "adjudicate", "result": "9-9"}, 400),
+    ({"action": "stop_clock", "result": "1-0"}, 400), ({"action": "note", "text": "x", "t": 3}, 400),
+    (["note"], 400), ("note", 400), (None, 400)])
+def test_bad_arbiter_requests_are_400(rig: Rig, body: Any, status: int) -> None:
+    before = rig.state_now()["line"]
+    raw = b"" if body is None else json.dumps(body).encode()
+    code, data = rig.json("POST", "/api/arbiter", raw=raw, token=rig.token)
+    assert code == status and "error" in data
+    assert rig.state_now()["line"] == before
+
+
+def test_arbiter_post_needs_the_token(rig: Rig) -> None:
+    assert rig.json("POST", "/api/arbiter", {"action": "note", "text": "x"})[0] == 401
+
+
+def test_malformed_json_and_huge_bodies(rig: Rig) -> None:
+    assert rig.json("POST", "/api/arbiter", raw=b"{not json", token=rig.token)[0] == 400
+    assert rig.json("POST", "/api/arbiter", raw=b"\xff\xfe", token=rig.token)[0] == 400
+    assert rig.json("POST", "/api/arbiter", raw=b"[" * 5000 + b"]" * 5000,
+                    token=rig.token)[0] == 400
+    huge = json.dumps({"action": "note", "text": "x" * 40_000}).encode()
+    status, _, body = rig.request("POST", "/api/arbiter", raw=huge, token=rig.token)
+    assert status == 413 and "error" in json.loads(body)
+
+
+# ---------------------------------------------------------------------- broadcast.pdn
+
+def test_broadcast_pdn_etag_and_last_modified_give_304(rig: Rig) -> None:
+    status, headers, body = rig.request("GET", "/broadcast.pdn")
+    assert status == 200 and headers["access-control-allow-origin"] == "*"
+    assert b'[GameType "22,W,8,8,N2,1"]' in body
+    etag, modified = headers["etag"], headers["last-modified"]
+    assert rig.request("GET", "/broadcast.pdn", headers={"If-None-Match": etag})[0] == 304
+    assert rig.request("GET", "/broadcast.pdn",
+                       headers={"If-Modified-Since": modified})[0] == 304
+    assert rig.request("GET", "/broadcast.pdn",
+                       headers={"If-None-Match": '"other"'})[0] == 200
+    assert rig.request("GET", "/broadcast.pdn",
+                       headers={"If-Modified-Since": "garbage"})[0] == 200
+
+
+def test_options_preflight_and_unknown_paths(rig: Rig) -> None:
+    status, headers, _ = rig.request("OPTIONS", "/api/state")
+    assert status == 204 and "GET" in headers["access-control-allow-methods"]
+    status, _, body = rig.request("GET", "/no/such/thing")
+    assert status == 404 and "error" in json.loads(body)
+    assert rig.request("DELETE", "/api/state")[0] == 405
+
+
+# ---------------------------------------------------------------------- SSE
+
+def test_slow_client_is_dropped_not_waited_for() -> None:
+    import asyncio
+    client = Client(asyncio.Queue(maxsize=2))
+    for i in range(3):
+        client.offer(f"m{i}".encode())
+    assert client.dropped
+    client.offer(b"later")  # ignored: nothing blocks, nothing grows
+    assert client.queue.qsize() == 2
+
+
+def test_bad_last_event_id_gets_the_whole_state(rig: Rig) -> None:
+    for bad in ("abc", "-3", "9" * 40, ""):
+        sse = SSE(rig.port, {"Last-Event-ID": bad})
+        assert sse.status == 200
+        _, name, data = sse.next()
+        assert name == "state" and data["view"] == "public"
+        sse.close()
+
+
+def test_too_many_sse_clients_get_503(rig: Rig) -> None:
+    rig.server.max_clients = 2
+    end = time.monotonic() + 5
+    while (rig.server.arbiter_stream.clients or rig.server.public_stream.clients) \
+            and time.monotonic() < end:
+        time.sleep(0.02)  # the clients of earlier tests went away
+    try:
+        first, second = SSE(rig.port), SSE(rig.port)
+        assert first.next()[1] == "state" and second.next()[1] == "state"
+        third = SSE(rig.port)
+        assert third.status == 503
+        third.close()
+        first.close()
+        second.close()
+    finally:
+        rig.server.max_clients = 200
+
+
+def events_until_state(sse: SSE) -> list[tuple[str | None, str, Any]]:
+    out = []
+    while True:
+        ev = sse.next()
+        out.append(ev)
+        if ev[1] == "state":
+            return out
+
+
+def _fresh_moves(tmp_path: Path, keep: int | None = None) -> None:
+    with Rig(tmp_path) as rig:
+        if keep is not None:
+            rig.server.arbiter_stream.keep = keep
+        rig.wait(lambda s: s["phase"] == "playing")
+        live = SSE(rig.port, bearer(rig))
+        events_until_state(live)
+        rig.move("d3", "e4", "white")
+        _, _, first = live.until("move")
+        first_line = first["line"]
+        seen: list[tuple[str | None, str, Any]] = []
+        rig.move("c6", "d5", "black")  # black answers while a second client is away
+        rig.move("e4", "c6", "white")  # a capture
+        s = rig.wait(lambda s: len(s["moves"]) == 3)
+        while True:
+            ev = live.next()
+            seen.append(ev)
+            if ev[1] == "state" and ev[2]["line"] == s["line"]:
+                break
+        live.close()
+        expected = [e for e in seen if e[1] != "state" and int(e[0] or 0) > first_line]
+        again = SSE(rig.port, {**bearer(rig), "Last-Event-ID": str(first_line)})
+        got = events_until_state(again)
+        again.close()
+        assert [_same(e) for e in got if e[1] != "state"] == [_same(e) for e in expected]
+        assert got[-1][2]["moves"] == s["moves"]
+        ids = [int(e[0]) for e in got if e[0] is not None]
+        assert ids == sorted(ids) and min(ids) > first_line
+
+
+def _same(event: tuple[str | None, str, Any]) -> tuple[Any, ...]:
+    """An event as compared: a clock event by who runs (its reading is taken when it is sent)."""
+    ident, name, data = event
+    if name == "clock":
+        return ident, name, data["clock"]["running"], data["clock"]["state"]
+    return ident, name, data
+
+
+def test_sse_resume_from_memory_loses_and_repeats_nothing(tmp_path: Path) -> None:
+    _fresh_moves(tmp_path)
+
+
+def test_sse_resume_from_the_journal_when_memory_no_longer_has_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pi.web.server as server
+    read: list[int] = []
+    original = server.replay_journal_events
+
+    def counted(trace: Path, after: int) -> Any:
+        read.append(after)
+        return original(trace, after)
+    monkeypatch.setattr(server, "replay_journal_events", counted)
+    _fresh_moves(tmp_path, keep=1)
+    assert len(read) == 1  # the older lines came from the journal file
+
+
+# ---------------------------------------------------------------------- the command line
+
+@pytest.mark.parametrize("value", ["nope", "127.0.0.1:99999", "127.0.0.1:", ":80x"])
+def test_bad_http_option_is_one_line_exit_2(tmp_path: Path, value: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["run", "--simulate", "--http", value, "--state-dir", str(tmp_path / "s")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and "--http" in err
+
+
+def test_http_address_in_use_is_one_line_exit_2(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+    trace = Path(__file__).resolve().parents[1] / "traces" / "italian"
+    sample = sorted(trace.glob("*.jsonl"))[0]
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        rc = cli(["run", "--simulate", "--quiet", "--trace", str(sample), "--speed", "max",
+                  "--http", f"127.0.0.1:{port}", "--state-dir", str(tmp_path / "s")])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "cannot listen" in err
+
+
+def test_arbiter_answer_is_its_own_line_when_others_journal_arbiter_lines(rig: Rig) -> None:
+    """Another source's arbiter line (a trace acted by the simulator, a serial command) journaled
+    first does not answer the web's request."""
+    from engine.events import ArbiterActed
+    controller = rig.server.controller
+    assert rig.loop is not None
+    rig.loop.call_soon_threadsafe(rig.server.inbox.put_nowait,
+                                  ArbiterActed(controller.time.stamp(), "note", None, "other"))
+    status, data = rig.json("POST", "/api/arbiter", {"action": "note", "text": "mine"},
+                            token=rig.token)
+    assert status == 200 and data["record"]["text"] == "mine"
+    assert rig.server.actions_waiting == 0
+
+
+def test_daemon_stops_promptly_with_live_clients(tmp_path: Path) -> None:
+    rig = Rig(tmp_path).__enter__()
+    clients = [SSE(rig.port), SSE(rig.port, bearer(rig))]
+    for c in clients:
+        assert c.next()[1] == "state"
+    started = time.monotonic()
+    rig.__exit__(None, None, None)
+    assert not rig.thread.is_alive() and rig.error is None
+    assert time.monotonic() - started < 10  # bounded by the 2 s shutdown timeout, not 60 s
+    for c in clients:
+        with pytest.raises((EOFError, OSError)):
+            while True:
+                c.next()
+        c.close()
+
+
+def test_replay_gives_the_arbiters_state_after_every_journal_line(tmp_path: Path) -> None:
+    with Rig(tmp_path / "state") as r:
+        r.wait(lambda s: s["phase"] == "playing")
+        r.move("d3", "e4", "white")
+        r.wait(lambda s: len(s["moves"]) == 1)
+        assert r.request("GET", "/api/replay")[0] == 401
+        _, body = r.json("GET", "/api/replay", token=r.token)
+        states = body["states"]
+        journal = Path(r.server.controller.session.game.trace).read_text().splitlines()
+        assert body["game_id"] == r.state_now()["game_id"]
+        assert [s["record"] for s in states] == [json.loads(x) for x in journal]
+        assert [s["line"] for s in states] == list(range(1, len(journal) + 1))
+        # after the set-up snapshot: the starting position, every piece known
+        assert len(states[1]["pieces"]) == 24 and set(states[1]["pieces"].values()) == {"w", "b"}
+        lifted = next(s for s in states if s["record"]["type"] == "lift")
+        assert lifted["hand"] == 1 and "d3" not in lifted["pieces"] and lifted["moves"] == 0
+        last = states[-1]
+        assert last["moves"] == 1 and last["last_move"] == {"notation": "22-19", "ply": 1,
+                                                            "side": "white"}
+        assert last["pieces"]["e4"] == "w" and last["turn"] == "black" and last["result"] == "*"
+        assert last["clock"] is not None and last["clock"]["running"] == "black"

@@ -1,0 +1,124 @@
+"""The broadcast policy (issue 10, pi/web/API.md): a move under a pending irregularity is held
+from the public feeds until the opponent decides; after a kept irregularity the broadcast PDN
+goes on from a [FEN] of the position after it; the optional delay; the simulator's controls."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from pathlib import Path
+
+from PIL import Image
+
+from engine.pdn import read_pdn
+from pi.config import Config
+from web_rig import SSE, Rig
+
+
+def test_irregular_move_held_until_decided_then_broadcast_from_fen(tmp_path: Path) -> None:
+    with Rig(tmp_path) as rig:
+        rig.wait(lambda s: s["phase"] == "playing")
+        public = SSE(rig.port)
+        assert public.next()[1] == "state"
+        rig.move("d3", "d5", "white")  # IT 8.1.2: a man two rows straight ahead
+        arbiter = rig.wait(lambda s: s["flags"] and s["flags"][0]["status"] == "pending")
+        assert arbiter["flags"][0]["code"] == "IT 8.1.2" and len(arbiter["moves"]) == 1
+        seen = rig.state_now(arbiter=False)
+        assert seen["moves"] == [] and seen["fen"] == "W:W21-32:B1-12"
+        assert b"22-14" not in rig.request("GET", "/broadcast.pdn")[2]
+        trace = rig.request("GET", "/api/trace.jsonl")[2].decode().splitlines()
+        assert len(trace) < arbiter["line"]  # the public trace stops before the held move
+        status, _ = rig.json("POST", "/api/sim/button", {"name": "accept", "side": "black"},
+                             token=rig.token)
+        assert status == 200
+        rig.wait(lambda s: s["flags"][0]["status"] == "maintained")
+        seen = rig.state_now(arbiter=False)
+        assert [m["notation"] for m in seen["moves"]] == ["22-14"]
+        _, _, move = public.until("move")  # the public stream shows it only now, never taken back
+        assert move["move"]["notation"] == "22-14" and move["retracted"] is False
+        public.close()
+        pdn = rig.request("GET", "/broadcast.pdn")[2].decode()
+        assert '[SetUp "1"]' in pdn and '[FEN "B:W14,21,23-32:B1-12"]' in pdn
+        assert "/FEN" not in pdn
+        game = read_pdn(pdn)[0]  # readable: the game goes on from the position after it
+        assert game.board.fen() == "B:W14,21,23-32:B1-12"
+        full = rig.request("GET", "/game.pdn", token=rig.token)[2].decode()
+        assert '22-14 /FEN "B:W14,21,23-32:B1-12"/' in full
+
+
+def test_corrected_move_is_never_shown_to_the_public(tmp_path: Path) -> None:
+    with Rig(tmp_path) as rig:
+        rig.wait(lambda s: s["phase"] == "playing")
+        public = SSE(rig.port)
+        public.next()
+        rig.move("d3", "d5", "white")
+        rig.wait(lambda s: s["flags"] and s["flags"][0]["status"] == "pending")
+        rig.json("POST", "/api/sim/button", {"name": "correct", "side": "black"}, token=rig.token)
+        s = rig.wait(lambda s: s["flags"][0]["status"] != "pending")
+        assert s["moves"] == []
+        # the public stream got the flag's events, never a move
+        events = []
+        while True:
+            ev = public.next()
+            events.append(ev)
+            if ev[1] == "flag" and ev[2]["flag"]["status"] != "pending":
+                break
+        assert not [e for e in events if e[1] == "move"]
+        public.close()
+
+
+def test_broadcast_delay_holds_the_public_view(tmp_path: Path) -> None:
+    with Rig(tmp_path, Config(source="(test)", broadcast_delay=15.0)) as rig:
+        assert rig.server.delay == 900
+        rig.wait(lambda s: s["phase"] == "playing")
+        rig.move("d3", "e4", "white")
+        rig.wait(lambda s: len(s["moves"]) == 1)
+        public = rig.state_now(arbiter=False)
+        assert public["moves"] == []
+        assert rig.request("GET", "/broadcast.pdn")[0] == 404 or \
+            b"22-19" not in rig.request("GET", "/broadcast.pdn")[2]
+        assert rig.request("GET", "/api/trace.jsonl")[2] == b""
+
+
+def test_international_broadcast_gametype_as_lidraughts_reads(tmp_path: Path) -> None:
+    with Rig(tmp_path, Config(source="(test)", variant="international")) as rig:
+        rig.wait(lambda s: s["phase"] == "playing")
+        pdn = rig.request("GET", "/broadcast.pdn")[2].decode()
+        assert '[GameType "20"]' in pdn
+        assert '[GameType "20,W,10,10,N2,0"]' in rig.request("GET", "/game.pdn",
+                                                               token=rig.token)[2].decode()
+
+
+def test_simulator_controls(tmp_path: Path) -> None:
+    with Rig(tmp_path) as rig:
+        rig.wait(lambda s: s["phase"] == "playing")
+        assert rig.json("POST", "/api/sim/lift", {"square": "d3"})[0] == 401
+        assert rig.json("POST", "/api/sim/lift", {"square": "e4"}, token=rig.token)[0] == 409
+        for bad in ({"square": "z9"}, {"square": 99}, {"square": True}, {}, {"square": ["d3"]}):
+            assert rig.json("POST", "/api/sim/lift", bad, token=rig.token)[0] == 400
+        assert rig.json("POST", "/api/sim/button", {"name": "nope", "side": "white"},
+                        token=rig.token)[0] == 400
+        status, board = rig.json("GET", "/api/sim/board")
+        assert status == 200 and len(board["occupied"]) == 24
+        assert rig.json("POST", "/api/sim/lift", {"square": 22}, token=rig.token)[0] == 200
+        rig.wait(lambda s: s["last_line"]["type"] == "lift")
+        device = rig.sim.hardware.display.device
+        for _ in range(50):  # the OLED may draw a newer frame between the two reads: read again
+            status, headers, png = rig.request("GET", "/api/sim/oled.png")
+            assert status == 200 and headers["content-type"] == "image/png"
+            image = Image.open(io.BytesIO(png))
+            assert image.size == (128, 64)
+            if image.convert("1").tobytes() == device.image.convert("1").tobytes():
+                break
+            time.sleep(0.02)
+        else:
+            raise AssertionError("the PNG is never the luma device's image")
+        assert json.loads(rig.request("GET", "/api/whoami")[2])["simulate"] is True
+
+
+def test_without_simulate_no_simulator_routes(tmp_path: Path) -> None:
+    with Rig(tmp_path, simulate=False) as rig:
+        assert rig.request("POST", "/api/sim/lift", {"square": "d3"}, token=rig.token)[0] in (404, 405)
+        assert rig.request("GET", "/simulator")[0] == 404
+        assert rig.request("GET", "/api/sim/oled.png")[0] == 404
