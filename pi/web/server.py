@@ -18,8 +18,6 @@ import logging
 import time
 from collections import deque
 from dataclasses import dataclass
-from email.utils import formatdate, parsedate_to_datetime
-from hashlib import sha1
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -29,6 +27,8 @@ from engine.errors import DamieraError
 from engine.events import ARBITER_ACTIONS, ArbiterActed
 from pi.session import Fed
 from pi.web import auth
+from pi.web.httputil import (MAX_BODY, conditional, error, http, json_body, keep_auth, line_of,
+                             read, whole_lines)
 from pi.web.feeds import Client, Stream, encode, replay_journal_events
 from pi.web.replay import replay_states
 from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, decisions_json,
@@ -38,7 +38,6 @@ log = logging.getLogger(__name__)
 
 __all__ = ["WebServer", "Routes", "MAX_BODY", "COOKIE"]
 
-MAX_BODY = 16 * 1024
 COOKIE = "damiera_arbiter"
 STATIC = Path(__file__).parent / "static"
 RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*")
@@ -277,12 +276,12 @@ class WebServer:
                 else exc.reason
             if exc.content_type == "application/json":
                 reason = json.loads(exc.text or "{}").get("error", exc.reason)
-            return _error(exc.status, reason, headers=_keep_auth(exc.headers))
+            return error(exc.status, reason, headers=keep_auth(exc.headers))
         except (asyncio.CancelledError, ConnectionResetError):
             raise
         except Exception:
             log.exception("web request %s %s failed", request.method, request.path)
-            return _error(503, "the server could not answer this request (logged)")
+            return error(503, "the server could not answer this request (logged)")
 
     async def _cors(self, request: web.Request, response: web.StreamResponse) -> None:
         if request.method in ("GET", "HEAD", "OPTIONS"):
@@ -302,12 +301,12 @@ class WebServer:
         same-origin (or none: typed by the user), ``Origin`` when sent must be this host."""
         site = request.headers.get("Sec-Fetch-Site")
         if site is not None and site not in ("same-origin", "none"):
-            raise _http(403, "cross-site request refused")
+            raise http(403, "cross-site request refused")
         origin = request.headers.get("Origin")
         if origin is not None:
             host = request.headers.get("Host", "")
             if origin == "null" or origin.split("://", 1)[-1].rstrip("/") != host:
-                raise _http(403, "cross-site request refused")
+                raise http(403, "cross-site request refused")
 
     async def is_arbiter(self, request: web.Request) -> bool:
         """True with the right token, False with none; a wrong token is a 401 (logged, slowed
@@ -333,11 +332,11 @@ class WebServer:
         log.warning("wrong arbiter token from %s on %s %s", who, request.method, request.path)
         if wait:
             await asyncio.sleep(wait)
-        raise _http(401, "wrong token", bearer=True)
+        raise http(401, "wrong token", bearer=True)
 
     async def require_arbiter(self, request: web.Request) -> None:
         if not await self.is_arbiter(request):
-            raise _http(401, "the arbiter's token is needed", bearer=True)
+            raise http(401, "the arbiter's token is needed", bearer=True)
 
     def _guard(self, handler: Callable[[web.Request], Awaitable[Any]]
                ) -> Callable[[web.Request], Awaitable[Any]]:
@@ -347,10 +346,10 @@ class WebServer:
         return guarded
 
     async def login(self, request: web.Request) -> web.Response:
-        body = await _json_body(request)
+        body = await json_body(request)
         token = body.get("token")
         if not isinstance(token, str) or not token:
-            raise _http(400, "expected {\"token\": \"…\"}")
+            raise http(400, "expected {\"token\": \"…\"}")
         await self._verify(request, token)
         response = web.json_response({"arbiter": True})
         response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict", path="/")
@@ -394,18 +393,18 @@ class WebServer:
     async def broadcast(self, request: web.Request) -> web.StreamResponse:
         snap = self._public_pdn_snapshot()
         if snap is None or self.controller.session is None:
-            raise _http(404, "no game yet")
+            raise http(404, "no game yet")
         text = broadcast_pdn(snap, self.controller.session.variant)
-        return _conditional(request, text.encode(), "application/x-chess-pdn; charset=utf-8",
+        return conditional(request, text.encode(), "application/x-chess-pdn; charset=utf-8",
                             snap.wall)
 
     async def game_pdn(self, request: web.Request) -> web.StreamResponse:
         await self.require_arbiter(request)
         session = self.controller.session
         if session is None:
-            raise _http(404, "no game yet")
+            raise http(404, "no game yet")
         text = session.report().pdn()
-        return _conditional(request, text.encode(), "application/x-chess-pdn; charset=utf-8",
+        return conditional(request, text.encode(), "application/x-chess-pdn; charset=utf-8",
                             time.time())
 
     async def replay(self, request: web.Request) -> web.Response:
@@ -414,30 +413,30 @@ class WebServer:
         await self.require_arbiter(request)
         session = self.controller.session
         if session is None:
-            raise _http(404, "no game yet")
+            raise http(404, "no game yet")
         path = session.game.trace
 
         def compute() -> list[dict[str, Any]]:
-            text = _whole_lines(_read(path)).decode("utf-8")
+            text = whole_lines(read(path)).decode("utf-8")
             return replay_states(text.splitlines())
 
         try:
             states = await asyncio.get_running_loop().run_in_executor(None, compute)
         except ValueError as exc:  # a journal the reader refuses (damaged by hand): say so
-            raise _http(409, f"the journal cannot be replayed: {exc}") from None
+            raise http(409, f"the journal cannot be replayed: {exc}") from None
         return web.json_response({"game_id": session.game.id, "states": states})
 
     async def trace(self, request: web.Request) -> web.StreamResponse:
         arbiter_view = await self.is_arbiter(request)
         session = self.controller.session
         if session is None:
-            raise _http(404, "no game yet")
-        data = await asyncio.get_running_loop().run_in_executor(None, _read, session.game.trace)
+            raise http(404, "no game yet")
+        data = await asyncio.get_running_loop().run_in_executor(None, read, session.game.trace)
         if not arbiter_view:
             snap = self._public_pdn_snapshot()
             keep = 0 if snap is None else self._public_cut(snap)
             data = b"".join(data.splitlines(keepends=True)[:keep])
-        data = _whole_lines(data)
+        data = whole_lines(data)
         return web.Response(body=data, content_type="application/jsonl", charset="utf-8")
 
     def _public_cut(self, snap: PublicSnapshot) -> int:
@@ -478,25 +477,25 @@ class WebServer:
                  "report.json": ("report", "application/json"),
                  "trace.jsonl": ("trace", "application/jsonl")}
         if name not in files or game_id not in self.controller.state.game_ids():
-            raise _http(404, "no such game or file")
+            raise http(404, "no such game or file")
         g = self.controller.state.game(game_id)
         path = getattr(g, files[name][0])
         try:
-            data = await asyncio.get_running_loop().run_in_executor(None, _read, path)
+            data = await asyncio.get_running_loop().run_in_executor(None, read, path)
         except OSError:
-            raise _http(404, "not written yet") from None
+            raise http(404, "not written yet") from None
         return web.Response(body=data, content_type=files[name][1], charset="utf-8")
 
     async def static(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
         if "/" in name or name.startswith(".") or not (STATIC / name).is_file():
-            raise _http(404, "no such file")
+            raise http(404, "no such file")
         return web.FileResponse(STATIC / name)
 
     def _page(self, name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         async def page(request: web.Request) -> web.StreamResponse:
             if not (STATIC / name).is_file():
-                raise _http(404, f"{name} is not installed")
+                raise http(404, f"{name} is not installed")
             return web.FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
         return page
 
@@ -510,7 +509,7 @@ class WebServer:
         if raw is not None and raw.strip().isdigit() and len(raw.strip()) < 12:
             after = int(raw.strip())
         if len(self.arbiter_stream.clients) + len(self.public_stream.clients) >= self.max_clients:
-            raise _http(503, "too many live clients", retry=True)
+            raise http(503, "too many live clients", retry=True)
         client = Client(asyncio.Queue(maxsize=self.client_queue))
         first = self._catch_up(stream, arbiter_view, after)
         stream.clients.add(client)  # from here on every new line reaches the queue, in order
@@ -546,7 +545,7 @@ class WebServer:
             if arbiter_view and session is not None:
                 try:
                     older = list(replay_journal_events(session.game.trace, after))
-                    older = [m for m in older if _line_of(m) <= line]
+                    older = [m for m in older if line_of(m) <= line]
                     return older + [encode(line, "state", self._stream_state(True, line))]
                 except Exception:
                     log.exception("SSE resume from the journal failed; whole state sent")
@@ -561,27 +560,27 @@ class WebServer:
 
     async def arbiter_action(self, request: web.Request) -> web.Response:
         await self.require_arbiter(request)
-        body = await _json_body(request)
+        body = await json_body(request)
         action = body.get("action")
         if action not in ARBITER_ACTIONS:
-            raise _http(400, f"unknown action; expected one of {', '.join(ARBITER_ACTIONS)}")
+            raise http(400, f"unknown action; expected one of {', '.join(ARBITER_ACTIONS)}")
         extra = set(body) - {"action", "result", "text", "type"}
         if extra:
-            raise _http(400, f"unexpected key(s): {', '.join(sorted(extra))}")
+            raise http(400, f"unexpected key(s): {', '.join(sorted(extra))}")
         result, text = body.get("result"), body.get("text")
         if action == "adjudicate":
             if result not in RESULTS:
-                raise _http(400, "adjudicate needs \"result\": a PDN result")
+                raise http(400, "adjudicate needs \"result\": a PDN result")
         elif result is not None:
-            raise _http(400, "only adjudicate takes a result")
+            raise http(400, "only adjudicate takes a result")
         if action == "note":
             if not isinstance(text, str) or not text.strip() or len(text) > 2000:
-                raise _http(400, "note needs \"text\": 1 to 2000 characters")
+                raise http(400, "note needs \"text\": 1 to 2000 characters")
         elif text is not None:
-            raise _http(400, "only note takes a text")
+            raise http(400, "only note takes a text")
         c = self.controller
         if c.phase != "playing" or c.session is None:
-            raise _http(409, "no game in play")
+            raise http(409, "no game in play")
         future: asyncio.Future[Fed] = asyncio.get_running_loop().create_future()
         waiting = _Waiting({"action": action, "result": result, "text": text}, future)
         self._waiting.append(waiting)
@@ -589,7 +588,7 @@ class WebServer:
         try:
             fed = await asyncio.wait_for(asyncio.shield(future), timeout=10.0)
         except asyncio.TimeoutError:
-            raise _http(503, "the board did not journal the action in time") from None
+            raise http(503, "the board did not journal the action in time") from None
         finally:
             if waiting in self._waiting:  # not journaled (the game ended meanwhile): forgotten
                 self._waiting.remove(waiting)
@@ -606,78 +605,3 @@ class WebServer:
 
 
 # ---------------------------------------------------------------------- helpers
-
-def _error(status: int, message: str, headers: Any = None) -> web.Response:
-    return web.json_response({"error": message}, status=status, headers=headers)
-
-
-def _keep_auth(headers: Any) -> dict[str, str]:
-    keep = {}
-    for name in ("WWW-Authenticate", "Retry-After", "Allow"):
-        if name in headers:
-            keep[name] = headers[name]
-    return keep
-
-
-def _http(status: int, message: str, *, bearer: bool = False, retry: bool = False
-          ) -> web.HTTPException:
-    headers = {}
-    if bearer:
-        headers["WWW-Authenticate"] = 'Bearer realm="damiera arbiter"'
-    if retry:
-        headers["Retry-After"] = "5"
-    exc = web.HTTPException(text=json.dumps({"error": message}), content_type="application/json",
-                            headers=headers)
-    exc.set_status(status, message[:60])
-    return exc
-
-
-async def _json_body(request: web.Request) -> dict[str, Any]:
-    if request.content_length is not None and request.content_length > MAX_BODY:
-        raise _http(413, f"body larger than {MAX_BODY} bytes")
-    raw = await request.read()
-    try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise _http(400, "the body is not JSON") from None
-    if not isinstance(body, dict):
-        raise _http(400, "expected a JSON object")
-    return body
-
-
-def _conditional(request: web.Request, body: bytes, content_type: str, modified: float
-                 ) -> web.Response:
-    etag = '"' + sha1(body).hexdigest()[:20] + '"'
-    last = formatdate(int(modified), usegmt=True)
-    headers = {"ETag": etag, "Last-Modified": last, "Cache-Control": "no-cache"}
-    inm = request.headers.get("If-None-Match")
-    if inm is not None:
-        if etag in [t.strip() for t in inm.split(",")] or inm.strip() == "*":
-            return web.Response(status=304, headers=headers)
-    else:
-        ims = request.headers.get("If-Modified-Since")
-        if ims is not None:
-            try:
-                since = parsedate_to_datetime(ims).timestamp()
-            except (TypeError, ValueError, IndexError, OverflowError):
-                since = None
-            if since is not None and int(modified) <= since:
-                return web.Response(status=304, headers=headers)
-    ctype, _, charset = content_type.partition("; charset=")
-    return web.Response(body=body, content_type=ctype, charset=charset or None, headers=headers)
-
-
-def _read(path: Path) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def _whole_lines(data: bytes) -> bytes:
-    """A journal being appended to may end in a torn line: only whole lines are served."""
-    end = data.rfind(b"\n")
-    return data[:end + 1] if end >= 0 else b""
-
-
-def _line_of(message: bytes) -> int:
-    head = message.split(b"\n", 1)[0]
-    return int(head[4:]) if head.startswith(b"id: ") else 0

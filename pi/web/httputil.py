@@ -1,0 +1,94 @@
+"""Small HTTP helpers of the board's web server: one-line JSON errors (never a traceback),
+bounded JSON bodies, conditional GETs (ETag / Last-Modified → 304), whole journal lines."""
+
+from __future__ import annotations
+
+import json
+from email.utils import formatdate, parsedate_to_datetime
+from hashlib import sha1
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+__all__ = ["MAX_BODY", "error", "keep_auth", "http", "json_body", "conditional", "read",
+           "whole_lines", "line_of"]
+
+#: Request bodies larger than this are refused (413): an arbiter action is a few dozen bytes.
+MAX_BODY = 16 * 1024
+
+
+def error(status: int, message: str, headers: Any = None) -> web.Response:
+    return web.json_response({"error": message}, status=status, headers=headers)
+
+
+def keep_auth(headers: Any) -> dict[str, str]:
+    keep = {}
+    for name in ("WWW-Authenticate", "Retry-After", "Allow"):
+        if name in headers:
+            keep[name] = headers[name]
+    return keep
+
+
+def http(status: int, message: str, *, bearer: bool = False, retry: bool = False
+          ) -> web.HTTPException:
+    headers = {}
+    if bearer:
+        headers["WWW-Authenticate"] = 'Bearer realm="damiera arbiter"'
+    if retry:
+        headers["Retry-After"] = "5"
+    exc = web.HTTPException(text=json.dumps({"error": message}), content_type="application/json",
+                            headers=headers)
+    exc.set_status(status, message[:60])
+    return exc
+
+
+async def json_body(request: web.Request) -> dict[str, Any]:
+    if request.content_length is not None and request.content_length > MAX_BODY:
+        raise http(413, f"body larger than {MAX_BODY} bytes")
+    raw = await request.read()
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise http(400, "the body is not JSON") from None
+    if not isinstance(body, dict):
+        raise http(400, "expected a JSON object")
+    return body
+
+
+def conditional(request: web.Request, body: bytes, content_type: str, modified: float
+                 ) -> web.Response:
+    etag = '"' + sha1(body).hexdigest()[:20] + '"'
+    last = formatdate(int(modified), usegmt=True)
+    headers = {"ETag": etag, "Last-Modified": last, "Cache-Control": "no-cache"}
+    inm = request.headers.get("If-None-Match")
+    if inm is not None:
+        if etag in [t.strip() for t in inm.split(",")] or inm.strip() == "*":
+            return web.Response(status=304, headers=headers)
+    else:
+        ims = request.headers.get("If-Modified-Since")
+        if ims is not None:
+            try:
+                since = parsedate_to_datetime(ims).timestamp()
+            except (TypeError, ValueError, IndexError, OverflowError):
+                since = None
+            if since is not None and int(modified) <= since:
+                return web.Response(status=304, headers=headers)
+    ctype, _, charset = content_type.partition("; charset=")
+    return web.Response(body=body, content_type=ctype, charset=charset or None, headers=headers)
+
+
+def read(path: Path) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def whole_lines(data: bytes) -> bytes:
+    """A journal being appended to may end in a torn line: only whole lines are served."""
+    end = data.rfind(b"\n")
+    return data[:end + 1] if end >= 0 else b""
+
+
+def line_of(message: bytes) -> int:
+    head = message.split(b"\n", 1)[0]
+    return int(head[4:]) if head.startswith(b"id: ") else 0
