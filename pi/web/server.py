@@ -32,7 +32,7 @@ from pi.web.httputil import (MAX_BODY, conditional, error, http, json_body, keep
 from pi.web.feeds import Client, Stream, encode, replay_journal_events
 from pi.web.replay import replay_states
 from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, decisions_json,
-                          line_events, public_snapshot, state_dict)
+                          line_events, public_flag, public_snapshot, state_dict)
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +210,9 @@ class WebServer:
                 out.append(("move", {"line": fed.line, "t": m.get("t"), "ply": m["ply"],
                                      "move": m, "fen": snap.fen, "retracted": False}))
         for name, data in events:
-            if name in ("flag", "clock"):
+            if name == "flag":
+                out.append((name, {**data, "flag": public_flag(data["flag"])}))
+            elif name == "clock":
                 out.append((name, data))
         if snap is not None and snap.result != "*" and (prev is None or prev.result == "*"):
             out.append(("result", {"line": fed.line, "result": snap.result,

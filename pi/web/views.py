@@ -17,8 +17,8 @@ from engine.decisions import (ClockChanged, Flag, FlagDecided, FlagRaised, GameE
 from engine.pdn import SEVEN_TAGS
 from pi.session import Fed
 
-__all__ = ["flag_dict", "clock_dict", "state_dict", "line_events", "PublicSnapshot",
-           "public_snapshot", "broadcast_pdn"]
+__all__ = ["flag_dict", "public_flag", "HELD_TEXT", "clock_dict", "state_dict", "line_events",
+           "PublicSnapshot", "public_snapshot", "broadcast_pdn"]
 
 #: GameType as lidraughts reads it (it takes the first number; the short form is what it writes).
 _LIDRAUGHTS_GAMETYPE = {"international": "20", "brazilian": "26"}
@@ -28,6 +28,19 @@ def flag_dict(f: Flag, line: int | None = None) -> dict[str, Any]:
     side = None if f.side is None else f.side.label
     return {"id": f.id, "t": f.t, "code": f.code, "title": title(f.code), "kind": f.kind,
             "status": f.status, "side": side, "text": f.text, "line": line}
+
+
+#: What the public is told of an irregularity while the opponent decides: the flag's own text
+#: names the move (IT 8.1.3 "touched 21, moved 22"), which the broadcast holds back.
+HELD_TEXT = "an irregularity: the opponent decides whether it is corrected"
+
+
+def public_flag(flag: dict[str, Any]) -> dict[str, Any]:
+    """``flag`` (a :func:`flag_dict`) as the public sees it: a pending irregularity keeps its
+    code and title, not its text (the broadcast policy holds the move it names)."""
+    if flag.get("kind") == "irregularity" and flag.get("status") == "pending":
+        return {**flag, "text": HELD_TEXT}
+    return flag
 
 
 def clock_dict(controller: Any) -> dict[str, Any] | None:
@@ -189,6 +202,10 @@ def state_dict(controller: Any, line: int, *, arbiter_view: bool,
     arbiter = session.arbiter
     game = arbiter.game
     out["flags"] = [flag_dict(f, flag_lines.get(f.id)) for f in arbiter.flags]
+    if not arbiter_view:
+        out["flags"] = [public_flag(f) for f in out["flags"]]
+        if arbiter.pending is not None:  # the screen's prompt names the held move too
+            out["message"] = HELD_TEXT
     out["squares_to_fix"] = list(getattr(arbiter, "squares_to_fix", ()) or ())
     if arbiter_view or snap is None:
         out["moves"] = [m.to_dict() for m in game.moves]

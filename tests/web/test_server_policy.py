@@ -13,6 +13,7 @@ from PIL import Image
 
 from engine.pdn import read_pdn
 from pi.config import Config
+from pi.web.views import HELD_TEXT
 from web_rig import SSE, Rig
 
 
@@ -26,6 +27,12 @@ def test_irregular_move_held_until_decided_then_broadcast_from_fen(tmp_path: Pat
         assert arbiter["flags"][0]["code"] == "IT 8.1.2" and len(arbiter["moves"]) == 1
         seen = rig.state_now(arbiter=False)
         assert seen["moves"] == [] and seen["fen"] == "W:W21-32:B1-12"
+        # ... nor told by the flag or the screen's prompt: the text names the move
+        assert arbiter["flags"][0]["text"] != HELD_TEXT and "22" in arbiter["flags"][0]["text"]
+        assert seen["flags"][0]["code"] == "IT 8.1.2" and seen["flags"][0]["text"] == HELD_TEXT
+        assert seen["message"] == HELD_TEXT
+        _, _, flag = public.until("flag")
+        assert flag["flag"]["text"] == HELD_TEXT
         assert b"22-14" not in rig.request("GET", "/broadcast.pdn")[2]
         trace = rig.request("GET", "/api/trace.jsonl")[2].decode().splitlines()
         assert len(trace) < arbiter["line"]  # the public trace stops before the held move
