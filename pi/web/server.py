@@ -32,7 +32,7 @@ from pi.web.httputil import (MAX_BODY, conditional, error, http, json_body, keep
 from pi.web.feeds import Client, Stream, encode, replay_journal_events
 from pi.web.replay import replay_states
 from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, decisions_json,
-                          line_events, public_flag, public_snapshot, state_dict)
+                          line_events, public_events, public_snapshot, state_dict)
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +172,7 @@ class WebServer:
         prev = self.snapshot
         snap = public_snapshot(c, fed.line, prev)
         self.snapshot = snap
-        pub = self._public_events(fed, events, prev, snap)
+        pub = public_events(fed, events, prev, snap)
         pub_state = None
         if self.delay > 0 or self.public_stream.clients:
             pub_state = state_dict(c, fed.line, arbiter_view=False, snap=snap, last_record=None,
@@ -191,33 +191,6 @@ class WebServer:
                     if not w.future.done():
                         w.future.set_result(fed)
                     break
-
-    def _public_events(self, fed: Fed, events: list[tuple[str, dict[str, Any]]],
-                       prev: PublicSnapshot | None, snap: PublicSnapshot | None
-                       ) -> list[tuple[str, dict[str, Any]]]:
-        out: list[tuple[str, dict[str, Any]]] = []
-        if snap is not None:
-            same = prev is not None and prev.tags.get("_id") == snap.tags.get("_id")
-            before = prev.moves if (same and prev is not None) else []
-            shown = snap.moves
-            common = 0
-            while common < min(len(before), len(shown)) and before[common] == shown[common]:
-                common += 1
-            for ply in range(len(before), common, -1):
-                out.append(("move", {"line": fed.line, "t": None, "ply": ply, "fen": snap.fen,
-                                     "retracted": True}))
-            for m in shown[common:]:
-                out.append(("move", {"line": fed.line, "t": m.get("t"), "ply": m["ply"],
-                                     "move": m, "fen": snap.fen, "retracted": False}))
-        for name, data in events:
-            if name == "flag":
-                out.append((name, {**data, "flag": public_flag(data["flag"])}))
-            elif name == "clock":
-                out.append((name, data))
-        if snap is not None and snap.result != "*" and (prev is None or prev.result == "*"):
-            out.append(("result", {"line": fed.line, "result": snap.result,
-                                   "reason": snap.reason, "article": None}))
-        return out
 
     def _public_publish(self, line: int, game: str | None, msgs: list[bytes],
                         state: dict[str, Any] | None, snap: PublicSnapshot | None) -> None:

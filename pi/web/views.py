@@ -18,7 +18,7 @@ from engine.pdn import SEVEN_TAGS
 from pi.session import Fed
 
 __all__ = ["flag_dict", "public_flag", "HELD_TEXT", "clock_dict", "state_dict", "line_events",
-           "PublicSnapshot", "public_snapshot", "broadcast_pdn"]
+           "PublicSnapshot", "public_snapshot", "public_events", "broadcast_pdn"]
 
 #: GameType as lidraughts reads it (it takes the first number; the short form is what it writes).
 _LIDRAUGHTS_GAMETYPE = {"international": "20", "brazilian": "26"}
@@ -256,3 +256,34 @@ def line_events(controller: Any, fed: Fed, flag_lines: dict[int, int]
 
 def decisions_json(fed: Fed) -> list[dict[str, Any]]:
     return [to_dict(d) for d in fed.decisions]
+
+
+def public_events(fed: Fed, events: list[tuple[str, dict[str, Any]]],
+                   prev: PublicSnapshot | None, snap: PublicSnapshot | None
+                   ) -> list[tuple[str, dict[str, Any]]]:
+    """The public stream's events of one journal line: moves as the broadcast view shows them
+    (held moves stay out; a view that lost moves says so as retractions), flags as the public
+    sees them (:func:`public_flag`), the clock, and the result once the view has it."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    if snap is not None:
+        same = prev is not None and prev.tags.get("_id") == snap.tags.get("_id")
+        before = prev.moves if (same and prev is not None) else []
+        shown = snap.moves
+        common = 0
+        while common < min(len(before), len(shown)) and before[common] == shown[common]:
+            common += 1
+        for ply in range(len(before), common, -1):
+            out.append(("move", {"line": fed.line, "t": None, "ply": ply, "fen": snap.fen,
+                                 "retracted": True}))
+        for m in shown[common:]:
+            out.append(("move", {"line": fed.line, "t": m.get("t"), "ply": m["ply"],
+                                 "move": m, "fen": snap.fen, "retracted": False}))
+    for name, data in events:
+        if name == "flag":
+            out.append((name, {**data, "flag": public_flag(data["flag"])}))
+        elif name == "clock":
+            out.append((name, data))
+    if snap is not None and snap.result != "*" and (prev is None or prev.result == "*"):
+        out.append(("result", {"line": fed.line, "result": snap.result,
+                               "reason": snap.reason, "article": None}))
+    return out
