@@ -244,6 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from pi.run import add_run_parser
     add_run_parser(sub, _whole)
+    from pi.hall.hub_cli import add_hub_parser
+    add_hub_parser(sub, _whole)
 
     s = sub.add_parser("token", help="print the arbiter's web token (STATE/arbiter.token)")
     s.add_argument("--state-dir", default=None, help="the daemon's state directory (default: "

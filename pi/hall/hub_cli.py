@@ -1,0 +1,45 @@
+"""``damiera hub`` (the hall's hub: ``pi.hall.hub_run``) and ``damiera hub init`` (a hall's broker
+configuration, passwords, ACL and the hub's and boards' configuration files:
+``pi.hall.hub_init``). The parsers only; each command's module is imported when it runs."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["add_hub_parser"]
+
+
+def add_hub_parser(sub: Any, whole: Any) -> None:
+    h = sub.add_parser("hub", help="the hall's hub: every board's journal replicated, hall page, "
+                       "round feeds, arbiter console ('hub init' writes a hall's configuration)")
+    h.add_argument("--config", default=None, help="hub.toml (written by 'damiera hub init')")
+    h.add_argument("--mqtt", default=None, metavar="URL",
+                   help="the broker, mqtt://[user:password@]host[:port] (instead of --config's)")
+    h.add_argument("--http", default=None, metavar="HOST:PORT",
+                   help="serve the hall page, the boards' pages, the feeds and the console here")
+    h.add_argument("--state-dir", default=None, metavar="DIR",
+                   help="the replicas (DIR/boards/<N>/games/<id>/trace.jsonl) and the hub's files")
+    h.add_argument("--quiet", action="store_true", help="log warnings only")
+    h.set_defaults(func=_cmd_hub)
+    hs = h.add_subparsers(dest="hub_command", required=False, parser_class=type(h))
+    i = hs.add_parser("init", help="write a hall's mosquitto.conf, passwd, acl, hub.toml and "
+                      "board-<N>.toml")
+    i.add_argument("--boards", type=whole, required=True, help="how many boards (1..9999)")
+    i.add_argument("--dir", required=True, help="where to write the files")
+    i.add_argument("--port", type=whole, default=1883, help="the broker's port (default 1883)")
+    i.add_argument("--hall", default="hall", help="the hall's name, a topic segment "
+                   "(letters, digits, . _ -; default 'hall')")
+    i.add_argument("--host", default=None, help="the broker's address as boards reach it "
+                   "(default: this machine's host name)")
+    i.set_defaults(func=_cmd_hub_init)
+
+
+def _cmd_hub(args: argparse.Namespace) -> int:
+    from pi.hall.hub_run import main_hub
+    return main_hub(args)
+
+
+def _cmd_hub_init(args: argparse.Namespace) -> int:
+    from pi.hall.hub_init import main_init
+    return main_init(args)

@@ -1,0 +1,151 @@
+"""A private Mosquitto for the hall's tests and benchmarks: the real broker (Debian's
+``mosquitto`` package, which ``make test`` installs), started from a configuration file on a free
+loopback port, stopped, killed (-9) and restarted on the same port with the same persistence.
+
+    with Broker(tmp_path) as broker:          # anonymous, persistence in tmp_path/broker
+        url = broker.url                      # "mqtt://127.0.0.1:<port>"
+        broker.kill(); broker.start()          # a broker crash and its restart
+
+    Broker(tmp_path, conf=path)               # a configuration written by ``damiera hub init``:
+                                              # its ``listener`` line is given the free port and
+                                              # bound to 127.0.0.1 (tests never listen elsewhere)
+
+Nothing here reaches any address but 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+__all__ = ["Broker", "free_port", "mosquitto_path", "BrokerError"]
+
+
+class BrokerError(RuntimeError):
+    """Mosquitto is missing or would not start (its log is in the message)."""
+
+
+def mosquitto_path() -> str:
+    """The broker's executable (Debian puts it in /usr/sbin, not always on PATH)."""
+    found = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/usr/local/sbin")
+    if found is None:
+        raise BrokerError("mosquitto is not installed (make test installs Debian's package)")
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+_LISTENER = re.compile(r"^\s*listener\s+\d+.*$", re.MULTILINE)
+
+
+class Broker:
+    """A Mosquitto process on 127.0.0.1:``port`` (see the module docstring). ``conf``: a
+    configuration to run instead of the default anonymous one; its ``listener`` line is replaced
+    by ``listener <port> 127.0.0.1``, everything else (password file, ACL, persistence) kept."""
+
+    def __init__(self, root: Path, conf: Path | None = None, port: int | None = None) -> None:
+        self.root = Path(root)
+        self.port = port or free_port()
+        self.dir = self.root / "broker"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.log = self.dir / "mosquitto.log"
+        self.conf = self.dir / "mosquitto.conf"
+        if conf is None:
+            text = (f"listener {self.port} 127.0.0.1\n"
+                    "allow_anonymous true\n"
+                    "persistence true\n"
+                    f"persistence_location {self.dir}/\n"
+                    "autosave_interval 1\n"
+                    "max_queued_messages 0\n")
+        else:
+            base = Path(conf).read_text(encoding="utf-8")
+            listener = f"listener {self.port} 127.0.0.1"
+            text, n = _LISTENER.subn(listener, base, count=1)
+            if n == 0:
+                text = listener + "\n" + base
+        # Started as root, Mosquitto would drop to the ``mosquitto`` user, which cannot write
+        # the test's private folders: it stays who runs the tests.
+        text += f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
+        text += f"log_dest file {self.log}\nlog_type error\nlog_type warning\nlog_type notice\n"
+        self.conf.write_text(text, encoding="utf-8")
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def start(self, timeout: float = 10.0) -> Broker:
+        """Starts the broker and waits until it accepts connections. Raises BrokerError."""
+        if self.running:
+            return self
+        self.proc = subprocess.Popen([mosquitto_path(), "-c", str(self.conf)],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+                raise BrokerError(f"mosquitto exited ({self.proc.returncode}): {err.strip()} "
+                                  f"{self._log_tail()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return self
+            except OSError:
+                time.sleep(0.02)
+        self.kill()
+        raise BrokerError(f"mosquitto did not listen on 127.0.0.1:{self.port} in {timeout} s "
+                          f"{self._log_tail()}")
+
+    def stop(self) -> None:
+        """A clean stop (SIGTERM: Mosquitto saves its persistence file)."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._close()
+
+    def kill(self) -> None:
+        """A crash: SIGKILL, no save."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        self._close()
+
+    def _close(self) -> None:
+        if self.proc is not None and self.proc.stderr is not None:
+            self.proc.stderr.close()
+        self.proc = None
+
+    def _log_tail(self) -> str:
+        try:
+            return "log: " + " | ".join(self.log.read_text(errors="replace").splitlines()[-5:])
+        except OSError:
+            return ""
+
+    def __enter__(self) -> Broker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,42 @@
+"""The private Mosquitto the hall's tests run on (tests/hall/broker.py): it starts on a free
+loopback port, carries a retained message across a clean stop and restart (persistence), and a
+kill -9 is a crash the next start survives."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+from broker import Broker
+
+
+def _retained(port: int, topic: str, timeout: float = 5.0) -> bytes | None:
+    got: list[bytes] = []
+    done = threading.Event()
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    c.on_connect = lambda cl, u, f, rc, pr: cl.subscribe(topic, 1)
+    c.on_message = lambda cl, u, m: (got.append(m.payload), done.set())
+    c.connect("127.0.0.1", port)
+    c.loop_start()
+    done.wait(timeout)
+    c.loop_stop()
+    c.disconnect()
+    return got[0] if got else None
+
+
+def test_broker_persists_retained_across_restart_and_survives_kill(tmp_path: Path) -> None:
+    with Broker(tmp_path) as broker:
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        c.connect("127.0.0.1", broker.port)
+        c.loop_start()
+        c.publish("damiera/t/boards/1/state", b"{}", qos=1, retain=True).wait_for_publish(5)
+        c.loop_stop()
+        c.disconnect()
+        broker.stop()
+        broker.start()
+        assert _retained(broker.port, "damiera/t/boards/1/state") == b"{}"
+        broker.kill()
+        assert not broker.running
+        broker.start()
+        assert broker.running
