@@ -19,9 +19,9 @@ import re
 import tomllib
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from engine.board import Board
 from engine.errors import DamieraError
@@ -30,6 +30,7 @@ from engine.timecontrol import minimum_time_warnings, parse_time_control_tag
 from engine.variants import find_variant
 
 __all__ = ["ConfigError", "Config", "HttpSpec", "MqttSpec", "load_config", "parse_config",
+           "parse_mqtt_url",
            "MAX_CONFIG_BYTES"]
 
 #: A configuration file larger than this is refused unread (the example is ~3 kB).
@@ -41,7 +42,7 @@ _EXCERPT = 40
 _TOP_KEYS = frozenset({"variant", "clock", "time_control", "settle", "transcribed", "fen", "event",
                        "site", "round", "board", "white", "black", "state_dir", "http", "mqtt",
                        "broadcast_delay"})
-_MQTT_KEYS = frozenset({"url", "hall", "board"})
+_MQTT_KEYS = frozenset({"url", "hall", "board", "ca"})
 _TOPIC_SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
 
@@ -66,8 +67,10 @@ class HttpSpec:
 
 @dataclass(frozen=True, slots=True)
 class MqttSpec:
-    """The hall's MQTT broker (a later issue): ``url`` (``mqtt://`` or ``mqtts://`` host and
-    port only), the ``hall`` and ``board`` topic segments."""
+    """The hall's MQTT broker: ``url`` (``mqtt://`` or ``mqtts://``, host and port; the
+    credentials taken out of it, so that it can be logged), the ``hall`` and ``board`` topic
+    segments, the ``username`` and ``password`` given in the URL (``mqtt://user:pw@host``,
+    percent-encoded), and ``ca``: a CA certificate file for mqtts (None: the system's)."""
 
     url: str
     host: str
@@ -75,6 +78,9 @@ class MqttSpec:
     tls: bool
     hall: str
     board: str
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ca: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +191,7 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
         round=r.text("round", None, limit=32, allow_int=True), board=board,
         white=r.text("white", None), black=r.text("black", None),
         state_dir=(base or Path.cwd()) / state_dir if state_dir is not None else None,
-        http=_http(r), mqtt=_mqtt(r, board),
+        http=_http(r), mqtt=_mqtt(r, board, base),
         broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0))
 
 
@@ -212,21 +218,18 @@ def _host_port(r: _Reader, key: str, value: str, default_port: int | None) -> tu
     return host, port
 
 
-def _mqtt(r: _Reader, board: int | None) -> MqttSpec | None:
+def _mqtt(r: _Reader, board: int | None, base: Path | None = None) -> MqttSpec | None:
     m = r.sub("mqtt")
     if m is None:
         return None
     m.check_keys(_MQTT_KEYS)
     url = m.text("url", ..., limit=300)
     assert url is not None
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("mqtt", "mqtts"):
-        raise m.error("url", f"expected mqtt://host[:port] or mqtts://…, got {_excerpt(url)}")
-    if parts.username is not None or parts.password is not None:
-        raise m.error("url", "credentials in the URL are not supported")
-    if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise m.error("url", f"only a host and a port, got {_excerpt(url)}")
-    host, port = _host_port(m, "url", parts.netloc, 8883 if parts.scheme == "mqtts" else 1883)
+    spec = parse_mqtt_url(url, lambda problem: m.error("url", problem))
+    ca_text = m.text("ca", None, limit=4096)
+    ca = None if ca_text is None else (base or Path.cwd()) / ca_text
+    if ca is not None and not spec.tls:
+        raise m.error("ca", "a CA file is for mqtts:// only")
     hall = m.text("hall", ..., limit=64)
     assert hall is not None
     if not _TOPIC_SEGMENT.fullmatch(hall):
@@ -238,7 +241,33 @@ def _mqtt(r: _Reader, board: int | None) -> MqttSpec | None:
         topic_board = str(board)
     if not _TOPIC_SEGMENT.fullmatch(topic_board):
         raise m.error("board", "letters, digits, '.', '_' or '-' only (an MQTT topic level)")
-    return MqttSpec(url, host, port, parts.scheme == "mqtts", hall, topic_board)
+    return MqttSpec(spec.url, spec.host, spec.port, spec.tls, hall, topic_board, spec.username,
+                    spec.password, ca)
+
+
+def parse_mqtt_url(url: str, error: Callable[[str], Exception]) -> MqttSpec:
+    """``mqtt://[user:password@]host[:port]`` or ``mqtts://…`` read into a spec with empty
+    ``hall`` and ``board`` (the caller's); ``error(problem)`` makes the exception raised.
+    User and password are percent-decoded; the spec's ``url`` has them taken out."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("mqtt", "mqtts"):
+        raise error(f"expected mqtt://host[:port] or mqtts://…, got {_excerpt(url.split('@')[-1])}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise error(f"only a host and a port ([user:password@]host[:port]), got {_excerpt(url.split('@')[-1])}")
+    netloc = parts.netloc.rpartition("@")[2]
+    username = password = None
+    if "@" in parts.netloc:
+        username = urllib.parse.unquote(parts.username or "")
+        password = urllib.parse.unquote(parts.password or "") if parts.password is not None else None
+        if not username:
+            raise error("an empty user name before '@'")
+    default = 8883 if parts.scheme == "mqtts" else 1883
+    try:
+        host, port = _host_port(_Reader("url", {}), "url", netloc, default)
+    except ConfigError as exc:
+        raise error(exc.problem) from None
+    return MqttSpec(f"{parts.scheme}://{netloc}", host, port, parts.scheme == "mqtts", "", "",
+                    username, password)
 
 
 def _excerpt(value: object) -> str:

@@ -5,6 +5,7 @@ configuration, passwords, ACL and the hub's and boards' configuration files:
 from __future__ import annotations
 
 import argparse
+from importlib import import_module
 from typing import Any
 
 __all__ = ["add_hub_parser"]
@@ -36,10 +37,8 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
 
 
 def _cmd_hub(args: argparse.Namespace) -> int:
-    from pi.hall.hub_run import main_hub
-    return main_hub(args)
+    return int(import_module("pi.hall.hub_run").main_hub(args))
 
 
 def _cmd_hub_init(args: argparse.Namespace) -> int:
-    from pi.hall.hub_init import main_init
-    return main_init(args)
+    return int(import_module("pi.hall.hub_init").main_init(args))

@@ -104,7 +104,8 @@ def test_time_control_warnings_cite_comp_5_3() -> None:
     ("mqtt = 1", "mqtt", "expected a table"),
     ('[mqtt]\nhall = "h"\nboard = "1"', "mqtt.url", "missing"),
     ('[mqtt]\nurl = "http://x"\nhall = "h"\nboard = "1"', "mqtt.url", "expected mqtt://"),
-    ('[mqtt]\nurl = "mqtt://u:p@x"\nhall = "h"\nboard = "1"', "mqtt.url", "credentials"),
+    ('[mqtt]\nurl = "mqtt://:p@x"\nhall = "h"\nboard = "1"', "mqtt.url", "empty user"),
+    ('[mqtt]\nurl = "mqtt://x"\nhall = "h"\nboard = "1"\nca = "ca.pem"', "mqtt.ca", "mqtts"),
     ('[mqtt]\nurl = "mqtt://x/t"\nhall = "h"\nboard = "1"', "mqtt.url", "only a host"),
     ('[mqtt]\nurl = "mqtt://x"\nhall = "a/#"\nboard = "1"', "mqtt.hall", "topic level"),
     ('[mqtt]\nurl = "mqtt://x"\nhall = "h"', "mqtt.board", "missing"),
@@ -118,6 +119,16 @@ def test_bad_values_are_one_line_naming_file_and_key(text: str, key: str, proble
     assert message.startswith(f"damiera.toml: {key}: "), message
     assert problem in message
     assert "\n" not in message and len(message) < 400
+
+
+def test_mqtt_credentials_are_taken_out_of_the_url() -> None:
+    c = parse_config('[mqtt]\nurl = "mqtts://board-7:p%40ss%3Aw@broker:8884"\nhall = "h"\n'
+                     'board = 7\nca = "certs/ca.pem"', base=Path("/etc/damiera"))
+    assert c.mqtt is not None
+    assert (c.mqtt.url, c.mqtt.username, c.mqtt.password) == ("mqtts://broker:8884", "board-7",
+                                                              "p@ss:w")
+    assert c.mqtt.ca == Path("/etc/damiera/certs/ca.pem")
+    assert "p@ss" not in repr(c.mqtt)
 
 
 def test_mqtt_defaults() -> None:
