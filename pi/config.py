@@ -251,7 +251,8 @@ def parse_mqtt_url(url: str, error: Callable[[str], Exception]) -> MqttSpec:
     User and password are percent-decoded; the spec's ``url`` has them taken out."""
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("mqtt", "mqtts"):
-        raise error(f"expected mqtt://host[:port] or mqtts://…, got {_excerpt(url.split('@')[-1])}")
+        shown = _excerpt(url.split("@")[-1])  # never a password in an error
+        raise error(f"expected mqtt://host[:port] or mqtts://…, got {shown}")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
         raise error(f"only a host and a port ([user:password@]host[:port]), got {_excerpt(url.split('@')[-1])}")
     netloc = parts.netloc.rpartition("@")[2]
