@@ -254,7 +254,8 @@ def parse_mqtt_url(url: str, error: Callable[[str], Exception]) -> MqttSpec:
         shown = _excerpt(url.split("@")[-1])  # never a password in an error
         raise error(f"expected mqtt://host[:port] or mqtts://…, got {shown}")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise error(f"only a host and a port ([user:password@]host[:port]), got {_excerpt(url.split('@')[-1])}")
+        shown = _excerpt(url.split("@")[-1])
+        raise error(f"only a host and a port ([user:password@]host[:port]), got {shown}")
     netloc = parts.netloc.rpartition("@")[2]
     username = password = None
     if "@" in parts.netloc:
