@@ -81,7 +81,7 @@ class GameView:
         self.journal.line_count = number
         try:
             decisions = tuple(self.arbiter.feed(event))
-        except Exception:  # noqa: BLE001 - the board journaled it and went on: so does the hub
+        except Exception:
             log.exception("board %s game %s line %d: the arbiter failed; view goes on",
                           self.replica.board, self.game.id, number)
             decisions = ()

@@ -119,7 +119,7 @@ class HallServer(WebServer):
                 self.hub.tick()
                 for board in list(self.hub.views):
                     self.publish_board(board)
-            except Exception:  # noqa: BLE001 - the next second tries again
+            except Exception:
                 log.exception("hall tick failed")
 
     async def hall_events(self, request: web.Request) -> web.StreamResponse:

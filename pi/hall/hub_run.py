@@ -14,6 +14,7 @@ import logging
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from pi.config import ConfigError
 from pi.hall.hub import Hub
@@ -35,7 +36,7 @@ class HubApp:
         self.root.mkdir(parents=True, exist_ok=True)
         self.hub = Hub(config, self.root)
         self.server = HallServer(self.hub, config.http.host, config.http.port)
-        self.link = None
+        self.link: Any = None  # pi.hall.mqttlink.MqttLink, imported when started
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:

@@ -96,7 +96,7 @@ class MqttLink:
                     message: mqtt.MQTTMessage) -> None:
         with self._lock:
             first = not self._batch
-            self._batch.append((message.topic, message.payload))
+            self._batch.append((message.topic, bytes(message.payload)))
         if first:
             self._call(self._drain)
 

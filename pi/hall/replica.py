@@ -142,6 +142,11 @@ class Replica:
         g = self.game(board, game)
         return 0 if g is None else g.held
 
+    @property
+    def open_files(self) -> int:
+        """Append descriptors held open now (at most MAX_OPEN)."""
+        return len(self._fds)
+
     def __iter__(self) -> Iterator[GameReplica]:
         for games in self.boards.values():
             yield from games.values()

@@ -133,7 +133,7 @@ def _shown(view: BoardView, ws: Any, g: GameReplica, delay: float
     """The public view of game ``g`` of the board: (snapshot, outcome code, reason)."""
     s = view.session
     if s is not None and s.game.id == g.id:
-        snap = ws._public_pdn_snapshot()
+        snap = ws.public_pdn_snapshot()
         if snap is None or snap.tags.get("_id") != g.id:
             return None, None, None
         o = s.arbiter.game.outcome

@@ -367,13 +367,13 @@ class WebServer:
         return web.json_response(self.state(await self.is_arbiter(request)),
                                  headers={"Cache-Control": "no-store"})
 
-    def _public_pdn_snapshot(self) -> PublicSnapshot | None:
+    def public_pdn_snapshot(self) -> PublicSnapshot | None:
         if self.delay > 0:
             return self.public_snap
         return self.snapshot
 
     async def broadcast(self, request: web.Request) -> web.StreamResponse:
-        snap = self._public_pdn_snapshot()
+        snap = self.public_pdn_snapshot()
         if snap is None or self.controller.session is None:
             raise http(404, "no game yet")
         text = broadcast_pdn(snap, self.controller.session.variant)
@@ -415,7 +415,7 @@ class WebServer:
             raise http(404, "no game yet")
         data = await asyncio.get_running_loop().run_in_executor(None, read, session.game.trace)
         if not arbiter_view:
-            snap = self._public_pdn_snapshot()
+            snap = self.public_pdn_snapshot()
             keep = 0 if snap is None else self._public_cut(snap)
             data = b"".join(data.splitlines(keepends=True)[:keep])
         data = whole_lines(data)

@@ -202,7 +202,8 @@ def test_request_fuzzer_never_gets_a_500(hall):
              "/results.csv", "/rounds/1/games.pdn", "/rounds/%00/games.pdn", "/boards/3/",
              "/boards/3/api/state", "/boards/3/api/games", "/boards/3/api/games/x/y",
              f"/boards/3/api/games/{gid('3')}/game.pdn", "/boards/3/api/arbiter",
-             "/boards/3/game.pdn", "/boards/3/static/..%2farbiter.token", "/boards/x%20y/", "/boards/3/api/games/..%2f..%2farbiter.token/game.pdn",
+             "/boards/3/game.pdn", "/boards/3/static/..%2farbiter.token", "/boards/x%20y/",
+             "/boards/3/api/games/..%2f..%2farbiter.token/game.pdn",
              "/api/login", "/boards/3/api/trace.jsonl", "/boards/3/api/replay"]
     bodies = [b"", b"{", b"[]", b"null", b'{"action": "note"}', b'{"token": 5}',
               b"round,board\n", b"\xff" * 10, b"a" * 40000, b"round,board,white,black\n1,3,\"a"]

@@ -108,7 +108,7 @@ def test_sync_is_safe_with_many_games_open(tmp_path, monkeypatch):
         r.offer("7", f"2026-11-22T0900-b07-{seq:03d}", 1, "start")
     taken = r.take_dirty()
     mod.sync_taken(taken)
-    assert len(r._fds) <= 3
+    assert r.open_files <= 3
     r.close()
     assert len(list((tmp_path / "boards/7/games").iterdir())) == 8
     assert os.listdir(tmp_path / "boards") == ["7"]
