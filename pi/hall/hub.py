@@ -65,7 +65,8 @@ class Hub:
         self.views: dict[str, BoardView] = {}
         self.servers: dict[str, ReplicaServer] = {}
         self.heads: dict[str, P.Heads] = {}
-        self.known: dict[tuple[str, str], int] = {}
+        #: per board, per game: the lines known to exist at the board (status heads, lines seen)
+        self.known: dict[str, dict[str, int]] = {}
         self.asks: dict[tuple[str, str], _Ask] = {}
         self.acks: dict[str, asyncio.Future[P.Ack]] = {}
         self.recent: dict[str, deque[Fed]] = {}
@@ -238,13 +239,15 @@ class Hub:
 
     def _want(self, board: str, game: str, lines: int) -> None:
         key = (board, game)
-        if lines > self.known.get(key, 0):
-            self.known[key] = lines
+        heads = self.known.setdefault(board, {})
+        if lines > heads.get(game, 0):
+            heads[game] = lines
         self._check(key, time.monotonic())
 
     def _check(self, key: tuple[str, str], now: float) -> None:
         held = self.replica.held(*key)
-        if held >= self.known.get(key, 0):
+        known = self.known.get(key[0], {}).get(key[1], 0)
+        if held >= known:
             self.asks.pop(key, None)
             return
         ask = self.asks.get(key)
@@ -258,14 +261,14 @@ class Hub:
         self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, held + 1))
         self.asks[key] = _Ask(held + 1, now, held)
         log.info("board %s game %s: resend from line %d asked (%d known)", board, game,
-                 held + 1, self.known[key])
+                 held + 1, known)
 
     def connected(self) -> None:
         """On every (re)connection: outstanding resends are asked again at once (the retained
         ``status`` of every board follows the new subscription and brings its heads)."""
         self.asks.clear()
         now = time.monotonic()
-        for key in list(self.known):
+        for key in [(b, g) for b, games in self.known.items() for g in games]:
             self._check(key, now)
 
     def tick(self) -> None:
@@ -275,8 +278,8 @@ class Hub:
             self._check(key, now)
 
     def missing(self, board: str) -> int:
-        return sum(max(0, n - self.replica.held(b, g)) for (b, g), n in self.known.items()
-                   if b == board)
+        return sum(max(0, n - self.replica.held(board, g))
+                   for g, n in self.known.get(board, {}).items())
 
     # ------------------------------------------------------------------ commands
 

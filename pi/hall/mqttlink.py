@@ -43,6 +43,8 @@ class MqttLink:
         self._lock = threading.Lock()
         self._batch: list[tuple[str, bytes]] = []
         self.is_connected = False
+        #: set once the broker granted the subscriptions (tests and benchmarks wait for it)
+        self.subscribed = threading.Event()
         c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id(hall),
                         protocol=mqtt.MQTTv311, clean_session=False)
         if spec.username is not None:
@@ -55,6 +57,7 @@ class MqttLink:
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_message = self._on_message
+        c.on_subscribe = lambda *args: self.subscribed.set()
         self.client = c
 
     def start(self) -> None:
@@ -90,6 +93,7 @@ class MqttLink:
     def _on_disconnect(self, client: mqtt.Client, userdata: object, flags: object,
                        reason: object, properties: object) -> None:
         self.is_connected = False
+        self.subscribed.clear()
         log.warning("disconnected from %s (%s); reconnecting", self.spec.url, reason)
 
     def _on_message(self, client: mqtt.Client, userdata: object,

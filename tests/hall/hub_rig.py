@@ -164,6 +164,8 @@ class HubRig:
             raise RuntimeError(f"the hub did not start: {self.error}")
         self.port = self.app.port
         self.token = self.app.hub.token
+        if not self.app.link.subscribed.wait(20):
+            raise RuntimeError("the hub did not subscribe")
         return self
 
     def _run(self) -> None:

@@ -193,3 +193,26 @@ def test_bad_mqtt_payloads_are_dropped_and_the_hub_goes_on(tmp_path, broker):
             assert rig.json("GET", "/boards/1/api/state")[0] == 200
     finally:
         board.close()
+
+
+def test_broker_killed_mid_game_and_restarted_the_replica_catches_up(tmp_path, broker):
+    state = tmp_path / "hub"
+    lines = trace_lines(SAMPLE, game=G1, board="1")
+    third = len(lines) // 3
+    board = FakeBoard(broker.url, "1")
+    board.add_game(G1, lines)
+    try:
+        with HubRig(state, broker.url) as rig:
+            board.publish_lines(G1, range(1, third + 1))
+            wait(lambda: rig.held("1", G1) == third)
+            broker.kill()  # no save: whatever it held in memory is gone
+            board.publish_lines(G1, range(third + 1, 2 * third + 1))  # into paho's queue
+            broker.start()
+            board.publish_lines(G1, range(2 * third + 1, len(lines) + 1))
+            wait(lambda: board.client.is_connected(), 30, "the board's reconnection")
+            board.status()  # a board republishes its heads on reconnection
+            wait(lambda: rig.held("1", G1) == len(lines), 30, "the catch-up")
+            rig.call(rig.hub.replica.sync)
+            assert replica_file(state, "1", G1).read_bytes() == journal_bytes(lines)
+    finally:
+        board.close()
