@@ -30,7 +30,7 @@ from pi.config import Config
 from pi.hall.replica import GameReplica, game_order
 from pi.session import Fed
 from pi.statedir import GameDir
-from pi.web.httputil import http, read
+from pi.web.httputil import http
 from pi.web.server import WebServer
 
 log = logging.getLogger(__name__)
@@ -342,10 +342,9 @@ class ReplicaServer(WebServer):
         g = self.view.replica_games.get(game_id)
         if g is None or name not in ("game.pdn", "report.json", "trace.jsonl"):
             raise http(404, "no such game or file")
-        if name == "trace.jsonl":
-            data = read(g.path) if g.held else b""
-            return web.Response(body=data[:g.path.stat().st_size] if data else data,
-                                content_type="application/jsonl", charset="utf-8")
+        if name == "trace.jsonl":  # the replica's whole lines, as held
+            data = "".join(t + "\n" for t in g.lines).encode("utf-8")
+            return web.Response(body=data, content_type="application/jsonl", charset="utf-8")
         info = self.view.info(g)
         if info.report is None:
             raise http(404, "the game cannot be replayed")

@@ -270,6 +270,8 @@ class HallServer(WebServer):
         if not rows:
             raise http(400, "no rows after the header line (round,board,white,black)")
         self.pairings.merge(rows)
+        for row in rows:  # a paired board is listed in the hall before it is heard from
+            self.hub.board(row["board"])
         for row in rows:
             pairing = {"round": row["round"], "white": row["white"], "black": row["black"]}
             if self.hub.config.event:

@@ -43,6 +43,8 @@ class HubApp:
         from pi.hall.mqttlink import MqttLink
         self.hub.load()
         self.server.pairings.load()
+        for _, board in self.server.pairings.rows:
+            self.hub.board(board)
         for ws in self.hub.servers.values():
             ws.start_feeds()
         await self.server.start()

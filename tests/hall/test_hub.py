@@ -216,3 +216,40 @@ def test_broker_killed_mid_game_and_restarted_the_replica_catches_up(tmp_path, b
             assert replica_file(state, "1", G1).read_bytes() == journal_bytes(lines)
     finally:
         board.close()
+
+
+def test_resends_are_repeated_without_progress_and_state_and_will_are_shown(tmp_path, broker):
+    import pi.hall.hub as hubmod
+    state = tmp_path / "hub"
+    lines = trace_lines(SAMPLE, game=G1, board="1")
+    board = FakeBoard(broker.url, "1")
+    board.add_game(G1, lines)
+    board.serve_resends = False  # a board that does not answer (yet)
+    try:
+        with HubRig(state, broker.url) as rig:
+            rig.call(lambda: setattr(hubmod, "RESEND_AFTER", 0.5))
+            try:
+                board.publish_lines(G1, [1, 2, 5])
+                wait(lambda: len(board.resends) >= 3, 10, "repeated resends")
+                assert {(r.game, r.start) for r in board.resends} == {(G1, 3)}
+                summary = rig.json("GET", "/api/hall")[1]["boards"][0]
+                assert summary["lines"] == 2 and summary["missing"] == 3
+                board.serve_resends = True
+                # the next repeat is answered: from line 3 to the journal's end
+                wait(lambda: rig.held("1", G1) == len(lines), 10, "the resend answered")
+            finally:
+                rig.call(lambda: setattr(hubmod, "RESEND_AFTER", 5.0))
+            board.state({"game_id": G1, "message": "sensor 33 stuck", "sensor_faults": [
+                {"address": 33, "kind": "stuck", "message": "no answer", "squares": ["c3"]}]})
+            wait(lambda: rig.json("GET", "/api/hall")[1]["boards"][0]["sensor_faults"] == 1)
+            _, st = rig.json("GET", "/boards/1/api/state", token=rig.token)
+            assert st["sensor_faults"][0]["squares"] == ["c3"]
+            assert st["message"] == "sensor 33 stuck"
+            board.status()
+            wait(lambda: rig.json("GET", "/api/hall")[1]["boards"][0]["online"] is True)
+            board.client.publish("damiera/testhall/boards/1/status",
+                                 b'{"online": false, "board": "1"}', qos=1, retain=True)
+            wait(lambda: rig.json("GET", "/api/hall")[1]["boards"][0]["online"] is False)
+            assert rig.json("GET", "/api/hall")[1]["boards"][0]["last_heard"] is not None
+    finally:
+        board.close()
