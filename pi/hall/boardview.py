@@ -312,12 +312,21 @@ class ReplicaServer(WebServer):
 
     def __init__(self, view: BoardView, root: Path, *, delay_minutes: float,
                  act: Callable[[str, dict[str, Any]], Awaitable[web.Response]],
-                 throttle: Any, max_clients: int = 200) -> None:
+                 throttle: Any, max_clients: int = 200,
+                 hall_clients: Callable[[], int] = lambda: 0, hall_max: int = 2000) -> None:
         super().__init__(view, None, root, "", 0, delay_minutes=delay_minutes,  # type: ignore[arg-type]
                          max_clients=max_clients, serve=False)
         self.view = view
         self.throttle = throttle
         self._act = act
+        self._hall_clients = hall_clients
+        self.hall_max = hall_max
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        """The board's stream, within the hub's limit on live clients of all boards."""
+        if self._hall_clients() >= self.hall_max:
+            raise http(503, "too many live clients", retry=True)
+        return await super().events(request)
 
     def _list_games(self) -> list[dict[str, Any]]:
         out = []

@@ -37,6 +37,8 @@ __all__ = ["Hub", "RESEND_AFTER", "ACK_TIMEOUT", "board_key"]
 
 #: A resend without progress is asked again after this many seconds (PROTOCOL.md).
 RESEND_AFTER = 5.0
+#: Live SSE clients of all boards' streams together (each board's own limit is 200).
+MAX_LIVE_CLIENTS = 2000
 #: An arbiter action without the board's ack is answered 504 after this many seconds.
 ACK_TIMEOUT = 10.0
 
@@ -91,6 +93,10 @@ class Hub:
                 self._follow(board, newest, rebuilt=True)
         log.info("replicas read back: %d game(s) of %d board(s)", n, len(self.replica.boards))
 
+    def live_clients(self) -> int:
+        return sum(len(ws.arbiter_stream.clients) + len(ws.public_stream.clients)
+                   for ws in self.servers.values())
+
     def board(self, board: str) -> BoardView:
         view = self.views.get(board)
         if view is None:
@@ -98,7 +104,8 @@ class Hub:
             self.views[board] = view
             self.servers[board] = ReplicaServer(
                 view, self.root, delay_minutes=self.config.broadcast_delay,
-                act=self.act, throttle=self.throttle)
+                act=self.act, throttle=self.throttle, max_clients=200,
+                hall_clients=self.live_clients, hall_max=MAX_LIVE_CLIENTS)
             self.servers[board].token = self.token
             self.recent[board] = deque(maxlen=64)
             try:

@@ -111,3 +111,15 @@ def test_board_pages_under_the_prefix_in_a_browser(hall):
             assert errors == []
         finally:
             browser.close()
+
+
+def test_live_clients_of_all_boards_are_bounded(hall):
+    rig, board, lines = hall
+    board.publish_lines(G, [1])
+    wait(lambda: rig.held("4", G) == 1)
+    rig.call(lambda: setattr(rig.hub.servers["4"], "hall_max", 1))
+    first = Sse(rig.port, "/boards/4/events")
+    first.until("state")
+    status, headers, body = rig.request("GET", "/boards/4/events")
+    assert status == 503 and headers["retry-after"] and json.loads(body)["error"]
+    first.close()
