@@ -312,12 +312,11 @@ class HallServer(WebServer):
 
 
 def _key(summary: dict[str, Any]) -> str:
-    """A summary's content without what changes every second by itself."""
+    """A summary's content without what changes every second by itself (a running clock is
+    ticked by the page from its last reading: an event when it starts, stops or changes side)."""
     s = dict(summary)
     s.pop("last_heard", None)
     clock = s.get("clock")
     if isinstance(clock, dict):
-        s["clock"] = {k: v for k, v in clock.items() if k not in ("server_time", "t", "white",
-                                                                  "black")} | {
-            "white": round(clock.get("white") or 0.0), "black": round(clock.get("black") or 0.0)}
+        s["clock"] = {k: clock.get(k) for k in ("running", "state")}
     return json.dumps(s, sort_keys=True, default=str)
