@@ -76,7 +76,7 @@ def test_lines_reach_the_hall_stream_and_the_boards_stream(hall):
     board.publish_lines(G)  # the rest (and the first two again: duplicates dropped)
     move = board_sse.until("move", lambda d: not d["retracted"])
     assert move["move"]["notation"]
-    done = hall_sse.until("board", lambda d: d["board"] == "4" and d["result"] != "*")
+    done = hall_sse.until("board", lambda d: d["board"] == "4" and d["lines"] == len(lines))
     assert done["result"] == "1-0" and done["lines"] == len(lines)
     hall_sse.close()
     board_sse.close()
