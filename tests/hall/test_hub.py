@@ -253,3 +253,37 @@ def test_resends_are_repeated_without_progress_and_state_and_will_are_shown(tmp_
             assert rig.json("GET", "/api/hall")[1]["boards"][0]["last_heard"] is not None
     finally:
         board.close()
+
+
+def test_a_board_offline_for_a_while_is_caught_up_from_its_heads(tmp_path, broker):
+    state = tmp_path / "hub"
+    lines = trace_lines(SAMPLE, game=G1, board="1")
+    half = len(lines) // 2
+    board = FakeBoard(broker.url, "1")
+    board.add_game(G1, lines[:half])
+    try:
+        with HubRig(state, broker.url) as rig:
+            board.publish_lines(G1)
+            board.status()
+            wait(lambda: rig.held("1", G1) == half)
+            # the network goes: the board's will says so, and it plays on alone
+            board.client.publish("damiera/testhall/boards/1/status",
+                                 b'{"online": false, "board": "1"}', qos=1,
+                                 retain=True).wait_for_publish(5)
+            board.close()
+            wait(lambda: rig.json("GET", "/api/hall")[1]["boards"][0]["online"] is False)
+            back = FakeBoard(broker.url, "1")  # same client id: its session
+            back.add_game(G1, lines)  # the journal grew meanwhile, nothing published
+            back.status()  # on reconnection: its heads; the hub asks for the rest
+            try:
+                wait(lambda: rig.held("1", G1) == len(lines), 15, "the catch-up")
+                assert back.resends[0].start == half + 1
+                summary = rig.json("GET", "/api/hall")[1]["boards"][0]
+                assert summary["online"] is True and summary["missing"] == 0
+                rig.call(rig.hub.replica.sync)
+                assert replica_file(state, "1", G1).read_bytes() == journal_bytes(lines)
+            finally:
+                back.close()
+    finally:
+        if board.client.is_connected():
+            board.close()
