@@ -143,3 +143,13 @@ def test_state_dir_that_cannot_be_made_is_one_line_exit_2(tmp_path):
     assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
     assert "Traceback" not in run.stderr
     assert Path(blocker).read_text() == "x"
+
+
+def test_the_token_command_prints_the_hubs_token(tmp_path):
+    from pi.hall.hub import Hub
+    from pi.hall.hub_config import HubConfig
+    token = Hub(HubConfig(state_dir=tmp_path), tmp_path).token  # created at the hub's start
+    assert (tmp_path / "arbiter.token").stat().st_mode & 0o777 == 0o600
+    run = subprocess.run([sys.executable, "-m", "pi.cli", "token", "--state-dir", str(tmp_path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and run.stdout.strip() == token
