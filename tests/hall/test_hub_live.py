@@ -123,3 +123,28 @@ def test_live_clients_of_all_boards_are_bounded(hall):
     status, headers, body = rig.request("GET", "/boards/4/events")
     assert status == 503 and headers["retry-after"] and json.loads(body)["error"]
     first.close()
+
+
+def test_the_arbiters_hall_stream_has_the_flags_the_publics_does_not(hall):
+    rig, board, _ = hall
+    from tests.hall.hub_rig import TRACES
+    g = "2026-11-22T1000-b04-002"
+    lines = trace_lines(TRACES / "italian" / "d1_kept_by_accept_8_2.jsonl", game=g, board="4")
+    arbiter = Sse(rig.port, "/events", {"Authorization": f"Bearer {rig.token}"})
+    public = Sse(rig.port, "/events")
+    board.add_game(g, lines)
+    board.publish_lines(g)
+    flag = arbiter.until("flag")
+    assert flag["board"] == "4" and flag["flag"]["code"].startswith("IT 8")
+    last = public.until("board", lambda d: d["game_id"] == g and d["lines"] == len(lines))
+    assert last["pending_flags"] == 0
+    public.conn.sock.settimeout(1.0)  # nothing but board events on the public stream
+    names = []
+    try:
+        while True:
+            names.append(public.next()[1])
+    except OSError:
+        pass
+    assert "flag" not in names
+    arbiter.close()
+    public.close()
