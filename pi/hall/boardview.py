@@ -184,6 +184,7 @@ class BoardView:
         self.flag_walls: dict[int, float] = {}
         self._infos: dict[str, GameInfo] = {}
         self._starts: dict[str, dict[str, Any]] = {}
+        self._fen: tuple[tuple[str, int], str] | None = None
         #: the public view a game had when the board moved on to the next (the round feeds)
         self.kept: dict[str, Any] = {}
 
@@ -213,6 +214,17 @@ class BoardView:
                 ahead = min(max(0.0, time.time() - float(clock["server_time"])), 3600.0)
                 return max(s.last_t, float(clock["t"]) + ahead)
         return s.last_t
+
+    def live_fen(self) -> str | None:
+        """The current game's position (computed once per journal line: the hall's summaries
+        ask for it often)."""
+        s = self.session
+        if s is None:
+            return None
+        key = (s.game.id, s.journal.line_count)
+        if self._fen is None or self._fen[0] != key:
+            self._fen = (key, s.arbiter.game.board.fen())
+        return self._fen[1]
 
     def display_state(self) -> _Shown:
         st = self.retained

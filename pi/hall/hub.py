@@ -352,7 +352,7 @@ class Hub:
                 out.update(fen=game.start_fen, clock=None)
                 return out
         if snap is None:
-            out.update(fen=game.board.fen(), moves=len(game.moves), result=game.result,
+            out.update(fen=view.live_fen(), moves=len(game.moves), result=game.result,
                        last_move=game.moves[-1].notation if game.moves else None)
         else:
             out.update(fen=snap.fen, moves=len(snap.moves), result=snap.result,
