@@ -24,8 +24,8 @@ function beep() {
 }
 
 function when(item) {
-  if (!item.at) return "";
-  return new Date(item.at * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  if (!item.wall) return "";
+  return new Date(item.wall * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 }
 
 function key(item) { return `${item.board}/${item.game_id || ""}/${item.flag.id}`; }
@@ -43,7 +43,7 @@ function render() {
   const rows = [...flags.values()]
     .filter((f) => (!board || f.board === board) && (!round || String(f.round ?? "") === round)
       && (!status || f.flag.status === status))
-    .sort((a, b) => (b.at || 0) - (a.at || 0) || b.order - a.order);
+    .sort((a, b) => (b.wall || 0) - (a.wall || 0) || b.order - a.order);
   const body = $("flags").querySelector("tbody");
   body.replaceChildren(...rows.map((f) => {
     const link = `/boards/${encodeURIComponent(f.board)}/arbiter?flag=${encodeURIComponent(f.flag.id)}`;
@@ -132,8 +132,12 @@ function follow() {
     let item;
     try { item = JSON.parse(ev.data); } catch { return; }
     const s = summaries.get(item.board);
+    // a flag event carries no wall time of its own: it happened now (the hub sends it as it
+    // replicates the line); a decided flag keeps the time it was raised
+    const old = flags.get(`${item.board}/${item.game_id ?? (s ? s.game_id : "")}/${item.flag.id}`);
     addFlag({ board: item.board, round: item.round ?? (s ? s.round : null),
-      game_id: item.game_id ?? (s ? s.game_id : null), flag: item.flag, at: item.at }, true);
+      game_id: item.game_id ?? (s ? s.game_id : null), flag: item.flag,
+      wall: item.wall ?? (old ? old.wall : Date.now() / 1000 + skew) }, true);
     render();
   });
   return source;
