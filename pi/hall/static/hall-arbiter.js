@@ -4,7 +4,7 @@
 import { api, h, loginBox } from "/static/live.js";
 
 const $ = (id) => document.getElementById(id);
-const flags = new Map();      // `${board}/${game_id}/${flag id}` -> {board, round, game_id, flag, at, seen}
+const flags = new Map();      // `${board}/${game_id}/${flag id}` -> {board, round, game_id, flag, wall, order, fresh}
 const summaries = new Map();  // board -> board summary
 let arbiter = false, skew = 0, audio = null, arrival = 0;
 const STALE_S = 60;
