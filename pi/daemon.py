@@ -182,7 +182,7 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
         if web is not None:
             await web.stop()
         if link is not None:
-            await loop.run_in_executor(None, link.stop)  # network and disk: off the loop
+            await link.aclose()  # the network and the disk: off the loop
         notifier.stopping("stopping")
         try:
             controller.stop()

@@ -147,6 +147,14 @@ class BoardLink:
         self._poll_timer = self.loop.call_later(self.poll, self._poll)
         log.info("hall: board %s of hall %s on %s", self.board, self.spec.hall, self.spec.url)
 
+    async def aclose(self) -> None:
+        """On the loop, at the daemon's end: the state not yet sent (its interval running)
+        goes out now, then :meth:`stop` on a worker thread."""
+        if self._state_timer is not None:
+            self._state_now()
+        self._stopping = True
+        await self.loop.run_in_executor(None, self.stop)
+
     def stop(self, timeout: float = 2.0) -> None:
         """Blocking (an executor's): the lines still queued go out (up to ``timeout``), the
         board says it is offline (retained status), the connection closes."""
@@ -157,6 +165,9 @@ class BoardLink:
         self._out.put(None)
         self._out_thread.join(timeout)
         self._io.shutdown(wait=True, cancel_futures=True)
+        # a board stopped right after it started (a short trace) gives the connection a moment
+        # to carry what it published; a broker that is not there costs at most a second
+        self.connected.wait(min(timeout, 1.0))
         if self.connected.is_set():
             info = self.client.publish(self.topics.board(self.board, "status"),
                                        offline_payload(self.board), qos=1, retain=True)
