@@ -48,6 +48,7 @@ from pi.hall.protocol import (MAX_PAYLOAD, PAIRING_KEYS, Ack, BadMessage, Comman
 from pi.journal import encode_line
 from pi.session import Fed
 from pi.statedir import StateDir
+from pi.web.views import state_dict
 
 log = logging.getLogger(__name__)
 
@@ -222,7 +223,6 @@ class BoardLink:
             self._state_timer = self.loop.call_later(wait, self._send_state)
 
     def _send_state(self) -> None:
-        from pi.web.views import state_dict
         self._state_timer = None
         self._last_state = self.loop.time()
         self._signature = self._sign()
