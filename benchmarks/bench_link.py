@@ -110,6 +110,7 @@ async def _play(root: Path, config: Config, games: int, port: int | None
             controller.handle(ArbiterActed(controller.time.stamp(), "adjudicate", "1-0", None))
     if link is not None:
         await link.aclose()
+        times["state_bytes"] = [float(link.state_bytes)]
     controller.stop()
     state.close()
     return times
@@ -155,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     print(_row("handle, link on", with_link["handle"]))
     print(_row("handle, link off", without["handle"]))
     print(f"journal lines at the subscriber: {got[0]} of {lines}")
+    print(f"largest state: {int(with_link['state_bytes'][0])} bytes (the protocol's limit: "
+          "65536)")
     return 0
 
 

@@ -105,6 +105,7 @@ class BoardLink:
         self.subscribed = threading.Event()
         self.published_lines = 0  # journal messages handed to paho (tests, benchmarks)
         self.states = 0
+        self.state_bytes = 0  # the largest state published (bytes)
         self._stopping = False
         self.client = self._make_client(reconnect, keepalive)
         self._keepalive = keepalive
@@ -306,6 +307,7 @@ class BoardLink:
                         continue
                     self.client.publish(state, payload, qos=1, retain=True)
                     self.states += 1
+                    self.state_bytes = max(self.state_bytes, len(payload))
             except Exception:
                 log.exception("hall: %s not published; the board goes on", item[0])
 
