@@ -27,8 +27,8 @@ HALL = "t"
 BOARD = "7"
 
 
-def hall_config(port: int, **kw: Any) -> Config:
-    spec = MqttSpec(f"mqtt://127.0.0.1:{port}", "127.0.0.1", port, False, HALL, BOARD)
+def hall_config(port: int, spec: MqttSpec | None = None, **kw: Any) -> Config:
+    spec = spec or MqttSpec(f"mqtt://127.0.0.1:{port}", "127.0.0.1", port, False, HALL, BOARD)
     base: dict[str, Any] = dict(source="(test)", time_control="600+5", white="Ann", black="Bob",
                                 event="Test", board=7, mqtt=spec)
     base.update(kw)
@@ -38,8 +38,8 @@ def hall_config(port: int, **kw: Any) -> Config:
 class HallRig(Rig):
     """``Rig`` with the hall link on (``rig.link``: the ``BoardLink``)."""
 
-    def __init__(self, root: Path, port: int, **kw: Any) -> None:
-        super().__init__(root, config=hall_config(port, **kw))
+    def __init__(self, root: Path, port: int, spec: MqttSpec | None = None, **kw: Any) -> None:
+        super().__init__(root, config=hall_config(port, spec, **kw))
         self.link: Any = None
 
     def _run(self, wiring: Any) -> None:
@@ -93,7 +93,8 @@ class Hub:
     order (``messages``: (leaf, payload, retain)). ``session``: a persistent session
     (clean_session false) under that client id."""
 
-    def __init__(self, port: int, session: str | None = None) -> None:
+    def __init__(self, port: int, session: str | None = None,
+                 auth: tuple[str, str] | None = None) -> None:
         self.port = port
         self.messages: list[tuple[str, bytes, bool]] = []
         self.cond = threading.Condition()
@@ -101,6 +102,8 @@ class Hub:
                                   client_id=session or "", clean_session=session is None,
                                   protocol=mqtt.MQTTv311)
         self.client.reconnect_delay_set(1, 2)
+        if auth is not None:
+            self.client.username_pw_set(*auth)
         self.subscribed = threading.Event()
         prefix = f"damiera/{HALL}/boards/{BOARD}/"
 
