@@ -4,6 +4,9 @@ Reads and checks the config (``pi.config``) and the wiring (``pi.wiring``) befor
 anything: an error in either is one line on stderr and exit status 2. Then the state directory is
 opened (and locked) and :func:`pi.daemon.run_daemon` runs until SIGTERM/SIGINT.
 
+``--mqtt URL --board N [--hall NAME]`` put the board in a hall (``pi/hall/PROTOCOL.md``): over
+the config's ``[mqtt]`` and ``board``; the hall defaults to the config's, else ``hall``.
+
 ``--simulate`` runs the same daemon on the register-level fakes. The simulator lives with the
 fakes (``hardware_mocks.simulate``), which ``pi`` never imports: it is found through the
 ``damiera.simulator`` entry point of the installed package (pyproject.toml), so the dependency

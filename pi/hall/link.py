@@ -75,7 +75,7 @@ class BoardLink:
     def __init__(self, spec: MqttSpec, controller: Any, inbox: asyncio.Queue[Any],
                  state: StateDir, loop: asyncio.AbstractEventLoop, *,
                  state_interval: float = 0.25, poll: float = 0.5,
-                 reconnect: tuple[int, int] = (1, 30), keepalive: int = 30) -> None:
+                 reconnect: tuple[int, int] = (1, 10), keepalive: int = 30) -> None:
         self.spec = spec
         self.controller = controller
         self.inbox = inbox
