@@ -119,6 +119,7 @@ class Hub:
                 self.cond.notify_all()
         self.client.on_connect = on_connect
         self.client.on_subscribe = on_subscribe
+        self.client.on_disconnect = lambda *_a: self.subscribed.clear()
         self.client.on_message = on_message
 
     def start(self) -> Hub:
@@ -161,6 +162,7 @@ class Hub:
 
     def send(self, payload: bytes | dict[str, Any]) -> None:
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        assert self.subscribed.wait(10), "the hub is not connected"
         info = self.client.publish(f"damiera/{HALL}/boards/{BOARD}/cmd", data, qos=1)
         info.wait_for_publish(5)
 
