@@ -163,7 +163,10 @@ class BoardLink:
         self._stopping = True
         for handle in (self._state_timer, self._poll_timer):
             if handle is not None:
-                self.loop.call_soon_threadsafe(handle.cancel)
+                try:
+                    self.loop.call_soon_threadsafe(handle.cancel)
+                except RuntimeError:
+                    pass  # the loop is closed: its timers with it
         self._out.put(None)
         self._out_thread.join(timeout)
         self._io.shutdown(wait=True, cancel_futures=True)
