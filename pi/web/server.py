@@ -89,6 +89,7 @@ class WebServer:
         self.public_snap: PublicSnapshot | None = None
         self._runner: web.AppRunner | None = None
         self._release: asyncio.Task[None] | None = None
+        self._pinger: asyncio.Task[None] | None = None
         self.app = self._make_app(routes)
 
     # ------------------------------------------------------------------ life
@@ -121,12 +122,14 @@ class WebServer:
             self.port = sockets[0].getsockname()[1]
         if self.delay > 0:
             self._release = asyncio.ensure_future(self._release_loop())
+        self._pinger = asyncio.ensure_future(self._ping_loop())
         log.warning("web pages on http://%s:%d/ (arbiter token: damiera token)", self.host,
                     self.port)
 
     async def stop(self) -> None:
-        if self._release is not None:
-            self._release.cancel()
+        for task in (self._release, self._pinger):
+            if task is not None:
+                task.cancel()
         for stream in (self.arbiter_stream, self.public_stream):
             for c in list(stream.clients):
                 c.close()
@@ -199,6 +202,15 @@ class WebServer:
         self.public_snap = snap
         self.public_stream.publish(game, line, msgs,
                                    None if state is None else encode(line, "state", state))
+
+    async def _ping_loop(self) -> None:
+        """``: ping`` to every SSE client every ``ping`` seconds (keeps proxies and phones from
+        closing a quiet stream; a client that does not read fills its queue and is dropped)."""
+        while True:
+            await asyncio.sleep(self.ping)
+            for stream in (self.arbiter_stream, self.public_stream):
+                for client in list(stream.clients):
+                    client.offer(b": ping\n\n")
 
     async def _release_loop(self) -> None:
         while True:
@@ -495,10 +507,10 @@ class WebServer:
             await response.prepare(request)
             await response.write(b"retry: 2000\n\n" + b"".join(first))
             while not client.dropped:
-                try:
-                    msg = await asyncio.wait_for(client.queue.get(), timeout=self.ping)
-                except asyncio.TimeoutError:
-                    msg = b": ping\n\n"
+                # a plain get: asyncio.wait_for would make a task and a timer per message and
+                # client (100 clients: milliseconds of the loop per line); the pings come from
+                # one task for all (_ping_loop)
+                msg = await client.queue.get()
                 if msg is None:
                     break
                 await response.write(msg)
