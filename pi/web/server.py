@@ -495,6 +495,12 @@ class WebServer:
         after: int | None = None
         if raw is not None and raw.strip().isdigit() and len(raw.strip()) < 12:
             after = int(raw.strip())
+        # ids are the journal's line numbers and restart with each game: an id from another
+        # game (``game``: the game_id the client last saw) says nothing of this one: the whole
+        # state, as to a new client
+        game = request.query.get("game")
+        if game is not None and stream.game is not None and game != stream.game:
+            after = None
         if len(self.arbiter_stream.clients) + len(self.public_stream.clients) >= self.max_clients:
             raise http(503, "too many live clients", retry=True)
         client = Client(asyncio.Queue(maxsize=self.client_queue))

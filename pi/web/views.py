@@ -20,8 +20,17 @@ from pi.session import Fed
 __all__ = ["flag_dict", "public_flag", "HELD_TEXT", "clock_dict", "state_dict", "line_events",
            "PublicSnapshot", "public_snapshot", "public_events", "broadcast_pdn"]
 
-#: GameType as lidraughts reads it (it takes the first number; the short form is what it writes).
+#: GameType as lidraughts reads it. Checked in lidraughts' draughts library (RoepStoep/lidraughts):
+#: ``format/pdn/Tags.scala`` ``Tags.variant`` matches the tag's whole value against
+#: ``GameTypeRegex = ([0-9]+)(,[WB],[0-9]+,[0-9]+,[ANS][0123](,[01])?)?`` and looks its first
+#: number up with ``Variant.byGameType``; ``variant/Standard.scala`` has ``gameType = 20`` and
+#: ``variant/Brazilian.scala`` ``gameType = 26``. The short form is what lidraughts itself
+#: writes (its study export: ``Tag(_.GameType, variant.gameType)``). Without the tag it falls
+#: back on a ``Variant`` tag by name, which an Italian or English game would not match.
 _LIDRAUGHTS_GAMETYPE = {"international": "20", "brazilian": "26"}
+
+#: The tag values above, as lidraughts' ``GameTypeRegex`` accepts them (a whole match).
+LIDRAUGHTS_GAMETYPE_RE = r"([0-9]+)(,[WB],[0-9]+,[0-9]+,[ANS][0123](,[01])?)?"
 
 
 def flag_dict(f: Flag, line: int | None = None) -> dict[str, Any]:
@@ -55,7 +64,15 @@ def clock_dict(controller: Any) -> dict[str, Any] | None:
         r = clock.read(session.last_t)
     return {"white": r.white.seconds, "black": r.black.seconds,
             "running": None if r.running is None else r.running.label,
-            "state": str(r.state), "t": round(r.t, 3), "server_time": time.time()}
+            "state": str(r.state), "t": round(r.t, 3), "server_time": time.time(),
+            # COMP 4.3: moves completed by each side, and those still owed in the current
+            # period (None: the rest of the game) - what the time control's periods count
+            "moves": {"white": r.white.moves, "black": r.black.moves},
+            "moves_to_control": {"white": r.white.moves_to_control,
+                                 "black": r.black.moves_to_control},
+            # COMP 3.11.3, 5.6: a face in the mosse-lampo phase shows the time left for the
+            # current move, not the player's time
+            "lampo": {"white": r.white.in_lampo, "black": r.black.in_lampo}}
 
 
 def metadata(controller: Any) -> dict[str, Any]:
