@@ -20,13 +20,25 @@ from pi.web.views import line_events
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Client", "Stream", "encode", "replay_journal_events"]
+__all__ = ["Client", "Stream", "encode", "encode_state", "replay_journal_events"]
 
 
 def encode(line: int | None, name: str, data: dict[str, Any]) -> bytes:
     """One SSE message (``id`` omitted when None)."""
     head = "" if line is None else f"id: {line}\n"
     return f"{head}event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+def encode_state(line: int | None, data: dict[str, Any], moves: Any = None) -> bytes:
+    """The ``state`` message of ``data`` (an ``/api/state`` object); ``moves``: the server's
+    :class:`pi.web.views.MoveDicts`, whose moves are encoded once, not at every line."""
+    listed = data.get("moves")
+    if moves is None or not listed:
+        return encode(line, "state", data)
+    rest = json.dumps({k: v for k, v in data.items() if k != "moves"}, separators=(",", ":"))
+    head = "" if line is None else f"id: {line}\n"
+    return (f'{head}event: state\ndata: {rest[:-1]},"moves":{moves.encode(listed)}}}\n\n'
+            .encode())
 
 
 @dataclass(eq=False)

@@ -29,10 +29,11 @@ from pi.session import Fed
 from pi.web import auth
 from pi.web.httputil import (MAX_BODY, conditional, error, http, json_body, keep_auth, line_of,
                              read, whole_lines)
-from pi.web.feeds import Client, Stream, encode, replay_journal_events
+from pi.web.feeds import Client, Stream, encode, encode_state, replay_journal_events
 from pi.web.replay import replay_states
-from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, decisions_json,
-                          line_events, public_events, public_snapshot, state_dict)
+from pi.web.views import (MoveDicts, PublicSnapshot, broadcast_pdn, clock_dict,
+                          decisions_json, line_events, public_events, public_snapshot,
+                          state_dict)
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,7 @@ class WebServer:
         self.arbiter_stream = Stream()
         self.public_stream = Stream()
         self.flag_lines: dict[int, int] = {}
+        self.moves = MoveDicts()  # the game's move dicts, made once each
         self.last_line = 0
         self.last_record: dict[str, Any] | None = None
         self.snapshot: PublicSnapshot | None = None
@@ -147,7 +149,7 @@ class WebServer:
             return
         line = c.session.journal.line_count
         self.last_line = line
-        self.snapshot = public_snapshot(c, line, None)
+        self.snapshot = public_snapshot(c, line, None, self.moves)
         self.public_snap = self.snapshot
         for stream in (self.arbiter_stream, self.public_stream):
             stream.game, stream.last = c.session.game.id, line
@@ -167,19 +169,19 @@ class WebServer:
         msgs = [encode(fed.line, n, d) for n, d in events]
         state = None
         if self.arbiter_stream.clients:  # nobody listening: no state built (the board's time)
-            state = encode(fed.line, "state", state_dict(
+            state = encode_state(fed.line, state_dict(
                 c, fed.line, arbiter_view=True, snap=None, last_record=fed.record,
-                flag_lines=self.flag_lines))
+                flag_lines=self.flag_lines, cache=self.moves), self.moves)
         self.arbiter_stream.publish(game, fed.line, msgs, state)
         # the public stream: events derived from the broadcast view (held moves stay out)
         prev = self.snapshot
-        snap = public_snapshot(c, fed.line, prev)
+        snap = public_snapshot(c, fed.line, prev, self.moves)
         self.snapshot = snap
         pub = public_events(fed, events, prev, snap)
         pub_state = None
         if self.delay > 0 or self.public_stream.clients:
             pub_state = state_dict(c, fed.line, arbiter_view=False, snap=snap, last_record=None,
-                                   flag_lines=self.flag_lines)
+                                   flag_lines=self.flag_lines, cache=self.moves)
         pub_msgs = [encode(fed.line, n, d) for n, d in pub]
         if self.delay > 0:
             self._delayed.append((time.monotonic(), fed.line, game, pub_msgs, pub_state, snap))
@@ -201,7 +203,8 @@ class WebServer:
             self.public_state = state
         self.public_snap = snap
         self.public_stream.publish(game, line, msgs,
-                                   None if state is None else encode(line, "state", state))
+                                   None if state is None else encode_state(line, state,
+                                                                           self.moves))
 
     async def _ping_loop(self) -> None:
         """``: ping`` to every SSE client every ``ping`` seconds (keeps proxies and phones from
@@ -358,7 +361,8 @@ class WebServer:
         if arbiter_view or self.delay <= 0:
             return state_dict(c, self.last_line, arbiter_view=arbiter_view,
                               snap=None if arbiter_view else self.snapshot,
-                              last_record=self.last_record, flag_lines=self.flag_lines)
+                              last_record=self.last_record, flag_lines=self.flag_lines,
+                              cache=self.moves)
         if self.public_state is not None:
             return dict(self.public_state)
         # delayed and nothing old enough yet: the game's start, no moves, no flags

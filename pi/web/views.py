@@ -7,6 +7,7 @@ thread, between the controller's own steps.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,7 @@ from engine.decisions import (ClockChanged, Flag, FlagDecided, FlagRaised, GameE
 from engine.pdn import SEVEN_TAGS
 from pi.session import Fed
 
-__all__ = ["flag_dict", "public_flag", "HELD_TEXT", "clock_dict", "state_dict", "line_events",
+__all__ = ["MoveDicts", "flag_dict", "public_flag", "HELD_TEXT", "clock_dict", "state_dict", "line_events",
            "PublicSnapshot", "public_snapshot", "public_events", "broadcast_pdn"]
 
 #: GameType as lidraughts reads it. Checked in lidraughts' draughts library (RoepStoep/lidraughts):
@@ -31,6 +32,50 @@ _LIDRAUGHTS_GAMETYPE = {"international": "20", "brazilian": "26"}
 
 #: The tag values above, as lidraughts' ``GameTypeRegex`` accepts them (a whole match).
 LIDRAUGHTS_GAMETYPE_RE = r"([0-9]+)(,[WB],[0-9]+,[0-9]+,[ANS][0123](,[01])?)?"
+
+
+class MoveDicts:
+    """The report dicts of a game's moves, made once per move: each journal line's views (the
+    state, the broadcast snapshot) would otherwise remake every move of the game (a cost that
+    grows with the game). Moves are compared by identity: a retracted move and whatever came
+    after it are made again. The lists handed out are shared: read them, never change them."""
+
+    def __init__(self) -> None:
+        self._moves: list[Any] = []
+        self._dicts: list[dict[str, Any]] = []
+        self._json: list[str | None] = []
+
+    def of(self, moves: Any) -> list[dict[str, Any]]:
+        n = 0
+        known = self._moves
+        limit = min(len(known), len(moves))
+        while n < limit and known[n] is moves[n]:
+            n += 1
+        del known[n:], self._dicts[n:], self._json[n:]
+        for m in moves[n:]:
+            known.append(m)
+            self._dicts.append(m.to_dict())
+            self._json.append(None)
+        return list(self._dicts)
+
+    def encode(self, moves: list[dict[str, Any]]) -> str:
+        """``moves`` as a compact JSON array; the dicts this cache handed out are encoded once
+        (a state's JSON is otherwise re-encoded whole, every move of the game, every line)."""
+        parts = []
+        dicts, done = self._dicts, self._json
+        for i, d in enumerate(moves):
+            if i < len(dicts) and dicts[i] is d:
+                text = done[i]
+                if text is None:
+                    text = done[i] = json.dumps(d, separators=(",", ":"))
+                parts.append(text)
+            else:
+                parts.append(json.dumps(d, separators=(",", ":")))
+        return "[" + ",".join(parts) + "]"
+
+
+def _move_dicts(game: Any, cache: MoveDicts | None) -> list[dict[str, Any]]:
+    return [m.to_dict() for m in game.moves] if cache is None else cache.of(game.moves)
 
 
 def flag_dict(f: Flag, line: int | None = None) -> dict[str, Any]:
@@ -109,8 +154,8 @@ class PublicSnapshot:
     game_type: str = ""
 
 
-def public_snapshot(controller: Any, line: int, previous: PublicSnapshot | None
-                    ) -> PublicSnapshot | None:
+def public_snapshot(controller: Any, line: int, previous: PublicSnapshot | None,
+                    cache: MoveDicts | None = None) -> PublicSnapshot | None:
     """The broadcast view now, or ``previous`` kept when an irregularity is pending (its move is
     held until the opponent decides: viewers never see a move taken back). None: no game."""
     session = controller.session
@@ -127,7 +172,7 @@ def public_snapshot(controller: Any, line: int, previous: PublicSnapshot | None
     tags["_id"] = session.game.id
     v = game.variant
     return PublicSnapshot(
-        line, time.time(), [m.to_dict() for m in game.moves],
+        line, time.time(), _move_dicts(game, cache),
         [(m.notation + (m.nag or ""), m.side.label, m.setup_fen, m.clock) for m in game.moves],
         game.board.fen(), game.result, None if outcome is None else outcome.reason,
         game.start_fen if game.custom_start else None, tags,
@@ -200,8 +245,9 @@ def _q(value: str) -> str:
 
 def state_dict(controller: Any, line: int, *, arbiter_view: bool,
                snap: PublicSnapshot | None, last_record: dict[str, Any] | None,
-               flag_lines: dict[int, int]) -> dict[str, Any]:
-    """The ``/api/state`` object (API.md)."""
+               flag_lines: dict[int, int], cache: MoveDicts | None = None) -> dict[str, Any]:
+    """The ``/api/state`` object (API.md). ``cache``: the moves' dicts made once (the web
+    server's, for the game in play)."""
     session = controller.session
     faults = [{"address": f.address, "kind": f.kind, "message": f.message,
                "squares": list(f.squares)} for f in controller.faults.values()]
@@ -225,7 +271,7 @@ def state_dict(controller: Any, line: int, *, arbiter_view: bool,
             out["message"] = HELD_TEXT
     out["squares_to_fix"] = list(getattr(arbiter, "squares_to_fix", ()) or ())
     if arbiter_view or snap is None:
-        out["moves"] = [m.to_dict() for m in game.moves]
+        out["moves"] = _move_dicts(game, cache)
         out["fen"] = game.board.fen()
         out["result"] = game.result
         out["result_reason"] = None if game.outcome is None else game.outcome.reason

@@ -121,3 +121,37 @@ def test_the_clock_object_says_which_face_is_in_mosse_lampo() -> None:
     assert out["lampo"] == {"white": True, "black": False}
     assert out["white"] == 29.0 and out["black"] == 60.0
     assert out["moves"] == {"white": 0, "black": 0}
+
+
+class _Move:
+    def __init__(self, ply: int, notation: str) -> None:
+        self.ply, self.notation, self.made = ply, notation, 0
+
+    def to_dict(self) -> dict[str, Any]:
+        self.made += 1
+        return {"ply": self.ply, "notation": self.notation}
+
+
+def test_each_moves_dict_and_json_is_made_once_and_remade_after_a_retraction() -> None:
+    """Per-line work does not grow with the game: a state's moves come from the cache."""
+    import json
+
+    from pi.web.feeds import encode_state
+    from pi.web.views import MoveDicts
+    cache = MoveDicts()
+    moves = [_Move(1, "22-18"), _Move(2, "11-15")]
+    state = {"line": 7, "moves": cache.of(moves), "fen": "x"}
+    first = encode_state(7, state, cache)
+    again = encode_state(8, {**state, "line": 8, "moves": cache.of(moves)}, cache)
+    assert [m.made for m in moves] == [1, 1]
+    for raw, line in ((first, 7), (again, 8)):
+        text = raw.decode()
+        assert text.startswith(f"id: {line}\nevent: state\ndata: ") and text.endswith("\n\n")
+        data = json.loads(text.split("data: ", 1)[1])
+        assert data == {"line": line, "fen": "x", "moves": [
+            {"ply": 1, "notation": "22-18"}, {"ply": 2, "notation": "11-15"}]}
+    moves[1] = _Move(2, "12-16")  # the last move taken back and another made (IT 8.1.3)
+    data = json.loads(encode_state(9, {"moves": cache.of(moves)}, cache).decode()
+                      .split("data: ", 1)[1])
+    assert [m["notation"] for m in data["moves"]] == ["22-18", "12-16"]
+    assert moves[0].made == 1 and moves[1].made == 1
