@@ -37,7 +37,8 @@ def encode_state(line: int | None, data: dict[str, Any], moves: Any = None) -> b
         return encode(line, "state", data)
     rest = json.dumps({k: v for k, v in data.items() if k != "moves"}, separators=(",", ":"))
     head = "" if line is None else f"id: {line}\n"
-    return (f'{head}event: state\ndata: {rest[:-1]},"moves":{moves.encode(listed)}}}\n\n'
+    sep = "," if rest != "{}" else ""
+    return (f'{head}event: state\ndata: {rest[:-1]}{sep}"moves":{moves.encode(listed)}}}\n\n'
             .encode())
 
 
