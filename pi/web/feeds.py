@@ -44,21 +44,60 @@ def encode_state(line: int | None, data: dict[str, Any], moves: Any = None) -> b
 
 @dataclass(eq=False)
 class Client:
-    """One connected SSE client: a bounded queue of encoded messages; ``dropped`` once it fell
-    behind (its handler ends the response)."""
+    """One connected SSE client; ``dropped`` once it fell behind (its handler ends the response).
+
+    Until :meth:`attach` (the response's headers and first messages are being written),
+    messages wait in ``queue`` (bounded: ``maxsize`` messages). Once attached, each message goes
+    straight to the client's socket (``transport.write``: non-blocking, buffered by asyncio),
+    framed as the response's chunked encoding frames it: one write per client and line, no task
+    woken for it (100 clients cost one pass over them); a client whose unsent bytes pass
+    ``limit`` does not read: it is dropped, never waited for."""
 
     queue: asyncio.Queue[bytes | None]
     dropped: bool = False
+    limit: int = 1 << 20
+    transport: Any = None
+    chunked: bool = True
 
     def offer(self, message: bytes) -> None:
         if self.dropped:
             return
+        if self.transport is not None:
+            self._send(message)
+            return
         try:
             self.queue.put_nowait(message)
         except asyncio.QueueFull:
-            self.dropped = True
-            log.info("an SSE client fell %d messages behind: dropped", self.queue.maxsize)
-            self.close()
+            self._drop(f"fell {self.queue.maxsize} messages behind")
+
+    def attach(self, transport: Any, chunked: bool) -> None:
+        """From now on messages go straight to ``transport``; those waiting go first."""
+        self.transport, self.chunked = transport, chunked
+        while not self.dropped:
+            try:
+                message = self.queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            if message is None:  # closed meanwhile: the handler must still see it
+                self.queue.put_nowait(None)
+                return
+            self._send(message)
+
+    def _send(self, message: bytes) -> None:
+        transport = self.transport
+        if transport.is_closing():
+            self._drop("went away")
+            return
+        if transport.get_write_buffer_size() > self.limit:
+            self._drop(f"left more than {self.limit} bytes unread")
+            return
+        transport.write(b"%x\r\n%s\r\n" % (len(message), message) if self.chunked
+                        else message)
+
+    def _drop(self, why: str) -> None:
+        self.dropped = True
+        log.info("an SSE client %s: dropped", why)
+        self.close()
 
     def close(self) -> None:
         """Ends the client's response: its handler wakes on None (a message dropped if full)."""

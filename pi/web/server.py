@@ -516,10 +516,14 @@ class WebServer:
         try:
             await response.prepare(request)
             await response.write(b"retry: 2000\n\n" + b"".join(first))
+            if request.transport is not None and not response.compression:
+                # from here on publish() writes to the socket itself (feeds.Client.attach)
+                # (framed as aiohttp frames it: chunked for HTTP/1.1, no Content-Length)
+                client.attach(request.transport, chunked=tuple(request.version) >= (1, 1))
             while not client.dropped:
-                # a plain get: asyncio.wait_for would make a task and a timer per message and
-                # client (100 clients: milliseconds of the loop per line); the pings come from
-                # one task for all (_ping_loop)
+                # a plain get (no asyncio.wait_for: a task and a timer per message and client);
+                # attached, only the end (None) comes this way; the pings come from one task
+                # for all (_ping_loop)
                 msg = await client.queue.get()
                 if msg is None:
                     break

@@ -155,3 +155,43 @@ def test_each_moves_dict_and_json_is_made_once_and_remade_after_a_retraction() -
                       .split("data: ", 1)[1])
     assert [m["notation"] for m in data["moves"]] == ["22-18", "12-16"]
     assert moves[0].made == 1 and moves[1].made == 1
+
+
+class _Transport:
+    def __init__(self) -> None:
+        self.out: list[bytes] = []
+        self.unsent = 0
+        self.closing = False
+
+    def write(self, data: bytes) -> None:
+        self.out.append(data)
+        self.unsent += len(data)
+
+    def get_write_buffer_size(self) -> int:
+        return self.unsent
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+
+def test_an_attached_client_is_written_directly_and_dropped_when_it_does_not_read() -> None:
+    import asyncio
+
+    from pi.web.feeds import Client
+    client = Client(asyncio.Queue(maxsize=8), limit=100)
+    client.offer(b"early")  # before the headers are out: waits in the queue
+    transport = _Transport()
+    client.attach(transport, chunked=True)
+    client.offer(b"id: 3\n\n")
+    assert transport.out == [b"5\r\nearly\r\n", b"7\r\nid: 3\n\n\r\n"]  # HTTP/1.1 chunks
+    client.offer(b"x" * 120)  # written: the buffer held 23 bytes
+    client.offer(b"y")  # now more than 100 bytes wait unread: dropped, not waited for
+    assert client.dropped and len(transport.out) == 3
+    assert client.queue.get_nowait() is None  # its handler wakes and ends the response
+    raw = Client(asyncio.Queue(maxsize=8))
+    plain = _Transport()
+    raw.attach(plain, chunked=False)  # HTTP/1.0: the body as it is
+    raw.offer(b"a")
+    plain.closing = True
+    raw.offer(b"b")  # the client went away
+    assert plain.out == [b"a"] and raw.dropped
