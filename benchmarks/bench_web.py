@@ -116,7 +116,7 @@ def daemon_mode(state_dir: str, profile: str | None, slow_ms: float | None) -> i
         print(json.dumps({"port": rig.port, "token": rig.token}), flush=True)
         for command in sys.stdin:
             if command.strip() == "stats":
-                pairs = list(zip(clock_lines, taps))
+                pairs = list(zip(clock_lines, taps, strict=False))  # a tap still unjournaled: left out
                 out = {"presses": pairs, "lags": lags[:], "late": late[:], "rss": _rss_kb(),
                        "fsync_max": max(fsyncs, default=0.0)}
                 del clock_lines[:], taps[:], lags[:], late[:], fsyncs[:]

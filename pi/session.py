@@ -243,7 +243,7 @@ class GameSession:
     def _body(self) -> dict[str, Any] | None:
         try:
             return self.report().to_json()
-        except Exception:  # noqa: BLE001 - derived files: the journal has everything
+        except Exception:  # derived files: the journal has everything
             log.exception("game %s: cannot make game.pdn/report.json", self.game.id)
             return None
 
@@ -325,7 +325,7 @@ class _FileWriter:
                 self._busy = True
             try:
                 self._write_if_newer(gen, body)
-            except Exception:  # noqa: BLE001 - the thread must go on; the journal holds all
+            except Exception:  # the thread must go on; the journal holds all
                 log.exception("game files not rewritten; the journal has everything")
             finally:
                 with self._cond:

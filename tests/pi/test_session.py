@@ -137,8 +137,10 @@ def test_the_daemons_writes_go_to_a_thread_and_never_go_backwards(
     report = json.loads(session.game.report.read_text())
     assert [m["notation"] for m in report["moves"]] == ["22-18", "11-15"]
     assert "11-15" in session.game.pdn.read_text()
+    writer = session._writer._thread  # noqa: SLF001 - the session's own writer thread
+    assert writer is not None and writer.is_alive()
     session.close()  # the thread ends
-    assert not any(t.name == "game-files" and t.is_alive() for t in threading.enumerate())
+    assert not writer.is_alive()
 
 
 def test_resume_replays_the_journal_and_appends_a_restart(state: StateDir) -> None:
