@@ -5,7 +5,7 @@ Run: ``.venv/bin/python benchmarks/bench_hall.py --boards 200 [--pace 10] [--sec
 
 A private Mosquitto (tests/hall/broker.py), the hub as a subprocess (``damiera hub --mqtt …
 --http 127.0.0.1:<free> --state-dir <tmp>``), the light simulated boards
-(hardware_mocks/hall_fleet.py: random legal games with natural physical events, ~100 boards per
+(hardware_mocks/hall_fleet.py: random legal games with natural physical events, ~250 boards per
 process, their paho clients on one selectors loop each) and one hall page: an SSE client on the
 hub's ``GET /events``. Printed:
 
@@ -48,7 +48,6 @@ from hall_rig import (ProcStats, SseClient, StandInHub, compare_replicas, free_p
                       latencies, percentile, read_times)
 
 HALL = "hall"
-PER_PROCESS = 100
 
 
 def have_hub() -> bool:
@@ -67,11 +66,11 @@ def wait_http(port: int, timeout: float = 30.0) -> None:
     raise RuntimeError(f"the hub did not answer on 127.0.0.1:{port} in {timeout} s")
 
 
-def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int,
-                 stagger: float) -> list[tuple[subprocess.Popen[str], Path]]:
+def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int, stagger: float,
+                 per_process: int) -> list[tuple[subprocess.Popen[str], Path]]:
     out = []
-    for first in range(1, boards + 1, PER_PROCESS):
-        last = min(boards, first + PER_PROCESS - 1)
+    for first in range(1, boards + 1, per_process):
+        last = min(boards, first + per_process - 1)
         times = root / f"times-{first}.tsv"
         cmd = [sys.executable, "-m", "hardware_mocks.hall_fleet", "--mqtt", url, "--hall", HALL,
                "--boards", f"{first}-{last}", "--dir", str(root / "boards"),
@@ -82,7 +81,7 @@ def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int,
 
 
 def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
-        seed: int = 1, keep: Path | None = None) -> dict[str, Any]:
+        seed: int = 1, keep: Path | None = None, per_process: int = 250) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="bench-hall-"))
     hub_dir = root / "hub"
     hub_dir.mkdir()
@@ -106,7 +105,9 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
             sse = SseClient(port)
             sse.start()
         # the first moves come after the players' first think: a few game seconds
-        fleets = start_fleets(broker.url, boards, pace, root, seed, stagger=30.0)
+        started = time.time()
+        fleets = start_fleets(broker.url, boards, pace, root, seed, stagger=30.0,
+                              per_process=per_process)
         time.sleep(warmup)
         since = time.time()
         cpu0 = stats.cpu()
@@ -136,6 +137,10 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "mean": (statistics.fmean(lat) if lat else math.nan) * 1000,
                 "cpu": cpu, "rss": rss, "peak": peak, "lines": total, "lost": lost,
                 "games_bad": bad, "games": sum(f.get("games", 0) for f in fleet_out),
+                "fleet_cpu": sum(f.get("cpu", 0.0) for f in fleet_out)
+                / (time.time() - started) * 100,
+                "fleet_rss": max((f.get("rss_mb", 0.0) for f in fleet_out), default=0.0),
+                "fleets": len(fleets),
                 "sse_error": sse.error if sse is not None else None,
                 "hub": "stand-in subscriber" if stand_in else "damiera hub"}
     finally:
@@ -166,6 +171,8 @@ def show(r: dict[str, Any]) -> None:
     print(f"  publish -> hall page: p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "
           f"max {r['max']:.1f} ms over {r['measured']} lines ({r['unseen']} never shown)")
     print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
+    print(f"  boards: {r['fleets']} process(es), CPU {r['fleet_cpu']:.0f}% of a core in all, "
+          f"RSS {r['fleet_rss']:.0f} MB the largest")
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not byte-equal)")
     if r["sse_error"]:
         print(f"  SSE client: {r['sse_error']}")
@@ -180,6 +187,8 @@ def main() -> None:
     p.add_argument("--sweep", default=None, help="board counts, e.g. 200,400,800")
     p.add_argument("--stand-in", action="store_true",
                    help="a plain subscriber instead of the hub (automatic without the hub)")
+    p.add_argument("--per-process", type=int, default=250,
+                   help="simulated boards per process (default 250)")
     p.add_argument("--keep", default=None, help="copy the run's files here")
     p.add_argument("--json", action="store_true", help="also print each run as JSON")
     args = p.parse_args()
@@ -190,7 +199,8 @@ def main() -> None:
     results = []
     for n in counts:
         r = run(n, args.pace, args.seconds, args.warmup, stand_in,
-                keep=Path(args.keep) / str(n) if args.keep else None)
+                keep=Path(args.keep) / str(n) if args.keep else None,
+                per_process=args.per_process)
         show(r)
         if args.json:
             print(json.dumps(r))

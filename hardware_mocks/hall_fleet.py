@@ -23,6 +23,7 @@ import json
 import logging
 import math
 import re
+import resource
 import selectors
 import signal
 import sys
@@ -245,8 +246,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if out is not None:
         out.close()
     lines = sum(int(h[1]) for b in boards for h in b.heads)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"boards": len(boards), "lines": lines,
-                      "games": sum(len(b.heads) for b in boards)}))
+                      "games": sum(len(b.heads) for b in boards),
+                      "cpu": round(usage.ru_utime + usage.ru_stime, 3),
+                      "rss_mb": round(usage.ru_maxrss / 1024, 1)}))
     return 0
 
 
