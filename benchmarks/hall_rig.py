@@ -85,15 +85,17 @@ class SseClient:
                 self.error = str(exc)
 
     def stop(self) -> None:
+        """Ends the stream: the socket shut down, the reader sees its end, then closed."""
         self._stop = True
-        if self._conn is not None:
+        sock = self._conn.sock if self._conn is not None else None
+        if sock is not None:
             try:
-                if self._conn.sock is not None:
-                    self._conn.sock.shutdown(socket.SHUT_RDWR)
+                sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-            self._conn.close()
         self.thread.join(5)
+        if self._conn is not None:
+            self._conn.close()
 
 
 class ProcStats:
