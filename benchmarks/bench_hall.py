@@ -142,6 +142,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "fleet_rss": max((f.get("rss_mb", 0.0) for f in fleet_out), default=0.0),
                 "fleets": len(fleets),
                 "sse_error": sse.error if sse is not None else None,
+                "reconnects": sse.reconnects if sse is not None else 0,
                 "hub": "stand-in subscriber" if stand_in else "damiera hub"}
     finally:
         for proc, _ in fleets:
@@ -174,8 +175,9 @@ def show(r: dict[str, Any]) -> None:
     print(f"  boards: {r['fleets']} process(es), CPU {r['fleet_cpu']:.0f}% of a core in all, "
           f"RSS {r['fleet_rss']:.0f} MB the largest")
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not byte-equal)")
-    if r["sse_error"]:
-        print(f"  SSE client: {r['sse_error']}")
+    if r["reconnects"] or r["sse_error"]:
+        print(f"  hall page: dropped by the hub and reconnected {r['reconnects']} time(s)"
+              + (f"; last error: {r['sse_error']}" if r["sse_error"] else ""))
 
 
 def main() -> None:

@@ -40,49 +40,76 @@ def percentile(values: list[float], p: float) -> float:
 
 class SseClient:
     """One hall page: ``GET /events`` on the hub, every ``board`` event's arrival time (wall
-    clock, as the boards' publish times) with its board, game and ``lines``."""
+    clock, as the boards' publish times) with its board, game and ``lines``. As a browser's
+    EventSource, it connects again with ``Last-Event-ID`` when the hub ends the stream (a client
+    that fell behind is dropped): ``reconnects`` counts those."""
 
     def __init__(self, port: int) -> None:
         self.port = port
         self.seen: list[tuple[float, str, str | None, int]] = []  # wall, board, game, lines
         self.events = 0
+        self.reconnects = 0
         self.error: str | None = None
+        self.last_id: str | None = None
         self._stop = False
         self._conn: http.client.HTTPConnection | None = None
         self.thread = threading.Thread(target=self._run, daemon=True)
 
-    def start(self, timeout: float = 10.0) -> None:
+    def _open(self, timeout: float = 10.0) -> Any:
         self._conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        self._conn.request("GET", "/events", headers={"Accept": "text/event-stream"})
+        headers = {"Accept": "text/event-stream"}
+        if self.last_id is not None:
+            headers["Last-Event-ID"] = self.last_id
+        self._conn.request("GET", "/events", headers=headers)
         resp = self._conn.getresponse()
         if resp.status != 200:
             raise RuntimeError(f"GET /events: {resp.status} {resp.read()[:200]!r}")
-        self._resp = resp
+        if self._conn.sock is not None:
+            self._conn.sock.settimeout(None)
+        return resp
+
+    def start(self) -> None:
+        self._resp = self._open()
         self.thread.start()
 
     def _run(self) -> None:
-        name, data = None, []
-        try:
-            while not self._stop:
-                raw = self._resp.readline()
-                if not raw:
-                    break
-                line = raw.decode("utf-8").rstrip("\r\n")
-                if line == "":
-                    if name == "board" and data:
-                        now = time.time()
-                        obj = json.loads("\n".join(data))
-                        self.seen.append((now, str(obj.get("board")), obj.get("game_id"),
-                                          int(obj.get("lines") or 0)))
-                    self.events += 1
-                    name, data = None, []
-                elif line.startswith("event:"):
-                    name = line[6:].strip()
-                elif line.startswith("data:"):
-                    data.append(line[5:].lstrip())
-        except (OSError, ValueError) as exc:
-            if not self._stop:
+        while not self._stop:
+            try:
+                self._read(self._resp)
+            except (OSError, ValueError) as exc:
+                if self._stop:
+                    return
                 self.error = str(exc)
+            if self._stop:
+                return
+            self.reconnects += 1
+            try:
+                self._resp = self._open()
+            except (OSError, RuntimeError) as exc:
+                self.error = f"reconnection: {exc}"
+                return
+
+    def _read(self, resp: Any) -> None:
+        name, data = None, []
+        while not self._stop:
+            raw = resp.readline()
+            if not raw:
+                return
+            line = raw.decode("utf-8").rstrip("\r\n")
+            if line == "":
+                if name == "board" and data:
+                    now = time.time()
+                    obj = json.loads("\n".join(data))
+                    self.seen.append((now, str(obj.get("board")), obj.get("game_id"),
+                                      int(obj.get("lines") or 0)))
+                self.events += 1
+                name, data = None, []
+            elif line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].lstrip())
+            elif line.startswith("id:"):
+                self.last_id = line[3:].strip()
 
     def stop(self) -> None:
         """Ends the stream: the socket shut down, the reader sees its end, then closed."""
