@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "hall"), str(Path(__file__).resolve().parent)]
 
 from broker import Broker
-from hall_rig import (ProcStats, SseClient, StandInHub, compare_replicas, free_port,
+from hall_bench_rig import (ProcStats, SseClient, StandInHub, compare_replicas, free_port,
                       latencies, percentile, read_times)
 
 HALL = "hall"

@@ -1,5 +1,5 @@
 """A real hall for the fault tests (tests/hall/test_hall_faults.py): real board processes
-(``damiera run --simulate --config board.toml --trace … --speed …``, each reaching the broker
+(``damiera run --simulate --trace … --speed … --mqtt … --board N``, each reaching the broker
 through a :class:`netcut.Cable` that can be pulled), a real hub process (``damiera hub``) and the
 private Mosquitto of broker.py; each process can be killed (-9) and started again.
 
@@ -93,8 +93,8 @@ class _Proc:
 
 
 class BoardProc(_Proc):
-    """Board ``number``: its state directory ``dir/state``, its configuration ``dir/board.toml``
-    (the broker reached through ``cable``), its trace ``dir/trace.jsonl``."""
+    """Board ``number``: its state directory ``dir/state``, its trace ``dir/trace.jsonl``, the
+    broker reached through ``cable``."""
 
     def __init__(self, root: Path, number: int, broker_port: int, seed: int,
                  speed: float = 10.0, plies: int = 40) -> None:
@@ -107,15 +107,12 @@ class BoardProc(_Proc):
         self.trace = self.dir / "trace.jsonl"
         self.last_t = make_trace(self.trace, number, seed, plies)
         self.speed = speed
-        self.config = self.dir / "board.toml"
-        self.config.write_text(f'board = {number}\n\n[mqtt]\n'
-                               f'url = "mqtt://127.0.0.1:{self.cable.port}"\n'
-                               f'hall = "{HALL}"\n', encoding="utf-8")
 
     def command(self) -> list[str]:
-        return [sys.executable, "-m", "pi.cli", "run", "--simulate", "--config", str(self.config),
-                "--trace", str(self.trace), "--speed", str(self.speed), "--state-dir",
-                str(self.state), "--http", "off", "--quiet"]
+        return [sys.executable, "-m", "pi.cli", "run", "--simulate", "--trace", str(self.trace),
+                "--speed", str(self.speed), "--mqtt", f"mqtt://127.0.0.1:{self.cable.port}",
+                "--board", str(self.number), "--hall", HALL, "--state-dir", str(self.state),
+                "--http", "off", "--quiet"]
 
     def journals(self) -> dict[str, Path]:
         return {p.parent.name: p for p in sorted(self.state.glob("games/*/trace.jsonl"))}
