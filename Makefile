@@ -25,8 +25,9 @@ sample: $(VENV)/.installed
 		--state-dir .state --quiet
 
 # Debian packages the tests use for real: systemd-analyze (the unit's checks), chromium (the
-# pages in a real browser, tests/web/test_pages.py), mosquitto (the hall's broker, tests/hall/).
-SYSTEM_DEPS = systemd-analyze:systemd chromium:chromium mosquitto:mosquitto
+# pages in a real browser, tests/web/test_pages.py), mosquitto (the hall's broker, tests/hall/),
+# openssl (the hall's TLS certificates, tests/hall/test_hub_init.py).
+SYSTEM_DEPS = systemd-analyze:systemd chromium:chromium mosquitto:mosquitto openssl:openssl
 
 system-deps:
 	@for dep in $(SYSTEM_DEPS); do \

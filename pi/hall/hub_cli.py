@@ -33,6 +33,8 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
                    "(letters, digits, . _ -; default 'hall')")
     i.add_argument("--host", default=None, help="the broker's address as boards reach it "
                    "(default: this machine's host name)")
+    i.add_argument("--force", action="store_true", help="replace a hall already in --dir (its "
+                   "boards' passwords stop working: give them their new board-<N>.toml)")
     i.set_defaults(func=_cmd_hub_init)
 
 

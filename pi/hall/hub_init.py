@@ -1,0 +1,347 @@
+"""``damiera hub init --boards N --dir DIR [--port P] [--hall NAME] [--host HOST] [--force]``:
+the files that make a hall (README "The hall: security").
+
+- ``DIR/mosquitto.conf`` — the broker: one listener on every interface, no anonymous clients,
+  the password file and the ACL below, persistence in ``DIR/data/``, queue sizes for the hall.
+- ``DIR/passwd`` — the users ``hub`` and ``board-1`` … ``board-N`` with random passwords, hashed
+  in Mosquitto 2's own format (``$7$``: PBKDF2-HMAC-SHA512), made here in Python so that a
+  machine without Mosquitto can prepare a hall.
+- ``DIR/acl`` — a board publishes only its own ``state``, ``status``, ``journal`` and ``ack``
+  and reads only its own ``cmd``; the hub reads the whole hall and writes the boards' ``cmd``;
+  nobody else may do anything.
+- ``DIR/hub.toml`` and ``DIR/board-<n>.toml`` — the hub's and each board's configuration, with
+  the broker's URL and that user's password in it.
+
+Files holding a password are written mode 0600, each atomically. An existing hall in ``DIR`` is
+not overwritten without ``--force``: new passwords would lock out every board configured with
+the old ones. Every refusal is one line (:class:`HallInitError`, exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import ipaddress
+import json
+import logging
+import re
+import secrets
+import socket
+import sys
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import DamieraError, excerpt
+from pi.config import parse_mqtt_url
+from pi.hall.protocol import SEGMENT
+from pi.statedir import atomic_write
+
+log = logging.getLogger(__name__)
+
+__all__ = ["HallInitError", "Hall", "MAX_BOARDS", "HASH_ITERATIONS", "hash_password",
+           "make_hall", "write_hall", "main_init", "conf_text", "acl_text", "passwd_text",
+           "hub_toml_text", "board_toml_text", "queue_limit"]
+
+#: Board numbers of a hall: 1 … MAX_BOARDS (as ``board`` in damiera.toml).
+MAX_BOARDS = 9999
+#: PBKDF2 iterations of a password hash: ``mosquitto_passwd``'s default (PW_DEFAULT_ITERATIONS).
+HASH_ITERATIONS = 101
+#: Salt length of Mosquitto's hashes (SALT_LEN in its password code).
+SALT_BYTES = 12
+#: Random bytes in a generated password (192 bits; URL-safe base64, nothing to percent-encode).
+PASSWORD_BYTES = 24
+
+#: What a board publishes in a minute at a rapid pace, the high end of a tournament: a ply every
+#: 15 s is 4 plies a minute, each some 4 journal lines (lift, place, a captured piece's lift,
+#: the clock's button) and one ``state``: 20 messages.
+MESSAGES_PER_BOARD_MINUTE = 20
+#: How long the hub's persistent session should hold the hall's messages while the hub is away.
+QUEUE_MINUTES = 30
+#: The queue is sized for at least this many boards (a small hall gets the same headroom).
+QUEUE_MIN_BOARDS = 200
+#: The broker's memory bound on one client's queue (the hub's): 512 MiB.
+QUEUE_MAX_BYTES = 512 * 1024 * 1024
+
+_FILES = ("mosquitto.conf", "passwd", "acl", "hub.toml")
+_BOARD_FILE = re.compile(r"board-([0-9]{1,4})\.toml")
+_HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                       r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
+
+
+class HallInitError(DamieraError):
+    """A refusal of ``damiera hub init`` (one line, exit 2); nothing was written."""
+
+
+@dataclass(frozen=True)
+class Hall:
+    """What ``hub init`` writes: the hall's name, its boards 1..``boards``, where boards reach
+    the broker (``host``, ``port``), the folder ``dir`` (absolute) and the users' passwords
+    (``hub``, ``board-<n>``) in clear (they go into the TOML files; ``passwd`` has hashes)."""
+
+    hall: str
+    boards: int
+    host: str
+    port: int
+    dir: Path
+    passwords: dict[str, str] = field(repr=False)
+
+    def url(self, user: str) -> str:
+        """The broker's URL with ``user``'s credentials, percent-encoded."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        password = urllib.parse.quote(self.passwords[user], safe="")
+        return f"mqtt://{urllib.parse.quote(user, safe='')}:{password}@{host}:{self.port}"
+
+
+def hash_password(password: str, salt: bytes | None = None,
+                  iterations: int = HASH_ITERATIONS) -> str:
+    """``password`` hashed as Mosquitto 2 stores it: ``$7$<iterations>$<salt>$<hash>``, the
+    PBKDF2-HMAC-SHA512 of the UTF-8 password (64 bytes) with a random 12-byte salt, both in
+    standard base64 (the format ``mosquitto_passwd`` writes and the broker reads)."""
+    salt = secrets.token_bytes(SALT_BYTES) if salt is None else salt
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode("utf-8"), salt, iterations)
+    return (f"$7${iterations}${base64.b64encode(salt).decode('ascii')}"
+            f"${base64.b64encode(digest).decode('ascii')}")
+
+
+def queue_limit(boards: int) -> int:
+    """``max_queued_messages``: what ``max(boards, 200)`` boards publish in ``QUEUE_MINUTES``
+    minutes at ``MESSAGES_PER_BOARD_MINUTE`` (200 boards: 120 000 messages)."""
+    return max(boards, QUEUE_MIN_BOARDS) * MESSAGES_PER_BOARD_MINUTE * QUEUE_MINUTES
+
+
+def _check_host(host: str) -> str:
+    """The broker's address as boards reach it: a host name, an IPv4 or an IPv6 address."""
+    text = host.strip()
+    try:
+        return str(ipaddress.ip_address(text.removeprefix("[").removesuffix("]")))
+    except ValueError:
+        pass
+    if _HOSTNAME.fullmatch(text) is None:
+        raise HallInitError(f"--host: not a host name or IP address: {excerpt(host)}")
+    return text
+
+
+def make_hall(boards: int, directory: str | Path, port: int = 1883, hall: str = "hall",
+              host: str | None = None) -> Hall:
+    """Checks the options and draws a fresh password for every user. Raises HallInitError."""
+    if not 1 <= boards <= MAX_BOARDS:
+        raise HallInitError(f"--boards: {boards} is out of range 1..{MAX_BOARDS}")
+    if not 1 <= port <= 65535:
+        raise HallInitError(f"--port: {port} is out of range 1..65535")
+    if any(ord(c) < 32 or ord(c) == 127 for c in str(directory)) or not str(directory):
+        raise HallInitError(f"--dir: not a usable folder name (empty, or control characters: "
+                            f"it goes into mosquitto.conf): {excerpt(str(directory))}")
+    if SEGMENT.fullmatch(hall) is None:
+        raise HallInitError(f"--hall: letters, digits, '.', '_' or '-' only, at most 64 "
+                            f"(an MQTT topic level): {excerpt(hall)}")
+    if host is None:
+        name = socket.gethostname()
+        try:
+            host = _check_host(name)
+        except HallInitError:
+            raise HallInitError(f"this machine's host name {excerpt(name)} is not usable in a "
+                                "URL; give --host") from None
+    else:
+        host = _check_host(host)
+    users = ["hub", *(f"board-{n}" for n in range(1, boards + 1))]
+    passwords = {user: secrets.token_urlsafe(PASSWORD_BYTES) for user in users}
+    hall_ = Hall(hall, boards, host, port, Path(directory).absolute(), passwords)
+    try:  # the URLs written must read back (pi.config's reader is the boards' and the hub's)
+        parse_mqtt_url(hall_.url("hub"), lambda problem: HallInitError(problem))
+    except HallInitError as exc:
+        raise HallInitError(f"--host: {exc}") from None
+    return hall_
+
+
+def conf_text(hall: Hall) -> str:
+    """``mosquitto.conf`` of the hall (Mosquitto 2.0)."""
+    data = hall.dir / "data"
+    queued = queue_limit(hall.boards)
+    minutes, rate = QUEUE_MINUTES, MESSAGES_PER_BOARD_MINUTE
+    sizing = f"max({hall.boards}, {QUEUE_MIN_BOARDS}) boards x {rate} x {minutes} min"
+    return f"""\
+# Mosquitto configuration of the damiera hall "{hall.hall}" ({hall.boards} boards), written by
+# 'damiera hub init'. Run it with:  mosquitto -c {hall.dir / 'mosquitto.conf'}
+# as the user who ran 'hub init' (the password file is readable by that user only).
+
+# The boards and the hub connect here, on every interface of this machine (plain MQTT; for TLS
+# see the commented listener at the end and README "The hall: security").
+listener {hall.port}
+# The broker takes the client id from the user name: one session per user, so that no board,
+# even with its own valid password, can take over the hub's session (or another board's) by
+# connecting with its client id. The sessions stay fixed and persistent, as PROTOCOL.md asks.
+use_username_as_clientid true
+
+# Nobody without a user name and password from the file below.
+allow_anonymous false
+# hub and board-1 … board-{hall.boards}, hashed (PBKDF2-SHA512, Mosquitto 2's "$7$" format).
+password_file {hall.dir / 'passwd'}
+# Who may publish and subscribe to what: a board its own topics, the hub the whole hall.
+acl_file {hall.dir / 'acl'}
+
+# The queues of the persistent sessions (the hub's above all) and the retained states survive a
+# broker restart: saved under {data}/ .
+persistence true
+persistence_location {data}/
+# Saved every 10 s (and at a clean stop). A broker killed between two saves loses at most those
+# seconds of queued messages: the hall's catch-up does not depend on them (the boards' journals
+# are the outbox and the hub asks for what it misses, pi/hall/PROTOCOL.md).
+autosave_interval 10
+
+# The hub's session holds {minutes} minutes of the hall while the hub is away. A board
+# publishes at most ~{rate} messages a minute (a ply every 15 s at a rapid pace, ~4 journal
+# lines and a state each), so {sizing} = {queued} messages.
+# Beyond that the broker drops what comes next for that client, and the hub's resend brings
+# the lines back from the boards' journals.
+max_queued_messages {queued}
+# ... and at most 512 MiB per client (states are the heavy messages, ~20 kB each), whichever
+# comes first: the broker's memory stays bounded however long the hub is away.
+max_queued_bytes {QUEUE_MAX_BYTES}
+# QoS 1 messages on their way to one client before its acknowledgements: 100 keeps a catch-up
+# (a full queue, or a resend of a whole game) flowing at LAN speed.
+max_inflight_messages 100
+# A session not heard from in a day is dropped (a board taken away after the event, a renamed
+# hall); a board back after that simply starts a new session and is asked for what is missing.
+persistent_client_expiration 1d
+# Small messages go out at once (latency from a board's move to the hall page).
+set_tcp_nodelay true
+
+# TLS (README "The hall: security"): uncomment, give the certificate files, point the boards
+# at mqtts://{hall.host}:8883 (with [mqtt] ca = "…" for a private CA), and comment out the plain
+# listener above once every board has moved.
+#listener 8883
+#use_username_as_clientid true
+#cafile /etc/mosquitto/ca_certificates/hall-ca.crt
+#certfile /etc/mosquitto/certs/hall.crt
+#keyfile /etc/mosquitto/certs/hall.key
+"""
+
+
+def acl_text(hall: Hall) -> str:
+    """The ACL: ``topic write``/``topic read`` per user; whatever is not granted is refused."""
+    root = f"damiera/{hall.hall}"
+    lines = [f"# Access of the damiera hall \"{hall.hall}\", written by 'damiera hub init'.",
+             "# Mosquitto refuses whatever is not granted here: a publish outside a user's topics",
+             "# is dropped, a subscription outside them is refused, anonymous clients get nothing.",
+             "",
+             "# The hub reads the whole hall and sends the boards their commands.",
+             "user hub",
+             f"topic read {root}/#",
+             f"topic write {root}/boards/+/cmd"]
+    for n in range(1, hall.boards + 1):
+        prefix = f"{root}/boards/{n}"
+        lines += ["", f"user board-{n}",
+                  *(f"topic write {prefix}/{leaf}" for leaf in ("state", "status", "journal", "ack")),
+                  f"topic read {prefix}/cmd"]
+    return "\n".join(lines) + "\n"
+
+
+def passwd_text(hall: Hall) -> str:
+    """The password file: ``user:$7$…`` a line."""
+    return "".join(f"{user}:{hash_password(pw)}\n" for user, pw in hall.passwords.items())
+
+
+def _toml(text: str) -> str:
+    return json.dumps(text)  # a TOML basic string (JSON's escapes are TOML's)
+
+
+def hub_toml_text(hall: Hall) -> str:
+    """``hub.toml``: the hall's name and the hub's broker URL (the rest commented out)."""
+    return f"""\
+# The hub of the damiera hall "{hall.hall}", written by 'damiera hub init'. Secret: it holds the
+# hub's broker password. Run:
+#   damiera hub --config {hall.dir / 'hub.toml'} --http 0.0.0.0:8090 --state-dir DIR
+hall = {_toml(hall.hall)}
+# The event's name, shown on the hall page and in the round feeds.
+# event = "…"
+# Minutes the public feeds lag behind the boards (anti-cheating rules ask for 15).
+# broadcast_delay = 0
+# Where the hall page, the feeds and the arbiter console are served (or --http).
+# http = "0.0.0.0:8090"
+# The replicas of every board's journal and the hub's files (or --state-dir).
+# state_dir = "/var/lib/damiera-hub"
+
+[mqtt]
+# The broker, with the hub's user and password (mqtts://… and ca = "…" once TLS is on).
+url = {_toml(hall.url('hub'))}
+"""
+
+
+def board_toml_text(hall: Hall, board: int) -> str:
+    """``board-<n>.toml``: a damiera.toml for board ``board`` of the hall."""
+    name = f"board-{board}.toml"
+    return f"""\
+# Board {board} of the damiera hall "{hall.hall}", written by 'damiera hub init'. Secret: it
+# holds this board's broker password. A damiera.toml (keys in pi/damiera.example.toml): copy it
+# to the board as /etc/damiera/damiera.toml (mode 0600), add the game's keys (variant,
+# time_control, …) if need be, and run the board with it:
+#   damiera run --config {hall.dir / name}
+# or try it on a PC with the simulated board:
+#   damiera run --config {hall.dir / name} --simulate --trace GAME.jsonl
+board = {board}
+
+[mqtt]
+# The broker, with this board's user and password (mqtts://… and ca = "…" once TLS is on).
+url = {_toml(hall.url(f'board-{board}'))}
+hall = {_toml(hall.hall)}
+"""
+
+
+def _existing(directory: Path) -> list[Path]:
+    """The files of a hall already in ``directory``."""
+    found = [directory / name for name in _FILES if (directory / name).exists()]
+    if directory.is_dir():
+        found += sorted(p for p in directory.iterdir() if _BOARD_FILE.fullmatch(p.name))
+    return found
+
+
+def write_hall(hall: Hall, force: bool = False) -> list[Path]:
+    """Writes the hall's files into ``hall.dir`` (created if need be) and returns their paths.
+    Refuses (HallInitError) when a hall is already there, unless ``force``: then its files are
+    replaced and board files beyond ``hall.boards`` removed. OS errors are HallInitErrors."""
+    d = hall.dir
+    try:
+        existing = _existing(d)
+        if existing and not force:
+            raise HallInitError(f"{d}: a hall is already there ({existing[0].name}); new "
+                                "passwords would lock out the boards configured with it "
+                                "(--force to replace it)")
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "data").mkdir(exist_ok=True)
+        written: list[Path] = []
+
+        def put(name: str, text: str, mode: int) -> None:
+            atomic_write(d / name, text, mode=mode)
+            written.append(d / name)
+
+        put("passwd", passwd_text(hall), 0o600)
+        put("acl", acl_text(hall), 0o644)
+        put("hub.toml", hub_toml_text(hall), 0o600)
+        for n in range(1, hall.boards + 1):
+            put(f"board-{n}.toml", board_toml_text(hall, n), 0o600)
+        for stale in existing:  # --force with fewer boards: their passwords are gone
+            m = _BOARD_FILE.fullmatch(stale.name)
+            if m is not None and int(m.group(1)) > hall.boards:
+                stale.unlink()
+        put("mosquitto.conf", conf_text(hall), 0o644)  # last: a hall is whole once it is there
+    except OSError as exc:
+        raise HallInitError(f"{d}: cannot write the hall ({exc.strerror or exc})") from None
+    log.info("hall %s: %d boards written to %s", hall.hall, hall.boards, d)
+    return written
+
+
+def main_init(args: argparse.Namespace) -> int:
+    """``damiera hub init``: writes the hall and prints what to run. Raises HallInitError."""
+    hall = make_hall(args.boards, args.dir, port=args.port, hall=args.hall, host=args.host)
+    write_hall(hall, force=bool(getattr(args, "force", False)))
+    out = sys.stdout
+    print(f"hall {hall.hall}: {hall.boards} boards, broker {hall.host}:{hall.port}, in {hall.dir}",
+          file=out)
+    print(f"  broker: mosquitto -c {hall.dir / 'mosquitto.conf'}", file=out)
+    print(f"  hub:    damiera hub --config {hall.dir / 'hub.toml'} --http HOST:PORT "
+          "--state-dir DIR", file=out)
+    print(f"  boards: damiera run --config {hall.dir}/board-<n>.toml (copy each to its board)",
+          file=out)
+    return 0
