@@ -1,7 +1,8 @@
 """The hall under load (issue 11): figures only, never assertions.
 
-Run: ``.venv/bin/python benchmarks/bench_hall.py --boards 200 [--pace 10] [--seconds 60]``
-     ``.venv/bin/python benchmarks/bench_hall.py --sweep 200,400,800 --pace 10``
+Run: ``.venv/bin/python benchmarks/bench_hall.py --boards 200 [--pace 1|10] [--seconds 60]``
+     (without ``--pace``: at tournament pace, then 10x)
+     ``.venv/bin/python benchmarks/bench_hall.py --sweep auto|200,400,800 [--pace 10]``
 
 A private Mosquitto (tests/hall/broker.py), the hub as a subprocess (``damiera hub --mqtt …
 --http 127.0.0.1:<free> --state-dir <tmp>``), the light simulated boards
@@ -16,7 +17,9 @@ hub's ``GET /events``. Printed:
   peak). Target: RSS <= 200 MB.
 - **lines lost**: after the boards stop and the hub has caught up, every board's journal
   compared with its replica ``<state-dir>/boards/<N>/games/<id>/trace.jsonl`` (must be 0).
-- ``--sweep``: one run per number of boards, a table, and the first count where p99 > 1 s.
+- ``--sweep 200,400,800``: one run per number of boards, a table, and the first count where
+  p99 > 1 s; ``--sweep auto`` doubles from 100 boards until p99 passes 1 s, then tries halfway
+  back once.
 
 Without ``damiera hub`` installed, ``--stand-in`` measures to a plain subscriber instead (the
 broker's share of the path only): those figures are not the hub's.
@@ -183,10 +186,12 @@ def show(r: dict[str, Any]) -> None:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--boards", type=int, default=200)
-    p.add_argument("--pace", type=float, default=10.0, help="game seconds per wall second")
+    p.add_argument("--pace", type=float, default=None,
+                   help="game seconds per wall second (default: 1 then 10; a sweep: 10)")
     p.add_argument("--seconds", type=float, default=60.0, help="the measured window")
     p.add_argument("--warmup", type=float, default=10.0, help="seconds before measuring")
-    p.add_argument("--sweep", default=None, help="board counts, e.g. 200,400,800")
+    p.add_argument("--sweep", default=None,
+                   help="board counts, e.g. 200,400,800, or 'auto' (doubling from 100)")
     p.add_argument("--stand-in", action="store_true",
                    help="a plain subscriber instead of the hub (automatic without the hub)")
     p.add_argument("--per-process", type=int, default=250,
@@ -197,25 +202,38 @@ def main() -> None:
     stand_in = args.stand_in or not have_hub()
     if stand_in and not args.stand_in:
         print("damiera hub is not installed: measuring to a stand-in subscriber")
-    counts = [int(x) for x in args.sweep.split(",")] if args.sweep else [args.boards]
     results = []
-    for n in counts:
-        r = run(n, args.pace, args.seconds, args.warmup, stand_in,
+
+    def one(n: int, pace: float = args.pace or 10.0) -> dict[str, Any]:
+        r = run(n, pace, args.seconds, args.warmup, stand_in,
                 keep=Path(args.keep) / str(n) if args.keep else None,
                 per_process=args.per_process)
         show(r)
         if args.json:
             print(json.dumps(r))
         results.append(r)
+        return r
+
+    if args.sweep == "auto":
+        # doubling from 100 until p99 passes 1 s (at most 6400), then halfway back once
+        n, passed = 100, 0
+        while n <= 6400 and one(n)["p99"] <= 1000:
+            passed, n = n, n * 2
+        if passed and n <= 6400:
+            one((passed + n) // 2)
+    else:
+        for n in [int(x) for x in args.sweep.split(",")] if args.sweep else [args.boards]:
+            for pace in [args.pace] if args.pace or args.sweep else [1.0, 10.0]:
+                one(n, pace)
     if args.sweep:
+        results.sort(key=lambda r: r["boards"])
         print("\nboards  lines/s  p50 ms  p99 ms  hub CPU%  RSS MB  lost")
         for r in results:
             print(f"{r['boards']:>6}  {r['rate']:>7.0f}  {r['p50']:>6.1f}  {r['p99']:>6.1f}  "
                   f"{r['cpu']:>8.0f}  {r['rss']:>6.0f}  {r['lost']:>4}")
         over = [r["boards"] for r in results if not r["p99"] <= 1000]
         print("p99 passes 1 s at " + (f"{over[0]} boards" if over else
-                                      f"none of these (up to {counts[-1]} boards)"))
-
+                                      f"none of these (up to {results[-1]['boards']} boards)"))
 
 if __name__ == "__main__":
     main()
