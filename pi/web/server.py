@@ -24,11 +24,11 @@ from typing import Any, Awaitable, Callable
 from aiohttp import web
 
 from engine.errors import DamieraError
-from engine.events import ARBITER_ACTIONS, ArbiterActed
+from engine.events import ArbiterActed
 from pi.session import Fed
 from pi.web import auth
-from pi.web.httputil import (MAX_BODY, conditional, error, http, json_body, keep_auth, line_of,
-                             read, whole_lines)
+from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,
+                             keep_auth, line_of, read, whole_lines)
 from pi.web.feeds import Client, Stream, encode, replay_journal_events
 from pi.web.replay import replay_states
 from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, decisions_json,
@@ -40,7 +40,6 @@ __all__ = ["WebServer", "Routes", "MAX_BODY", "COOKIE"]
 
 COOKIE = "damiera_arbiter"
 STATIC = Path(__file__).parent / "static"
-RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*")
 
 #: The simulator's extra routes: called with the server, returns (method, path, handler, arbiter
 #: only) tuples (``Parts.web_routes``).
@@ -64,7 +63,7 @@ class WebServer:
     def __init__(self, controller: Any, inbox: asyncio.Queue[Any], root: Path, host: str,
                  port: int, *, delay_minutes: float = 0.0, simulate: bool = False,
                  routes: Routes | None = None, max_clients: int = 200, client_queue: int = 512,
-                 ping: float = 15.0) -> None:
+                 ping: float = 15.0, serve: bool = True) -> None:
         self.controller = controller
         self.inbox = inbox
         self.root = Path(root)
@@ -89,7 +88,8 @@ class WebServer:
         self.public_snap: PublicSnapshot | None = None
         self._runner: web.AppRunner | None = None
         self._release: asyncio.Task[None] | None = None
-        self.app = self._make_app(routes)
+        # serve False: the handlers only, mounted by another server (the hall's hub)
+        self.app = self._make_app(routes) if serve else web.Application()
 
     # ------------------------------------------------------------------ life
 
@@ -119,10 +119,14 @@ class WebServer:
         sockets = getattr(site._server, "sockets", None) or []  # noqa: SLF001 - the bound port
         if sockets:
             self.port = sockets[0].getsockname()[1]
-        if self.delay > 0:
-            self._release = asyncio.ensure_future(self._release_loop())
+        self.start_feeds()
         log.warning("web pages on http://%s:%d/ (arbiter token: damiera token)", self.host,
                     self.port)
+
+    def start_feeds(self) -> None:
+        """Starts releasing the delayed public lines (when a broadcast delay is set)."""
+        if self.delay > 0 and self._release is None:
+            self._release = asyncio.ensure_future(self._release_loop())
 
     async def stop(self) -> None:
         if self._release is not None:
@@ -151,9 +155,10 @@ class WebServer:
 
     # ------------------------------------------------------------------ the controller's lines
 
-    def on_fed(self, fed: Fed) -> None:
+    def on_fed(self, fed: Fed, received: float | None = None) -> None:
         """Listener: one journaled line (on the loop's thread). Builds its events, keeps them,
-        offers them to the clients, answers the arbiter's request that caused it."""
+        offers them to the clients, answers the arbiter's request that caused it. ``received``:
+        when the line happened (``time.monotonic()`` clock; default now), for the delay."""
         c = self.controller
         game = None if c.session is None else c.session.game.id
         if fed.line == 1:
@@ -179,7 +184,8 @@ class WebServer:
                                    flag_lines=self.flag_lines)
         pub_msgs = [encode(fed.line, n, d) for n, d in pub]
         if self.delay > 0:
-            self._delayed.append((time.monotonic(), fed.line, game, pub_msgs, pub_state, snap))
+            at = time.monotonic() if received is None else received
+            self._delayed.append((at, fed.line, game, pub_msgs, pub_state, snap))
         else:
             self._public_publish(fed.line, game, pub_msgs, pub_state, snap)
         if fed.record.get("type") == "arbiter":
@@ -224,6 +230,7 @@ class WebServer:
         r.add_get("/broadcast.pdn", self.broadcast)
         r.add_get("/api/trace.jsonl", self.trace)
         r.add_get("/game.pdn", self.game_pdn)
+        r.add_get("/record.pdn", self.game_pdn)  # the pages' name for it (the hall's too)
         r.add_get("/api/replay", self.replay)
         r.add_get("/api/games", self.games)
         r.add_get("/api/games/{id}/{file}", self.game_file)
@@ -360,13 +367,13 @@ class WebServer:
         return web.json_response(self.state(await self.is_arbiter(request)),
                                  headers={"Cache-Control": "no-store"})
 
-    def _public_pdn_snapshot(self) -> PublicSnapshot | None:
+    def public_pdn_snapshot(self) -> PublicSnapshot | None:
         if self.delay > 0:
             return self.public_snap
         return self.snapshot
 
     async def broadcast(self, request: web.Request) -> web.StreamResponse:
-        snap = self._public_pdn_snapshot()
+        snap = self.public_pdn_snapshot()
         if snap is None or self.controller.session is None:
             raise http(404, "no game yet")
         text = broadcast_pdn(snap, self.controller.session.variant)
@@ -408,7 +415,7 @@ class WebServer:
             raise http(404, "no game yet")
         data = await asyncio.get_running_loop().run_in_executor(None, read, session.game.trace)
         if not arbiter_view:
-            snap = self._public_pdn_snapshot()
+            snap = self.public_pdn_snapshot()
             keep = 0 if snap is None else self._public_cut(snap)
             data = b"".join(data.splitlines(keepends=True)[:keep])
         data = whole_lines(data)
@@ -535,24 +542,8 @@ class WebServer:
 
     async def arbiter_action(self, request: web.Request) -> web.Response:
         await self.require_arbiter(request)
-        body = await json_body(request)
-        action = body.get("action")
-        if action not in ARBITER_ACTIONS:
-            raise http(400, f"unknown action; expected one of {', '.join(ARBITER_ACTIONS)}")
-        extra = set(body) - {"action", "result", "text", "type"}
-        if extra:
-            raise http(400, f"unexpected key(s): {', '.join(sorted(extra))}")
-        result, text = body.get("result"), body.get("text")
-        if action == "adjudicate":
-            if result not in RESULTS:
-                raise http(400, "adjudicate needs \"result\": a PDN result")
-        elif result is not None:
-            raise http(400, "only adjudicate takes a result")
-        if action == "note":
-            if not isinstance(text, str) or not text.strip() or len(text) > 2000:
-                raise http(400, "note needs \"text\": 1 to 2000 characters")
-        elif text is not None:
-            raise http(400, "only note takes a text")
+        body = check_action(await json_body(request))
+        action, result, text = body["action"], body.get("result"), body.get("text")
         c = self.controller
         if c.phase != "playing" or c.session is None:
             raise http(409, "no game in play")

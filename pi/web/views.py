@@ -90,6 +90,8 @@ class PublicSnapshot:
     start_fen: str | None
     tags: dict[str, str] = field(default_factory=dict)
     game_type: str = ""
+    #: the game's RecordedMove objects behind ``moves`` (frozen: the same object, the same dict)
+    objs: tuple[Any, ...] = ()
 
 
 def public_snapshot(controller: Any, line: int, previous: PublicSnapshot | None
@@ -109,12 +111,18 @@ def public_snapshot(controller: Any, line: int, previous: PublicSnapshot | None
     tags = {k: v for k, v in game.tags.items()}
     tags["_id"] = session.game.id
     v = game.variant
+    # a move's dict is rebuilt only when its (frozen) RecordedMove changed: a long game's
+    # snapshot per journal line stays cheap (the hall's hub makes one per line of 200 boards)
+    old_objs = previous.objs if (previous is not None and same_game) else ()
+    old_moves = previous.moves if (previous is not None and same_game) else []
+    moves = [old_moves[i] if i < len(old_objs) and old_objs[i] is m else m.to_dict()
+             for i, m in enumerate(game.moves)]
     return PublicSnapshot(
-        line, time.time(), [m.to_dict() for m in game.moves],
+        line, time.time(), moves,
         [(m.notation + (m.nag or ""), m.side.label, m.setup_fen, m.clock) for m in game.moves],
         game.board.fen(), game.result, None if outcome is None else outcome.reason,
         game.start_fen if game.custom_start else None, tags,
-        _LIDRAUGHTS_GAMETYPE.get(v.name, v.game_type))
+        _LIDRAUGHTS_GAMETYPE.get(v.name, v.game_type), tuple(game.moves))
 
 
 def broadcast_pdn(snap: PublicSnapshot, variant: Any) -> str:

@@ -1,6 +1,6 @@
 // The arbiter's actions (TRACE.md: start_clock, stop_clock, restore, impose_count, adjudicate,
 // note) as a form posting to /api/arbiter; shared by the console and the simulator.
-import { api, h } from "/static/live.js";
+import { api, h } from "./live.js";
 
 const RESULTS = ["1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"];
 
@@ -8,7 +8,7 @@ const RESULTS = ["1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"];
 export function arbiterActions(container, report) {
   async function send(body) {
     try {
-      const answer = await api("/api/arbiter", body);
+      const answer = await api("api/arbiter", body);
       report(`${body.action}: journaled as line ${answer.line}`, true);
     } catch (e) {
       report(`${body.action} refused: ${e.message}`, false);

@@ -1,10 +1,10 @@
 // The arbiter's review console: flags with the position before and after and the sensor events
 // around them, the game line by line, the arbiter's actions, downloads.
-import { boardSvg, drawBoard } from "/static/board.js";
-import { api, formatTime, gameTime, h, loginBox } from "/static/live.js";
-import { startLive } from "/static/liveview.js";
-import { arbiterActions } from "/static/actions.js";
-import { describe, flagWindow, parseJournal, replayStates } from "/static/replay.js";
+import { boardSvg, drawBoard } from "./board.js";
+import { api, formatTime, gameTime, h, loginBox } from "./live.js";
+import { startLive } from "./liveview.js";
+import { arbiterActions } from "./actions.js";
+import { describe, flagWindow, parseJournal, replayStates } from "./replay.js";
 
 const $ = (id) => document.getElementById(id);
 let state = null, records = [], states = [], step = 1, selected = null, loadedLine = -1, loading = null;
@@ -14,7 +14,7 @@ async function loadJournal() {
   if (loading) return loading;
   loading = (async () => {
     try {
-      const r = await fetch("/api/trace.jsonl", { credentials: "same-origin" });
+      const r = await fetch("api/trace.jsonl", { credentials: "same-origin" });
       if (!r.ok) throw new Error(`${r.status}`);
       records = parseJournal(await r.text());
       states = await engineStates(records)
@@ -38,7 +38,7 @@ async function loadJournal() {
  * (an older board): the replay is then worked out here from the journal. */
 async function engineStates(recs) {
   try {
-    const r = await fetch("/api/replay", { credentials: "same-origin" });
+    const r = await fetch("api/replay", { credentials: "same-origin" });
     if (!r.ok) return null;
     const body = await r.json();
     const byPly = new Map(state.moves.map((m) => [m.ply, m]));
@@ -124,18 +124,18 @@ function onState(s) {
 
 async function whoami() {
   try {
-    const who = await api("/api/whoami");
+    const who = await api("api/whoami");
     $("login-section").hidden = who.arbiter;
     $("who").textContent = who.arbiter ? "arbiter" : "public view";
     if (who.arbiter) {
       loadedLine = -1;  // the public journal was cut at the broadcast's line: read it all
       live.refresh();  // the stream again, now with the arbiter's view
-      const games = await api("/api/games");
+      const games = await api("api/games");
       $("games").replaceChildren(...games.map((g) => h("li", {}, `${g.id} ${g.white || "?"}–${g.black || "?"} ` +
         `${g.result || "*"} (${g.moves} moves) `,
-      h("a", { href: `/api/games/${g.id}/game.pdn`, download: `${g.id}.pdn` }, "PDN"), " ",
-      h("a", { href: `/api/games/${g.id}/trace.jsonl`, download: `${g.id}.jsonl` }, "trace"), " ",
-      h("a", { href: `/api/games/${g.id}/report.json`, download: `${g.id}.json` }, "report"))));
+      h("a", { href: `api/games/${g.id}/game.pdn`, download: `${g.id}.pdn` }, "PDN"), " ",
+      h("a", { href: `api/games/${g.id}/trace.jsonl`, download: `${g.id}.jsonl` }, "trace"), " ",
+      h("a", { href: `api/games/${g.id}/report.json`, download: `${g.id}.json` }, "report"))));
     }
   } catch (e) { $("who").textContent = e.message; }
 }

@@ -1,3 +1,3 @@
 // The live page: everything comes from /events (liveview.js).
-import { startLive } from "/static/liveview.js";
+import { startLive } from "./liveview.js";
 startLive();

@@ -51,7 +51,7 @@ export function followEvents(handlers, onStatus = () => {}) {
   let lastId = null, source = null, delay = 1000, stopped = false;
   const names = ["state", "move", "flag", "clock", "result"];
   function open() {
-    const url = lastId === null ? "/events" : `/events?last_event_id=${encodeURIComponent(lastId)}`;
+    const url = lastId === null ? "events" : `events?last_event_id=${encodeURIComponent(lastId)}`;
     source = new EventSource(url);
     source.onopen = () => { delay = 1000; onStatus("live"); };
     source.onerror = () => {
@@ -136,7 +136,7 @@ export function loginBox(container, onLogin) {
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     try {
-      await api("/api/login", { token: input.value.trim() });
+      await api("api/login", { token: input.value.trim() });
       input.value = "";
       status.textContent = "";
       onLogin();

@@ -1,8 +1,8 @@
 // The live board panel (board, clocks, moves, flags, result) kept up to date from /events.
 // Used by the live page and by the arbiter's console; the ids of the elements are index.html's.
 
-import { drawBoard, parseFen } from "/static/board.js";
-import { clockNow, followEvents, formatTime, gameTime, h, moveRows } from "/static/live.js";
+import { drawBoard, parseFen } from "./board.js";
+import { clockNow, followEvents, formatTime, gameTime, h, moveRows } from "./live.js";
 
 const RESULT_TEXT = { "1-0": "White wins", "0-1": "Black wins", "1/2-1/2": "Draw",
   "2-0": "White wins", "0-2": "Black wins", "1-1": "Draw", "0-0": "Both lose", "*": "in play" };

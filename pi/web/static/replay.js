@@ -7,7 +7,7 @@
 // latest lifted piece of the side to move, else the latest lifted), and whenever the board's
 // occupancy equals the transcript's position after the moves made so far, the transcript's
 // position (colours and kings) is taken as it is.
-import { applyMove, initialPosition, parseFen, squareName, geometry } from "/static/board.js";
+import { applyMove, initialPosition, parseFen, squareName, geometry } from "./board.js";
 
 /** Parse a JSON Lines journal; unreadable lines become {type: "unreadable"}. */
 export function parseJournal(text) {

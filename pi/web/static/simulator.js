@@ -2,10 +2,10 @@
 // the players' controls; everything goes through the real daemon (the effect comes back by
 // /events like a real board's). The board's sensors see occupancy only: the colours shown are
 // the game's position, with the pieces in hand carried from where they were lifted.
-import { drawBoard, parseFen } from "/static/board.js";
-import { api, h, loginBox } from "/static/live.js";
-import { startLive } from "/static/liveview.js";
-import { arbiterActions } from "/static/actions.js";
+import { drawBoard, parseFen } from "./board.js";
+import { api, h, loginBox } from "./live.js";
+import { startLive } from "./liveview.js";
+import { arbiterActions } from "./actions.js";
 
 const BUTTONS = [["clock", "Clock"], ["accomodo", "Accomodo"], ["correct", "Correct"],
   ["accept", "Accept"], ["draw_offer", "Offer draw"], ["draw_accept", "Accept draw"],
@@ -37,7 +37,7 @@ function draw() {
 
 async function refreshBoard() {
   try {
-    const board = await api("/api/sim/board");
+    const board = await api("api/sim/board");
     occupied = new Set(board.occupied);
     if (board.pieces) pieces = { ...board.pieces };
     for (const sq of Object.keys(pieces)) if (!occupied.has(sq)) delete pieces[sq];
@@ -50,12 +50,12 @@ async function click(square) {
   busy = true;
   try {
     if (occupied.has(square)) {
-      await api("/api/sim/lift", { square });
+      await api("api/sim/lift", { square });
       hand.push(pieces[square] || fenPieces[square] || "?");
       delete pieces[square];
       occupied.delete(square);
     } else {
-      await api("/api/sim/place", { square });
+      await api("api/sim/place", { square });
       pieces[square] = fromHand();
       occupied.add(square);
     }
@@ -84,14 +84,14 @@ function buttons() {
   const row = (side) => h("fieldset", {}, h("legend", {}, side === "white" ? "White" : "Black"),
     ...BUTTONS.map(([name, label]) => h("button", { type: "button", id: `btn-${side}-${name}`,
       "data-side": side, "data-name": name, onclick: async () => {
-        try { await api("/api/sim/button", { name, side }); say(""); } catch (e) { say(e.message); }
+        try { await api("api/sim/button", { name, side }); say(""); } catch (e) { say(e.message); }
       } }, label)));
   $("buttons").replaceChildren(row("white"), row("black"));
 }
 
 async function whoami() {
   try {
-    const who = await api("/api/whoami");
+    const who = await api("api/whoami");
     $("login-section").hidden = who.arbiter;
   } catch { /* the login box stays */ }
 }

@@ -1,0 +1,385 @@
+"""One board as the hub sees it: an engine view rebuilt from the replica (the journal's lines fed
+into a fresh :class:`engine.arbiter.Arbiter`, as ``damiera replay`` and a board's resume do) and
+the board's retained ``state`` (clock reading, sensor faults, online) — and the board's own web
+interface (``pi/web``) served from it.
+
+:class:`BoardView` has the little of the board's controller that ``pi.web.views`` reads
+(``session``, ``phase``, ``faults``, ``now()``, ``display_state()``, ``config``, ``variant``,
+``state``), so the board's views, feeds and handlers serve the replica unchanged
+(:class:`ReplicaServer`, a :class:`pi.web.server.WebServer` without a listener of its own).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from aiohttp import web
+
+from engine.arbiter import Arbiter
+from engine.decisions import FlagRaised
+from engine.replay import Report
+from engine.trace import parse_event, parse_start
+from engine.variants import Variant, find_variant
+from pi.config import Config
+from pi.hall.replica import GameReplica, game_order
+from pi.session import Fed
+from pi.statedir import GameDir
+from pi.web.httputil import http
+from pi.web.server import WebServer
+
+log = logging.getLogger(__name__)
+
+__all__ = ["BoardView", "GameView", "ReplicaServer", "GameInfo", "game_info", "wall_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Fault:
+    address: Any
+    kind: str
+    message: str
+    squares: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    message: str
+
+
+class _Lines:
+    """The journal's line count, as ``WebServer.prime`` reads it."""
+
+    def __init__(self) -> None:
+        self.line_count = 0
+
+
+class GameView:
+    """One game of the board fed from its replica (the ``session`` the views read)."""
+
+    def __init__(self, replica: GameReplica, start_line: dict[str, Any]) -> None:
+        start, variant = parse_start(1, dict(start_line))
+        self.replica = replica
+        self.game = GameDir(replica.id, replica.path.parent)
+        self.start_line = dict(start_line)
+        self.variant: Variant = variant
+        self.arbiter = Arbiter(start)
+        self.last_t = 0.0
+        self.journal = _Lines()
+        self.journal.line_count = 1
+        self.started = _epoch(start_line.get("started_at"))
+        self.down = 0.0  # seconds the board was away (restart lines), for wall times
+
+    def feed(self, number: int, obj: dict[str, Any]) -> Fed:
+        """Line ``number`` (≥ 2) fed to the arbiter. Raises the trace reader's errors for a line
+        it cannot read; an arbiter failure is contained as the board contains it."""
+        event = parse_event(number, obj, self.variant)
+        self.journal.line_count = number
+        try:
+            decisions = tuple(self.arbiter.feed(event))
+        except Exception:
+            log.exception("board %s game %s line %d: the arbiter failed; view goes on",
+                          self.replica.board, self.game.id, number)
+            decisions = ()
+        self.last_t = max(self.last_t, float(obj.get("t", self.last_t)))
+        if obj.get("type") == "restart" and isinstance(obj.get("down"), (int, float)):
+            self.down += max(0.0, float(obj["down"]))
+        return Fed(number, obj, event, decisions)
+
+    def wall(self, t: float) -> float | None:
+        """The Unix time of game time ``t`` (the start's ``started_at`` plus the time away), or
+        None when the start line has no time."""
+        return None if self.started is None else self.started + t + self.down
+
+    def report(self) -> Report:
+        return Report(self.arbiter.game, self.arbiter.flags)
+
+
+def _epoch(text: Any) -> float | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def wall_of(view: GameView, t: float) -> float:
+    w = view.wall(t)
+    return time.time() if w is None else w
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """A held game summed up (the games list, the results table, the round feeds)."""
+
+    id: str
+    lines: int
+    start: dict[str, Any]
+    result: str
+    reason: str | None
+    code: str | None
+    moves: int
+    report: Report | None
+
+
+def game_info(g: GameReplica) -> GameInfo:
+    """The game replayed from its replica (a bad line ends the replay there, logged)."""
+    start: dict[str, Any] = {}
+    view = None
+    for number, text in enumerate(g.lines, start=1):
+        try:
+            obj = json.loads(text)
+            if number == 1:
+                start = obj
+                view = GameView(g, obj)
+            elif view is not None:
+                view.feed(number, obj)
+        except (ValueError, RecursionError, TypeError) as exc:
+            log.warning("board %s game %s line %d cannot be replayed: %s", g.board, g.id, number,
+                        str(exc)[:80])
+            break
+    if view is None:
+        return GameInfo(g.id, g.held, start, "*", None, None, 0, None)
+    game = view.arbiter.game
+    o = game.outcome
+    return GameInfo(g.id, g.held, start, game.result, None if o is None else o.reason,
+                    None if o is None else o.code, len(game.moves), view.report())
+
+
+class _Games:
+    """The board's past games in the replica, as ``WebServer`` lists them (``state``)."""
+
+    def __init__(self, board: BoardView) -> None:
+        self.board = board
+
+    def game_dirs(self) -> list[GameDir]:
+        return [GameDir(g.id, g.path.parent) for g in self.board.games()]
+
+    def game_ids(self) -> list[str]:
+        return [g.id for g in self.board.games()]
+
+    def game(self, game_id: str) -> GameDir:
+        g = self.board.replica_games[game_id]
+        return GameDir(g.id, g.path.parent)
+
+
+class BoardView:
+    """The controller-like view of one board (see the module docstring)."""
+
+    def __init__(self, board: str) -> None:
+        self.board = board
+        self.session: GameView | None = None
+        self.config = Config(source="hub")
+        self.faults: dict[Any, _Fault] = {}
+        self.replica_games: dict[str, GameReplica] = {}
+        self.state = _Games(self)
+        self.retained: dict[str, Any] | None = None
+        self.online = False
+        self.last_heard: float | None = None
+        self.flag_walls: dict[int, float] = {}
+        self._infos: dict[str, GameInfo] = {}
+        self._starts: dict[str, dict[str, Any]] = {}
+        self._fen: tuple[tuple[str, int], str] | None = None
+        #: the public view a game had when the board moved on to the next (the round feeds)
+        self.kept: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ what the views read
+
+    @property
+    def phase(self) -> str:
+        if self.session is None:
+            return "setup"
+        return "over" if self.session.arbiter.game.outcome is not None else "playing"
+
+    @property
+    def variant(self) -> Variant:
+        return self.session.variant if self.session is not None else find_variant("italian")
+
+    def now(self) -> float:
+        """Game time now: the board's last clock reading carried forward by the wall clock
+        while the board is online in this game; else the last journaled time."""
+        s = self.session
+        if s is None:
+            return 0.0
+        st = self.retained
+        if self.online and st is not None and st.get("game_id") == s.game.id:
+            clock = st.get("clock")
+            if isinstance(clock, dict) and isinstance(clock.get("t"), (int, float)) \
+                    and isinstance(clock.get("server_time"), (int, float)):
+                ahead = min(max(0.0, time.time() - float(clock["server_time"])), 3600.0)
+                return max(s.last_t, float(clock["t"]) + ahead)
+        return s.last_t
+
+    def live_fen(self) -> str | None:
+        """The current game's position (computed once per journal line: the hall's summaries
+        ask for it often)."""
+        s = self.session
+        if s is None:
+            return None
+        key = (s.game.id, s.journal.line_count)
+        if self._fen is None or self._fen[0] != key:
+            self._fen = (key, s.arbiter.game.board.fen())
+        return self._fen[1]
+
+    def display_state(self) -> _Shown:
+        st = self.retained
+        if st is not None and self.session is not None and st.get("game_id") == \
+                self.session.game.id and isinstance(st.get("message"), str):
+            return _Shown(st["message"])
+        return _Shown("")
+
+    # ------------------------------------------------------------------ the board's messages
+
+    def take_state(self, obj: dict[str, Any]) -> None:
+        """The board's retained ``state`` (its ``/api/state``, arbiter view)."""
+        self.retained = obj
+        faults = {}
+        raw = obj.get("sensor_faults")
+        for i, f in enumerate(raw if isinstance(raw, list) else []):
+            if isinstance(f, dict):
+                squares = f.get("squares")
+                faults[f.get("address", i) if isinstance(f.get("address"), (int, str)) else i] = \
+                    _Fault(f.get("address"), str(f.get("kind", "")), str(f.get("message", ""))[:200],
+                           tuple(str(q) for q in squares) if isinstance(squares, list) else ())
+        self.faults = faults
+
+    def games(self) -> list[GameReplica]:
+        return sorted(self.replica_games.values(), key=lambda g: game_order(g.id))
+
+    def start_of(self, g: GameReplica) -> dict[str, Any]:
+        """The game's start line (parsed once; {} when unreadable)."""
+        cached = self._starts.get(g.id)
+        if cached is None:
+            try:
+                obj = json.loads(g.lines[0]) if g.lines else None
+            except (ValueError, RecursionError):
+                obj = None
+            cached = obj if isinstance(obj, dict) else {}
+            if g.lines:
+                self._starts[g.id] = cached
+        return cached
+
+    def result_of(self, g: GameReplica) -> str:
+        """The game's result in the arbiter's view (the live one for the current game)."""
+        s = self.session
+        if s is not None and s.game.id == g.id:
+            return s.arbiter.game.result
+        return self.info(g).result
+
+    def info(self, g: GameReplica) -> GameInfo:
+        """The game summed up (cached while it does not grow)."""
+        cached = self._infos.get(g.id)
+        if cached is None or cached.lines != g.held:
+            cached = game_info(g)
+            self._infos[g.id] = cached
+        return cached
+
+    # ------------------------------------------------------------------ feeding
+
+    def begin(self, g: GameReplica) -> Fed | None:
+        """Follows game ``g`` from its start line (line 1 held). None: the start is unreadable
+        (logged; the board shows no game)."""
+        self.replica_games[g.id] = g
+        self.flag_walls = {}
+        try:
+            obj = json.loads(g.lines[0])
+            self.session = GameView(g, obj)
+        except (ValueError, RecursionError, TypeError, IndexError) as exc:
+            log.warning("board %s game %s: start line cannot be read: %s", self.board, g.id,
+                        str(exc)[:80])
+            self.session = None
+            return None
+        return Fed(1, obj, None, ())
+
+    def feed(self, number: int, text: str) -> Fed | None:
+        """Line ``number`` of the current game (lines arrive in order). None: unreadable
+        (logged; the line is in the replica all the same)."""
+        s = self.session
+        if s is None:
+            return None
+        try:
+            fed = s.feed(number, json.loads(text))
+        except (ValueError, RecursionError, TypeError) as exc:
+            s.journal.line_count = number
+            log.warning("board %s game %s line %d cannot be read: %s", self.board, s.game.id,
+                        number, str(exc)[:80])
+            return None
+        for d in fed.decisions:
+            if isinstance(d, FlagRaised):
+                self.flag_walls.setdefault(d.flag.id, wall_of(s, d.flag.t))
+        return fed
+
+
+Handler = Callable[[web.Request], Awaitable[Any]]
+
+
+class ReplicaServer(WebServer):
+    """The board's web handlers on its :class:`BoardView` (no listener: the hub mounts them
+    under ``/boards/<N>/``). Arbiter actions go to the board as commands (``act``)."""
+
+    def __init__(self, view: BoardView, root: Path, *, delay_minutes: float,
+                 act: Callable[[str, dict[str, Any]], Awaitable[web.Response]],
+                 throttle: Any, max_clients: int = 200,
+                 hall_clients: Callable[[], int] = lambda: 0, hall_max: int = 2000) -> None:
+        super().__init__(view, None, root, "", 0, delay_minutes=delay_minutes,  # type: ignore[arg-type]
+                         max_clients=max_clients, serve=False)
+        self.view = view
+        self.throttle = throttle
+        self._act = act
+        self._hall_clients = hall_clients
+        self.hall_max = hall_max
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        """The board's stream, within the hub's limit on live clients of all boards."""
+        if self._hall_clients() >= self.hall_max:
+            raise http(503, "too many live clients", retry=True)
+        return await super().events(request)
+
+    def _list_games(self) -> list[dict[str, Any]]:
+        out = []
+        for g in reversed(self.view.games()):
+            start = self.view.start_of(g)
+            s = self.view.session
+            if s is not None and s.game.id == g.id:
+                result, moves = s.arbiter.game.result, len(s.arbiter.game.moves)
+            else:
+                info = self.view.info(g)
+                result, moves = info.result, info.moves
+            out.append({"id": g.id, "finished": result != "*", "result":
+                        None if result == "*" else result,
+                        "started_at": start.get("started_at"), "white": start.get("white"),
+                        "black": start.get("black"), "variant": start.get("variant"),
+                        "moves": moves, "lines": g.held})
+        return out
+
+    async def game_file(self, request: web.Request) -> web.Response:
+        await self.require_arbiter(request)
+        game_id, name = request.match_info["id"], request.match_info["file"]
+        g = self.view.replica_games.get(game_id)
+        if g is None or name not in ("game.pdn", "report.json", "trace.jsonl"):
+            raise http(404, "no such game or file")
+        if name == "trace.jsonl":  # the replica's whole lines, as held
+            data = "".join(t + "\n" for t in g.lines).encode("utf-8")
+            return web.Response(body=data, content_type="application/jsonl", charset="utf-8")
+        info = self.view.info(g)
+        if info.report is None:
+            raise http(404, "the game cannot be replayed")
+        if name == "game.pdn":
+            return web.Response(text=info.report.pdn(), content_type="application/x-chess-pdn",
+                                charset="utf-8")
+        return web.json_response(info.report.to_json())
+
+    async def arbiter_action(self, request: web.Request) -> web.Response:
+        from pi.web.httputil import check_action, json_body
+        await self.require_arbiter(request)
+        body = check_action(await json_body(request))
+        return await self._act(self.view.board, body)
+
+    async def whoami(self, request: web.Request) -> web.Response:
+        return web.json_response({"arbiter": await self.is_arbiter(request), "simulate": False,
+                                  "hall": True, "board": self.view.board})

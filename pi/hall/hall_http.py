@@ -1,0 +1,322 @@
+"""The hub's HTTP server (``pi/hall/HUB_API.md``): the hall (summaries, live stream, flags,
+pairings, results), the round feeds, and every board's own interface under ``/boards/<N>/``
+served from its replica by the board's handlers (``pi.hall.boardview.ReplicaServer``).
+
+The rules are the board's (``pi/web/API.md``), by the same code: :class:`HallServer` is a
+:class:`pi.web.server.WebServer` for its error middleware (short JSON 4xx/503, never a 500),
+CORS, same-origin POSTs, the token (``DIR/arbiter.token``), its throttle and the login cookie.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from aiohttp import web
+
+from pi.hall.boardview import BoardView
+from pi.hall.hub import Hub, board_key
+from pi.hall.rounds import (PairingError, Pairings, game_feed, parse_pairings, results,
+                            results_csv, round_feed)
+from pi.session import Fed
+from pi.web.feeds import Client, encode
+from pi.web.httputil import conditional, http
+from pi.web.server import STATIC, WebError, WebServer
+
+log = logging.getLogger(__name__)
+
+__all__ = ["HallServer", "HALL_STATIC", "MAX_CSV"]
+
+HALL_STATIC = Path(__file__).parent / "static"
+#: A pairings upload larger than this is refused (a 9-round, 500-board event is ~200 kB).
+MAX_CSV = 1024 * 1024
+PDN = "application/x-chess-pdn; charset=utf-8"
+_BOARD_GETS = {"": "page_index", "arbiter": "page_arbiter", "api/state": "api_state",
+               "api/whoami": "whoami", "events": "events", "record.pdn": "game_pdn",
+               "api/trace.jsonl": "trace", "api/replay": "replay", "api/games": "games"}
+
+
+class HallServer(WebServer):
+    """See the module docstring."""
+
+    def __init__(self, hub: Hub, host: str, port: int, *, max_clients: int = 500,
+                 client_queue: int = 1024) -> None:
+        super().__init__(BoardView("-"), None, hub.root, host, port,  # type: ignore[arg-type]
+                         max_clients=max_clients, client_queue=client_queue, serve=False)
+        self.hub = hub
+        self.throttle = hub.throttle
+        self.pairings = Pairings(hub.root)
+        hub.pairings = self.pairings  # type: ignore[attr-defined]
+        self.seq = 0
+        self.shown: dict[tuple[str, bool], tuple[int, str, dict[str, Any]]] = {}
+        self.hall_clients: set[tuple[Client, bool]] = set()
+        hub.listeners.append(self.on_board)
+        self.app = self._make_hall_app()
+
+    # ------------------------------------------------------------------ life
+
+    async def start(self, fallback: bool = False) -> None:
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False,
+                                     handler_cancellation=True, shutdown_timeout=2.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
+        try:
+            await site.start()
+        except OSError as exc:
+            await self._runner.cleanup()
+            raise WebError(f"--http {self.host}:{self.port}: cannot listen "
+                           f"({exc.strerror or exc})") from None
+        sockets = getattr(site._server, "sockets", None) or []  # noqa: SLF001 - the bound port
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+        log.warning("hall on http://%s:%d/ (arbiter token: damiera token --state-dir %s)",
+                    self.host, self.port, self.hub.root)
+
+    async def stop(self) -> None:
+        for client, _ in list(self.hall_clients):
+            client.close()
+        for ws in self.hub.servers.values():
+            await ws.stop()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    # ------------------------------------------------------------------ the hall's stream
+
+    def on_board(self, board: str, feds: list[Fed]) -> None:
+        """Hub listener: a board's messages were taken; its summaries (and flags) go out."""
+        self.publish_board(board)
+        events = self.hub.flag_events(board, feds)
+        for data in events:
+            self.seq += 1
+            msg = encode(self.seq, "flag", data)
+            for client, arbiter in list(self.hall_clients):
+                if arbiter:
+                    client.offer(msg)
+
+    def publish_board(self, board: str) -> None:
+        for arbiter in (False, True):
+            s = self.hub.summary(board, arbiter)
+            key = _key(s)
+            old = self.shown.get((board, arbiter))
+            if old is not None and old[1] == key:
+                continue
+            self.seq += 1
+            self.shown[(board, arbiter)] = (self.seq, key, s)
+            msg = encode(self.seq, "board", s)
+            for client, who in list(self.hall_clients):
+                if who == arbiter:
+                    client.offer(msg)
+
+    async def tick_loop(self) -> None:
+        """Once a second: resends retried, delayed public views released, boards re-summed."""
+        while True:
+            await asyncio.sleep(1.0)
+            try:
+                self.hub.tick()
+                for board in list(self.hub.views):
+                    self.publish_board(board)
+            except Exception:
+                log.exception("hall tick failed")
+
+    async def hall_events(self, request: web.Request) -> web.StreamResponse:
+        arbiter = await self.is_arbiter(request)
+        raw = request.headers.get("Last-Event-ID", request.query.get("last_event_id"))
+        after: int | None = None
+        if raw is not None and raw.strip().isdigit() and len(raw.strip()) < 12:
+            after = int(raw.strip())
+            if after > self.seq:
+                after = None  # an id from another life of the hub: everything again
+        if len(self.hall_clients) >= self.max_clients:
+            raise http(503, "too many live clients", retry=True)
+        for board in self.hub.views:
+            if (board, arbiter) not in self.shown:
+                self.publish_board(board)
+        first = sorted((seq, s) for (b, who), (seq, _, s) in self.shown.items()
+                       if who == arbiter and (after is None or seq > after))
+        client = Client(asyncio.Queue(maxsize=self.client_queue))
+        entry = (client, arbiter)
+        self.hall_clients.add(entry)
+        response = web.StreamResponse(headers={
+            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no"})
+        try:
+            await response.prepare(request)
+            await response.write(b"retry: 2000\n\n" + b"".join(
+                encode(seq, "board", s) for seq, s in first))
+            while not client.dropped:
+                try:
+                    msg = await asyncio.wait_for(client.queue.get(), timeout=self.ping)
+                except asyncio.TimeoutError:
+                    msg = b": ping\n\n"
+                if msg is None:
+                    break
+                await response.write(msg)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            self.hall_clients.discard(entry)
+        return response
+
+    # ------------------------------------------------------------------ the app
+
+    def _make_hall_app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_CSV, middlewares=[self._errors])
+        r = app.router
+        r.add_get("/", self._hall_page("hall.html"))
+        r.add_get("/arbiter", self._hall_page("hall-arbiter.html"))
+        r.add_get("/static/{name}", self.static)
+        r.add_get("/hall/{name}", self.hall_static)
+        r.add_get("/api/whoami", self.hall_whoami)
+        r.add_post("/api/login", self.login)
+        r.add_post("/api/logout", self.logout)
+        r.add_get("/api/hall", self.api_hall)
+        r.add_get("/events", self.hall_events)
+        r.add_get("/api/flags", self.api_flags)
+        r.add_get("/api/pairings", self.get_pairings)
+        r.add_post("/api/pairings", self.post_pairings)
+        r.add_get("/api/results", self.api_results)
+        r.add_get("/results.csv", self.results_csv)
+        r.add_get("/rounds/{round}/games.pdn", self.round_pdn)
+        r.add_get("/boards/{board}", self.board_slash)
+        for tail, name in _BOARD_GETS.items():
+            r.add_get(f"/boards/{{board}}/{tail}", self._on_board(name))
+        r.add_get("/boards/{board}/static/{name}", self.static)
+        r.add_get("/boards/{board}/game.pdn", self.board_pdn)
+        r.add_get("/boards/{board}/broadcast.pdn", self.board_pdn)
+        r.add_get("/boards/{board}/api/games/{id}/{file}", self._on_board("game_file"))
+        r.add_post("/boards/{board}/api/arbiter", self._on_board("arbiter_action"))
+        r.add_post("/boards/{board}/api/login", self.login)
+        r.add_post("/boards/{board}/api/logout", self.logout)
+        app.on_response_prepare.append(self._cors)
+        return app
+
+    def _ws(self, request: web.Request) -> Any:
+        ws = self.hub.servers.get(request.match_info["board"])
+        if ws is None:
+            raise http(404, "no such board in this hall")
+        return ws
+
+    def _on_board(self, name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        async def handler(request: web.Request) -> web.StreamResponse:
+            ws = self._ws(request)
+            if name == "page_index":
+                return await self._page("index.html")(request)
+            if name == "page_arbiter":
+                return await self._page("arbiter.html")(request)
+            result: web.StreamResponse = await getattr(ws, name)(request)
+            return result
+        return handler
+
+    async def board_slash(self, request: web.Request) -> web.StreamResponse:
+        self._ws(request)
+        raise web.HTTPFound(f"/boards/{request.match_info['board']}/")
+
+    def _hall_page(self, name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        async def page(request: web.Request) -> web.StreamResponse:
+            if not (HALL_STATIC / name).is_file():
+                raise http(404, f"{name} is not installed")
+            return web.FileResponse(HALL_STATIC / name, headers={"Cache-Control": "no-cache"})
+        return page
+
+    async def hall_static(self, request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        if "/" in name or name.startswith(".") or not (HALL_STATIC / name).is_file():
+            raise http(404, "no such file")
+        return web.FileResponse(HALL_STATIC / name)
+
+    async def hall_whoami(self, request: web.Request) -> web.Response:
+        return web.json_response({"arbiter": await self.is_arbiter(request), "simulate": False,
+                                  "hall": True})
+
+    # ------------------------------------------------------------------ hall endpoints
+
+    async def api_hall(self, request: web.Request) -> web.Response:
+        arbiter = await self.is_arbiter(request)
+        boards = [self.hub.summary(b, arbiter) for b in sorted(self.hub.views, key=board_key)]
+        return web.json_response({"hall": self.hub.config.hall, "event": self.hub.config.event,
+                                  "view": "arbiter" if arbiter else "public",
+                                  "server_time": time.time(), "boards": boards},
+                                 headers={"Cache-Control": "no-store"})
+
+    async def api_flags(self, request: web.Request) -> web.Response:
+        await self.require_arbiter(request)
+        q = request.query
+        out = [f for f in self.hub.flags()
+               if ("board" not in q or f["board"] == q["board"])
+               and ("round" not in q or f["round"] == q["round"])
+               and ("status" not in q or f["flag"]["status"] == q["status"])]
+        return web.json_response(out, headers={"Cache-Control": "no-store"})
+
+    async def get_pairings(self, request: web.Request) -> web.Response:
+        rows = sorted(self.pairings.rows.values(),
+                      key=lambda r: (r["round"], board_key(r["board"])))
+        return web.json_response(rows)
+
+    async def post_pairings(self, request: web.Request) -> web.Response:
+        await self.require_arbiter(request)
+        if request.content_length is not None and request.content_length > MAX_CSV:
+            raise http(413, f"body larger than {MAX_CSV} bytes")
+        raw = await request.read()
+        try:
+            rows = parse_pairings(raw.decode("utf-8-sig"))
+        except UnicodeDecodeError:
+            raise http(400, "the CSV is not UTF-8") from None
+        except PairingError as exc:
+            raise http(400, str(exc)) from None
+        if not rows:
+            raise http(400, "no rows after the header line (round,board,white,black)")
+        self.pairings.merge(rows)
+        for row in rows:  # a paired board is listed in the hall before it is heard from
+            self.hub.board(row["board"])
+        for row in rows:
+            pairing = {"round": row["round"], "white": row["white"], "black": row["black"]}
+            if self.hub.config.event:
+                pairing["event"] = self.hub.config.event
+            self.hub.push_pairing(row["board"], pairing)
+        return web.json_response({"pushed": len(rows)})
+
+    async def api_results(self, request: web.Request) -> web.Response:
+        return web.json_response(results(self.hub, await self.is_arbiter(request)))
+
+    async def results_csv(self, request: web.Request) -> web.Response:
+        text = results_csv(results(self.hub, await self.is_arbiter(request)))
+        return web.Response(text=text, content_type="text/csv", charset="utf-8")
+
+    async def round_pdn(self, request: web.Request) -> web.StreamResponse:
+        rnd = request.match_info["round"]
+        got = round_feed(self.hub, rnd)
+        if got is None:
+            raise http(404, f"no board plays round {rnd[:20]}")
+        text, wall = got
+        return conditional(request, text.encode(), PDN, wall)
+
+    async def board_pdn(self, request: web.Request) -> web.StreamResponse:
+        ws = self._ws(request)
+        view: BoardView = ws.view
+        s = view.session
+        if s is None:
+            raise http(404, "no game yet")
+        rnd = s.start_line.get("round")
+        pairing = None if rnd is None else self.pairings.rows.get((str(rnd), view.board))
+        text, wall = game_feed(view, ws, s.replica, None if rnd is None else str(rnd), pairing,
+                               self.hub.config.event, self.hub.config.broadcast_delay * 60.0)
+        return conditional(request, text.encode(), PDN, wall)
+
+    @property
+    def static_dir(self) -> Path:
+        return STATIC
+
+
+def _key(summary: dict[str, Any]) -> str:
+    """A summary's content without what changes every second by itself (a running clock is
+    ticked by the page from its last reading: an event when it starts, stops or changes side)."""
+    s = dict(summary)
+    s.pop("last_heard", None)
+    clock = s.get("clock")
+    if isinstance(clock, dict):
+        s["clock"] = {k: clock.get(k) for k in ("running", "state")}
+    return json.dumps(s, sort_keys=True, default=str)

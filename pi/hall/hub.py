@@ -1,0 +1,419 @@
+"""The hall's hub (``pi/hall/PROTOCOL.md``, ``pi/hall/HUB_API.md``): every board's journal
+replicated (``pi.hall.replica``), a view of every board rebuilt from it (``pi.hall.boardview``),
+resend requests for what is missing, commands to the boards and their acks, and the hall's live
+summaries. The MQTT client is ``pi.hall.mqttlink``; the HTTP side ``pi.hall.hall_http``.
+
+Everything here runs on the event loop's thread; messages arrive in batches from paho's thread.
+A bad message is one logged line and dropped; nothing a board sends stops the hub.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from aiohttp import web
+
+from engine.decisions import FlagDecided, FlagRaised
+from pi.hall import protocol as P
+from pi.hall.boardview import BoardView, ReplicaServer, wall_of
+from pi.hall.hub_config import HubConfig
+from pi.hall.replica import Replica, game_order, sync_taken
+from pi.session import Fed
+from pi.web import auth
+from pi.web.httputil import http
+from pi.web.views import clock_dict, flag_dict
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Hub", "RESEND_AFTER", "ACK_TIMEOUT", "board_key"]
+
+#: A resend without progress is asked again after this many seconds (PROTOCOL.md).
+RESEND_AFTER = 5.0
+#: Live SSE clients of all boards' streams together (each board's own limit is 200).
+MAX_LIVE_CLIENTS = 2000
+#: An arbiter action without the board's ack is answered 504 after this many seconds.
+ACK_TIMEOUT = 10.0
+
+
+def board_key(board: str) -> tuple[int, str]:
+    """Board-number order: numbers by value, then other names."""
+    return (int(board), "") if board.isdigit() else (10**9, board)
+
+
+@dataclass
+class _Ask:
+    start: int
+    at: float
+    held: int
+
+
+class Hub:
+    """See the module docstring. ``publish(topic, payload)`` sends to the broker (the MQTT
+    link's, or a test's)."""
+
+    def __init__(self, config: HubConfig, root: Path) -> None:
+        self.config = config
+        self.root = Path(root)
+        self.topics = P.Topics(config.hall)
+        self.replica = Replica(self.root)
+        self.views: dict[str, BoardView] = {}
+        self.servers: dict[str, ReplicaServer] = {}
+        self.heads: dict[str, P.Heads] = {}
+        #: per board, per game: the lines known to exist at the board (status heads, lines seen)
+        self.known: dict[str, dict[str, int]] = {}
+        self.asks: dict[tuple[str, str], _Ask] = {}
+        self.acks: dict[str, asyncio.Future[P.Ack]] = {}
+        self.recent: dict[str, deque[Fed]] = {}
+        self.token = auth.load_or_create_token(self.root)
+        self.throttle = auth.Throttle()
+        self.publish: Callable[[str, bytes], None] = lambda topic, payload: None
+        self.listeners: list[Callable[[str, list[Fed]], None]] = []
+        self.bad_messages = 0
+        self.started = time.time()
+
+    # ------------------------------------------------------------------ start
+
+    def load(self) -> None:
+        """Reads every replica back and rebuilds each board's view from it."""
+        n = self.replica.load()
+        for board, games in self.replica.boards.items():
+            view = self.board(board)
+            for g in games.values():
+                view.replica_games[g.id] = g
+            newest = max(games.values(), key=lambda g: game_order(g.id), default=None)
+            if newest is not None and newest.held:
+                self._follow(board, newest, rebuilt=True)
+        log.info("replicas read back: %d game(s) of %d board(s)", n, len(self.replica.boards))
+
+    def live_clients(self) -> int:
+        return sum(len(ws.arbiter_stream.clients) + len(ws.public_stream.clients)
+                   for ws in self.servers.values())
+
+    def board(self, board: str) -> BoardView:
+        view = self.views.get(board)
+        if view is None:
+            view = BoardView(board)
+            self.views[board] = view
+            self.servers[board] = ReplicaServer(
+                view, self.root, delay_minutes=self.config.broadcast_delay,
+                act=self.act, throttle=self.throttle, max_clients=200,
+                hall_clients=self.live_clients, hall_max=MAX_LIVE_CLIENTS)
+            self.servers[board].token = self.token
+            self.recent[board] = deque(maxlen=64)
+            try:
+                self.servers[board].start_feeds()
+            except RuntimeError:  # no running loop (a synchronous test): nothing to release
+                pass
+        return view
+
+    # ------------------------------------------------------------------ messages
+
+    def deliver(self, batch: list[tuple[str, bytes]]) -> None:
+        """A batch of MQTT messages (topic, payload), in the broker's order."""
+        changed: dict[str, list[Fed]] = {}
+        for topic, payload in batch:
+            try:
+                board, leaf = P.parse_topic(self.topics, topic)
+                fed = self._message(board, leaf, payload)
+                changed.setdefault(board, []).extend(fed)
+            except P.BadMessage as exc:
+                self.bad_messages += 1
+                log.warning("bad message on %s dropped: %s", topic[:80], exc)
+            except Exception:
+                self.bad_messages += 1
+                log.exception("message on %s failed; dropped", topic[:80])
+        for board, feds in changed.items():
+            for listener in self.listeners:
+                listener(board, feds)
+
+    def _message(self, board: str, leaf: str, payload: bytes) -> list[Fed]:
+        if leaf == "journal":
+            j = P.parse_journal(payload)
+            view = self.board(board)
+            view.last_heard = time.time()
+            return self._journal(board, j)
+        if leaf == "status":
+            heads = P.parse_status(payload)
+            if heads.board != board:
+                raise P.BadMessage(f"status of board {heads.board!r} on board {board}'s topic")
+            view = self.board(board)
+            view.online = heads.online
+            view.last_heard = time.time()
+            self.heads[board] = heads
+            for game, lines, _finished in heads.games:
+                self._want(board, game, lines)
+            if heads.game is not None:
+                self._want(board, heads.game, heads.lines)
+            return []
+        if leaf == "state":
+            obj = _json_object(payload, "state")
+            view = self.board(board)
+            view.take_state(obj)
+            view.last_heard = time.time()
+            return []
+        if leaf == "ack":
+            ack = P.parse_ack(payload)
+            future = self.acks.pop(ack.id, None)
+            if future is not None and not future.done():
+                future.set_result(ack)
+            return []
+        return []  # cmd: the hub's own, echoed by nobody (not subscribed)
+
+    def _journal(self, board: str, j: P.JournalLine) -> list[Fed]:
+        got = self.replica.offer(board, j.game, j.line, j.text)
+        if got.kind in ("ahead", "dropped", "failed"):
+            self._want(board, j.game, j.line)
+            return []
+        if got.kind != "appended":
+            return []
+        g = self.replica.game(board, j.game)
+        assert g is not None
+        view = self.board(board)
+        view.replica_games[g.id] = g
+        self._want(board, j.game, got.lines[-1][0])
+        current = view.session
+        if current is not None and current.game.id == g.id:
+            return self._feed(board, got.lines)
+        if got.lines[0][0] == 1 and (current is None or
+                                      game_order(g.id) > game_order(current.game.id)):
+            return self._follow(board, g, rebuilt=False)
+        return []
+
+    def _feed(self, board: str, lines: tuple[tuple[int, str], ...] | list[tuple[int, str]]
+              ) -> list[Fed]:
+        view, ws = self.views[board], self.servers[board]
+        out = []
+        for number, text in lines:
+            fed = view.feed(number, text)
+            if fed is not None:
+                ws.on_fed(fed)
+                self.recent[board].append(fed)
+                out.append(fed)
+        return out
+
+    def _follow(self, board: str, g: Any, rebuilt: bool) -> list[Fed]:
+        """Board ``board`` shows game ``g`` from now on (a new game, or the newest at start)."""
+        view, ws = self.board(board), self.servers[board]
+        if view.session is not None:
+            view.kept[view.session.game.id] = ws.public_pdn_snapshot()
+        first = view.begin(g)
+        if first is None:
+            return []
+        ws.on_fed(first)
+        if not rebuilt or ws.delay > 0:
+            # with a delay every line goes through the public stream's queue, dated by the
+            # game's own clock: a hub restart shows nothing earlier than the board would
+            lines = list(enumerate(g.lines[1:], start=2))
+            if rebuilt:
+                return self._feed_dated(board, lines)
+            return [first] + self._feed(board, lines)
+        fast = []
+        for number, text in enumerate(g.lines[1:], start=2):
+            fed = view.feed(number, text)
+            if fed is not None:
+                fast.append(fed)
+                for d in fed.decisions:
+                    if isinstance(d, FlagRaised):
+                        ws.flag_lines.setdefault(d.flag.id, number)
+        if fast:
+            ws.last_record = fast[-1].record
+        flags = dict(ws.flag_lines)
+        ws.prime()
+        ws.flag_lines = flags
+        return [first] + fast
+
+    def _feed_dated(self, board: str, lines: list[tuple[int, str]]) -> list[Fed]:
+        view, ws = self.views[board], self.servers[board]
+        out = []
+        for number, text in lines:
+            fed = view.feed(number, text)
+            if fed is None or view.session is None:
+                continue
+            age = time.time() - wall_of(view.session, view.session.last_t)
+            ws.on_fed(fed, received=time.monotonic() - max(0.0, age))
+            out.append(fed)
+        return out
+
+    # ------------------------------------------------------------------ resends
+
+    def _want(self, board: str, game: str, lines: int) -> None:
+        key = (board, game)
+        heads = self.known.setdefault(board, {})
+        if lines > heads.get(game, 0):
+            heads[game] = lines
+        self._check(key, time.monotonic())
+
+    def _check(self, key: tuple[str, str], now: float) -> None:
+        held = self.replica.held(*key)
+        known = self.known.get(key[0], {}).get(key[1], 0)
+        if held >= known:
+            self.asks.pop(key, None)
+            return
+        ask = self.asks.get(key)
+        if ask is not None:
+            if held > ask.held:  # lines are coming: wait on
+                ask.held, ask.at = held, now
+                return
+            if now - ask.at < RESEND_AFTER:
+                return
+        board, game = key
+        self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, held + 1))
+        self.asks[key] = _Ask(held + 1, now, held)
+        log.info("board %s game %s: resend from line %d asked (%d known)", board, game,
+                 held + 1, known)
+
+    def connected(self) -> None:
+        """On every (re)connection: outstanding resends are asked again at once (the retained
+        ``status`` of every board follows the new subscription and brings its heads)."""
+        self.asks.clear()
+        now = time.monotonic()
+        for key in [(b, g) for b, games in self.known.items() for g in games]:
+            self._check(key, now)
+
+    def tick(self) -> None:
+        """Once a second: resends without progress for RESEND_AFTER are asked again."""
+        now = time.monotonic()
+        for key in list(self.asks):
+            self._check(key, now)
+
+    def missing(self, board: str) -> int:
+        return sum(max(0, n - self.replica.held(board, g))
+                   for g, n in self.known.get(board, {}).items())
+
+    # ------------------------------------------------------------------ commands
+
+    async def act(self, board: str, action: dict[str, Any]) -> web.Response:
+        """An arbiter action sent to ``board`` as a command; the board's ack as the answer."""
+        cmd_id = uuid.uuid4().hex
+        future: asyncio.Future[P.Ack] = asyncio.get_running_loop().create_future()
+        self.acks[cmd_id] = future
+        self.publish(self.topics.board(board, "cmd"), P.action_payload(cmd_id, action))
+        try:
+            ack = await asyncio.wait_for(future, timeout=ACK_TIMEOUT)
+        except asyncio.TimeoutError:
+            self.acks.pop(cmd_id, None)
+            raise http(504, f"board {board} did not answer in {ACK_TIMEOUT:g} s; the command "
+                            "stays queued for it") from None
+        if not ack.ok:
+            raise http(409, ack.error or "the board refused the action")
+        record, decisions = None, []
+        view = self.views.get(board)
+        deadline = time.monotonic() + 2.0  # the journal line itself is published before the ack
+        while view is not None and ack.line is not None and time.monotonic() < deadline:
+            s = view.session
+            if s is not None and s.replica.held >= ack.line:
+                record = json.loads(s.replica.lines[ack.line - 1])
+                from pi.web.views import decisions_json
+                decisions = next((decisions_json(f) for f in self.recent[board]
+                                  if f.line == ack.line), [])
+                break
+            await asyncio.sleep(0.05)
+        return web.json_response({"line": ack.line, "record": record, "decisions": decisions,
+                                  "board": board, "command": cmd_id})
+
+    def push_pairing(self, board: str, pairing: dict[str, str]) -> str:
+        cmd_id = uuid.uuid4().hex
+        self.publish(self.topics.board(board, "cmd"), P.pairing_payload(cmd_id, pairing))
+        return cmd_id
+
+    # ------------------------------------------------------------------ summaries
+
+    def summary(self, board: str, arbiter_view: bool) -> dict[str, Any]:
+        """The board summary of HUB_API.md."""
+        view, ws = self.board(board), self.servers[board]
+        s = view.session
+        out: dict[str, Any] = {
+            "board": board, "online": view.online, "last_heard": view.last_heard,
+            "game_id": None, "event": None, "round": None, "white": None, "black": None,
+            "variant": None, "size": None, "fen": None, "moves": 0, "last_move": None,
+            "clock": None, "result": "*", "pending_flags": 0,
+            "sensor_faults": len(view.faults), "lines": 0, "missing": self.missing(board)}
+        if s is None:
+            return out
+        line = s.start_line
+        game = s.arbiter.game
+        out.update(game_id=s.game.id, event=line.get("event"), round=_str(line.get("round")),
+                   white=line.get("white"), black=line.get("black"), variant=s.variant.name,
+                   size=s.variant.size, lines=s.replica.held,
+                   pending_flags=sum(1 for f in s.arbiter.flags if f.status == "pending"))
+        if arbiter_view or ws.delay <= 0:
+            snap = None if arbiter_view else ws.snapshot
+        else:
+            snap = ws.public_snap
+            if snap is None or snap.tags.get("_id") != s.game.id:
+                out.update(fen=game.start_fen, clock=None)
+                return out
+        if snap is None:
+            out.update(fen=view.live_fen(), moves=len(game.moves), result=game.result,
+                       last_move=game.moves[-1].notation if game.moves else None)
+        else:
+            out.update(fen=snap.fen, moves=len(snap.moves), result=snap.result,
+                       last_move=snap.moves[-1].get("notation") if snap.moves else None)
+        if arbiter_view or ws.delay <= 0:
+            out["clock"] = clock_dict(view)
+        elif ws.public_state is not None:
+            out["clock"] = ws.public_state.get("clock")
+        return out
+
+    def flags(self) -> list[dict[str, Any]]:
+        """Every flag of the boards' current games, newest first (HUB_API.md)."""
+        out: list[dict[str, Any]] = []
+        for board, view in self.views.items():
+            s = view.session
+            if s is None:
+                continue
+            ws = self.servers[board]
+            for f in s.arbiter.flags:
+                out.append({"board": board, "round": _str(s.start_line.get("round")),
+                            "game_id": s.game.id, "flag": flag_dict(f, ws.flag_lines.get(f.id)),
+                            "wall": view.flag_walls.get(f.id)})
+        out.sort(key=lambda x: (x["wall"] or 0.0, x["flag"]["t"]), reverse=True)
+        return out
+
+    def flag_events(self, board: str, feds: list[Fed]) -> list[dict[str, Any]]:
+        ws = self.servers[board]
+        out = []
+        for fed in feds:
+            for d in fed.decisions:
+                if isinstance(d, (FlagRaised, FlagDecided)):
+                    out.append({"board": board, "flag": flag_dict(d.flag,
+                                                                  ws.flag_lines.get(d.flag.id))})
+        return out
+
+    # ------------------------------------------------------------------ durability
+
+    async def sync_loop(self, every: float = 0.5) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(every)
+            taken = self.replica.take_dirty()
+            if taken:
+                await loop.run_in_executor(None, sync_taken, taken)
+
+    def close(self) -> None:
+        self.replica.close()
+
+
+def _json_object(payload: bytes, what: str) -> dict[str, Any]:
+    if len(payload) > P.MAX_PAYLOAD:
+        raise P.BadMessage(f"{what}: payload of {len(payload)} bytes (limit {P.MAX_PAYLOAD})")
+    try:
+        obj = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise P.BadMessage(f"{what}: not JSON") from None
+    if not isinstance(obj, dict):
+        raise P.BadMessage(f"{what}: not a JSON object")
+    return obj
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else str(value)
+

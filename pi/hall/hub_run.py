@@ -1,0 +1,102 @@
+"""``damiera hub``: the hall's hub process (``pi/hall/PROTOCOL.md``, ``pi/hall/HUB_API.md``).
+
+Reads ``hub.toml`` (or the command line), reads the replicas back, serves HTTP, connects to the
+broker and runs until SIGTERM/SIGINT. A bad configuration or an HTTP address that cannot be had
+is one line on stderr and exit 2; a broker that is not up yet is retried, never fatal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from pi.config import ConfigError
+from pi.hall.hub import Hub
+from pi.hall.hub_config import HubConfig, hub_config_from_args
+
+log = logging.getLogger(__name__)
+
+__all__ = ["main_hub", "run_hub", "HubApp"]
+
+
+class HubApp:
+    """The hub's parts started and stopped together (tests run it in-process)."""
+
+    def __init__(self, config: HubConfig) -> None:
+        from pi.hall.hall_http import HallServer
+        assert config.state_dir is not None
+        self.config = config
+        self.root = Path(config.state_dir)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.hub = Hub(config, self.root)
+        self.server = HallServer(self.hub, config.http.host, config.http.port)
+        self.link: Any = None  # pi.hall.mqttlink.MqttLink, imported when started
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> None:
+        from pi.hall.mqttlink import MqttLink
+        self.hub.load()
+        self.server.pairings.load()
+        for _, board in self.server.pairings.rows:
+            self.hub.board(board)
+        for ws in self.hub.servers.values():
+            ws.start_feeds()
+        await self.server.start()
+        loop = asyncio.get_running_loop()
+        assert self.config.mqtt is not None
+        self.link = MqttLink(self.config.mqtt, self.config.hall, loop, self.hub.deliver,
+                             self.hub.connected)
+        self.hub.publish = self.link.publish
+        self.link.start()
+        self._tasks = [asyncio.ensure_future(self.hub.sync_loop()),
+                       asyncio.ensure_future(self.server.tick_loop())]
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    async def stop(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        if self.link is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self.link.stop)
+        await self.server.stop()
+        self.hub.close()
+
+
+async def run_hub(config: HubConfig) -> None:
+    app = HubApp(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    await app.start()
+    try:
+        await stop.wait()
+    finally:
+        await app.stop()
+
+
+def main_hub(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        stream=sys.stderr)
+    from pi.web.server import WebError
+    try:
+        config = hub_config_from_args(args.config, args.mqtt, args.http, args.state_dir)
+        asyncio.run(run_hub(config))
+    except (ConfigError, WebError) as exc:
+        print(f"damiera: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # the state directory cannot be made or written
+        print(f"damiera: hub: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
+              file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,270 @@
+"""The hub's replica of every board's journals (``pi/hall/PROTOCOL.md``, "Catch-up"):
+``ROOT/boards/<N>/games/<id>/trace.jsonl``, line for line the board's own.
+
+:meth:`Replica.offer` takes one ``journal`` message: line *n* is appended only when the replica
+holds exactly *n − 1* lines; a line already held is dropped (a duplicate from QoS 1 or a resend;
+a different text is logged as a conflict and the first copy kept); a line ahead is kept in
+memory (at most :data:`MAX_AHEAD` per game) until the gap is filled, then appended with the
+lines it was waiting for. Every accepted line is reported once, in order, to the caller.
+
+Durability: lines are written (``os.write`` of whole lines, on the caller's thread: cheap) but
+fsynced in batches by :meth:`Replica.sync` (the hub runs it off the event loop every half
+second). The board's journal is the truth: what a hub crash loses between syncs, the hub's
+next start finds missing and asks to be resent. At start :meth:`Replica.load` reads every
+replica back and cuts a torn last line (a hub killed mid-write).
+
+Not thread-safe except :meth:`Replica.sync`, which works on duplicated descriptors.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from pi.hall.protocol import SEGMENT
+from pi.statedir import fsync_dir, parse_game_id
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Replica", "GameReplica", "Offered", "MAX_AHEAD", "game_order"]
+
+#: Lines ahead of a gap kept in memory per game; more are dropped (a resend brings them back).
+MAX_AHEAD = 4096
+#: Open append descriptors kept at most (a tournament's games outnumber the fd limit).
+MAX_OPEN = 256
+
+
+def game_order(game_id: str) -> tuple[str, int, str]:
+    """Sort key of a board's games, oldest first (the id's UTC stamp, then its sequence)."""
+    parsed = parse_game_id(game_id)
+    return ("", 0, game_id) if parsed is None else (parsed.stamp, parsed.seq, game_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Offered:
+    """What :meth:`Replica.offer` did: ``kind`` is ``appended`` (``lines``: every line appended,
+    in order, the offered one and the buffered ones it released), ``ahead`` (kept for later),
+    ``duplicate``, ``conflict`` (a held line with another text: first kept), ``dropped`` (ahead
+    and the buffer full) or ``failed`` (the disk refused the write; nothing appended)."""
+
+    kind: str
+    lines: tuple[tuple[int, str], ...] = ()
+
+
+@dataclass(eq=False)
+class GameReplica:
+    """One game's replica: its lines (texts without newline), the lines ahead of a gap."""
+
+    board: str
+    id: str
+    path: Path
+    lines: list[str] = field(default_factory=list)
+    ahead: dict[int, str] = field(default_factory=dict)
+    size: int = 0
+    fresh: bool = False  # its folder is new: fsync the directories at the next sync
+
+    @property
+    def held(self) -> int:
+        return len(self.lines)
+
+    @property
+    def wanted(self) -> int | None:
+        """The highest line number known to exist (ahead of the gap), or None."""
+        return max(self.ahead) if self.ahead else None
+
+
+class Replica:
+    """Every board's games under ``root`` (``root/boards/<N>/games/<id>/trace.jsonl``)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.boards: dict[str, dict[str, GameReplica]] = {}
+        self._fds: OrderedDict[GameReplica, int] = OrderedDict()
+        self._dirty: set[GameReplica] = set()
+
+    # ------------------------------------------------------------------ reading back
+
+    def load(self) -> int:
+        """Reads every replica under ``root`` back (a torn last line is cut off, on disk too).
+        Returns the number of games. A file that cannot be read is logged and skipped."""
+        base = self.root / "boards"
+        count = 0
+        if not base.is_dir():
+            return 0
+        for board_dir in sorted(base.iterdir()):
+            if not SEGMENT.fullmatch(board_dir.name) or not (board_dir / "games").is_dir():
+                continue
+            for game_dir in sorted((board_dir / "games").iterdir()):
+                if parse_game_id(game_dir.name) is None:
+                    continue
+                trace = game_dir / "trace.jsonl"
+                try:
+                    g = self._read_back(board_dir.name, game_dir.name, trace)
+                except OSError as exc:
+                    log.error("replica %s cannot be read (%s): skipped", trace,
+                              exc.strerror or exc)
+                    continue
+                self.boards.setdefault(g.board, {})[g.id] = g
+                count += 1
+        return count
+
+    def _read_back(self, board: str, game: str, trace: Path) -> GameReplica:
+        g = GameReplica(board, game, trace)
+        try:
+            data = trace.read_bytes()
+        except FileNotFoundError:
+            return g
+        end = data.rfind(b"\n") + 1
+        if end < len(data):
+            log.warning("replica %s: torn last line (%d bytes) cut off", trace, len(data) - end)
+            with open(trace, "r+b") as f:
+                f.truncate(end)
+                os.fsync(f.fileno())
+            data = data[:end]
+        g.lines = data[:end].decode("utf-8", errors="replace").split("\n")[:-1] if end else []
+        g.size = end
+        return g
+
+    # ------------------------------------------------------------------ queries
+
+    def game(self, board: str, game: str) -> GameReplica | None:
+        return self.boards.get(board, {}).get(game)
+
+    def games(self, board: str) -> list[GameReplica]:
+        """The board's games held, oldest first."""
+        return sorted(self.boards.get(board, {}).values(), key=lambda g: game_order(g.id))
+
+    def held(self, board: str, game: str) -> int:
+        g = self.game(board, game)
+        return 0 if g is None else g.held
+
+    @property
+    def open_files(self) -> int:
+        """Append descriptors held open now (at most MAX_OPEN)."""
+        return len(self._fds)
+
+    def __iter__(self) -> Iterator[GameReplica]:
+        for games in self.boards.values():
+            yield from games.values()
+
+    # ------------------------------------------------------------------ offering lines
+
+    def offer(self, board: str, game: str, line: int, text: str) -> Offered:
+        """One ``journal`` message (see the module docstring)."""
+        g = self.boards.setdefault(board, {}).get(game)
+        if g is None:
+            path = self.root / "boards" / board / "games" / game / "trace.jsonl"
+            g = GameReplica(board, game, path, fresh=True)
+            self.boards[board][game] = g
+        if line <= g.held:
+            if g.lines[line - 1] != text:
+                log.warning("board %s game %s line %d: conflicting copy received "
+                            "(replica keeps its first): %.80s", board, game, line, text)
+                return Offered("conflict")
+            return Offered("duplicate")
+        if line > g.held + 1:
+            if line in g.ahead:
+                if g.ahead[line] != text:
+                    log.warning("board %s game %s line %d: conflicting copy received ahead "
+                                "(first kept)", board, game, line)
+                    return Offered("conflict")
+                return Offered("duplicate")
+            if len(g.ahead) >= MAX_AHEAD:
+                return Offered("dropped")
+            g.ahead[line] = text
+            return Offered("ahead")
+        run = [(line, text)]
+        n = line + 1
+        while n in g.ahead:
+            run.append((n, g.ahead.pop(n)))
+            n += 1
+        if not self._append(g, [t for _, t in run]):
+            for number, t in run[1:]:
+                g.ahead[number] = t
+            return Offered("failed")
+        return Offered("appended", tuple(run))
+
+    def _append(self, g: GameReplica, texts: list[str]) -> bool:
+        data = "".join(t + "\n" for t in texts).encode("utf-8")
+        try:
+            fd = self._fd(g)
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:])
+        except OSError as exc:
+            log.error("replica %s: cannot append (%s); the line will be asked for again",
+                      g.path, exc.strerror or exc)
+            try:
+                os.truncate(g.path, g.size)  # no partial line left behind
+            except OSError:
+                pass
+            return False
+        g.size += len(data)
+        g.lines.extend(texts)
+        self._dirty.add(g)
+        return True
+
+    def _fd(self, g: GameReplica) -> int:
+        fd = self._fds.get(g)
+        if fd is not None:
+            self._fds.move_to_end(g)
+            return fd
+        if g.fresh:
+            g.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(g.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fds[g] = fd
+        while len(self._fds) > MAX_OPEN:
+            old, old_fd = self._fds.popitem(last=False)
+            if old in self._dirty:  # synced before it is closed: nothing left unsynced
+                os.fsync(old_fd)
+                self._dirty.discard(old)
+            os.close(old_fd)
+        return fd
+
+    # ------------------------------------------------------------------ durability
+
+    def take_dirty(self) -> list[tuple[int, list[Path]]]:
+        """On the owner's thread: duplicated descriptors of every game written since the last
+        sync, with the folders to fsync for new games; pass them to :func:`sync_taken` (any
+        thread)."""
+        out = []
+        for g in self._dirty:
+            fd = self._fds.get(g)
+            if fd is None:
+                continue
+            dirs = []
+            if g.fresh:
+                dirs = [g.path.parent, g.path.parent.parent, g.path.parent.parent.parent,
+                        self.root / "boards"]
+                g.fresh = False
+            out.append((os.dup(fd), dirs))
+        self._dirty.clear()
+        return out
+
+    def sync(self) -> None:
+        """Everything written so far made durable (on the caller's thread)."""
+        sync_taken(self.take_dirty())
+
+    def close(self) -> None:
+        self.sync()
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+
+def sync_taken(taken: list[tuple[int, list[Path]]]) -> None:
+    """fsyncs and closes the descriptors of :meth:`Replica.take_dirty` (a worker thread's job)."""
+    for fd, dirs in taken:
+        try:
+            os.fsync(fd)
+            for d in dirs:
+                fsync_dir(d)
+        except OSError as exc:
+            log.error("replica sync failed (%s): a hub crash now may lose lines the boards "
+                      "will resend", exc.strerror or exc)
+        finally:
+            os.close(fd)

@@ -1,0 +1,181 @@
+// The hall's arbiter console: pending flags across every board, newest first, with a sound; a
+// filter by board, round and status; the boards not heard from; pairings sent to the boards;
+// the results table. Each flag links to that board's review console (served from the replica).
+import { api, h, loginBox } from "/static/live.js";
+
+const $ = (id) => document.getElementById(id);
+const flags = new Map();      // `${board}/${game_id}/${flag id}` -> {board, round, game_id, flag, wall, order, fresh}
+const summaries = new Map();  // board -> board summary
+let arbiter = false, skew = 0, audio = null, arrival = 0;
+const STALE_S = 60;
+
+function beep() {
+  if (!$("sound").checked) return;
+  try {
+    audio = audio || new AudioContext();
+    const osc = audio.createOscillator(), gain = audio.createGain();
+    osc.frequency.value = 880;
+    gain.gain.setValueAtTime(0.2, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.4);
+    osc.connect(gain).connect(audio.destination);
+    osc.start();
+    osc.stop(audio.currentTime + 0.4);
+  } catch { /* no audio device: the flashing row is the signal */ }
+}
+
+function when(item) {
+  if (!item.wall) return "";
+  return new Date(item.wall * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+function key(item) { return `${item.board}/${item.game_id || ""}/${item.flag.id}`; }
+
+function addFlag(item, live) {
+  const k = key(item), old = flags.get(k);
+  item.order = old ? old.order : ++arrival;
+  item.fresh = live && (!old || old.flag.status !== item.flag.status);
+  flags.set(k, item);
+  if (live && item.flag.status === "pending" && (!old || old.flag.status !== "pending")) beep();
+}
+
+function render() {
+  const board = $("board-filter").value, round = $("round-filter").value, status = $("status-filter").value;
+  const rows = [...flags.values()]
+    .filter((f) => (!board || f.board === board) && (!round || String(f.round ?? "") === round)
+      && (!status || f.flag.status === status))
+    .sort((a, b) => (b.wall || 0) - (a.wall || 0) || b.order - a.order);
+  const body = $("flags").querySelector("tbody");
+  body.replaceChildren(...rows.map((f) => {
+    const link = `/boards/${encodeURIComponent(f.board)}/arbiter?flag=${encodeURIComponent(f.flag.id)}`;
+    const tr = h("tr", { class: f.fresh ? "new" : null, "data-board": f.board, "data-flag": f.flag.id },
+      h("td", {}, when(f)),
+      h("td", {}, h("a", { href: link }, f.board)),
+      h("td", {}, f.round ?? ""),
+      h("td", {}, h("strong", {}, f.flag.code), " ", f.flag.title || ""),
+      h("td", {}, f.flag.text || ""),
+      h("td", {}, f.flag.side || ""),
+      h("td", {}, f.flag.status));
+    f.fresh = false;
+    return tr;
+  }));
+  $("flags-empty").hidden = rows.length > 0;
+  options($("board-filter"), [...new Set([...summaries.keys(), ...[...flags.values()].map((f) => f.board)])]);
+  options($("round-filter"), [...new Set([...summaries.values()].map((s) => s.round)
+    .concat([...flags.values()].map((f) => f.round)).filter((r) => r !== null && r !== undefined && r !== "")
+    .map(String))]);
+}
+
+function options(select, values) {
+  values.sort((a, b) => Number(a) - Number(b) || String(a).localeCompare(String(b)));
+  const have = [...select.options].slice(1).map((o) => o.value);
+  if (values.join("\n") === have.join("\n")) return;
+  const value = select.value;
+  select.replaceChildren(h("option", { value: "" }, "all"), ...values.map((v) => h("option", { value: v }, v)));
+  select.value = values.includes(value) ? value : "";
+}
+
+function silent() {
+  const now = Date.now() / 1000 + skew;
+  const items = [...summaries.values()].filter((s) => s.online === false || !s.last_heard
+    || now - s.last_heard > STALE_S).sort((a, b) => Number(a.board) - Number(b.board));
+  $("silent").replaceChildren(...(items.length ? items.map((s) => h("li", {},
+    h("a", { href: `/boards/${encodeURIComponent(s.board)}/arbiter` }, `Board ${s.board}`), " ",
+    s.online === false ? "left the broker" : s.last_heard
+      ? `silent for ${Math.round((now - s.last_heard) / 60)} min` : "never heard",
+    s.missing ? ` — ${s.missing} journal lines not yet copied` : "")) : [h("li", { class: "muted" }, "none")]));
+}
+
+async function loadFlags() {
+  const list = await api("/api/flags");
+  for (const item of list) addFlag(item, false);
+  render();
+}
+
+async function loadResults() {
+  const rows = await api("/api/results");
+  $("results").querySelector("tbody").replaceChildren(...rows.map((r) => h("tr", {},
+    h("td", {}, r.round ?? ""), h("td", {}, r.board), h("td", {}, r.white || "?"),
+    h("td", {}, r.black || "?"), h("td", {}, r.result || "*"))));
+}
+
+async function loadHall() {
+  const hall = await api("/api/hall");
+  skew = hall.server_time ? hall.server_time - Date.now() / 1000 : 0;
+  $("event").textContent = hall.event || hall.hall || "";
+  arbiter = hall.view === "arbiter";
+  $("who").textContent = arbiter ? "arbiter" : "not logged in";
+  $("login-section").hidden = arbiter;
+  for (const s of hall.boards) summaries.set(s.board, s);
+  silent();
+}
+
+function follow() {
+  const source = new EventSource("/events");
+  source.onopen = () => { $("conn").textContent = "live"; };
+  source.onerror = () => {
+    $("conn").textContent = "reconnecting…";
+    if (source.readyState === EventSource.CLOSED) setTimeout(follow, 3000);
+  };
+  let resultsDue = null;
+  source.addEventListener("board", (ev) => {
+    let s;
+    try { s = JSON.parse(ev.data); } catch { return; }
+    const before = summaries.get(s.board);
+    summaries.set(s.board, s);
+    silent();
+    if (!before || before.result !== s.result || before.game_id !== s.game_id) {
+      clearTimeout(resultsDue);
+      resultsDue = setTimeout(() => loadResults().catch(() => {}), 300);
+    }
+  });
+  source.addEventListener("flag", (ev) => {
+    let item;
+    try { item = JSON.parse(ev.data); } catch { return; }
+    const s = summaries.get(item.board);
+    // a flag event carries no wall time of its own: it happened now (the hub sends it as it
+    // replicates the line); a decided flag keeps the time it was raised
+    const old = flags.get(`${item.board}/${item.game_id ?? (s ? s.game_id : "")}/${item.flag.id}`);
+    addFlag({ board: item.board, round: item.round ?? (s ? s.round : null),
+      game_id: item.game_id ?? (s ? s.game_id : null), flag: item.flag,
+      wall: item.wall ?? (old ? old.wall : Date.now() / 1000 + skew) }, true);
+    render();
+  });
+  return source;
+}
+
+async function sendPairings() {
+  const status = $("pairings-status");
+  status.className = "";
+  status.textContent = "sending…";
+  try {
+    const r = await fetch("/api/pairings", { method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "text/csv" }, body: $("pairings-csv").value });
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(body.error || `${r.status}`);
+    status.textContent = `${body.pushed} pairings sent to their boards`;
+  } catch (e) {
+    status.className = "error";
+    status.textContent = `refused: ${e.message}`;
+  }
+}
+
+$("pairings-file").addEventListener("change", async (ev) => {
+  const file = ev.target.files[0];
+  if (file) $("pairings-csv").value = await file.text();
+});
+$("pairings-send").addEventListener("click", sendPairings);
+for (const id of ["board-filter", "round-filter", "status-filter"]) $(id).addEventListener("change", render);
+
+let source = null;
+async function start() {
+  await loadHall();
+  if (!arbiter) {
+    loginBox($("login"), () => { if (source) source.close(); start(); });
+    $("conn").textContent = "log in";
+    return;
+  }
+  await Promise.all([loadFlags(), loadResults()]);
+  source = follow();
+  setInterval(silent, 5000);
+}
+start().catch((e) => { $("conn").textContent = `hub not reachable (${e.message})`; });

@@ -1,0 +1,248 @@
+"""The hub's test rig: the hub in-process (its own event loop on a thread, HTTP on a free
+loopback port) or as a ``damiera hub`` subprocess, and light boards that publish as a real board
+does (``pi.hall.protocol``: retained status, journal lines with their numbers, resends answered
+from their journal, actions journaled then acked). Nothing here reaches beyond 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import paho.mqtt.client as mqtt
+
+from pi.config import HttpSpec, parse_mqtt_url
+from pi.hall import protocol as P
+from pi.hall.hub_config import HubConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+TRACES = ROOT / "tests" / "traces"
+SAMPLE = ROOT / "pi" / "samples" / "italian_sample.jsonl"
+HALL = "testhall"
+
+
+def trace_lines(path: Path, *, game: str, board: str, rnd: str = "1",
+                white: str | None = None, black: str | None = None) -> list[str]:
+    """A real trace as a board's journal: its start line given the board's id, round, board,
+    players and start time (as ``pi.journal.begin_game`` writes them)."""
+    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    start = json.loads(lines[0])
+    start.update(id=game, board=int(board), round=rnd, started_at="2026-11-22T09:00:00Z")
+    if white is not None:
+        start["white"] = white
+    if black is not None:
+        start["black"] = black
+    return [json.dumps(start)] + lines[1:]
+
+
+def wait(predicate: Callable[[], Any], timeout: float = 15.0, what: str = "condition") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = predicate()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class FakeBoard:
+    """A board on the broker: ``journals`` game id → journal lines (texts); ``publish_lines``
+    sends some of them (the order and loss a test wants); resends are answered from the whole
+    journal; actions are journaled and acked (``refuse`` makes it say no)."""
+
+    def __init__(self, url: str, board: str, hall: str = HALL) -> None:
+        self.board = board
+        self.topics = P.Topics(hall)
+        self.journals: dict[str, list[str]] = {}
+        self.current: str | None = None
+        self.resends: list[P.Resend] = []
+        self.commands: list[P.Command] = []
+        self.answer = True
+        self.refuse: str | None = None
+        self.serve_resends = True
+        spec = parse_mqtt_url(url, ValueError)
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=P.client_id(hall, board),
+                        protocol=mqtt.MQTTv311, clean_session=False)
+        c.will_set(self.topics.board(board, "status"), P.offline_payload(board), qos=1,
+                   retain=True)
+        c.on_connect = lambda cl, *a: cl.subscribe(self.topics.board(board, "cmd"), qos=1)
+        c.on_message = self._on_message
+        self._connected = threading.Event()
+        c.on_subscribe = lambda *a: self._connected.set()
+        c.connect(spec.host, spec.port)
+        c.loop_start()
+        self._connected.wait(10)
+        self.client = c
+
+    def add_game(self, game: str, lines: list[str]) -> None:
+        self.journals[game] = list(lines)
+        self.current = game
+
+    def status(self) -> None:
+        games = [(g, len(lines), False) for g, lines in self.journals.items()]
+        lines = len(self.journals[self.current]) if self.current else 0
+        self.client.publish(self.topics.board(self.board, "status"),
+                            P.status_payload(self.board, self.current, lines, games),
+                            qos=1, retain=True).wait_for_publish(5)
+
+    def state(self, obj: dict[str, Any]) -> None:
+        self.client.publish(self.topics.board(self.board, "state"), json.dumps(obj).encode(),
+                            qos=1, retain=True).wait_for_publish(5)
+
+    def publish_line(self, game: str, number: int) -> None:
+        text = self.journals[game][number - 1]
+        self.client.publish(self.topics.board(self.board, "journal"),
+                            P.journal_payload(game, number, text), qos=1)
+
+    def publish_lines(self, game: str, numbers: list[int] | range | None = None) -> None:
+        for n in numbers if numbers is not None else range(1, len(self.journals[game]) + 1):
+            self.publish_line(game, n)
+
+    def raw(self, leaf: str, payload: bytes) -> None:
+        self.client.publish(self.topics.board(self.board, leaf), payload, qos=1)
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        try:
+            cmd = P.parse_command(msg.payload)
+        except P.BadMessage:
+            return
+        if isinstance(cmd, P.Resend):
+            self.resends.append(cmd)
+            if self.serve_resends and cmd.game in self.journals:
+                for n in range(cmd.start, len(self.journals[cmd.game]) + 1):
+                    self.publish_line(cmd.game, n)
+            return
+        self.commands.append(cmd)
+        if not self.answer:
+            return
+        if self.refuse is not None:
+            client.publish(self.topics.board(self.board, "ack"),
+                           P.ack_payload(P.Ack(cmd.id, False, error=self.refuse)), qos=1)
+            return
+        line = None
+        if cmd.action is not None and self.current is not None:
+            journal = self.journals[self.current]
+            last_t = max((json.loads(t).get("t", 0.0) for t in journal[1:]), default=0.0)
+            journal.append(json.dumps({"t": last_t, "type": "arbiter", **cmd.action}))
+            line = len(journal)
+            self.publish_line(self.current, line)
+        client.publish(self.topics.board(self.board, "ack"),
+                       P.ack_payload(P.Ack(cmd.id, True, line)), qos=1)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+class HubRig:
+    """The hub in-process: ``with HubRig(dir, url) as rig: rig.get("/api/hall")``."""
+
+    def __init__(self, state_dir: Path, url: str, *, delay: float = 0.0,
+                 event: str | None = "Test Open", hall: str = HALL) -> None:
+        spec = parse_mqtt_url(url, ValueError)
+        from dataclasses import replace
+        self.config = HubConfig(hall=hall, event=event, broadcast_delay=delay,
+                                http=HttpSpec("127.0.0.1", 0), state_dir=Path(state_dir),
+                                mqtt=replace(spec, hall=hall))
+        self.app: Any = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._ready = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self.error: BaseException | None = None
+
+    def __enter__(self) -> HubRig:
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        if not self._ready.wait(20) or self.error is not None:
+            raise RuntimeError(f"the hub did not start: {self.error}")
+        self.port = self.app.port
+        self.token = self.app.hub.token
+        if not self.app.link.subscribed.wait(20):
+            raise RuntimeError("the hub did not subscribe")
+        return self
+
+    def _run(self) -> None:
+        from pi.hall.hub_run import HubApp
+
+        async def main() -> None:
+            self.loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+            self.app = HubApp(self.config)
+            await self.app.start()
+            self._ready.set()
+            try:
+                await self._stop.wait()
+            finally:
+                await self.app.stop()
+        try:
+            asyncio.run(main())
+        except BaseException as exc:  # noqa: BLE001 - reported to the test's thread
+            self.error = exc
+            self._ready.set()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.loop is not None and self._stop is not None:
+            self.loop.call_soon_threadsafe(self._stop.set)
+        self.thread.join(20)
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """``fn()`` on the hub's loop (its state is the loop's), its answer here."""
+        assert self.loop is not None
+
+        async def run() -> Any:
+            return fn()
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
+
+    @property
+    def hub(self) -> Any:
+        return self.app.hub
+
+    def held(self, board: str, game: str) -> int:
+        return int(self.call(lambda: self.hub.replica.held(board, game)))
+
+    def request(self, method: str, path: str, body: Any = None, *, token: str | None = None,
+                headers: dict[str, str] | None = None, raw: bytes | None = None,
+                timeout: float = 15.0) -> tuple[int, dict[str, str], bytes]:
+        return request(self.port, method, path, body, token=token, headers=headers, raw=raw,
+                       timeout=timeout)
+
+    def json(self, method: str, path: str, body: Any = None, **kw: Any) -> tuple[int, Any]:
+        status, _, data = self.request(method, path, body, **kw)
+        return status, json.loads(data) if data else None
+
+
+def request(port: int, method: str, path: str, body: Any = None, *, token: str | None = None,
+            headers: dict[str, str] | None = None, raw: bytes | None = None,
+            timeout: float = 15.0) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    h = dict(headers or {})
+    if token is not None:
+        h["Authorization"] = f"Bearer {token}"
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    if data is not None:
+        h.setdefault("Content-Type", "application/json")
+    try:
+        conn.request(method, path, body=data, headers=h)
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    finally:
+        conn.close()
+
+
+def hub_process(state_dir: Path, url: str, port: int, hall: str = HALL) -> subprocess.Popen[bytes]:
+    """``damiera hub`` as a subprocess (for kill -9), with a hub.toml naming the hall."""
+    conf = Path(state_dir).parent / f"hub-{port}.toml"
+    conf.write_text(f'hall = "{hall}"\nevent = "Test Open"\n[mqtt]\nurl = "{url}"\n',
+                    encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.Popen([sys.executable, "-m", "pi.cli", "hub", "--config", str(conf),
+                             "--http", f"127.0.0.1:{port}", "--state-dir", str(state_dir),
+                             "--quiet"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, start_new_session=True)

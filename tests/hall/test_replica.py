@@ -1,0 +1,114 @@
+"""The hub's replica (pi/hall/replica.py, PROTOCOL.md "Catch-up"): whatever the order,
+duplication and loss of deliveries, resends from the first missing line end with the replica
+byte-equal to the board's journal, every line reported exactly once and in order."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import given, settings, strategies as st
+
+from pi.hall.replica import MAX_AHEAD, Replica
+
+GAME = "2026-11-22T0900-b07-001"
+SAMPLE = Path(__file__).resolve().parents[2] / "pi" / "samples" / "italian_sample.jsonl"
+
+
+def source_lines(n: int) -> list[str]:
+    real = SAMPLE.read_text(encoding="utf-8").splitlines()
+    return [real[i % len(real)] if i < len(real) else f'{{"t": {i}, "type": "note", "n": {i}}}'
+            for i in range(n)]
+
+
+deliveries = st.integers(min_value=1, max_value=60).flatmap(lambda n: st.tuples(
+    st.just(n),
+    st.lists(st.tuples(st.integers(1, n), st.booleans()), max_size=3 * n),  # (line, lost?)
+    st.lists(st.floats(0, 1), min_size=1, max_size=6)))  # loss rate of each resend round
+
+
+@settings(max_examples=150, deadline=None)
+@given(deliveries)
+def test_any_delivery_order_with_resends_ends_equal_to_the_source(tmp_path_factory, case):
+    n, stream, resend_losses = case
+    root = tmp_path_factory.mktemp("replica")
+    lines = source_lines(n)
+    replica = Replica(root)
+    seen: list[int] = []
+
+    def deliver(number: int) -> None:
+        got = replica.offer("7", GAME, number, lines[number - 1])
+        assert got.kind in ("appended", "ahead", "duplicate")
+        seen.extend(k for k, _ in got.lines)
+
+    for number, lost in stream:  # live publishing, shuffled, duplicated, some lost
+        if not lost:
+            deliver(number)
+    rounds = 0
+    while replica.held("7", GAME) < n:  # the hub's resend from its first missing line
+        start = replica.held("7", GAME) + 1
+        loss = resend_losses[rounds % len(resend_losses)] if rounds < 20 else 0.0
+        for i, number in enumerate(range(start, n + 1)):
+            if i == 0 or (i * 7919 % 100) / 100 >= loss:  # the first one at least arrives
+                deliver(number)
+        rounds += 1
+    assert seen == list(range(1, n + 1))  # exactly once, in order
+    replica.close()
+    data = (root / "boards" / "7" / "games" / GAME / "trace.jsonl").read_bytes()
+    assert data == "".join(t + "\n" for t in lines).encode()
+
+
+def test_conflicting_copy_is_logged_and_the_first_kept(tmp_path, caplog):
+    r = Replica(tmp_path)
+    assert r.offer("7", GAME, 1, '{"type": "start"}').kind == "appended"
+    assert r.offer("7", GAME, 1, '{"type": "start"}').kind == "duplicate"
+    assert r.offer("7", GAME, 1, '{"type": "other"}').kind == "conflict"
+    assert "conflicting copy" in caplog.text
+    r.offer("7", GAME, 3, "c")
+    assert r.offer("7", GAME, 3, "x").kind == "conflict"
+    got = r.offer("7", GAME, 2, "b")
+    assert got.lines == ((2, "b"), (3, "c"))
+    r.close()
+    assert (tmp_path / "boards/7/games" / GAME / "trace.jsonl").read_text() == \
+        '{"type": "start"}\nb\nc\n'
+
+
+def test_lines_ahead_are_bounded(tmp_path):
+    r = Replica(tmp_path)
+    r.offer("7", GAME, 1, "a")
+    for k in range(3, 3 + MAX_AHEAD):
+        assert r.offer("7", GAME, k, f"l{k}").kind == "ahead"
+    assert r.offer("7", GAME, 3 + MAX_AHEAD, "x").kind == "dropped"
+    assert r.game("7", GAME).wanted == 2 + MAX_AHEAD
+
+
+def test_restart_reads_back_and_cuts_a_torn_last_line(tmp_path):
+    r = Replica(tmp_path)
+    for k in range(1, 6):
+        r.offer("7", GAME, k, f'{{"n": {k}}}')
+    r.offer("12", "2026-11-22T0901-b12-001", 1, '{"n": 1}')
+    r.close()
+    path = tmp_path / "boards/7/games" / GAME / "trace.jsonl"
+    with open(path, "ab") as f:
+        f.write(b'{"n": 6, "tor')  # a hub killed mid-write
+    again = Replica(tmp_path)
+    assert again.load() == 2
+    assert again.held("7", GAME) == 5 and again.held("12", "2026-11-22T0901-b12-001") == 1
+    assert path.read_bytes().endswith(b'{"n": 5}\n')
+    assert again.offer("7", GAME, 6, '{"n": 6}').kind == "appended"
+    again.close()
+    assert path.read_bytes().count(b"\n") == 6
+
+
+def test_sync_is_safe_with_many_games_open(tmp_path, monkeypatch):
+    import pi.hall.replica as mod
+    monkeypatch.setattr(mod, "MAX_OPEN", 3)
+    r = Replica(tmp_path)
+    for seq in range(1, 9):
+        r.offer("7", f"2026-11-22T0900-b07-{seq:03d}", 1, "start")
+    taken = r.take_dirty()
+    mod.sync_taken(taken)
+    assert r.open_files <= 3
+    r.close()
+    assert len(list((tmp_path / "boards/7/games").iterdir())) == 8
+    assert os.listdir(tmp_path / "boards") == ["7"]
