@@ -135,7 +135,8 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "rate": sum(1 for v in times.values() for w in v.values()
                             if since <= w <= since + seconds) / seconds,
                 "measured": len(lat), "unseen": unseen,
-                "p50": percentile(lat, 50) * 1000, "p99": percentile(lat, 99) * 1000,
+                "p50": percentile(lat, 50) * 1000, "p90": percentile(lat, 90) * 1000,
+                "p99": percentile(lat, 99) * 1000,
                 "max": (max(lat) if lat else math.nan) * 1000,
                 "mean": (statistics.fmean(lat) if lat else math.nan) * 1000,
                 "cpu": cpu, "rss": rss, "peak": peak, "lines": total, "lost": lost,
@@ -172,7 +173,8 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
 def show(r: dict[str, Any]) -> None:
     print(f"{r['boards']} boards at {r['pace']:g}x pace, {r['seconds']:g} s measured "
           f"({r['hub']}): {r['rate']:.0f} journal lines/s, {r['games']} games")
-    print(f"  publish -> hall page: p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, "
+    print(f"  publish -> hall page: p50 {r['p50']:.1f} ms, p90 {r['p90']:.1f} ms, "
+          f"p99 {r['p99']:.1f} ms, "
           f"max {r['max']:.1f} ms over {r['measured']} lines ({r['unseen']} never shown)")
     print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
     print(f"  boards: {r['fleets']} process(es), CPU {r['fleet_cpu']:.0f}% of a core in all, "
