@@ -60,6 +60,10 @@ class Hall:
             assert time.monotonic() < deadline, f"board {board.number}: {board.tail()}"
             time.sleep(0.1)
 
+    def mid_round(self) -> None:
+        """The fault comes while every game is still on (else it would prove nothing)."""
+        assert not any(b.finished() for b in self.boards)
+
     def caught_up(self) -> None:
         diff = wait_caught_up(self.boards, self.hub.dir, CATCH_UP)
         assert diff == [], "; ".join(diff) + f" | hub: {self.hub.tail()}"
@@ -84,6 +88,7 @@ def test_broker_killed_and_restarted_mid_round(hall: Hall) -> None:
     hall.start(boards=3)
     for b in hall.boards:
         hall.wait_lines(b, 20)
+    hall.mid_round()
     hall.broker.kill()
     time.sleep(3.0)  # the boards play on, their journals grow
     hall.broker.start()
@@ -94,6 +99,7 @@ def test_hub_killed_and_restarted_mid_round(hall: Hall) -> None:
     hall.start(boards=3)
     for b in hall.boards:
         hall.wait_lines(b, 20)
+    hall.mid_round()
     hall.hub.kill()
     time.sleep(3.0)
     hall.hub.start()
@@ -105,6 +111,7 @@ def test_board_killed_and_restarted_mid_game(hall: Hall) -> None:
     hall.start(boards=2)
     board = hall.boards[0]
     hall.wait_lines(board, 30)
+    hall.mid_round()
     board.kill()  # its last line may be torn: never published, cut off at resume
     time.sleep(2.0)
     board.start()  # resumes its journal (a restart line) and plays on
@@ -117,6 +124,7 @@ def test_board_offline_for_a_while_plays_on_and_catches_up(hall: Hall) -> None:
     hall.start(boards=2)
     board = hall.boards[0]
     hall.wait_lines(board, 15)
+    hall.mid_round()
     board.cable.cut()
     before = board.lines()
     time.sleep(8.0)
@@ -132,6 +140,7 @@ def test_soak_every_fault_in_one_round(hall: Hall) -> None:
     hall.start(boards=8, speed=4.0, plies=120)
     for b in hall.boards:
         hall.wait_lines(b, 20)
+    hall.mid_round()
     hall.boards[0].cable.cut()
     hall.boards[1].cable.cut()
     time.sleep(10.0)
