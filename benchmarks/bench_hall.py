@@ -32,6 +32,7 @@ import argparse
 import importlib.util
 import json
 import math
+import os
 import shutil
 import signal
 import statistics
@@ -116,6 +117,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         cpu0 = stats.cpu()
         time.sleep(seconds)
         cpu = (stats.cpu() - cpu0) / seconds * 100
+        load = os.getloadavg()[0]
         rss, peak = stats.memory()
         for proc, _ in fleets:
             proc.send_signal(signal.SIGTERM)
@@ -139,7 +141,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "p99": percentile(lat, 99) * 1000,
                 "max": (max(lat) if lat else math.nan) * 1000,
                 "mean": (statistics.fmean(lat) if lat else math.nan) * 1000,
-                "cpu": cpu, "rss": rss, "peak": peak, "lines": total, "lost": lost,
+                "cpu": cpu, "load": load, "rss": rss, "peak": peak, "lines": total, "lost": lost,
                 "games_bad": bad, "games": sum(f.get("games", 0) for f in fleet_out),
                 "fleet_cpu": sum(f.get("cpu", 0.0) for f in fleet_out)
                 / (time.time() - started) * 100,
@@ -172,7 +174,8 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
 
 def show(r: dict[str, Any]) -> None:
     print(f"{r['boards']} boards at {r['pace']:g}x pace, {r['seconds']:g} s measured "
-          f"({r['hub']}): {r['rate']:.0f} journal lines/s, {r['games']} games")
+          f"({r['hub']}): {r['rate']:.0f} journal lines/s, {r['games']} games; machine's load "
+          f"average {r['load']:.1f} on {os.cpu_count()} cores")
     print(f"  publish -> hall page: p50 {r['p50']:.1f} ms, p90 {r['p90']:.1f} ms, "
           f"p99 {r['p99']:.1f} ms, "
           f"max {r['max']:.1f} ms over {r['measured']} lines ({r['unseen']} never shown)")
@@ -229,10 +232,10 @@ def main() -> None:
                 one(n, pace)
     if args.sweep:
         results.sort(key=lambda r: r["boards"])
-        print("\nboards  lines/s  p50 ms  p99 ms  hub CPU%  RSS MB  lost")
+        print("\nboards  lines/s  p50 ms  p99 ms  hub CPU%  RSS MB  lost  load")
         for r in results:
             print(f"{r['boards']:>6}  {r['rate']:>7.0f}  {r['p50']:>6.1f}  {r['p99']:>6.1f}  "
-                  f"{r['cpu']:>8.0f}  {r['rss']:>6.0f}  {r['lost']:>4}")
+                  f"{r['cpu']:>8.0f}  {r['rss']:>6.0f}  {r['lost']:>4}  {r['load']:>4.1f}")
         over = [r["boards"] for r in results if not r["p99"] <= 1000]
         print("p99 passes 1 s at " + (f"{over[0]} boards" if over else
                                       f"none of these (up to {results[-1]['boards']} boards)"))
