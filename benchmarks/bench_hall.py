@@ -122,6 +122,8 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         for proc, _ in fleets:
             proc.send_signal(signal.SIGTERM)
         fleet_out = [json.loads(proc.communicate(timeout=60)[0] or "{}") for proc, _ in fleets]
+        if any(proc.returncode != 0 for proc, _ in fleets):
+            raise RuntimeError("a process of simulated boards failed (its error is above)")
         # the hub catches up: replicas equal to the journals, or 30 s
         deadline = time.time() + 30
         while True:
@@ -228,7 +230,7 @@ def main() -> None:
             one((passed + n) // 2)
     else:
         for n in [int(x) for x in args.sweep.split(",")] if args.sweep else [args.boards]:
-            for pace in [args.pace] if args.pace or args.sweep else [1.0, 10.0]:
+            for pace in [args.pace or 10.0] if args.pace or args.sweep else [1.0, 10.0]:
                 one(n, pace)
     if args.sweep:
         results.sort(key=lambda r: r["boards"])
