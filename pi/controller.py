@@ -97,6 +97,9 @@ class BoardController:
     beep: Callable[[str], None] | None = None
     wall: Callable[[], float | None] = _time.time
     listeners: list[Listener] = field(default_factory=list)
+    #: Shown on the screen's header while no game is in play (set-up, a result left on the
+    #: board): the hall's pairing of this board (``pi.hall.link``); "" for the usual header.
+    banner: str = ""
 
     phase: str = Phase.SETUP
     session: GameSession | None = None
@@ -348,7 +351,8 @@ class BoardController:
                            + " " + " ".join(f"-{s}" for s in view.extra)).strip()
             elif not self.faults:
                 message = "set up the pieces"
-            return DisplayState(message=message[:80], side_to_move="-", move_number=0)
+            return DisplayState(message=message[:80], side_to_move="-", move_number=0,
+                                title=self.banner[:80])
         session = self.session
         assert session is not None
         arbiter = session.arbiter
@@ -408,7 +412,7 @@ class BoardController:
 def _drawn(state: DisplayState) -> tuple[Any, ...]:
     """What the screen draws of ``state`` (the faces' texts, not the reading's exact time)."""
     return (face_texts(state), state.move_number, state.side_to_move, state.last_move,
-            state.message)
+            state.message, state.title)
 
 
 def _clock_started(clock: Any) -> bool:

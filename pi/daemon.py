@@ -6,7 +6,9 @@ in reverse in ``finally``):
 1. the state directory (locked: one daemon per directory), the hardware from the wiring file
    (``pi.hardware.build_hardware``; the simulator passes its fakes through ``parts``), the
    controller (``pi.controller``) with the OLED as its screen and the buzzer;
-2. resume of an unfinished game (its journal replayed, a ``restart`` line journaled);
+2. resume of an unfinished game (its journal replayed, a ``restart`` line journaled); the web
+   server (``--http``) and the hall's MQTT link (``[mqtt]``, ``pi.hall.link``), both
+   controller listeners;
 3. the sensors powered up: their first snapshot goes to the controller, then the scan loop's
    thread hands every later scan to the event loop; buttons and serial commands, stamped on
    their own threads, arrive on the same queue (:class:`LoopQueue`);
@@ -22,7 +24,7 @@ says "stopped", STOPPING=1, the hardware stops in reverse order.
 
 Blocking work never runs on the loop: scans run on the scan loop's thread, OLED frames on one
 worker thread (:class:`OledScreen`, the newest state only, under the bus lock that gives scans
-priority).
+priority); the hall link publishes and reads its files on threads of its own.
 """
 
 from __future__ import annotations
@@ -127,6 +129,8 @@ class Parts:
     web_routes: Callable[[Any], Any] | None = None
     #: Called with the started web server (tests, benchmarks: its port, its token).
     on_web: Callable[[Any], None] | None = None
+    #: Called with the started hall link (``pi.hall.link.BoardLink``; tests, benchmarks).
+    on_link: Callable[[Any], None] | None = None
 
 
 async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Parts,
@@ -151,10 +155,13 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
     installed = _install_signals(loop, stop)
     companion: asyncio.Task[Any] | None = None
     web: Any = None
+    link: Any = None
     try:
         controller.resume()
         if parts.http is not None:
             web = await _start_web(config, state, parts, controller, inbox)
+        if config.mqtt is not None:
+            link = _start_link(config, state, parts, controller, inbox, loop)
         first = hardware.start(sink=asyncio_sink(loop, inbox.put_nowait))
         controller.handle(first)
         if hardware.serial_link is not None:
@@ -174,6 +181,8 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
             companion.cancel()
         if web is not None:
             await web.stop()
+        if link is not None:
+            await link.aclose()  # the network and the disk: off the loop
         notifier.stopping("stopping")
         try:
             controller.stop()
@@ -242,6 +251,20 @@ async def _start_web(config: Config, state: StateDir, parts: Parts,
     if parts.on_web is not None:
         parts.on_web(web)
     return web
+
+
+def _start_link(config: Config, state: StateDir, parts: Parts, controller: BoardController,
+                inbox: asyncio.Queue[Any], loop: asyncio.AbstractEventLoop) -> Any:
+    """The hall's MQTT link (``pi.hall.link``), subscribed to the journal's lines; started
+    before the first snapshot so that the kept pairing is in the next game's start line."""
+    from pi.hall.link import BoardLink  # paho loaded only when the hall is on
+    assert config.mqtt is not None
+    link = BoardLink(config.mqtt, controller, inbox, state, loop)
+    link.start()
+    controller.listeners.append(link.on_fed)
+    if parts.on_link is not None:
+        parts.on_link(link)
+    return link
 
 
 def _orienter(hardware: Hardware, wiring: Wiring) -> Callable[[frozenset[str]], None]:

@@ -41,7 +41,9 @@ class DisplayState:
     """What the screen shows. ``clock``: the game clock's reading (``GameClock.read(t)``); when
     given, the faces, whose face runs and the fallen flags come from it (mosse lampo included).
     Without it: times in seconds (None: no clock); ``running``: "white", "black" (or a
-    ``Colour``) or None; ``flagged``: sides whose time has run out."""
+    ``Colour``) or None; ``flagged``: sides whose time has run out. ``title``: when given, the
+    header line shows it instead of the move number (the hall's pairing while the board is
+    being set up)."""
 
     white_time: float | None = None
     black_time: float | None = None
@@ -52,6 +54,7 @@ class DisplayState:
     message: str = ""
     flagged: tuple[str | Colour, ...] = ()
     clock: ClockReading | None = None
+    title: str = ""
 
 
 def format_clock(seconds: float | None, rules: DisplayRules = DEFAULT_RULES) -> str:
@@ -113,7 +116,8 @@ class BoardDisplay:
         """Redraws the last state with a new message line."""
         s = self.state
         self.render(DisplayState(s.white_time, s.black_time, s.running, s.move_number,
-                                 s.side_to_move, s.last_move, text, s.flagged, s.clock))
+                                 s.side_to_move, s.last_move, text, s.flagged, s.clock,
+                                 s.title))
 
     def _fit(self, draw: Any, text: str, font: Any, width: int) -> str:
         if draw.textlength(text, font=font) <= width:
@@ -123,7 +127,7 @@ class BoardDisplay:
         return text + ".."
 
     def _draw(self, draw: Any, s: DisplayState) -> None:
-        header = f"move {s.move_number}  {s.side_to_move} to play"
+        header = s.title or f"move {s.move_number}  {s.side_to_move} to play"
         draw.text((0, 0), self._fit(draw, header, self.small, WIDTH), font=self.small, fill=1)
         for box, (text, running) in zip((WHITE_FACE_BOX, BLACK_FACE_BOX),
                                         face_texts(s, self.rules), strict=True):

@@ -4,6 +4,9 @@ Reads and checks the config (``pi.config``) and the wiring (``pi.wiring``) befor
 anything: an error in either is one line on stderr and exit status 2. Then the state directory is
 opened (and locked) and :func:`pi.daemon.run_daemon` runs until SIGTERM/SIGINT.
 
+``--mqtt URL --board N [--hall NAME]`` put the board in a hall (``pi/hall/PROTOCOL.md``): over
+the config's ``[mqtt]`` and ``board``; the hall defaults to the config's, else ``hall``.
+
 ``--simulate`` runs the same daemon on the register-level fakes. The simulator lives with the
 fakes (``hardware_mocks.simulate``), which ``pi`` never imports: it is found through the
 ``damiera.simulator`` entry point of the installed package (pyproject.toml), so the dependency
@@ -34,6 +37,8 @@ __all__ = ["add_run_parser", "cmd_run", "DEFAULT_WIRING", "DEFAULT_CONFIG"]
 DEFAULT_CONFIG = Path("/etc/damiera/damiera.toml")
 DEFAULT_WIRING = Path("/etc/damiera/wiring.toml")
 DEFAULT_SIM_HTTP = "127.0.0.1:8080"
+#: The hall's topic level when ``--mqtt`` is given and the config names none.
+DEFAULT_HALL = "hall"
 
 
 class RunError(DamieraError):
@@ -61,6 +66,15 @@ def add_run_parser(sub: Any, whole: Any) -> None:
                    help="serve the live pages, feeds and arbiter console here (default "
                         f"{DEFAULT_SIM_HTTP} with --simulate; otherwise the config's http, else "
                         "none; 'off' for none)")
+    s.add_argument("--mqtt", default=None, metavar="URL",
+                   help="the hall's broker, mqtt://[user:password@]host[:port] or mqtts://… "
+                        "(over the config's [mqtt] url; pi/hall/PROTOCOL.md)")
+    s.add_argument("--board", default=None, metavar="N",
+                   help="this board's number in the hall (1..9999): its topics, its game ids "
+                        "(over the config's board)")
+    s.add_argument("--hall", default=None, metavar="NAME",
+                   help="the hall's topic level (over the config's [mqtt] hall; default "
+                        f"{DEFAULT_HALL!r} with --mqtt)")
     s.add_argument("--quiet", action="store_true", help="log warnings only")
     s.set_defaults(func=cmd_run)
 
@@ -71,7 +85,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                         stream=sys.stderr)
     if (args.trace is not None or args.speed != "1") and not args.simulate:
         raise RunError("--trace and --speed need --simulate")
-    config = _config(args.config)
+    config = _hall(_config(args.config), args.mqtt, args.board, args.hall)
     http = _http(args.http, config, args.simulate)
     if args.simulate:
         simulator = _simulator()
@@ -104,6 +118,44 @@ def _http(option: str | None, config: Config, simulate: bool) -> tuple[str, int]
         raise RunError(str(exc).replace("--http: http:", "--http:")) from None
     assert spec is not None
     return (spec.host, spec.port)
+
+
+def _hall(config: Config, url: str | None, board: str | None, hall: str | None) -> Config:
+    """``--mqtt``, ``--board``, ``--hall`` over the config (``[mqtt]``, ``board``). Raises
+    RunError (one line; never the URL's password)."""
+    from dataclasses import replace
+
+    from pi.config import parse_mqtt_url
+    from pi.hall.protocol import SEGMENT
+    number = config.board
+    if board is not None:
+        text = board.strip()
+        if not text.isdigit() or not 1 <= int(text) <= 9999:
+            raise RunError(f"--board: a board number 1..9999, got {board[:20]!r}")
+        number = int(text)
+        config = replace(config, board=number)
+    spec = config.mqtt
+    if url is None and spec is None:
+        if hall is not None:
+            raise RunError("--hall needs --mqtt (or [mqtt] in the config)")
+        return config
+    if url is not None:
+        fresh = parse_mqtt_url(url, lambda problem: RunError(f"--mqtt: {problem}"))
+        ca = spec.ca if spec is not None and fresh.tls else None
+        spec = replace(fresh, hall=spec.hall if spec is not None else DEFAULT_HALL,
+                       board=spec.board if spec is not None else "", ca=ca)
+    assert spec is not None
+    if hall is not None:
+        if SEGMENT.fullmatch(hall) is None:
+            raise RunError("--hall: letters, digits, '.', '_' or '-' only (an MQTT topic level)")
+        spec = replace(spec, hall=hall)
+    if board is not None:
+        spec = replace(spec, board=str(number))
+    if not spec.board:
+        if number is None:
+            raise RunError("--mqtt needs --board N (or board in the config)")
+        spec = replace(spec, board=str(number))
+    return replace(config, mqtt=spec)
 
 
 def _toml_string(text: str) -> str:

@@ -1,0 +1,59 @@
+"""An arbiter's action as a request from outside the board (``POST /api/arbiter`` of the web
+server, a ``cmd`` of the hall's hub): the TRACE.md object less ``t``, checked before it goes
+into the daemon's inbox as an :class:`engine.events.ArbiterActed`.
+
+The checks are those of ``POST /api/arbiter`` (``pi/web/API.md``), so that an action refused on
+one path is refused on the other with the same words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.events import ARBITER_ACTIONS
+
+__all__ = ["ArbiterRequest", "check_arbiter_request", "RESULTS"]
+
+#: The results ``adjudicate`` takes (PDN results of every variant's style).
+RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*")
+_MAX_NOTE = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class ArbiterRequest:
+    """A checked action: ``action`` (one of ``ARBITER_ACTIONS``), ``result`` (adjudicate only),
+    ``text`` (note only)."""
+
+    action: str
+    result: str | None = None
+    text: str | None = None
+
+    def matches(self, record: dict[str, Any]) -> bool:
+        """``record`` (a journal line) is this action journaled."""
+        return (record.get("type") == "arbiter" and record.get("action") == self.action
+                and record.get("result") == self.result and record.get("text") == self.text)
+
+
+def check_arbiter_request(body: Any) -> ArbiterRequest:
+    """``body`` read as an action. Raises ValueError with one line saying what is wrong."""
+    if not isinstance(body, dict):
+        raise ValueError("an action is a JSON object")
+    action = body.get("action")
+    if not isinstance(action, str) or action not in ARBITER_ACTIONS:
+        raise ValueError(f"unknown action; expected one of {', '.join(ARBITER_ACTIONS)}")
+    extra = set(body) - {"action", "result", "text", "type"}
+    if extra:
+        raise ValueError(f"unexpected key(s): {', '.join(sorted(map(str, extra)))[:120]}")
+    result, text = body.get("result"), body.get("text")
+    if action == "adjudicate":
+        if result not in RESULTS:
+            raise ValueError("adjudicate needs \"result\": a PDN result")
+    elif result is not None:
+        raise ValueError("only adjudicate takes a result")
+    if action == "note":
+        if not isinstance(text, str) or not text.strip() or len(text) > _MAX_NOTE:
+            raise ValueError(f"note needs \"text\": 1 to {_MAX_NOTE} characters")
+    elif text is not None:
+        raise ValueError("only note takes a text")
+    return ArbiterRequest(action, result, text)

@@ -1,0 +1,156 @@
+"""The hall's two pages in a real browser (headless Chromium from the Debian package, driven by
+Playwright as tests/web/test_pages.py): the hall page shows every board at a glance and follows
+them live; the hall's arbiter console lists the pending flags across boards, sends pairings to
+the boards and shows the results. Screenshots are saved in tests/web/artifacts/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from pi.hall import protocol as P
+
+from tests.hall.broker import Broker
+from tests.hall.hub_rig import SAMPLE, TRACES, FakeBoard, HubRig, trace_lines, wait
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "web" / "artifacts"
+G4 = "2026-11-22T0900-b04-001"
+G7 = "2026-11-22T0900-b07-001"
+#: IT 8.2: an irregularity the opponent accepts (pending until then) - tests/traces/italian.
+KEPT = TRACES / "italian" / "d1_kept_by_accept_8_2.jsonl"
+
+
+@pytest.fixture
+def hall(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} missing: apt-get install chromium (make system-deps)",
+                    pytrace=False)
+    with Broker(tmp_path) as broker:
+        b4 = FakeBoard(broker.url, "4")
+        b7 = FakeBoard(broker.url, "7")
+        b4.add_game(G4, trace_lines(SAMPLE, game=G4, board="4", white="Bianchi", black="Neri"))
+        b7.add_game(G7, trace_lines(KEPT, game=G7, board="7", white="Rossi", black="Verdi"))
+        for b, g in ((b4, G4), (b7, G7)):  # online, as a board says on connecting; its lines follow
+            b.client.publish(b.topics.board(b.board, "status"), P.status_payload(b.board, g, 0, []),
+                             qos=1, retain=True).wait_for_publish(5)
+        try:
+            with HubRig(tmp_path / "hub", broker.url) as rig:
+                yield {"rig": rig, "b4": b4, "b7": b7}
+        finally:
+            b4.close()
+            b7.close()
+
+
+def _until_pending(rig: HubRig, board: FakeBoard, game: str) -> int:
+    """Publishes ``game`` line by line until the hub shows a pending flag; the lines sent."""
+    lines = board.journals[game]
+    for n in range(1, len(lines) + 1):
+        board.publish_line(game, n)
+        wait(lambda n=n: rig.held(board.board, game) == n)
+        _, hall = rig.json("GET", "/api/hall", token=rig.token)
+        if any(b["board"] == board.board and b["pending_flags"] for b in hall["boards"]):
+            return n
+    raise AssertionError("no pending flag in the trace")
+
+
+def _browser(p: Any) -> Any:
+    return p.chromium.launch(executable_path=CHROMIUM, args=[
+        "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--autoplay-policy=no-user-gesture-required"])
+
+
+def test_hall_page_shows_every_board_and_follows_them_live(hall: dict[str, Any]) -> None:
+    from playwright import sync_api
+    rig, b4, b7 = hall["rig"], hall["b4"], hall["b7"]
+    b4.publish_lines(G4)
+    wait(lambda: rig.held("4", G4) == len(b4.journals[G4]))
+    sent = _until_pending(rig, b7, G7)
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_context(viewport={"width": 900, "height": 700}).new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"http://127.0.0.1:{rig.port}/")
+            page.wait_for_selector("#board-4 .result:text('1-0')", timeout=15000)
+            assert "Bianchi" in page.text_content("#board-4 .white")
+            assert "Neri" in page.text_content("#board-4 .black")
+            assert page.locator("#board-4 svg circle.piece").count() > 0
+            # board 7: the pending irregularity is a badge, its card framed
+            page.wait_for_selector("#board-7.flagged .badge.flag", timeout=15000)
+            assert "Rossi" in page.text_content("#board-7 .white")
+            # the boards in number order, whatever order they were heard in
+            order = page.eval_on_selector_all("article.card", "cs => cs.map(c => c.dataset.board)")
+            assert order == ["4", "7"]
+            # live: the rest of board 7's game arrives without a reload
+            before = page.text_content("#board-7 .moves")
+            b7.publish_lines(G7, range(sent + 1, len(b7.journals[G7]) + 1))
+            page.wait_for_function(
+                "b => document.querySelector('#board-7 .moves').textContent !== b", arg=before,
+                timeout=15000)
+            page.wait_for_selector("#board-7:not(.flagged)", timeout=15000)
+            # a round filter hides the other rounds' boards (both are round 1 here)
+            assert page.locator("#round-filter option").count() == 2
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "hall.png"), full_page=True)
+            assert errors == []
+        finally:
+            browser.close()
+
+
+def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[str, Any]) -> None:
+    from playwright import sync_api
+    rig, b4, b7 = hall["rig"], hall["b4"], hall["b7"]
+    b4.publish_lines(G4)
+    wait(lambda: rig.held("4", G4) == len(b4.journals[G4]))
+    b7.publish_lines(G7, [1])
+    wait(lambda: rig.held("7", G7) == 1)
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_context(viewport={"width": 1200, "height": 800}).new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"http://127.0.0.1:{rig.port}/arbiter")
+            # not logged in: nothing but the login box
+            page.wait_for_selector("#token", timeout=15000)
+            assert page.locator("#flags tbody tr").count() == 0
+            page.fill("#token", rig.token)
+            page.keyboard.press("Enter")
+            page.wait_for_function("document.querySelector('#who').textContent === 'arbiter'",
+                                   timeout=15000)
+            page.wait_for_selector("#conn:text('live')", timeout=15000)
+            # a flag raised now, on board 7, reaches the console live
+            sent = _until_pending(rig, b7, G7)
+            row = page.wait_for_selector("#flags tbody tr[data-board='7']", timeout=15000)
+            assert "IT 8" in row.text_content() and "pending" in row.text_content()
+            href = page.get_attribute("#flags tbody tr[data-board='7'] a", "href")
+            assert href is not None and href.startswith("/boards/7/arbiter?flag=")
+            # decided: it leaves the pending list
+            b7.publish_lines(G7, range(sent + 1, len(b7.journals[G7]) + 1))
+            page.wait_for_selector("#flags tbody tr[data-board='7']", state="detached",
+                                   timeout=15000)
+            page.select_option("#status-filter", "")
+            assert page.locator("#flags tbody tr[data-board='7']").count() >= 1
+            # pairings to the boards
+            page.fill("#pairings-csv", "round,board,white,black\n2,4,Gialli,Blu\n2,7,Viola,Rosa\n")
+            page.click("#pairings-send")
+            page.wait_for_selector("#pairings-status:text('2 pairings sent')", timeout=15000)
+            wait(lambda: any(c.pairing and c.pairing.get("white") == "Gialli"
+                             for c in b4.commands), what="board 4's pairing")
+            wait(lambda: any(c.pairing and c.pairing.get("black") == "Rosa"
+                             for c in b7.commands), what="board 7's pairing")
+            # a bad CSV is refused, nothing sent
+            page.fill("#pairings-csv", "round,board,white,black\n2,4,Gialli\n")  # a column short
+            page.click("#pairings-send")
+            page.wait_for_selector("#pairings-status.error", timeout=15000)
+            # results
+            page.wait_for_selector("#results tbody tr:has-text('1-0')", timeout=15000)
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "hall-arbiter.png"), full_page=True)
+            assert errors == []
+        finally:
+            browser.close()

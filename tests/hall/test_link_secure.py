@@ -1,0 +1,74 @@
+"""The board's link to a broker that wants a password (``mqtt://user:password@host``) and to one
+that speaks TLS (``mqtts://`` with the hall's own CA, ``[mqtt] ca``), as a hall made by ``damiera
+hub init`` would be: a wrong password never stops the board; the right one, and TLS, carry every
+line."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+from broker import Broker, free_port
+from hall_rig import BOARD, HALL, HallRig, Hub
+
+from pi.config import MqttSpec, parse_mqtt_url
+
+
+def _spec(url: str, ca: Path | None = None) -> MqttSpec:
+    from dataclasses import replace
+    spec = parse_mqtt_url(url, ValueError)
+    return replace(spec, hall=HALL, board=BOARD, ca=ca)
+
+
+def _same(hub: Hub, rig: HallRig) -> None:
+    game = rig.link.game
+    hub.wait(lambda h: [h.journal(game).get(i) for i in range(1, len(rig.lines_on_disk()) + 1)]
+             == rig.lines_on_disk(), what="every line")
+
+
+def test_password_the_wrong_one_never_stops_the_board(tmp_path: Path) -> None:
+    passwd = tmp_path / "passwd"
+    for user, pw in (("board-7", "s3cret pw"), ("hub", "hubpw")):
+        subprocess.run(["mosquitto_passwd", "-b", *(["-c"] if user == "board-7" else []),
+                        str(passwd), user, pw], check=True, capture_output=True)
+    conf = tmp_path / "auth.conf"
+    conf.write_text(f"listener 1883\nallow_anonymous false\npassword_file {passwd}\n"
+                    f"persistence false\n")
+    with Broker(tmp_path, conf=conf) as broker, Hub(broker.port, auth=("hub", "hubpw")) as hub:
+        bad = _spec(f"mqtt://board-7:wrong@127.0.0.1:{broker.port}")
+        with HallRig(tmp_path / "bad", broker.port, spec=bad) as rig:
+            rig.move("d3", "e4", "white")  # refused by the broker: the board plays on
+            time.sleep(0.5)
+            assert not rig.link.connected.is_set()
+            assert len(rig.lines_on_disk()) >= 4
+        good = _spec(f"mqtt://board-7:s3cret%20pw@127.0.0.1:{broker.port}")
+        with HallRig(tmp_path / "good", broker.port, spec=good) as rig:
+            rig.move("d3", "e4", "white")
+            _same(hub, rig)
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def test_tls_with_the_halls_own_ca(tmp_path: Path) -> None:
+    ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
+    _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+             "-subj", "/CN=damiera test hall CA", cwd=tmp_path)
+    _openssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1",
+             cwd=tmp_path)
+    (tmp_path / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
+    _openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+             "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf",
+             cwd=tmp_path)
+    plain = free_port()  # the hub's side, in the clear on loopback
+    conf = tmp_path / "tls.conf"
+    conf.write_text(f"listener 8883\ncafile {tmp_path / 'ca.pem'}\n"
+                    f"certfile {tmp_path / 'server.pem'}\nkeyfile {tmp_path / 'server.key'}\n"
+                    f"listener {plain} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+    with Broker(tmp_path, conf=conf) as broker, Hub(plain) as hub:
+        spec = _spec(f"mqtts://127.0.0.1:{broker.port}", ca=tmp_path / "ca.pem")
+        with HallRig(tmp_path / "board", broker.port, spec=spec) as rig:
+            rig.move("d3", "e4", "white")
+            _same(hub, rig)
