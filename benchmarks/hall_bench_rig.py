@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
 from pi.hall import protocol
 
@@ -90,7 +91,8 @@ class SseClient:
                 return
 
     def _read(self, resp: Any) -> None:
-        name, data = None, []
+        name: str | None = None
+        data: list[str] = []
         while not self._stop:
             raw = resp.readline()
             if not raw:
@@ -164,9 +166,9 @@ def latencies(times: dict[tuple[str, str], dict[int, float]],
     """For every line published at or after ``since``: the time until the first ``board``
     event of its game whose ``lines`` reached it. Returns (latencies, lines never shown)."""
     by_game: dict[tuple[str, str], list[tuple[float, int]]] = defaultdict(list)
-    for wall, board, game, lines in seen:
+    for wall, board, game, held in seen:
         if game is not None:
-            by_game[(board, game)].append((wall, lines))
+            by_game[(board, game)].append((wall, held))
     out: list[float] = []
     unseen = 0
     for key, lines in times.items():
@@ -216,7 +218,7 @@ class StandInHub:
         self.dir = state_dir
         self.seen: list[tuple[float, str, str | None, int]] = []
         self.held: dict[tuple[str, str], int] = defaultdict(int)
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="bench-stand-in")
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-stand-in")
         self.client.on_message = self._on_message
         self.client.connect("127.0.0.1", port)
         self.client.subscribe(self.topics.all_boards("journal"), 1)

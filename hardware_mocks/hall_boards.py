@@ -172,7 +172,7 @@ class LightBoard:
     def _feed(self, event: Event) -> None:
         assert self._arbiter is not None
         if event.t < self._last_t:  # after a command journaled at its own time
-            event = dataclasses.replace(event, t=self._last_t)  # type: ignore[type-var]
+            event = dataclasses.replace(event, t=self._last_t)
         self._write(event.to_dict())
         self._arbiter.feed(event)
         over = self._arbiter.game.outcome is not None

@@ -34,6 +34,7 @@ from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
 from hardware_mocks.hall_boards import LightBoard, OnLine
 from pi.hall import protocol
@@ -53,7 +54,7 @@ class _Link:
         self.host, self.port, self.keepalive = host, port, keepalive
         self.up = False
         self.retry_at = 0.0
-        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+        c = mqtt.Client(CallbackAPIVersion.VERSION2,
                         client_id=protocol.client_id(board.topics.hall, board.name),
                         clean_session=False, protocol=mqtt.MQTTv311)
         c.max_inflight_messages_set(100)
