@@ -1,24 +1,40 @@
 """The web server's cost to the board (issue 10 targets): figures only, never assertions.
 
-Run: ``.venv/bin/python benchmarks/bench_web.py [--presses N] [--clients 1,100] [--quick]``.
+Run: ``.venv/bin/python benchmarks/bench_web.py [--presses N] [--clients 0,1,100] [--quick]``.
 
-1. **Clock press → SSE event at a client** — the real daemon (``pi.daemon.run_daemon``) on the
-   simulated board in real time, the web server on a loopback port, N SSE clients connected (an
-   aiohttp client in another process, as browsers would be). The clock button's GPIO pin is tapped (gpiozero
-   ``MockFactory``); measured from the tap to the arrival at each client of the first SSE message
-   of the press's journal line. p50/p99/max over presses × clients (target p99 ≤ 20 ms).
-2. **Sensor scan delay with 100 clients** — while presses stream to the clients: (a) the scan
-   thread's lateness (a scan begun after the deadline it slept until), (b) the event loop's lag
-   (a 2 ms timer on the daemon's loop: how late it runs is the longest a scan's output waits to
-   reach the controller). Target: no scan delayed by more than 5 ms.
-3. **RSS** — ``damiera run --simulate`` processes with ``--http off`` and with the server on,
-   VmRSS after start-up (a game on the board).
+Three processes, as on a real board: the daemon (``pi.daemon.run_daemon`` on the simulated
+board in real time, the web server on a loopback port) in a process of its own
+(``bench_web.py --daemon-mode STATE``), the N SSE clients in a second one (``--client-mode``:
+aiohttp clients, as browsers would be), and this driver, which presses the clock buttons through
+the simulator's controls (``POST /api/sim/button``: the button's GPIO pin tapped on gpiozero's
+``MockFactory`` inside the daemon). Times are ``time.perf_counter`` (CLOCK_MONOTONIC: one clock
+for all three processes).
+
+1. **Clock press → SSE event at a client** — from the tap of the pin (timed in the daemon's
+   process, so the HTTP request that asked for it is not counted: a real press is an edge on a
+   pin) to the arrival at each client of the first SSE message of the press's journal line.
+   p50/p99/max over presses × clients (target p99 ≤ 20 ms). The clients share one Python
+   process, which reads their sockets one after another: the last of 100 gets a line that
+   process's own milliseconds after the first. "sent p99" is the daemon's side: from the tap
+   until the line was handed to the kernel for every client.
+2. **Sensor scan delay** — while presses stream to the clients and a piece is lifted and put
+   back every fourth press: (a) the scan thread's lateness (a scan begun after the deadline it
+   slept until), (b) the event loop's lag (a 2 ms timer on the daemon's loop: how late it runs is
+   the longest a scan's output waits to reach the controller). Target: no scan delayed by more
+   than 5 ms.
+3. **RSS** — the daemon process's VmRSS at the end of each run (the clients still connected),
+   and ``damiera run --simulate`` with ``--http off`` and with the server on after start-up.
+
+``--profile FILE``: cProfile of the daemon's loop thread (the last client count's run).
+``--slow MS``: asyncio debug mode in the daemon, logging every callback that holds the loop
+longer than MS (stderr).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
 import json
 import os
 import socket
@@ -26,6 +42,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -34,16 +51,148 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "web"))
 
-import aiohttp
 
-from hardware_mocks.gpio import tap
-from web_rig import Rig
+# ---------------------------------------------------------------------- the daemon's process
 
+def daemon_mode(state_dir: str, profile: str | None, slow_ms: float | None) -> int:
+    """The daemon on the simulated board, web on; JSON on stdout: first ``{"port", "token"}``,
+    then for each ``stats`` line on stdin the figures since the last one; ``stop`` ends it."""
+    import logging
+
+    import hardware_mocks.sim_web as sim_web
+    from web_rig import Rig
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    taps: list[float] = []
+    original_tap = sim_web.tap
+
+    def timed_tap(factory: Any, gpio: int, pull_up: bool = True) -> None:
+        taps.append(time.perf_counter())
+        original_tap(factory, gpio, pull_up)
+    sim_web.tap = timed_tap  # the simulator's button route taps through this name
+    clock_lines: list[int] = []
+    sent: list[float] = []  # when the web's listener had written the line to every client
+    lags: list[float] = []
+    late: list[float] = []
+    fsyncs: list[float] = []  # those on the loop's thread (the journal's): how long they held it
+    real_fsync = os.fsync
+
+    def timed_fsync(fd: int) -> None:
+        t = time.perf_counter()
+        real_fsync(fd)
+        if threading.current_thread() is loop_thread:
+            fsyncs.append(time.perf_counter() - t)
+    os.fsync = timed_fsync
+    loop_thread: Any = None
+    with Rig(Path(state_dir)) as rig:
+        rig.wait(lambda s: s["phase"] == "playing")
+        server = rig.server
+        server.max_clients = 1000
+        loop = rig.loop
+        assert loop is not None
+        loop_thread = rig.thread
+
+        def fed(f: Any) -> None:
+            if f.record.get("type") == "button" and f.record.get("name") == "clock":
+                clock_lines.append(f.line)
+                sent.append(time.perf_counter())  # after the web's own listener (added first)
+        server.controller.listeners.append(fed)
+
+        def probe(expected: float) -> None:
+            lags.append(time.perf_counter() - expected)
+            loop.call_later(0.002, probe, time.perf_counter() + 0.002)
+        loop.call_soon_threadsafe(probe, time.perf_counter())
+        profiler: Any = None
+        if slow_ms is not None:
+            loop.call_soon_threadsafe(loop.set_debug, True)
+            loop.slow_callback_duration = slow_ms / 1000
+        if profile:
+            import cProfile
+            profiler = cProfile.Profile()
+            loop.call_soon_threadsafe(profiler.enable)  # the loop's thread only
+        scan_loop = rig.sim.hardware.scan_loop
+        original_scan = scan_loop.scanner.scan
+
+        def timed_scan() -> Any:
+            planned = scan_loop.scanner.next_deadline()
+            late.append(max(0.0, scan_loop.clock() - planned))
+            return original_scan()
+        scan_loop.scanner.scan = timed_scan
+        print(json.dumps({"port": rig.port, "token": rig.token}), flush=True)
+        for command in sys.stdin:
+            if command.strip() == "stats":
+                # a tap still unjournaled: left out
+                pairs = list(zip(clock_lines, taps, sent, strict=False))
+                out = {"presses": pairs, "lags": lags[:], "late": late[:], "rss": _rss_kb(),
+                       "fsync_max": max(fsyncs, default=0.0)}
+                del clock_lines[:], taps[:], sent[:], lags[:], late[:], fsyncs[:]
+                print(json.dumps(out), flush=True)
+            elif command.strip() == "stop":
+                break
+        if profiler is not None:
+            done = threading.Event()
+
+            def off() -> None:
+                profiler.disable()
+                done.set()
+            loop.call_soon_threadsafe(off)
+            done.wait(5)
+            profiler.dump_stats(profile)
+    return 0
+
+
+def _rss_kb(pid: int | str = "self") -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return -1
+
+
+class Daemon:
+    """The ``--daemon-mode`` process."""
+
+    def __init__(self, state_dir: str, profile: str | None, slow: float | None) -> None:
+        cmd = [sys.executable, __file__, "--daemon-mode", state_dir]
+        if profile:
+            cmd += ["--profile", profile]
+        if slow is not None:
+            cmd += ["--slow", str(slow)]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, cwd=ROOT)
+        first = self._read()
+        self.port, self.token = int(first["port"]), str(first["token"])
+
+    def _read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the daemon process ended (exit {self.proc.wait()})")
+        return json.loads(line)  # type: ignore[no-any-return]
+
+    def stats(self) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("stats\n")
+        self.proc.stdin.flush()
+        return self._read()
+
+    def stop(self) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write("stop\n")
+            self.proc.stdin.flush()
+            self.proc.wait(30)
+        except (BrokenPipeError, subprocess.TimeoutExpired):
+            self.proc.kill()
+            self.proc.wait()
+
+
+# ---------------------------------------------------------------------- the clients' process
 
 class Clients:
-    """N SSE clients in a separate process (so that they do not share the daemon's GIL):
-    ``bench_web.py --client-mode PORT N`` prints ``ready``, then on ``stop`` the arrival times
-    (``time.perf_counter``: CLOCK_MONOTONIC, the same clock in both processes) of every line."""
+    """N SSE clients in a process of their own: ``bench_web.py --client-mode PORT N`` prints
+    ``ready``, then on ``stop`` each journal line's arrival times (one per client: the first
+    message of that line it got)."""
 
     def __init__(self, port: int, n: int) -> None:
         self.port, self.n = port, n
@@ -66,19 +215,22 @@ class Clients:
 
 
 def client_mode(port: int, n: int) -> int:
+    import aiohttp
     arrivals: dict[int, list[float]] = {}
 
     async def one(session: aiohttp.ClientSession, connected: list[int],
                   ready: asyncio.Event) -> None:
+        last = -1
         async with session.get(f"http://127.0.0.1:{port}/events") as resp:
             connected.append(1)
             if len(connected) == n:
                 ready.set()
             async for raw in resp.content:
                 if raw.startswith(b"id: "):
-                    seen = arrivals.setdefault(int(raw[4:]), [])
-                    if len(seen) < n * 8:
-                        seen.append(time.perf_counter())
+                    line = int(raw[4:])
+                    if line != last:  # this client's first message of the line
+                        last = line
+                        arrivals.setdefault(line, []).append(time.perf_counter())
 
     async def run() -> None:
         ready = asyncio.Event()
@@ -96,70 +248,67 @@ def client_mode(port: int, n: int) -> int:
     return 0
 
 
-def latency(n_clients: int, presses: int) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp, Rig(Path(tmp)) as rig:
-        rig.wait(lambda s: s["phase"] == "playing")
-        server = rig.server
-        server.max_clients = n_clients + 10
-        clients = Clients(rig.port, n_clients)
-        if n_clients:
-            clients.start()
-        lags: list[float] = []
-        late: list[float] = []
-        loop = rig.loop
-        assert loop is not None
+# ---------------------------------------------------------------------- the driver
 
-        def probe(expected: float) -> None:
-            lags.append(time.perf_counter() - expected)
-            if len(lags) < 1_000_000:
-                loop.call_later(0.002, probe, time.perf_counter() + 0.002)
-        loop.call_soon_threadsafe(probe, time.perf_counter())
-        scan_loop = rig.sim.hardware.scan_loop
-        original = scan_loop.scanner.scan
+class Controls:
+    """The simulator's HTTP controls (the arbiter's token), one kept-alive connection."""
 
-        def timed_scan() -> Any:
-            planned = scan_loop.scanner.next_deadline()
-            late.append(max(0.0, scan_loop.clock() - planned))
-            return original()
-        scan_loop.scanner.scan = timed_scan
-        wiring = rig.sim.wiring
-        pressed: list[tuple[int, float]] = []
-        sides = ["white", "black"]
-        for i in range(presses):
-            side = sides[i % 2]
-            gpio = wiring.buttons[side]["clock"]
-            before = server.last_line
-            t0 = time.perf_counter()
-            tap(rig.sim.factory, gpio, wiring.button_pull_up)
-            end = time.monotonic() + 2
-            while server.last_line == before and time.monotonic() < end:
-                time.sleep(0.0005)
-            line = server.last_line
-            pressed.append((line, t0))
-            # sensor traffic between presses: a piece lifted and put back (the scans measured)
-            if i % 4 == 3:  # slow enough not to look like chattering contacts
-                rig.sim.board.lift("h1")
-                time.sleep(0.12)
-                rig.sim.board.place("h1")
-                time.sleep(0.12)
-            else:
-                time.sleep(0.03)
-        time.sleep(0.3)
-        arrivals = clients.finish()
-        samples: list[float] = []
-        for line, t0 in pressed:
-            # the first message of the press's line at each client (one per client)
-            samples.extend((t - t0) * 1000 for t in sorted(arrivals.get(line, []))[:n_clients])
-        samples.sort()
+    def __init__(self, port: int, token: str) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
 
-        def pct(p: float) -> float:
-            return samples[min(len(samples) - 1, int(p * len(samples)))] if samples else float("nan")
-        return {"clients": n_clients, "n": len(samples), "p50": pct(0.5), "p99": pct(0.99),
-                "max": samples[-1] if samples else float("nan"),
-                "loop_lag_max": max(lags) * 1000 if lags else float("nan"),
-                "loop_lag_p99": statistics.quantiles(lags, n=100)[98] * 1000 if len(lags) > 100
-                else float("nan"),
-                "scan_late_max": max(late) * 1000 if late else float("nan"), "scans": len(late)}
+    def post(self, path: str, body: dict[str, Any]) -> None:
+        self.conn.request("POST", path, body=json.dumps(body), headers=self.headers)
+        resp = self.conn.getresponse()
+        data = resp.read()
+        if resp.status != 200:
+            raise RuntimeError(f"{path}: {resp.status} {data[:200]!r}")
+
+
+def latency(n_clients: int, presses: int, profile: str | None = None,
+            slow: float | None = None, where: str | None = None) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(dir=where) as tmp:
+        daemon = Daemon(tmp, profile, slow)
+        try:
+            clients = Clients(daemon.port, n_clients)
+            if n_clients:
+                clients.start()
+            controls = Controls(daemon.port, daemon.token)
+            daemon.stats()  # start-up and connections not counted
+            for i in range(presses):
+                controls.post("/api/sim/button", {"name": "clock",
+                                                  "side": ("white", "black")[i % 2]})
+                time.sleep(0.05)  # beyond the buttons' 20 ms debounce
+                # sensor traffic between presses: a piece lifted and put back (the scans
+                # measured), slow enough not to look like chattering contacts
+                if i % 4 == 3:
+                    controls.post("/api/sim/lift", {"square": "h1"})
+                    time.sleep(0.12)
+                    controls.post("/api/sim/place", {"square": "h1"})
+                    time.sleep(0.12)
+            time.sleep(0.3)
+            stats = daemon.stats()
+            arrivals = clients.finish()
+        finally:
+            daemon.stop()
+    samples: list[float] = []
+    written = sorted((t1 - t0) * 1000 for _line, t0, t1 in stats["presses"])
+    for line, t0, _t1 in stats["presses"]:
+        samples.extend((t - t0) * 1000 for t in arrivals.get(line, []))
+    samples.sort()
+    lags, late = stats["lags"], stats["late"]
+
+    def pct(p: float) -> float:
+        return samples[min(len(samples) - 1, int(p * len(samples)))] if samples else float("nan")
+    return {"clients": n_clients, "presses": len(stats["presses"]), "n": len(samples),
+            "p50": pct(0.5), "p99": pct(0.99), "max": samples[-1] if samples else float("nan"),
+            "loop_lag_max": max(lags) * 1000 if lags else float("nan"),
+            "loop_lag_p99": statistics.quantiles(lags, n=100)[98] * 1000 if len(lags) > 100
+            else float("nan"),
+            "scan_late_max": max(late) * 1000 if late else float("nan"), "scans": len(late),
+            "rss": stats["rss"], "fsync_max": stats["fsync_max"] * 1000,
+            "sent_p99": written[min(len(written) - 1, int(0.99 * len(written)))]
+            if written else float("nan")}
 
 
 def free_port() -> int:
@@ -175,11 +324,7 @@ def rss(http: str, wait: float) -> int:
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             time.sleep(wait)
-            with open(f"/proc/{proc.pid}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1])
-            return -1
+            return _rss_kb(proc.pid)
         finally:
             proc.terminate()
             proc.wait(20)
@@ -192,25 +337,40 @@ def main(argv: list[str] | None = None) -> int:
                    help="SSE client counts (0: the server on, nobody listening: the baseline)")
     p.add_argument("--rss-wait", type=float, default=4.0)
     p.add_argument("--quick", action="store_true", help="tiny sizes (the test's run)")
+    p.add_argument("--profile", metavar="FILE", help="cProfile of the daemon's loop thread")
+    p.add_argument("--slow", type=float, metavar="MS",
+                   help="asyncio debug: log callbacks holding the daemon's loop > MS")
+    p.add_argument("--state-in", metavar="DIR",
+                   help="make the daemon's state directory here (default: the system's temporary "
+                        "folder; /dev/shm: no disk under the journal's fsync)")
     p.add_argument("--client-mode", nargs=2, type=int, metavar=("PORT", "N"),
                    help=argparse.SUPPRESS)
+    p.add_argument("--daemon-mode", metavar="STATE", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.client_mode:
         return client_mode(*args.client_mode)
+    if args.daemon_mode:
+        return daemon_mode(args.daemon_mode, args.profile, args.slow)
     presses = 4 if args.quick else args.presses
-    print(f"clock press -> SSE event at a client ({presses} presses; ms)")
-    print(f"{'clients':>8} {'n':>6} {'p50':>7} {'p99':>7} {'max':>7} | {'loop lag p99':>12} "
-          f"{'max':>7} | {'scan late max':>13} {'scans':>6}")
+    print(f"clock press -> SSE event at a client ({presses} presses; ms); daemon, clients and "
+          f"driver in three processes; state in {args.state_in or tempfile.gettempdir()}; "
+          f"load average {os.getloadavg()[0]:.2f}")
+    print(f"{'clients':>8} {'n':>6} {'p50':>7} {'p99':>7} {'max':>7} | {'sent p99':>8} | "
+          f"{'loop lag p99':>12} {'max':>7} | {'scan late max':>13} {'scans':>6} | "
+          f"{'fsync max':>9} | {'RSS MiB':>7}")
     for n in [int(x) for x in args.clients.split(",") if x]:
-        r = latency(n, presses)
+        r = latency(n, presses, args.profile, args.slow, args.state_in)
         print(f"{r['clients']:>8} {r['n']:>6} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['max']:>7.2f} | "
-              f"{r['loop_lag_p99']:>12.2f} {r['loop_lag_max']:>7.2f} | {r['scan_late_max']:>13.2f} "
-              f"{r['scans']:>6}")
+              f"{r['sent_p99']:>8.2f} | {r['loop_lag_p99']:>12.2f} "
+              f"{r['loop_lag_max']:>7.2f} | "
+              f"{r['scan_late_max']:>13.2f} {r['scans']:>6} | {r['fsync_max']:>9.2f} | "
+              f"{r['rss'] / 1024:>7.1f}")
     if not args.quick:
         off = rss("off", args.rss_wait)
         on = rss(f"127.0.0.1:{free_port()}", args.rss_wait)
         print(f"RSS of damiera run --simulate: web off {off / 1024:.1f} MiB, web on "
               f"{on / 1024:.1f} MiB (+{(on - off) / 1024:.1f} MiB)")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 
 

@@ -175,7 +175,8 @@ class BoardController:
     def _write_files(self) -> None:
         if self.session is not None:
             try:
-                self.session.write_files()
+                # on the session's writer thread: the loop never waits for these fsyncs
+                self.session.write_files(wait=False)
             except Exception:
                 log.exception("game files not rewritten; the journal has everything")
 

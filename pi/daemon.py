@@ -24,7 +24,10 @@ says "stopped", STOPPING=1, the hardware stops in reverse order.
 
 Blocking work never runs on the loop: scans run on the scan loop's thread, OLED frames on one
 worker thread (:class:`OledScreen`, the newest state only, under the bus lock that gives scans
-priority); the hall link publishes and reads its files on threads of its own.
+priority), ``game.pdn``/``report.json`` on the game session's writer thread; the hall link
+publishes and reads its files on threads of its own. The one fsync left on the loop is the
+journal's: the write-ahead rule (nothing is shown before its line is durable) puts it on the
+path of every input.
 """
 
 from __future__ import annotations

@@ -6,8 +6,11 @@ arbiter sees it, so whatever the event causes (a move on the screen, a flag on t
 disk first. After every decision that changes the record (a move committed or retracted, a flag
 raised or decided, the result) ``game.pdn`` and ``report.json`` are rewritten atomically
 (``pi.statedir.atomic_write``) by :meth:`GameSession.write_files`, which the daemon calls once
-it has shown and published what the input caused; ``report.json`` is exactly the
-``damiera replay --json`` report of the journal, so an arbiter can check one against the other.
+it has shown and published what the input caused (``wait=False``: the text is made on the loop,
+written and fsync'd by the session's writer thread, so those four fsyncs never hold the loop; the
+files may lag the journal by that write, never go backwards; at the game's end they are written
+before the ``finished`` marker); ``report.json`` is exactly the ``damiera replay --json`` report
+of the journal, so an arbiter can check one against the other.
 
 Resume (:meth:`GameSession.resume`): the journal of the unfinished game is read (a torn last line
 dropped), every line is fed to a fresh arbiter — the same code path as ``damiera replay`` — and a
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable
@@ -76,6 +80,7 @@ class GameSession:
         self._last_t = last_t
         self._finished = game.is_finished()
         self._files_stale = False
+        self._writer = _FileWriter(self._write_body)
 
     # ------------------------------------------------------------------ making one
 
@@ -212,19 +217,44 @@ class GameSession:
         """The TRACE.md report of the game so far."""
         return Report(self.arbiter.game, self.arbiter.flags)
 
-    def write_files(self) -> None:
+    def write_files(self, wait: bool = True) -> None:
         """Rewrites ``game.pdn`` and ``report.json`` if the record changed since they were last
         written. The daemon calls it after showing and publishing what an input caused: only
         the journal must be on disk before that (it holds the truth; these files are derived
-        from it, and cost four fsyncs)."""
-        if self._files_stale:
+        from it, and cost four fsyncs). ``wait=False`` (the daemon's loop): the files' text is
+        made now, on the caller's thread, and written by the session's writer thread (newest
+        text only): the four fsyncs never hold the loop; the files may lag the journal by the
+        time of those writes, never go backwards (a newer text is never overwritten by an
+        older one)."""
+        if not self._files_stale:
+            return
+        if wait:
             self._write_files()
+            return
+        self._files_stale = False
+        body = self._body()
+        if body is not None:
+            self._writer.submit(body)
+
+    def flush(self) -> None:
+        """Waits until the writer thread has written the last text handed to it."""
+        self._writer.flush()
+
+    def _body(self) -> dict[str, Any] | None:
+        try:
+            return self.report().to_json()
+        except Exception:  # derived files: the journal has everything
+            log.exception("game %s: cannot make game.pdn/report.json", self.game.id)
+            return None
 
     def _write_files(self) -> None:
         self._files_stale = False
-        report = self.report()
+        body = self._body()
+        if body is not None:
+            self._writer.write_now(body)
+
+    def _write_body(self, body: dict[str, Any]) -> None:
         try:
-            body = report.to_json()
             self.game.write_pdn(body["pdn"])
             self.game.write_report(body)
         except OSError as exc:
@@ -235,10 +265,94 @@ class GameSession:
     def close(self) -> None:
         """Brings the files up to date and closes the journal (already durable)."""
         self.write_files()
+        self._writer.close()
         self.journal.close()
 
 
 # ---------------------------------------------------------------------- helpers
+
+class _FileWriter:
+    """Writes a game's derived files on a thread of its own, newest text only: a text handed
+    over while another is being written replaces any text still waiting. Every text carries a
+    generation number; one older than the last written is skipped, so :meth:`write_now` (on the
+    caller's thread) is never undone by an older text the thread still held."""
+
+    def __init__(self, write: Any) -> None:
+        self._write = write
+        self._cond = threading.Condition()
+        self._io = threading.Lock()  # one write at a time, whichever thread
+        self._pending: tuple[int, dict[str, Any]] | None = None
+        self._busy = False
+        self._gen = 0
+        self._written = 0
+        self._closing = False
+        self._thread: threading.Thread | None = None
+
+    def submit(self, body: dict[str, Any]) -> None:
+        with self._cond:
+            self._gen += 1
+            self._pending = (self._gen, body)
+            if self._thread is None and not self._closing:
+                self._thread = threading.Thread(target=self._run, name="game-files",
+                                                daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+        if self._closing:  # closed: no thread any more, written here
+            self.flush()
+
+    def write_now(self, body: dict[str, Any]) -> None:
+        with self._cond:
+            self._gen += 1
+            gen = self._gen
+            self._pending = None  # older than this one: never written
+        self._write_if_newer(gen, body)
+
+    def _write_if_newer(self, gen: int, body: dict[str, Any]) -> None:
+        with self._io:
+            if gen <= self._written:
+                return
+            self._written = gen
+            self._write(body)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while self._pending is None and not self._closing:
+                    self._cond.wait()
+                if self._pending is None:
+                    return
+                (gen, body), self._pending = self._pending, None
+                self._busy = True
+            try:
+                self._write_if_newer(gen, body)
+            except Exception:  # the thread must go on; the journal holds all
+                log.exception("game files not rewritten; the journal has everything")
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    def flush(self) -> None:
+        with self._cond:
+            if self._thread is None or not self._thread.is_alive():
+                item, self._pending = self._pending, None
+            else:
+                while self._pending is not None or self._busy:
+                    self._cond.wait()
+                item = None
+        if item is not None:
+            self._write_if_newer(*item)
+
+    def close(self) -> None:
+        """Writes what waits, then ends the thread."""
+        self.flush()
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+            thread = self._thread
+        if thread is not None:
+            thread.join()
+
 
 def _round_t(t: float) -> float:
     """Journal times to the millisecond (the sensors' debounce is 30 ms; JSON stays short)."""

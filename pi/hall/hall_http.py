@@ -273,11 +273,15 @@ class HallServer(WebServer):
         for row in rows:  # a paired board is listed in the hall before it is heard from
             self.hub.board(row["board"])
         for row in rows:
-            pairing = {"round": row["round"], "white": row["white"], "black": row["black"]}
-            if self.hub.config.event:
-                pairing["event"] = self.hub.config.event
-            self.hub.push_pairing(row["board"], pairing)
+            self.hub.push_pairing(row["board"], self.pairing_command(row))
         return web.json_response({"pushed": len(rows)})
+
+    def pairing_command(self, row: dict[str, str]) -> dict[str, str]:
+        """A pairings.csv row as the board's ``pairing`` command (PROTOCOL.md)."""
+        pairing = {"round": row["round"], "white": row["white"], "black": row["black"]}
+        if self.hub.config.event:
+            pairing["event"] = self.hub.config.event
+        return pairing
 
     async def api_results(self, request: web.Request) -> web.Response:
         return web.json_response(results(self.hub, await self.is_arbiter(request)))

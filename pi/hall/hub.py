@@ -71,6 +71,8 @@ class Hub:
         self.known: dict[str, dict[str, int]] = {}
         self.asks: dict[tuple[str, str], _Ask] = {}
         self.acks: dict[str, asyncio.Future[P.Ack]] = {}
+        #: board → (command id, pairing) sent and not yet acked (push_pairing)
+        self.pairing_out: dict[str, tuple[str, dict[str, str]]] = {}
         self.recent: dict[str, deque[Fed]] = {}
         self.token = auth.load_or_create_token(self.root)
         self.throttle = auth.Throttle()
@@ -145,9 +147,12 @@ class Hub:
             if heads.board != board:
                 raise P.BadMessage(f"status of board {heads.board!r} on board {board}'s topic")
             view = self.board(board)
+            came_online = heads.online and not view.online
             view.online = heads.online
             view.last_heard = time.time()
             self.heads[board] = heads
+            if came_online:
+                self._repush_pairing(board)
             for game, lines, _finished in heads.games:
                 self._want(board, game, lines)
             if heads.game is not None:
@@ -161,6 +166,11 @@ class Hub:
             return []
         if leaf == "ack":
             ack = P.parse_ack(payload)
+            out = self.pairing_out.get(board)
+            if out is not None and out[0] == ack.id:
+                del self.pairing_out[board]
+                if not ack.ok:
+                    log.warning("board %s refused its pairing: %s", board, ack.error)
             future = self.acks.pop(ack.id, None)
             if future is not None and not future.done():
                 future.set_result(ack)
@@ -319,10 +329,22 @@ class Hub:
         return web.json_response({"line": ack.line, "record": record, "decisions": decisions,
                                   "board": board, "command": cmd_id})
 
-    def push_pairing(self, board: str, pairing: dict[str, str]) -> str:
+    def push_pairing(self, board: str, pairing: dict[str, str], *, send: bool = True) -> str:
+        """Sends ``pairing`` to ``board`` and keeps it until the board acks it: a board that
+        was never connected has no session at the broker to queue it in, so an unanswered
+        pairing is sent again (same id: the board does it once) whenever the board's status
+        says it is online. ``send`` False: only kept (the hub's start, from pairings.csv)."""
         cmd_id = uuid.uuid4().hex
-        self.publish(self.topics.board(board, "cmd"), P.pairing_payload(cmd_id, pairing))
+        self.pairing_out[board] = (cmd_id, dict(pairing))
+        if send:
+            self.publish(self.topics.board(board, "cmd"), P.pairing_payload(cmd_id, pairing))
         return cmd_id
+
+    def _repush_pairing(self, board: str) -> None:
+        out = self.pairing_out.get(board)
+        if out is not None:
+            log.info("board %s online: its pairing sent again (not answered yet)", board)
+            self.publish(self.topics.board(board, "cmd"), P.pairing_payload(out[0], out[1]))
 
     # ------------------------------------------------------------------ summaries
 

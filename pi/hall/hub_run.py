@@ -45,6 +45,13 @@ class HubApp:
         self.server.pairings.load()
         for _, board in self.server.pairings.rows:
             self.hub.board(board)
+        # each board's latest pairing (the highest round) goes to it again when it is next seen
+        # online: the hub cannot know whether the board had it before the hub stopped
+        latest: dict[str, dict[str, str]] = {}
+        for row in sorted(self.server.pairings.rows.values(), key=lambda r: round_key(r["round"])):
+            latest[row["board"]] = row
+        for board, row in latest.items():
+            self.hub.push_pairing(board, self.server.pairing_command(row), send=False)
         for ws in self.hub.servers.values():
             ws.start_feeds()
         await self.server.start()
@@ -82,6 +89,14 @@ async def run_hub(config: HubConfig) -> None:
         await stop.wait()
     finally:
         await app.stop()
+
+
+def round_key(rnd: str) -> tuple[int, float, str]:
+    """Rounds in their order: numbers by value ("2" before "10", "3.1" after "3"), then names."""
+    try:
+        return (0, float(rnd), "")
+    except ValueError:
+        return (1, 0.0, rnd)
 
 
 def main_hub(args: argparse.Namespace) -> int:

@@ -20,7 +20,7 @@ from pi.web.views import line_events
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Client", "Stream", "encode", "replay_journal_events"]
+__all__ = ["Client", "Stream", "encode", "encode_state", "replay_journal_events"]
 
 
 def encode(line: int | None, name: str, data: dict[str, Any]) -> bytes:
@@ -29,23 +29,75 @@ def encode(line: int | None, name: str, data: dict[str, Any]) -> bytes:
     return f"{head}event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
+def encode_state(line: int | None, data: dict[str, Any], moves: Any = None) -> bytes:
+    """The ``state`` message of ``data`` (an ``/api/state`` object); ``moves``: the server's
+    :class:`pi.web.views.MoveDicts`, whose moves are encoded once, not at every line."""
+    listed = data.get("moves")
+    if moves is None or not listed:
+        return encode(line, "state", data)
+    rest = json.dumps({k: v for k, v in data.items() if k != "moves"}, separators=(",", ":"))
+    head = "" if line is None else f"id: {line}\n"
+    sep = "," if rest != "{}" else ""
+    return (f'{head}event: state\ndata: {rest[:-1]}{sep}"moves":{moves.encode(listed)}}}\n\n'
+            .encode())
+
+
 @dataclass(eq=False)
 class Client:
-    """One connected SSE client: a bounded queue of encoded messages; ``dropped`` once it fell
-    behind (its handler ends the response)."""
+    """One connected SSE client; ``dropped`` once it fell behind (its handler ends the response).
+
+    Until :meth:`attach` (the response's headers and first messages are being written),
+    messages wait in ``queue`` (bounded: ``maxsize`` messages). Once attached, each message goes
+    straight to the client's socket (``transport.write``: non-blocking, buffered by asyncio),
+    framed as the response's chunked encoding frames it: one write per client and line, no task
+    woken for it (100 clients cost one pass over them); a client whose unsent bytes pass
+    ``limit`` does not read: it is dropped, never waited for."""
 
     queue: asyncio.Queue[bytes | None]
     dropped: bool = False
+    limit: int = 1 << 20
+    transport: Any = None
+    chunked: bool = True
 
     def offer(self, message: bytes) -> None:
         if self.dropped:
             return
+        if self.transport is not None:
+            self._send(message)
+            return
         try:
             self.queue.put_nowait(message)
         except asyncio.QueueFull:
-            self.dropped = True
-            log.info("an SSE client fell %d messages behind: dropped", self.queue.maxsize)
-            self.close()
+            self._drop(f"fell {self.queue.maxsize} messages behind")
+
+    def attach(self, transport: Any, chunked: bool) -> None:
+        """From now on messages go straight to ``transport``; those waiting go first."""
+        self.transport, self.chunked = transport, chunked
+        while not self.dropped:
+            try:
+                message = self.queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            if message is None:  # closed meanwhile: the handler must still see it
+                self.queue.put_nowait(None)
+                return
+            self._send(message)
+
+    def _send(self, message: bytes) -> None:
+        transport = self.transport
+        if transport.is_closing():
+            self._drop("went away")
+            return
+        if transport.get_write_buffer_size() > self.limit:
+            self._drop(f"left more than {self.limit} bytes unread")
+            return
+        transport.write(b"%x\r\n%s\r\n" % (len(message), message) if self.chunked
+                        else message)
+
+    def _drop(self, why: str) -> None:
+        self.dropped = True
+        log.info("an SSE client %s: dropped", why)
+        self.close()
 
     def close(self) -> None:
         """Ends the client's response: its handler wakes on None (a message dropped if full)."""

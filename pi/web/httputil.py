@@ -11,11 +11,8 @@ from typing import Any
 
 from aiohttp import web
 
-__all__ = ["MAX_BODY", "RESULTS", "check_action", "error", "keep_auth", "http", "json_body",
+__all__ = ["MAX_BODY", "check_action", "error", "keep_auth", "http", "json_body",
            "conditional", "read", "whole_lines", "line_of"]
-
-#: The results an arbiter may adjudicate (every variant's set).
-RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*")
 
 #: Request bodies larger than this are refused (413): an arbiter action is a few dozen bytes.
 MAX_BODY = 16 * 1024
@@ -99,28 +96,16 @@ def line_of(message: bytes) -> int:
 
 def check_action(body: dict[str, Any]) -> dict[str, Any]:
     """The body of ``POST /api/arbiter`` checked (the TRACE.md arbiter object less ``t``):
-    ``{"action", "result"?, "text"?}``; a 400 naming the problem otherwise."""
-    from engine.events import ARBITER_ACTIONS
-    action = body.get("action")
-    if action not in ARBITER_ACTIONS:
-        raise http(400, f"unknown action; expected one of {', '.join(ARBITER_ACTIONS)}")
-    extra = set(body) - {"action", "result", "text", "type"}
-    if extra:
-        raise http(400, f"unexpected key(s): {', '.join(sorted(extra))}")
-    result, text = body.get("result"), body.get("text")
-    if action == "adjudicate":
-        if result not in RESULTS:
-            raise http(400, "adjudicate needs \"result\": a PDN result")
-    elif result is not None:
-        raise http(400, "only adjudicate takes a result")
-    if action == "note":
-        if not isinstance(text, str) or not text.strip() or len(text) > 2000:
-            raise http(400, "note needs \"text\": 1 to 2000 characters")
-    elif text is not None:
-        raise http(400, "only note takes a text")
-    out = {"action": action}
-    if result is not None:
-        out["result"] = result
-    if text is not None:
-        out["text"] = text
+    ``{"action", "result"?, "text"?}``; a 400 naming the problem otherwise. The checks are
+    ``pi.arbiter_request``'s, the same for a hub's ``cmd``."""
+    from pi.arbiter_request import check_arbiter_request
+    try:
+        req = check_arbiter_request(body)
+    except ValueError as exc:
+        raise http(400, str(exc)) from None
+    out: dict[str, Any] = {"action": req.action}
+    if req.result is not None:
+        out["result"] = req.result
+    if req.text is not None:
+        out["text"] = req.text
     return out

@@ -29,10 +29,11 @@ from pi.session import Fed
 from pi.web import auth
 from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,
                              keep_auth, line_of, read, whole_lines)
-from pi.web.feeds import Client, Stream, encode, replay_journal_events
+from pi.web.feeds import Client, Stream, encode, encode_state, replay_journal_events
 from pi.web.replay import replay_states
-from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, decisions_json,
-                          line_events, public_events, public_snapshot, state_dict)
+from pi.web.views import (MoveDicts, PublicSnapshot, broadcast_pdn, clock_dict,
+                          decisions_json, line_events, public_events, public_snapshot,
+                          state_dict)
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,7 @@ class WebServer:
         self.arbiter_stream = Stream()
         self.public_stream = Stream()
         self.flag_lines: dict[int, int] = {}
+        self.moves = MoveDicts()  # the game's move dicts, made once each
         self.last_line = 0
         self.last_record: dict[str, Any] | None = None
         self.snapshot: PublicSnapshot | None = None
@@ -88,6 +90,7 @@ class WebServer:
         self.public_snap: PublicSnapshot | None = None
         self._runner: web.AppRunner | None = None
         self._release: asyncio.Task[None] | None = None
+        self._pinger: asyncio.Task[None] | None = None
         # serve False: the handlers only, mounted by another server (the hall's hub)
         self.app = self._make_app(routes) if serve else web.Application()
 
@@ -124,13 +127,18 @@ class WebServer:
                     self.port)
 
     def start_feeds(self) -> None:
-        """Starts releasing the delayed public lines (when a broadcast delay is set)."""
+        """Starts the clients' pings, and releasing the delayed public lines (when a broadcast
+        delay is set). RuntimeError (and nothing made) without a running loop."""
+        loop = asyncio.get_running_loop()
         if self.delay > 0 and self._release is None:
-            self._release = asyncio.ensure_future(self._release_loop())
+            self._release = loop.create_task(self._release_loop())
+        if self._pinger is None:
+            self._pinger = loop.create_task(self._ping_loop())
 
     async def stop(self) -> None:
-        if self._release is not None:
-            self._release.cancel()
+        for task in (self._release, self._pinger):
+            if task is not None:
+                task.cancel()
         for stream in (self.arbiter_stream, self.public_stream):
             for c in list(stream.clients):
                 c.close()
@@ -148,7 +156,7 @@ class WebServer:
             return
         line = c.session.journal.line_count
         self.last_line = line
-        self.snapshot = public_snapshot(c, line, None)
+        self.snapshot = public_snapshot(c, line, None, self.moves)
         self.public_snap = self.snapshot
         for stream in (self.arbiter_stream, self.public_stream):
             stream.game, stream.last = c.session.game.id, line
@@ -169,19 +177,19 @@ class WebServer:
         msgs = [encode(fed.line, n, d) for n, d in events]
         state = None
         if self.arbiter_stream.clients:  # nobody listening: no state built (the board's time)
-            state = encode(fed.line, "state", state_dict(
+            state = encode_state(fed.line, state_dict(
                 c, fed.line, arbiter_view=True, snap=None, last_record=fed.record,
-                flag_lines=self.flag_lines))
+                flag_lines=self.flag_lines, cache=self.moves), self.moves)
         self.arbiter_stream.publish(game, fed.line, msgs, state)
         # the public stream: events derived from the broadcast view (held moves stay out)
         prev = self.snapshot
-        snap = public_snapshot(c, fed.line, prev)
+        snap = public_snapshot(c, fed.line, prev, self.moves)
         self.snapshot = snap
         pub = public_events(fed, events, prev, snap)
         pub_state = None
         if self.delay > 0 or self.public_stream.clients:
             pub_state = state_dict(c, fed.line, arbiter_view=False, snap=snap, last_record=None,
-                                   flag_lines=self.flag_lines)
+                                   flag_lines=self.flag_lines, cache=self.moves)
         pub_msgs = [encode(fed.line, n, d) for n, d in pub]
         if self.delay > 0:
             at = time.monotonic() if received is None else received
@@ -204,7 +212,17 @@ class WebServer:
             self.public_state = state
         self.public_snap = snap
         self.public_stream.publish(game, line, msgs,
-                                   None if state is None else encode(line, "state", state))
+                                   None if state is None else encode_state(line, state,
+                                                                           self.moves))
+
+    async def _ping_loop(self) -> None:
+        """``: ping`` to every SSE client every ``ping`` seconds (keeps proxies and phones from
+        closing a quiet stream; a client that does not read fills its queue and is dropped)."""
+        while True:
+            await asyncio.sleep(self.ping)
+            for stream in (self.arbiter_stream, self.public_stream):
+                for client in list(stream.clients):
+                    client.offer(b": ping\n\n")
 
     async def _release_loop(self) -> None:
         while True:
@@ -353,7 +371,8 @@ class WebServer:
         if arbiter_view or self.delay <= 0:
             return state_dict(c, self.last_line, arbiter_view=arbiter_view,
                               snap=None if arbiter_view else self.snapshot,
-                              last_record=self.last_record, flag_lines=self.flag_lines)
+                              last_record=self.last_record, flag_lines=self.flag_lines,
+                              cache=self.moves)
         if self.public_state is not None:
             return dict(self.public_state)
         # delayed and nothing old enough yet: the game's start, no moves, no flags
@@ -490,6 +509,12 @@ class WebServer:
         after: int | None = None
         if raw is not None and raw.strip().isdigit() and len(raw.strip()) < 12:
             after = int(raw.strip())
+        # ids are the journal's line numbers and restart with each game: an id from another
+        # game (``game``: the game_id the client last saw) says nothing of this one: the whole
+        # state, as to a new client
+        game = request.query.get("game")
+        if game is not None and stream.game is not None and game != stream.game:
+            after = None
         if len(self.arbiter_stream.clients) + len(self.public_stream.clients) >= self.max_clients:
             raise http(503, "too many live clients", retry=True)
         client = Client(asyncio.Queue(maxsize=self.client_queue))
@@ -501,11 +526,15 @@ class WebServer:
         try:
             await response.prepare(request)
             await response.write(b"retry: 2000\n\n" + b"".join(first))
+            if request.transport is not None and not response.compression:
+                # from here on publish() writes to the socket itself (feeds.Client.attach)
+                # (framed as aiohttp frames it: chunked for HTTP/1.1, no Content-Length)
+                client.attach(request.transport, chunked=tuple(request.version) >= (1, 1))
             while not client.dropped:
-                try:
-                    msg = await asyncio.wait_for(client.queue.get(), timeout=self.ping)
-                except asyncio.TimeoutError:
-                    msg = b": ping\n\n"
+                # a plain get (no asyncio.wait_for: a task and a timer per message and client);
+                # attached, only the end (None) comes this way; the pings come from one task
+                # for all (_ping_loop)
+                msg = await client.queue.get()
                 if msg is None:
                     break
                 await response.write(msg)

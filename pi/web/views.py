@@ -7,6 +7,7 @@ thread, between the controller's own steps.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,11 +18,64 @@ from engine.decisions import (ClockChanged, Flag, FlagDecided, FlagRaised, GameE
 from engine.pdn import SEVEN_TAGS
 from pi.session import Fed
 
-__all__ = ["flag_dict", "public_flag", "HELD_TEXT", "clock_dict", "state_dict", "line_events",
+__all__ = ["MoveDicts", "flag_dict", "public_flag", "HELD_TEXT", "clock_dict", "state_dict", "line_events",
            "PublicSnapshot", "public_snapshot", "public_events", "broadcast_pdn"]
 
-#: GameType as lidraughts reads it (it takes the first number; the short form is what it writes).
+#: GameType as lidraughts reads it. Checked in lidraughts' draughts library (RoepStoep/lidraughts):
+#: ``format/pdn/Tags.scala`` ``Tags.variant`` matches the tag's whole value against
+#: ``GameTypeRegex = ([0-9]+)(,[WB],[0-9]+,[0-9]+,[ANS][0123](,[01])?)?`` and looks its first
+#: number up with ``Variant.byGameType``; ``variant/Standard.scala`` has ``gameType = 20`` and
+#: ``variant/Brazilian.scala`` ``gameType = 26``. The short form is what lidraughts itself
+#: writes (its study export: ``Tag(_.GameType, variant.gameType)``). Without the tag it falls
+#: back on a ``Variant`` tag by name, which an Italian or English game would not match.
 _LIDRAUGHTS_GAMETYPE = {"international": "20", "brazilian": "26"}
+
+#: The tag values above, as lidraughts' ``GameTypeRegex`` accepts them (a whole match).
+LIDRAUGHTS_GAMETYPE_RE = r"([0-9]+)(,[WB],[0-9]+,[0-9]+,[ANS][0123](,[01])?)?"
+
+
+class MoveDicts:
+    """The report dicts of a game's moves, made once per move: each journal line's views (the
+    state, the broadcast snapshot) would otherwise remake every move of the game (a cost that
+    grows with the game). Moves are compared by identity: a retracted move and whatever came
+    after it are made again. The lists handed out are shared: read them, never change them."""
+
+    def __init__(self) -> None:
+        self._moves: list[Any] = []
+        self._dicts: list[dict[str, Any]] = []
+        self._json: list[str | None] = []
+
+    def of(self, moves: Any) -> list[dict[str, Any]]:
+        n = 0
+        known = self._moves
+        limit = min(len(known), len(moves))
+        while n < limit and known[n] is moves[n]:
+            n += 1
+        del known[n:], self._dicts[n:], self._json[n:]
+        for m in moves[n:]:
+            known.append(m)
+            self._dicts.append(m.to_dict())
+            self._json.append(None)
+        return list(self._dicts)
+
+    def encode(self, moves: list[dict[str, Any]]) -> str:
+        """``moves`` as a compact JSON array; the dicts this cache handed out are encoded once
+        (a state's JSON is otherwise re-encoded whole, every move of the game, every line)."""
+        parts = []
+        dicts, done = self._dicts, self._json
+        for i, d in enumerate(moves):
+            if i < len(dicts) and dicts[i] is d:
+                text = done[i]
+                if text is None:
+                    text = done[i] = json.dumps(d, separators=(",", ":"))
+                parts.append(text)
+            else:
+                parts.append(json.dumps(d, separators=(",", ":")))
+        return "[" + ",".join(parts) + "]"
+
+
+def _move_dicts(game: Any, cache: MoveDicts | None) -> list[dict[str, Any]]:
+    return [m.to_dict() for m in game.moves] if cache is None else cache.of(game.moves)
 
 
 def flag_dict(f: Flag, line: int | None = None) -> dict[str, Any]:
@@ -55,7 +109,15 @@ def clock_dict(controller: Any) -> dict[str, Any] | None:
         r = clock.read(session.last_t)
     return {"white": r.white.seconds, "black": r.black.seconds,
             "running": None if r.running is None else r.running.label,
-            "state": str(r.state), "t": round(r.t, 3), "server_time": time.time()}
+            "state": str(r.state), "t": round(r.t, 3), "server_time": time.time(),
+            # COMP 4.3: moves completed by each side, and those still owed in the current
+            # period (None: the rest of the game) - what the time control's periods count
+            "moves": {"white": r.white.moves, "black": r.black.moves},
+            "moves_to_control": {"white": r.white.moves_to_control,
+                                 "black": r.black.moves_to_control},
+            # COMP 3.11.3, 5.6: a face in the mosse-lampo phase shows the time left for the
+            # current move, not the player's time
+            "lampo": {"white": r.white.in_lampo, "black": r.black.in_lampo}}
 
 
 def metadata(controller: Any) -> dict[str, Any]:
@@ -94,8 +156,8 @@ class PublicSnapshot:
     objs: tuple[Any, ...] = ()
 
 
-def public_snapshot(controller: Any, line: int, previous: PublicSnapshot | None
-                    ) -> PublicSnapshot | None:
+def public_snapshot(controller: Any, line: int, previous: PublicSnapshot | None,
+                    cache: MoveDicts | None = None) -> PublicSnapshot | None:
     """The broadcast view now, or ``previous`` kept when an irregularity is pending (its move is
     held until the opponent decides: viewers never see a move taken back). None: no game."""
     session = controller.session
@@ -113,10 +175,14 @@ def public_snapshot(controller: Any, line: int, previous: PublicSnapshot | None
     v = game.variant
     # a move's dict is rebuilt only when its (frozen) RecordedMove changed: a long game's
     # snapshot per journal line stays cheap (the hall's hub makes one per line of 200 boards)
-    old_objs = previous.objs if (previous is not None and same_game) else ()
-    old_moves = previous.moves if (previous is not None and same_game) else []
-    moves = [old_moves[i] if i < len(old_objs) and old_objs[i] is m else m.to_dict()
-             for i, m in enumerate(game.moves)]
+    # (the board's server keeps a MoveDicts cache of its own: the same dicts for every view)
+    if cache is not None:
+        moves = _move_dicts(game, cache)
+    else:
+        old_objs = previous.objs if (previous is not None and same_game) else ()
+        old_moves = previous.moves if (previous is not None and same_game) else []
+        moves = [old_moves[i] if i < len(old_objs) and old_objs[i] is m else m.to_dict()
+                 for i, m in enumerate(game.moves)]
     return PublicSnapshot(
         line, time.time(), moves,
         [(m.notation + (m.nag or ""), m.side.label, m.setup_fen, m.clock) for m in game.moves],
@@ -191,8 +257,9 @@ def _q(value: str) -> str:
 
 def state_dict(controller: Any, line: int, *, arbiter_view: bool,
                snap: PublicSnapshot | None, last_record: dict[str, Any] | None,
-               flag_lines: dict[int, int]) -> dict[str, Any]:
-    """The ``/api/state`` object (API.md)."""
+               flag_lines: dict[int, int], cache: MoveDicts | None = None) -> dict[str, Any]:
+    """The ``/api/state`` object (API.md). ``cache``: the moves' dicts made once (the web
+    server's, for the game in play)."""
     session = controller.session
     faults = [{"address": f.address, "kind": f.kind, "message": f.message,
                "squares": list(f.squares)} for f in controller.faults.values()]
@@ -216,7 +283,7 @@ def state_dict(controller: Any, line: int, *, arbiter_view: bool,
             out["message"] = HELD_TEXT
     out["squares_to_fix"] = list(getattr(arbiter, "squares_to_fix", ()) or ())
     if arbiter_view or snap is None:
-        out["moves"] = [m.to_dict() for m in game.moves]
+        out["moves"] = _move_dicts(game, cache)
         out["fen"] = game.board.fen()
         out["result"] = game.result
         out["result_reason"] = None if game.outcome is None else game.outcome.reason

@@ -16,7 +16,7 @@ from engine.events import ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
 from engine.replay import replay_lines
 from pi.journal import JournalDamagedError, JournalWriteError
 from pi.session import GameSession
-from pi.statedir import StateDir
+from pi.statedir import GameDir, StateDir
 
 START = {"type": "start", "variant": "italian", "fen": None, "clock": True, "transcribed": True,
          "time_control": "600", "white": "Rossi", "black": "Bianchi"}
@@ -106,6 +106,41 @@ def test_files_follow_the_record(state: StateDir) -> None:
     # report.json is exactly the replay of the journal (TRACE.md)
     replayed = replay_lines(session.game.trace.read_text().splitlines()).to_json()
     assert replayed == report
+
+
+def test_the_daemons_writes_go_to_a_thread_and_never_go_backwards(
+        state: StateDir, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``write_files(wait=False)`` (the daemon's loop) hands the text to the writer thread: the
+    loop does not wait for its four fsyncs; an older text never overwrites a newer one."""
+    import threading
+    session = GameSession.begin(state, START)
+    _opening(session)
+    gate = threading.Event()
+    threads: list[str] = []
+    real_write = GameDir.write_pdn
+
+    def slow_write(game: GameDir, text: str) -> None:
+        threads.append(threading.current_thread().name)
+        gate.wait(5)
+        real_write(game, text)
+
+    monkeypatch.setattr(GameDir, "write_pdn", slow_write)
+    session.write_files(wait=False)  # 22-18: held by the gate on the writer thread
+    assert "22-18" not in session.game.pdn.read_text()  # returned before the write
+    session.feed(PieceLifted(3.0, "e6"))  # black answers 11-15 (11 = e6, 15 = f5: IT 2.4)
+    session.feed(PiecePlaced(3.4, "f5"))
+    session.feed(ButtonPressed(4.0, "clock", "black"))
+    gate.set()
+    session.write_files()  # now, on this thread: the newest text
+    session.flush()
+    assert threads[0] == "game-files" and threads[-1] == threading.current_thread().name
+    report = json.loads(session.game.report.read_text())
+    assert [m["notation"] for m in report["moves"]] == ["22-18", "11-15"]
+    assert "11-15" in session.game.pdn.read_text()
+    writer = session._writer._thread  # noqa: SLF001 - the session's own writer thread
+    assert writer is not None and writer.is_alive()
+    session.close()  # the thread ends
+    assert not writer.is_alive()
 
 
 def test_resume_replays_the_journal_and_appends_a_restart(state: StateDir) -> None:

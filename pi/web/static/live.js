@@ -48,10 +48,14 @@ export function clockNow(clock, receivedAt, nowMs = performance.now(), wallNow =
  * `onStatus(text)` is told "live", "reconnecting…".
  */
 export function followEvents(handlers, onStatus = () => {}) {
-  let lastId = null, source = null, delay = 1000, stopped = false;
+  let lastId = null, gameId = null, source = null, delay = 1000, stopped = false;
   const names = ["state", "move", "flag", "clock", "result"];
   function open() {
-    const url = lastId === null ? "events" : `events?last_event_id=${encodeURIComponent(lastId)}`;
+    // ids are journal lines and restart with each game: the game they belong to goes along,
+    // so that an id from a game since ended gets the whole state (API.md)
+    const game = gameId === null ? "" : `&game=${encodeURIComponent(gameId)}`;
+    const url = lastId === null ? "events"
+      : `events?last_event_id=${encodeURIComponent(lastId)}${game}`;
     source = new EventSource(url);
     source.onopen = () => { delay = 1000; onStatus("live"); };
     source.onerror = () => {
@@ -66,6 +70,7 @@ export function followEvents(handlers, onStatus = () => {}) {
         if (ev.lastEventId) lastId = ev.lastEventId;
         let data;
         try { data = JSON.parse(ev.data); } catch { return; }
+        if (name === "state" && data.game_id) gameId = data.game_id;
         if (handlers[name]) handlers[name](data, ev.lastEventId);
       });
     }

@@ -1,0 +1,58 @@
+"""Pairings reach boards that were not connected when they were uploaded (the usual case: the
+arbiter uploads the round before the boards are switched on). A board that never connected has
+no session at the broker to queue the command in, so the hub keeps each board's pairing until
+the board acks it and sends it again when the board's status says online; after a restart it
+sends each board its latest round's pairing again (the board does a repeated pairing once)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from tests.hall.broker import Broker
+from tests.hall.hub_rig import FakeBoard, HubRig, wait
+
+CSV = "round,board,white,black\n1,8,Anna,Marco\n2,8,Bruno,Carla\n"
+
+
+def _pairings(board: FakeBoard) -> list[dict[str, str]]:
+    return [c.pairing for c in board.commands if c.pairing]
+
+
+def test_a_pairing_waits_for_a_board_that_was_never_connected(tmp_path: Path) -> None:
+    with Broker(tmp_path) as broker:
+        with HubRig(tmp_path / "hub", broker.url) as rig:
+            status, got = rig.json("POST", "/api/pairings", raw=CSV.encode(), token=rig.token,
+                                   headers={"Content-Type": "text/csv"})
+            assert status == 200 and got == {"pushed": 2}
+            board = FakeBoard(broker.url, "8")  # switched on after the upload
+            try:
+                time.sleep(0.5)
+                assert _pairings(board) == []  # nothing was queued for it at the broker
+                board.client.publish(board.topics.board("8", "status"),
+                                     b'{"online": true, "board": "8", "game": null, "lines": 0,'
+                                     b' "games": []}', qos=1, retain=True).wait_for_publish(5)
+                wait(lambda: _pairings(board), what="the pairing sent again")
+                assert _pairings(board)[-1]["white"] == "Bruno"  # the latest, round 2
+                wait(lambda: rig.call(lambda: "8" not in rig.hub.pairing_out),
+                     what="the ack")
+                n = len(_pairings(board))
+                # acked: going offline and online again sends nothing more
+                for online in (b"false", b"true"):
+                    board.client.publish(board.topics.board("8", "status"),
+                                         b'{"online": %s, "board": "8"}' % online, qos=1,
+                                         retain=True).wait_for_publish(5)
+                time.sleep(0.5)
+                assert len(_pairings(board)) == n
+            finally:
+                board.close()
+        # a hub restart: the latest round's pairing goes to the board again when it is seen
+        board = FakeBoard(broker.url, "8")
+        try:
+            before = len(_pairings(board))
+            with HubRig(tmp_path / "hub", broker.url):
+                # the board's retained status says online: the hub sends it on subscribing
+                wait(lambda: len(_pairings(board)) > before, what="the pairing after a restart")
+                assert _pairings(board)[-1]["round"] == "2"
+        finally:
+            board.close()
