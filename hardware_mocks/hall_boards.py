@@ -1,0 +1,294 @@
+"""Light simulated boards for the hall's benchmark and tests: protocol-level publishers.
+
+A :class:`LightBoard` is what a hall's hub sees of a real board (``pi/hall/PROTOCOL.md``), with
+no daemon, sensors or web server behind it: it plays random legal games
+(:func:`hardware_mocks.hall_games.natural_game`) as the journal a real board writes —
+``STATE/games/<id>/trace.jsonl``, TRACE.md lines: a start line with the board's pairing, number,
+id and ``started_at``, the power-up snapshot, lifts, places, adjustments and clock presses at
+their times, an ``end`` once the arbiter (the engine's, fed every line as on the board) has a
+result — and publishes each line after writing it (QoS 1, with its line number), its retained
+``status`` (journal heads) and ``state`` (the ``/api/state`` object's fields the hub reads), a
+retained will, answers ``resend`` from the journal file, journals arbiter ``action`` commands and
+takes ``pairing`` commands for its next game, answering a repeated command id as the first time.
+Games follow one another with a pause; ``pace`` runs game time N times faster than the wall.
+
+The MQTT side is :mod:`hardware_mocks.hall_fleet` (many boards in one thread): a board only
+calls its ``publish(topic, payload, retained)`` (QoS 1) and is given ``cmd`` payloads.
+``on_line(board, game, line, wall)`` is told the wall time each journal line was published
+(the benchmark's start of latency).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import math
+import random
+import time
+from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from engine.arbiter import Arbiter
+from engine.errors import DamieraError
+from engine.events import ArbiterActed, Event, TraceEnded
+from engine.trace import parse_trace
+from hardware_mocks.hall_games import TIME_CONTROL, Pace, natural_game
+from pi.hall import protocol
+from pi.journal import encode_line
+from pi.statedir import make_game_id
+
+log = logging.getLogger(__name__)
+
+__all__ = ["LightBoard", "Publish", "OnLine"]
+
+Publish = Callable[[str, bytes, bool], None]  # topic, payload, retained (always QoS 1)
+OnLine = Callable[[int, str, int, float], None]
+
+
+class LightBoard:
+    """One simulated board (module docstring). ``root``: its state directory (``games/<id>/``
+    made here). ``pace``: game seconds per wall second. ``pause``: game seconds between games.
+    ``max_plies``: (least, most) moves before a long game is agreed drawn or resigned.
+    ``games``: how many games it plays (None: no end). Call :meth:`attach` before the first
+    :meth:`run_due`."""
+
+    def __init__(self, number: int, hall: str, root: Path, *, seed: int = 0,
+                 variant: str = "italian", pace: float = 1.0, pause: float = 120.0,
+                 max_plies: tuple[int, int] = (60, 120), games: int | None = None,
+                 think: Pace | None = None, accomodo: float = 0.04, on_line: OnLine | None = None,
+                 first_game_at: float | None = None) -> None:
+        self.number = number
+        self.name = str(number)
+        self.topics = protocol.Topics(hall)
+        self.root = Path(root)
+        self.rng = random.Random(seed * 100_003 + number)
+        self.variant = variant
+        self.pace = pace
+        self.pause = pause
+        self.max_plies = max_plies
+        self.games_left = games
+        self.think = think or Pace()
+        self.accomodo = accomodo
+        self.on_line = on_line
+        self.pairing: dict[str, str] = {"event": f"{hall} bench", "round": "1",
+                                        "white": f"White {number}", "black": f"Black {number}"}
+        self.heads: list[list[Any]] = []  # [id, lines, finished], oldest first
+        self.answers: dict[str, bytes] = {}  # command id -> the ack it got (QoS 1 repeats)
+        self.publish: Publish = lambda topic, payload, retained: None
+        self._seq = 0
+        self._path: Path | None = None
+        self._file: Any = None
+        self._arbiter: Arbiter | None = None
+        self._events: Iterator[Event] | None = None
+        self._next: Event | None = None
+        self._t0 = 0.0  # wall time of game time 0
+        self._last_t = 0.0
+        self._last_record: dict[str, Any] | None = None
+        self._start_line: dict[str, Any] = {}
+        self._next_game = time.time() if first_game_at is None else first_game_at
+
+    # -- the board's side of the link -------------------------------------------------------
+    def attach(self, publish: Publish) -> None:
+        self.publish = publish
+
+    def topic(self, leaf: str) -> str:
+        return self.topics.board(self.name, leaf)
+
+    def connected(self) -> None:
+        """On every (re)connection: the heads and the state, retained (PROTOCOL.md)."""
+        self.publish_status()
+        self.publish_state()
+
+    @property
+    def game_id(self) -> str | None:
+        return self.heads[-1][0] if self.heads and not self.heads[-1][2] else None
+
+    @property
+    def lines(self) -> int:
+        return int(self.heads[-1][1]) if self.heads else 0
+
+    def publish_status(self) -> None:
+        games = [(g, n, f) for g, n, f in self.heads]
+        current = self.game_id
+        self.publish(self.topic("status"), protocol.status_payload(
+            self.name, current, self.lines if current else 0, games), True)
+
+    def publish_state(self) -> None:
+        self.publish(self.topic("state"), json.dumps(
+            self.state(), separators=(",", ":")).encode(), True)
+
+    # -- time -------------------------------------------------------------------------------
+    def due(self) -> float:
+        """Wall time of the next thing this board does (inf: nothing more)."""
+        if self._next is not None:
+            return self._t0 + self._next.t / self.pace
+        if self._events is None and self.games_left != 0:
+            return self._next_game
+        return math.inf
+
+    def run_due(self, now: float) -> None:
+        """Does everything due by wall time ``now``: new games, the events of the one on."""
+        while self.due() <= now:
+            if self._events is None:
+                self._begin(self._next_game)
+                continue
+            assert self._next is not None
+            event = self._next
+            self._next = next(self._events, None)
+            self._feed(event)
+
+    # -- a game -----------------------------------------------------------------------------
+    def _begin(self, now: float) -> None:
+        self._seq += 1
+        when = datetime.fromtimestamp(now, timezone.utc)
+        game_id = make_game_id(when, self._seq, self.number)
+        self._path = self.root / "games" / game_id / "trace.jsonl"
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = open(self._path, "xb", buffering=0)
+        start: dict[str, Any] = {"type": "start", "variant": self.variant, "fen": None,
+                                 "clock": True, "transcribed": True,
+                                 "time_control": TIME_CONTROL,
+                                 "white": self.pairing["white"], "black": self.pairing["black"],
+                                 "event": self.pairing["event"], "round": self.pairing["round"],
+                                 "board": self.number, "id": game_id,
+                                 "started_at": when.isoformat(timespec="milliseconds")}
+        self._start_line = start
+        parsed, _ = parse_trace([json.dumps(start)])
+        self._arbiter = Arbiter(parsed)
+        self._t0 = now
+        self._last_t = 0.0
+        self.heads.append([game_id, 0, False])
+        del self.heads[:-protocol.MAX_GAMES]
+        plies = self.rng.randint(*self.max_plies)
+        self._events = natural_game(self.variant, self.rng, max_plies=plies,
+                                    accomodo=self.accomodo, pace=self.think)
+        self._write(start)
+        self.publish_status()
+        self._next = next(self._events, None)
+
+    def _feed(self, event: Event) -> None:
+        assert self._arbiter is not None
+        if event.t < self._last_t:  # after a command journaled at its own time
+            event = dataclasses.replace(event, t=self._last_t)
+        self._write(event.to_dict())
+        self._arbiter.feed(event)
+        over = self._arbiter.game.outcome is not None
+        if over or self._next is None:
+            self._end()
+        elif event.to_dict().get("name") in ("clock", "draw_offer"):
+            self.publish_state()
+
+    def _end(self) -> None:
+        """The result is in (or the game generator ran out): ``end``, the heads, the state."""
+        assert self._arbiter is not None
+        t = round(self._last_t + 1.0, 3)
+        self._write(TraceEnded(t).to_dict())
+        self._arbiter.feed(TraceEnded(t))
+        self.heads[-1][2] = True
+        self._file.close()
+        self._events = None
+        self._next = None
+        if self.games_left is not None:
+            self.games_left -= 1
+        self._next_game = self._t0 + t / self.pace + self.pause / self.pace
+        self.publish_status()
+        self.publish_state()
+
+    def _write(self, record: dict[str, Any]) -> int:
+        data = encode_line(record)
+        self._file.write(data)  # unbuffered: the bytes are in the file when this returns
+        self.heads[-1][1] += 1
+        line = int(self.heads[-1][1])
+        self._last_t = max(self._last_t, float(record.get("t", 0.0)))
+        self._last_record = record
+        game = str(self.heads[-1][0])
+        self.publish(self.topic("journal"),
+                     protocol.journal_payload(game, line, data[:-1].decode("utf-8")), False)
+        if self.on_line is not None:
+            self.on_line(self.number, game, line, time.time())
+        return line
+
+    # -- commands ---------------------------------------------------------------------------
+    def on_command(self, payload: bytes, now: float) -> None:
+        try:
+            cmd = protocol.parse_command(payload)
+        except protocol.BadMessage as exc:
+            log.warning("board %s: %s", self.name, exc)
+            return
+        if isinstance(cmd, protocol.Resend):
+            self.resend(cmd.game, cmd.start)
+            return
+        answer = self.answers.get(cmd.id)
+        if answer is None:
+            answer = protocol.ack_payload(self._carry_out(cmd, now))
+            self.answers[cmd.id] = answer
+        self.publish(self.topic("ack"), answer, False)
+
+    def _carry_out(self, cmd: protocol.Command, now: float) -> protocol.Ack:
+        if cmd.pairing is not None:
+            self.pairing.update(cmd.pairing)
+            return protocol.Ack(cmd.id, True)
+        action = cmd.action or {}
+        if self._events is None or self._arbiter is None:
+            return protocol.Ack(cmd.id, False, error="no game in play")
+        try:
+            t = round(max(self._last_t, (now - self._t0) * self.pace), 3)
+            event = ArbiterActed(t, str(action["action"]), action.get("result"),
+                                 action.get("text"))
+            parse_trace([json.dumps(self._start_line), json.dumps(event.to_dict())])
+        except (KeyError, DamieraError) as exc:
+            return protocol.Ack(cmd.id, False, error=str(exc)[:200])
+        line = self._write(event.to_dict())
+        self._arbiter.feed(event)
+        if self._arbiter.game.outcome is not None:
+            self._end()
+        else:
+            self.publish_state()
+        return protocol.Ack(cmd.id, True, line=line)
+
+    def resend(self, game: str, start: int) -> None:
+        """Republishes lines ``start``… of ``game`` read back from the journal file."""
+        path = self.root / "games" / game / "trace.jsonl"
+        try:
+            with open(path, "rb") as f:
+                for number, raw in enumerate(f, start=1):
+                    if number >= start and raw.endswith(b"\n"):
+                        self.publish(self.topic("journal"), protocol.journal_payload(
+                            game, number, raw[:-1].decode("utf-8")), False)
+        except OSError as exc:
+            log.warning("board %s: resend of %s: %s", self.name, game, exc)
+
+    # -- the state --------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """The ``/api/state`` object (``pi/web/API.md``, arbiter view) of this board now."""
+        s = self._start_line
+        a = self._arbiter
+        base: dict[str, Any] = {
+            "line": self.lines, "phase": "setup", "view": "arbiter", "game_id": None,
+            "metadata": {"event": s.get("event"), "round": s.get("round"), "site": None,
+                         "date": None, "board": self.number, "white": s.get("white"),
+                         "black": s.get("black"), "variant": self.variant,
+                         "time_control": TIME_CONTROL, "started_at": s.get("started_at"),
+                         "clock": True, "size": 10 if self.variant == "international" else 8},
+            "fen": None, "moves": [], "flags": [], "clock": None, "result": "*",
+            "result_reason": None, "squares_to_fix": [], "sensor_faults": [],
+            "last_line": self._last_record, "message": ""}
+        if a is None:
+            return base
+        game = a.game
+        clock = None
+        if a.clock is not None:
+            r = a.clock.read(max(self._last_t, 0.0))
+            clock = {"white": r.white.seconds, "black": r.black.seconds,
+                     "running": None if r.running is None else r.running.label,
+                     "state": str(r.state), "t": round(r.t, 3), "server_time": time.time()}
+        base.update({"phase": "over" if game.outcome is not None else "playing",
+                     "game_id": s.get("id"), "fen": game.board.fen(),
+                     "moves": [m.to_dict() for m in game.moves],
+                     "flags": [f.to_dict() for f in a.flags], "clock": clock,
+                     "result": game.result,
+                     "result_reason": None if game.outcome is None else game.outcome.reason})
+        return base
