@@ -30,7 +30,7 @@ from engine.timecontrol import minimum_time_warnings, parse_time_control_tag
 from engine.variants import find_variant
 
 __all__ = ["ConfigError", "Config", "HttpSpec", "MqttSpec", "load_config", "parse_config",
-           "parse_mqtt_url",
+           "parse_mqtt_url", "read_config_text",
            "MAX_CONFIG_BYTES"]
 
 #: A configuration file larger than this is refused unread (the example is ~3 kB).
@@ -136,6 +136,12 @@ class Config:
 
 def load_config(path: str | os.PathLike[str]) -> Config:
     """Reads and validates the file ``path``. Raises ConfigError (one line)."""
+    return parse_config(read_config_text(path), str(path), base=Path(path).resolve().parent)
+
+
+def read_config_text(path: str | os.PathLike[str]) -> str:
+    """The text of a configuration file, read with a size limit. Raises ConfigError (one line:
+    unreadable, too large, not UTF-8). Shared by ``damiera.toml`` and the hub's ``hub.toml``."""
     source = str(path)
     try:
         with open(path, "rb") as f:
@@ -148,7 +154,7 @@ def load_config(path: str | os.PathLike[str]) -> Config:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(source, "", f"not UTF-8 text (byte {exc.start})") from None
-    return parse_config(text, source, base=Path(path).resolve().parent)
+    return text
 
 
 def parse_config(text: str, source: str = "damiera.toml", base: Path | None = None) -> Config:

@@ -21,8 +21,8 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pi.config import (MAX_CONFIG_BYTES, ConfigError, HttpSpec, MqttSpec, _host_port, _Reader,
-                       parse_mqtt_url)
+from pi.config import (ConfigError, HttpSpec, MqttSpec, _host_port, _Reader,
+                       parse_mqtt_url, read_config_text)
 
 __all__ = ["HubConfig", "load_hub_config", "parse_hub_config", "hub_config_from_args",
            "DEFAULT_HALL", "DEFAULT_HTTP"]
@@ -49,19 +49,7 @@ class HubConfig:
 
 def load_hub_config(path: str | os.PathLike[str]) -> HubConfig:
     """Reads and validates ``path``. Raises ConfigError (one line)."""
-    source = str(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(source, "", f"cannot read the file ({exc.strerror or exc})") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(source, "", f"larger than {MAX_CONFIG_BYTES} bytes; not a config file")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(source, "", f"not UTF-8 text (byte {exc.start})") from None
-    return parse_hub_config(text, source, base=Path(path).resolve().parent)
+    return parse_hub_config(read_config_text(path), str(path), base=Path(path).resolve().parent)
 
 
 def parse_hub_config(text: str, source: str = "hub.toml", base: Path | None = None) -> HubConfig:
