@@ -66,11 +66,11 @@ from engine.board import Board
 from engine.events import ButtonPressed, SnapshotTaken
 from engine.variants import COLOR_NAMES, find_variant
 from hardware_mocks.players import physical
-from pi.config import Config
-from pi.controller import BoardController
-from pi.session import GameSession
-from pi.statedir import StateDir
-from pi.timebase import GameTime
+from pi.board.config import Config
+from pi.board.controller import BoardController
+from pi.board.session import GameSession
+from pi.board.statedir import StateDir
+from pi.drivers.timebase import GameTime
 
 
 # ---------------------------------------------------------------------------- 5. resume

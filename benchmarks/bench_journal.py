@@ -1,5 +1,5 @@
-"""Cost of journaling one event (pi.journal.Journal.append: encode, write, fsync): p50, p99, max;
-and of reading back a long journal at resume (pi.journal.Journal.resume).
+"""Cost of journaling one event (pi.board.journal.Journal.append: encode, write, fsync): p50, p99, max;
+and of reading back a long journal at resume (pi.board.journal.Journal.resume).
 
 The daemon shows nothing before the event is on disk, so this is the floor of the latency from a
 sensor change to the move on the screen (issue 9 targets p99 <= 5 ms in total on a PC). On a Pi
@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.events import GameStarted, PieceLifted, PiecePlaced
-from pi.journal import Journal
+from pi.board.journal import Journal
 
 
 def main() -> None:

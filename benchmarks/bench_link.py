@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python benchmarks/bench_link.py [--games N] [--quick]``.
 
-A real :class:`pi.controller.BoardController` on a real state directory (journal fsync'd) plays
+A real :class:`pi.board.controller.BoardController` on a real state directory (journal fsync'd) plays
 the bundled sample game (``pi/samples/italian_sample.jsonl``, natural physical events) ``--games``
 times, inside a running asyncio loop, with a :class:`pi.hall.link.BoardLink` connected to a
 private Mosquitto (``tests/hall/broker.py``) and a subscriber counting what arrives. Measured on
@@ -39,10 +39,10 @@ from broker import Broker
 
 from engine.events import SnapshotTaken
 from hardware_mocks.simulate import _read_trace
-from pi.config import Config, MqttSpec
-from pi.controller import BoardController
-from pi.statedir import StateDir
-from pi.timebase import GameTime
+from pi.board.config import Config, MqttSpec
+from pi.board.controller import BoardController
+from pi.board.statedir import StateDir
+from pi.drivers.timebase import GameTime
 
 SAMPLE = ROOT / "pi" / "samples" / "italian_sample.jsonl"
 

@@ -27,9 +27,9 @@ from hardware_mocks.clock import FakeClock
 from hardware_mocks.positions import initial_occupancy
 from hardware_mocks.smbus import I2C_M_RD, FakeI2CBus, wire_bits
 from hardware_mocks.virtual_board import VirtualBoard
-from pi.bus import BusLock
-from pi.hardware import build_scanner
-from pi.wiring import EXAMPLES_DIR, load_wiring
+from pi.drivers.bus import BusLock
+from pi.drivers.hardware import build_scanner
+from pi.drivers.wiring import EXAMPLES_DIR, load_wiring
 from smbus2 import i2c_msg
 
 CASES = [("mcp23017_8x8", 64), ("pcf8575_8x8", 64), ("mcp23017_10x10", 100),

@@ -24,9 +24,9 @@ sys.path[:0] = [str(ROOT), str(HERE)]
 from daemon_rig import WIRING, Sim, now, task_cpu
 from engine.board import Board
 from engine.variants import find_variant
-from pi.config import load_config
+from pi.board.config import load_config
 from pi.daemon import Parts
-from pi.wiring import example_wiring, load_wiring
+from pi.drivers.wiring import example_wiring, load_wiring
 
 def daemon_command(config: Path, state_dir: Path, own: bool) -> tuple[list[str], str]:
     """The command that runs the daemon on the fakes: ``damiera run --simulate`` when the

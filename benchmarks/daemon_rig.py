@@ -27,15 +27,15 @@ from hardware_mocks.players import physical
 from hardware_mocks.smbus import FakeI2CBus
 from hardware_mocks.serial import BroadcastPort
 from hardware_mocks.virtual_board import VirtualBoard
-from pi.config import Config
-from pi.controller import BoardController
+from pi.board.config import Config
+from pi.board.controller import BoardController
 from pi.daemon import Parts, run_daemon
-from pi.hardware import build_hardware
-from pi.notify import Notifier
-from pi.session import GameSession
-from pi.statedir import StateDir
-from pi.timebase import GameTime
-from pi.wiring import Wiring, example_wiring, load_wiring
+from pi.drivers.hardware import build_hardware
+from pi.board.notify import Notifier
+from pi.board.session import GameSession
+from pi.board.statedir import StateDir
+from pi.drivers.timebase import GameTime
+from pi.drivers.wiring import Wiring, example_wiring, load_wiring
 
 VARIANT = "italian"
 TIME_CONTROL = "5400+30"
@@ -141,7 +141,7 @@ class Stages:
 
     @contextmanager
     def installed(self) -> Iterator[None]:
-        from pi.journal import Journal
+        from pi.board.journal import Journal
         saved = (GameSession._append_and_feed, GameSession._write_files, Journal.append)
         feed, files, append = saved
         stages = self

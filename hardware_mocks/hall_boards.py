@@ -37,8 +37,8 @@ from engine.events import ArbiterActed, Event, TraceEnded
 from engine.trace import parse_trace
 from hardware_mocks.hall_games import TIME_CONTROL, Pace, natural_game
 from pi.hall import protocol
-from pi.journal import encode_line
-from pi.statedir import make_game_id
+from pi.board.journal import encode_line
+from pi.board.statedir import make_game_id
 
 log = logging.getLogger(__name__)
 

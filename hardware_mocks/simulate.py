@@ -39,15 +39,15 @@ from hardware_mocks.smbus import FakeI2CBus
 from hardware_mocks.terminal import TerminalDisplay
 from hardware_mocks.trace_player import TracePlayer, resume_point
 from hardware_mocks.virtual_board import VirtualBoard
-from pi.config import Config
+from pi.board.config import Config
 from pi.daemon import Parts
-from pi.faults import SensorInterrupt
-from pi.hardware import Hardware, build_hardware
-from pi.journal import JournalError, read_journal
-from pi.statedir import StateDir, StateDirError, resolve_state_dir
-from pi.timebase import GameTime
-from pi.errors import WiringError
-from pi.wiring import Wiring, example_wiring, load_wiring
+from pi.drivers.faults import SensorInterrupt
+from pi.drivers.hardware import Hardware, build_hardware
+from pi.board.journal import JournalError, read_journal
+from pi.board.statedir import StateDir, StateDirError, resolve_state_dir
+from pi.drivers.timebase import GameTime
+from pi.drivers.errors import WiringError
+from pi.drivers.wiring import Wiring, example_wiring, load_wiring
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ class _SimOut(queue.Queue[Any]):
 
 
 class _SteppedHardware:
-    """The built :class:`~pi.hardware.Hardware`, started without its scan thread: the scan
+    """The built :class:`~pi.drivers.hardware.Hardware`, started without its scan thread: the scan
     loop's sink is the daemon's, and the simulator calls ``scan_loop.step()`` itself on the
     simulated clock. Everything else is the wrapped object's."""
 

@@ -1,6 +1,6 @@
 """The simulator's terminal screen: what the OLED shows, as text lines on a terminal.
 
-:class:`TerminalDisplay` stands in for the OLED's :class:`pi.display.BoardDisplay` in the
+:class:`TerminalDisplay` stands in for the OLED's :class:`pi.drivers.display.BoardDisplay` in the
 simulator only (the daemon draws on it as on the OLED, through the same ``render`` calls): each
 state the controller shows becomes a line with the move count, the side to move, both clock
 faces (the engine's face text, ``FLAG`` once fallen), the last move and the message. A change of
@@ -14,7 +14,7 @@ import sys
 import threading
 from typing import Any, TextIO
 
-from pi.display import BoardDisplay, DisplayState, face_texts
+from pi.drivers.display import BoardDisplay, DisplayState, face_texts
 
 __all__ = ["TerminalDisplay", "state_line"]
 

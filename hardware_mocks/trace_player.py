@@ -42,11 +42,11 @@ from typing import TYPE_CHECKING, Any
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced,
                            SnapshotTaken, TraceEnded)
 from hardware_mocks.gpio import tap
-from pi.scan_loop import MAX_SCANS_PER_INSTANT
+from pi.drivers.scan_loop import MAX_SCANS_PER_INSTANT
 
 if TYPE_CHECKING:
     from hardware_mocks.simulate import Simulation
-    from pi.controller import BoardController
+    from pi.board.controller import BoardController
 
 log = logging.getLogger(__name__)
 

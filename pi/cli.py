@@ -257,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _cmd_token(args: argparse.Namespace) -> int:
     from pi.run import _config
-    from pi.statedir import resolve_state_dir
+    from pi.board.statedir import resolve_state_dir
     from pi.web.auth import TOKEN_FILE, read_token
     root = resolve_state_dir(args.state_dir, _config(args.config).state_dir)
     token = read_token(root)

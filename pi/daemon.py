@@ -4,8 +4,8 @@
 in reverse in ``finally``):
 
 1. the state directory (locked: one daemon per directory), the hardware from the wiring file
-   (``pi.hardware.build_hardware``; the simulator passes its fakes through ``parts``), the
-   controller (``pi.controller``) with the OLED as its screen and the buzzer;
+   (``pi.drivers.hardware.build_hardware``; the simulator passes its fakes through ``parts``), the
+   controller (``pi.board.controller``) with the OLED as its screen and the buzzer;
 2. resume of an unfinished game (its journal replayed, a ``restart`` line journaled); the web
    server (``--http``) and the hall's MQTT link (``[mqtt]``, ``pi.hall.link``), both
    controller listeners;
@@ -42,14 +42,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi.config import Config
-from pi.controller import BoardController, Listener
-from pi.display import BoardDisplay, DisplayState
-from pi.hardware import Hardware
-from pi.notify import Notifier
-from pi.scan_loop import asyncio_sink
-from pi.statedir import StateDir
-from pi.wiring import Wiring
+from pi.board.config import Config
+from pi.board.controller import BoardController, Listener
+from pi.drivers.display import BoardDisplay, DisplayState
+from pi.drivers.hardware import Hardware
+from pi.board.notify import Notifier
+from pi.drivers.scan_loop import asyncio_sink
+from pi.board.statedir import StateDir
+from pi.drivers.wiring import Wiring
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """``damiera run [--config FILE] [--wiring FILE] [--state-dir DIR] [--simulate ...]``.
 
-Reads and checks the config (``pi.config``) and the wiring (``pi.wiring``) before touching
+Reads and checks the config (``pi.board.config``) and the wiring (``pi.drivers.wiring``) before touching
 anything: an error in either is one line on stderr and exit status 2. Then the state directory is
 opened (and locked) and :func:`pi.daemon.run_daemon` runs until SIGTERM/SIGINT.
 
@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import DamieraError
-from pi.config import Config, ConfigError, load_config
+from pi.board.config import Config, ConfigError, load_config
 from pi.daemon import Parts, run_daemon
-from pi.journal import JournalError
-from pi.statedir import StateDir, StateDirError, resolve_state_dir
-from pi.wiring import Wiring, load_wiring
+from pi.board.journal import JournalError
+from pi.board.statedir import StateDir, StateDirError, resolve_state_dir
+from pi.drivers.wiring import Wiring, load_wiring
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                              http_default=args.http is None and config.http is None))
     wiring = load_wiring(args.wiring or DEFAULT_WIRING)
     root = resolve_state_dir(args.state_dir, config.state_dir)
-    from pi.hardware import build_hardware
+    from pi.drivers.hardware import build_hardware
 
     def build(out: Any) -> Any:
         return build_hardware(wiring, out, _game_time())
@@ -111,7 +111,7 @@ def _http(option: str | None, config: Config, simulate: bool) -> tuple[str, int]
         option = DEFAULT_SIM_HTTP if simulate else "off"
     if option.strip().lower() == "off":
         return None
-    from pi.config import parse_config
+    from pi.board.config import parse_config
     try:
         spec = parse_config(f"http = {_toml_string(option)}", source="--http").http
     except ConfigError as exc:
@@ -125,7 +125,7 @@ def _hall(config: Config, url: str | None, board: str | None, hall: str | None) 
     RunError (one line; never the URL's password)."""
     from dataclasses import replace
 
-    from pi.config import parse_mqtt_url
+    from pi.board.config import parse_mqtt_url
     from pi.hall.protocol import SEGMENT
     number = config.board
     if board is not None:
@@ -192,7 +192,7 @@ def _config(path: str | None) -> Config:
 
 
 def _game_time() -> Any:
-    from pi.timebase import GameTime
+    from pi.drivers.timebase import GameTime
     return GameTime()
 
 

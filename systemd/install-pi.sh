@@ -9,7 +9,7 @@
 # - creates a virtualenv in /opt/damiera/venv with damiera and its `pi` extra (the GPIO backends
 #   lgpio and RPi.GPIO, pinned in pyproject.toml);
 # - copies the example config to /etc/damiera/damiera.toml and a wiring file (default
-#   pi/wiring/mcp23017_8x8.toml, or --wiring FILE) to /etc/damiera/wiring.toml, never
+#   pi/drivers/wiring/mcp23017_8x8.toml, or --wiring FILE) to /etc/damiera/wiring.toml, never
 #   overwriting files already there (your edits survive a re-install);
 # - installs systemd/damiera.service, enables it and (unless --no-start) (re)starts it.
 #
@@ -26,7 +26,7 @@ USER_NAME=damiera
 GROUPS_NEEDED=(i2c gpio dialout)
 
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-WIRING="$SRC/pi/wiring/mcp23017_8x8.toml"
+WIRING="$SRC/pi/drivers/wiring/mcp23017_8x8.toml"
 START=1
 DRY_RUN=0
 

@@ -24,9 +24,9 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from pi.arbiter_request import ArbiterRequest
+from pi.board.arbiter_request import ArbiterRequest
 from pi.hall.protocol import MAX_GAMES, PAIRING_KEYS, Ack
-from pi.statedir import StateDir, atomic_write, fsync_dir
+from pi.board.statedir import StateDir, atomic_write, fsync_dir
 
 log = logging.getLogger(__name__)
 

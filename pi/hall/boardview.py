@@ -26,10 +26,10 @@ from engine.decisions import FlagRaised
 from engine.replay import Report
 from engine.trace import parse_event, parse_start
 from engine.variants import Variant, find_variant
-from pi.config import Config
+from pi.board.config import Config
 from pi.hall.replica import GameReplica, game_order
-from pi.session import Fed
-from pi.statedir import GameDir
+from pi.board.session import Fed
+from pi.board.statedir import GameDir
 from pi.web.httputil import http
 from pi.web.server import WebServer
 

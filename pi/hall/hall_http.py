@@ -22,7 +22,7 @@ from pi.hall.boardview import BoardView
 from pi.hall.hub import Hub, board_key
 from pi.hall.rounds import (PairingError, Pairings, game_feed, parse_pairings, results,
                             results_csv, round_feed)
-from pi.session import Fed
+from pi.board.session import Fed
 from pi.web.feeds import Client, encode
 from pi.web.httputil import conditional, http
 from pi.web.server import STATIC, WebError, WebServer

@@ -26,7 +26,7 @@ from pi.hall import protocol as P
 from pi.hall.boardview import BoardView, ReplicaServer, wall_of
 from pi.hall.hub_config import HubConfig
 from pi.hall.replica import Replica, game_order, sync_taken
-from pi.session import Fed
+from pi.board.session import Fed
 from pi.web import auth
 from pi.web.httputil import http
 from pi.web.views import clock_dict, flag_dict

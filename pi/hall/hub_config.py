@@ -1,5 +1,5 @@
 """The hub's configuration file, ``hub.toml`` (written by ``damiera hub init``), read as strictly as
-``damiera.toml`` (``pi.config``): every problem is one :class:`pi.config.ConfigError` line naming
+``damiera.toml`` (``pi.board.config``): every problem is one :class:`pi.board.config.ConfigError` line naming
 the file and the key; unknown keys are refused.
 
     hall = "hall"                  # the hall's topic segment (damiera/<hall>/boards/…)
@@ -21,7 +21,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pi.config import (ConfigError, HttpSpec, MqttSpec, _host_port, _Reader,
+from pi.board.config import (ConfigError, HttpSpec, MqttSpec, _host_port, _Reader,
                        parse_mqtt_url, read_config_text)
 
 __all__ = ["HubConfig", "load_hub_config", "parse_hub_config", "hub_config_from_args",

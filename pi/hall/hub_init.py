@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import DamieraError, excerpt
-from pi.config import parse_mqtt_url
+from pi.board.config import parse_mqtt_url
 from pi.hall.protocol import SEGMENT
-from pi.statedir import atomic_write
+from pi.board.statedir import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +148,7 @@ def make_hall(boards: int, directory: str | Path, port: int = 1883, hall: str = 
     users = ["hub", *(f"board-{n}" for n in range(1, boards + 1))]
     passwords = {user: secrets.token_urlsafe(PASSWORD_BYTES) for user in users}
     hall_ = Hall(hall, boards, host, port, Path(directory).absolute(), passwords)
-    try:  # the URLs written must read back (pi.config's reader is the boards' and the hub's)
+    try:  # the URLs written must read back (pi.board.config's reader is the boards' and the hub's)
         parse_mqtt_url(hall_.url("hub"), lambda problem: HallInitError(problem))
     except HallInitError as exc:
         raise HallInitError(f"--host: {exc}") from None

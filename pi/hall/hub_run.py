@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi.config import ConfigError
+from pi.board.config import ConfigError
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
 

@@ -8,7 +8,7 @@ Threads (the daemon's loop never waits for the network or the disk):
   thread) and builds the ``state`` object (which reads the controller) at most every
   :attr:`state_interval` seconds, trailing edge, so that the last line is always in a state;
   actions from the hub go into the daemon's inbox here, exactly as ``POST /api/arbiter``'s;
-* the **out** thread encodes (``pi.journal.encode_line``: the bytes the journal wrote) and
+* the **out** thread encodes (``pi.board.journal.encode_line``: the bytes the journal wrote) and
   publishes, in journal order;
 * the **I/O** thread: commands (the kept ids, the pairing), ``status`` heads, ``resend``s read
   back from disk;
@@ -39,15 +39,15 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from engine.decisions import FlagRaised, GameEnded
 from engine.events import ArbiterActed
-from pi.arbiter_request import ArbiterRequest, check_arbiter_request
-from pi.config import MqttSpec
+from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
+from pi.board.config import MqttSpec
 from pi.hall.board_store import HallStore, banner_text, find_action, journal_lines
 from pi.hall.protocol import (MAX_PAYLOAD, PAIRING_KEYS, Ack, BadMessage, Command, Resend, Topics,
                               ack_payload, client_id, journal_payload, offline_payload,
                               parse_command, status_payload)
-from pi.journal import encode_line
-from pi.session import Fed
-from pi.statedir import StateDir
+from pi.board.journal import encode_line
+from pi.board.session import Fed
+from pi.board.statedir import StateDir
 from pi.web.views import state_dict
 
 log = logging.getLogger(__name__)

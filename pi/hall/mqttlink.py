@@ -19,7 +19,7 @@ from typing import Callable
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from pi.config import MqttSpec
+from pi.board.config import MqttSpec
 from pi.hall.protocol import Topics, client_id
 
 log = logging.getLogger(__name__)

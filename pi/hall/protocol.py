@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import DamieraError
-from pi.statedir import parse_game_id
+from pi.board.statedir import parse_game_id
 
 __all__ = ["BadMessage", "MAX_PAYLOAD", "SEGMENT", "Topics", "JournalLine", "Heads", "Resend",
            "Command", "Ack", "parse_topic", "journal_payload", "parse_journal", "status_payload",
@@ -105,7 +105,7 @@ def _load(payload: bytes, what: str) -> dict[str, Any]:
 
 
 def _game_id(value: Any, what: str) -> str:
-    """A board's game id (``pi.statedir``'s form: it names a folder of the hub's replica)."""
+    """A board's game id (``pi.board.statedir``'s form: it names a folder of the hub's replica)."""
     if not isinstance(value, str) or len(value) > _MAX_ID or parse_game_id(value) is None:
         raise BadMessage(f"{what}: bad game id {str(value)[:40]!r}")
     return value

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Iterator
 
 from pi.hall.protocol import SEGMENT
-from pi.statedir import fsync_dir, parse_game_id
+from pi.board.statedir import fsync_dir, parse_game_id
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from engine.variants import Variant, find_variant
 from pi.hall.boardview import BoardView, GameInfo
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import GameReplica
-from pi.statedir import atomic_write
+from pi.board.statedir import atomic_write
 from pi.web.views import _LIDRAUGHTS_GAMETYPE, PublicSnapshot, broadcast_pdn, public_snapshot
 
 __all__ = ["Pairings", "PairingError", "game_feed", "round_feed", "results", "results_csv",

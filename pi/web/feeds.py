@@ -153,8 +153,8 @@ def replay_journal_events(trace: Path, after: int) -> Iterator[bytes]:
     same path as ``damiera replay``. Clock events carry the clock's reading at their line."""
     from engine.arbiter import Arbiter
     from engine.trace import parse_event, parse_start
-    from pi.journal import read_journal
-    from pi.session import Fed
+    from pi.board.journal import read_journal
+    from pi.board.session import Fed
 
     rec = read_journal(trace)
     start, variant = parse_start(1, dict(rec.start))

@@ -97,8 +97,8 @@ def line_of(message: bytes) -> int:
 def check_action(body: dict[str, Any]) -> dict[str, Any]:
     """The body of ``POST /api/arbiter`` checked (the TRACE.md arbiter object less ``t``):
     ``{"action", "result"?, "text"?}``; a 400 naming the problem otherwise. The checks are
-    ``pi.arbiter_request``'s, the same for a hub's ``cmd``."""
-    from pi.arbiter_request import check_arbiter_request
+    ``pi.board.arbiter_request``'s, the same for a hub's ``cmd``."""
+    from pi.board.arbiter_request import check_arbiter_request
     try:
         req = check_arbiter_request(body)
     except ValueError as exc:

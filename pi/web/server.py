@@ -25,7 +25,7 @@ from aiohttp import web
 
 from engine.errors import DamieraError
 from engine.events import ArbiterActed
-from pi.session import Fed
+from pi.board.session import Fed
 from pi.web import auth
 from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,
                              keep_auth, line_of, read, whole_lines)

@@ -16,7 +16,7 @@ from engine.articles import title
 from engine.decisions import (ClockChanged, Flag, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet, to_dict)
 from engine.pdn import SEVEN_TAGS
-from pi.session import Fed
+from pi.board.session import Fed
 
 __all__ = ["MoveDicts", "flag_dict", "public_flag", "HELD_TEXT", "clock_dict", "state_dict", "line_events",
            "PublicSnapshot", "public_snapshot", "public_events", "broadcast_pdn"]

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "web"))
 from web_rig import Rig
 
 from hardware_mocks.sim_web import sim_routes
-from pi.config import Config, MqttSpec
+from pi.board.config import Config, MqttSpec
 from pi.daemon import Parts, run_daemon
 
 HALL = "t"

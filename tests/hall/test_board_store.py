@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from pi.arbiter_request import ArbiterRequest, check_arbiter_request
+from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.hall.board_store import HallStore, banner_text, find_action, journal_lines
 from pi.hall.protocol import Ack
-from pi.statedir import StateDir
+from pi.board.statedir import StateDir
 
 
 def _store(tmp_path: Path, keep: int = 1000) -> HallStore:

@@ -3,7 +3,7 @@ Mosquitto (tests/hall/broker.py) that refuses anonymous clients and wrong passwo
 publish only its own topics and read only its own ``cmd``, lets the hub read the whole hall and
 send commands, persists the hub's session, and keeps one session per user. Its passwords are
 Mosquitto's own format (checked against ``mosquitto_passwd``), its TOML files are read by
-``pi.config``, and its command line refuses bad options and an existing hall in one line."""
+``pi.board.config``, and its command line refuses bad options and an existing hall in one line."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ import pytest
 from broker import Broker, free_port
 
 from pi.cli import main
-from pi.config import load_config, parse_mqtt_url
+from pi.board.config import load_config, parse_mqtt_url
 from pi.hall.hub_init import (Hall, HallInitError, hash_password, make_hall, queue_limit,
                               write_hall)
 

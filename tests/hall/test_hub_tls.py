@@ -11,7 +11,7 @@ from dataclasses import replace
 import paho.mqtt.client as mqtt
 import pytest
 
-from pi.config import parse_mqtt_url
+from pi.board.config import parse_mqtt_url
 from pi.hall import protocol as P
 from tests.hall.broker import Broker
 from tests.hall.hub_rig import HALL, SAMPLE, HubRig, trace_lines, wait

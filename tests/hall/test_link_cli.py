@@ -18,7 +18,7 @@ from broker import Broker
 from hall_rig import BOARD, Hub, retained
 
 from pi.cli import main as cli
-from pi.config import Config, MqttSpec, parse_config
+from pi.board.config import Config, MqttSpec, parse_config
 from pi.run import RunError, _hall
 
 ROOT = Path(__file__).resolve().parents[2]

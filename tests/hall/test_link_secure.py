@@ -12,7 +12,7 @@ from pathlib import Path
 from broker import Broker, free_port
 from hall_rig import BOARD, HALL, HallRig, Hub
 
-from pi.config import MqttSpec, parse_mqtt_url
+from pi.board.config import MqttSpec, parse_mqtt_url
 
 
 def _spec(url: str, ca: Path | None = None) -> MqttSpec:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi.hall import protocol as p
-from pi.statedir import make_game_id
+from pi.board.statedir import make_game_id
 
 GAME = make_game_id(datetime(2026, 11, 22, 9, 30, tzinfo=timezone.utc), 4, 7)
 TOPICS = p.Topics("hall-1")

@@ -14,11 +14,11 @@ from hardware_mocks.positions import initial_occupancy
 from hardware_mocks.serial import loop_port
 from hardware_mocks.smbus import FakeI2CBus
 from hardware_mocks.virtual_board import VirtualBoard
-from pi.display import DisplayState
-from pi.errors import BusUnavailableError
-from pi.sensors import SensorInterrupt
-from pi.hardware import build_hardware
-from pi.wiring import EXAMPLES_DIR, load_wiring
+from pi.drivers.display import DisplayState
+from pi.drivers.errors import BusUnavailableError
+from pi.drivers.sensors import SensorInterrupt
+from pi.drivers.hardware import build_hardware
+from pi.drivers.wiring import EXAMPLES_DIR, load_wiring
 
 ITALIAN = initial_occupancy(8, dark_odd=True)
 
@@ -66,9 +66,10 @@ def test_build_hardware_without_i2c_is_a_clear_error():
 
 
 def test_importing_pi_needs_no_hardware_library():
-    code = ("import sys, pi.buttons, pi.buzzer, pi.display, pi.errors, pi.expanders, "
-            "pi.geometry, pi.sensors, pi.serial_link, pi.wiring, pi.hardware, pi.bus, "
-            "pi.scan_loop, pi.timebase, pi.faults, pi.interrupt, pi.sensor_groups\n"
+    modules = ", ".join("pi.drivers." + m for m in (
+        "buttons", "buzzer", "display", "errors", "expanders", "geometry", "sensors", "serial_link",
+        "wiring", "hardware", "bus", "scan_loop", "timebase", "faults", "interrupt", "sensor_groups"))
+    code = (f"import sys, {modules}\n"
             "bad = [m for m in ('gpiozero', 'smbus2', 'luma', 'serial', 'RPi', 'lgpio', 'PIL', "
             "'hardware_mocks') if m in sys.modules]\n"
             "print(bad)\n")

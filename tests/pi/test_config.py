@@ -1,4 +1,4 @@
-"""damiera.toml (pi/config.py): defaults, every key validated with the engine's readers, one-line
+"""damiera.toml (pi/board/config.py): defaults, every key validated with the engine's readers, one-line
 errors naming the file and the key, absurd numbers, size and nesting limits, the example file."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.events import GameStarted
-from pi.config import (MAX_CONFIG_BYTES, Config, ConfigError, HttpSpec, MqttSpec, load_config,
+from pi.board.config import (MAX_CONFIG_BYTES, Config, ConfigError, HttpSpec, MqttSpec, load_config,
                        parse_config)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "pi" / "damiera.example.toml"

@@ -11,13 +11,13 @@ import pytest
 from engine.board import Board
 from engine.events import ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
 from hardware_mocks.clock import FakeClock
-from pi.config import Config
-from pi.controller import BoardController, Phase
-from pi.display import DisplayState
-from pi.faults import SensorFault, SensorFaultCleared
-from pi.session import Fed
-from pi.statedir import StateDir
-from pi.timebase import GameTime
+from pi.board.config import Config
+from pi.board.controller import BoardController, Phase
+from pi.drivers.display import DisplayState
+from pi.drivers.faults import SensorFault, SensorFaultCleared
+from pi.board.session import Fed
+from pi.board.statedir import StateDir
+from pi.drivers.timebase import GameTime
 
 INITIAL = Board(None, "italian").occupied_algebraic()
 

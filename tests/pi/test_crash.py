@@ -27,10 +27,10 @@ import pytest
 from hardware_mocks.sample_game import random_trace
 from hardware_mocks.simulate import run_trace
 from pi.cli import main as cli
-from pi.config import Config
-from pi.journal import read_journal
-from pi.statedir import StateDir
-from pi.wiring import example_wiring, load_wiring
+from pi.board.config import Config
+from pi.board.journal import read_journal
+from pi.board.statedir import StateDir
+from pi.drivers.wiring import example_wiring, load_wiring
 from test_simulate import ROOT, TRACES, run_simulated, transcript
 
 PLIES = 200
@@ -271,7 +271,7 @@ def test_an_expander_power_cycled_mid_game_is_noticed(tmp_path: Path,
     faults = [line for line in lines if line["type"] == "fault"]
     assert faults and set(faults[0]["squares"]) == U1
     assert any("0x20" in r.getMessage() and "(reset)" in r.getMessage()
-               for r in caplog.records if r.name == "pi.controller")
+               for r in caplog.records if r.name == "pi.board.controller")
     assert any(line["type"] == "fault_cleared" for line in lines)
     assert not [line for line in lines if line["type"] in ("lift", "place")
                 and line["square"] in U1]

@@ -18,14 +18,14 @@ from hardware_mocks.display import dummy_oled, lit_pixels
 from hardware_mocks.gpio import mock_factory, press, release
 from hardware_mocks.smbus import FakeI2CBus
 from hardware_mocks.virtual_board import VirtualBoard
-from pi.config import Config
-from pi.controller import BoardController, Phase
+from pi.board.config import Config
+from pi.board.controller import BoardController, Phase
 from pi.daemon import Parts, run_daemon
-from pi.hardware import build_hardware
-from pi.notify import Notifier
-from pi.statedir import StateDir
-from pi.timebase import GameTime
-from pi.wiring import example_wiring, parse_wiring
+from pi.drivers.hardware import build_hardware
+from pi.board.notify import Notifier
+from pi.board.statedir import StateDir
+from pi.drivers.timebase import GameTime
+from pi.drivers.wiring import example_wiring, parse_wiring
 
 INITIAL = Board(None, "italian").occupied_algebraic()
 

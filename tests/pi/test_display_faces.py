@@ -14,7 +14,7 @@ from engine.clock import BLACK, WHITE, GameClock
 from engine.clock_display import face_display
 from engine.timecontrol import TimeControl
 from hardware_mocks.display import dummy_oled
-from pi.display import BLACK_FACE_BOX, WHITE_FACE_BOX, BoardDisplay, DisplayState, face_texts
+from pi.drivers.display import BLACK_FACE_BOX, WHITE_FACE_BOX, BoardDisplay, DisplayState, face_texts
 
 GOLDEN = Path(__file__).parent / "golden"
 

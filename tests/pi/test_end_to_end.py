@@ -6,8 +6,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
 from hardware_mocks.positions import initial_occupancy
 from hardware_mocks.rig import SensorRig
-from pi.sensors import SensorFault, SensorFaultCleared
-from pi.wiring import EXAMPLES_DIR
+from pi.drivers.sensors import SensorFault, SensorFaultCleared
+from pi.drivers.wiring import EXAMPLES_DIR
 
 ITALIAN = initial_occupancy(8, dark_odd=True)
 INTERNATIONAL = initial_occupancy(10, dark_odd=False)

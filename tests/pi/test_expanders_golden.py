@@ -3,9 +3,9 @@
 import pytest
 
 from hardware_mocks.smbus import FakeI2CBus, FakeMCP23017, FakePCF8575, FakeTCA9555
-from pi.expanders import MCP23017, PCF8575, TCA9555
-from pi.hardware import build_scanner
-from pi.wiring import EXAMPLES_DIR, load_wiring
+from pi.drivers.expanders import MCP23017, PCF8575, TCA9555
+from pi.drivers.hardware import build_scanner
+from pi.drivers.wiring import EXAMPLES_DIR, load_wiring
 from hardware_mocks.clock import FakeClock
 from hardware_mocks.virtual_board import VirtualBoard
 

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from hardware_mocks.positions import initial_occupancy
-from pi.errors import OrientationError
-from pi.geometry import (all_squares, detect_orientation, parse_square, rotate_square,
+from pi.drivers.errors import OrientationError
+from pi.drivers.geometry import (all_squares, detect_orientation, parse_square, rotate_square,
                          square_sort_key, unrotate_square)
 
 

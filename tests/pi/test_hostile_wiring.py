@@ -6,8 +6,8 @@ import pathlib
 import pytest
 
 from engine.errors import DamieraError
-from pi.errors import WiringError
-from pi.wiring import MAX_WIRING_BYTES, load_wiring, parse_wiring
+from pi.drivers.errors import WiringError
+from pi.drivers.wiring import MAX_WIRING_BYTES, load_wiring, parse_wiring
 
 CORPUS = sorted((pathlib.Path(__file__).parent / "hostile_wiring").glob("*.toml"))
 #: File → the key its refusal must name ("" = the file does not parse as TOML at all).
@@ -85,7 +85,7 @@ import tomllib  # noqa: E402
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from pi.wiring import EXAMPLES_DIR  # noqa: E402
+from pi.drivers.wiring import EXAMPLES_DIR  # noqa: E402
 
 
 def to_toml_value(v):

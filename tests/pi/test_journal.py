@@ -1,4 +1,4 @@
-"""The write-ahead journal (pi/journal.py): durability under SIGKILL, torn last lines of every
+"""The write-ahead journal (pi/board/journal.py): durability under SIGKILL, torn last lines of every
 length, damage kept untouched, fsync really called, a full disk reported and never a silent loss,
 a game begun and resumed in the state directory."""
 
@@ -24,11 +24,11 @@ from hypothesis import strategies as st
 
 from engine.events import GameStarted, PieceLifted, SnapshotTaken
 from engine.trace import parse_trace
-from pi.config import parse_config
-from pi.journal import (Journal, JournalDamagedError, JournalWriteError, begin_game, encode_line,
+from pi.board.config import parse_config
+from pi.board.journal import (Journal, JournalDamagedError, JournalWriteError, begin_game, encode_line,
                         fault_cleared_line, fault_line, read_journal, restart_line,
                         resume_unfinished)
-from pi.statedir import StateDir
+from pi.board.statedir import StateDir
 
 ROOT = Path(__file__).resolve().parents[2]
 START = GameStarted(variant="italian", time_control="1800+10", tags=(("white", "Rossi"),))
@@ -164,7 +164,7 @@ def test_file_size_limit_gives_a_clear_error_in_a_real_process(tmp_path: Path) -
     script = textwrap.dedent(f"""
         import resource, signal, sys
         from engine.events import GameStarted, PieceLifted
-        from pi.journal import Journal, JournalWriteError
+        from pi.board.journal import Journal, JournalWriteError
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
         j = Journal.create({str(path)!r}, GameStarted(variant="italian"))
@@ -188,7 +188,7 @@ def test_file_size_limit_gives_a_clear_error_in_a_real_process(tmp_path: Path) -
 
 WRITER = textwrap.dedent("""
     import sys
-    from pi.journal import Journal
+    from pi.board.journal import Journal
     path = sys.argv[1]
     j = Journal.create(path, {"type": "start", "variant": "italian", "fen": None, "clock": True,
                               "transcribed": True})
@@ -416,8 +416,8 @@ def test_any_bytes_are_read_or_refused_as_damage(tmp_path: Path, junk: bytes, wh
 
 FULL_DISK = textwrap.dedent("""
     import sys
-    from pi.journal import Journal, JournalWriteError, read_journal
-    from pi.statedir import atomic_write
+    from pi.board.journal import Journal, JournalWriteError, read_journal
+    from pi.board.statedir import atomic_write
     path = sys.argv[1] + "/trace.jsonl"
     atomic_write(sys.argv[1] + "/game.pdn", "old")
     j = Journal.create(path, {"type": "start", "variant": "italian"})

@@ -4,7 +4,7 @@ import pytest
 
 from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
 from hardware_mocks.rig import SensorRig
-from pi.wiring import parse_wiring
+from pi.drivers.wiring import parse_wiring
 
 
 def matrix_text(kind, size, rows, columns, chips=("u1",)):

@@ -1,4 +1,4 @@
-"""The sd_notify protocol (pi/notify.py) against real AF_UNIX datagram sockets: a socket file in a
+"""The sd_notify protocol (pi/board/notify.py) against real AF_UNIX datagram sockets: a socket file in a
 temporary folder and one in the abstract namespace; the watchdog's period from the environment."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pi.notify import MAX_STATUS_BYTES, Notifier
+from pi.board.notify import MAX_STATUS_BYTES, Notifier
 
 
 @pytest.fixture

@@ -12,11 +12,11 @@ from hardware_mocks.clock import FakeClock
 from hardware_mocks.display import dummy_oled, lit_pixels
 from hardware_mocks.gpio import mock_factory, press, release, tap
 from hardware_mocks.serial import BrokenPort, loop_port
-from pi.buttons import ButtonPanel
-from pi.buzzer import PATTERNS, STEP, Beeper
-from pi.display import (BLACK_FACE_BOX, HEADER_BOX, LAST_MOVE_BOX, MESSAGE_BOX, WHITE_FACE_BOX,
+from pi.drivers.buttons import ButtonPanel
+from pi.drivers.buzzer import PATTERNS, STEP, Beeper
+from pi.drivers.display import (BLACK_FACE_BOX, HEADER_BOX, LAST_MOVE_BOX, MESSAGE_BOX, WHITE_FACE_BOX,
                         BoardDisplay, DisplayState, format_clock)
-from pi.serial_link import SerialLink, parse_command
+from pi.drivers.serial_link import SerialLink, parse_command
 
 
 # -- buttons ----------------------------------------------------------------------------------

@@ -7,9 +7,9 @@ import pytest
 from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
 from hardware_mocks.positions import initial_occupancy
 from hardware_mocks.rig import SensorRig
-from pi.faults import RESET
-from pi.sensors import SensorFault, SensorFaultCleared
-from pi.wiring import EXAMPLES_DIR, parse_wiring
+from pi.drivers.faults import RESET
+from pi.drivers.sensors import SensorFault, SensorFaultCleared
+from pi.drivers.wiring import EXAMPLES_DIR, parse_wiring
 
 ITALIAN = initial_occupancy(8, dark_odd=True)
 INTERNATIONAL = initial_occupancy(10, dark_odd=False)

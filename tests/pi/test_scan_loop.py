@@ -15,13 +15,13 @@ from hardware_mocks.positions import initial_occupancy
 from hardware_mocks.serial import loop_port
 from hardware_mocks.smbus import FakeI2CBus
 from hardware_mocks.virtual_board import VirtualBoard
-from pi.bus import BusLock
-from pi.display import DisplayState
-from pi.errors import OrientationError
-from pi.hardware import build_hardware
-from pi.scan_loop import ScanLoop
-from pi.timebase import GameTime
-from pi.wiring import EXAMPLES_DIR, load_wiring
+from pi.drivers.bus import BusLock
+from pi.drivers.display import DisplayState
+from pi.drivers.errors import OrientationError
+from pi.drivers.hardware import build_hardware
+from pi.drivers.scan_loop import ScanLoop
+from pi.drivers.timebase import GameTime
+from pi.drivers.wiring import EXAMPLES_DIR, load_wiring
 
 ITALIAN = initial_occupancy(8, dark_odd=True)
 WAIT = 5.0  # generous: only liveness is asserted, never speed
@@ -102,7 +102,7 @@ def test_a_sink_that_raises_is_logged_and_the_loop_goes_on(caplog):
 
     hw.start(sink=sink)
     try:
-        with caplog.at_level(logging.ERROR, logger="pi.scan_loop"):
+        with caplog.at_level(logging.ERROR, logger="pi.drivers.scan_loop"):
             board.lift("d3")
             assert collect(sensed, lambda items: False, timeout=0.3) == []
             board.place("d3")
@@ -194,7 +194,7 @@ def test_oled_frames_go_through_the_bus_lock():
 
 def test_step_scans_only_when_woken_or_due():
     from hardware_mocks.clock import FakeClock
-    from pi.hardware import build_scanner
+    from pi.drivers.hardware import build_scanner
     wiring = load_wiring(EXAMPLES_DIR / "mcp23017_8x8.toml")
     clock = FakeClock(10.0)
     bus = FakeI2CBus(clock)
@@ -218,7 +218,7 @@ def test_step_scans_only_when_woken_or_due():
 def test_outputs_reach_an_asyncio_loop_in_order():
     import asyncio
 
-    from pi.scan_loop import asyncio_sink
+    from pi.drivers.scan_loop import asyncio_sink
 
     async def main():
         hw, board, *_ = real_hardware_on_fakes()

@@ -7,9 +7,9 @@ import pytest
 from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
 from hardware_mocks.positions import initial_occupancy, light_squares
 from hardware_mocks.rig import SensorRig
-from pi.errors import OrientationError
-from pi.sensors import SensorFault, SensorFaultCleared
-from pi.wiring import EXAMPLES_DIR
+from pi.drivers.errors import OrientationError
+from pi.drivers.sensors import SensorFault, SensorFaultCleared
+from pi.drivers.wiring import EXAMPLES_DIR
 
 MCP8 = EXAMPLES_DIR / "mcp23017_8x8.toml"
 ITALIAN = initial_occupancy(8, dark_odd=True)
@@ -234,7 +234,7 @@ def test_orientation_detected_from_the_initial_position_then_used():
 
 
 def test_fixed_orientation_from_the_wiring_file():
-    from pi.wiring import parse_wiring
+    from pi.drivers.wiring import parse_wiring
     text = (EXAMPLES_DIR / "pcf8575_8x8.toml").read_text().replace('orientation = "auto"',
                                                                   "orientation = 180")
     wiring = parse_wiring(text, "turned.toml")

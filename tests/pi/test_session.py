@@ -14,9 +14,9 @@ from engine.board import Board
 from engine.decisions import GameEnded, MoveCommitted
 from engine.events import ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
 from engine.replay import replay_lines
-from pi.journal import JournalDamagedError, JournalWriteError
-from pi.session import GameSession
-from pi.statedir import GameDir, StateDir
+from pi.board.journal import JournalDamagedError, JournalWriteError
+from pi.board.session import GameSession
+from pi.board.statedir import GameDir, StateDir
 
 START = {"type": "start", "variant": "italian", "fen": None, "clock": True, "transcribed": True,
          "time_control": "600", "white": "Rossi", "black": "Bianchi"}

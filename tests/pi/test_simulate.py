@@ -25,7 +25,7 @@ import pytest
 from hardware_mocks.simulate import SimulateError, config_from_start, main as simulate, \
     parse_speed
 from pi.cli import main as cli
-from pi.config import Config
+from pi.board.config import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT / "tests" / "traces"
@@ -239,7 +239,7 @@ def test_pacing_does_not_change_the_game(tmp_path: Path) -> None:
 def test_the_terminal_screen_prints_a_line_per_change() -> None:
     from hardware_mocks.display import dummy_oled
     from hardware_mocks.terminal import TerminalDisplay
-    from pi.display import DisplayState
+    from pi.drivers.display import DisplayState
     out = io.StringIO()
     screen = TerminalDisplay(dummy_oled(), out)
     screen.render(DisplayState(white_time=300.0, black_time=300.0, running="white"))

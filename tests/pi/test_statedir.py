@@ -1,4 +1,4 @@
-"""The state directory (pi/statedir.py): game ids, the finished marker and the one unfinished
+"""The state directory (pi/board/statedir.py): game ids, the finished marker and the one unfinished
 game, the lock, where the directory is, atomic rewrites that keep the old file on failure."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pi.statedir import (GameId, StateDir, StateDirError, atomic_write, make_game_id,
+from pi.board.statedir import (GameId, StateDir, StateDirError, atomic_write, make_game_id,
                          parse_game_id, resolve_state_dir)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +59,7 @@ def test_new_games_unfinished_and_finished(tmp_path: Path) -> None:
 
 
 def test_state_dir_lock_is_exclusive(tmp_path: Path) -> None:
-    script = ("import sys\nfrom pi.statedir import StateDir, StateDirBusyError\n"
+    script = ("import sys\nfrom pi.board.statedir import StateDir, StateDirBusyError\n"
               "try:\n    StateDir.open(sys.argv[1])\nexcept StateDirBusyError as e:\n"
               "    print(e)\n")
     with StateDir.open(tmp_path):

@@ -16,10 +16,10 @@ from hardware_mocks.positions import initial_occupancy
 from hardware_mocks.serial import loop_port
 from hardware_mocks.smbus import FakeI2CBus
 from hardware_mocks.virtual_board import VirtualBoard
-from pi.bus import ManagedBus
-from pi.hardware import build_hardware
-from pi.timebase import GameTime, as_game_time
-from pi.wiring import EXAMPLES_DIR, example_wiring, load_wiring
+from pi.drivers.bus import ManagedBus
+from pi.drivers.hardware import build_hardware
+from pi.drivers.timebase import GameTime, as_game_time
+from pi.drivers.wiring import EXAMPLES_DIR, example_wiring, load_wiring
 
 ITALIAN = initial_occupancy(8, dark_odd=True)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -137,7 +137,7 @@ def test_the_built_package_ships_the_example_wirings(tmp_path):
                             "build_py", "--build-lib", str(tmp_path / "lib")],
                            cwd=ROOT, capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
-    code = ("import pi, pi.wiring as w\n"
+    code = ("import pi, pi.drivers.wiring as w\n"
             "assert pi.__file__.startswith(%r), pi.__file__\n"
             "names = ['mcp23017_8x8', 'mcp23017_10x10', 'tca9555_10x10', 'pcf8575_8x8',"
             " 'matrix_mcp23017_8x8']\n"

@@ -4,8 +4,8 @@ import errno
 
 import pytest
 
-from pi.errors import BusUnavailableError, WiringError
-from pi.wiring import EXAMPLES_DIR, load_wiring, open_i2c_bus, parse_wiring
+from pi.drivers.errors import BusUnavailableError, WiringError
+from pi.drivers.wiring import EXAMPLES_DIR, load_wiring, open_i2c_bus, parse_wiring
 
 MINIMAL = '''
 board = 8
@@ -128,8 +128,8 @@ def test_config_check_period_from_the_wiring_file():
 
 
 def test_the_builders_are_still_found_where_they_were():
-    import pi.hardware
-    import pi.wiring
-    assert pi.wiring.build_hardware is pi.hardware.build_hardware
+    import pi.drivers.hardware
+    import pi.drivers.wiring
+    assert pi.drivers.wiring.build_hardware is pi.drivers.hardware.build_hardware
     with pytest.raises(AttributeError):
-        pi.wiring.no_such_thing  # noqa: B018
+        pi.drivers.wiring.no_such_thing  # noqa: B018

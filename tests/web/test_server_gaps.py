@@ -13,7 +13,7 @@ import pytest
 
 from engine.clock import GameClock
 from engine.timecontrol import TimeControl
-from pi.config import Config
+from pi.board.config import Config
 from pi.web.views import LIDRAUGHTS_GAMETYPE_RE, clock_dict
 from web_rig import SSE, Rig
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from PIL import Image
 
 from engine.pdn import read_pdn
-from pi.config import Config
+from pi.board.config import Config
 from pi.web.views import HELD_TEXT
 from web_rig import SSE, Rig
 

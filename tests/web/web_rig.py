@@ -17,10 +17,10 @@ from hardware_mocks.sim_web import sim_routes
 from hardware_mocks.simulate import Simulation, default_wiring
 from engine.board import Board
 from engine.variants import find_variant
-from pi.config import Config
+from pi.board.config import Config
 from pi.daemon import Parts, run_daemon
-from pi.statedir import StateDir
-from pi.wiring import load_wiring
+from pi.board.statedir import StateDir
+from pi.drivers.wiring import load_wiring
 
 
 class Rig:

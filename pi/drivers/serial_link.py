@@ -15,7 +15,7 @@ import threading
 from typing import Any
 
 from engine.events import BUTTON_NAMES, SIDES, ButtonPressed
-from pi.timebase import GameTime, Monotonic, as_game_time
+from pi.drivers.timebase import GameTime, Monotonic, as_game_time
 
 log = logging.getLogger(__name__)
 
@@ -54,12 +54,12 @@ def parse_command(line: bytes | str, t: float) -> ButtonPressed:
 
 
 class SerialLink:
-    """Wraps a pyserial port (opened by :func:`pi.wiring.open_serial`, or ``loop://`` in tests).
+    """Wraps a pyserial port (opened by :func:`pi.drivers.wiring.open_serial`, or ``loop://`` in tests).
 
     ``start()`` runs a reader thread that only parses lines and puts ButtonPressed on ``out``.
     ``send`` may be called from the daemon's thread. ``port`` needs ``write``, ``readline``
     (with a timeout) and ``close``. Presses are stamped by ``clock``, the process's
-    :class:`~pi.timebase.GameTime` (a plain monotonic callable is wrapped with epoch ``t0``,
+    :class:`~pi.drivers.timebase.GameTime` (a plain monotonic callable is wrapped with epoch ``t0``,
     default 0).
     """
 

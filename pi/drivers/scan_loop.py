@@ -6,7 +6,7 @@ configuration check), then scans under the bus lock and hands the outputs to ``s
 daemon's bridge into its asyncio loop, e.g.
 ``lambda outs: loop.call_soon_threadsafe(queue.put_nowait, outs)``. The scanner's state is only
 touched on this thread, and every bus transaction of a scan happens inside
-:meth:`pi.bus.BusLock.scan`, so an OLED frame delays a scan by at most the frame on the wire.
+:meth:`pi.drivers.bus.BusLock.scan`, so an OLED frame delays a scan by at most the frame on the wire.
 
 :meth:`ScanLoop.step` is one turn of the loop; the thread is ``while running: step(); sleep
 until next_wake() or a wake``. The test rig (``hardware_mocks.rig``) calls the same ``step`` and
@@ -23,9 +23,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from pi.bus import BusLock
-from pi.faults import SensorOutput
-from pi.sensors import SensorScanner
+from pi.drivers.bus import BusLock
+from pi.drivers.faults import SensorOutput
+from pi.drivers.sensors import SensorScanner
 
 log = logging.getLogger(__name__)
 

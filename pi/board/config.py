@@ -87,7 +87,7 @@ class MqttSpec:
 class Config:
     """A validated ``damiera.toml``. ``variant`` is the registry's name; ``time_control`` None
     means no time control; ``state_dir`` is absolute or None (then the command line or systemd
-    decide, see ``pi.statedir.resolve_state_dir``)."""
+    decide, see ``pi.board.statedir.resolve_state_dir``)."""
 
     source: str = "damiera.toml"
     variant: str = "italian"

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.events import BUTTON_NAMES, SIDES, ButtonPressed
-from pi.timebase import GameTime, Monotonic, as_game_time
+from pi.drivers.timebase import GameTime, Monotonic, as_game_time
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ class ButtonPanel:
 
     ``pull_up``: the button closes to ground. ``bounce_time``: gpiozero debounce, seconds.
     ``pin_factory``: passed to every gpiozero device (None: gpiozero's default).
-    Presses are stamped by ``clock``, the process's :class:`~pi.timebase.GameTime` (a plain
+    Presses are stamped by ``clock``, the process's :class:`~pi.drivers.timebase.GameTime` (a plain
     monotonic callable is wrapped with epoch ``t0``, default 0).
     Raises ValueError for an unknown side or control name.
     """

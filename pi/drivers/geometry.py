@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from pi.errors import OrientationError
+from pi.drivers.errors import OrientationError
 
 FILES = "abcdefghij"
 BOARD_SIZES = (8, 10)

@@ -38,7 +38,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-from pi.statedir import GameDir, StateDir, fsync_dir
+from pi.board.statedir import GameDir, StateDir, fsync_dir
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Exceptions of the ``pi`` package: hardware set-up and wiring problems.
 
 Each carries a one-line message meant to be shown to the person setting the board up, as is.
-Run-time sensor faults are *not* exceptions: they are :class:`pi.sensors.SensorFault` records.
+Run-time sensor faults are *not* exceptions: they are :class:`pi.drivers.sensors.SensorFault` records.
 """
 
 from __future__ import annotations

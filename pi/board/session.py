@@ -1,11 +1,11 @@
 """One game on the board: the write-ahead journal, the arbiter and the game's files, in that order.
 
 :class:`GameSession` is the only way the daemon gives the arbiter an event: the event's TRACE.md
-line is appended to ``STATE/games/<id>/trace.jsonl`` and fsync'd (``pi.journal``) *before* the
+line is appended to ``STATE/games/<id>/trace.jsonl`` and fsync'd (``pi.board.journal``) *before* the
 arbiter sees it, so whatever the event causes (a move on the screen, a flag on the web) is on
 disk first. After every decision that changes the record (a move committed or retracted, a flag
 raised or decided, the result) ``game.pdn`` and ``report.json`` are rewritten atomically
-(``pi.statedir.atomic_write``) by :meth:`GameSession.write_files`, which the daemon calls once
+(``pi.board.statedir.atomic_write``) by :meth:`GameSession.write_files`, which the daemon calls once
 it has shown and published what the input caused (``wait=False``: the text is made on the loop,
 written and fsync'd by the session's writer thread, so those four fsyncs never hold the loop; the
 files may lag the journal by that write, never go backwards; at the game's end they are written
@@ -42,8 +42,8 @@ from engine.events import Event, GameStarted
 from engine.replay import Report
 from engine.trace import parse_event, parse_start
 from engine.variants import Variant
-from pi.journal import Journal, Recovered
-from pi.statedir import GameDir, StateDir
+from pi.board.journal import Journal, Recovered
+from pi.board.statedir import GameDir, StateDir
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ class GameSession:
         """The unfinished ``game`` read back from its journal into a fresh arbiter, and a
         ``restart`` line appended. ``wall_now``: the wall-clock time now (Unix seconds), None
         when it cannot be trusted (a Pi without a real-time clock before network time); the
-        time away is then unknown (``down`` null). Raises ``pi.journal.JournalDamagedError``
+        time away is then unknown (``down`` null). Raises ``pi.board.journal.JournalDamagedError``
         (file untouched: the caller abandons the game and begins a new one) or
         ``JournalError``."""
         game.remove_stale_temporaries()
@@ -120,13 +120,13 @@ class GameSession:
                 _feed_contained(arbiter, event)
         except Exception as exc:  # noqa: BLE001 - the journal's form was good, its content is not
             journal.close()
-            from pi.journal import JournalDamagedError
+            from pi.board.journal import JournalDamagedError
             raise JournalDamagedError(rec.path, 0, f"cannot be replayed: {exc}") from None
         session = cls(game, journal, start, dict(rec.start), variant, arbiter, rec.last_t)
         outcome = arbiter.game.outcome
         if outcome is not None:
             # The result was journaled but the daemon stopped before the ``finished`` marker
-            # (pi.statedir): the game is over, nothing to resume.
+            # (pi.board.statedir): the game is over, nothing to resume.
             session._write_files()
             game.mark_finished(arbiter.game.result)
             session._finished = True
@@ -154,7 +154,7 @@ class GameSession:
     def feed(self, event: Event) -> Fed:
         """Journals ``event`` (``t`` clamped to the last journaled ``t``), then feeds it to the
         arbiter; rewrites the game's files when the record changed. Raises
-        ``pi.journal.JournalWriteError`` when the line could not be made durable: then the
+        ``pi.board.journal.JournalWriteError`` when the line could not be made durable: then the
         arbiter has NOT seen the event (nothing is shown that is not on disk)."""
         return self._append_and_feed(_event_line(event, self._last_t))
 
@@ -393,5 +393,5 @@ def _time_away(rec: Recovered, wall_now: float | None) -> float | None:
 
 
 def _restart_line(last_t: float, down: float | None) -> dict[str, Any]:
-    from pi.journal import restart_line
+    from pi.board.journal import restart_line
     return restart_line(last_t, down)

@@ -1,19 +1,19 @@
 """Presence sensors: the scanner that turns expander readings into piece events and faults.
 
-:class:`SensorScanner` is driven by the scan loop (:mod:`pi.scan_loop`), which calls
+:class:`SensorScanner` is driven by the scan loop (:mod:`pi.drivers.scan_loop`), which calls
 :meth:`~SensorScanner.scan` when the interrupt line fires or when
 :meth:`~SensorScanner.next_deadline` passes, under the bus lock, and hands what ``scan`` returns
 to the daemon: engine events (``PieceLifted``, ``PiecePlaced``, ``SnapshotTaken``) and fault
-records (:class:`~pi.faults.SensorFault`, :class:`~pi.faults.SensorFaultCleared`). A presence
+records (:class:`~pi.drivers.faults.SensorFault`, :class:`~pi.drivers.faults.SensorFaultCleared`). A presence
 sensor sees a piece leave or arrive: a *touch* without a lift is invisible to it.
 
-Times: one :class:`~pi.timebase.GameTime` (monotonic clock + epoch, injected); event ``t`` is
+Times: one :class:`~pi.drivers.timebase.GameTime` (monotonic clock + epoch, injected); event ``t`` is
 seconds since the epoch. A lift or place is stamped with the time the new level was first seen,
 and is emitted once the level has held for ``debounce`` seconds; the scanner never emits ``t``
 going backwards (until the epoch is set again).
 
-The groups (:mod:`pi.sensor_groups`), the records (:mod:`pi.faults`) and the interrupt line
-(:mod:`pi.interrupt`) live in their own modules and are re-exported here.
+The groups (:mod:`pi.drivers.sensor_groups`), the records (:mod:`pi.drivers.faults`) and the interrupt line
+(:mod:`pi.drivers.interrupt`) live in their own modules and are re-exported here.
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 
 from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
-from pi.bus import BUS_LOST_ERRNOS, ManagedBus
-from pi.expanders import SMBusLike
-from pi.faults import (NO_ANSWER, RESET, SensorFault, SensorFaultCleared, SensorInterrupt,
+from pi.drivers.bus import BUS_LOST_ERRNOS, ManagedBus
+from pi.drivers.expanders import SMBusLike
+from pi.drivers.faults import (NO_ANSWER, RESET, SensorFault, SensorFaultCleared, SensorInterrupt,
                        SensorOutput)
-from pi.geometry import ROTATIONS, detect_orientation, rotate_square, square_sort_key
-from pi.interrupt import InterruptLine
-from pi.sensor_groups import ChipFailure, DirectGroup, MatrixGroup, SensorGroup
-from pi.timebase import GameTime, Monotonic, as_game_time
+from pi.drivers.geometry import ROTATIONS, detect_orientation, rotate_square, square_sort_key
+from pi.drivers.interrupt import InterruptLine
+from pi.drivers.sensor_groups import ChipFailure, DirectGroup, MatrixGroup, SensorGroup
+from pi.drivers.timebase import GameTime, Monotonic, as_game_time
 
 __all__ = ["BUS_LOST_ERRNOS", "ChipFailure", "DirectGroup", "InterruptLine", "MatrixGroup",
            "SensorFault", "SensorFaultCleared", "SensorGroup", "SensorInterrupt", "SensorOutput",
@@ -73,13 +73,13 @@ class SensorScanner:
     """Turns expander readings into debounced, timestamped piece events and fault records.
 
     ``groups`` are read in order, one per chip for direct wiring. ``bus`` is the
-    :class:`~pi.bus.ManagedBus` the groups' expanders use (which reopens a vanished bus; a plain
+    :class:`~pi.drivers.bus.ManagedBus` the groups' expanders use (which reopens a vanished bus; a plain
     handle is wrapped, with ``reopen`` as its opener). ``clock``: the
-    :class:`~pi.timebase.GameTime` (a plain monotonic callable is wrapped, epoch ``t0`` or
+    :class:`~pi.drivers.timebase.GameTime` (a plain monotonic callable is wrapped, epoch ``t0`` or
     now). ``config_check``: seconds between read-backs of each answering chip's configuration
     registers; a chip found reset is reported (kind ``"reset"``), configured again, cleared and
     followed by a snapshot (0: never). ``rotation``:
-    quarter turns from physical to logical squares (see :mod:`pi.geometry`). ``stuck_watch``:
+    quarter turns from physical to logical squares (see :mod:`pi.drivers.geometry`). ``stuck_watch``:
     logical squares where a piece should never stay (e.g. the light squares); one closed longer
     than ``stuck_after`` seconds is reported as "stuck closed". A square changing level
     ``chatter_changes`` times within ``chatter_window`` seconds is reported as "chattering" and

@@ -2,9 +2,9 @@
 
 Schema and validation only, no I/O to devices: :func:`load_wiring` reads a file (at most
 ``MAX_WIRING_BYTES``) and validates it into a frozen :class:`Wiring`; any problem is a
-:class:`~pi.errors.WiringError` naming the file and the key, one line, with an excerpt of the bad
-value, never all of it. :mod:`pi.hardware` builds the drivers from a Wiring. The format is
-documented in README.md (section Hardware) and in the examples shipped in ``pi/wiring/``
+:class:`~pi.drivers.errors.WiringError` naming the file and the key, one line, with an excerpt of the bad
+value, never all of it. :mod:`pi.drivers.hardware` builds the drivers from a Wiring. The format is
+documented in README.md (section Hardware) and in the examples shipped in ``pi/drivers/wiring/``
 (:func:`example_wiring`).
 """
 
@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.events import BUTTON_NAMES, SIDES
-from pi.errors import WiringError
-from pi.expanders import EXPANDER_TYPES, MCP23017
-from pi.geometry import BOARD_SIZES, parse_square, rotation_from_degrees, square_name
+from pi.drivers.errors import WiringError
+from pi.drivers.expanders import EXPANDER_TYPES, MCP23017
+from pi.drivers.geometry import BOARD_SIZES, parse_square, rotation_from_degrees, square_name
 
 EXAMPLES_DIR = Path(__file__).with_name("wiring")
 #: A wiring file is a few kilobytes; anything much larger is not one (read no more than this).
@@ -91,7 +91,7 @@ class SerialSpec:
 
 @dataclass(frozen=True)
 class Wiring:
-    """A validated wiring file. Squares are physical names (see :mod:`pi.geometry`)."""
+    """A validated wiring file. Squares are physical names (see :mod:`pi.drivers.geometry`)."""
 
     source: str
     size: int
@@ -208,7 +208,7 @@ def example_wiring(name: str) -> Path:
     through importlib.resources so it works from an installed wheel. FileNotFoundError if no
     such example."""
     filename = name if name.endswith(".toml") else f"{name}.toml"
-    resource = importlib.resources.files("pi") / "wiring" / filename
+    resource = importlib.resources.files("pi.drivers") / "wiring" / filename
     if not resource.is_file():
         raise FileNotFoundError(f"no example wiring {filename!r}")
     return Path(str(resource))
@@ -514,10 +514,10 @@ def _buttons(r: _Reader, gpios: dict[int, str]) -> tuple[dict[str, dict[str, int
 
 
 def __getattr__(name: str) -> object:
-    # The builders moved to pi.hardware (construction apart from the schema); old imports of
+    # The builders moved to pi.drivers.hardware (construction apart from the schema); old imports of
     # them from here keep working without importing the drivers for every wiring check.
     if name in {"Hardware", "build_hardware", "build_scanner", "build_expanders", "open_i2c_bus",
                 "open_oled", "open_serial"}:
-        import pi.hardware
-        return getattr(pi.hardware, name)
+        import pi.drivers.hardware
+        return getattr(pi.drivers.hardware, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,7 +6,7 @@ import queue
 from collections.abc import Callable
 from typing import Any
 
-from pi.faults import SensorInterrupt
+from pi.drivers.faults import SensorInterrupt
 
 
 class InterruptLine:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from pi.expanders import SMBusLike
+from pi.drivers.expanders import SMBusLike
 
 log = logging.getLogger(__name__)
 

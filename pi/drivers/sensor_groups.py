@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pi.expanders import ALL_PINS, Expander
+from pi.drivers.expanders import ALL_PINS, Expander
 
 
 class ChipFailure(Exception):

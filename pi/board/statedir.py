@@ -4,7 +4,7 @@ Layout (``STATE`` is ``--state-dir``, the config's ``state_dir``, systemd's ``$S
 or ``./.state``, in that order, see :func:`resolve_state_dir`)::
 
     STATE/lock                      flock'd by the one daemon using the directory
-    STATE/games/<id>/trace.jsonl    the write-ahead journal (pi.journal)
+    STATE/games/<id>/trace.jsonl    the write-ahead journal (pi.board.journal)
     STATE/games/<id>/game.pdn       rewritten atomically after every committed move, flag, result
     STATE/games/<id>/report.json    likewise (the ``damiera replay --json`` report)
     STATE/games/<id>/finished       present once the game is over or abandoned (JSON, see below)
@@ -161,7 +161,7 @@ def resolve_state_dir(cli: str | os.PathLike[str] | None, config: str | os.PathL
 
 @dataclass(frozen=True, slots=True)
 class GameDir:
-    """One game's folder. Paths only; the journal itself is :class:`pi.journal.Journal`."""
+    """One game's folder. Paths only; the journal itself is :class:`pi.board.journal.Journal`."""
 
     id: str
     path: Path

@@ -14,7 +14,7 @@ Life of the board:
   or says the board is turned the wrong way (IT 7.2); with ``orientation = "auto"`` in the
   wiring, a board that shows the starting position under another allowed rotation is oriented
   (``orient``) instead. Once the position is right, a game begins: a new game folder, the
-  journal's start line and a snapshot at ``t`` = 0 (``pi.session``).
+  journal's start line and a snapshot at ``t`` = 0 (``pi.board.session``).
 * **play** — every input goes through the game's session: journaled (fsync'd) first, then given
   to the arbiter; its decisions are shown on the screen, sounded on the buzzer and handed to
   the listeners (web, broadcast) in order, each with its journal line number.
@@ -22,7 +22,7 @@ Life of the board:
   and set up again: the next game begins when the starting position shows again after the board
   has shown something else.
 
-Times: the process's :class:`pi.timebase.GameTime` stamps every event (seconds since its epoch,
+Times: the process's :class:`pi.drivers.timebase.GameTime` stamps every event (seconds since its epoch,
 fixed for the life of the process); a game's ``t`` is that minus the game's ``offset``.
 """
 
@@ -42,13 +42,13 @@ from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, Gam
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
                            TraceEnded)
 from engine.variants import find_variant
-from pi.config import Config
-from pi.display import DisplayState, face_texts
-from pi.faults import SensorFault, SensorFaultCleared
-from pi.journal import JournalDamagedError, JournalError
-from pi.session import Fed, GameSession
-from pi.statedir import StateDir
-from pi.timebase import GameTime
+from pi.board.config import Config
+from pi.drivers.display import DisplayState, face_texts
+from pi.drivers.faults import SensorFault, SensorFaultCleared
+from pi.board.journal import JournalDamagedError, JournalError
+from pi.board.session import Fed, GameSession
+from pi.board.statedir import StateDir
+from pi.drivers.timebase import GameTime
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ Input = Any  # PieceLifted | PiecePlaced | SnapshotTaken | SensorFault | SensorF
 
 
 class Screen(Protocol):
-    """Where the controller shows its state (the OLED through ``pi.display.BoardDisplay``, the
+    """Where the controller shows its state (the OLED through ``pi.drivers.display.BoardDisplay``, the
     terminal in the simulator). ``show`` is called only when the state changed."""
 
     def show(self, state: DisplayState) -> None: ...
@@ -86,7 +86,7 @@ class _SetupView:
 class BoardController:
     """See the module docstring. ``orient(expected)``: asks the sensors to find the board's
     rotation for the ``expected`` occupancy (``orientation = "auto"``; None when fixed); it may
-    act later (a snapshot follows). ``beep(pattern)``: plays a buzzer pattern (``pi.buzzer``).
+    act later (a snapshot follows). ``beep(pattern)``: plays a buzzer pattern (``pi.drivers.buzzer``).
     ``wall()``: Unix time, or None when the wall clock cannot be trusted."""
 
     config: Config

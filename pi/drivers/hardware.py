@@ -1,5 +1,5 @@
 """Construction: the only place that builds real hardware (smbus2 bus, gpiozero devices, luma
-OLED, serial port) from a validated :class:`~pi.wiring.Wiring`, and the :class:`Hardware` that
+OLED, serial port) from a validated :class:`~pi.drivers.wiring.Wiring`, and the :class:`Hardware` that
 holds the parts, starts them in order and stops them in reverse.
 
 Every builder accepts injected replacements (``bus_opener``, ``pin_factory``,
@@ -16,20 +16,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pi.bus import BusLock, ManagedBus
-from pi.buttons import ButtonPanel
-from pi.buzzer import Beeper
-from pi.display import BoardDisplay
-from pi.errors import BusUnavailableError, DeviceUnavailableError
-from pi.expanders import EXPANDER_TYPES, MCP23017, Expander, SMBusLike
-from pi.faults import SensorInterrupt, SensorOutput
-from pi.interrupt import InterruptLine
-from pi.scan_loop import ScanLoop, Sink
-from pi.sensor_groups import DirectGroup, MatrixGroup, SensorGroup
-from pi.sensors import SensorScanner
-from pi.serial_link import SerialLink
-from pi.timebase import GameTime, Monotonic, as_game_time
-from pi.wiring import DisplaySpec, SerialSpec, Wiring
+from pi.drivers.bus import BusLock, ManagedBus
+from pi.drivers.buttons import ButtonPanel
+from pi.drivers.buzzer import Beeper
+from pi.drivers.display import BoardDisplay
+from pi.drivers.errors import BusUnavailableError, DeviceUnavailableError
+from pi.drivers.expanders import EXPANDER_TYPES, MCP23017, Expander, SMBusLike
+from pi.drivers.faults import SensorInterrupt, SensorOutput
+from pi.drivers.interrupt import InterruptLine
+from pi.drivers.scan_loop import ScanLoop, Sink
+from pi.drivers.sensor_groups import DirectGroup, MatrixGroup, SensorGroup
+from pi.drivers.sensors import SensorScanner
+from pi.drivers.serial_link import SerialLink
+from pi.drivers.timebase import GameTime, Monotonic, as_game_time
+from pi.drivers.wiring import DisplaySpec, SerialSpec, Wiring
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ def build_scanner(wiring: Wiring, bus: ManagedBus | SMBusLike, clock: GameTime |
                   rotation: int | None = None) -> SensorScanner:
     """A SensorScanner for the wiring on ``bus`` (rotation: the wiring's, or 0 when "auto").
 
-    A plain bus handle is wrapped in a :class:`~pi.bus.ManagedBus` reopened by ``reopen``.
+    A plain bus handle is wrapped in a :class:`~pi.drivers.bus.ManagedBus` reopened by ``reopen``.
     ``clock``: the GameTime (or a monotonic callable, with epoch ``t0``).
     """
     s = wiring.scan
@@ -229,7 +229,7 @@ def build_hardware(wiring: Wiring, out: queue.Queue[Any], clock: GameTime | Mono
                    serial_port: Any = None) -> Hardware:
     """Builds every part the wiring describes; button and serial presses go to ``out``.
 
-    ``clock``: the one :class:`~pi.timebase.GameTime` of the process (a monotonic callable is
+    ``clock``: the one :class:`~pi.drivers.timebase.GameTime` of the process (a monotonic callable is
     wrapped, epoch ``t0`` or now); ``hardware.time`` is it. Real hardware is opened unless
     replaced: ``bus_opener`` (bus number → SMBus-like), ``pin_factory`` (gpiozero factory for
     interrupt, buttons and buzzer), ``display_device`` (a luma device), ``serial_port`` (a

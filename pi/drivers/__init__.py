@@ -1,0 +1,6 @@
+"""The board's hardware: I²C expanders over smbus2, presence sensors and their scan thread,
+gpiozero buttons and buzzer, the luma OLED, the serial link, the wiring file, and
+:mod:`pi.drivers.hardware`, the one place that builds real devices from a wiring.
+
+Every driver takes its bus, pin factory or device as an argument; hardware libraries are imported
+inside the driver that needs them, so this package imports on a PC."""
