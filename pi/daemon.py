@@ -151,7 +151,7 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
         config, state, hardware.time, screen=screen,
         orient=_orienter(hardware, wiring) if wiring.orientation is None else None,
         beep=beeper.play if beeper is not None else None,
-        listeners=list(parts.listeners))
+        listeners=list(parts.listeners), submit=inbox.put_nowait)
     if parts.wall is not None:
         controller.wall = parts.wall
     notifier = parts.notifier
@@ -245,7 +245,7 @@ async def _start_web(config: Config, state: StateDir, parts: Parts,
     from pi.web.server import WebServer  # aiohttp loaded only when the web is on
     assert parts.http is not None
     host, port = parts.http
-    web = WebServer(controller, inbox, state.root, host, port,
+    web = WebServer(controller, state.root, host, port, actions=controller, games=state,
                     delay_minutes=config.broadcast_delay,
                     simulate=parts.web_routes is not None, routes=parts.web_routes)
     web.prime()
@@ -262,7 +262,7 @@ def _start_link(config: Config, state: StateDir, parts: Parts, controller: Board
     before the first snapshot so that the kept pairing is in the next game's start line."""
     from pi.hall.link import BoardLink  # paho loaded only when the hall is on
     assert config.mqtt is not None
-    link = BoardLink(config.mqtt, controller, inbox, state, loop)
+    link = BoardLink(config.mqtt, controller, controller, state, loop)
     link.start()
     controller.listeners.append(link.on_fed)
     if parts.on_link is not None:
