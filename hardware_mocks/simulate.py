@@ -146,10 +146,12 @@ class Simulation:
         self.factory = mock_factory(pwm=wiring.buzzer_tonal)
         self.board: VirtualBoard | None = None
         self.hardware: Hardware | None = None
+        self._out: queue.Queue[Any] | None = None
 
     def build(self, out: queue.Queue[Any]) -> Any:
         """``Parts.build``: the daemon's hardware on the fakes, the pieces already set up."""
         sim_out = _SimOut(out)
+        self._out = sim_out
         device = dummy_oled()
         hw = build_hardware(self.wiring, sim_out, self.time, bus_opener=lambda _b: self.bus.open(),
                             pin_factory=self.factory, display_device=device,
@@ -165,6 +167,14 @@ class Simulation:
             sim_out.wake = hw.scan_loop.wake
             return _SteppedHardware(hw)
         return hw
+
+
+    def press(self, item: Any) -> None:
+        """An input put where the drivers put theirs (a press of a control no pin is wired
+        for). Raises RuntimeError before :meth:`build`."""
+        if self._out is None:
+            raise RuntimeError("the simulation's hardware is not built yet")
+        self._out.put(item)
 
 
 def default_wiring(variant: str) -> Path:
