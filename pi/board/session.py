@@ -42,7 +42,7 @@ from engine.events import Event, GameStarted
 from engine.replay import Report
 from engine.trace import parse_event, parse_start
 from engine.variants import Variant
-from pi.board.journal import Journal, Recovered
+from pi.board.journal import Journal, JournalError, Recovered
 from pi.board.statedir import GameDir, StateDir
 
 log = logging.getLogger(__name__)
@@ -88,15 +88,26 @@ class GameSession:
     def begin(cls, state: StateDir, start_line: dict[str, Any], *,
               when: datetime | None = None, board: int | None = None) -> GameSession:
         """A new game: a new folder, the journal with ``start_line`` (TRACE.md's start object;
-        ``id`` and ``started_at`` are filled in here). Raises the journal's and state
-        directory's errors, or ``engine.trace.TraceError`` for a start line the rules refuse."""
+        ``id`` and ``started_at`` are filled in here: ``when``, default now, as ISO 8601 UTC to
+        the millisecond, ``2026-11-22T05:12:30.000+00:00``; a naive ``when`` is taken as UTC).
+        Raises ``engine.trace.TraceError`` for a start line the rules refuse (nothing created),
+        ``pi.board.statedir.StateDirError`` while another game is unfinished, or
+        ``pi.board.journal.JournalWriteError`` when the journal cannot be created: then the new
+        folder is removed again, so that the next game can begin (an unfinished game without a
+        journal would block every later one)."""
         stamp = when if when is not None else datetime.now(timezone.utc)
+        stamp = stamp.replace(tzinfo=timezone.utc) if stamp.tzinfo is None \
+            else stamp.astimezone(timezone.utc)
         line = dict(start_line)
         start, variant = parse_start(1, line)  # refuse a bad start before creating anything
         game = state.new_game(stamp, board=board)
         line["id"] = game.id
-        line["started_at"] = stamp.astimezone(timezone.utc).isoformat(timespec="milliseconds")
-        journal = Journal.create(game.trace, line)
+        line["started_at"] = stamp.isoformat(timespec="milliseconds")
+        try:
+            journal = Journal.create(game.trace, line)
+        except JournalError:
+            state.remove_unbegun(game)
+            raise
         session = cls(game, journal, start, line, variant, Arbiter(start), 0.0)
         session._write_files()
         log.info("game %s begun (%s)", game.id, variant.name)
