@@ -174,7 +174,7 @@ def test_a_pending_irregular_move_stands_in_the_transcript_until_corrected() -> 
 
 
 def test_pdn_numbers_on_when_a_side_moved_twice() -> None:
-    from engine.replay import replay_events
+    from engine.replay import Report
     a = start()
     script = [("d3", "c4", "white"), ("e6", "f5", "black"), ("c6", "d5", "black")]  # black twice
     t = 0.0
@@ -184,7 +184,7 @@ def test_pdn_numbers_on_when_a_side_moved_twice() -> None:
         a.feed(ButtonPressed(t + 0.3, "clock", side))
         t += 1
     a.feed(ButtonPressed(t, "accept", "white"))
-    report = replay_events(a, [])
+    report = Report(a.game, a.flags)
     assert [m["side"] for m in report.moves] == ["white", "black", "black"]
     movetext = report.pdn().split("\n\n")[1]
     assert movetext.startswith("1. 22-18 11-15 2... 10-14 /FEN")
