@@ -16,9 +16,9 @@ Every line goes through the game's :class:`engine.replay.Replay` (policy :data:`
 replay of the project. Resume (:meth:`GameSession.resume`): the journal of the unfinished game is
 read (a torn last line dropped), every line is fed to a fresh replay — the same code path as
 ``damiera replay`` — and a ``restart`` line is appended (TRACE.md: ``t`` goes on from the last
-line plus the wall-clock time away, when known). The clocks stand stopped from there until the arbiter's ``start_clock``
-(COMP 7.3–7.4); the sensors' snapshot, fed next by the daemon, is checked against the position
-the journal ends in.
+line plus the wall-clock time away, when known). The clocks stand stopped from there until the
+arbiter's ``start_clock`` (COMP 7.3–7.4); the sensors' snapshot, fed next by the daemon, is
+checked against the position the journal ends in.
 
 Time: ``t`` is game time in seconds since the start line (the journal's ``t``). The session
 keeps it non-decreasing: an event stamped earlier than the last journaled one (a sensor event
