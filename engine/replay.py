@@ -103,20 +103,23 @@ class ContainArbiter(ErrorPolicy):
     """A board's policy (the daemon, its web feeds, the hub's replicas): an arbiter failure on
     a line is logged with the line and skipped — one bad event never stops a board (mopidy's
     habit); the line is journaled all the same. A line that cannot be read raises, or, with
-    ``unreadable``, is logged and given that verdict. ``log``: the caller's logger."""
+    ``unreadable``, is logged and given that verdict. ``log``: the caller's logger; ``where``
+    names the game in its messages (``"board 7 game …"``)."""
 
-    def __init__(self, log: logging.Logger, unreadable: Verdict | None = None) -> None:
+    def __init__(self, log: logging.Logger, unreadable: Verdict | None = None, *,
+                 where: str = "") -> None:
         self.log = log
         self.unreadable = unreadable
+        self.where = f"{where} " if where else ""
 
     def handle_error(self, fault: LineFault) -> Verdict:
         if fault.stage is Stage.ARBITER:
-            self.log.error("the arbiter failed at line %d (%r); passed over, the game goes on",
-                           fault.line, fault.record, exc_info=fault.error)
+            self.log.error("%sline %d: the arbiter failed (%r); passed over, the game goes on",
+                           self.where, fault.line, fault.record, exc_info=fault.error)
             return Verdict.SKIP
         if self.unreadable is None:
             raise fault.error
-        self.log.warning("line %d cannot be read (%s): %s", fault.line,
+        self.log.warning("%sline %d cannot be read (%s): %s", self.where, fault.line,
                          "skipped" if self.unreadable is Verdict.SKIP else "replay stopped there",
                          str(fault.error)[:80])
         return self.unreadable
