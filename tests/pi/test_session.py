@@ -294,3 +294,25 @@ def test_a_flag_falling_by_time_alone_is_journaled_as_the_end(state: StateDir) -
     assert end is not None and end.record == {"t": 7.0, "type": "end"}
     replayed = replay_lines(session.game.trace.read_text().splitlines())
     assert replayed.game.result == session.arbiter.game.result == "1-0"
+
+
+def test_resume_passes_over_a_line_the_arbiter_fails_on(
+        state: StateDir, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The session's policy (engine.replay): an arbiter failure is logged and its line passed
+    over, as in play; the game is resumed, not abandoned."""
+    from engine.arbiter import Arbiter
+    session = GameSession.begin(state, START)
+    _opening(session)
+    session.close()
+    real = Arbiter.feed
+
+    def feed(self, event):  # type: ignore[no-untyped-def]
+        if isinstance(event, PiecePlaced):
+            raise RuntimeError("a bug")
+        return real(self, event)
+
+    monkeypatch.setattr(Arbiter, "feed", feed)
+    with caplog.at_level("ERROR", logger="pi.board.session"):
+        resumed = GameSession.resume(state.unfinished(), wall_now=None)
+    assert "line 4: the arbiter failed" in caplog.text
+    assert _journal(resumed)[-1]["type"] == "restart" and not resumed.finished
