@@ -43,6 +43,12 @@ def replay_states(lines: Iterable[str]) -> list[dict[str, Any]]:
     return states
 
 
+def _flag_state(flag: dict[str, Any]) -> dict[str, Any]:
+    """A flag's JSON (``engine.decisions.Flag.to_json``) as a state lists it: id, code and
+    status at that line."""
+    return {"id": flag["id"], "code": flag["code"], "status": flag["status"]}
+
+
 def _state(a: Arbiter, line: int, record: dict[str, Any]) -> dict[str, Any]:
     tr = a.tracking
     pieces: dict[str, str] = {}
@@ -70,7 +76,7 @@ def _state(a: Arbiter, line: int, record: dict[str, Any]) -> dict[str, Any]:
         "last_move": None if last is None else {"notation": last.notation, "ply": last.ply,
                                                 "side": last.side.label},
         "turn": "white" if a.board.turn == Colour.WHITE else "black",
-        "flags": [{"id": f.id, "code": f.code, "status": f.status} for f in a.flags],
+        "flags": [_flag_state(f.to_json()) for f in a.flags],
         "pending": None if pending is None else pending.id,
         "to_fix": list(a.squares_to_fix),
         "clock": reading,

@@ -18,7 +18,10 @@ from unittest import mock
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TRACES = sorted((ROOT / "tests" / "traces").rglob("*.jsonl"))
+#: the scenario traces, and one with the arbiter's clock actions and a restart (the clock's
+#: records in the decisions, which no scenario has)
+TRACES = sorted((ROOT / "tests" / "traces").rglob("*.jsonl")) + [
+    Path(__file__).with_name("decision_json_clock.jsonl")]
 GOLDEN = Path(__file__).with_name("golden_decision_json.json")
 #: the clock object's ``server_time`` is the wall clock: fixed, so that the bytes are the same
 WALL = 1_795_000_000.125
