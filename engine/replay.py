@@ -212,7 +212,8 @@ class Replay:
         number = self.line + 1 if number is None else number
         if not isinstance(record, Mapping):
             raise TraceError(number, "a trace line must be a JSON object")
-        event = parse_event(number, dict(record), self.variant)
+        event = parse_event(number, record if isinstance(record, dict) else dict(record),
+                            self.variant)
         if event.t < self.last_t:
             raise TraceError(number, f"time goes backwards ({event.t} after {self.last_t})")
         return event
