@@ -24,7 +24,7 @@ from engine.events import (ARBITER_ACTIONS, BUTTON_NAMES, SIDES, ArbiterActed, B
                            SensorsRecovered, SnapshotTaken, TraceEnded)
 from engine.variants import Geometry, Variant, find_variant
 
-__all__ = ["read_trace", "parse_trace", "parse_start", "parse_event", "square_name"]
+__all__ = ["read_trace", "parse_trace", "load_line", "parse_start", "parse_event", "square_name"]
 
 _TAG_KEYS = ("white", "black", "event", "round")
 #: Results an ``adjudicate`` action may carry (both scoring sets, COMP 6.14).
@@ -47,9 +47,9 @@ def read_trace(lines: Iterable[str]) -> tuple[GameStarted, Iterator[Event]]:
     """
     numbered = enumerate(lines, start=1)
     for number, raw in numbered:
-        text = _text(number, raw)
-        if text:
-            start, variant = parse_start(number, _load(number, text))
+        obj = load_line(number, raw)
+        if obj is not None:
+            start, variant = parse_start(number, obj)
             return start, _events(numbered, variant)
     raise TraceError(1, "no start line (the first line must have \"type\": \"start\")")
 
@@ -57,10 +57,10 @@ def read_trace(lines: Iterable[str]) -> tuple[GameStarted, Iterator[Event]]:
 def _events(numbered: Iterator[tuple[int, str]], variant: Variant) -> Iterator[Event]:
     last_t = 0.0
     for number, raw in numbered:
-        text = _text(number, raw)
-        if not text:
+        obj = load_line(number, raw)
+        if obj is None:
             continue
-        event = parse_event(number, _load(number, text), variant)
+        event = parse_event(number, obj, variant)
         if event.t < last_t:
             raise TraceError(number, f"time goes backwards ({event.t} after {last_t})")
         last_t = event.t
@@ -72,6 +72,13 @@ def parse_trace(lines: Iterable[str]) -> tuple[GameStarted, list[Event]]:
     Raises ``TraceError`` (see module docstring)."""
     start, events = read_trace(lines)
     return start, list(events)
+
+
+def load_line(number: int, raw: str) -> dict[str, Any] | None:
+    """The JSON object of trace line ``number`` (text ``raw``), or None for a blank line.
+    Raises ``TraceError`` for a line too long, bad JSON, or JSON that is not an object."""
+    text = _text(number, raw)
+    return _load(number, text) if text else None
 
 
 def _text(number: int, raw: str) -> str:

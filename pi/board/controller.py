@@ -22,8 +22,13 @@ Life of the board:
   and set up again: the next game begins when the starting position shows again after the board
   has shown something else.
 
-Times: the process's :class:`pi.drivers.timebase.GameTime` stamps every event (seconds since its epoch,
-fixed for the life of the process); a game's ``t`` is that minus the game's ``offset``.
+Times: the process's :class:`pi.drivers.timebase.GameTime` stamps every event (seconds since its
+epoch, fixed for the life of the process). A game has one time zero, kept here and nowhere else:
+``_offset``, the process stamp of the game's ``t`` = 0, set when the game begins (the stamp of its
+first snapshot) or is resumed (the stamp now less the journal's last ``t``, so ``t`` goes on from
+the ``restart`` line). A game's ``t`` is a stamp minus that offset (:meth:`BoardController.now`,
+and every input as it enters the session); deadlines go the other way
+(:meth:`BoardController.next_deadline`).
 """
 
 from __future__ import annotations
@@ -48,7 +53,8 @@ from pi.board.config import Config
 from pi.drivers.display import DisplayState, face_texts
 from pi.drivers.faults import SensorFault, SensorFaultCleared
 from pi.board.journal import JournalDamagedError, JournalError
-from pi.board.session import Fed, GameSession
+from engine.replay import Fed
+from pi.board.session import GameSession
 from pi.board.statedir import StateDir
 from pi.board.view import PAIRING_FIELDS, ActionLate, ActionRefused, Phase
 from pi.drivers.timebase import GameTime
@@ -123,6 +129,7 @@ class BoardController:
     occupied: frozenset[str] = frozenset()
     faults: dict[int, SensorFault] = field(default_factory=dict)
     status: str = "starting"
+    #: the process stamp of the current game's ``t`` = 0 (module docstring: the one time zero)
     _offset: float = 0.0
     _left_start: bool = False
     _shown: tuple[Any, ...] | None = None

@@ -346,3 +346,15 @@ class StateDir:
             fsync_dir(self.games)
             return GameDir(game_id, path)
         raise StateDirError(f"{self.games}: cannot find a free game id")
+
+    def remove_unbegun(self, game: GameDir) -> None:
+        """Removes the folder of a game whose journal could not be created (with whatever part
+        of the journal reached the disk), so that it never blocks the next game as an
+        unfinished one. A folder that cannot be removed is logged and left."""
+        try:
+            game.trace.unlink(missing_ok=True)
+            game.path.rmdir()
+            fsync_dir(self.games)
+        except OSError as exc:
+            log.error("%s: cannot remove the folder of a game that could not begin: %s",
+                      game.path, exc)

@@ -120,7 +120,6 @@ class SensorScanner:
         self._states = [_State() for _ in self.groups]
         self._snapshot_wanted = False
         self._last_t = 0.0
-        self._generation = self.time.generation
         self._last_scan = -1e18
         self._losing_bus = False
         self._logical: list[tuple[str, ...]] = []
@@ -188,9 +187,6 @@ class SensorScanner:
         return self.bus is not None and self.bus.lost
 
     def _t(self, when: float) -> float:
-        if self._generation != self.time.generation:  # a new epoch: t starts again
-            self._generation = self.time.generation
-            self._last_t = 0.0
         t = max(self.time.stamp(when), self._last_t)
         self._last_t = t
         return t

@@ -18,7 +18,7 @@ from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.hall.boardview import ReplicaServer
 from pi.hall.hub import Hub
 from pi.hall.replica import board_key

@@ -27,7 +27,7 @@ from pi.hall.boardview import BoardReplica, ReplicaServer, wall_of
 from pi.hall.hub_config import HubConfig
 from pi.hall.replica import GameReplica, Replica, board_key, game_order, sync_taken
 from pi.hall.rounds import Pairings
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.web import auth
 from pi.web.httputil import http
 from pi.web.views import clock_dict, flag_dict

@@ -44,7 +44,7 @@ from pi.hall.protocol import (MAX_PAYLOAD, PAIRING_KEYS, Ack, BadMessage, Comman
                               ack_payload, client_id, journal_payload, offline_payload,
                               parse_command, status_payload)
 from pi.board.journal import encode_line
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.board.statedir import StateDir
 from pi.board.view import ActionRefused, BoardActions, BoardView
 from pi.web.views import state_dict

@@ -27,7 +27,7 @@ from typing import Any, Awaitable, Callable
 from aiohttp import web
 
 from engine.errors import DamieraError
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.board.statedir import StateDir
 from pi.board.view import ActionLate, ActionRefused, BoardActions, BoardView
 from pi.web import auth

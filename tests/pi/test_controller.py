@@ -15,7 +15,7 @@ from pi.board.config import Config
 from pi.board.controller import BoardController, Phase
 from pi.drivers.display import DisplayState
 from pi.drivers.faults import SensorFault, SensorFaultCleared
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.board.statedir import StateDir
 from pi.drivers.timebase import GameTime
 
