@@ -23,6 +23,7 @@ from engine.decisions import (BoardToFix, ClockChanged, ClockRefused, Decision, 
 from engine.errors import ClockError
 from engine.events import DaemonRestarted, GameStarted
 from engine.game import Game, GameMark
+from engine.squares import square_sort_key
 from engine.timecontrol import parse_time_control_tag
 from engine.tracking import TurnTracker
 from engine.variants import Variant, find_variant
@@ -149,7 +150,7 @@ class ArbiterCore:
         if target is None:
             return (), ""
         diff = self._sensed ^ set(target.occupied_algebraic())
-        return tuple(sorted(diff, key=lambda s: (int(s[1:]), s[0]))), key
+        return tuple(sorted(diff, key=square_sort_key)), key
 
     # ------------------------------------------------------------------ decisions out
 

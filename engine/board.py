@@ -18,6 +18,7 @@ from typing import Iterator, NamedTuple, Sequence
 from engine.errors import (AmbiguousMoveError, IllegalMoveError, InvalidMoveError, InvalidSquareError,
                            excerpt)
 from engine.fen import Color, fen_runs, parse_fen
+from engine.squares import square_name
 from engine.variants import (ALL_DIRECTIONS, BLACK, FORWARD, ITALIAN, WHITE, CaptureCandidate,
                              Variant, find_variant)
 
@@ -211,7 +212,7 @@ class Board:
         for rank in range(g.size - 1, -1, -1):
             row = []
             for file in range(g.size):
-                n = g.number_of_algebraic.get(f"{'abcdefghij'[file]}{rank + 1}")
+                n = g.number_of_algebraic.get(square_name(file, rank))
                 if n is None:
                     row.append(" ")
                 else:

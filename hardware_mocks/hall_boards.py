@@ -39,6 +39,7 @@ from hardware_mocks.hall_games import TIME_CONTROL, Pace, natural_game
 from pi.hall import protocol
 from pi.board.journal import encode_line
 from pi.board.statedir import make_game_id
+from pi.hall.errors import BadMessage
 
 log = logging.getLogger(__name__)
 
@@ -215,7 +216,7 @@ class LightBoard:
     def on_command(self, payload: bytes, now: float) -> None:
         try:
             cmd = protocol.parse_command(payload)
-        except protocol.BadMessage as exc:
+        except BadMessage as exc:
             log.warning("board %s: %s", self.name, exc)
             return
         if isinstance(cmd, protocol.Resend):

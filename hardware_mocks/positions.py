@@ -3,7 +3,7 @@ expected occupancy from the rules engine instead)."""
 
 from __future__ import annotations
 
-from pi.drivers.geometry import square_name
+from engine.squares import square_name
 
 
 def initial_occupancy(size: int, dark_odd: bool) -> frozenset[str]:

@@ -120,7 +120,7 @@ class GameSession:
                 _feed_contained(arbiter, event)
         except Exception as exc:  # noqa: BLE001 - the journal's form was good, its content is not
             journal.close()
-            from pi.board.journal import JournalDamagedError
+            from pi.board.errors import JournalDamagedError
             raise JournalDamagedError(rec.path, 0, f"cannot be replayed: {exc}") from None
         session = cls(game, journal, start, dict(rec.start), variant, arbiter, rec.last_t)
         outcome = arbiter.game.outcome

@@ -19,13 +19,15 @@ from typing import Any, Awaitable, Callable
 from aiohttp import web
 
 from pi.hall.boardview import BoardView
+from pi.hall.errors import PairingError
 from pi.hall.hub import Hub, board_key
-from pi.hall.rounds import (PairingError, Pairings, game_feed, parse_pairings, results,
+from pi.hall.rounds import (Pairings, game_feed, parse_pairings, results,
                             results_csv, round_feed)
 from pi.board.session import Fed
 from pi.web.feeds import Client, encode
 from pi.web.httputil import conditional, http
-from pi.web.server import STATIC, WebError, WebServer
+from pi.web.errors import WebError
+from pi.web.server import STATIC, WebServer
 
 log = logging.getLogger(__name__)
 

@@ -24,21 +24,18 @@ from engine.articles import code as article_code
 from engine.board import Board
 from engine.variants import Variant, find_variant
 from pi.hall.boardview import BoardView, GameInfo
+from pi.hall.errors import PairingError
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import GameReplica
 from pi.board.statedir import atomic_write
 from pi.web.views import _LIDRAUGHTS_GAMETYPE, PublicSnapshot, broadcast_pdn, public_snapshot
 
-__all__ = ["Pairings", "PairingError", "game_feed", "round_feed", "results", "results_csv",
+__all__ = ["Pairings", "game_feed", "round_feed", "results", "results_csv",
            "PAIRINGS_FILE"]
 
 PAIRINGS_FILE = "pairings.csv"
 _HEADER = ["round", "board", "white", "black"]
 _MAX_ROWS = 10_000
-
-
-class PairingError(ValueError):
-    """A bad pairings CSV: one line naming the CSV line."""
 
 
 class Pairings:

@@ -23,12 +23,12 @@ from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
-from engine.errors import DamieraError
 from engine.events import ArbiterActed
 from pi.board.session import Fed
 from pi.web import auth
 from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,
                              keep_auth, line_of, read, whole_lines)
+from pi.web.errors import WebError
 from pi.web.feeds import Client, Stream, encode, encode_state, replay_journal_events
 from pi.web.replay import replay_states
 from pi.web.views import (MoveDicts, PublicSnapshot, broadcast_pdn, clock_dict,
@@ -45,10 +45,6 @@ STATIC = Path(__file__).parent / "static"
 #: The simulator's extra routes: called with the server, returns (method, path, handler, arbiter
 #: only) tuples (``Parts.web_routes``).
 Routes = Callable[["WebServer"], list[tuple[str, str, Callable[[web.Request], Awaitable[Any]], bool]]]
-
-
-class WebError(DamieraError):
-    """The web server cannot start (its address is in use or not this host's): one line."""
 
 
 @dataclass

@@ -14,7 +14,7 @@ from engine.board import Board
 from engine.decisions import GameEnded, MoveCommitted
 from engine.events import ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
 from engine.replay import replay_lines
-from pi.board.journal import JournalDamagedError, JournalWriteError
+from pi.board.errors import JournalDamagedError, JournalWriteError
 from pi.board.session import GameSession
 from pi.board.statedir import GameDir, StateDir
 
