@@ -229,7 +229,7 @@ class ArbiterCore:
         if c is None:
             return
         if c.state == ClockState.READY:
-            self._clock_do(t, "start", lambda k, ct: k.start(side, ct))
+            self._clock_do(t, "start", lambda k, ct: k.start(Colour(side), ct))
         elif c.state == ClockState.STOPPED:
             self._clock_do(t, "resume", lambda k, ct: k.resume(ct))
 
@@ -238,7 +238,7 @@ class ArbiterCore:
         change the sensors saw (the piece let go, the last captured piece off): in the mosse-lampo
         phase that is what must come by zero (COMP 5.7)."""
         done = min(t, max(self.tracking.last_change, self._clock_t))
-        return self._clock_do(t, "press", lambda k, ct: k.press(side, ct, True, completed_at=done))
+        return self._clock_do(t, "press", lambda k, ct: k.press(Colour(side), ct, True, completed_at=done))
 
     def _clock_stop(self, t: float) -> None:
         c = self._clock
