@@ -34,7 +34,7 @@ from engine.timecontrol import (format_clock_comment, format_pdn_time, parse_clo
 from engine.errors import (AmbiguousMoveError, IllegalMoveError, InputError, InputTooLargeError,
                            InvalidMoveError, PdnError, excerpt)
 from engine.game import Game
-from engine.variants import BLACK, COLOR_NAMES, VARIANTS, WHITE, Variant, find_variant
+from engine.variants import BLACK, VARIANTS, WHITE, Colour, Variant, find_variant
 
 SEVEN_TAGS = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 _TAG_DEFAULTS = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "White": "?",
@@ -448,7 +448,7 @@ def write_pdn(game: Game, width: int = 79) -> str:
         tokens.append(text)
         if rec.clock is not None:
             # after a move the opponent's face runs: its letter is upper case (PDN 3.0, lidraughts)
-            running = COLOR_NAMES[1 - rec.side]
+            running = Colour(rec.side).opponent.label
             tokens.append("{" + format_clock_comment(rec.clock[WHITE], rec.clock[BLACK], running) + "}")
         if rec.comment:
             tokens.append("{" + rec.comment.replace("}", ")") + "}")

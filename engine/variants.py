@@ -24,12 +24,9 @@ from engine.colour import BLACK, WHITE, Colour
 from engine.errors import InvalidSquareError, UnknownVariantError, excerpt
 from engine.squares import all_squares, numbered_squares, square_file, square_rank
 
-__all__ = ["WHITE", "BLACK", "Colour", "COLOR_NAMES", "Variant", "VARIANTS", "find_variant",
+__all__ = ["WHITE", "BLACK", "Colour", "Variant", "VARIANTS", "find_variant",
            "Geometry", "DrawRules", "CaptureCandidate", "free_choice", "majority",
            "italian_priority", "ITALIAN", "ENGLISH", "INTERNATIONAL", "BRAZILIAN"]
-
-#: Text of each colour, indexed by a ``Colour`` (kept for callers that index by colour number).
-COLOR_NAMES = (WHITE.label, BLACK.label)
 
 # Directions, as indices into ray tables: 0 and 1 go towards square 1 (White's forward),
 # 2 and 3 towards square N (Black's forward).
