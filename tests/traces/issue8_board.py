@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from engine.squares import square_mirror
+
 W, B = "white", "black"
 INT_START = "1-20,31-50"
 
@@ -96,11 +98,7 @@ def translate_fen(fen: str, sq: Callable[[int], int], swap: bool) -> str:
 def mirrored_start(number_to_alg: Callable[[int], str], squares: list[int], size: int) -> str:
     """A snapshot token of the initial position on a board turned the wrong way (IT 7.2, EN 7.2,
     INT 5.1): every piece on the square mirrored left to right, i.e. on the light squares."""
-    names = []
-    for n in squares:
-        a = number_to_alg(n)
-        names.append("abcdefghij"[size - 1 - "abcdefghij".index(a[0])] + a[1:])
-    return "S:" + ",".join(names)
+    return "S:" + ",".join(square_mirror(number_to_alg(n), size) for n in squares)
 
 
 def alg_it(n: int) -> str:
