@@ -100,3 +100,12 @@ def test_square_one_and_the_last_square_of_each_numbering(variant: str, one: str
     assert (names[0], names[-1]) == (one, last)
     # every numbered square is dark: no two share a diagonal neighbour's colour
     assert len({(square_file(s) + square_rank(s)) % 2 for s in names}) == 1
+
+
+@given(st.one_of(st.text(max_size=6), st.integers(), st.none()), sizes)
+def test_parse_takes_any_value_and_raises_only_bad_input(value: object, size: int) -> None:
+    try:
+        file, rank = parse_square(value, size)
+    except InvalidSquareError:
+        return
+    assert 0 <= file < size and 0 <= rank < size and square_name(file, rank) == value
