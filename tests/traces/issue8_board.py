@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.squares import square_mirror
+from engine.squares import numbered_squares, square_mirror
 
 W, B = "white", "black"
 INT_START = "1-20,31-50"
@@ -41,8 +41,7 @@ def _en_number(f: int, rank: int) -> int:
 
 def alg8(n: int) -> str:
     """Algebraic name of English / Brazilian square n (seen from White's side)."""
-    r, i = divmod(n - 1, 4)
-    return "abcdefgh"[2 * i + (1 - r % 2)] + str(8 - r)
+    return numbered_squares(8, first_dark_file_even=False)[n - 1]
 
 
 def it_to_en(n: int) -> int:
@@ -102,14 +101,13 @@ def mirrored_start(number_to_alg: Callable[[int], str], squares: list[int], size
 
 
 def alg_it(n: int) -> str:
-    f, rank = _it_file_rank(n)
-    return "abcdefgh"[f] + str(rank)
+    """Algebraic name of Italian square n (IT 2.4: 1 = a8)."""
+    return numbered_squares(8, first_dark_file_even=True)[n - 1]
 
 
 def alg10(n: int) -> str:
     """Algebraic name of international square n (Manoury: 1 = b10 … 50 = i1)."""
-    r, i = divmod(n - 1, 5)
-    return "abcdefghij"[2 * i + (1 - r % 2)] + str(10 - r)
+    return numbered_squares(10, first_dark_file_even=False)[n - 1]
 
 
 def rng(a: int, b: int) -> list[int]:
