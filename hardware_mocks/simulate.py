@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.board import Board
-from engine.errors import InputError
+from engine.errors import InputError, TraceError
 from engine.events import GameStarted
-from engine.errors import TraceError
 from engine.trace import parse_trace
 from engine.variants import find_variant
 from hardware_mocks.clock import FakeClock
@@ -58,7 +57,7 @@ SIM_START = 1000.0
 
 
 class SimulateError(InputError):
-    """Bad simulator input (speed, trace, wiring): one line, exit 2."""
+    """Bad simulator input (speed, trace, a missing wiring file): one line, exit 2."""
 
 
 def parse_speed(text: str) -> float | None:

@@ -25,9 +25,8 @@ from typing import Any
 
 from engine.errors import InputError, StateError
 from pi.board.config import Config, load_config
-from pi.board.errors import ConfigError
 from pi.daemon import Parts, run_daemon
-from pi.board.errors import JournalError
+from pi.board.errors import ConfigError, JournalError
 from pi.board.statedir import StateDir, resolve_state_dir
 from pi.drivers.wiring import Wiring, load_wiring
 
