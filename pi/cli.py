@@ -269,6 +269,8 @@ def _cmd_token(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Runs one command. Every error of ours (``engine.errors.DamieraError``: bad input, hardware,
+    state, configuration, network) is caught here, once: its one line on stderr, exit status 2."""
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
