@@ -24,7 +24,8 @@ from functools import lru_cache
 
 from engine.articles import defines
 from engine.board import Board, Move
-from engine.variants import BLACK, WHITE, Variant, free_choice
+from engine.colour import BLACK, WHITE
+from engine.variants import Variant, free_choice
 
 __all__ = ["Judgement", "judge", "free_board", "square_label"]
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import Iterator, NamedTuple, Sequence
 
+from engine.colour import BLACK, WHITE
 from engine.errors import (AmbiguousMoveError, IllegalMoveError, InvalidMoveError, InvalidSquareError,
                            excerpt)
 from engine.fen import Color, fen_runs, parse_fen
 from engine.squares import square_name
-from engine.variants import (ALL_DIRECTIONS, BLACK, FORWARD, ITALIAN, WHITE, CaptureCandidate,
-                             Variant, find_variant)
+from engine.variants import ALL_DIRECTIONS, FORWARD, ITALIAN, CaptureCandidate, Variant, find_variant
 
 __all__ = ["Board", "Move", "Piece", "Color", "parse_fen"]
 

@@ -7,8 +7,9 @@ Read by :func:`parse_fen` (syntax errors are ``InvalidFenError``, positions that
 
 from __future__ import annotations
 
+from engine.colour import BLACK, WHITE
 from engine.errors import ImpossiblePositionError, InvalidFenError, InvalidSquareError, excerpt
-from engine.variants import BLACK, WHITE, Variant
+from engine.variants import Variant
 
 __all__ = ["Color", "parse_fen", "fen_runs"]
 

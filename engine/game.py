@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 
 from engine import articles
 from engine.board import Board, Move
+from engine.colour import BLACK, WHITE, Colour
 from engine.errors import IllegalMoveError
-from engine.variants import BLACK, WHITE, Colour, Variant, find_variant
+from engine.variants import Variant, find_variant
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,12 +29,13 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from engine.board import Board, Move
+from engine.colour import BLACK, WHITE, Colour
 from engine.timecontrol import (format_clock_comment, format_pdn_time, parse_clock_comment,
                                 parse_pdn_time, parse_time_control_tag)
 from engine.errors import (AmbiguousMoveError, IllegalMoveError, InputError, InputTooLargeError,
                            InvalidMoveError, PdnError, excerpt)
 from engine.game import Game
-from engine.variants import BLACK, VARIANTS, WHITE, Colour, Variant, find_variant
+from engine.variants import VARIANTS, Variant, find_variant
 
 SEVEN_TAGS = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 _TAG_DEFAULTS = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "White": "?",

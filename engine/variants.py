@@ -24,7 +24,7 @@ from engine.colour import BLACK, WHITE, Colour
 from engine.errors import InvalidSquareError, UnknownVariantError, excerpt
 from engine.squares import all_squares, numbered_squares, square_file, square_rank
 
-__all__ = ["WHITE", "BLACK", "Colour", "Variant", "VARIANTS", "find_variant",
+__all__ = ["Variant", "VARIANTS", "find_variant",
            "Geometry", "DrawRules", "CaptureCandidate", "free_choice", "majority",
            "italian_priority", "ITALIAN", "ENGLISH", "INTERNATIONAL", "BRAZILIAN"]
 
