@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.arbiter import Arbiter
-from engine.errors import DamieraError
+from engine.errors import InputError
 from engine.events import ArbiterActed, Event, TraceEnded
 from engine.trace import parse_trace
 from hardware_mocks.hall_games import TIME_CONTROL, Pace, natural_game
@@ -240,7 +240,7 @@ class LightBoard:
             event = ArbiterActed(t, str(action["action"]), action.get("result"),
                                  action.get("text"))
             parse_trace([json.dumps(self._start_line), json.dumps(event.to_dict())])
-        except (KeyError, DamieraError) as exc:
+        except (KeyError, InputError) as exc:
             return protocol.Ack(cmd.id, False, error=str(exc)[:200])
         line = self._write(event.to_dict())
         self._arbiter.feed(event)

@@ -31,7 +31,7 @@ import tempfile
 from typing import IO, Iterator, NoReturn, Sequence
 
 from engine.board import Board
-from engine.errors import DamieraError, InputTooLargeError, excerpt
+from engine.errors import DamieraError, InputError, InputTooLargeError, excerpt
 from engine.trace import MAX_LINE_CHARS
 from engine.variants import VARIANTS, find_variant
 
@@ -132,7 +132,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
             if len(line) > MAX_LINE_CHARS:
                 raise InputTooLargeError(f"longer than {MAX_LINE_CHARS:,} characters")
             board = Board(line.strip(), variant)
-        except DamieraError as exc:
+        except InputError as exc:
             sys.stdout.flush()
             return _fail(f"standard input line {lineno}: {exc}")
         except UnicodeDecodeError:
