@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.errors import InvalidSquareError
 from engine.events import BUTTON_NAMES, SIDES
 from engine.squares import BOARD_SIZES, parse_square, rotation_from_degrees, square_name
 from pi.drivers.errors import WiringError
@@ -464,7 +465,7 @@ def _check_square(r: _Reader, key: str, s: str, size: int) -> None:
         raise r.error(key, f"{excerpt(s)} is not a square name")
     try:
         parse_square(s, size)
-    except ValueError as e:
+    except InvalidSquareError as e:
         raise r.error(key, str(e)) from None
 
 
