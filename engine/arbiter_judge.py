@@ -129,7 +129,7 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
     assert piece is not None
     if piece.color != c:
         other = ref.copy(stack=False)
-        other.turn = 1 - c
+        other.turn = c.opponent
         shaped = any(m.from_square == a and m.to_square == b and set(m.captures) == gone
                      for m in other.legal_moves)
         if presser == 1 - c or (presser is None and shaped):
