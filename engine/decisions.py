@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Union, get_args
 
+from engine.articles import Kind
 from engine.board import Move
 from engine.clock import ClockEvent
 from engine.colour import Colour
@@ -31,15 +32,17 @@ __all__ = ["Flag", "MoveCommitted", "MoveRetracted", "PositionSet", "FlagRaised"
            "GameEnded", "BoardToFix", "ClockChanged", "ClockRefused", "LampoCountdown",
            "Decision", "KINDS", "STATUSES"]
 
-KINDS = ("irregularity", "incorrectness", "notice")
+#: Every kind a flag may have: the kinds of the articles (``engine.articles.Kind``).
+KINDS: tuple[Kind, ...] = get_args(Kind)
 STATUSES = ("pending", "corrected", "maintained", "noted")
 
 
 @dataclass(frozen=True, slots=True)
 class Flag:
     """A rule event the arbiter noted (TRACE.md ``flags``): ``id`` (its number in the game, from
-    0), ``code`` (the article), ``side`` (the player concerned, or None), ``kind`` (in
-    :data:`KINDS`), ``status`` (in :data:`STATUSES`), ``text``."""
+    0), ``code`` (the article), ``side`` (the player concerned, or None), ``kind`` (its article's
+    kind, in :data:`KINDS`: irregularity, incorrectness, notice, result or procedure), ``status``
+    (in :data:`STATUSES`), ``text``."""
 
     id: int
     t: float

@@ -31,13 +31,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from engine.errors import DamieraError
+from engine.errors import InputError
 from engine.events import ArbiterActed, Event, TraceEnded
 from engine.replay import RAISE, Replay
 from hardware_mocks.hall_games import TIME_CONTROL, Pace, natural_game
 from pi.hall import protocol
 from pi.board.journal import encode_line
 from pi.board.statedir import make_game_id
+from pi.hall.errors import BadMessage
 
 log = logging.getLogger(__name__)
 
@@ -215,7 +216,7 @@ class LightBoard:
     def on_command(self, payload: bytes, now: float) -> None:
         try:
             cmd = protocol.parse_command(payload)
-        except protocol.BadMessage as exc:
+        except BadMessage as exc:
             log.warning("board %s: %s", self.name, exc)
             return
         if isinstance(cmd, protocol.Resend):
@@ -239,7 +240,7 @@ class LightBoard:
             record = ArbiterActed(t, str(action["action"]), action.get("result"),
                                   action.get("text")).to_dict()
             event = self._replay.read_event(record)  # the reader's refusal, before writing
-        except (KeyError, DamieraError) as exc:
+        except (KeyError, InputError) as exc:
             return protocol.Ack(cmd.id, False, error=str(exc)[:200])
         line = self._write(record)
         self._replay.take(record, event, line)

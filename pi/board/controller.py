@@ -47,13 +47,14 @@ from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, Gam
                               MoveCommitted, MoveRetracted)
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
                            TraceEnded)
+from engine.squares import square_mirror, square_sort_key
 from engine.variants import find_variant
 from pi.board.arbiter_request import ArbiterRequest
 from pi.board.config import Config
 from pi.drivers.display import DisplayState, face_texts
 from pi.drivers.faults import SensorFault, SensorFaultCleared
-from pi.board.journal import JournalDamagedError, JournalError
 from engine.replay import Fed
+from pi.board.errors import JournalDamagedError, JournalError
 from pi.board.session import GameSession
 from pi.board.statedir import StateDir
 from pi.board.view import PAIRING_FIELDS, ActionLate, ActionRefused, Phase
@@ -364,10 +365,10 @@ class BoardController:
             # once per arrangement of the pieces: a snapshot follows if the sensors turned
             self._oriented_for = self.occupied
             self.orient(self.expected)
-        mirrored = frozenset(_mirror(s, self.variant.size) for s in self.expected)
+        mirrored = frozenset(square_mirror(s, self.variant.size) for s in self.expected)
         self._setup_view = _SetupView(
-            tuple(sorted(self.expected - self.occupied, key=_square_key)),
-            tuple(sorted(self.occupied - self.expected, key=_square_key)),
+            tuple(sorted(self.expected - self.occupied, key=square_sort_key)),
+            tuple(sorted(self.occupied - self.expected, key=square_sort_key)),
             self.occupied == mirrored)
 
     def _begin(self) -> None:
@@ -522,14 +523,3 @@ def _drawn(state: DisplayState) -> tuple[Any, ...]:
 def _clock_started(clock: Any) -> bool:
     from engine.clock import ClockState
     return bool(clock.state != ClockState.READY)
-
-
-def _mirror(name: str, size: int) -> str:
-    """The square seen in a mirror along the files (a board turned by 90° on an 8×8 board shows
-    the starting position mirrored: IT 7.2)."""
-    f = ord(name[0]) - ord("a")
-    return f"{chr(ord('a') + size - 1 - f)}{name[1:]}"
-
-
-def _square_key(name: str) -> tuple[int, str]:
-    return (int(name[1:]), name[0])

@@ -40,36 +40,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.squares import square_sort_key
+from pi.board.errors import JournalDamagedError, JournalError, JournalWriteError
 from pi.board.statedir import fsync_dir
 
 log = logging.getLogger(__name__)
 
-__all__ = ["JournalError", "JournalWriteError", "JournalDamagedError", "Journal", "Recovered",
+__all__ = ["Journal", "Recovered",
            "read_journal", "encode_line", "fault_line", "fault_cleared_line", "restart_line",
            "MAX_JOURNAL_BYTES"]
 
 #: A journal larger than this is refused at resume (a real game is well under 1 MB).
 MAX_JOURNAL_BYTES = 64 * 1024 * 1024
 _EXCERPT = 60
-
-
-class JournalError(Exception):
-    """Base class of the journal's errors; each message is one line naming the file."""
-
-
-class JournalWriteError(JournalError):
-    """An append failed: the line is not in the journal."""
-
-
-class JournalDamagedError(JournalError):
-    """The journal is damaged beyond a torn last line: kept untouched, a new game must start."""
-
-    def __init__(self, path: Path, line: int, problem: str) -> None:
-        super().__init__(f"{path}: line {line}: {problem}; the journal is kept as it is and a "
-                         "new game starts")
-        self.path = path
-        self.line = line
-        self.problem = problem
 
 
 class _HasToDict(Protocol):
@@ -93,20 +76,15 @@ def encode_line(obj: Mapping[str, Any] | _HasToDict) -> bytes:
         raise ValueError(f"cannot write {d.get('type')!r} line as UTF-8: {exc}") from None
 
 
-def _square_key(name: str) -> tuple[int, str]:
-    # As engine.events sorts snapshot squares: by rank, then file ("c3" < "e3" < "b4").
-    return (int(name[1:]), name[0]) if name[1:].isdigit() else (0, name)
-
-
 def fault_line(t: float, squares: Iterable[str], message: str) -> dict[str, Any]:
     """TRACE.md ``fault``: the sensors under ``squares`` stopped answering."""
-    return {"t": t, "type": "fault", "squares": sorted(squares, key=_square_key),
+    return {"t": t, "type": "fault", "squares": sorted(squares, key=square_sort_key),
             "message": message}
 
 
 def fault_cleared_line(t: float, squares: Iterable[str]) -> dict[str, Any]:
     """TRACE.md ``fault_cleared``: the sensors under ``squares`` answer again."""
-    return {"t": t, "type": "fault_cleared", "squares": sorted(squares, key=_square_key)}
+    return {"t": t, "type": "fault_cleared", "squares": sorted(squares, key=square_sort_key)}
 
 
 def restart_line(last_t: float, down: float | None) -> dict[str, Any]:

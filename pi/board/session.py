@@ -42,7 +42,8 @@ from engine.decisions import (Decision, FlagDecided, FlagRaised, GameEnded, Move
 from engine.events import Event, GameStarted
 from engine.replay import ContainArbiter, Fed, Replay, Report
 from engine.variants import Variant
-from pi.board.journal import Journal, JournalDamagedError, JournalError, Recovered
+from pi.board.errors import JournalDamagedError, JournalError
+from pi.board.journal import Journal, Recovered
 from pi.board.statedir import GameDir, StateDir
 
 log = logging.getLogger(__name__)
@@ -126,7 +127,7 @@ class GameSession:
         """The unfinished ``game`` read back from its journal into a fresh arbiter, and a
         ``restart`` line appended. ``wall_now``: the wall-clock time now (Unix seconds), None
         when it cannot be trusted (a Pi without a real-time clock before network time); the
-        time away is then unknown (``down`` null). Raises ``pi.board.journal.JournalDamagedError``
+        time away is then unknown (``down`` null). Raises ``pi.board.errors.JournalDamagedError``
         (file untouched: the caller abandons the game and begins a new one) or
         ``JournalError``."""
         game.remove_stale_temporaries()

@@ -197,7 +197,8 @@ def test_next_deadline_matches_advance_over_random_games(variant: str) -> None:
     import random
 
     from engine.board import Board
-    from engine.variants import COLOR_NAMES, find_variant
+    from engine.colour import Colour
+    from engine.variants import find_variant
     from hardware_mocks.players import physical
 
     for seed in range(3):
@@ -215,7 +216,7 @@ def test_next_deadline_matches_advance_over_random_games(variant: str) -> None:
             for e in evs:
                 a.feed(e)
             deadline = a.next_deadline()
-            assert deadline is not None, COLOR_NAMES[ref.turn]
+            assert deadline is not None, Colour(ref.turn).label
             assert a.advance(deadline - 0.001) == []
             out = a.advance(deadline)
             assert any(isinstance(d, MoveCommitted) for d in out)

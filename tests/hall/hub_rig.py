@@ -20,6 +20,7 @@ import paho.mqtt.client as mqtt
 
 from pi.board.config import HttpSpec, parse_mqtt_url
 from pi.hall import protocol as P
+from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +112,7 @@ class FakeBoard:
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:
             cmd = P.parse_command(msg.payload)
-        except P.BadMessage:
+        except BadMessage:
             return
         if isinstance(cmd, P.Resend):
             self.resends.append(cmd)

@@ -22,8 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.events import GameStarted, PieceLifted, SnapshotTaken
-from pi.board.journal import (Journal, JournalDamagedError, JournalWriteError, encode_line,
-                              fault_cleared_line, fault_line, read_journal, restart_line)
+from pi.board.errors import JournalDamagedError, JournalWriteError
+from pi.board.journal import (Journal, encode_line, fault_cleared_line, fault_line, read_journal,
+                              restart_line)
 
 ROOT = Path(__file__).resolve().parents[2]
 START = GameStarted(variant="italian", time_control="1800+10", tags=(("white", "Rossi"),))
@@ -159,7 +160,8 @@ def test_file_size_limit_gives_a_clear_error_in_a_real_process(tmp_path: Path) -
     script = textwrap.dedent(f"""
         import resource, signal, sys
         from engine.events import GameStarted, PieceLifted
-        from pi.board.journal import Journal, JournalWriteError
+        from pi.board.errors import JournalWriteError
+        from pi.board.journal import Journal
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
         j = Journal.create({str(path)!r}, GameStarted(variant="italian"))
@@ -333,7 +335,8 @@ def test_any_bytes_are_read_or_refused_as_damage(tmp_path: Path, junk: bytes, wh
 
 FULL_DISK = textwrap.dedent("""
     import sys
-    from pi.board.journal import Journal, JournalWriteError, read_journal
+    from pi.board.errors import JournalWriteError
+    from pi.board.journal import Journal, read_journal
     from pi.board.statedir import atomic_write
     path = sys.argv[1] + "/trace.jsonl"
     atomic_write(sys.argv[1] + "/game.pdn", "old")

@@ -16,9 +16,11 @@ from engine.board import Board
 from engine.decisions import GameEnded, MoveCommitted
 from engine.events import ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
 from engine.replay import replay_lines
-from engine.trace import TraceError, parse_trace
+from engine.errors import TraceError
+from engine.trace import parse_trace
 from pi.board.config import parse_config
-from pi.board.journal import Journal, JournalDamagedError, JournalWriteError
+from pi.board.errors import JournalDamagedError, JournalWriteError
+from pi.board.journal import Journal
 from pi.board.session import GameSession
 from pi.board.statedir import GameDir, StateDir, StateDirError
 
