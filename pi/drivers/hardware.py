@@ -217,10 +217,6 @@ class Hardware:
             except Exception:
                 log.exception("stopping %s", name)
 
-    def close(self) -> None:
-        """Same as :meth:`stop`."""
-        self.stop()
-
 
 def build_hardware(wiring: Wiring, out: queue.Queue[Any], clock: GameTime | Monotonic, *,
                    t0: float | None = None,

@@ -54,7 +54,7 @@ def parse_command(line: bytes | str, t: float) -> ButtonPressed:
 
 
 class SerialLink:
-    """Wraps a pyserial port (opened by :func:`pi.drivers.wiring.open_serial`, or ``loop://`` in tests).
+    """Wraps a pyserial port (opened by :func:`pi.drivers.hardware.open_serial`, or ``loop://`` in tests).
 
     ``start()`` runs a reader thread that only parses lines and puts ButtonPressed on ``out``.
     ``send`` may be called from the daemon's thread. ``port`` needs ``write``, ``readline``

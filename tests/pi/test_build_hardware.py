@@ -52,7 +52,7 @@ def test_build_hardware_with_fakes_end_to_end():
         assert lit_pixels(hw.display.device.image) > 0
         hw.beeper.play("move")
     finally:
-        hw.close()
+        hw.stop()
 
 
 def test_build_hardware_without_i2c_is_a_clear_error():
