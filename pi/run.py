@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import DamieraError
-from pi.board.config import Config, ConfigError, load_config
+from pi.board.config import Config, ConfigError, load_config, parse_http
 from pi.daemon import Parts, run_daemon
 from pi.board.journal import JournalError
 from pi.board.statedir import StateDir, StateDirError, resolve_state_dir
@@ -111,12 +111,7 @@ def _http(option: str | None, config: Config, simulate: bool) -> tuple[str, int]
         option = DEFAULT_SIM_HTTP if simulate else "off"
     if option.strip().lower() == "off":
         return None
-    from pi.board.config import parse_config
-    try:
-        spec = parse_config(f"http = {_toml_string(option)}", source="--http").http
-    except ConfigError as exc:
-        raise RunError(str(exc).replace("--http: http:", "--http:")) from None
-    assert spec is not None
+    spec = parse_http(option, lambda problem: RunError(f"--http: {problem}"))
     return (spec.host, spec.port)
 
 
@@ -156,11 +151,6 @@ def _hall(config: Config, url: str | None, board: str | None, hall: str | None) 
             raise RunError("--mqtt needs --board N (or board in the config)")
         spec = replace(spec, board=str(number))
     return replace(config, mqtt=spec)
-
-
-def _toml_string(text: str) -> str:
-    import json
-    return json.dumps(text)
 
 
 def run_board(config: Config, wiring: Wiring, root: Any, parts: Parts) -> int:
