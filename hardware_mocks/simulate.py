@@ -51,7 +51,7 @@ from pi.drivers.wiring import Wiring, example_wiring, load_wiring
 
 log = logging.getLogger(__name__)
 
-__all__ = ["main", "Simulation", "SimulateError", "parse_speed", "config_from_start"]
+__all__ = ["main", "Simulation", "SimulateError", "parse_speed", "config_from_start", "read_trace"]
 
 #: Where the simulated clock starts (any value: only differences count).
 SIM_START = 1000.0
@@ -158,7 +158,7 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
     raw_start: dict[str, Any] = {}
     events: list[Any] = []
     if trace is not None:
-        start, events, raw_start = _read_trace(trace)
+        start, events, raw_start = read_trace(trace)
         config = config_from_start(config, start, raw_start, trace)
     try:
         wiring = load_wiring(wiring_path or default_wiring(config.variant))
@@ -205,7 +205,9 @@ def _expected(config: Config) -> frozenset[str]:
     return Board(config.fen, find_variant(config.variant)).occupied_algebraic()
 
 
-def _read_trace(path: str) -> tuple[GameStarted, list[Any], dict[str, Any]]:
+def read_trace(path: str) -> tuple[GameStarted, list[Any], dict[str, Any]]:
+    """The trace file ``path``: its start, its events and its start line as written. Raises
+    SimulateError (one line: unreadable, not UTF-8, not a trace)."""
     import json
     try:
         with open(path, encoding="utf-8") as f:

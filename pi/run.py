@@ -32,7 +32,8 @@ from pi.drivers.wiring import Wiring, load_wiring
 
 log = logging.getLogger(__name__)
 
-__all__ = ["add_run_parser", "cmd_run", "DEFAULT_WIRING", "DEFAULT_CONFIG"]
+__all__ = ["add_run_parser", "cmd_run", "run_board", "run_config", "hall_options", "DEFAULT_WIRING",
+           "DEFAULT_CONFIG"]
 
 DEFAULT_CONFIG = Path("/etc/damiera/damiera.toml")
 DEFAULT_WIRING = Path("/etc/damiera/wiring.toml")
@@ -85,7 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                         stream=sys.stderr)
     if (args.trace is not None or args.speed != "1") and not args.simulate:
         raise RunError("--trace and --speed need --simulate")
-    config = _hall(_config(args.config), args.mqtt, args.board, args.hall)
+    config = hall_options(run_config(args.config), args.mqtt, args.board, args.hall)
     http = _http(args.http, config, args.simulate)
     if args.simulate:
         simulator = _simulator()
@@ -115,7 +116,7 @@ def _http(option: str | None, config: Config, simulate: bool) -> tuple[str, int]
     return (spec.host, spec.port)
 
 
-def _hall(config: Config, url: str | None, board: str | None, hall: str | None) -> Config:
+def hall_options(config: Config, url: str | None, board: str | None, hall: str | None) -> Config:
     """``--mqtt``, ``--board``, ``--hall`` over the config (``[mqtt]``, ``board``). Raises
     RunError (one line; never the URL's password)."""
     from dataclasses import replace
@@ -169,7 +170,9 @@ def run_board(config: Config, wiring: Wiring, root: Any, parts: Parts) -> int:
         state.close()
 
 
-def _config(path: str | None) -> Config:
+def run_config(path: str | None) -> Config:
+    """``--config``: the file ``path``, else ``/etc/damiera/damiera.toml`` when it exists, else
+    the defaults. Raises RunError (one line)."""
     if path is None:
         if DEFAULT_CONFIG.exists():
             path = str(DEFAULT_CONFIG)
