@@ -95,3 +95,20 @@ def test_a_put_after_the_loop_closed_is_dropped_without_an_error():
     inbox = LoopInbox(loop, asyncio.Queue())
     loop.close()
     inbox.put("late")  # the daemon is stopping: a press now goes nowhere, and raises nothing
+
+
+def test_the_oled_draws_the_newest_state_only_and_the_last_one_at_close():
+    from pi.daemon import OledScreen
+
+    class Display:
+        def __init__(self) -> None:
+            self.render = Gate()
+    display = Display()
+    screen = OledScreen(display)
+    screen.show(1)
+    assert display.render.entered.wait(WAIT)
+    screen.show(2)
+    screen.show(3)
+    display.render.release.set()
+    screen.close()
+    assert display.render.done == [1, 3] and screen.frames == 2
