@@ -70,8 +70,8 @@ def sim_routes(sim: Any, variant: str) -> Any:
                 raise _bad(f"expected {{\"name\": one of {', '.join(BUTTONS)}, "
                            "\"side\": \"white\"|\"black\"}")
             gpio = sim.wiring.buttons.get(side, {}).get(name)
-            if gpio is None:  # no such control wired: pressed through the daemon's queue
-                server.inbox.put_nowait(ButtonPressed(sim.time.stamp(), name, side))
+            if gpio is None:  # no such control wired: pressed through the drivers' queue
+                sim.press(ButtonPressed(sim.time.stamp(), name, side))
             else:
                 tap(sim.factory, gpio, sim.wiring.button_pull_up)
             return web.json_response({"ok": True})

@@ -114,6 +114,7 @@ class Simulation:
         self.board: VirtualBoard | None = None
         self.hardware: Hardware | None = None
         self.scan_loop: ScanLoop | None = None
+        self._out: Inbox | None = None
 
     def parts(self, **options: Any) -> Parts:
         """The daemon's ``Parts`` on this simulation (``options``: its other fields): the
@@ -126,6 +127,7 @@ class Simulation:
 
     def build(self, out: Inbox) -> Hardware:
         """``Parts.build``: the daemon's hardware on the fakes, the pieces already set up."""
+        self._out = out
         device = dummy_oled()
         hw = build_hardware(self.wiring, out, self.time, bus_opener=lambda _b: self.bus.open(),
                             pin_factory=self.factory, display_device=device,
@@ -138,6 +140,13 @@ class Simulation:
         self.board.set_occupied(self.occupied)
         self.hardware = hw
         return hw
+
+    def press(self, item: Any) -> None:
+        """An input put where the drivers put theirs (a press of a control no pin is wired
+        for). Raises RuntimeError before :meth:`build`."""
+        if self._out is None:
+            raise RuntimeError("the simulation's hardware is not built yet")
+        self._out.put(item)
 
 
 def default_wiring(variant: str) -> Path:

@@ -36,15 +36,6 @@ TOP = frozenset({"pi.cli", "pi.run", "pi.daemon"})
 #: Any other module at the top of ``pi`` (``pi.bench``, the package itself).
 OTHER_TOP = frozenset({"pi.board", "pi.drivers"})
 
-#: Imports of private names in files other issues' owners are rewriting. This list only
-#: shrinks: a case fixed must leave it (the test fails on a stale entry too).
-KNOWN_PRIVATE: frozenset[tuple[str, str]] = frozenset({
-    ("pi/hall/rounds.py", "pi.web.views._LIDRAUGHTS_GAMETYPE"),
-})
-#: Imports against the rooms' arrows in those files (same rule: only shrinks).
-KNOWN_AGAINST_THE_ARROWS: frozenset[tuple[str, str]] = frozenset()
-
-
 @dataclass(frozen=True)
 class Import:
     path: str  # the importing file, relative to the repository
@@ -141,9 +132,7 @@ def against_the_arrows() -> set[tuple[str, str]]:
 
 
 def test_the_rooms_arrows_run_one_way() -> None:
-    bad = against_the_arrows()
-    assert bad - KNOWN_AGAINST_THE_ARROWS == set(), "imports against the rooms' arrows"
-    assert KNOWN_AGAINST_THE_ARROWS - bad == set(), "fixed: take them off KNOWN_AGAINST_THE_ARROWS"
+    assert against_the_arrows() == set()
 
 
 def test_the_arrows_test_sees_a_wrong_way_import() -> None:
@@ -177,9 +166,7 @@ def private_imports() -> set[tuple[str, str]]:
 
 
 def test_no_module_imports_a_private_name_of_another() -> None:
-    bad = private_imports()
-    assert bad - KNOWN_PRIVATE == set(), "private names imported from another module"
-    assert KNOWN_PRIVATE - bad == set(), "fixed: take them off KNOWN_PRIVATE"
+    assert private_imports() == set()
 
 
 # ---------------------------------------------------------------------- circles

@@ -32,6 +32,7 @@ import logging
 import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Iterable
 
 from engine.arbiter import Arbiter
@@ -146,6 +147,21 @@ class GameSession:
     def last_t(self) -> float:
         """``t`` of the last journaled line."""
         return self._last_t
+
+    @property
+    def id(self) -> str:
+        """The game's id (its folder's name)."""
+        return self.game.id
+
+    @property
+    def line(self) -> int:
+        """Lines in the journal (the number of the last one written)."""
+        return self.journal.line_count
+
+    @property
+    def trace(self) -> Path:
+        """The game's journal file."""
+        return self.game.trace
 
     @property
     def finished(self) -> bool:
