@@ -25,9 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.board import Board
-from engine.errors import DamieraError
+from engine.errors import InputError, TraceError
 from engine.events import GameStarted
-from engine.errors import TraceError
 from engine.trace import parse_trace
 from engine.variants import find_variant
 from hardware_mocks.clock import FakeClock
@@ -43,10 +42,10 @@ from pi.board.scan_loop import ScanLoop
 from pi.daemon import Parts
 from pi.drivers.faults import Inbox
 from pi.drivers.hardware import Hardware, build_hardware
-from pi.board.journal import JournalError, read_journal
-from pi.board.statedir import StateDir, StateDirError, resolve_state_dir
+from pi.board.errors import JournalError
+from pi.board.journal import read_journal
+from pi.board.statedir import StateDir, resolve_state_dir
 from pi.drivers.timebase import GameTime
-from pi.drivers.errors import WiringError
 from pi.drivers.wiring import Wiring, example_wiring, load_wiring
 
 log = logging.getLogger(__name__)
@@ -57,8 +56,8 @@ __all__ = ["main", "Simulation", "SimulateError", "parse_speed", "config_from_st
 SIM_START = 1000.0
 
 
-class SimulateError(DamieraError):
-    """Bad simulator input (speed, trace, wiring): one line, exit 2."""
+class SimulateError(InputError):
+    """Bad simulator input (speed, trace, a missing wiring file): one line, exit 2."""
 
 
 def parse_speed(text: str) -> float | None:
@@ -169,9 +168,9 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
     if trace is not None:
         start, events, raw_start = read_trace(trace)
         config = config_from_start(config, start, raw_start, trace)
-    try:
+    try:  # a bad wiring file is a WiringError (a DamieraError): the command line prints it
         wiring = load_wiring(wiring_path or default_wiring(config.variant))
-    except (WiringError, FileNotFoundError) as exc:
+    except FileNotFoundError as exc:
         raise SimulateError(str(exc)) from None
     if wiring.size != find_variant(config.variant).size:
         raise SimulateError(f"{wiring.source}: a {wiring.size}x{wiring.size} board cannot play "
@@ -241,10 +240,7 @@ def _unfinished_journal(root: Path) -> tuple[dict[str, Any], ...] | None:
     the resume drops it), or None: no such game, or a journal the daemon will abandon."""
     if not Path(root).is_dir():
         return None
-    try:
-        state = StateDir.open(root)
-    except StateDirError as exc:
-        raise SimulateError(str(exc)) from None
+    state = StateDir.open(root)  # StateDirError (a DamieraError): the command line prints it
     try:
         game = state.unfinished()
         if game is None:

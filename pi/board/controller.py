@@ -22,8 +22,13 @@ Life of the board:
   and set up again: the next game begins when the starting position shows again after the board
   has shown something else.
 
-Times: the process's :class:`pi.drivers.timebase.GameTime` stamps every event (seconds since its epoch,
-fixed for the life of the process); a game's ``t`` is that minus the game's ``offset``.
+Times: the process's :class:`pi.drivers.timebase.GameTime` stamps every event (seconds since its
+epoch, fixed for the life of the process). A game has one time zero, kept here and nowhere else:
+``_offset``, the process stamp of the game's ``t`` = 0, set when the game begins (the stamp of its
+first snapshot) or is resumed (the stamp now less the journal's last ``t``, so ``t`` goes on from
+the ``restart`` line). A game's ``t`` is a stamp minus that offset (:meth:`BoardController.now`,
+and every input as it enters the session); deadlines go the other way
+(:meth:`BoardController.next_deadline`).
 """
 
 from __future__ import annotations
@@ -42,13 +47,15 @@ from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, Gam
                               MoveCommitted, MoveRetracted)
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
                            TraceEnded)
+from engine.squares import square_mirror, square_sort_key
 from engine.variants import find_variant
 from pi.board.arbiter_request import ArbiterRequest
 from pi.board.config import Config
 from pi.drivers.display import DisplayState, face_texts
 from pi.drivers.faults import SensorFault, SensorFaultCleared
-from pi.board.journal import JournalDamagedError, JournalError
-from pi.board.session import Fed, GameSession
+from engine.replay import Fed
+from pi.board.errors import JournalDamagedError, JournalError
+from pi.board.session import GameSession
 from pi.board.statedir import StateDir
 from pi.board.view import PAIRING_FIELDS, ActionLate, ActionRefused, Phase
 from pi.drivers.timebase import GameTime
@@ -123,6 +130,7 @@ class BoardController:
     occupied: frozenset[str] = frozenset()
     faults: dict[int, SensorFault] = field(default_factory=dict)
     status: str = "starting"
+    #: the process stamp of the current game's ``t`` = 0 (module docstring: the one time zero)
     _offset: float = 0.0
     _left_start: bool = False
     _shown: tuple[Any, ...] | None = None
@@ -357,10 +365,10 @@ class BoardController:
             # once per arrangement of the pieces: a snapshot follows if the sensors turned
             self._oriented_for = self.occupied
             self.orient(self.expected)
-        mirrored = frozenset(_mirror(s, self.variant.size) for s in self.expected)
+        mirrored = frozenset(square_mirror(s, self.variant.size) for s in self.expected)
         self._setup_view = _SetupView(
-            tuple(sorted(self.expected - self.occupied, key=_square_key)),
-            tuple(sorted(self.occupied - self.expected, key=_square_key)),
+            tuple(sorted(self.expected - self.occupied, key=square_sort_key)),
+            tuple(sorted(self.occupied - self.expected, key=square_sort_key)),
             self.occupied == mirrored)
 
     def _begin(self) -> None:
@@ -515,14 +523,3 @@ def _drawn(state: DisplayState) -> tuple[Any, ...]:
 def _clock_started(clock: Any) -> bool:
     from engine.clock import ClockState
     return bool(clock.state != ClockState.READY)
-
-
-def _mirror(name: str, size: int) -> str:
-    """The square seen in a mirror along the files (a board turned by 90° on an 8×8 board shows
-    the starting position mirrored: IT 7.2)."""
-    f = ord(name[0]) - ord("a")
-    return f"{chr(ord('a') + size - 1 - f)}{name[1:]}"
-
-
-def _square_key(name: str) -> tuple[int, str]:
-    return (int(name[1:]), name[0])

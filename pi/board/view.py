@@ -28,7 +28,7 @@ from engine.replay import Report
 from engine.variants import Variant
 from pi.board.arbiter_request import ArbiterRequest
 from pi.board.config import Config
-from pi.board.session import Fed
+from engine.replay import Fed
 
 __all__ = ["Phase", "BoardView", "GameView", "ArbiterState", "FaultView", "BoardActions",
            "ActionRefused", "ActionLate", "PAIRING_FIELDS"]

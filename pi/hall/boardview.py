@@ -21,13 +21,12 @@ from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
-from engine.arbiter import Arbiter
 from engine.decisions import FlagRaised
-from engine.replay import Report
-from engine.trace import parse_event, parse_start
+from engine.errors import TraceError
+from engine.replay import ContainArbiter, Replay, Report, Verdict
 from engine.variants import Variant, find_variant
 from pi.board.config import Config
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.board.view import Phase
 from pi.hall.replica import GameReplica, game_order
 from pi.web.auth import Throttle
@@ -56,11 +55,14 @@ class ReplayedGame:
     is the number of the last line fed (read or not)."""
 
     def __init__(self, replica: GameReplica, start_line: dict[str, Any]) -> None:
-        start, variant = parse_start(1, dict(start_line))
+        # policy (engine.replay): an arbiter failure is logged and its line passed over, as the
+        # board does; a line that cannot be read raises (BoardView.feed logs and skips it)
+        self.replay = Replay(start_line, ContainArbiter(
+            log, where=f"board {replica.board} game {replica.id}"))
         self.replica = replica
         self.start_line = dict(start_line)
-        self.variant: Variant = variant
-        self.arbiter = Arbiter(start)
+        self.variant: Variant = self.replay.variant
+        self.arbiter = self.replay.arbiter
         self.last_t = 0.0
         self.line = 1
         self.started = _epoch(start_line.get("started_at"))
@@ -69,18 +71,13 @@ class ReplayedGame:
     def feed(self, number: int, obj: dict[str, Any]) -> Fed:
         """Line ``number`` (≥ 2) fed to the arbiter. Raises the trace reader's errors for a line
         it cannot read; an arbiter failure is contained as the board contains it."""
-        event = parse_event(number, obj, self.variant)
+        event = self.replay.read_event(obj, number)
         self.line = number
-        try:
-            decisions = tuple(self.arbiter.feed(event))
-        except Exception:
-            log.exception("board %s game %s line %d: the arbiter failed; view goes on",
-                          self.replica.board, self.id, number)
-            decisions = ()
+        fed = self.replay.take(obj, event, number)
         self.last_t = max(self.last_t, float(obj.get("t", self.last_t)))
         if obj.get("type") == "restart" and isinstance(obj.get("down"), (int, float)):
             self.down += max(0.0, float(obj["down"]))
-        return Fed(number, obj, event, decisions)
+        return fed
 
     @property
     def id(self) -> str:
@@ -102,7 +99,7 @@ class ReplayedGame:
         return None if self.started is None else self.started + t + self.down
 
     def report(self) -> Report:
-        return Report(self.arbiter.game, self.arbiter.flags)
+        return self.replay.report()
 
 
 def _epoch(text: Any) -> float | None:
@@ -134,27 +131,27 @@ class GameInfo:
 
 
 def game_info(g: GameReplica) -> GameInfo:
-    """The game replayed from its replica (a bad line ends the replay there, logged)."""
-    start: dict[str, Any] = {}
-    view = None
-    for number, text in enumerate(g.lines, start=1):
+    """The game replayed from its replica. Policy (``engine.replay``): a line that cannot be
+    read ends the replay there, an arbiter failure passes its line over; both logged."""
+    try:
+        replay = Replay.read(g.lines, ContainArbiter(
+            log, Verdict.STOP, where=f"board {g.board} game {g.id}"))
+    except (TraceError, ValueError, RecursionError, TypeError) as exc:
+        log.warning("board %s game %s line 1 cannot be replayed: %s", g.board, g.id,
+                    str(exc)[:80])
         try:
-            obj = json.loads(text)
-            if number == 1:
-                start = obj
-                view = ReplayedGame(g, obj)
-            elif view is not None:
-                view.feed(number, obj)
-        except (ValueError, RecursionError, TypeError) as exc:
-            log.warning("board %s game %s line %d cannot be replayed: %s", g.board, g.id, number,
-                        str(exc)[:80])
-            break
-    if view is None:
-        return GameInfo(g.id, g.held, start, "*", None, None, 0, None)
-    game = view.arbiter.game
+            start = json.loads(g.lines[0]) if g.lines else {}
+        except (ValueError, RecursionError):
+            start = {}
+        return GameInfo(g.id, g.held, start if isinstance(start, dict) else {}, "*", None, None,
+                        0, None)
+    for _ in replay:
+        pass
+    game = replay.arbiter.game
     o = game.outcome
-    return GameInfo(g.id, g.held, start, game.result, None if o is None else o.reason,
-                    None if o is None else o.code, len(game.moves), view.report())
+    return GameInfo(g.id, g.held, replay.start_line, game.result,
+                    None if o is None else o.reason, None if o is None else o.code,
+                    len(game.moves), replay.report())
 
 
 class BoardReplica:

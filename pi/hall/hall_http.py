@@ -18,12 +18,12 @@ from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.hall.boardview import ReplicaServer
+from pi.hall.errors import PairingError
 from pi.hall.hub import Hub
 from pi.hall.replica import board_key
-from pi.hall.rounds import (PairingError, game_feed, parse_pairings, results, results_csv,
-                            round_feed)
+from pi.hall.rounds import game_feed, parse_pairings, results, results_csv, round_feed
 from pi.web.feeds import Client, encode, ping_loop, serve_sse
 from pi.web.httputil import conditional, http
 from pi.web.server import STATIC, ArbiterSite

@@ -24,10 +24,11 @@ from aiohttp import web
 from engine.decisions import FlagDecided, FlagRaised
 from pi.hall import protocol as P
 from pi.hall.boardview import BoardReplica, ReplicaServer, wall_of
+from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
 from pi.hall.replica import GameReplica, Replica, board_key, game_order, sync_taken
 from pi.hall.rounds import Pairings
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.web import auth
 from pi.web.httputil import http
 from pi.web.views import clock_dict, flag_dict
@@ -124,7 +125,7 @@ class Hub:
                 board, leaf = P.parse_topic(self.topics, topic)
                 fed = self._message(board, leaf, payload)
                 changed.setdefault(board, []).extend(fed)
-            except P.BadMessage as exc:
+            except BadMessage as exc:
                 self.bad_messages += 1
                 log.warning("bad message on %s dropped: %s", topic[:80], exc)
             except Exception:
@@ -143,7 +144,7 @@ class Hub:
         if leaf == "status":
             heads = P.parse_status(payload)
             if heads.board != board:
-                raise P.BadMessage(f"status of board {heads.board!r} on board {board}'s topic")
+                raise BadMessage(f"status of board {heads.board!r} on board {board}'s topic")
             view = self.board(board)
             came_online = heads.online and not view.online
             view.online = heads.online
@@ -424,13 +425,13 @@ class Hub:
 
 def _json_object(payload: bytes, what: str) -> dict[str, Any]:
     if len(payload) > P.MAX_PAYLOAD:
-        raise P.BadMessage(f"{what}: payload of {len(payload)} bytes (limit {P.MAX_PAYLOAD})")
+        raise BadMessage(f"{what}: payload of {len(payload)} bytes (limit {P.MAX_PAYLOAD})")
     try:
         obj = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
-        raise P.BadMessage(f"{what}: not JSON") from None
+        raise BadMessage(f"{what}: not JSON") from None
     if not isinstance(obj, dict):
-        raise P.BadMessage(f"{what}: not a JSON object")
+        raise BadMessage(f"{what}: not a JSON object")
     return obj
 
 

@@ -20,8 +20,9 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pi.board.config import (ConfigError, HttpSpec, MqttSpec, TomlReader, load_toml, parse_http,
-                             parse_mqtt_url, read_config_text)
+from pi.board.config import (HttpSpec, MqttSpec, TomlReader, load_toml, parse_http, parse_mqtt_url,
+                             read_config_text)
+from pi.board.errors import ConfigError
 
 __all__ = ["HubConfig", "load_hub_config", "parse_hub_config", "hub_config_from_args",
            "DEFAULT_HALL", "DEFAULT_HTTP"]

@@ -39,12 +39,13 @@ from paho.mqtt.enums import CallbackAPIVersion
 from engine.decisions import FlagRaised, GameEnded
 from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.board.config import MqttSpec
+from pi.hall.errors import BadMessage
 from pi.hall.board_store import HallStore, banner_text, find_action, journal_lines
-from pi.hall.protocol import (MAX_PAYLOAD, PAIRING_KEYS, Ack, BadMessage, Command, Resend, Topics,
+from pi.hall.protocol import (MAX_PAYLOAD, PAIRING_KEYS, Ack, Command, Resend, Topics,
                               ack_payload, client_id, journal_payload, offline_payload,
                               parse_command, status_payload)
 from pi.board.journal import encode_line
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.board.statedir import StateDir
 from pi.board.view import ActionRefused, BoardActions, BoardView
 from pi.web.views import state_dict

@@ -24,6 +24,7 @@ from engine.board import Board
 from engine.variants import Variant, find_variant
 from pi.board.statedir import atomic_write
 from pi.hall.boardview import BoardReplica, GameInfo, ReplicaServer
+from pi.hall.errors import PairingError
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import GameReplica, board_key
 from pi.web.views import PublicSnapshot, broadcast_pdn, game_type_tag, public_snapshot
@@ -31,16 +32,12 @@ from pi.web.views import PublicSnapshot, broadcast_pdn, game_type_tag, public_sn
 if TYPE_CHECKING:  # the hub holds the pairings: it imports this module
     from pi.hall.hub import Hub
 
-__all__ = ["Pairings", "PairingError", "game_feed", "round_feed", "results", "results_csv",
+__all__ = ["Pairings", "game_feed", "round_feed", "results", "results_csv",
            "PAIRINGS_FILE"]
 
 PAIRINGS_FILE = "pairings.csv"
 _HEADER = ["round", "board", "white", "black"]
 _MAX_ROWS = 10_000
-
-
-class PairingError(ValueError):
-    """A bad pairings CSV: one line naming the CSV line."""
 
 
 class Pairings:

@@ -171,29 +171,21 @@ class Stream:
 def replay_journal_events(trace: Path, after: int) -> Iterator[bytes]:
     """The arbiter stream's events of the lines after ``after``, rebuilt from the journal file
     (the lines older than the memory keeps): the journal replayed through a fresh arbiter, the
-    same path as ``damiera replay``. Clock events carry the clock's reading at their line."""
-    from engine.arbiter import Arbiter
-    from engine.trace import parse_event, parse_start
+    same path as ``damiera replay``. Clock events carry the clock's reading at their line.
+    Policy (``engine.replay``): the daemon's — an arbiter failure is logged and its line passed
+    over; a line that cannot be read raises ``TraceError`` (the caller then sends the whole
+    state instead)."""
+    from engine.replay import ContainArbiter, Replay
     from pi.board.journal import read_journal
-    from pi.board.session import Fed
 
-    rec = read_journal(trace)
-    start, variant = parse_start(1, dict(rec.start))
-    arbiter = Arbiter(start)
-    last_t = 0.0
+    replay = Replay.read(read_journal(trace).lines, ContainArbiter(log))
     flag_lines: dict[int, int] = {}
-    for number, obj in enumerate(rec.lines[1:], start=2):
-        event = parse_event(number, obj, variant)
-        try:
-            decisions = tuple(arbiter.feed(event))
-        except Exception:  # noqa: BLE001 - as the daemon does: a failing event is contained
-            decisions = ()
-        last_t = float(obj.get("t", last_t))
-        events = line_events(Fed(number, obj, event, decisions), flag_lines,
-                             partial(clock_at, arbiter.clock, last_t, last_t))
-        if number > after:
+    for fed in replay:
+        events = line_events(fed, flag_lines,
+                             partial(clock_at, replay.arbiter.clock, replay.last_t, replay.last_t))
+        if fed.line > after:
             for name, data in events:
-                yield encode(number, name, data)
+                yield encode(fed.line, name, data)
 
 
 async def serve_sse(request: web.Request, client: Client, first: bytes,

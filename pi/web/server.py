@@ -26,11 +26,11 @@ from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
-from engine.errors import DamieraError
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.board.statedir import StateDir
 from pi.board.view import ActionLate, ActionRefused, BoardActions, BoardView
 from pi.web import auth
+from pi.web.errors import WebError
 from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,
                              keep_auth, line_of, read, whole_lines)
 from pi.web.feeds import (Client, Stream, encode, encode_state, ping_loop, replay_journal_events,
@@ -51,10 +51,6 @@ STATIC = Path(__file__).parent / "static"
 Routes = Callable[["WebServer"], list[tuple[str, str, Callable[[web.Request], Awaitable[Any]], bool]]]
 #: An aiohttp request handler.
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-class WebError(DamieraError):
-    """The web server cannot start (its address is in use or not this host's): one line."""
 
 
 class ArbiterSite:

@@ -16,17 +16,17 @@ from typing import Any
 
 from engine.articles import title
 from engine.decisions import (ClockChanged, Flag, FlagDecided, FlagRaised, GameEnded,
-                              MoveCommitted, MoveRetracted, PositionSet, to_dict)
+                              MoveCommitted, MoveRetracted, PositionSet)
 from engine.clock import GameClock
 from engine.game import Game, RecordedMove
 from engine.pdn import SEVEN_TAGS
 from engine.variants import Variant
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.board.view import BoardView, Phase
 
-__all__ = ["MoveDicts", "flag_dict", "public_flag", "HELD_TEXT", "clock_dict", "clock_at",
-           "state_dict", "line_events", "PublicSnapshot", "public_snapshot", "public_events",
-           "broadcast_pdn", "game_type_tag", "decisions_json", "board_snapshot"]
+__all__ = ["MoveDicts", "flag_dict", "flag_view", "public_flag", "HELD_TEXT", "clock_dict",
+           "clock_at", "state_dict", "line_events", "PublicSnapshot", "public_snapshot",
+           "public_events", "broadcast_pdn", "game_type_tag", "decisions_json", "board_snapshot"]
 
 #: GameType as lidraughts reads it. Checked in lidraughts' draughts library (RoepStoep/lidraughts):
 #: ``format/pdn/Tags.scala`` ``Tags.variant`` matches the tag's whole value against
@@ -91,9 +91,16 @@ def _move_dicts(game: Game, cache: MoveDicts | None) -> list[dict[str, Any]]:
 
 
 def flag_dict(f: Flag, line: int | None = None) -> dict[str, Any]:
-    side = None if f.side is None else f.side.label
-    return {"id": f.id, "t": f.t, "code": f.code, "title": title(f.code), "kind": f.kind,
-            "status": f.status, "side": side, "text": f.text, "line": line}
+    """``f`` as the web shows it (API.md ``flags[]``): :func:`flag_view` of its JSON."""
+    return flag_view(f.to_json(), line)
+
+
+def flag_view(flag: dict[str, Any], line: int | None) -> dict[str, Any]:
+    """A flag's JSON (``engine.decisions.Flag.to_json``) as the web shows it: its fields with
+    the article's title, and ``line``, the journal line whose decision raised it."""
+    return {"id": flag["id"], "t": flag["t"], "code": flag["code"], "title": title(flag["code"]),
+            "kind": flag["kind"], "status": flag["status"], "side": flag["side"],
+            "text": flag["text"], "line": line}
 
 
 #: What the public is told of an irregularity while the opponent decides: the flag's own text
@@ -322,42 +329,52 @@ def state_dict(board: BoardView, line: int, *, arbiter_view: bool,
 
 def line_events(fed: Fed, flag_lines: dict[int, int],
                 clock: Callable[[], dict[str, Any] | None]) -> list[tuple[str, dict[str, Any]]]:
-    """The arbiter stream's events of one journal line (``state`` excepted), in order.
-    ``flag_lines``: flag id → the line that raised it (kept up to date here); ``clock``: the
-    ``clock`` object at this line (asked only when the line changed the clock)."""
+    """The arbiter stream's events of one journal line (``state`` excepted), in order, each
+    event's fields taken from its decision's one JSON form (``to_json()``). ``flag_lines``: flag
+    id → the line that raised it (kept up to date here); ``clock``: the ``clock`` object at this
+    line (asked only when the line changed the clock)."""
     events: list[tuple[str, dict[str, Any]]] = []
     clock_changed = fed.record.get("type") in ("restart", "start")
+    line = fed.line
     for d in fed.decisions:
-        if isinstance(d, MoveCommitted):
-            move = d.move.to_dict(d.notation) if hasattr(d.move, "to_dict") else {}
-            move.update({"ply": d.ply, "side": d.side.label, "t": d.t})
-            events.append(("move", {"line": fed.line, "t": d.t, "ply": d.ply, "move": move,
-                                    "fen": d.fen, "retracted": False, "pending": d.pending,
-                                    "article": d.article}))
-        elif isinstance(d, MoveRetracted):
-            events.append(("move", {"line": fed.line, "t": d.t, "ply": d.ply, "fen": d.fen,
-                                    "retracted": True, "article": d.article}))
-        elif isinstance(d, PositionSet):
-            events.append(("move", {"line": fed.line, "t": d.t, "ply": None, "fen": d.fen,
-                                    "retracted": False, "position_set": True,
-                                    "article": d.article}))
-        elif isinstance(d, (FlagRaised, FlagDecided)):
-            if isinstance(d, FlagRaised):
-                flag_lines.setdefault(d.flag.id, fed.line)
-            events.append(("flag", {"line": fed.line,
-                                    "flag": flag_dict(d.flag, flag_lines.get(d.flag.id))}))
-        elif isinstance(d, GameEnded):
-            events.append(("result", {"line": fed.line, "result": d.result, "reason": d.reason,
-                                      "article": d.article}))
-        elif isinstance(d, ClockChanged):
+        if isinstance(d, ClockChanged):
             clock_changed = True
+            continue
+        if not isinstance(d, (MoveCommitted, MoveRetracted, PositionSet, FlagRaised,
+                              FlagDecided, GameEnded)):
+            continue  # the others are for the board itself (its screen, its clock faces)
+        j = d.to_json()
+        if isinstance(d, MoveCommitted):
+            # the transcript's notation, and the report move's ply, side and t (API.md)
+            move = {**j["move"], "notation": j["notation"], "ply": j["ply"], "side": j["side"],
+                    "t": j["t"]}
+            events.append(("move", {"line": line, "t": j["t"], "ply": j["ply"], "move": move,
+                                    "fen": j["fen"], "retracted": False,
+                                    "pending": j["pending"], "article": j["article"]}))
+        elif isinstance(d, MoveRetracted):
+            events.append(("move", {"line": line, "t": j["t"], "ply": j["ply"], "fen": j["fen"],
+                                    "retracted": True, "article": j["article"]}))
+        elif isinstance(d, PositionSet):
+            events.append(("move", {"line": line, "t": j["t"], "ply": None, "fen": j["fen"],
+                                    "retracted": False, "position_set": True,
+                                    "article": j["article"]}))
+        elif isinstance(d, (FlagRaised, FlagDecided)):
+            flag = j["flag"]
+            if isinstance(d, FlagRaised):
+                flag_lines.setdefault(flag["id"], line)
+            events.append(("flag", {"line": line,
+                                    "flag": flag_view(flag, flag_lines.get(flag["id"]))}))
+        else:
+            events.append(("result", {"line": line, "result": j["result"],
+                                      "reason": j["reason"], "article": j["article"]}))
     if clock_changed:
         events.append(("clock", {"line": fed.line, "clock": clock()}))
     return events
 
 
 def decisions_json(fed: Fed) -> list[dict[str, Any]]:
-    return [to_dict(d) for d in fed.decisions]
+    """The decisions of one journal line, each in its one JSON form (``POST /api/arbiter``)."""
+    return [d.to_json() for d in fed.decisions]
 
 
 def public_events(fed: Fed, events: list[tuple[str, dict[str, Any]]],

@@ -100,3 +100,27 @@ def test_run_http_is_checked_as_the_configs_http_is(value: str, problem: str, tm
     assert main(args) == 2
     assert capsys.readouterr().err.splitlines() == [f"damiera: --http: {problem}"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_errors_of_every_family_are_one_line_exit_2(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The command line catches the one root (engine.errors.DamieraError) once: an address in
+    use (a network error), a state directory that cannot be made (a state error) and a config
+    that cannot be read (a configuration error) each give one line and exit status 2."""
+    import socket
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        cases = {
+            "cannot listen": ("run", "--simulate", "--quiet", "--http", f"127.0.0.1:{port}",
+                              "--state-dir", str(tmp_path / "s")),
+            str(blocker): ("run", "--simulate", "--quiet", "--http", "off",
+                           "--state-dir", str(blocker / "sub")),
+            "nope.toml": ("run", "--simulate", "--config", str(tmp_path / "nope.toml")),
+        }
+        for words, args in cases.items():
+            r = run(*args)
+            assert r.returncode == 2 and r.stdout == "", (args, r.stderr)
+            assert len(r.stderr.strip().splitlines()) == 1 and words in r.stderr, r.stderr

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from engine.events import GameStarted
-from pi.board.config import (MAX_CONFIG_BYTES, Config, ConfigError, HttpSpec, MqttSpec, load_config,
-                             parse_config, parse_http)
+from pi.board.config import (MAX_CONFIG_BYTES, Config, HttpSpec, MqttSpec, load_config, parse_config,
+                             parse_http)
+from pi.board.errors import ConfigError
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "pi" / "damiera.example.toml"
 

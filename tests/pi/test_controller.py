@@ -10,12 +10,13 @@ import pytest
 
 from engine.board import Board
 from engine.events import ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
+from engine.squares import square_mirror, square_sort_key
 from hardware_mocks.clock import FakeClock
 from pi.board.config import Config
 from pi.board.controller import BoardController, Phase
 from pi.drivers.display import DisplayState
 from pi.drivers.faults import SensorFault, SensorFaultCleared
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.board.statedir import StateDir
 from pi.drivers.timebase import GameTime
 
@@ -64,13 +65,13 @@ def test_set_up_lists_the_squares_to_put_right_then_begins(rig) -> None:  # type
     lines = _journal(c)
     assert lines[0]["type"] == "start" and lines[0]["white"] == "Rossi"
     assert lines[1] == {"t": 0.0, "type": "snapshot",
-                        "occupied": sorted(INITIAL, key=lambda s: (int(s[1:]), s[0]))}
+                        "occupied": sorted(INITIAL, key=square_sort_key)}
     assert [f.line for f in published] == [1, 2]
 
 
 def test_a_board_turned_the_wrong_way_is_said(rig) -> None:  # type: ignore[no-untyped-def]
     c, _, time, screen, _, _, _ = rig
-    mirrored = frozenset(chr(ord("a") + 7 - (ord(s[0]) - ord("a"))) + s[1:] for s in INITIAL)
+    mirrored = frozenset(square_mirror(s, 8) for s in INITIAL)
     c.handle(SnapshotTaken(_stamp(time), mirrored))
     assert c.phase == Phase.SETUP
     assert screen.shown[-1].message == "IT 7.2 board turned the wrong way"
@@ -200,7 +201,7 @@ def test_auto_orientation_is_asked_once_per_arrangement(tmp_path: Path) -> None:
     time = GameTime(clock, epoch=0.0)
     with StateDir.open(tmp_path / "s") as state:
         c = BoardController(Config(), state, time, orient=asked.append, wall=lambda: None)
-        turned = frozenset(chr(ord("a") + 7 - (ord(s[0]) - ord("a"))) + s[1:] for s in INITIAL)
+        turned = frozenset(square_mirror(s, 8) for s in INITIAL)
         c.handle(SnapshotTaken(time.stamp(), turned))
         c.handle(SnapshotTaken(time.stamp(), turned))  # nothing moved: not asked again
         assert asked == [INITIAL] and c.phase == Phase.SETUP

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from engine.clock import GameClock
+from engine.colour import WHITE
 from engine.timecontrol import TimeControl
 from pi.board.config import Config
 from pi.web.views import LIDRAUGHTS_GAMETYPE_RE, clock_at
@@ -111,7 +112,7 @@ def test_the_clock_object_counts_each_sides_moves(tmp_path: Path) -> None:
 def test_the_clock_object_says_which_face_is_in_mosse_lampo() -> None:
     """COMP 3.11.3, 5.6: 60 s then 30 s a move; past 60 s White's face times the move."""
     clock = GameClock(TimeControl.parse("60:1/30"))
-    clock.start("white", 0.0)  # type: ignore[arg-type]
+    clock.start(WHITE, 0.0)
     clock.poll(61.0)
     out = clock_at(clock, 61.0, 61.0)
     assert out is not None
