@@ -44,7 +44,7 @@ _MAX_HTTP = 300          # characters of an http = "host:port"
 _TOP_KEYS = frozenset({"variant", "clock", "time_control", "settle", "transcribed", "fen", "event",
                        "site", "round", "board", "white", "black", "state_dir", "http", "mqtt",
                        "broadcast_delay"})
-_MQTT_KEYS = frozenset({"url", "hall", "board", "ca"})
+_MQTT_KEYS = frozenset({"url", "hall", "board", "ca", "key"})
 _TOPIC_SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
 
@@ -62,7 +62,9 @@ class MqttSpec:
     """The hall's MQTT broker: ``url`` (``mqtt://`` or ``mqtts://``, host and port; the
     credentials taken out of it, so that it can be logged), the ``hall`` and ``board`` topic
     segments, the ``username`` and ``password`` given in the URL (``mqtt://user:pw@host``,
-    percent-encoded), and ``ca``: a CA certificate file for mqtts (None: the system's)."""
+    percent-encoded), ``ca``: a CA certificate file for mqtts (None: the system's), and ``key``:
+    the board's own key that signs its journal lines for the hub (``pi/hall/PROTOCOL.md``; 32
+    bytes, 64 hex digits in the file; None: the board's lines go unsigned)."""
 
     url: str
     host: str
@@ -73,6 +75,7 @@ class MqttSpec:
     username: str | None = None
     password: str | None = field(default=None, repr=False)
     ca: Path | None = None
+    key: bytes | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,8 +259,15 @@ def _mqtt(r: TomlReader, board: int | None, base: Path | None = None) -> MqttSpe
         topic_board = str(board)
     if not _TOPIC_SEGMENT.fullmatch(topic_board):
         raise m.error("board", "letters, digits, '.', '_' or '-' only (an MQTT topic level)")
+    key_text = m.text("key", None, limit=200)
+    key = None
+    if key_text is not None:
+        if len(key_text.strip()) != 64 or any(c not in "0123456789abcdefABCDEF"
+                                              for c in key_text.strip()):
+            raise m.error("key", "64 hexadecimal digits (damiera hub init writes one)")
+        key = bytes.fromhex(key_text.strip())
     return MqttSpec(spec.url, spec.host, spec.port, spec.tls, hall, topic_board, spec.username,
-                    spec.password, ca)
+                    spec.password, ca, key)
 
 
 def parse_mqtt_url(url: str, error: Callable[[str], Exception]) -> MqttSpec:
