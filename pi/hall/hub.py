@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 import uuid
 from collections import deque
@@ -80,6 +81,8 @@ class Hub:
         self.views: dict[str, BoardReplica] = {}
         self.servers: dict[str, ReplicaServer] = {}
         self.heads: dict[str, P.Heads] = {}
+        #: per board: its last online status (what it announced: its games and heads)
+        self.announced: dict[str, P.Heads] = {}
         #: per board, per game: the lines known to exist at the board (status heads, lines seen)
         self.known: dict[str, dict[str, int]] = {}
         self.asks: dict[tuple[str, str], _Ask] = {}
@@ -146,6 +149,9 @@ class Hub:
         """A batch of MQTT messages (topic, payload), in the broker's order."""
         changed: dict[str, list[Fed]] = {}
         for topic, payload in batch:
+            if topic.startswith("$SYS/"):
+                self._broker_log(payload)
+                continue
             try:
                 board, leaf = P.parse_topic(self.topics, topic)
                 fed = self._message(board, leaf, payload)
@@ -177,6 +183,8 @@ class Hub:
             view.online = heads.online
             view.last_heard = time.time()
             self.heads[board] = heads
+            if heads.online:
+                self.announced[board] = heads
             if came_online:
                 self._repush_pairing(board)
             for game, lines, _finished in heads.games:
@@ -221,7 +229,7 @@ class Hub:
         if got.kind == "conflict":
             kept = "the verified one" if chain is not None else "its first"
             self.alarm(board, "conflict", f"game {j.game} line {j.line}: a conflicting copy "
-                       f"received (the replica keeps {kept})")
+                       f"received (the replica keeps {kept})", subject=j.game)
             if chain is None:  # nothing tells the copies apart: the board is asked again
                 self._ask_again(board, j.game, j.line)
             return []
@@ -259,7 +267,7 @@ class Hub:
     def _refused(self, board: str, j: P.JournalLine, why: str) -> None:
         """Line ``j.line`` of ``j.game`` was not taken (``why``): an alarm, and the board is
         asked for it again (its own copy verifies)."""
-        heads = self.heads.get(board)
+        heads = self.announced.get(board)
         ahead = ""
         if heads is not None and heads.game is not None and game_order(j.game) > \
                 game_order(heads.game) and all(j.game != g for g, _, _ in heads.games):
@@ -268,7 +276,7 @@ class Hub:
                 {g for g, _, _ in heads.games}:
             ahead = " (a game the board never announced)"
         self.alarm(board, "forged", f"game {j.game}{ahead} line {j.line}: {why}; refused, the "
-                   "board asked again")
+                   "board asked again", subject=j.game)
         self._ask_again(board, j.game, j.line)
 
     def _ask_again(self, board: str, game: str, line: int) -> None:
@@ -282,15 +290,16 @@ class Hub:
         held = self.replica.held(board, game)
         self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, held + 1))
 
-    def alarm(self, board: str, kind: str, what: str) -> dict[str, Any]:
+    def alarm(self, board: str, kind: str, what: str, subject: str = "") -> dict[str, Any]:
         """An alarm for the hall's arbiter (HUB_API.md): ``kind`` one of ``forged``,
-        ``unsigned``, ``conflict``, ``status``, ``taken_over``; ``what`` one line. The same
-        board and kind within ALARM_REPEAT seconds counts on the newest alarm instead."""
+        ``unsigned``, ``conflict``, ``status``, ``taken_over``; ``what`` one line; ``subject``
+        what it is about (a game id). The same board, kind and subject within ALARM_REPEAT
+        seconds of the last counts on that alarm (``count``, ``last``) instead."""
         now = time.time()
         old: dict[str, Any]
         for old in reversed(self.alarms):
             if old["board"] == board and old["kind"] == kind and \
-                    old["last"] >= now - ALARM_REPEAT:
+                    old["subject"] == subject and old["last"] >= now - ALARM_REPEAT:
                 old["count"] += 1
                 old["last"] = now
                 old["what"] = what
@@ -298,7 +307,8 @@ class Hub:
                 return old
         self._alarm_seq += 1
         alarm: dict[str, Any] = {"id": self._alarm_seq, "board": board, "time": now,
-                                 "last": now, "kind": kind, "what": what, "count": 1}
+                                 "last": now, "kind": kind, "what": what, "count": 1,
+                                 "subject": subject}
         self.alarms.append(alarm)
         log.warning("ALARM board %s: %s", board, what)
         self._tell_alarm(alarm)
@@ -310,6 +320,21 @@ class Hub:
                 listener(dict(a))
             except Exception:
                 log.exception("alarm listener failed")
+
+    def _broker_log(self, payload: bytes) -> None:
+        """A line of the broker's error log: a second connection with a user's credentials
+        (Mosquitto takes the client id from the user name, so the same id twice is the same
+        credentials twice) is an alarm for that board (or the hub)."""
+        m = _TAKEN_OVER.search(payload[:300].decode("utf-8", "replace"))
+        if m is None:
+            return
+        user = m.group(1)
+        board = user.removeprefix("board-") if user.startswith("board-") else user
+        if not P.SEGMENT.fullmatch(board):
+            return
+        self.alarm(board, "taken_over", f"{user}'s credentials are used by another client "
+                   "at once: the broker closed the first connection (board and intruder now "
+                   "take turns)")
 
     def _status_ok(self, board: str, heads: P.Heads) -> bool:
         """A board's ``status`` is its own: signed with its key (a board with one), or from a
@@ -329,8 +354,8 @@ class Hub:
         before = self.taken.get(board, 0)
         self.taken[board] = heads.taken_over
         if heads.taken_over > before:
-            self.alarm(board, "taken_over", "the board's credentials are used by another "
-                       "client: the broker handed it the board's session "
+            self.alarm(board, "taken_over", f"board-{board}'s credentials are used by another "
+                       "client at once: the broker handed it the board's session "
                        f"({heads.taken_over} time(s) since the board started)")
         return True
 
@@ -563,6 +588,10 @@ class Hub:
 
     def close(self) -> None:
         self.replica.close()
+
+
+#: Mosquitto's log line when a client connects with the id of one connected.
+_TAKEN_OVER = re.compile(r"Client (\S{1,80}) already connected, closing old connection")
 
 
 def _json_object(payload: bytes, what: str) -> dict[str, Any]:

@@ -207,6 +207,11 @@ allow_anonymous false
 password_file {hall.dir / 'passwd'}
 # Who may publish and subscribe to what: a board its own topics, the hub the whole hall.
 acl_file {hall.dir / 'acl'}
+# The broker's log goes to its output and to $SYS/broker/log/… (only the hub may read it): the
+# hub reads there when a second client connects with a user's credentials ("already
+# connected, closing old connection") and raises an alarm on the arbiter's console.
+log_dest stderr
+log_dest topic
 
 # The queues of the persistent sessions (the hub's above all) and the retained states survive a
 # broker restart: saved under {data}/ .
@@ -269,6 +274,8 @@ def acl_text(hall: Hall) -> str:
              "# The hub reads the whole hall and sends the boards their commands.",
              "user hub",
              f"topic read {root}/#",
+             "# the broker's error log: a second connection with someone's credentials",
+             "topic read $SYS/broker/log/E",
              f"topic write {root}/boards/+/cmd"]
     for n in range(1, hall.boards + 1):
         prefix = f"{root}/boards/{n}"
