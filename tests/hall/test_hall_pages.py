@@ -34,7 +34,8 @@ def hall(tmp_path: Path) -> Iterator[dict[str, Any]]:
         b4.add_game(G4, trace_lines(SAMPLE, game=G4, board="4", white="Bianchi", black="Neri"))
         b7.add_game(G7, trace_lines(KEPT, game=G7, board="7", white="Rossi", black="Verdi"))
         for b, g in ((b4, G4), (b7, G7)):  # online, as a board says on connecting; its lines follow
-            b.client.publish(b.topics.board(b.board, "status"), P.status_payload(b.board, g, 0, []),
+            b.client.publish(b.topics.board(b.board, "status"),
+                             P.status_payload(b.board, g, 0, [], session="00ff00ff", key=b.key),
                              qos=1, retain=True).wait_for_publish(5)
         try:
             with HubRig(tmp_path / "hub", broker.url) as rig:
@@ -123,6 +124,13 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
             page.wait_for_function("document.querySelector('#who').textContent === 'arbiter'",
                                    timeout=15000)
             page.wait_for_selector("#conn:text('live')", timeout=15000)
+            assert page.locator("#alarms tbody tr").count() == 0
+            # someone publishing for board 4 with its password but not its key: an alarm, live
+            b4.raw("journal", P.journal_payload(G4, len(b4.journals[G4]) + 1,
+                                                '{"t": 1.0, "type": "x"}', "ab" * 32))
+            alarm = page.wait_for_selector("#alarms tbody tr[data-board='4']", timeout=15000)
+            assert "does not verify" in alarm.text_content()
+            assert page.locator("#alarms-empty").is_hidden()
             # a flag raised now, on board 7, reaches the console live
             sent = _until_pending(rig, b7, G7)
             row = page.wait_for_selector("#flags tbody tr[data-board='7']", timeout=15000)
