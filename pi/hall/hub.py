@@ -234,10 +234,15 @@ class Hub:
                 self._ask_again(board, j.game, j.line)
             return []
         if got.kind in ("ahead", "dropped", "failed"):
-            # a line ahead proves lines exist only once it verifies: unverified, it asks for
-            # the next line (a forged line numbered 10**9 does not make the hub wait for it)
-            self._want(board, j.game, j.line if chain is None else
-                       self.replica.held(board, j.game) + 1)
+            if chain is None:
+                self._want(board, j.game, j.line)
+            elif self.replica.game(board, j.game) is not None:
+                # a line ahead proves lines exist only once it verifies: until then it proves
+                # the next line missing, no more (a forged line numbered 10**9 does not make
+                # the hub wait for it)
+                self._want(board, j.game, self.replica.held(board, j.game) + 1)
+            else:  # a game not held: asked once, nothing known of it (it may be invented)
+                self._ask_again(board, j.game, j.line)
             return []
         if got.kind != "appended":
             return []
@@ -286,6 +291,9 @@ class Hub:
         now = time.monotonic()
         if now - self._asked_again.get(key, -ASK_AGAIN_AFTER) < ASK_AGAIN_AFTER:
             return
+        if len(self._asked_again) > 4096:  # games invented by a stranger cost nothing kept
+            self._asked_again = {k: t for k, t in self._asked_again.items()
+                                 if now - t < ASK_AGAIN_AFTER}
         self._asked_again[key] = now
         held = self.replica.held(board, game)
         self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, held + 1))

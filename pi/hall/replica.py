@@ -172,11 +172,18 @@ class Replica:
     def offer(self, board: str, game: str, line: int, text: str, mac: str | None = None,
               check: Check | None = None) -> Offered:
         """One ``journal`` message (see the module docstring)."""
-        g = self.boards.setdefault(board, {}).get(game)
+        g = self.boards.get(board, {}).get(game)
         if g is None:
+            if check is not None and line > 1:
+                # a game not held, from a board that signs: nothing can verify this line yet,
+                # and a stranger's invented games must cost nothing (the resend brings it)
+                return Offered("dropped")
             path = self.root / "boards" / board / "games" / game / "trace.jsonl"
             g = GameReplica(board, game, path, fresh=True)
-            self.boards[board][game] = g
+            if check is not None and not check(line, text, mac):
+                return Offered("refused", refused=line)  # an invented game is not kept
+            self.boards.setdefault(board, {})[game] = g
+            check = None  # line 1 verified
         if line <= g.held:
             if g.lines[line - 1] != text:
                 log.warning("board %s game %s line %d: conflicting copy received "

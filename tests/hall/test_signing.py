@@ -135,6 +135,12 @@ def test_a_forged_line_ahead_waits_and_is_refused_when_its_turn_comes(tmp_path: 
     hub.deliver([bad, _line(4, macs[3]), _line(2, macs[1])])
     assert hub.replica.held("3", G) == 2 and hub.alarms[-1]["kind"] == "forged"
     assert hub.missing("3") <= 1  # a forged line 10**9 would not make the hub wait for it
+    invented = "2099-12-31T2359-b03-001"
+    for n in (1, 5, 10**9):
+        hub.deliver([(TOPICS.board("3", "journal"),
+                      P.journal_payload(invented, n, LINES[0], "ef" * 32))])
+    assert hub.replica.game("3", invented) is None and invented not in hub.known.get("3", {})
+    assert hub.missing("3") <= 1
     hub.deliver([_line(3, macs[2])])  # the board's line 3: line 4, kept ahead, follows it
     assert hub.replica.held("3", G) == 4
     hub.close()
