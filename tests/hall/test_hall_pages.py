@@ -162,3 +162,36 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
             assert errors == []
         finally:
             browser.close()
+
+
+def test_a_boards_console_names_the_game_and_shows_the_boards_refusal(
+        hall: dict[str, Any]) -> None:
+    """An action from the board's review console (served by the hub) names the game shown and
+    the last line seen; the board's refusal is shown as the answer (PROTOCOL.md, Commands)."""
+    from playwright import sync_api
+    rig, b7 = hall["rig"], hall["b7"]
+    b7.publish_lines(G7, [1, 2, 3])
+    wait(lambda: rig.held("7", G7) == 3)
+    b7.refuse = f"this action is for game {G4}; the board plays game {G7}: not done"
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_context(viewport={"width": 1200, "height": 800}).new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"http://127.0.0.1:{rig.port}/boards/7/arbiter")
+            page.wait_for_selector("#token", timeout=15000)
+            page.fill("#token", rig.token)
+            page.keyboard.press("Enter")
+            page.wait_for_selector("#action-stop_clock", timeout=15000)
+            page.wait_for_function("document.querySelector('#login-section').hidden",
+                                   timeout=15000)
+            page.click("#action-stop_clock")
+            shown = page.wait_for_selector("#action-status.error", timeout=15000)
+            assert "stop_clock refused" in shown.text_content()
+            assert "this action is for game" in shown.text_content()
+            sent = b7.commands[-1].action
+            assert sent is not None and sent["game"] == G7 and sent["seen"] >= 1, sent
+            assert errors == []
+        finally:
+            browser.close()
