@@ -137,7 +137,10 @@ async function loadHall() {
 
 function follow() {
   const source = new EventSource("/events");
-  source.onopen = () => { $("conn").textContent = "live"; };
+  source.onopen = () => {
+    $("conn").textContent = "live";
+    loadAlarms().catch(() => {});  // those raised while the stream was away
+  };
   source.onerror = () => {
     $("conn").textContent = "reconnecting…";
     if (source.readyState === EventSource.CLOSED) setTimeout(follow, 3000);
