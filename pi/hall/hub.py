@@ -55,8 +55,9 @@ MAX_LIVE_CLIENTS = 2000
 ACK_TIMEOUT = 10.0
 #: Alarms kept (the newest; the console shows them newest first).
 MAX_ALARMS = 500
-#: The same alarm (board and kind) within this many seconds is counted on the first, not
-#: repeated: a flood of forged lines is one alarm that counts, not a flood of alarms.
+#: The same alarm (board, kind and game) within this many seconds of its last is counted on it,
+#: not repeated: a flood of forged lines is one alarm that counts, not a flood of alarms (its
+#: count goes to the console at most once a second).
 ALARM_REPEAT = 10.0
 #: A line that did not verify is asked again at most this often per game (seconds).
 ASK_AGAIN_AFTER = 1.0
@@ -101,6 +102,7 @@ class Hub:
         #: the newest alarms, oldest first (HUB_API.md ``GET /api/alarms``)
         self.alarms: deque[dict[str, Any]] = deque(maxlen=MAX_ALARMS)
         self._alarm_seq = 0
+        self._told: dict[int, float] = {}  # alarm id → when the console was last told
         self.alarm_listeners: list[Callable[[dict[str, Any]], None]] = []
         #: per board with a key: the chain of macs of its games (rebuilt from the replica)
         self.chains: dict[str, Chain] = {}
@@ -311,7 +313,8 @@ class Hub:
                 old["count"] += 1
                 old["last"] = now
                 old["what"] = what
-                self._tell_alarm(old)
+                if now - self._told.get(old["id"], 0.0) >= 1.0:
+                    self._tell_alarm(old)
                 return old
         self._alarm_seq += 1
         alarm: dict[str, Any] = {"id": self._alarm_seq, "board": board, "time": now,
@@ -323,6 +326,10 @@ class Hub:
         return alarm
 
     def _tell_alarm(self, a: dict[str, Any]) -> None:
+        self._told[a["id"]] = a["last"]
+        if len(self._told) > MAX_ALARMS:
+            kept = {x["id"] for x in self.alarms}
+            self._told = {k: t for k, t in self._told.items() if k in kept}
         for listener in self.alarm_listeners:
             try:
                 listener(dict(a))
