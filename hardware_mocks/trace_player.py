@@ -278,7 +278,7 @@ class TracePlayer:
             await self._quiet()
             self.sim_scanner().request_snapshot()
         elif isinstance(event, ButtonPressed):
-            gpio = self.sim.wiring.buttons.get(event.side, {}).get(event.name)
+            gpio = self.sim.wiring.buttons.get(event.side.label, {}).get(event.name)
             if gpio is None:
                 log.info("no GPIO for %s's %s in the wiring: pressed through the daemon's queue",
                          event.side, event.name)

@@ -26,6 +26,7 @@ from hardware_mocks.simulate import SimulateError, config_from_start, main as si
     parse_speed
 from pi.cli import main as cli
 from pi.board.config import Config
+from pi.drivers.wiring import example_wiring
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT / "tests" / "traces"
@@ -157,8 +158,33 @@ def test_events_closer_than_the_debounce_keep_their_order(tmp_path: Path) -> Non
     assert transcript(journal)[0] == [("22-18", "white"), ("11-15", "black")]
 
 
+def test_a_traced_button_press_reaches_the_wirings_gpio(tmp_path: Path) -> None:
+    """A button the wiring has a GPIO for is pressed on gpiozero's MockPin (the path a real
+    press takes: pin edge, gpiozero's Button, the driver's queue), not handed to the daemon's
+    queue: the trace's side is a Colour, the wiring's buttons are keyed by its label."""
+    from engine.trace import parse_trace
+    from hardware_mocks.simulate import Simulation, run_trace
+    from pi.drivers.wiring import load_wiring
+    lines = [{"type": "start", "variant": "italian", "fen": None, "clock": True,
+              "transcribed": True},
+             {"t": 1.0, "type": "lift", "square": 22}, {"t": 1.5, "type": "place", "square": 18},
+             {"t": 2.0, "type": "button", "name": "clock", "side": "white"},
+             {"t": 3.0, "type": "lift", "square": 11}]
+    start, events = parse_trace([json.dumps(x) for x in lines])
+    wiring = load_wiring(example_wiring("mcp23017_8x8"))
+    clock_gpio = wiring.buttons["white"]["clock"]
+    seen: list[Simulation] = []
+    config = config_from_start(Config(source="(test)"), start, lines[0], "(test)")
+    assert run_trace(config, wiring, tmp_path, events, None,
+                     hooks={3: seen.append}) == 0
+    levels = [s.state for s in seen[0].factory.pin(clock_gpio).states]
+    assert levels[-3:] == [True, False, True]  # pulled up, pressed to ground, released
+    journal = next(tmp_path.glob("games/*/trace.jsonl")).read_text()
+    assert '"type": "button", "name": "clock", "side": "white"' in journal
+
+
 def test_a_button_the_wiring_lacks_goes_through_the_daemons_queue(tmp_path: Path) -> None:
-    wiring = (ROOT / "pi" / "wiring" / "mcp23017_8x8.toml").read_text()
+    wiring = example_wiring("mcp23017_8x8").read_text()
     cut = wiring.index("[buttons.white]")
     trimmed = wiring[:cut] + "[buttons.white]\nclock = 5\n\n[buttons.black]\nclock = 22\n" + \
         wiring[wiring.index("[buzzer]"):]
