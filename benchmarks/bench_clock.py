@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.clock import WHITE, GameClock
+from engine.clock import WHITE, ClockStopped, GameClock
 from engine.timecontrol import TimeControl
 
 CONTROLS = ("1800+10", "40/5400+30:1800+30", "0:1/30")
@@ -41,6 +41,8 @@ def run(control: str, moves: int) -> tuple[float, float, float]:
         read_ns += timer() - middle
         press_ns += middle - before
     stopped = game.stop_both(t)
+    if not isinstance(stopped, ClockStopped):  # a flag fell: the readings above are wrong
+        raise RuntimeError(f"the clock did not stop cleanly: {stopped!r}")
     record = stopped.record
     rounds = 200
     before = timer()

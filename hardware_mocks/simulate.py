@@ -27,7 +27,7 @@ from typing import Any
 
 from engine.board import Board
 from engine.errors import DamieraError
-from engine.events import GameStarted
+from engine.events import Event, GameStarted
 from engine.errors import TraceError
 from engine.trace import parse_trace
 from engine.variants import find_variant
@@ -51,7 +51,8 @@ from pi.drivers.wiring import Wiring, example_wiring, load_wiring
 
 log = logging.getLogger(__name__)
 
-__all__ = ["main", "Simulation", "SimulateError", "parse_speed", "config_from_start"]
+__all__ = ["main", "Simulation", "SimulateError", "parse_speed", "config_from_start", "read_trace_file",
+           "run_trace"]
 
 #: Where the simulated clock starts (any value: only differences count).
 SIM_START = 1000.0
@@ -183,9 +184,9 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
     from pi.run import run_board  # the daemon's own runner
     pace = parse_speed(speed)
     raw_start: dict[str, Any] = {}
-    events: list[Any] = []
+    events: list[Event] = []
     if trace is not None:
-        start, events, raw_start = _read_trace(trace)
+        start, events, raw_start = read_trace_file(trace)
         config = config_from_start(config, start, raw_start, trace)
     try:
         wiring = load_wiring(wiring_path or default_wiring(config.variant))
@@ -210,7 +211,7 @@ def _web_routes(sim: Simulation, config: Config, http: tuple[str, int] | None) -
     return sim_routes(sim, config.variant)
 
 
-def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Any],
+def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
               pace: float | None, *, hooks: Mapping[int, Callable[[Simulation], None]] | None = None,
               http: tuple[str, int] | None = None, http_default: bool = False) -> int:
     """Runs the daemon on a simulation acting out ``events`` (resuming the unfinished game of
@@ -233,7 +234,9 @@ def _expected(config: Config) -> frozenset[str]:
     return Board(config.fen, find_variant(config.variant)).occupied_algebraic()
 
 
-def _read_trace(path: str) -> tuple[GameStarted, list[Any], dict[str, Any]]:
+def read_trace_file(path: str) -> tuple[GameStarted, list[Event], dict[str, Any]]:
+    """The trace file at ``path``: its start, its events and its start line as read (for the
+    keys the engine does not keep: ``site``, ``board``). Raises SimulateError (one line)."""
     import json
     try:
         with open(path, encoding="utf-8") as f:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced,
+from engine.events import (ArbiterActed, ButtonPressed, Event, PieceLifted, PiecePlaced,
                            SnapshotTaken, TraceEnded)
 from hardware_mocks.gpio import tap
 from pi.drivers.scan_loop import MAX_SCANS_PER_INSTANT
@@ -47,6 +47,7 @@ from pi.drivers.scan_loop import MAX_SCANS_PER_INSTANT
 if TYPE_CHECKING:
     from hardware_mocks.simulate import Simulation
     from pi.board.controller import BoardController
+    from pi.drivers.sensors import SensorScanner
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ _FRAME = 0.1
 _MACHINE_LINES = ("restart", "fault", "fault_cleared")
 
 
-def _physical_ok(occupied: set[str], event: Any) -> bool:
+def _physical_ok(occupied: set[str], event: Event) -> bool:
     if isinstance(event, PieceLifted):
         return event.square in occupied
     if isinstance(event, PiecePlaced):
@@ -69,7 +70,7 @@ def _physical_ok(occupied: set[str], event: Any) -> bool:
     return True
 
 
-def _apply(occupied: set[str], event: Any) -> None:
+def _apply(occupied: set[str], event: Event) -> None:
     if isinstance(event, PieceLifted):
         occupied.discard(event.square)
     elif isinstance(event, PiecePlaced):
@@ -92,7 +93,7 @@ class ResumePoint:
     t: float = 0.0
 
 
-def resume_point(events: Sequence[Any], journal: Sequence[dict[str, Any]] | None,
+def resume_point(events: Sequence[Event], journal: Sequence[dict[str, Any]] | None,
                  expected: frozenset[str]) -> ResumePoint:
     """Without a journal: the board starts as the trace's first snapshot at ``t`` = 0 shows it
     (that snapshot is then the set-up, not acted), or in the ``expected`` starting position.
@@ -152,7 +153,7 @@ def _apply_line(occupied: set[str], line: dict[str, Any]) -> None:
         occupied.add(str(square))
 
 
-def _matches(event: Any, line: dict[str, Any]) -> bool:
+def _matches(event: Event, line: dict[str, Any]) -> bool:
     kind = line.get("type")
     if isinstance(event, PieceLifted):
         return kind == "lift" and line.get("square") == event.square
@@ -178,7 +179,7 @@ class TracePlayer:
     long ``end`` waits). ``hooks``: called with the simulation before the event of that index
     (of ``events``) is acted."""
 
-    def __init__(self, sim: Simulation, events: Sequence[Any], *, pace: float | None,
+    def __init__(self, sim: Simulation, events: Sequence[Event], *, pace: float | None,
                  resumed: bool = False, resumed_at: float = 0.0, settle: float = 2.0,
                  journal: Sequence[dict[str, Any]] = (),
                  hooks: Mapping[int, Callable[[Simulation], None]] | None = None) -> None:
@@ -192,7 +193,7 @@ class TracePlayer:
         self.settle = settle
         self.journal = list(journal)
         self.hooks = dict(hooks or {})
-        self.skipped: list[Any] = []
+        self.skipped: list[Event] = []
         self._controller: BoardController | None = None
         self._inbox: asyncio.Queue[Any] | None = None
         self._base = 0.0
@@ -261,7 +262,7 @@ class TracePlayer:
 
     # ------------------------------------------------------------------ acting
 
-    async def _act(self, event: Any) -> None:
+    async def _act(self, event: Event) -> None:
         board = self.sim.board
         assert board is not None
         if isinstance(event, (PieceLifted, PiecePlaced)):
@@ -314,7 +315,7 @@ class TracePlayer:
         self._turn()
         await self._quiet()
 
-    def sim_scanner(self) -> Any:
+    def sim_scanner(self) -> SensorScanner:
         hw = self.sim.hardware
         assert hw is not None
         return hw.scanner
@@ -336,12 +337,12 @@ class TracePlayer:
 
     async def _quiet(self) -> None:
         """Waits (in simulated time) until every physical change made so far was reported."""
-        board, scanner = self.sim.board, self.sim_scanner()
-        assert board is not None
+        board, hw, scanner = self.sim.board, self.sim.hardware, self.sim_scanner()
+        assert board is not None and hw is not None
         for _ in range(1000):
             if scanner.occupancy() == board.occupied or scanner.faults:
                 return
-            await self._advance_to(self.sim.hardware.scan_loop.next_wake())  # type: ignore
+            await self._advance_to(hw.scan_loop.next_wake())
         log.warning("the sensors did not settle on the board's pieces")
 
     async def _advance_to(self, target: float) -> None:

@@ -141,7 +141,9 @@ class SSE:
         self.status = self.resp.status
 
     def next(self) -> tuple[str | None, str, Any]:
-        ident, name, data = None, "message", []
+        ident: str | None = None
+        name = "message"
+        data: list[str] = []
         while True:
             line = self.resp.readline()
             if not line:
