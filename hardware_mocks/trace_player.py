@@ -100,8 +100,9 @@ def resume_point(events: Sequence[Event], journal: Sequence[dict[str, Any]] | No
     With the ``journal`` lines of the unfinished game: the trace's events are matched in order
     with the journal's input lines (the start line, the set-up snapshot, the machine's
     ``restart``/``fault``/``fault_cleared`` lines and the snapshot checked after each are not
-    inputs; events that cannot be acted produce no line); the first event without its line is
-    where the run goes on, the board as the journal's last line left it."""
+    inputs, nor the ``start_clock`` a :class:`TracePlayer` gave after a restart; events that
+    cannot be acted produce no line); the first event without its line is where the run goes
+    on, the board as the journal's last line left it."""
     index = 0
     occupied = set(expected)
     if events and isinstance(events[0], SnapshotTaken) and events[0].t == 0:
@@ -111,22 +112,32 @@ def resume_point(events: Sequence[Event], journal: Sequence[dict[str, Any]] | No
         return ResumePoint(index, frozenset(occupied), False)
     lines = [ln for ln in journal[1:] if isinstance(ln, dict)]
     inputs: list[dict[str, Any]] = []
+    #: indexes in ``inputs`` of the ``start_clock`` a player put after a restart (not the trace's)
+    restarted: set[int] = set()
     checking = True  # the first snapshot is the set-up one
+    after_restart = False
     for line in lines:
         kind = line.get("type")
         if kind in _MACHINE_LINES:
             checking = True
+            after_restart = kind == "restart"
             continue
         if kind == "snapshot" and checking:
             checking = False
             continue
         checking = False
+        if after_restart and kind == "arbiter" and line.get("action") == "start_clock":
+            restarted.add(len(inputs))
+        after_restart = False
         inputs.append(line)
     pos = 0
     while index < len(events) and pos < len(inputs):
         event = events[index]
         if not _physical_ok(occupied, event):
             index += 1
+            continue
+        if pos in restarted and not _matches(event, inputs[pos]):
+            pos += 1  # the player restarted the clock after that restart (COMP 7.3-7.4)
             continue
         if isinstance(event, SnapshotTaken):
             while pos < len(inputs) and inputs[pos].get("type") in ("lift", "place"):

@@ -198,6 +198,28 @@ def test_a_stop_between_moves_resumes_exactly(tmp_path: Path) -> None:
     assert kinds.count("restart") == 1 and len(kinds) == 2 + 17 + 2  # nothing acted twice
 
 
+def test_a_clock_game_stopped_twice_resumes_exactly(tmp_path: Path) -> None:
+    """A game with a time control, stopped twice: after each restart the clocks stand stopped
+    until the arbiter's ``start_clock`` (COMP 7.3-7.4), which the simulator gives, so the
+    journal holds inputs the trace does not. The second resume must still find where the trace
+    goes on (not go back to the first restart's board, which the daemon would judge a
+    disturbance, IT 7.8): the same transcript as in one go, nothing acted twice."""
+    lines = random_trace("italian", seed=5, plies=40)
+    start = json.loads(lines[0])
+    trace = tmp_path / "clock.jsonl"
+    trace.write_text("".join([json.dumps({**start, "time_control": "600+5"}) + "\n", *lines[1:]]))
+    state = tmp_path / "state"
+    run_simulated(_prefix(trace, 30, tmp_path / "part1.jsonl"), state)
+    run_simulated(_prefix(trace, 60, tmp_path / "part2.jsonl"), state)
+    journal = run_simulated(trace, state)
+    assert without_machine(transcript(journal)) == without_machine(transcript(trace))
+    kinds = [json.loads(line)["type"] for line in journal.read_text().splitlines()]
+    assert kinds.count("restart") == 2
+    assert kinds.count("arbiter") == 2  # the clocks restarted after each restart
+    events = len(lines) - 1
+    assert len(kinds) == 2 + events + 2 * 3  # start, set-up; the trace; restart, snapshot, start
+
+
 def test_a_restart_with_a_piece_in_hand_is_not_a_disturbance(tmp_path: Path) -> None:
     trace = TRACES / "italian" / "touch_move_corrected.jsonl"
     state = tmp_path / "state"
