@@ -224,7 +224,8 @@ def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
     shifted = {i - point.index: f for i, f in (hooks or {}).items() if i >= point.index}
     player = TracePlayer(sim, events[point.index:], pace=pace, resumed=point.resumed,
                          resumed_at=point.t,
-                         settle=config.settle, journal=journal or (), hooks=shifted)
+                         settle=config.settle, journal=journal or (), hooks=shifted,
+                         setup=point.setup)
     return run_board(config, wiring, root, Parts(
         build=sim.build, companion=player.play, http=http, http_default=http_default,
         web_routes=_web_routes(sim, config, http)))

@@ -31,7 +31,7 @@ from pi.board.config import Config
 from pi.board.journal import read_journal
 from pi.board.statedir import StateDir
 from pi.drivers.wiring import example_wiring, load_wiring
-from test_simulate import ROOT, TRACES, run_simulated, transcript
+from test_simulate import ROOT, SET_UP_FLAGS, TRACES, run_simulated, transcript
 
 PLIES = 200
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -218,6 +218,27 @@ def test_a_clock_game_stopped_twice_resumes_exactly(tmp_path: Path) -> None:
     assert kinds.count("arbiter") == 2  # the clocks restarted after each restart
     events = len(lines) - 1
     assert len(kinds) == 2 + events + 2 * 3  # start, set-up; the trace; restart, snapshot, start
+
+
+@pytest.mark.parametrize("name, stops", [
+    ("italian/setup_checked", [2]),  # the set-up put right before the game: no line of it
+    ("italian/art_board_turned_7_2", [3]),
+    ("italian/d8_snapshot_disturbance_put_right_7_8", [4, 6]),  # a snapshot, then its news
+])
+def test_a_game_with_snapshots_stopped_and_resumed(tmp_path: Path, name: str,
+                                                   stops: list[int]) -> None:
+    """Stops after the trace's line ``stops``, then runs it whole: the transcript of a run in
+    one go (the set-up judged before the game left out, as in test_simulate)."""
+    trace = TRACES / f"{name}.jsonl"
+    state = tmp_path / "state"
+    for k in stops:
+        run_simulated(_prefix(trace, k, tmp_path / f"part{k}.jsonl"), state)
+    journal = run_simulated(trace, state)
+    moves, flags, result = transcript(trace)
+    set_up = SET_UP_FLAGS.get(name, [])
+    assert without_machine(transcript(journal)) == without_machine(
+        (moves, flags[len(set_up):], result))
+    assert restart_times(journal) and len(restart_times(journal)) == len(stops)
 
 
 def test_a_restart_with_a_piece_in_hand_is_not_a_disturbance(tmp_path: Path) -> None:
