@@ -22,10 +22,11 @@ arbiter actions to the daemon's queue as ``ArbiterActed`` (the daemon's arbiter 
 is one observation of the whole board, handed to the daemon's queue as the scan loop hands its
 outputs (the sensors' own reports of the same changes follow, no news to the arbiter); while a
 wrong set-up is put right before the game (:attr:`ResumePoint.setup`) the daemon's set-up
-check follows the sensors, change by change, and their snapshot. A sensor reports a level ~30 ms (the debounce) after it changed,
-stamped with the time it first saw it; an event is acted only once every earlier physical
-change has been reported, so the daemon sees them in the trace's order (events closer than the
-debounce are spaced by it; their ``t`` differs by those milliseconds, nothing else).
+check follows the sensors, change by change, and their snapshot. A sensor reports a level
+~30 ms (the debounce) after it changed, stamped with the time it first saw it; an event is
+acted only once every earlier physical change has been reported, so the daemon sees them in
+the trace's order (events closer than the debounce are spaced by it; their ``t`` differs by
+those milliseconds, nothing else).
 A physically impossible event (a lift from an empty square, a place on a full one) cannot be
 acted: it is skipped and logged.
 
