@@ -41,8 +41,9 @@ from hardware_mocks.trace_player import TracePlayer, resume_point
 from hardware_mocks.virtual_board import VirtualBoard
 from pi.board.config import Config
 from pi.daemon import Parts
-from pi.drivers.faults import SensorInterrupt
+from pi.drivers.faults import SensorInterrupt, SensorOutput
 from pi.drivers.hardware import Hardware, build_hardware
+from pi.drivers.scan_loop import Sink
 from pi.board.journal import JournalError, read_journal
 from pi.board.statedir import StateDir, StateDirError, resolve_state_dir
 from pi.drivers.timebase import GameTime
@@ -108,21 +109,19 @@ class _SimOut(queue.Queue[Any]):
         self.out.put(item, block, timeout)
 
 
-class _SteppedHardware:
-    """The built :class:`~pi.drivers.hardware.Hardware`, started without its scan thread: the scan
-    loop's sink is the daemon's, and the simulator calls ``scan_loop.step()`` itself on the
-    simulated clock. Everything else is the wrapped object's."""
+class _SteppedHardware(Hardware):
+    """A built :class:`~pi.drivers.hardware.Hardware` (the same parts), started without its scan
+    thread: the scan loop's sink is the daemon's, and the simulator calls ``scan_loop.step()``
+    itself on the simulated clock."""
 
-    def __init__(self, hardware: Hardware) -> None:
-        self._hardware = hardware
+    @classmethod
+    def of(cls, hardware: Hardware) -> _SteppedHardware:
+        return cls(**{f.name: getattr(hardware, f.name) for f in dataclasses.fields(hardware)})
 
-    def start(self, sink: Any = None) -> list[Any]:
-        first = self._hardware.start(sink=None)
-        self._hardware.scan_loop.sink = sink
+    def start(self, sink: Sink | None = None) -> list[SensorOutput]:
+        first = super().start(sink=None)
+        self.scan_loop.sink = sink
         return first
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._hardware, name)
 
 
 class Simulation:
@@ -148,7 +147,7 @@ class Simulation:
         self.board: VirtualBoard | None = None
         self.hardware: Hardware | None = None
 
-    def build(self, out: queue.Queue[Any]) -> Any:
+    def build(self, out: queue.Queue[Any]) -> Hardware:
         """``Parts.build``: the daemon's hardware on the fakes, the pieces already set up."""
         sim_out = _SimOut(out)
         device = dummy_oled()
@@ -164,7 +163,7 @@ class Simulation:
         self.hardware = hw
         if self.stepped:
             sim_out.wake = hw.scan_loop.wake
-            return _SteppedHardware(hw)
+            return _SteppedHardware.of(hw)
         return hw
 
 
