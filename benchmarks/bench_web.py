@@ -176,7 +176,10 @@ class Daemon:
         line = self.proc.stdout.readline()
         if not line:
             raise RuntimeError(f"the daemon process ended (exit {self.proc.wait()})")
-        return json.loads(line)  # type: ignore[no-any-return]
+        value = json.loads(line)
+        if not isinstance(value, dict):
+            raise RuntimeError(f"the daemon process wrote {line!r}, not a JSON object")
+        return value
 
     def stats(self) -> dict[str, Any]:
         assert self.proc.stdin is not None

@@ -305,15 +305,15 @@ def idle_breakdown(seconds: float, state_root: Path) -> dict[str, Any]:
         def counted() -> None:
             turns[0] += 1
             refresh()
-        controller.refresh = counted  # type: ignore[method-assign]
         screen = controller.screen
         if not isinstance(screen, OledScreen):
             raise RuntimeError("the idle breakdown counts the OLED's frames: no OLED")
-        await asyncio.sleep(min(1.0, seconds))
-        f0, th0, p0, w0 = screen.frames, per_thread(), time.process_time(), now()
-        turns[0] = 0
-        await asyncio.sleep(seconds)
-        f1, th1, p1, w1 = screen.frames, per_thread(), time.process_time(), now()
+        with patch.object(controller, "refresh", counted):
+            await asyncio.sleep(min(1.0, seconds))
+            f0, th0, p0, w0 = screen.frames, per_thread(), time.process_time(), now()
+            turns[0] = 0
+            await asyncio.sleep(seconds)
+            f1, th1, p1, w1 = screen.frames, per_thread(), time.process_time(), now()
         res.update(wall=w1 - w0, cpu=(p1 - p0) / (w1 - w0), frames=f1 - f0, turns=turns[0],
                    threads={k: (v - th0.get(k, 0.0)) / (w1 - w0) for k, v in th1.items()})
 

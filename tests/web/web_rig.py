@@ -106,8 +106,8 @@ class Rig:
 
     def state_now(self, arbiter: bool = True) -> dict[str, Any]:
         status, data = self.json("GET", "/api/state", token=self.token if arbiter else None)
-        assert status == 200, data
-        return data  # type: ignore[no-any-return]
+        assert status == 200 and isinstance(data, dict), data
+        return data
 
     def wait(self, predicate: Any, timeout: float = 10.0, arbiter: bool = True) -> dict[str, Any]:
         end = time.monotonic() + timeout
