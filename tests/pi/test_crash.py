@@ -57,10 +57,14 @@ def without_restart_notices(journal: Path) -> tuple[Any, ...]:
 
 @pytest.fixture(scope="module")
 def long_game(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, tuple[Any, ...]]:
-    """A long game with natural physical events, and the transcript of a run without crash."""
+    """A long game with natural physical events and a time control (after each restart the
+    clocks wait for the arbiter's start_clock, COMP 7.3-7.4), and the transcript of a run
+    without crash."""
     d = tmp_path_factory.mktemp("long")
     trace = d / "long.jsonl"
-    trace.write_text("".join(random_trace("italian", seed=23, plies=PLIES)))
+    lines = random_trace("italian", seed=23, plies=PLIES)
+    start = {**json.loads(lines[0]), "time_control": "1800+0"}
+    trace.write_text("".join([json.dumps(start) + "\n", *lines[1:]]))
     base = transcript(run_simulated(trace, d / "clean"))
     assert len(base[0]) >= 100  # a long game (149 plies), not a few moves
     assert base == transcript(trace)  # and the clean run is the trace's own game
