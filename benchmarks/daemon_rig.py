@@ -21,7 +21,9 @@ from unittest.mock import patch
 from engine.board import Board
 from engine.decisions import GameEnded, MoveCommitted
 from engine.events import PieceLifted, PiecePlaced
-from engine.variants import COLOR_NAMES, find_variant
+from engine.replay import Fed
+from engine.colour import Colour
+from engine.variants import find_variant
 from hardware_mocks.display import dummy_oled
 from hardware_mocks.gpio import mock_factory, press, release
 from hardware_mocks.players import physical
@@ -33,7 +35,7 @@ from pi.board.controller import BoardController
 from pi.daemon import OledScreen, Parts, run_daemon
 from pi.drivers.hardware import build_hardware
 from pi.board.notify import Notifier
-from pi.board.session import Fed, GameSession
+from pi.board.session import GameSession
 from pi.board.statedir import StateDir
 from pi.drivers.timebase import GameTime
 from pi.drivers.wiring import Wiring, example_wiring, load_wiring
@@ -220,7 +222,7 @@ def drive(sim: Sim, probe: Probe, clock: bool, plies: int, seed: int) -> list[Sa
             ended = False
             continue
         move = rng.choice(moves)
-        side = COLOR_NAMES[ref.turn]
+        side = Colour(ref.turn).label
         events, _ = physical(ref, move, rng, 0.0, set(ref.occupied_algebraic()))
         for e in events:
             t0 = now()

@@ -59,6 +59,7 @@ from engine.decisions import Decision, Flag, LampoCountdown
 from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, GameStarted,
                            PieceLifted, PiecePlaced, SensorsFailed, SensorsRecovered,
                            SnapshotTaken, TraceEnded)
+from engine.squares import square_mirror
 from engine.tracking import MaybeBrush
 
 __all__ = ["Arbiter", "Flag"]
@@ -570,7 +571,7 @@ class Arbiter(ArbiterCore):
             return
         turned = False
         if not self._started and not tr.touches and self._pending is None:
-            mirrored = {_mirror(s, self.variant.size) for s in expected}
+            mirrored = {square_mirror(s, self.variant.size) for s in expected}
             turned = self._sensed == mirrored
             if turned:
                 f = self._flag(t, "orientation", None, "pending",
@@ -589,8 +590,3 @@ class Arbiter(ArbiterCore):
                 t, "light_square", None, "pending",
                 "piece(s) on light square(s) " + ", ".join(sorted(light))).id)
         self._disturb(t, "the sensors see another position")
-
-
-def _mirror(name: str, size: int) -> str:
-    f = ord(name[0]) - ord("a")
-    return f"{chr(ord('a') + size - 1 - f)}{name[1:]}"

@@ -23,6 +23,7 @@ from engine.decisions import (BoardToFix, ClockChanged, ClockRefused, Decision, 
 from engine.errors import ClockError
 from engine.events import DaemonRestarted, GameStarted
 from engine.game import Game, GameMark
+from engine.squares import square_sort_key
 from engine.timecontrol import parse_time_control_tag
 from engine.tracking import TurnTracker
 from engine.variants import Variant, find_variant
@@ -149,7 +150,7 @@ class ArbiterCore:
         if target is None:
             return (), ""
         diff = self._sensed ^ set(target.occupied_algebraic())
-        return tuple(sorted(diff, key=lambda s: (int(s[1:]), s[0]))), key
+        return tuple(sorted(diff, key=square_sort_key)), key
 
     # ------------------------------------------------------------------ decisions out
 
@@ -228,7 +229,7 @@ class ArbiterCore:
         if c is None:
             return
         if c.state == ClockState.READY:
-            self._clock_do(t, "start", lambda k, ct: k.start(side, ct))
+            self._clock_do(t, "start", lambda k, ct: k.start(Colour(side), ct))
         elif c.state == ClockState.STOPPED:
             self._clock_do(t, "resume", lambda k, ct: k.resume(ct))
 
@@ -237,7 +238,7 @@ class ArbiterCore:
         change the sensors saw (the piece let go, the last captured piece off): in the mosse-lampo
         phase that is what must come by zero (COMP 5.7)."""
         done = min(t, max(self.tracking.last_change, self._clock_t))
-        return self._clock_do(t, "press", lambda k, ct: k.press(side, ct, True, completed_at=done))
+        return self._clock_do(t, "press", lambda k, ct: k.press(Colour(side), ct, True, completed_at=done))
 
     def _clock_stop(self, t: float) -> None:
         c = self._clock

@@ -24,7 +24,8 @@ from functools import lru_cache
 
 from engine.articles import defines
 from engine.board import Board, Move
-from engine.variants import BLACK, WHITE, Variant, free_choice
+from engine.colour import BLACK, WHITE
+from engine.variants import Variant, free_choice
 
 __all__ = ["Judgement", "judge", "free_board", "square_label"]
 
@@ -128,7 +129,7 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
     assert piece is not None
     if piece.color != c:
         other = ref.copy(stack=False)
-        other.turn = 1 - c
+        other.turn = c.opponent
         shaped = any(m.from_square == a and m.to_square == b and set(m.captures) == gone
                      for m in other.legal_moves)
         if presser == 1 - c or (presser is None and shaped):
