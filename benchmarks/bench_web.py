@@ -115,10 +115,9 @@ def daemon_mode(state_dir: str, profile: str | None, slow_ms: float | None) -> i
             import cProfile
             profiler = cProfile.Profile()
             loop.call_soon_threadsafe(profiler.enable)  # the loop's thread only
-        hardware = rig.sim.hardware
-        if hardware is None:
-            raise RuntimeError("the rig's daemon has no hardware")
-        scan_loop = hardware.scan_loop
+        scan_loop = rig.sim.scan_loop
+        if scan_loop is None:
+            raise RuntimeError("the rig's daemon has no scan loop")
         original_scan = scan_loop.scanner.scan
 
         def timed_scan() -> Any:

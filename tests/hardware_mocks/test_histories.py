@@ -18,7 +18,7 @@ from hardware_mocks.gpio import STATES_KEPT, mock_factory, tap
 from hardware_mocks.sample_game import random_trace
 from hardware_mocks.simulate import Simulation
 from hardware_mocks.smbus import LOG_KEPT, FakeI2CBus
-from pi.drivers.scan_loop import MAX_SCANS_PER_INSTANT
+from pi.board.scan_loop import MAX_SCANS_PER_INSTANT, ScanLoop
 from pi.drivers.wiring import example_wiring, load_wiring
 
 MIB = 1024 * 1024
@@ -57,14 +57,15 @@ class _Games:
         self.sim = Simulation(wiring, expected, stepped=True)
         self.out: queue.Queue[Any] = queue.Queue()
         self.hw = self.sim.build(self.out)
-        self.hw.start(None)
+        self.loop = ScanLoop.for_hardware(self.hw, self.out.put)  # stepped here, no thread
+        self.hw.start()
         self.expected = expected
         self.games = [parse_trace(random_trace("italian", seed=s, plies=16))[1] for s in range(3)]
         self.played = 0
 
     def play(self, n: int) -> None:
-        sim, board, loop = self.sim, self.sim.board, self.sim.hardware
-        assert sim.clock is not None and board is not None and loop is not None
+        sim, board = self.sim, self.sim.board
+        assert sim.clock is not None and board is not None
         for _ in range(n):
             base = sim.clock()
             for event in self.games[self.played % len(self.games)]:
@@ -83,18 +84,19 @@ class _Games:
             self.played += 1
 
     def _run_to(self, target: float) -> None:
-        clock, hw = self.sim.clock, self.sim.hardware
-        assert clock is not None and hw is not None
+        clock, loop = self.sim.clock, self.loop
+        assert clock is not None
         while True:
             for _ in range(MAX_SCANS_PER_INSTANT + 1):
-                if not hw.scan_loop.due():
+                if not loop.due():
                     break
-                hw.scan_loop.step()
+                loop.step()
             if clock() >= target:
                 return
-            clock.jump_to(min(hw.scan_loop.next_wake(), target))
+            clock.jump_to(min(loop.next_wake(), target))
 
     def close(self) -> None:
+        self.loop.stop()
         self.hw.stop()
 
 
