@@ -30,6 +30,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -76,7 +77,7 @@ async def _play(root: Path, config: Config, games: int, port: int | None
         link = BoardLink(config.mqtt, controller, controller, state, loop)
         link.start()
         fed = link.on_fed
-        send = link._send_state
+        send = link._send_state  # the state message's sender, timed below
 
         def timed_fed(f: Any) -> None:
             t0 = time.perf_counter()
@@ -87,7 +88,7 @@ async def _play(root: Path, config: Config, games: int, port: int | None
             t0 = time.perf_counter()
             send()
             times["state"].append(time.perf_counter() - t0)
-        link._send_state = timed_state  # type: ignore[method-assign]
+        patch.object(link, "_send_state", timed_state).start()  # for the link's life
         controller.listeners.append(timed_fed)
         link.connected.wait(5)
     expected = controller.expected
@@ -95,7 +96,7 @@ async def _play(root: Path, config: Config, games: int, port: int | None
         now[0] += 10.0
         controller.handle(SnapshotTaken(controller.time.stamp(), frozenset()))
         controller.handle(SnapshotTaken(controller.time.stamp(), expected))  # a game begins
-        offset = controller._offset
+        offset = controller.time.stamp()  # the game just began: its t = 0
         for event in events:
             if isinstance(event, SnapshotTaken) and event.t == 0:
                 continue
