@@ -38,7 +38,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "hall")]
 
 from broker import Broker
 
-from engine.events import SnapshotTaken
+from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
+                           TraceEnded)
 from hardware_mocks.simulate import read_trace
 from pi.board.config import Config, MqttSpec
 from pi.board.controller import BoardController
@@ -100,6 +101,9 @@ async def _play(root: Path, config: Config, games: int, port: int | None
         for event in events:
             if isinstance(event, SnapshotTaken) and event.t == 0:
                 continue
+            if not isinstance(event, (PieceLifted, PiecePlaced, SnapshotTaken, ButtonPressed,
+                                      ArbiterActed, TraceEnded)):
+                continue  # a trace's records of the daemon itself: not an input of a board
             now[0] = max(now[0], offset + event.t)
             item = replace(event, t=offset + event.t)
             t0 = time.perf_counter()
@@ -107,7 +111,7 @@ async def _play(root: Path, config: Config, games: int, port: int | None
             times["handle"].append(time.perf_counter() - t0)
             await asyncio.sleep(0)  # the loop runs its timers (the link's state) between events
         if controller.session is not None and not controller.session.finished:
-            from engine.events import ArbiterActed
+
             controller.handle(ArbiterActed(controller.time.stamp(), "adjudicate", "1-0", None))
     if link is not None:
         await link.aclose()
