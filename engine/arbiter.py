@@ -383,7 +383,7 @@ class Arbiter:
             origin = s.tracker.phys.get(name)
         self._raw_lift(t, name)
         if s.correcting is not None:
-            self._touch_in_correction(name)
+            self._judge.touch_in_correction(name)
         elif len(s.tracker.hand) > 1:
             s.tracker.maybe_brush = MaybeBrush(name, origin, t)  # judged at the next event
         else:
@@ -446,22 +446,6 @@ class Arbiter:
             return True
         self._judge_touch(b.t, b.square, b.origin)
         return False
-
-    def _touch_in_correction(self, name: str) -> None:
-        """IT 3.7 after IT 8.4: while the position is put back, the player who will be on move
-        lifting one of his playable pieces that the irregular move did not displace is bound to
-        play it (the first one; an obligation of IT 8.1.3 comes first)."""
-        s = self._state
-        p = s.correcting
-        assert p is not None
-        n = s.geometry.number_of_algebraic.get(name)
-        if n is None or p.touched is not None or s.correction_touch is not None:
-            return
-        piece = p.before.piece_at(n)
-        if (piece is None or piece.color != p.before.turn or p.after.piece_at(n) != piece
-                or n not in {m.from_square for m in p.before.legal_moves}):
-            return
-        s.correction_touch = n
 
     def _judge_touch(self, t: float, name: str, origin: int | None) -> None:
         """IT 3.7-3.11 on a lift (a sensor sees a lift, not a touch)."""
@@ -640,22 +624,7 @@ class Arbiter:
             if s.game.outcome is None:
                 self._on_count(t, None, imposed=True)
         elif a == "restore":
-            self._restore(t)
-
-    def _restore(self, t: float) -> None:
-        """IT 7.8: the arbiter puts the last position back on the board."""
-        s = self._state
-        target = s.correcting.before if s.correcting is not None else s.tracker.ref
-        s.sensed = set(target.occupied_algebraic())
-        if s.disturbed is not None:
-            s.decide(t, s.disturbed, "corrected", "disturbed")
-            s.disturbed = None
-        self._judge.close_setup_flags(t)
-        self._judge.close_light_flags(t)
-        if s.correcting is not None:
-            self._judge.check_restored(t)
-            return
-        s.keep_turn(s.tracker.ref)
+            self._judge.restore(t)
 
     def _on_snapshot(self, e: SnapshotTaken) -> None:
         s = self._state

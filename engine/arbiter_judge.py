@@ -505,6 +505,38 @@ class Judge:
                 self.close_light_flags(t)
                 s.keep_turn(s.tracker.ref)
 
+    def touch_in_correction(self, name: str) -> None:
+        """IT 3.7 after IT 8.4: while the position is put back, the player who will be on move
+        lifting one of his playable pieces that the irregular move did not displace is bound to
+        play it (the first one; an obligation of IT 8.1.3 comes first)."""
+        s = self._s
+        p = s.correcting
+        assert p is not None
+        n = s.geometry.number_of_algebraic.get(name)
+        if n is None or p.touched is not None or s.correction_touch is not None:
+            return
+        piece = p.before.piece_at(n)
+        if (piece is None or piece.color != p.before.turn or p.after.piece_at(n) != piece
+                or n not in {m.from_square for m in p.before.legal_moves}):
+            return
+        s.correction_touch = n
+
+    def restore(self, t: float) -> None:
+        """IT 7.8: the arbiter puts the position the board must show back on it (during a
+        correction, the position before the irregular move, IT 8.4)."""
+        s = self._s
+        target = s.correcting.before if s.correcting is not None else s.tracker.ref
+        s.sensed = set(target.occupied_algebraic())
+        if s.disturbed is not None:
+            s.decide(t, s.disturbed, "corrected", "disturbed")
+            s.disturbed = None
+        self.close_setup_flags(t)
+        self.close_light_flags(t)
+        if s.correcting is not None:
+            self.check_restored(t)
+            return
+        s.keep_turn(s.tracker.ref)
+
     def close_light_flags(self, t: float) -> None:
         """IT 7.5: the inactive piece was taken off the light square (by the players or the
         arbiter): its notice is settled."""

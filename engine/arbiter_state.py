@@ -193,16 +193,18 @@ class ArbiterState:
     ``settle`` (quiet seconds that complete a move without clock), ``game`` (the official record),
     ``timekeeper``, ``flags`` (a copy), ``board``, :meth:`squares_to_fix`.
 
-    Changed by the arbiter and its judge as the regulation says (each attribute below):
-    ``now`` (the latest time seen), ``sensed`` (the occupancy the sensors report, algebraic),
-    ``tracker`` (the pieces of the turn), ``pending`` (the irregularity waiting for the
-    opponent, IT 8.2), ``correcting`` (the irregularity being put right, IT 8.4),
-    ``correction_touch`` (IT 3.7: a piece lifted while putting right), ``disturbed`` (the id of the
-    IT 7.8 flag while the board is disturbed), ``draw_offer`` and ``draw_refused`` (COMP 6.15),
-    ``obligation`` (the piece touch-move binds from the start of the turn), ``started`` (a move
-    has been completed, IT 7.1), ``setup_flags`` (IT 7.1-7.2 notices pending), ``light_flags``
-    (IT 7.5 notices pending until the piece is off), ``previous`` (the position before the last
-    move, if regular: IT 8.1.4).
+    Changed as the regulation says, each by one collaborator unless told. By the arbiter (the
+    events): ``now`` (the latest time seen), ``sensed`` (the occupancy the sensors report,
+    algebraic; the judge's ``restore`` too), ``draw_offer`` and ``draw_refused`` (COMP 6.15; the
+    judge declines an offer when the opponent plays on), ``setup_flags`` (IT 7.1-7.2 notices
+    pending) and ``light_flags`` (IT 7.5 notices pending until the piece is off; the judge's on
+    a move completed there). By the judge: ``pending`` (the irregularity waiting for the opponent,
+    IT 8.2), ``correcting`` (the irregularity being put right, IT 8.4), ``correction_touch`` (IT
+    3.7: a piece lifted while putting right), ``disturbed`` (the id of the IT 7.8 flag while the
+    board is disturbed), ``obligation`` (the piece touch-move binds from the start of the turn),
+    ``started`` (a move has been completed, IT 7.1), ``previous`` (the position before the last
+    move, if regular: IT 8.1.4). ``tracker`` (the pieces of the turn) is replaced by
+    :meth:`reset_turn` and :meth:`keep_turn`; the arbiter tells it the touches.
     """
 
     def __init__(self, start: GameStarted) -> None:
