@@ -18,7 +18,7 @@ from typing import Callable
 
 from engine.articles import article
 from engine.board import Board, Move
-from engine.clock import ClockEvent, ClockState, FlagFell, BothFlagsFell, GameClock
+from engine.clock import BothFlagsFell, ClockEvent, ClockState, FlagFell, GameClock
 from engine.clock_display import LAMPO_COUNTDOWN
 from engine.colour import Colour
 from engine.decisions import (BoardToFix, ClockChanged, ClockRefused, Decision, Flag,
