@@ -87,6 +87,12 @@ class Arbiter:
     def __init__(self, start: GameStarted) -> None:
         self._state = ArbiterState(start)
         self._judge = Judge(self._state)
+        # the clock's operator and the set-once facts read on every event, held at hand
+        self._keeper = self._state.timekeeper
+        self._clock = self._keeper.clock
+        self._clock_mode = start.clock
+        self._settle = start.settle
+        self._game = self._state.game
 
     # ------------------------------------------------------------------ read-only views
 
@@ -108,7 +114,7 @@ class Arbiter:
     def clock(self) -> GameClock | None:
         """The game clock, None when the start line has no time control (the clock button still
         completes moves, COMP 4.5). Read it freely; operate it only through the arbiter's events."""
-        return self._state.timekeeper.clock
+        return self._clock
 
     @property
     def flags(self) -> list[Flag]:
@@ -157,14 +163,14 @@ class Arbiter:
         if isinstance(event, ButtonPressed) and event.name == "clock":
             # COMP 5.7: a move let go by zero is in time though pressed after: the press itself
             # tells the clock when the move was complete (completed_at)
-            s.timekeeper.poll(min(event.t, max(s.tracker.last_change, s.timekeeper.last_t)))
+            self._keeper.poll(min(event.t, max(s.tracker.last_change, self._keeper.last_t)))
         else:
-            s.timekeeper.poll(self._held(event.t))
-        if s.clock_mode and not s.timekeeper.started and not (
+            self._keeper.poll(self._held(event.t))
+        if self._clock_mode and not self._keeper.started and not (
                 isinstance(event, ArbiterActed) and event.action == "start_clock"):
             # COMP 4.4.2: the arbiter starts the clock; a trace that does not say when starts
             # it at its first event
-            s.timekeeper.start(s.mover(), event.t)
+            self._keeper.start(s.mover(), event.t)
         if isinstance(event, PieceLifted):
             self._on_lift(event.t, event.square)
         elif isinstance(event, PiecePlaced):
@@ -184,7 +190,7 @@ class Arbiter:
             s.raise_flag(event.t, "sensor_fault_cleared", None, "noted",
                          "sensors answer again: " + " ".join(event.squares))
         self._check_time(self._held(event.t))
-        s.timekeeper.countdown(event.t)
+        self._keeper.countdown(event.t)
         return s.flush(event.t)
 
     def feed_all(self, events: Iterable[Event]) -> list[Decision]:
@@ -201,7 +207,7 @@ class Arbiter:
         self._fire_timers(t)
         s.now = max(s.now, t)
         self._check_time(self._held(t))
-        s.timekeeper.countdown(t)
+        self._keeper.countdown(t)
         return s.flush(t)
 
     def next_deadline(self) -> float | None:
@@ -212,18 +218,18 @@ class Arbiter:
         s = self._state
         times: list[float] = []
         if self._timer_armed():
-            times.append(s.tracker.last_change + s.settle)
-        c = s.timekeeper.clock
+            times.append(s.tracker.last_change + self._settle)
+        c = self._clock
         if (c is not None and c.flag is None and c.running is not None
                 and c.state in (ClockState.RUNNING, ClockState.CORRECTING)):
-            face = c.face(c.running, s.timekeeper.last_t)
-            zero = s.timekeeper.last_t + face.ms / 1000
+            face = c.face(c.running, self._keeper.last_t)
+            zero = self._keeper.last_t + face.ms / 1000
             if not (face.in_lampo and self._held(zero) < zero):  # COMP 5.7: let go by zero
                 times.append(zero)
             if face.in_lampo:
                 for seconds, _ in LAMPO_COUNTDOWN:
                     if seconds and face.ms > seconds * 1000:
-                        times.append(s.timekeeper.last_t + (face.ms - seconds * 1000) / 1000)
+                        times.append(self._keeper.last_t + (face.ms - seconds * 1000) / 1000)
         return min(times) if times else None
 
     # ------------------------------------------------------------------ restart and clock
@@ -237,8 +243,8 @@ class Arbiter:
         checked like any other."""
         s = self._state
         before = s.now
-        s.timekeeper.stop(before)
-        if (not s.clock_mode and s.correcting is None and s.pending is None
+        self._keeper.stop(before)
+        if (not self._clock_mode and s.correcting is None and s.pending is None
                 and s.tracker.touches and frozenset(s.sensed) in s.tracker.after):
             # IT 3.5: the move on the board was complete when the piece was let go; the settle
             # timer that would have said so ran out while the board was away.
@@ -257,36 +263,35 @@ class Arbiter:
         after, so while it is shown the clock is read only up to the moment it was let go (its
         flag falls then only if that moment came after zero)."""
         s = self._state
-        c = s.timekeeper.clock
-        if (c is None or not s.clock_mode or c.running is None or c.control.lampo is None
+        c = self._clock
+        if (c is None or not self._clock_mode or c.running is None or c.control.lampo is None
                 or s.pending is not None or s.correcting is not None
                 or not s.tracker.touches):
             return t
-        if not c.face(c.running, s.timekeeper.last_t).in_lampo:
+        if not c.face(c.running, self._keeper.last_t).in_lampo:
             return t
         if frozenset(s.sensed) not in s.tracker.after:
             return t
-        return min(t, max(s.tracker.last_change, s.timekeeper.last_t))
+        return min(t, max(s.tracker.last_change, self._keeper.last_t))
 
     def _check_time(self, t: float) -> None:
         """COMP 4.8: a flag fell; COMP 5.9.4: both did, no telling which first."""
-        s = self._state
-        s.timekeeper.poll(t)
-        c = s.timekeeper.clock
-        if c is None or s.game.outcome is not None or not s.clock_mode:
+        self._keeper.poll(t)
+        c = self._clock
+        if c is None or self._game.outcome is not None or not self._clock_mode:
             return
         fell = c.flag
         if isinstance(fell, BothFlagsFell):
-            s.game.adjudicate(s.game.result_for(None), "both flags fell (COMP 5.9.4)")
+            self._game.adjudicate(self._game.result_for(None), "both flags fell (COMP 5.9.4)")
         elif isinstance(fell, FlagFell):
-            s.game.lose_on_time(Colour.parse(fell.side), clock=s.timekeeper.reading(t))
+            self._game.lose_on_time(Colour.parse(fell.side), clock=self._keeper.reading(t))
 
     # ------------------------------------------------------------------ time
 
     def _timer_armed(self) -> bool:
         """No clock: a move shown (or a piece put down) waits for ``settle`` quiet seconds."""
         s = self._state
-        if s.clock_mode or s.game.outcome is not None:
+        if self._clock_mode or self._game.outcome is not None:
             return False
         if s.correcting is not None or s.pending is not None or not s.tracker.touches:
             return False
@@ -308,12 +313,12 @@ class Arbiter:
     def _fire_timers(self, t: float, force: bool = False) -> None:
         """No clock: commit the move on the board after ``settle`` quiet seconds (TRACE.md)."""
         s = self._state
-        if s.clock_mode or s.game.outcome is not None:
+        if self._clock_mode or self._game.outcome is not None:
             return
         if s.correcting is not None or s.pending is not None or not s.tracker.touches:
             return
         lc = s.tracker.last_change
-        if not force and t - lc < s.settle and t < lc + s.settle:
+        if not force and t - lc < self._settle and t < lc + self._settle:
             return
         if s.tracker.maybe_brush is not None:
             self._settle_brush(t, None)
@@ -329,7 +334,7 @@ class Arbiter:
         (resignation, draw agreed, adjudication) keeps the complete legal move the board shows,
         before its settle time is up."""
         s = self._state
-        if (not s.clock_mode and s.pending is None and s.correcting is None
+        if (not self._clock_mode and s.pending is None and s.correcting is None
                 and s.tracker.touches and frozenset(s.sensed) in s.tracker.after):
             if s.tracker.maybe_brush is not None:
                 self._settle_brush(t, None)
@@ -352,7 +357,7 @@ class Arbiter:
 
     def _on_lift(self, t: float, name: str) -> None:
         s = self._state
-        if s.game.outcome is not None:
+        if self._game.outcome is not None:
             self._raw_lift(t, name)
             return
         if name not in s.sensed:
@@ -364,7 +369,7 @@ class Arbiter:
         # No clock: the opponent lifting a piece commits a complete move (TRACE.md); a capture
         # whose pieces are still coming off is judged then (IT 8.1.10, 8.1.11: he moves on),
         # unless the piece lifted is one of them (the removal going on)
-        if (not s.clock_mode and piece is not None and piece.color != c
+        if (not self._clock_mode and piece is not None and piece.color != c
                 and s.correcting is None and s.pending is None
                 and (frozenset(s.sensed) in s.tracker.after
                      or self._opponent_moves_on(origin))):
@@ -376,7 +381,7 @@ class Arbiter:
         # only his move executed does (the clock press); without a clock the board cannot tell
         # when that is, so there the lift does as in IT 8.3
         if (s.pending is not None and piece is not None
-                and (s.variant.touch_accepts_irregularity or not s.clock_mode)
+                and (s.variant.touch_accepts_irregularity or not self._clock_mode)
                 and piece.color == s.pending.offender.opponent
                 and origin in s.tracker.playable):
             self._judge.maintain(t, by_play=True)
@@ -410,7 +415,7 @@ class Arbiter:
             origin = tr.put_back()
             lifted = tr.ref.piece_at(origin) if origin is not None else None
             if (lifted is not None and not brush and s.pending is None
-                    and s.correcting is None and s.game.outcome is None):
+                    and s.correcting is None and self._game.outcome is None):
                 if lifted.color != s.mover():
                     # IT 3.11: the player not on move touched (lifted and put back) a piece
                     s.raise_flag(t, "touch_not_on_move", lifted.color, "noted",
@@ -429,7 +434,7 @@ class Arbiter:
             origin = None  # a piece from outside the board
         s.sensed.add(name)
         tr.place(t, name, origin)
-        if (origin is None and s.game.outcome is None and s.disturbed is None
+        if (origin is None and self._game.outcome is None and s.disturbed is None
                 and s.correcting is None):
             self._judge.disturb(t, f"a piece appeared on {square_label(s.board, name)}")
         self._judge.check_restored(t)
@@ -450,7 +455,7 @@ class Arbiter:
     def _judge_touch(self, t: float, name: str, origin: int | None) -> None:
         """IT 3.7-3.11 on a lift (a sensor sees a lift, not a touch)."""
         s = self._state
-        if origin is None or s.correcting is not None or s.game.outcome is not None:
+        if origin is None or s.correcting is not None or self._game.outcome is not None:
             return
         piece = s.tracker.ref.piece_at(origin)
         if piece is None:
@@ -469,7 +474,7 @@ class Arbiter:
         s = self._state
         side = e.side
         t = e.t
-        if s.game.outcome is not None:
+        if self._game.outcome is not None:
             return
         self._settle_brush(t, None)
         name = e.name
@@ -482,15 +487,15 @@ class Arbiter:
             self._on_decision(t, side, name)
         elif name == "resign":
             self._commit_shown(t)
-            s.game.resign(side)
-            s.timekeeper.stop(t)
+            self._game.resign(side)
+            self._keeper.stop(t)
         elif name == "draw_offer":
             self._on_draw_offer(t, side)
         elif name == "draw_accept":
             if s.draw_offer is not None and s.draw_offer != side:
                 self._commit_shown(t)
-                s.game.agree_draw()
-                s.timekeeper.stop(t)
+                self._game.agree_draw()
+                self._keeper.stop(t)
             else:
                 s.raise_flag(t, "draw_offer", side, "noted", "draw accepted but no draw offer stands")
         elif name == "count":
@@ -546,7 +551,7 @@ class Arbiter:
         """The player on move demands a decision before moving: the board may show a takeback
         (IT 8.1.4) or a second move (IT 8.1.1) of his opponent."""
         s = self._state
-        if side != s.mover() or not s.game.moves or s.light_pieces():
+        if side != s.mover() or not self._game.moves or s.light_pieces():
             return
         if s.shows_ref():
             return
@@ -560,7 +565,7 @@ class Arbiter:
         s = self._state
         c = s.mover()
         shown = frozenset(s.sensed) in s.tracker.after
-        own_move_done = (side == c and shown) if s.clock_mode else (
+        own_move_done = (side == c and shown) if self._clock_mode else (
             side == c and shown or side != c and not s.tracker.touches)
         if not own_move_done:
             s.raise_flag(t, "draw_offer", side, "noted",
@@ -580,7 +585,7 @@ class Arbiter:
             s.raise_flag(t, "no_procedure", side, "noted",
                          "no move-count procedure in this variant (automatic draws apply)")
             return
-        if s.game.start_count(imposed=imposed):
+        if self._game.start_count(imposed=imposed):
             who = "imposed by the arbiter" if imposed else "requested"
             s.raise_flag(t, "count_request", side, "noted",
                          f"move count {who}: {s.variant.draws.count_moves} king moves each")
@@ -595,13 +600,13 @@ class Arbiter:
         if d.repetition_automatic or not d.repetitions:
             s.raise_flag(t, "no_procedure", side, "noted", "no repetition claim in this variant")
             return
-        if not s.game.claim_repetition():
+        if not self._game.claim_repetition():
             s.raise_flag(t, "repetition", side, "noted",
-                         f"repetition not confirmed ({s.game.repetition_count()} "
+                         f"repetition not confirmed ({self._game.repetition_count()} "
                          "occurrence(s)); the board verified it at once, so no verification time "
                          "is charged (IT 9.3 b2)")
         else:
-            s.timekeeper.stop(t)
+            self._keeper.stop(t)
 
     # ------------------------------------------------------------------ arbiter and snapshots
 
@@ -612,16 +617,16 @@ class Arbiter:
         if a == "note":
             s.raise_flag(t, "note", None, "noted", e.text or "")
         elif a == "adjudicate":
-            if s.game.outcome is None and e.result:
+            if self._game.outcome is None and e.result:
                 self._commit_shown(t)
-                s.game.adjudicate(e.result)
-                s.timekeeper.stop(t)
+                self._game.adjudicate(e.result)
+                self._keeper.stop(t)
         elif a == "start_clock":
-            s.timekeeper.start(s.mover(), t)
+            self._keeper.start(s.mover(), t)
         elif a == "stop_clock":
-            s.timekeeper.stop(t)
+            self._keeper.stop(t)
         elif a == "impose_count":
-            if s.game.outcome is None:
+            if self._game.outcome is None:
                 self._on_count(t, None, imposed=True)
         elif a == "restore":
             self._judge.restore(t)

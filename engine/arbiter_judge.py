@@ -256,8 +256,14 @@ class Judge:
     turn there, writes in the record and gives its decisions out through it. Called by
     ``engine.arbiter.Arbiter`` from one thread, like the arbiter."""
 
+    __slots__ = ("_state", "_game", "_keeper", "_clock_mode")
+
     def __init__(self, state: ArbiterState) -> None:
         self._state = state
+        # the record, the clock's operator and a set-once fact, held at hand
+        self._game = state.game
+        self._keeper = state.timekeeper
+        self._clock_mode = state.clock_mode
 
     # ------------------------------------------------------------------ completing a move
 
@@ -335,9 +341,9 @@ class Judge:
             # COMP 6.15: playing on declines the offer
             s.draw_refused[s.draw_offer] = True
             s.draw_offer = None
-        keeper = s.timekeeper
+        keeper = self._keeper
         clock: tuple[float, float] | None = None
-        if s.clock_mode:
+        if self._clock_mode:
             pressed = keeper.press(c, t, s.tracker.last_change)
             if isinstance(pressed, (FlagFell, BothFlagsFell)):
                 # COMP 4.8, 4.5: the flag fell before the press completed the move: no move
@@ -348,9 +354,9 @@ class Judge:
                 clock = keeper.reading(t)
         else:
             clock = keeper.reading(t)
-        why = "move_pressed" if s.clock_mode else "move_made"
+        why = "move_pressed" if self._clock_mode else "move_made"
         self._play(t, move, clock, why)
-        if s.game.outcome is not None:
+        if self._game.outcome is not None:
             keeper.stop(t)
         self._after_commit(t)
 
@@ -360,7 +366,7 @@ class Judge:
         ``pending``: an irregular move (IT 8.1.3) the opponent may still have corrected; ``why``
         is then the flag's code."""
         s = self._state
-        game = s.game
+        game = self._game
         previous = game.board.copy(stack=False)
         rec = game.play(move, t=t, clock=clock, provisional=pending)
         s.previous = previous
@@ -377,7 +383,7 @@ class Judge:
             s.decide(t, s.disturbed, "corrected", "disturbed")
             s.disturbed = None
         self.close_light_flags(t)
-        s.reset_turn(s.game.board)
+        s.reset_turn(self._game.board)
 
     # ------------------------------------------------------------------ irregularities
 
@@ -397,12 +403,12 @@ class Judge:
             assert j.after_fen is not None
             after = Board(j.after_fen, s.variant)
         pressed = False
-        if s.clock_mode and offender == s.mover():
+        if self._clock_mode and offender == s.mover():
             # the offender completed it with his press; a counted press is retracted if the
             # move is corrected (COMP 4.13), one the clock ignored (stopped) is not
-            event = s.timekeeper.press(offender, t, s.tracker.last_change)
+            event = self._keeper.press(offender, t, s.tracker.last_change)
             pressed = isinstance(event, ClockPressed) and event.counted
-        mark, previous = s.game.mark(), s.previous
+        mark, previous = self._game.mark(), s.previous
         s.pending = Pending(flag.id, offender, ref.copy(stack=False), after, t, touched,
                             pressed, mark, previous)
         self._write_in(t, j, offender, after, flag.code)
@@ -421,7 +427,7 @@ class Judge:
         game goes on from the position on the board, ``/FEN/`` in the PDN. The end rules wait
         for the decision."""
         s = self._state
-        game = s.game
+        game = self._game
         if j.legal and j.move is not None:
             self._play(t, j.move, None, code, pending=True)
             return
@@ -446,17 +452,17 @@ class Judge:
         assert p is not None
         s.pending = None
         s.decide(t, p.flag_id, "maintained", "kept_by_play" if by_play else "offender_decides")
-        s.game.check_end()
+        self._game.check_end()
         s.started = True
         # keep following the pieces already lifted: the reference position is the same
         tracker = s.tracker
-        s.reset_turn(s.game.board)
+        s.reset_turn(self._game.board)
         s.tracker.carry_over(tracker)
-        c = s.timekeeper.clock
-        turn = s.game.board.turn
-        if s.clock_mode and c is not None and (
+        c = self._keeper.clock
+        turn = self._game.board.turn
+        if self._clock_mode and c is not None and (
                 c.running is None or Colour.parse(c.running) != turn):
-            s.timekeeper.start(turn, t)
+            self._keeper.start(turn, t)
 
     def correct(self, t: float) -> None:
         """IT 8.4: the position before the irregular move must be restored; the offender's clock
@@ -466,15 +472,15 @@ class Judge:
         assert p is not None
         s.pending = None
         s.decide(t, p.flag_id, "corrected", "correction")
-        written = len(s.game.moves) > p.mark.moves
-        s.game.undo_to(p.mark)  # the irregular move leaves the transcript (IT 8.4)
+        written = len(self._game.moves) > p.mark.moves
+        self._game.undo_to(p.mark)  # the irregular move leaves the transcript (IT 8.4)
         s.previous = p.previous
         if written:
-            s.emit(MoveRetracted(t, p.mark.moves + 1, s.game.board.fen(),
+            s.emit(MoveRetracted(t, p.mark.moves + 1, self._game.board.fen(),
                                  article(s.variant, "correction").code))
         s.correcting = p
         s.correction_touch = None
-        s.timekeeper.begin_correction(p.offender, t, p.pressed)
+        self._keeper.begin_correction(p.offender, t, p.pressed)
         self.check_restored(t)
 
     def check_restored(self, t: float) -> None:
@@ -485,9 +491,9 @@ class Judge:
             p = s.correcting
             if s.sensed == set(p.before.occupied_algebraic()):
                 s.correcting = None
-                s.timekeeper.end_correction(t)
-                if s.clock_mode:
-                    s.timekeeper.start(p.before.turn, t)
+                self._keeper.end_correction(t)
+                if self._clock_mode:
+                    self._keeper.start(p.before.turn, t)
                 # the offender plays again with the obligation that follows: the touched piece
                 # after IT 8.1.3 (a capture after 8.1.6 is compulsory anyway, IT 6.1), else a
                 # playable piece lifted during the restoration (IT 3.7)

@@ -60,6 +60,8 @@ class Timekeeper:
     decision through ``emit``, a refusal too. ``clock`` is None when the start line has no time
     control (the clock button still completes moves, COMP 4.5)."""
 
+    __slots__ = ("_clock", "_variant", "_emit", "_t", "_lampo_said")
+
     def __init__(self, control: str | None, variant: Variant,
                  emit: Callable[[Decision], None]) -> None:
         parsed = parse_time_control_tag(control) if control else None
@@ -113,7 +115,8 @@ class Timekeeper:
         c = self._clock
         if c is None or c.state == ClockState.READY:
             return
-        for event in c.poll(self._at(t)):
+        ct = self._t = max(t, self._t)
+        for event in c.poll(ct):
             self._emit(ClockChanged(event.t, event))
 
     def start(self, side: int, t: float) -> None:
@@ -206,6 +209,12 @@ class ArbiterState:
     move, if regular: IT 8.1.4). ``tracker`` (the pieces of the turn) is replaced by
     :meth:`reset_turn` and :meth:`keep_turn`; the arbiter tells it the touches.
     """
+
+    # no attribute but these: the state's whole surface is the list above
+    __slots__ = ("_start", "_variant", "_game", "_flags", "_out", "_timekeeper", "_shown_fix",
+                 "_fix_key", "_ended", "now", "sensed", "pending", "correcting",
+                 "correction_touch", "disturbed", "draw_offer", "draw_refused", "obligation",
+                 "started", "setup_flags", "light_flags", "previous", "tracker")
 
     def __init__(self, start: GameStarted) -> None:
         self._start = start
