@@ -80,8 +80,14 @@ class Arbiter:
     Out: :meth:`feed` and :meth:`advance` return the decisions (``engine.decisions``) each
     event or the passing of time brought, in order. Read-only views: :attr:`game` (the record),
     :attr:`flags` (current values), :attr:`clock` (the ``GameClock`` or None), :attr:`board`,
-    :attr:`sensed`, :attr:`pending`, :attr:`squares_to_fix`; :meth:`next_deadline` says when time
-    alone will change something.
+    :attr:`sensed`, :attr:`pending`, :attr:`squares_to_fix`, :attr:`tracking` (the pieces of the
+    turn), :attr:`variant`, :attr:`start`; :meth:`next_deadline` says when time alone will change
+    something.
+
+    Composed of an :class:`~engine.arbiter_state.ArbiterState` (what it knows), a
+    :class:`~engine.arbiter_judge.Judge` handed that state (what follows from what the board
+    shows) and, through the state, the :class:`~engine.tracking.TurnTracker` of the turn and the
+    :class:`~engine.arbiter_state.Timekeeper`; this class handles the events.
     """
 
     def __init__(self, start: GameStarted) -> None:
