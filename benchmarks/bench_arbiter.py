@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine.arbiter import Arbiter
 from engine.board import Board
 from engine.events import ButtonPressed, GameStarted, TraceEnded
-from engine.variants import COLOR_NAMES, find_variant
+from engine.colour import Colour
+from engine.variants import find_variant
 from hardware_mocks.players import physical
 
 VARIANTS = ("italian", "english", "international", "brazilian")
@@ -39,7 +40,7 @@ def game_events(variant: str, seed: int, clock: bool, plies: int = 200) -> list:
         if not moves:
             break
         move = rng.choice(moves)
-        side = COLOR_NAMES[ref.turn]
+        side = Colour(ref.turn).label
         evs, t = physical(ref, move, rng, t, occupied)
         events.extend(evs)
         t += 0.2

@@ -17,7 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.clock import WHITE, GameClock
+from engine.clock import GameClock
+from engine.colour import WHITE
 from engine.timecontrol import TimeControl
 
 CONTROLS = ("1800+10", "40/5400+30:1800+30", "0:1/30")

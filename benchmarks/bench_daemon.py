@@ -64,7 +64,8 @@ from daemon_rig import (CONFIG_TEXT, TIME_CONTROL, VARIANT, WIRING, Sample, Stag
                         idle_breakdown, latency_run, now, shown_and_drawn)
 from engine.board import Board
 from engine.events import ButtonPressed, SnapshotTaken
-from engine.variants import COLOR_NAMES, find_variant
+from engine.colour import Colour
+from engine.variants import find_variant
 from hardware_mocks.players import physical
 from pi.board.config import Config
 from pi.board.controller import BoardController
@@ -93,7 +94,7 @@ def build_journal(root: Path, moves: int, seed: int = 0) -> tuple[Path, int]:
             while len(session.arbiter.game.moves) < moves and ref.legal_moves \
                     and session.arbiter.game.outcome is None:
                 move = rng.choice(ref.legal_moves)
-                side = COLOR_NAMES[ref.turn]
+                side = Colour(ref.turn).label
                 events, t = physical(ref, move, rng, t, set(ref.occupied_algebraic()))
                 for e in events:
                     session.feed(e)

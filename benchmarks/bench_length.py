@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine.arbiter import Arbiter
 from engine.board import Board
 from engine.events import ButtonPressed, Event, GameStarted, TraceEnded
-from engine.variants import COLOR_NAMES, find_variant
+from engine.colour import Colour
+from engine.variants import find_variant
 from hardware_mocks.players import physical
 
 FEN = "W:WK29,K32:BK1,K4"  # two kings each, in opposite corners
@@ -49,7 +50,7 @@ def king_endgame(events: int, seed: int = 1) -> list[Event]:
         move = rng.choice(back or away)
         origin = home.pop(move.from_square)
         home[move.to_square] = origin
-        side = COLOR_NAMES[ref.turn]
+        side = Colour(ref.turn).label
         evs, t = physical(ref, move, rng, t, occupied)
         out.extend(evs)
         t += 0.2

@@ -72,8 +72,8 @@ async def _play(root: Path, config: Config, games: int, port: int | None
     controller = BoardController(config, state, GameTime(lambda: now[0], epoch=0.0))
     times: dict[str, list[float]] = {"handle": [], "listener": [], "state": []}
     link = None
-    if port is not None:
-        link = BoardLink(config.mqtt, controller, asyncio.Queue(), state, loop)  # type: ignore[arg-type]
+    if port is not None and config.mqtt is not None:
+        link = BoardLink(config.mqtt, controller, controller, state, loop)
         link.start()
         fed = link.on_fed
         send = link._send_state

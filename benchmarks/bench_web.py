@@ -96,7 +96,7 @@ def daemon_mode(state_dir: str, profile: str | None, slow_ms: float | None) -> i
             if f.record.get("type") == "button" and f.record.get("name") == "clock":
                 clock_lines.append(f.line)
                 sent.append(time.perf_counter())  # after the web's own listener (added first)
-        server.controller.listeners.append(fed)
+        rig.controller.listeners.append(fed)
 
         def probe(expected: float) -> None:
             lags.append(time.perf_counter() - expected)

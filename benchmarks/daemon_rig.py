@@ -20,7 +20,8 @@ from typing import Any
 from engine.board import Board
 from engine.decisions import GameEnded, MoveCommitted
 from engine.events import PieceLifted, PiecePlaced
-from engine.variants import COLOR_NAMES, find_variant
+from engine.colour import Colour
+from engine.variants import find_variant
 from hardware_mocks.display import dummy_oled
 from hardware_mocks.gpio import mock_factory, press, release
 from hardware_mocks.players import physical
@@ -221,7 +222,7 @@ def drive(sim: Sim, probe: Probe, clock: bool, plies: int, seed: int) -> list[Sa
             ended = False
             continue
         move = rng.choice(moves)
-        side = COLOR_NAMES[ref.turn]
+        side = Colour(ref.turn).label
         events, _ = physical(ref, move, rng, 0.0, set(ref.occupied_algebraic()))
         for e in events:
             t0 = now()

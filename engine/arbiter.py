@@ -61,6 +61,7 @@ from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, 
                            PieceLifted, PiecePlaced, SensorsFailed, SensorsRecovered,
                            SnapshotTaken, TraceEnded)
 from engine.game import Game
+from engine.squares import square_mirror
 from engine.tracking import MaybeBrush, TurnTracker
 from engine.variants import Variant
 
@@ -658,7 +659,7 @@ class Arbiter:
             return
         turned = False
         if not s.started and not tr.touches and s.pending is None:
-            mirrored = {_mirror(sq, s.variant.size) for sq in expected}
+            mirrored = {square_mirror(sq, s.variant.size) for sq in expected}
             turned = s.sensed == mirrored
             if turned:
                 f = s.raise_flag(t, "orientation", None, "pending",
@@ -677,8 +678,3 @@ class Arbiter:
                 t, "light_square", None, "pending",
                 "piece(s) on light square(s) " + ", ".join(sorted(light))).id)
         self._judge.disturb(t, "the sensors see another position")
-
-
-def _mirror(name: str, size: int) -> str:
-    f = ord(name[0]) - ord("a")
-    return f"{chr(ord('a') + size - 1 - f)}{name[1:]}"

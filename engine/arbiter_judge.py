@@ -33,9 +33,9 @@ from engine.arbiter_state import ArbiterState, Pending
 from engine.articles import article, defines, kind_of
 from engine.board import Board, Move
 from engine.clock import BothFlagsFell, ClockPressed, FlagFell
-from engine.colour import Colour
+from engine.colour import BLACK, WHITE, Colour
 from engine.decisions import MoveCommitted, MoveRetracted, PositionSet
-from engine.variants import BLACK, WHITE, Variant, free_choice
+from engine.variants import Variant, free_choice
 
 __all__ = ["Judge", "Judgement", "judge", "free_board", "square_label"]
 
@@ -141,7 +141,7 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
     assert piece is not None
     if piece.color != c:
         other = ref.copy(stack=False)
-        other.turn = 1 - c
+        other.turn = c.opponent
         shaped = any(m.from_square == a and m.to_square == b and set(m.captures) == gone
                      for m in other.legal_moves)
         if presser == 1 - c or (presser is None and shaped):

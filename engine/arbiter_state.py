@@ -26,6 +26,7 @@ from engine.decisions import (BoardToFix, ClockChanged, ClockRefused, Decision, 
 from engine.errors import ClockError
 from engine.events import GameStarted
 from engine.game import Game, GameMark
+from engine.squares import square_sort_key
 from engine.timecontrol import parse_time_control_tag
 from engine.tracking import TurnTracker
 from engine.variants import Geometry, Variant, find_variant
@@ -125,7 +126,7 @@ class Timekeeper:
         if c is None:
             return
         if c.state == ClockState.READY:
-            self.operate(t, "start", lambda k, ct: k.start(side, ct))
+            self.operate(t, "start", lambda k, ct: k.start(Colour(side), ct))
         elif c.state == ClockState.STOPPED:
             self.operate(t, "resume", lambda k, ct: k.resume(ct))
 
@@ -134,7 +135,8 @@ class Timekeeper:
         change the sensors saw (``last_change``: the piece let go, the last captured piece off):
         in the mosse-lampo phase that is what must come by zero (COMP 5.7)."""
         done = min(t, max(last_change, self._t))
-        return self.operate(t, "press", lambda k, ct: k.press(side, ct, True, completed_at=done))
+        return self.operate(t, "press",
+                            lambda k, ct: k.press(Colour(side), ct, True, completed_at=done))
 
     def stop(self, t: float) -> None:
         """Both faces stopped (the game over, the board away, the arbiter's ``stop_clock``)."""
@@ -350,7 +352,7 @@ class ArbiterState:
         if target is None:
             return (), ""
         diff = self.sensed ^ set(target.occupied_algebraic())
-        return tuple(sorted(diff, key=lambda s: (int(s[1:]), s[0]))), key
+        return tuple(sorted(diff, key=square_sort_key)), key
 
     def light_pieces(self) -> list[str]:
         """The occupied light squares (IT 7.5: such a piece is inactive)."""

@@ -21,17 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.errors import DamieraError
+from engine.errors import NoArticleError
 from engine.variants import Variant
 
-__all__ = ["Article", "NoArticleError", "article", "code", "defines", "title", "kind_of",
+__all__ = ["Article", "article", "code", "defines", "title", "kind_of",
            "EVERY_RULE_SET", "SOME_RULE_SETS", "IRREGULARITIES", "NUMBERINGS"]
 
 Kind = Literal["irregularity", "incorrectness", "notice", "result", "procedure"]
-
-
-class NoArticleError(DamieraError, KeyError):
-    """A rule set has no article for a key: the caller asked for a rule that does not exist."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,17 +15,21 @@ from __future__ import annotations
 
 from typing import Iterator, NamedTuple, Sequence
 
+from engine.colour import BLACK, WHITE, Colour
 from engine.errors import (AmbiguousMoveError, IllegalMoveError, InvalidMoveError, InvalidSquareError,
                            excerpt)
-from engine.fen import Color, fen_runs, parse_fen
-from engine.variants import (ALL_DIRECTIONS, BLACK, FORWARD, ITALIAN, WHITE, CaptureCandidate,
-                             Variant, find_variant)
+from engine.fen import fen_runs, parse_fen
+from engine.squares import square_name
+from engine.variants import ALL_DIRECTIONS, FORWARD, ITALIAN, CaptureCandidate, Variant, find_variant
 
-__all__ = ["Board", "Move", "Piece", "Color", "parse_fen"]
+__all__ = ["Board", "Move", "Piece", "parse_fen"]
 
+
+#: The side to move after each side (indexed by a Colour): no arithmetic on colours in the hot path.
+_NEXT: tuple[Colour, Colour] = (BLACK, WHITE)
 
 class Piece(NamedTuple):
-    color: Color
+    color: Colour
     king: bool
 
     def symbol(self) -> str:
@@ -128,9 +132,9 @@ class Board:
         self.white = 0
         self.black = 0
         self.kings = 0
-        self.turn: Color = self.variant.first_to_move
+        self.turn: Colour = self.variant.first_to_move
         self.move_stack: list[Move] = []
-        self._states: list[tuple[int, int, int, Color]] = []
+        self._states: list[tuple[int, int, int, Colour]] = []
         self.set_fen(fen if fen is not None else self.variant.initial_fen())
 
     # ------------------------------------------------------------------ position I/O
@@ -168,7 +172,7 @@ class Board:
             return Piece(BLACK, bool(self.kings & m))
         return None
 
-    def pieces(self, color: Color | None = None) -> dict[int, Piece]:
+    def pieces(self, color: Colour | None = None) -> dict[int, Piece]:
         """Official number -> Piece for every piece (of ``color`` if given)."""
         out: dict[int, Piece] = {}
         for c, bb in ((WHITE, self.white), (BLACK, self.black)):
@@ -211,7 +215,7 @@ class Board:
         for rank in range(g.size - 1, -1, -1):
             row = []
             for file in range(g.size):
-                n = g.number_of_algebraic.get(f"{'abcdefghij'[file]}{rank + 1}")
+                n = g.number_of_algebraic.get(square_name(file, rank))
                 if n is None:
                     row.append(" ")
                 else:
@@ -482,7 +486,7 @@ class Board:
         elif tb & self._promo[self.turn]:
             kings |= tb  # a man ending its move on the far row is crowned (IT 4.2, INT 3.8)
         self.kings = kings & ~capmask
-        self.turn ^= 1
+        self.turn = _NEXT[self.turn]
 
     def push(self, move: Move) -> None:
         """Play ``move`` (assumed legal: use ``is_legal`` or ``parse_move`` to check)."""
@@ -496,7 +500,7 @@ class Board:
     def push_null(self) -> None:
         """Pass the turn without moving (used by the arbiter when a position is set up)."""
         self._states.append((self.white, self.black, self.kings, self.turn))
-        self.turn ^= 1
+        self.turn = _NEXT[self.turn]
 
     def pop(self) -> Move:
         """Undo the last ``push``; returns its move. Raises IndexError on an empty stack."""
@@ -520,6 +524,7 @@ class Board:
         moves = caps if caps else self._quiet_raw()
         white, black, kings, turn = self.white, self.black, self.kings, self.turn
         promo = self._promo[turn]
+        after = _NEXT[turn]
         total = 0
         for frm, to, capmask, _ in moves:  # make/unmake inline: the hot loop of perft
             fb, tb = 1 << frm, 1 << to
@@ -534,7 +539,7 @@ class Board:
                 self.kings = (kings | tb) & ~capmask
             else:
                 self.kings = kings & ~capmask
-            self.turn = turn ^ 1
+            self.turn = after
             total += self.perft(depth - 1)
         self.white, self.black, self.kings, self.turn = white, black, kings, turn
         return total

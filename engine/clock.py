@@ -29,19 +29,18 @@ from dataclasses import dataclass
 from typing import Union
 
 from engine.clock_events import (
-    BLACK, SIDES, WHITE, BothFlagsFell, ClockEvent, ClockPressed, ClockReading, ClockRecord,
+    BothFlagsFell, ClockEvent, ClockPressed, ClockReading, ClockRecord,
     ClockResumed, ClockStarted, ClockState, ClockStopped, CorrectionBegan, CorrectionEnded,
     ElapsedDivided, FaceReading, FlagFell, MosseLampoBegan, PressIgnored, PressRefused,
-    PressResult, ResignedByStoppingClock, Side, SideLike, TimeAdjusted, floor_tenths, opponent,
-    parse_side,
+    PressResult, ResignedByStoppingClock, TimeAdjusted, check_side, floor_tenths,
 )
+from engine.colour import BLACK, COLOURS, WHITE, Colour
 from engine.clock_run import FaceState, Stretch, credits_total_ms, face_reading, run_face
 from engine.errors import ClockError
 from engine.timecontrol import TimeControl, seconds_to_ms
 
 __all__ = [
-    "Side", "SideLike", "WHITE", "BLACK", "SIDES", "opponent", "parse_side", "ClockState",
-    "GameClock", "FaceReading", "ClockReading", "ClockRecord",
+    "ClockState", "GameClock", "FaceReading", "ClockReading", "ClockRecord",
     "ClockStarted", "ClockPressed", "PressRefused", "PressIgnored", "FlagFell", "BothFlagsFell",
     "MosseLampoBegan", "ResignedByStoppingClock", "ClockStopped", "ClockResumed",
     "CorrectionBegan", "CorrectionEnded", "ElapsedDivided", "TimeAdjusted",
@@ -56,10 +55,10 @@ _Flag = Union[FlagFell, BothFlagsFell]
 
 @dataclass(slots=True)
 class _Correction:
-    offender: Side
+    offender: Colour
     start_ms: int
     consumed_before: int
-    then_running: Side | None         # the face to run afterwards (None: stay stopped)
+    then_running: Colour | None         # the face to run afterwards (None: stay stopped)
 
 
 class GameClock:
@@ -71,9 +70,9 @@ class GameClock:
     :meth:`set_remaining` / :meth:`charge`, :meth:`restore`; time-driven events with
     :meth:`check_flag` and :meth:`poll`. Queries that change nothing and copy nothing:
     :meth:`reading`, :meth:`read`, :meth:`face`, :meth:`record`, :attr:`state`, :attr:`running`,
-    :attr:`to_move`, :meth:`moves`. Every method raises ``ClockError`` (a ValueError) for an
-    unknown side, a time earlier than the last one given, or an operation the state does not
-    allow.
+    :attr:`to_move`, :meth:`moves`. Every method raises ``ClockError`` (a ValueError) for a
+    side that is not a ``Colour``, a time earlier than the last one given, or an operation the
+    state does not allow.
     """
 
     def __init__(self, control: TimeControl) -> None:
@@ -86,9 +85,9 @@ class GameClock:
             FaceState(control.initial_ms, run_start_ms=control.initial_ms))
         self._state = ClockState.READY
         self._now_ms = 0
-        self._to_move: Side = WHITE
-        self._running: Side | None = None
-        self._resume_side: Side | None = None
+        self._to_move: Colour = WHITE
+        self._running: Colour | None = None
+        self._resume_side: Colour | None = None
         self._flag: _Flag | None = None
         self._correction: _Correction | None = None
         self._divided = False
@@ -107,12 +106,12 @@ class GameClock:
         return self._state
 
     @property
-    def running(self) -> Side | None:
+    def running(self) -> Colour | None:
         """Whose face runs (as of the last call), None when none does."""
         return self._running
 
     @property
-    def to_move(self) -> Side:
+    def to_move(self) -> Colour:
         """Who is on move: the press that completes a move passes it on."""
         return self._to_move
 
@@ -121,17 +120,17 @@ class GameClock:
         """The flag that fell (as of the last call), or None."""
         return self._flag
 
-    def moves(self, side: SideLike) -> int:
+    def moves(self, side: Colour) -> int:
         """Moves ``side`` completed (COMP 4.3: visible at any time)."""
-        return self._faces[parse_side(side)].moves
+        return self._faces[check_side(side)].moves
 
-    def consumed_seconds(self, side: SideLike) -> float:
+    def consumed_seconds(self, side: Colour) -> float:
         """Seconds ``side``'s face has run in total (as of the last call), exact to the ms."""
-        return self._faces[parse_side(side)].consumed_ms / 1000
+        return self._faces[check_side(side)].consumed_ms / 1000
 
-    def credited_seconds(self, side: SideLike) -> float:
+    def credited_seconds(self, side: Colour) -> float:
         """Seconds credited to ``side`` by presses (bonuses, next periods), exact to the ms."""
-        return self._faces[parse_side(side)].credited_ms / 1000
+        return self._faces[check_side(side)].credited_ms / 1000
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -148,9 +147,9 @@ class GameClock:
                             self._face_reading(BLACK, side, stretch, running),
                             running, self._to_move, state)
 
-    def face(self, side: SideLike, t: float) -> FaceReading:
+    def face(self, side: Colour, t: float) -> FaceReading:
         """``side``'s face at ``t``, as :meth:`read` gives it. Changes nothing, copies nothing."""
-        who = parse_side(side)
+        who = check_side(side)
         ms = self._ms(t)
         running_side, stretch = self._project(ms)
         running = None if stretch is not None and stretch.fell_ms is not None else self._running
@@ -185,13 +184,13 @@ class GameClock:
 
     # -- operations -------------------------------------------------------------------------
 
-    def start(self, side_to_move: SideLike, t: float,
-              running: SideLike | None = None) -> ClockStarted:
+    def start(self, side_to_move: Colour, t: float,
+              running: Colour | None = None) -> ClockStarted:
         """The arbiter starts the clock at ``t`` (COMP 4.4.2, 6.4): the face of ``running``
         (default: the player to move) runs, whether or not he is present (COMP 6.9, 6.10).
         Raises ``ClockError`` unless the clock is ready."""
-        to_move = parse_side(side_to_move)
-        first = to_move if running is None else parse_side(running)
+        to_move = check_side(side_to_move)
+        first = to_move if running is None else check_side(running)
         ms = self._ms(t)
         if self._state != ClockState.READY:
             raise ClockError(f"the clock was already started (it is {self._state})")
@@ -202,7 +201,7 @@ class GameClock:
         self._settle_zeros(ms)
         return ClockStarted(ms / 1000, to_move, first)
 
-    def press(self, side: SideLike, t: float, move_complete: bool = True, *,
+    def press(self, side: Colour, t: float, move_complete: bool = True, *,
               completed_at: float | None = None) -> PressResult:
         """``side`` presses his clock button at ``t``.
 
@@ -220,7 +219,7 @@ class GameClock:
         the mosse-lampo phase the move is in time when it was complete by zero, even if the
         button is pressed after (COMP 5.7, note). Raises ``ClockError`` if after ``t``.
         """
-        who = parse_side(side)
+        who = check_side(side)
         ms = self._ms(t)
         flag_before = self._flag
         counting = (self._state == ClockState.RUNNING and self._running == who
@@ -246,18 +245,18 @@ class GameClock:
             return PressIgnored(who, ms / 1000, f"{who}'s face is not running")
         if self._to_move != who:
             # COMP 6.9 a: the late player may start his opponent's face at once.
-            self._start_run(opponent(who), ms)
+            self._start_run(who.opponent, ms)
             return self._pressed(who, ms, counted=False, credit=0)
         if not move_complete:
             # COMP 4.4.5: never invert the faces before the move (and its transcription).
             return PressRefused(who, ms / 1000,
                                 "the move is not complete: the clock may be pressed only after it")
         credit = self._count_move(who)
-        self._to_move = opponent(who)
-        self._start_run(opponent(who), ms)
+        self._to_move = who.opponent
+        self._start_run(who.opponent, ms)
         return self._pressed(who, ms, counted=True, credit=credit)
 
-    def stop_both(self, t: float, by: SideLike | None = None) -> (
+    def stop_both(self, t: float, by: Colour | None = None) -> (
             ClockStopped | ResignedByStoppingClock | FlagFell | BothFlagsFell):
         """Both faces stop at ``t`` (COMP 3.6.1 b).
 
@@ -268,7 +267,7 @@ class GameClock:
         If a flag fell before ``t``, that flag is returned instead. Raises ``ClockError`` when the
         clock is not running.
         """
-        who = None if by is None else parse_side(by)
+        who = None if by is None else check_side(by)
         ms = self._ms(t)
         self._advance(ms)
         if self._flag is not None:
@@ -300,7 +299,7 @@ class GameClock:
         if sealed_move:
             mover = self._to_move
             self._count_move(mover)
-            self._to_move = opponent(mover)
+            self._to_move = mover.opponent
             side = self._to_move
         else:
             side = self._resume_side or self._to_move
@@ -308,7 +307,7 @@ class GameClock:
         self._settle_zeros(ms)
         return ClockResumed(ms / 1000, side, sealed_move)
 
-    def begin_correction(self, offender: SideLike, t: float,
+    def begin_correction(self, offender: Colour, t: float,
                          retract_last_move: bool = False) -> (
             CorrectionBegan | FlagFell | BothFlagsFell):
         """From ``t`` the time spent correcting an irregularity is charged to ``offender``
@@ -321,7 +320,7 @@ class GameClock:
         flag instead if one fell before ``t``. Raises ``ClockError`` in another state, or when
         the offender did not make the last completed move.
         """
-        who = parse_side(offender)
+        who = check_side(offender)
         ms = self._ms(t)
         self._advance(ms)
         if self._flag is not None:
@@ -378,12 +377,12 @@ class GameClock:
         return CorrectionEnded(correction.offender, ms / 1000, charged / 1000,
                                correction.then_running)
 
-    def divide_elapsed(self, t: float, still_absent: SideLike) -> ElapsedDivided:
+    def divide_elapsed(self, t: float, still_absent: Colour) -> ElapsedDivided:
         """Both players were late (COMP 6.10): at the first arrival, at ``t``, the time elapsed
         since the start is divided equally between the two faces (an odd millisecond stays
         with the face that ran) and the face of ``still_absent`` is started. Raises
         ``ClockError`` unless the clock runs, no move was made and no division was made yet."""
-        absent = parse_side(still_absent)
+        absent = check_side(still_absent)
         ms = self._ms(t)
         self._advance(ms)
         if self._state != ClockState.RUNNING or self._running is None:
@@ -391,7 +390,7 @@ class GameClock:
                              f"(it is {self._state})")
         if self._divided or any(face.moves for face in self._faces):
             raise ClockError("the elapsed time is divided once, before any move (COMP 6.10)")
-        ran, other = self._faces[self._running], self._faces[opponent(self._running)]
+        ran, other = self._faces[self._running], self._faces[self._running.opponent]
         half = ran.consumed_ms // 2
         ran.remaining_ms += half
         ran.consumed_ms -= half
@@ -402,12 +401,12 @@ class GameClock:
         self._settle_zeros(ms)
         return ElapsedDivided(ms / 1000, half / 1000, absent)
 
-    def set_remaining(self, side: SideLike, seconds: float, t: float) -> TimeAdjusted:
+    def set_remaining(self, side: Colour, seconds: float, t: float) -> TimeAdjusted:
         """The arbiter sets ``side``'s time to ``seconds`` at ``t`` (a replaced clock, COMP 4.7;
         restored times, COMP 7.4.2). Time given back ends a mosse-lampo phase. A running clock
         whose face is set to zero behaves as if it had reached zero. Raises ``ClockError`` once a
         flag fell or the clock is finished."""
-        who = parse_side(side)
+        who = check_side(side)
         value = seconds_to_ms(seconds)
         ms = self._ms(t)
         self._advance(ms)
@@ -424,13 +423,13 @@ class GameClock:
             self._settle_zeros(ms)
         return TimeAdjusted(who, ms / 1000, before / 1000, face.shown_ms / 1000)
 
-    def charge(self, side: SideLike, seconds: float, t: float,
+    def charge(self, side: Colour, seconds: float, t: float,
                keep_at_least: float = 0.0) -> TimeAdjusted:
         """Take ``seconds`` from ``side``'s time at ``t`` (reconstruction or verification time,
         COMP 4.9–4.11), never leaving less than ``keep_at_least`` seconds (nor taking any when he
         has less already, e.g. IT 9.3 b: "never below 3 minutes"). Raises ``ClockError`` as
         :meth:`set_remaining`."""
-        who = parse_side(side)
+        who = check_side(side)
         amount = seconds_to_ms(seconds)
         floor = seconds_to_ms(keep_at_least)
         self._advance(self._ms(t))
@@ -461,8 +460,8 @@ class GameClock:
             face.credited_ms = credits_total_ms(self._control, moves)
             face.run += 1
             face.run_start_ms = face.shown_ms
-        self._to_move = parse_side(record.to_move)
-        self._resume_side = None if record.running is None else parse_side(record.running)
+        self._to_move = check_side(record.to_move)
+        self._resume_side = None if record.running is None else check_side(record.running)
         self._state = ClockState.STOPPED
         self._running = None
 
@@ -480,7 +479,7 @@ class GameClock:
     def _lampo_ms(self) -> int:
         return 0 if self._control.lampo is None else self._control.lampo * 1000
 
-    def _start_run(self, side: Side, ms: int) -> None:
+    def _start_run(self, side: Colour, ms: int) -> None:
         """``side``'s face starts a new run at ``ms``: the other one stops (COMP 3.6.1 c, d)."""
         previous = self._running
         if previous is not None and previous != side and self._faces[previous].lampo_ms is not None:
@@ -496,7 +495,7 @@ class GameClock:
         face.run_start_ms = face.shown_ms
 
     def _project(self, target_ms: int,
-                 lampo_move_done: bool = False) -> tuple[Side | None, Stretch | None]:
+                 lampo_move_done: bool = False) -> tuple[Colour | None, Stretch | None]:
         """The running face and what it becomes by ``target_ms`` (None: no face runs, or no time
         passes). Changes nothing."""
         side = self._running
@@ -523,7 +522,7 @@ class GameClock:
                 self._fall(side, stretch.fell_ms, stretch.fell_in_lampo)
         self._now_ms = target_ms
 
-    def _fall(self, side: Side, ms: int, in_lampo: bool) -> None:
+    def _fall(self, side: Colour, ms: int, in_lampo: bool) -> None:
         """COMP 4.8, 5.9.4: the first face at zero loses and the clock stops."""
         flag = FlagFell(side, ms / 1000, in_lampo)
         self._flag = flag
@@ -538,7 +537,7 @@ class GameClock:
         zero with no telling which was first is a draw (COMP 5.9.4)."""
         if self._flag is not None or self._control.lampo is not None or self._running is None:
             return
-        at_zero = [side for side in SIDES if self._faces[side].remaining_ms == 0]
+        at_zero = [side for side in COLOURS if self._faces[side].remaining_ms == 0]
         if len(at_zero) == 2:
             both = BothFlagsFell(ms / 1000)
             self._flag = both
@@ -549,7 +548,7 @@ class GameClock:
         elif at_zero:
             self._fall(at_zero[0], ms, in_lampo=False)
 
-    def _count_move(self, side: Side) -> int:
+    def _count_move(self, side: Colour) -> int:
         """Count ``side``'s move and credit what its press earns (COMP 4.1, 5.9.3)."""
         face = self._faces[side]
         face.moves += 1
@@ -561,21 +560,21 @@ class GameClock:
         face.credited_ms += credit
         return credit
 
-    def _pressed(self, side: Side, ms: int, counted: bool, credit: int) -> ClockPressed:
+    def _pressed(self, side: Colour, ms: int, counted: bool, credit: int) -> ClockPressed:
         return ClockPressed(side, ms / 1000, counted, self._faces[side].moves, credit / 1000,
                             floor_tenths(self._faces[WHITE].shown_ms),
                             floor_tenths(self._faces[BLACK].shown_ms))
 
-    def _face_reading(self, side: Side, running_side: Side | None, stretch: Stretch | None,
-                      running: Side | None) -> FaceReading:
+    def _face_reading(self, side: Colour, running_side: Colour | None, stretch: Stretch | None,
+                      running: Colour | None) -> FaceReading:
         """``side``'s face, as ``stretch`` leaves it when it is the running one."""
         return face_reading(side, self._faces[side], stretch if running_side is side else None,
                             running, self._flag, self._control)
 
-    def _record(self, ms: int, side: Side | None, stretch: Stretch | None) -> ClockRecord:
+    def _record(self, ms: int, side: Colour | None, stretch: Stretch | None) -> ClockRecord:
         """The record at ``ms``, the running ``side``'s face as ``stretch`` leaves it."""
         values: list[tuple[int, int, bool]] = []
-        for colour in SIDES:
+        for colour in COLOURS:
             face = self._faces[colour]
             if stretch is not None and colour is side:
                 values.append((stretch.remaining_ms, face.moves, stretch.lampo_ms is not None))

@@ -36,7 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.clock_events import SIDES, ClockReading, FaceReading, Side
+from engine.clock_events import ClockReading, FaceReading
+from engine.colour import COLOURS, Colour
 
 __all__ = [
     "DisplayRules", "DEFAULT_RULES", "LAMPO_COUNTDOWN", "Cue", "FaceDisplay", "format_time",
@@ -75,7 +76,7 @@ class Cue:
     ``screen``: the text to flash; ``buzzer``: ``short`` or ``long``; ``threshold_ms``: the
     time left at which it fired."""
 
-    side: Side
+    side: Colour
     kind: Literal["beep", "flag", "lampo", "lampo_start"]
     screen: str
     buzzer: Literal["short", "long"]
@@ -86,7 +87,7 @@ class Cue:
 class FaceDisplay:
     """What one face shows: ``time`` text, ``moves`` text (COMP 4.3), and markers."""
 
-    side: Side
+    side: Colour
     time: str
     moves: str
     running: bool
@@ -181,7 +182,7 @@ class CueTracker:
 
     def __init__(self, rules: DisplayRules = DEFAULT_RULES) -> None:
         self._rules = rules
-        self._last: dict[Side, FaceReading] = {}
+        self._last: dict[Colour, FaceReading] = {}
 
     def update_face(self, face: FaceReading) -> tuple[Cue, ...]:
         """The cues ``face`` crossed since its last reading."""
@@ -192,6 +193,6 @@ class CueTracker:
     def update(self, reading: ClockReading) -> tuple[Cue, ...]:
         """The cues both faces crossed since the last reading, White's first."""
         cues: list[Cue] = []
-        for side in SIDES:
+        for side in COLOURS:
             cues.extend(self.update_face(reading.face(side)))
         return tuple(cues)

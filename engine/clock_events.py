@@ -2,9 +2,8 @@
 
 Values only; the state machine that produces them is :class:`engine.clock.GameClock`. Sides are
 the engine's one colour type, :class:`engine.colour.Colour` (``str(side)`` is ``"white"`` /
-``"black"``); every value here that names a side also accepts ``"white"``/``"black"`` or the colour
-numbers 0/1 when built, and stores a ``Colour``. Results are frozen dataclasses named in the past
-tense; each carries the article it applies in its ``article`` class attribute.
+``"black"``). Results are frozen dataclasses named in the past tense; each carries the article it
+applies in its ``article`` class attribute.
 """
 
 from __future__ import annotations
@@ -13,12 +12,11 @@ import enum
 from dataclasses import dataclass
 from typing import ClassVar, Union
 
-from engine.colour import BLACK, COLOURS, WHITE, Colour
+from engine.colour import WHITE, Colour
 from engine.errors import ClockError
 
 __all__ = [
-    "Side", "SideLike", "WHITE", "BLACK", "SIDES", "opponent", "parse_side", "floor_tenths",
-    "ClockState",
+    "check_side", "floor_tenths", "ClockState",
     "FaceReading", "ClockReading", "ClockRecord",
     "ClockStarted", "ClockPressed", "PressRefused", "PressIgnored", "FlagFell", "BothFlagsFell",
     "MosseLampoBegan", "ResignedByStoppingClock", "ClockStopped", "ClockResumed",
@@ -26,37 +24,12 @@ __all__ = [
     "ClockEvent", "PressResult",
 ]
 
-#: The clock's name for a colour (kept for callers written before :mod:`engine.colour`).
-Side = Colour
-SIDES: tuple[Colour, Colour] = COLOURS
-
-#: A side as the clock accepts it: a ``Colour``, ``"white"``/``"black"``, or the colour numbers
-#: of ``engine.variants`` (0 White, 1 Black). Results always name sides as ``Colour``.
-SideLike = Union[Colour, str, int]
-
-
-def opponent(side: SideLike) -> Colour:
-    """The other side."""
-    return parse_side(side).opponent
-
-
-def parse_side(value: object) -> Colour:
-    """``value`` as a ``Colour`` (see :data:`SideLike`); raises ``ClockError`` otherwise (a bool
-    is no side)."""
+def check_side(value: object) -> Colour:
+    """``value`` if it is a ``Colour``; raises ``ClockError`` otherwise (``"white"``, 0 or a bool
+    is no side: callers turn text into a colour with ``Colour.parse`` first)."""
     if isinstance(value, Colour):
         return value
-    try:
-        return Colour.parse(value)
-    except ValueError:
-        raise ClockError(f"a side is 'white' or 'black' (or 0, 1), not {str(value)[:40]!r}") from None
-
-
-def _set_sides(value: object, *names: str) -> None:
-    """Normalise the side fields ``names`` of a frozen dataclass to ``Colour`` (None stays)."""
-    for name in names:
-        side = getattr(value, name)
-        if side is not None and not isinstance(side, Colour):
-            object.__setattr__(value, name, parse_side(side))
+    raise ClockError(f"a side is a Colour, not {str(value)[:40]!r}")
 
 
 def floor_tenths(ms: int) -> float:
@@ -91,7 +64,7 @@ class FaceReading:
     (None: the rest of the game), COMP 4.3.
     """
 
-    side: Side
+    side: Colour
     ms: int
     running: bool
     moves: int
@@ -100,9 +73,6 @@ class FaceReading:
     run: int
     run_start_ms: int
     moves_to_control: int | None
-
-    def __post_init__(self) -> None:
-        _set_sides(self, "side")
 
     @property
     def tenths(self) -> int:
@@ -122,16 +92,13 @@ class ClockReading:
     t: float
     white: FaceReading
     black: FaceReading
-    running: Side | None
-    to_move: Side
+    running: Colour | None
+    to_move: Colour
     state: ClockState
 
-    def __post_init__(self) -> None:
-        _set_sides(self, "running", "to_move")
-
-    def face(self, side: SideLike) -> FaceReading:
+    def face(self, side: Colour) -> FaceReading:
         """The reading of ``side``'s face."""
-        return self.white if parse_side(side) is WHITE else self.black
+        return self.white if check_side(side) is WHITE else self.black
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,13 +112,10 @@ class ClockRecord:
     black_ms: int
     white_moves: int
     black_moves: int
-    to_move: Side
-    running: Side | None
+    to_move: Colour
+    running: Colour | None
     white_in_lampo: bool = False
     black_in_lampo: bool = False
-
-    def __post_init__(self) -> None:
-        _set_sides(self, "to_move", "running")
 
     @property
     def white_seconds(self) -> float:
@@ -173,11 +137,8 @@ class ClockStarted:
 
     article: ClassVar[str] = "COMP 4.4.2"
     t: float
-    to_move: Side
-    running: Side
-
-    def __post_init__(self) -> None:
-        _set_sides(self, "to_move", "running")
+    to_move: Colour
+    running: Colour
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +150,7 @@ class ClockPressed:
     readings a committed move carries."""
 
     article: ClassVar[str] = "COMP 4.5"
-    side: Side
+    side: Colour
     t: float
     counted: bool
     move_number: int
@@ -197,21 +158,15 @@ class ClockPressed:
     white: float
     black: float
 
-    def __post_init__(self) -> None:
-        _set_sides(self, "side")
-
 
 @dataclass(frozen=True, slots=True)
 class PressRefused:
     """``side`` pressed before his move was complete: reported, not obeyed; his face runs on."""
 
     article: ClassVar[str] = "COMP 4.4.5"
-    side: Side
+    side: Colour
     t: float
     reason: str
-
-    def __post_init__(self) -> None:
-        _set_sides(self, "side")
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,12 +175,9 @@ class PressIgnored:
     already fallen. Nothing changed."""
 
     article: ClassVar[str] = "COMP 3.6.1"
-    side: Side
+    side: Colour
     t: float
     reason: str
-
-    def __post_init__(self) -> None:
-        _set_sides(self, "side")
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,12 +187,9 @@ class FlagFell:
     zero (COMP 5.7)."""
 
     article: ClassVar[str] = "COMP 4.8"
-    side: Side
+    side: Colour
     t: float
     in_lampo: bool = False
-
-    def __post_init__(self) -> None:
-        _set_sides(self, "side")
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,12 +206,9 @@ class MosseLampoBegan:
     of his moves must be complete within ``per_move`` seconds (COMP 5.6, 5.7)."""
 
     article: ClassVar[str] = "COMP 5.6"
-    side: Side
+    side: Colour
     t: float
     per_move: float
-
-    def __post_init__(self) -> None:
-        _set_sides(self, "side")
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,11 +216,8 @@ class ResignedByStoppingClock:
     """``side`` stopped both faces during play: that is resignation (loss by abandonment)."""
 
     article: ClassVar[str] = "COMP 6.5"
-    side: Side
+    side: Colour
     t: float
-
-    def __post_init__(self) -> None:
-        _set_sides(self, "side")
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,11 +237,8 @@ class ClockResumed:
 
     article: ClassVar[str] = "COMP 7.4.3"
     t: float
-    running: Side
+    running: Colour
     sealed_move: bool
-
-    def __post_init__(self) -> None:
-        _set_sides(self, "running")
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,12 +248,9 @@ class CorrectionBegan:
     back, so he is on move again."""
 
     article: ClassVar[str] = "COMP 4.13"
-    offender: Side
+    offender: Colour
     t: float
     retracted_move: bool
-
-    def __post_init__(self) -> None:
-        _set_sides(self, "offender")
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,13 +259,10 @@ class CorrectionEnded:
     (None: the clock was stopped before and stays so)."""
 
     article: ClassVar[str] = "COMP 4.13"
-    offender: Side
+    offender: Colour
     t: float
     seconds: float
-    running: Side | None
-
-    def __post_init__(self) -> None:
-        _set_sides(self, "offender", "running")
+    running: Colour | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,10 +273,7 @@ class ElapsedDivided:
     article: ClassVar[str] = "COMP 6.10"
     t: float
     seconds_each: float
-    running: Side
-
-    def __post_init__(self) -> None:
-        _set_sides(self, "running")
+    running: Colour
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,13 +282,10 @@ class TimeAdjusted:
     reconstruction or verification time charged: COMP 4.7, 4.9, 4.11)."""
 
     article: ClassVar[str] = "COMP 4.7"
-    side: Side
+    side: Colour
     t: float
     before: float
     after: float
-
-    def __post_init__(self) -> None:
-        _set_sides(self, "side")
 
 
 ClockEvent = Union[

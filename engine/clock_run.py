@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.clock_events import BothFlagsFell, FaceReading, FlagFell, Side
+from engine.clock_events import BothFlagsFell, FaceReading, FlagFell
+from engine.colour import Colour
 from engine.timecontrol import TimeControl
 
 __all__ = ["FaceState", "Stretch", "run_face", "credits_total_ms", "face_reading"]
@@ -112,7 +113,7 @@ def run_face(face: FaceState, start_ms: int, target_ms: int, lampo: int | None,
     # COMP 5.7: "zero!" and the move not complete.
     return Stretch(remaining, 0, consumed + left_ms, began, cursor + left_ms, True, per_move)
 
-def face_reading(side: Side, face: FaceState, stretch: Stretch | None, running: Side | None,
+def face_reading(side: Colour, face: FaceState, stretch: Stretch | None, running: Colour | None,
                  flag: FlagFell | BothFlagsFell | None, control: TimeControl) -> FaceReading:
     """What ``side``'s ``face`` shows, or shows once ``stretch`` (its run up to a later time, see
     :func:`run_face`) has passed; ``running``: whose face runs then; ``flag``: the flag fallen

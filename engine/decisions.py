@@ -8,31 +8,41 @@ game time it applies at, seconds) and ``article`` (the code of the rule it appli
 A :class:`Flag` is an immutable value with an ``id``: when its status changes (an irregularity
 corrected or maintained, a disturbance put right) the arbiter returns a new :class:`FlagDecided`
 carrying the new value with the same ``id``; ``Arbiter.flags`` is the current list.
+
+JSON: every decision has one form, its ``to_json()``: an object tagged with ``type`` (the class
+name), then its fields in order, with ``t`` and ``article``; sides as ``"white"``/``"black"``,
+moves as ``{"from", "to", "path", "captures", "notation"}``, nested values (a flag, a clock
+event) as objects with their own ``type``. The journal's readers send it as it is (``POST
+/api/arbiter``'s ``decisions``, the hub's) or take their own fields from it (the web's SSE
+events, ``pi/web/views.py``; the step-through replay, ``pi/web/replay.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Union, get_args
 
+from engine.articles import Kind
 from engine.board import Move
 from engine.clock import ClockEvent
 from engine.colour import Colour
 
 __all__ = ["Flag", "MoveCommitted", "MoveRetracted", "PositionSet", "FlagRaised", "FlagDecided",
            "GameEnded", "BoardToFix", "ClockChanged", "ClockRefused", "LampoCountdown",
-           "Decision", "KINDS", "STATUSES", "to_dict"]
+           "Decision", "KINDS", "STATUSES"]
 
-KINDS = ("irregularity", "incorrectness", "notice")
+#: Every kind a flag may have: the kinds of the articles (``engine.articles.Kind``).
+KINDS: tuple[Kind, ...] = get_args(Kind)
 STATUSES = ("pending", "corrected", "maintained", "noted")
 
 
 @dataclass(frozen=True, slots=True)
 class Flag:
     """A rule event the arbiter noted (TRACE.md ``flags``): ``id`` (its number in the game, from
-    0), ``code`` (the article), ``side`` (the player concerned, or None), ``kind`` (in
-    :data:`KINDS`), ``status`` (in :data:`STATUSES`), ``text``."""
+    0), ``code`` (the article), ``side`` (the player concerned, or None), ``kind`` (its article's
+    kind, in :data:`KINDS`: irregularity, incorrectness, notice, result or procedure), ``status``
+    (in :data:`STATUSES`), ``text``."""
 
     id: int
     t: float
@@ -51,6 +61,12 @@ class Flag:
         return {"t": self.t, "code": self.code,
                 "side": None if self.side is None else self.side.label,
                 "kind": self.kind, "status": self.status, "text": self.text}
+
+    def to_json(self) -> dict[str, Any]:
+        """The flag as a decision carries it (module docstring: JSON)."""
+        return {"type": "Flag", "id": self.id, "t": self.t, "code": self.code,
+                "side": _side(self.side), "kind": self.kind, "status": self.status,
+                "text": self.text}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +90,14 @@ class MoveCommitted:
     setup_fen: str | None = None
     pending: bool = False
 
+    def to_json(self) -> dict[str, Any]:
+        """Module docstring: JSON. ``move`` has the move's own notation, ``notation`` the
+        transcript's."""
+        return {"type": "MoveCommitted", "t": self.t, "ply": self.ply, "side": self.side.label,
+                "move": self.move.to_dict(), "notation": self.notation,
+                "clock": None if self.clock is None else list(self.clock), "fen": self.fen,
+                "article": self.article, "setup_fen": self.setup_fen, "pending": self.pending}
+
 
 @dataclass(frozen=True, slots=True)
 class MoveRetracted:
@@ -85,6 +109,11 @@ class MoveRetracted:
     fen: str
     article: str
 
+    def to_json(self) -> dict[str, Any]:
+        """Module docstring: JSON."""
+        return {"type": "MoveRetracted", "t": self.t, "ply": self.ply, "fen": self.fen,
+                "article": self.article}
+
 
 @dataclass(frozen=True, slots=True)
 class PositionSet:
@@ -94,6 +123,10 @@ class PositionSet:
     t: float
     fen: str
     article: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Module docstring: JSON."""
+        return {"type": "PositionSet", "t": self.t, "fen": self.fen, "article": self.article}
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +143,11 @@ class FlagRaised:
     def article(self) -> str:
         return self.flag.code
 
+    def to_json(self) -> dict[str, Any]:
+        """Module docstring: JSON (the flag first: it is the only field)."""
+        return {"type": "FlagRaised", "flag": self.flag.to_json(), "t": self.t,
+                "article": self.article}
+
 
 @dataclass(frozen=True, slots=True)
 class FlagDecided:
@@ -120,6 +158,11 @@ class FlagDecided:
     t: float
     flag: Flag
     article: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Module docstring: JSON."""
+        return {"type": "FlagDecided", "t": self.t, "flag": self.flag.to_json(),
+                "article": self.article}
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +175,11 @@ class GameEnded:
     winner: Colour | None
     reason: str
     article: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Module docstring: JSON."""
+        return {"type": "GameEnded", "t": self.t, "result": self.result,
+                "winner": _side(self.winner), "reason": self.reason, "article": self.article}
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +196,11 @@ class BoardToFix:
     def cleared(self) -> bool:
         return not self.squares
 
+    def to_json(self) -> dict[str, Any]:
+        """Module docstring: JSON."""
+        return {"type": "BoardToFix", "t": self.t, "squares": list(self.squares),
+                "article": self.article}
+
 
 @dataclass(frozen=True, slots=True)
 class ClockChanged:
@@ -161,6 +214,11 @@ class ClockChanged:
     def article(self) -> str:
         return self.event.article
 
+    def to_json(self) -> dict[str, Any]:
+        """Module docstring: JSON (``event``: the clock event's fields, with its ``type``)."""
+        return {"type": "ClockChanged", "t": self.t, "event": _clock_event(self.event),
+                "article": self.article}
+
 
 @dataclass(frozen=True, slots=True)
 class ClockRefused:
@@ -171,6 +229,11 @@ class ClockRefused:
     operation: str
     reason: str
     article: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Module docstring: JSON."""
+        return {"type": "ClockRefused", "t": self.t, "operation": self.operation,
+                "reason": self.reason, "article": self.article}
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,35 +247,39 @@ class LampoCountdown:
     word: str
     article: str
 
+    def to_json(self) -> dict[str, Any]:
+        """Module docstring: JSON."""
+        return {"type": "LampoCountdown", "t": self.t, "side": self.side.label,
+                "seconds": self.seconds, "word": self.word, "article": self.article}
+
 
 Decision = Union[MoveCommitted, MoveRetracted, PositionSet, FlagRaised, FlagDecided, GameEnded,
                  BoardToFix, ClockChanged, ClockRefused, LampoCountdown]
 
 
-def _plain(value: Any) -> Any:
-    """JSON-ready form of a field: colours as ``"white"``/``"black"``, moves as TRACE.md move
-    objects, nested values (a clock event, a flag, a record) as dicts with their ``type``."""
+def _side(side: Colour | None) -> str | None:
+    return None if side is None else side.label
+
+
+def _clock_event(event: ClockEvent) -> dict[str, Any]:
+    """A clock event (``engine.clock``: a frozen dataclass of times, counts, sides, reasons and
+    the clock's records) as an object with its ``type``, its fields in order."""
+    out: dict[str, Any] = _clock_value(event)
+    return out
+
+
+def _clock_value(value: Any) -> Any:
+    """A clock event's field in JSON form: sides as labels, tuples as lists, a nested record
+    (``ClockRecord``) as an object with its ``type``, an enum state by its value."""
     if isinstance(value, Colour):
         return value.label
-    if isinstance(value, Move):
-        return value.to_dict()
     if isinstance(value, tuple):
-        return [_plain(v) for v in value]
+        return [_clock_value(v) for v in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {"type": type(value).__name__}
         for f in dataclasses.fields(value):
-            out[f.name] = _plain(getattr(value, f.name))
+            out[f.name] = _clock_value(getattr(value, f.name))
         return out
     if isinstance(value, float | int | str | bool) or value is None:
         return value
-    return str(value)  # an enum state ("running")
-
-
-def to_dict(decision: Decision) -> dict[str, Any]:
-    """A decision as one JSON object (for the journal, the web feeds, the hub): ``type`` (the
-    class name), ``t``, ``article`` and its fields, with sides, moves and clock events in plain
-    form."""
-    out: dict[str, Any] = _plain(decision)
-    out["t"] = decision.t
-    out["article"] = decision.article
-    return out
+    return str(value)

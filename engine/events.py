@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from engine.colour import Colour
+from engine.squares import square_sort_key
 
 #: Player controls of TRACE.md, in the order the document lists them.
 BUTTON_NAMES = (
@@ -79,7 +80,7 @@ class SnapshotTaken:
     occupied: frozenset[str] = field(default_factory=frozenset)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"t": self.t, "type": "snapshot", "occupied": sorted(self.occupied, key=_square_key)}
+        return {"t": self.t, "type": "snapshot", "occupied": sorted(self.occupied, key=square_sort_key)}
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -139,7 +140,7 @@ class SensorsFailed:
     message: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"t": self.t, "type": "fault", "squares": sorted(self.squares, key=_square_key),
+        return {"t": self.t, "type": "fault", "squares": sorted(self.squares, key=square_sort_key),
                 "message": self.message}
 
 
@@ -153,7 +154,7 @@ class SensorsRecovered:
 
     def to_dict(self) -> dict[str, Any]:
         return {"t": self.t, "type": "fault_cleared",
-                "squares": sorted(self.squares, key=_square_key)}
+                "squares": sorted(self.squares, key=square_sort_key)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +172,3 @@ class DaemonRestarted:
 
 Event = Union[PieceLifted, PiecePlaced, SnapshotTaken, ButtonPressed, ArbiterActed, TraceEnded,
               SensorsFailed, SensorsRecovered, DaemonRestarted]
-
-
-def _square_key(name: str) -> tuple[int, str]:
-    return (int(name[1:]), name[0])

@@ -7,12 +7,11 @@ Read by :func:`parse_fen` (syntax errors are ``InvalidFenError``, positions that
 
 from __future__ import annotations
 
+from engine.colour import BLACK, WHITE, Colour
 from engine.errors import ImpossiblePositionError, InvalidFenError, InvalidSquareError, excerpt
-from engine.variants import BLACK, WHITE, Variant
+from engine.variants import Variant
 
-__all__ = ["Color", "parse_fen", "fen_runs"]
-
-Color = int
+__all__ = ["parse_fen", "fen_runs"]
 
 
 def fen_runs(items: list[tuple[int, bool]], names: dict[int, str] | None) -> list[str]:
@@ -39,7 +38,7 @@ def fen_runs(items: list[tuple[int, bool]], names: dict[int, str] | None) -> lis
     return out
 
 
-def parse_fen(fen: str, variant: Variant) -> tuple[int, int, int, Color]:
+def parse_fen(fen: str, variant: Variant) -> tuple[int, int, int, Colour]:
     """(white, black, kings bitboards, side to move) of a PDN FEN. Raises InvalidFenError for bad
     syntax and ImpossiblePositionError for positions that cannot occur."""
     g = variant.geometry

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 
 from engine import articles
 from engine.board import Board, Move
+from engine.colour import BLACK, WHITE, Colour
 from engine.errors import IllegalMoveError
-from engine.variants import BLACK, COLOR_NAMES, WHITE, Colour, Variant, find_variant
+from engine.variants import Variant, find_variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +49,7 @@ class RecordedMove:
     nag: str | None = None
 
     def to_dict(self) -> dict[str, object]:
-        d: dict[str, object] = {"ply": self.ply, "side": COLOR_NAMES[self.side]}
+        d: dict[str, object] = {"ply": self.ply, "side": Colour(self.side).label}
         d.update(self.move.to_dict(self.notation))
         d["t"] = self.t
         return d
@@ -316,11 +317,11 @@ class Game:
         v = self.variant
         if not own:
             self._end(1 - mover, articles.code(v, "no_pieces"),
-                      f"{COLOR_NAMES[mover]} has no pieces")
+                      f"{Colour(mover).label} has no pieces")
             return
         if not b.has_legal_moves():
             self._end(1 - mover, articles.code(v, "no_move"),
-                      f"{COLOR_NAMES[mover]} has no legal move")
+                      f"{Colour(mover).label} has no legal move")
             return
         d = v.draws
         if d.repetition_automatic and d.repetitions and self.repetition_count() >= d.repetitions:
@@ -368,7 +369,7 @@ class Game:
     def resign(self, side: int) -> Outcome:
         """``side`` resigns (IT 9.2.1, INT 7.2.1)."""
         self._end(1 - side, articles.code(self.variant, "resigned"),
-                  f"{COLOR_NAMES[side]} resigned")
+                  f"{Colour(side).label} resigned")
         assert self.outcome is not None
         return self.outcome
 
@@ -384,7 +385,7 @@ class Game:
         written as the final WhiteTime/BlackTime."""
         if clock is not None:
             self.final_clock = clock
-        self._end(1 - side, code, f"{COLOR_NAMES[side]} ran out of time")
+        self._end(1 - side, code, f"{Colour(side).label} ran out of time")
         assert self.outcome is not None
         return self.outcome
 

@@ -29,12 +29,13 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from engine.board import Board, Move
+from engine.colour import BLACK, WHITE, Colour
 from engine.timecontrol import (format_clock_comment, format_pdn_time, parse_clock_comment,
                                 parse_pdn_time, parse_time_control_tag)
-from engine.errors import (AmbiguousMoveError, DamieraError, IllegalMoveError, InputTooLargeError,
+from engine.errors import (AmbiguousMoveError, IllegalMoveError, InputError, InputTooLargeError,
                            InvalidMoveError, PdnError, excerpt)
 from engine.game import Game
-from engine.variants import BLACK, COLOR_NAMES, VARIANTS, WHITE, Variant, find_variant
+from engine.variants import VARIANTS, Variant, find_variant
 
 SEVEN_TAGS = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 _TAG_DEFAULTS = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "White": "?",
@@ -278,7 +279,7 @@ def iter_pdn(text: str, variant: Variant | str | None = None) -> Iterator[Game]:
             if control is not None:
                 parse_time_control_tag(control)  # carried, but checked: a number is read there
             game = Game(v, fen=fen, tags=tags, time_control=control)
-        except DamieraError as exc:
+        except InputError as exc:
             raise PdnError(f"PDN game {gi}: {exc}") from None
         setup_after = _setups_after(g.items)
         for index, item in enumerate(g.items):
@@ -310,7 +311,7 @@ def iter_pdn(text: str, variant: Variant | str | None = None) -> Iterator[Game]:
                     rest = " ".join(_COMMAND.sub(" ", item[1]).split())
                     if rest:
                         game.annotate(comment=rest)
-            except DamieraError as exc:
+            except InputError as exc:
                 # a move token is short (its path is bounded): quoted as written
                 where = f"move {game.ply + 1} ({item[1]})" if item[0] == "move" else "setup"
                 raise PdnError(f"PDN game {gi}, {where}: {exc}") from None
@@ -318,7 +319,7 @@ def iter_pdn(text: str, variant: Variant | str | None = None) -> Iterator[Game]:
             try:
                 game.final_clock = (parse_pdn_time(g.tags["WhiteTime"]),
                                     parse_pdn_time(g.tags["BlackTime"]))
-            except DamieraError as exc:
+            except InputError as exc:
                 raise PdnError(f"PDN game {gi}: {exc}") from None
         if g.result != "*" and game.outcome is None:
             game.adjudicate(g.result, reason="result recorded in the PDN")
@@ -368,7 +369,7 @@ def _resolve(board: Board, items: list[tuple[str, ...]], index: int,
         for root, b in branches:
             try:
                 moves = b.move_candidates(text)
-            except DamieraError:
+            except InputError:
                 continue  # this reading cannot be followed by the next move: it is not the one
             for k, m in enumerate(moves):
                 nb = b if k == len(moves) - 1 else b.copy(stack=False)
@@ -399,7 +400,7 @@ def _as_played(game: Game, text: str) -> Move:
     sep = "x" if "x" in text else ":" if ":" in text else "-"
     try:
         return Move([g.square(tok) for tok in text.split(sep)])
-    except DamieraError as exc:
+    except InputError as exc:
         raise InvalidMoveError(f"cannot read move {text!r}: {exc}") from None
 
 
@@ -448,7 +449,7 @@ def write_pdn(game: Game, width: int = 79) -> str:
         tokens.append(text)
         if rec.clock is not None:
             # after a move the opponent's face runs: its letter is upper case (PDN 3.0, lidraughts)
-            running = COLOR_NAMES[1 - rec.side]
+            running = Colour(rec.side).opponent.label
             tokens.append("{" + format_clock_comment(rec.clock[WHITE], rec.clock[BLACK], running) + "}")
         if rec.comment:
             tokens.append("{" + rec.comment.replace("}", ")") + "}")

@@ -1,24 +1,271 @@
-"""``damiera replay``: a trace replayed through the arbiter, and the report of TRACE.md.
+"""One game replayed: journal lines (TRACE.md) in, each line with the arbiter's decisions out.
 
-``replay_lines(lines)`` parses a JSONL trace (raising ``TraceError`` for a malformed one, see
-``engine.trace``), feeds every event to an :class:`engine.arbiter.Arbiter` and returns a
-:class:`Report`: ``to_json()`` is exactly the TRACE.md object (keys ``moves``, ``flags``, ``fen``,
-``result``, ``pdn``), ``to_text()`` a readable summary with the article title of every flag.
+Every reader of a journal goes through :class:`Replay`: ``damiera replay`` and the reports
+(:func:`replay_lines`), the daemon's game session (its live feed and its resume), the web's SSE
+catch-up and step-through replay, the hall hub's replicas and the simulated hall boards. Each
+states what a bad line does by the :class:`ErrorPolicy` it passes — python-chess's visitor
+``handle_error``: the policy is given the :class:`LineFault` and raises, or answers
+:attr:`Verdict.SKIP` (the line is passed over with the fault noted on its :class:`Fed`, the
+replay goes on) or :attr:`Verdict.STOP` (the replay ends before the line).
+
+A line goes wrong in one of two :class:`Stage` s: it cannot be *read* (not JSON, not a trace
+line, a square that does not exist, time going backwards: ``engine.trace``'s ``TraceError``),
+or the *arbiter* raised on its event (a bug: a board contains it and goes on).
+
+Memory is bounded by what is kept: a replay holds its arbiter and the start line, nothing per
+line; lines are read from the iterable as they are fed, so a journal of any length streams.
+
+``replay_lines(lines)`` is ``damiera replay``: the :class:`Report` whose ``to_json()`` is exactly
+the TRACE.md object (keys ``moves``, ``flags``, ``fen``, ``result``, ``pdn``) and ``to_text()`` a
+readable summary with the article title of every flag.
 """
 
 from __future__ import annotations
 
+import enum
+import logging
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from engine.arbiter import Arbiter
 from engine.articles import title
-from engine.decisions import Flag
-from engine.events import TraceEnded
+from engine.decisions import Decision, Flag
+from engine.errors import TraceError
+from engine.events import Event, GameStarted, TraceEnded
 from engine.game import Game
-from engine.trace import read_trace
+from engine.trace import load_line, parse_event, parse_start
+from engine.variants import Variant
 
-__all__ = ["Report", "replay_lines", "replay_events"]
+__all__ = ["Report", "Replay", "Fed", "Stage", "Verdict", "LineFault", "ErrorPolicy",
+           "ContainArbiter", "RAISE", "replay_lines"]
+
+
+class Stage(enum.Enum):
+    """Where a line went wrong."""
+
+    #: the line cannot be read: not a trace line, or one the reader refuses (``TraceError``)
+    READ = "read"
+    #: the arbiter raised on the line's event (or advancing the time after it)
+    ARBITER = "arbiter"
+
+
+class Verdict(enum.Enum):
+    """What :meth:`ErrorPolicy.handle_error` decides for a bad line (or it raises)."""
+
+    #: the line is passed over: its :class:`Fed` has no decisions and carries the fault
+    SKIP = "skip"
+    #: the replay ends before the line: it is not fed, nor any line after it
+    STOP = "stop"
+
+
+@dataclass(frozen=True, slots=True)
+class LineFault:
+    """Line ``line`` went wrong at ``stage`` with ``error``; ``record`` is its JSON object, or
+    None when it is not one."""
+
+    line: int
+    stage: Stage
+    error: Exception
+    record: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Fed:
+    """What one journal line did: its ``line`` number (1-based; the web's SSE id, the hall's
+    catch-up key), ``record`` (the TRACE.md object exactly as journaled; ``{}`` for a line
+    skipped as not JSON), the ``event`` given to the arbiter (None for the start line and a line
+    skipped unread), the arbiter's ``decisions``, and ``fault``: why the line was skipped, or
+    None."""
+
+    line: int
+    record: dict[str, Any]
+    event: Event | None
+    decisions: tuple[Decision, ...]
+    fault: LineFault | None = None
+
+
+class ErrorPolicy:
+    """What a replay does with a bad line. This base raises the line's error: a malformed trace
+    is refused (``damiera replay``, the step-through replay, the simulated boards). Subclass it
+    and override :meth:`handle_error` for another policy."""
+
+    def handle_error(self, fault: LineFault) -> Verdict:
+        """Raises, or says whether the replay skips the line or stops before it."""
+        raise fault.error
+
+
+#: The policy that raises every error (a line that cannot be read, an arbiter failure).
+RAISE = ErrorPolicy()
+
+
+class ContainArbiter(ErrorPolicy):
+    """A board's policy (the daemon, its web feeds, the hub's replicas): an arbiter failure on
+    a line is logged with the line and skipped — one bad event never stops a board (mopidy's
+    habit); the line is journaled all the same. A line that cannot be read raises, or, with
+    ``unreadable``, is logged and given that verdict. ``log``: the caller's logger; ``where``
+    names the game in its messages (``"board 7 game …"``)."""
+
+    def __init__(self, log: logging.Logger, unreadable: Verdict | None = None, *,
+                 where: str = "") -> None:
+        self.log = log
+        self.unreadable = unreadable
+        self.where = f"{where} " if where else ""
+
+    def handle_error(self, fault: LineFault) -> Verdict:
+        if fault.stage is Stage.ARBITER:
+            self.log.error("%sline %d: the arbiter failed (%r); passed over, the game goes on",
+                           self.where, fault.line, fault.record, exc_info=fault.error)
+            return Verdict.SKIP
+        if self.unreadable is None:
+            raise fault.error
+        self.log.warning("%sline %d cannot be read (%s): %s", self.where, fault.line,
+                         "skipped" if self.unreadable is Verdict.SKIP else "replay stopped there",
+                         str(fault.error)[:80])
+        return self.unreadable
+
+
+class Replay:
+    """One game being replayed into a fresh :class:`engine.arbiter.Arbiter`.
+
+    Make one from the start line (``Replay(start)``, then :meth:`feed` the lines in order) or
+    from a whole trace (:meth:`read`, then iterate it). ``start`` is the start line's object;
+    raises ``TraceError`` for a start line the reader refuses (no policy: there is no game
+    without it). Not thread-safe."""
+
+    def __init__(self, start: Mapping[str, Any], policy: ErrorPolicy = RAISE, *,
+                 line: int = 1) -> None:
+        self.start_line: dict[str, Any] = dict(start)
+        parsed, variant = parse_start(line, self.start_line)
+        self.start: GameStarted = parsed
+        self.variant: Variant = variant
+        self.policy = policy
+        self.arbiter = Arbiter(parsed)
+        self._start_number = line
+        #: the number of the last line taken (fed or skipped)
+        self.line = line
+        #: ``t`` of the last line read (0.0 after the start line)
+        self.last_t = 0.0
+        #: the last event fed was ``end`` (TRACE.md): no settle timer is left to fire
+        self.ended = False
+        #: the policy stopped the replay: nothing more is fed
+        self.stopped = False
+        self._rest: Iterator[tuple[int, str | Mapping[str, Any]]] = iter(())
+
+    @classmethod
+    def read(cls, lines: Iterable[str | Mapping[str, Any]],
+             policy: ErrorPolicy = RAISE) -> Replay:
+        """A replay of the trace ``lines`` (text lines or their JSON objects; blank text lines
+        are skipped but counted), its start line read: iterate it for the other lines'
+        :class:`Fed` s, read as they are consumed. Raises ``TraceError`` for a trace without a
+        good start line."""
+        numbered = enumerate(lines, start=1)
+        for number, raw in numbered:
+            obj = load_line(number, raw) if isinstance(raw, str) else raw
+            if obj is None:
+                continue
+            if not isinstance(obj, Mapping):
+                raise TraceError(number, "a trace line must be a JSON object")
+            replay = cls(obj, policy, line=number)
+            replay._rest = numbered
+            return replay
+        raise TraceError(1, "no start line (the first line must have \"type\": \"start\")")
+
+    @property
+    def first(self) -> Fed:
+        """The start line's :class:`Fed` (no event, no decision)."""
+        return Fed(self._start_number, self.start_line, None, ())
+
+    def __iter__(self) -> Iterator[Fed]:
+        """The :class:`Fed` of every line :meth:`read` has not yet given, in order, until the
+        policy stops the replay."""
+        for number, raw in self._rest:
+            fed = self.feed(raw, number)
+            if fed is not None:
+                yield fed
+            elif self.stopped:
+                return
+
+    def feed(self, record: str | Mapping[str, Any], number: int | None = None) -> Fed | None:
+        """Line ``number`` (default: the next) fed: read, then given to the arbiter. None for a
+        blank text line, or when the policy stops the replay (:attr:`stopped`; every later call
+        returns None too). Raises what the policy raises."""
+        if self.stopped:
+            return None
+        number = self.line + 1 if number is None else number
+        obj: Mapping[str, Any] | None = None
+        try:
+            obj = load_line(number, record) if isinstance(record, str) else record
+            if obj is None:
+                self.line = number
+                return None
+            event = self.read_event(obj, number)
+        except (TraceError, ValueError, TypeError, RecursionError) as exc:
+            return self._fault(LineFault(number, Stage.READ, exc, obj))
+        return self.take(obj, event, number)
+
+    def read_event(self, record: Mapping[str, Any], number: int | None = None) -> Event:
+        """The event of line ``record`` (``number``, default the next), as the arbiter would be
+        given it; nothing is fed. Raises ``TraceError`` for a line the reader refuses, time
+        going backwards included. (The daemon reads a line before journaling it, and feeds it
+        with :meth:`take` once it is on disk.)"""
+        number = self.line + 1 if number is None else number
+        if not isinstance(record, Mapping):
+            raise TraceError(number, "a trace line must be a JSON object")
+        event = parse_event(number, record if isinstance(record, dict) else dict(record),
+                            self.variant)
+        if event.t < self.last_t:
+            raise TraceError(number, f"time goes backwards ({event.t} after {self.last_t})")
+        return event
+
+    def take(self, record: Mapping[str, Any], event: Event, number: int | None = None) -> Fed:
+        """Line ``number`` (default: the next), already read into ``event``, given to the
+        arbiter. An arbiter failure goes to the policy (a stop gives a :class:`Fed` with no
+        decisions all the same: the line was read)."""
+        number = self.line + 1 if number is None else number
+        self.line = number
+        self.last_t = event.t
+        self.ended = isinstance(event, TraceEnded)
+        line = record if isinstance(record, dict) else dict(record)
+        try:
+            decisions = tuple(self.arbiter.feed(event))
+        except Exception as exc:  # noqa: BLE001 - the policy decides (a board contains it)
+            fault = LineFault(number, Stage.ARBITER, exc, record)
+            if self.policy.handle_error(fault) is Verdict.STOP:
+                self.stopped = True
+            return Fed(number, line, event, (), fault)
+        return Fed(number, line, event, decisions)
+
+    def advance(self, t: float) -> tuple[Decision, ...]:
+        """The arbiter's decisions when time reaches ``t`` with no event (a settle timer, a flag
+        fall). An arbiter failure goes to the policy (as on the last line taken): no
+        decisions."""
+        try:
+            return tuple(self.arbiter.advance(t))
+        except Exception as exc:  # noqa: BLE001 - the policy decides
+            if self.policy.handle_error(LineFault(self.line, Stage.ARBITER, exc, None)) \
+                    is Verdict.STOP:
+                self.stopped = True
+            return ()
+
+    def finish(self) -> Report:
+        """The report at the end of the trace: unless it ended with ``end``, time is advanced to
+        the last line's ``t`` first (what the trace shows happened by then)."""
+        if not self.ended and not self.stopped:
+            self.advance(self.last_t)
+        return self.report()
+
+    def report(self) -> Report:
+        """The TRACE.md report of the game so far."""
+        return Report(self.arbiter.game, self.arbiter.flags)
+
+    def _fault(self, fault: LineFault) -> Fed | None:
+        if self.policy.handle_error(fault) is Verdict.STOP:
+            self.stopped = True
+            return None
+        self.line = fault.line
+        record = fault.record
+        return Fed(fault.line, {} if record is None else dict(record), None, (), fault)
 
 
 @dataclass
@@ -66,21 +313,12 @@ class Report:
         return "\n".join(lines) + "\n"
 
 
-def replay_events(arbiter: Arbiter, events: Iterable[Any]) -> Report:
-    last_t = 0.0
-    ended = False
-    for e in events:
-        arbiter.feed(e)
-        last_t = e.t
-        ended = isinstance(e, TraceEnded)
-    if not ended:
-        arbiter.advance(last_t)
-    return Report(arbiter.game, arbiter.flags)
-
-
 def replay_lines(lines: Iterable[str]) -> Report:
-    """Replay a JSONL trace, read as a stream (any iterable of lines, e.g. an open file: the
-    events are parsed as they are fed, never held all at once). Raises ``TraceError(line,
-    message)`` for a malformed trace, when its bad line is reached."""
-    start, events = read_trace(lines)
-    return replay_events(Arbiter(start), events)
+    """``damiera replay``: a JSONL trace replayed (any iterable of lines, e.g. an open file:
+    each line is read as it is fed, never all held at once) and its report. Policy
+    :data:`RAISE`: raises ``TraceError(line, message)`` for a malformed trace when its bad line
+    is reached, and whatever the arbiter raises."""
+    replay = Replay.read(lines, RAISE)
+    for _ in replay:
+        pass
+    return replay.finish()

@@ -18,13 +18,13 @@ import math
 from typing import Any, Iterable, Iterator
 
 from engine.board import parse_fen
-from engine.errors import DamieraError, TraceError, excerpt
+from engine.errors import InputError, TraceError, excerpt
 from engine.events import (ARBITER_ACTIONS, BUTTON_NAMES, SIDES, ArbiterActed, ButtonPressed, Event,
                            DaemonRestarted, GameStarted, PieceLifted, PiecePlaced, SensorsFailed,
                            SensorsRecovered, SnapshotTaken, TraceEnded)
 from engine.variants import Geometry, Variant, find_variant
 
-__all__ = ["read_trace", "parse_trace", "parse_start", "parse_event", "square_name"]
+__all__ = ["read_trace", "parse_trace", "load_line", "parse_start", "parse_event"]
 
 _TAG_KEYS = ("white", "black", "event", "round")
 #: Results an ``adjudicate`` action may carry (both scoring sets, COMP 6.14).
@@ -47,9 +47,9 @@ def read_trace(lines: Iterable[str]) -> tuple[GameStarted, Iterator[Event]]:
     """
     numbered = enumerate(lines, start=1)
     for number, raw in numbered:
-        text = _text(number, raw)
-        if text:
-            start, variant = parse_start(number, _load(number, text))
+        obj = load_line(number, raw)
+        if obj is not None:
+            start, variant = parse_start(number, obj)
             return start, _events(numbered, variant)
     raise TraceError(1, "no start line (the first line must have \"type\": \"start\")")
 
@@ -57,10 +57,10 @@ def read_trace(lines: Iterable[str]) -> tuple[GameStarted, Iterator[Event]]:
 def _events(numbered: Iterator[tuple[int, str]], variant: Variant) -> Iterator[Event]:
     last_t = 0.0
     for number, raw in numbered:
-        text = _text(number, raw)
-        if not text:
+        obj = load_line(number, raw)
+        if obj is None:
             continue
-        event = parse_event(number, _load(number, text), variant)
+        event = parse_event(number, obj, variant)
         if event.t < last_t:
             raise TraceError(number, f"time goes backwards ({event.t} after {last_t})")
         last_t = event.t
@@ -72,6 +72,13 @@ def parse_trace(lines: Iterable[str]) -> tuple[GameStarted, list[Event]]:
     Raises ``TraceError`` (see module docstring)."""
     start, events = read_trace(lines)
     return start, list(events)
+
+
+def load_line(number: int, raw: str) -> dict[str, Any] | None:
+    """The JSON object of trace line ``number`` (text ``raw``), or None for a blank line.
+    Raises ``TraceError`` for a line too long, bad JSON, or JSON that is not an object."""
+    text = _text(number, raw)
+    return _load(number, text) if text else None
 
 
 def _text(number: int, raw: str) -> str:
@@ -99,13 +106,13 @@ def parse_start(number: int, obj: dict[str, Any]) -> tuple[GameStarted, Variant]
     name = _key(number, obj, "variant", str)
     try:
         variant = find_variant(name)
-    except DamieraError as exc:
+    except InputError as exc:
         raise TraceError(number, str(exc)) from None
     fen = _opt(number, obj, "fen", str)
     if fen is not None:
         try:
             parse_fen(fen, variant)
-        except DamieraError as exc:
+        except InputError as exc:
             raise TraceError(number, f"invalid FEN: {exc}") from None
     clock = _opt(number, obj, "clock", bool)
     transcribed = _opt(number, obj, "transcribed", bool)
@@ -117,7 +124,7 @@ def parse_start(number: int, obj: dict[str, Any]) -> tuple[GameStarted, Variant]
         from engine.timecontrol import parse_time_control_tag  # stdlib-only sibling
         try:
             parse_time_control_tag(time_control)
-        except DamieraError as exc:
+        except InputError as exc:
             raise TraceError(number, f"invalid time_control: {exc}") from None
     tags = []
     for key in _TAG_KEYS:
@@ -143,11 +150,11 @@ def parse_event(number: int, obj: dict[str, Any], variant: Variant) -> Event:
         raise TraceError(number, "missing key 't'")
     g = variant.geometry
     if kind in ("lift", "place"):
-        square = square_name(number, obj.get("square", _MISSING), g)
+        square = _square(number, obj.get("square", _MISSING), g)
         return PieceLifted(t, square) if kind == "lift" else PiecePlaced(t, square)
     if kind == "snapshot":
         occupied = _key(number, obj, "occupied", list)
-        return SnapshotTaken(t, frozenset(square_name(number, s, g) for s in occupied))
+        return SnapshotTaken(t, frozenset(_square(number, s, g) for s in occupied))
     if kind == "button":
         name = _key(number, obj, "name", str)
         if name not in BUTTON_NAMES:
@@ -171,7 +178,7 @@ def parse_event(number: int, obj: dict[str, Any], variant: Variant) -> Event:
     if kind == "end":
         return TraceEnded(t)
     if kind in ("fault", "fault_cleared"):
-        squares = tuple(square_name(number, s, g) for s in _key(number, obj, "squares", list))
+        squares = tuple(_square(number, s, g) for s in _key(number, obj, "squares", list))
         if kind == "fault_cleared":
             return SensorsRecovered(t, squares)
         message = _opt(number, obj, "message", str)
@@ -189,7 +196,7 @@ def parse_event(number: int, obj: dict[str, Any], variant: Variant) -> Event:
 _MISSING = object()
 
 
-def square_name(number: int, token: object, g: Geometry) -> str:
+def _square(number: int, token: object, g: Geometry) -> str:
     """The algebraic name of a trace square (official number or algebraic name, light squares
     included). Raises ``TraceError`` for a square that does not exist."""
     if type(token) is int and 1 <= token <= g.count:  # the common case, first (snapshots)

@@ -22,13 +22,11 @@ from typing import Callable, Sequence
 
 from engine.colour import BLACK, WHITE, Colour
 from engine.errors import InvalidSquareError, UnknownVariantError, excerpt
+from engine.squares import all_squares, numbered_squares, square_file, square_rank
 
-__all__ = ["WHITE", "BLACK", "Colour", "COLOR_NAMES", "Variant", "VARIANTS", "find_variant",
+__all__ = ["Variant", "VARIANTS", "find_variant",
            "Geometry", "DrawRules", "CaptureCandidate", "free_choice", "majority",
            "italian_priority", "ITALIAN", "ENGLISH", "INTERNATIONAL", "BRAZILIAN"]
-
-#: Text of each colour, indexed by a ``Colour`` (kept for callers that index by colour number).
-COLOR_NAMES = (WHITE.label, BLACK.label)
 
 # Directions, as indices into ray tables: 0 and 1 go towards square 1 (White's forward),
 # 2 and 3 towards square N (Black's forward).
@@ -54,15 +52,12 @@ class Geometry:
         self.algebraic_of: dict[int, str] = {}  # official number -> "e3"
         self.number_of_algebraic: dict[str, int] = {}
         coords: dict[int, tuple[int, int]] = {}  # number -> (file, rank) 0-based, rank 0 = White's row
-        for n in range(1, count + 1):
+        for n, name in enumerate(numbered_squares(size, first_dark_file_even), start=1):
             r, c = divmod(n - 1, half)
             bit = r * half + (r + s) // 2 + c
-            offset = (r + (0 if first_dark_file_even else 1)) % 2
-            file, rank = 2 * c + offset, size - 1 - r
             self.bit_of[n] = bit
             self.number_of[bit] = n
-            coords[n] = (file, rank)
-            name = f"{'abcdefghij'[file]}{rank + 1}"
+            coords[n] = (square_file(name), square_rank(name))
             self.algebraic_of[n] = name
             self.number_of_algebraic[name] = n
         self.coords = coords
@@ -94,7 +89,7 @@ class Geometry:
             sum(1 << self.bit_of[n] for n in range(1, half + 1)),
             sum(1 << self.bit_of[n] for n in range(count - half + 1, count + 1)),
         )
-        self.all_names = frozenset(f"{'abcdefghij'[f]}{r + 1}" for f in range(size) for r in range(size))
+        self.all_names = frozenset(all_squares(size))
 
     def square(self, token: str | int) -> int:
         """Official number of a square given as a number, a numeric string or an algebraic name.

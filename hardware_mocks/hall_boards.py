@@ -31,14 +31,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from engine.arbiter import Arbiter
-from engine.errors import DamieraError
+from engine.errors import InputError
 from engine.events import ArbiterActed, Event, TraceEnded
-from engine.trace import parse_trace
+from engine.replay import RAISE, Replay
 from hardware_mocks.hall_games import TIME_CONTROL, Pace, natural_game
 from pi.hall import protocol
 from pi.board.journal import encode_line
 from pi.board.statedir import make_game_id
+from pi.hall.errors import BadMessage
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,9 @@ class LightBoard:
         self._seq = 0
         self._path: Path | None = None
         self._file: Any = None
-        self._arbiter: Arbiter | None = None
+        #: the game's replay (engine.replay), fed every line as it is written; policy RAISE:
+        #: a line the fake writes and its own arbiter refuses is a bug of the fake
+        self._replay: Replay | None = None
         self._events: Iterator[Event] | None = None
         self._next: Event | None = None
         self._t0 = 0.0  # wall time of game time 0
@@ -156,8 +158,7 @@ class LightBoard:
                                  "board": self.number, "id": game_id,
                                  "started_at": when.isoformat(timespec="milliseconds")}
         self._start_line = start
-        parsed, _ = parse_trace([json.dumps(start)])
-        self._arbiter = Arbiter(parsed)
+        self._replay = Replay(start, RAISE)
         self._t0 = now
         self._last_t = 0.0
         self.heads.append([game_id, 0, False])
@@ -170,12 +171,12 @@ class LightBoard:
         self._next = next(self._events, None)
 
     def _feed(self, event: Event) -> None:
-        assert self._arbiter is not None
+        assert self._replay is not None
         if event.t < self._last_t:  # after a command journaled at its own time
             event = dataclasses.replace(event, t=self._last_t)
-        self._write(event.to_dict())
-        self._arbiter.feed(event)
-        over = self._arbiter.game.outcome is not None
+        record = event.to_dict()
+        self._replay.take(record, event, self._write(record))
+        over = self._replay.arbiter.game.outcome is not None
         if over or self._next is None:
             self._end()
         elif event.to_dict().get("name") in ("clock", "draw_offer"):
@@ -183,10 +184,10 @@ class LightBoard:
 
     def _end(self) -> None:
         """The result is in (or the game generator ran out): ``end``, the heads, the state."""
-        assert self._arbiter is not None
+        assert self._replay is not None
         t = round(self._last_t + 1.0, 3)
-        self._write(TraceEnded(t).to_dict())
-        self._arbiter.feed(TraceEnded(t))
+        record = TraceEnded(t).to_dict()
+        self._replay.take(record, TraceEnded(t), self._write(record))
         self.heads[-1][2] = True
         self._file.close()
         self._events = None
@@ -215,7 +216,7 @@ class LightBoard:
     def on_command(self, payload: bytes, now: float) -> None:
         try:
             cmd = protocol.parse_command(payload)
-        except protocol.BadMessage as exc:
+        except BadMessage as exc:
             log.warning("board %s: %s", self.name, exc)
             return
         if isinstance(cmd, protocol.Resend):
@@ -232,18 +233,18 @@ class LightBoard:
             self.pairing.update(cmd.pairing)
             return protocol.Ack(cmd.id, True)
         action = cmd.action or {}
-        if self._events is None or self._arbiter is None:
+        if self._events is None or self._replay is None:
             return protocol.Ack(cmd.id, False, error="no game in play")
         try:
             t = round(max(self._last_t, (now - self._t0) * self.pace), 3)
-            event = ArbiterActed(t, str(action["action"]), action.get("result"),
-                                 action.get("text"))
-            parse_trace([json.dumps(self._start_line), json.dumps(event.to_dict())])
-        except (KeyError, DamieraError) as exc:
+            record = ArbiterActed(t, str(action["action"]), action.get("result"),
+                                  action.get("text")).to_dict()
+            event = self._replay.read_event(record)  # the reader's refusal, before writing
+        except (KeyError, InputError) as exc:
             return protocol.Ack(cmd.id, False, error=str(exc)[:200])
-        line = self._write(event.to_dict())
-        self._arbiter.feed(event)
-        if self._arbiter.game.outcome is not None:
+        line = self._write(record)
+        self._replay.take(record, event, line)
+        if self._replay.arbiter.game.outcome is not None:
             self._end()
         else:
             self.publish_state()
@@ -265,7 +266,7 @@ class LightBoard:
     def state(self) -> dict[str, Any]:
         """The ``/api/state`` object (``pi/web/API.md``, arbiter view) of this board now."""
         s = self._start_line
-        a = self._arbiter
+        a = None if self._replay is None else self._replay.arbiter
         base: dict[str, Any] = {
             "line": self.lines, "phase": "setup", "view": "arbiter", "game_id": None,
             "metadata": {"event": s.get("event"), "round": s.get("round"), "site": None,

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 from engine.board import Board
 from engine.events import ButtonPressed, Event, PieceLifted, PiecePlaced, SnapshotTaken
-from engine.variants import COLOR_NAMES, find_variant
+from engine.colour import Colour
+from engine.variants import find_variant
 from hardware_mocks.players import physical
 
 __all__ = ["Pace", "natural_game", "TIME_CONTROL"]
@@ -64,7 +65,7 @@ def natural_game(variant: str, rng: random.Random, *, max_plies: int = 100,
         if not legal:
             return  # the side to move has lost: the arbiter ended the game at the last press
         side = ref.turn
-        name = COLOR_NAMES[side]
+        name = Colour(side).label
         if plies >= max_plies:
             yield from _finish(ref, rng, t)
             return
@@ -102,7 +103,7 @@ def _finish(ref: Board, rng: random.Random, t: float) -> Iterator[Event]:
     (wk, wm), (bk, bm) = ref.material()
     worth = (wm + 3 * wk, bm + 3 * bk)  # a king is worth about three men
     mine, theirs = worth[side], worth[1 - side]
-    name, other = COLOR_NAMES[side], COLOR_NAMES[1 - side]
+    name, other = Colour(side).label, Colour(side).opponent.label
     t += rng.uniform(5.0, 30.0)
     if mine < theirs:
         yield ButtonPressed(round(t, 3), "resign", name)

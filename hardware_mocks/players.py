@@ -12,16 +12,17 @@ import random
 
 from engine.board import Board, Move
 from engine.events import Event, PieceLifted, PiecePlaced
+from engine.squares import square_file, square_name, square_rank
 
 
 def neighbours(name: str, size: int) -> list[str]:
     """The up to eight squares around ``name`` (algebraic) on a ``size``×``size`` board."""
-    f, r = ord(name[0]) - 97, int(name[1:]) - 1
+    f, r = square_file(name), square_rank(name)
     out = []
     for df, dr in ((0, 1), (1, 0), (0, -1), (-1, 0), (1, 1), (-1, -1), (1, -1), (-1, 1)):
         ff, rr = f + df, r + dr
         if 0 <= ff < size and 0 <= rr < size:
-            out.append(f"{chr(97 + ff)}{rr + 1}")
+            out.append(square_name(ff, rr))
     return out
 
 

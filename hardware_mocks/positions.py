@@ -3,20 +3,19 @@ expected occupancy from the rules engine instead)."""
 
 from __future__ import annotations
 
-from pi.drivers.geometry import square_name
+from engine.squares import all_squares, numbered_squares
 
 
 def initial_occupancy(size: int, dark_odd: bool) -> frozenset[str]:
     """Squares holding a man at the start: the dark squares of the 3 (8×8) or 4 (10×10) ranks
     nearest each side. ``dark_odd``: dark squares have (file + rank) odd (Italian); else even
     (English, Brazilian, international), with a = 0 and rank 1 = 0."""
-    ranks = 3 if size == 8 else 4
-    parity = 1 if dark_odd else 0
-    return frozenset(square_name(f, r) for r in (*range(ranks), *range(size - ranks, size))
-                     for f in range(size) if (f + r) % 2 == parity)
+    # the row farthest from White is dark on file a exactly when (file + rank) odd is dark
+    dark = numbered_squares(size, first_dark_file_even=dark_odd)
+    men = (3 if size == 8 else 4) * size // 2
+    return frozenset(dark[:men] + dark[-men:])
 
 
 def light_squares(size: int, dark_odd: bool) -> frozenset[str]:
-    parity = 0 if dark_odd else 1
-    return frozenset(square_name(f, r) for r in range(size) for f in range(size)
-                     if (f + r) % 2 == parity)
+    """The squares no piece stands on, under the same colouring as :func:`initial_occupancy`."""
+    return frozenset(all_squares(size)) - frozenset(numbered_squares(size, dark_odd))

@@ -12,7 +12,9 @@ from typing import Any
 
 from aiohttp import web
 
+from engine.errors import InvalidSquareError
 from engine.events import BUTTON_NAMES as BUTTONS, ButtonPressed
+from engine.squares import parse_square, square_name
 from engine.variants import find_variant
 from hardware_mocks.gpio import tap
 
@@ -34,10 +36,11 @@ def sim_routes(sim: Any, variant: str) -> Any:
             if not 1 <= value <= v.geometry.count:
                 raise _bad(f"no square {value} on a {v.name} board")
             return str(v.geometry.algebraic(value))
-        if isinstance(value, str) and 2 <= len(value) <= 3:
-            f, r = value[0].lower(), value[1:]
-            if "a" <= f < chr(ord("a") + v.size) and r.isdigit() and 1 <= int(r) <= v.size:
-                return f + str(int(r))
+        if isinstance(value, str):
+            try:
+                return square_name(*parse_square(value.lower(), v.size))
+            except InvalidSquareError:
+                pass
         raise _bad("expected {\"square\": \"e3\"} (algebraic) or an official number")
 
     def board() -> Any:
@@ -70,8 +73,8 @@ def sim_routes(sim: Any, variant: str) -> Any:
                 raise _bad(f"expected {{\"name\": one of {', '.join(BUTTONS)}, "
                            "\"side\": \"white\"|\"black\"}")
             gpio = sim.wiring.buttons.get(side, {}).get(name)
-            if gpio is None:  # no such control wired: pressed through the daemon's queue
-                server.inbox.put_nowait(ButtonPressed(sim.time.stamp(), name, side))
+            if gpio is None:  # no such control wired: pressed through the drivers' queue
+                sim.press(ButtonPressed(sim.time.stamp(), name, side))
             else:
                 tap(sim.factory, gpio, sim.wiring.button_pull_up)
             return web.json_response({"ok": True})

@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.board import Board
-from engine.errors import DamieraError
+from engine.errors import InputError, TraceError
 from engine.events import GameStarted
-from engine.errors import TraceError
 from engine.trace import parse_trace
 from engine.variants import find_variant
 from hardware_mocks.clock import FakeClock
@@ -43,10 +42,10 @@ from pi.board.config import Config
 from pi.daemon import Parts
 from pi.drivers.faults import SensorInterrupt
 from pi.drivers.hardware import Hardware, build_hardware
-from pi.board.journal import JournalError, read_journal
-from pi.board.statedir import StateDir, StateDirError, resolve_state_dir
+from pi.board.errors import JournalError
+from pi.board.journal import read_journal
+from pi.board.statedir import StateDir, resolve_state_dir
 from pi.drivers.timebase import GameTime
-from pi.drivers.errors import WiringError
 from pi.drivers.wiring import Wiring, example_wiring, load_wiring
 
 log = logging.getLogger(__name__)
@@ -57,8 +56,8 @@ __all__ = ["main", "Simulation", "SimulateError", "parse_speed", "config_from_st
 SIM_START = 1000.0
 
 
-class SimulateError(DamieraError):
-    """Bad simulator input (speed, trace, wiring): one line, exit 2."""
+class SimulateError(InputError):
+    """Bad simulator input (speed, trace, a missing wiring file): one line, exit 2."""
 
 
 def parse_speed(text: str) -> float | None:
@@ -146,10 +145,12 @@ class Simulation:
         self.factory = mock_factory(pwm=wiring.buzzer_tonal)
         self.board: VirtualBoard | None = None
         self.hardware: Hardware | None = None
+        self._out: queue.Queue[Any] | None = None
 
     def build(self, out: queue.Queue[Any]) -> Any:
         """``Parts.build``: the daemon's hardware on the fakes, the pieces already set up."""
         sim_out = _SimOut(out)
+        self._out = sim_out
         device = dummy_oled()
         hw = build_hardware(self.wiring, sim_out, self.time, bus_opener=lambda _b: self.bus.open(),
                             pin_factory=self.factory, display_device=device,
@@ -165,6 +166,14 @@ class Simulation:
             sim_out.wake = hw.scan_loop.wake
             return _SteppedHardware(hw)
         return hw
+
+
+    def press(self, item: Any) -> None:
+        """An input put where the drivers put theirs (a press of a control no pin is wired
+        for). Raises RuntimeError before :meth:`build`."""
+        if self._out is None:
+            raise RuntimeError("the simulation's hardware is not built yet")
+        self._out.put(item)
 
 
 def default_wiring(variant: str) -> Path:
@@ -187,9 +196,9 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
     if trace is not None:
         start, events, raw_start = _read_trace(trace)
         config = config_from_start(config, start, raw_start, trace)
-    try:
+    try:  # a bad wiring file is a WiringError (a DamieraError): the command line prints it
         wiring = load_wiring(wiring_path or default_wiring(config.variant))
-    except (WiringError, FileNotFoundError) as exc:
+    except FileNotFoundError as exc:
         raise SimulateError(str(exc)) from None
     if wiring.size != find_variant(config.variant).size:
         raise SimulateError(f"{wiring.source}: a {wiring.size}x{wiring.size} board cannot play "
@@ -258,10 +267,7 @@ def _unfinished_journal(root: Path) -> tuple[dict[str, Any], ...] | None:
     the resume drops it), or None: no such game, or a journal the daemon will abandon."""
     if not Path(root).is_dir():
         return None
-    try:
-        state = StateDir.open(root)
-    except StateDirError as exc:
-        raise SimulateError(str(exc)) from None
+    state = StateDir.open(root)  # StateDirError (a DamieraError): the command line prints it
     try:
         game = state.unfinished()
         if game is None:

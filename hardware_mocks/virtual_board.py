@@ -1,7 +1,7 @@
 """A virtual board of physical pieces that drives the fake expanders through a wiring file.
 
 Squares given to its methods are *logical* (White's view); ``rotation`` says how the physical
-sensor board is turned (as in :mod:`pi.drivers.geometry`), so a test can put a board down turned by 90°.
+sensor board is turned (as in :mod:`engine.squares`), so a test can put a board down turned by 90°.
 Every change updates the chips' pin levels, latches their interrupts, and drives the shared INT
 line (a gpiozero MockPin: low while any chip asserts INT).
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from engine.squares import rotate_square, unrotate_square
 from hardware_mocks.smbus import CHIP_MODELS, FakeChip, FakeI2CBus
-from pi.drivers.geometry import rotate_square, unrotate_square
 from pi.drivers.wiring import Wiring
 
 

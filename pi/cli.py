@@ -31,7 +31,7 @@ import tempfile
 from typing import IO, Iterator, NoReturn, Sequence
 
 from engine.board import Board
-from engine.errors import DamieraError, InputTooLargeError, excerpt
+from engine.errors import DamieraError, InputError, InputTooLargeError, excerpt
 from engine.trace import MAX_LINE_CHARS
 from engine.variants import VARIANTS, find_variant
 
@@ -132,7 +132,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
             if len(line) > MAX_LINE_CHARS:
                 raise InputTooLargeError(f"longer than {MAX_LINE_CHARS:,} characters")
             board = Board(line.strip(), variant)
-        except DamieraError as exc:
+        except InputError as exc:
             sys.stdout.flush()
             return _fail(f"standard input line {lineno}: {exc}")
         except UnicodeDecodeError:
@@ -269,6 +269,8 @@ def _cmd_token(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Runs one command. Every error of ours (``engine.errors.DamieraError``: bad input, hardware,
+    state, configuration, network) is caught here, once: its one line on stderr, exit status 2."""
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))

@@ -40,7 +40,7 @@ import signal
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi.board.config import Config
 from pi.board.controller import BoardController, Listener
@@ -50,6 +50,10 @@ from pi.board.notify import Notifier
 from pi.drivers.scan_loop import asyncio_sink
 from pi.board.statedir import StateDir
 from pi.drivers.wiring import Wiring
+
+if TYPE_CHECKING:  # aiohttp and paho are loaded only when the web or the hall is on
+    from pi.hall.link import BoardLink
+    from pi.web.server import Routes, WebServer
 
 log = logging.getLogger(__name__)
 
@@ -129,11 +133,11 @@ class Parts:
     #: simulator's extra routes (``pi.web.server.Routes``), which pi cannot import.
     http: tuple[str, int] | None = None
     http_default: bool = False  # only the default address: another port when it is in use
-    web_routes: Callable[[Any], Any] | None = None
+    web_routes: Routes | None = None
     #: Called with the started web server (tests, benchmarks: its port, its token).
-    on_web: Callable[[Any], None] | None = None
+    on_web: Callable[[WebServer], None] | None = None
     #: Called with the started hall link (``pi.hall.link.BoardLink``; tests, benchmarks).
-    on_link: Callable[[Any], None] | None = None
+    on_link: Callable[[BoardLink], None] | None = None
 
 
 async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Parts,
@@ -151,20 +155,20 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
         config, state, hardware.time, screen=screen,
         orient=_orienter(hardware, wiring) if wiring.orientation is None else None,
         beep=beeper.play if beeper is not None else None,
-        listeners=list(parts.listeners))
+        listeners=list(parts.listeners), submit=inbox.put_nowait)
     if parts.wall is not None:
         controller.wall = parts.wall
     notifier = parts.notifier
     installed = _install_signals(loop, stop)
     companion: asyncio.Task[Any] | None = None
-    web: Any = None
-    link: Any = None
+    web: WebServer | None = None
+    link: BoardLink | None = None
     try:
         controller.resume()
         if parts.http is not None:
-            web = await _start_web(config, state, parts, controller, inbox)
+            web = await _start_web(config, state, parts, controller)
         if config.mqtt is not None:
-            link = _start_link(config, state, parts, controller, inbox, loop)
+            link = _start_link(config, state, parts, controller, loop)
         first = hardware.start(sink=asyncio_sink(loop, inbox.put_nowait))
         controller.handle(first)
         if hardware.serial_link is not None:
@@ -240,12 +244,12 @@ async def _main_loop(controller: BoardController, inbox: asyncio.Queue[Any],
 
 
 async def _start_web(config: Config, state: StateDir, parts: Parts,
-                     controller: BoardController, inbox: asyncio.Queue[Any]) -> Any:
+                     controller: BoardController) -> WebServer:
     """The web server (``pi.web.server``) on this loop, subscribed to the journal's lines."""
     from pi.web.server import WebServer  # aiohttp loaded only when the web is on
     assert parts.http is not None
     host, port = parts.http
-    web = WebServer(controller, inbox, state.root, host, port,
+    web = WebServer(controller, state.root, host, port, actions=controller, games=state,
                     delay_minutes=config.broadcast_delay,
                     simulate=parts.web_routes is not None, routes=parts.web_routes)
     web.prime()
@@ -257,12 +261,12 @@ async def _start_web(config: Config, state: StateDir, parts: Parts,
 
 
 def _start_link(config: Config, state: StateDir, parts: Parts, controller: BoardController,
-                inbox: asyncio.Queue[Any], loop: asyncio.AbstractEventLoop) -> Any:
+                loop: asyncio.AbstractEventLoop) -> BoardLink:
     """The hall's MQTT link (``pi.hall.link``), subscribed to the journal's lines; started
     before the first snapshot so that the kept pairing is in the next game's start line."""
     from pi.hall.link import BoardLink  # paho loaded only when the hall is on
     assert config.mqtt is not None
-    link = BoardLink(config.mqtt, controller, inbox, state, loop)
+    link = BoardLink(config.mqtt, controller, controller, state, loop)
     link.start()
     controller.listeners.append(link.on_fed)
     if parts.on_link is not None:

@@ -23,11 +23,11 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from engine.errors import DamieraError
-from pi.board.config import Config, ConfigError, load_config
+from engine.errors import InputError, StateError
+from pi.board.config import Config, load_config
 from pi.daemon import Parts, run_daemon
-from pi.board.journal import JournalError
-from pi.board.statedir import StateDir, StateDirError, resolve_state_dir
+from pi.board.errors import ConfigError, JournalError
+from pi.board.statedir import StateDir, resolve_state_dir
 from pi.drivers.wiring import Wiring, load_wiring
 
 log = logging.getLogger(__name__)
@@ -41,8 +41,8 @@ DEFAULT_SIM_HTTP = "127.0.0.1:8080"
 DEFAULT_HALL = "hall"
 
 
-class RunError(DamieraError):
-    """A refusal of ``damiera run`` before the board starts (one line, exit 2)."""
+class RunError(InputError):
+    """A refusal of ``damiera run``'s options before the board starts (one line, exit 2)."""
 
 
 def add_run_parser(sub: Any, whole: Any) -> None:
@@ -165,16 +165,13 @@ def _toml_string(text: str) -> str:
 
 def run_board(config: Config, wiring: Wiring, root: Any, parts: Parts) -> int:
     """Opens (and locks) the state directory ``root`` and runs the daemon until it stops.
-    Raises RunError (one line) for a state directory in use or unusable, or a journal that
-    cannot be written."""
-    try:
-        state = StateDir.open(root)
-    except StateDirError as exc:
-        raise RunError(str(exc)) from None
+    Raises StateDirError (one line) for a state directory in use or unusable, StateError for a
+    journal that cannot be written."""
+    state = StateDir.open(root)
     try:
         return asyncio.run(run_daemon(config, wiring, state, parts))
-    except JournalError as exc:
-        raise RunError(f"stopped: {exc}") from None
+    except JournalError as exc:  # said as what happened to the running board
+        raise StateError(f"stopped: {exc}") from None
     finally:
         state.close()
 
@@ -185,10 +182,7 @@ def _config(path: str | None) -> Config:
             path = str(DEFAULT_CONFIG)
         else:
             return Config(source="(defaults)")
-    try:
-        return load_config(path)
-    except ConfigError as exc:
-        raise RunError(str(exc)) from None
+    return load_config(path)
 
 
 def _game_time() -> Any:

@@ -32,3 +32,19 @@ def test_pi_never_imports_the_fakes() -> None:
 
 def test_engine_does_not_import_pi() -> None:
     assert [(f, m) for f, m in imports_of("engine") if m.split(".")[0] in ("pi", "hardware_mocks")] == []
+
+
+def test_engine_package_is_its_map_and_import_cheap() -> None:
+    """``engine/__init__`` re-exports the public face (every name of ``__all__`` exists) and
+    loads only the rules core: the game record, PDN, clock and arbiter wait for their import."""
+    import json
+    import subprocess
+    code = ("import json, sys, engine\n"
+            "print(json.dumps([[n for n in engine.__all__ if not hasattr(engine, n)],\n"
+            "                  sorted(m for m in sys.modules if m.startswith('engine.'))]))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=ROOT)
+    missing, loaded = json.loads(run.stdout)
+    assert missing == []
+    assert set(loaded) <= {"engine.board", "engine.colour", "engine.errors", "engine.fen",
+                           "engine.squares", "engine.variants"}, loaded

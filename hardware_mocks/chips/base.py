@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from engine.errors import HardwareError
 
-class ProtocolViolation(Exception):
+
+class ProtocolViolation(HardwareError):
     """The driver used a chip in a way the real chip would misbehave on (e.g. a register read on
     a PCF8575). Deliberately not an OSError, so drivers cannot swallow it as a bus fault."""
 

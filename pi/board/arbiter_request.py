@@ -29,6 +29,15 @@ class ArbiterRequest:
     result: str | None = None
     text: str | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        """The TRACE.md arbiter object less ``t`` (``result`` and ``text`` only when set)."""
+        out: dict[str, Any] = {"action": self.action}
+        if self.result is not None:
+            out["result"] = self.result
+        if self.text is not None:
+            out["text"] = self.text
+        return out
+
     def matches(self, record: dict[str, Any]) -> bool:
         """``record`` (a journal line) is this action journaled."""
         return (record.get("type") == "arbiter" and record.get("action") == self.action

@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine.board import Board
-from engine.errors import DamieraError
+from engine.errors import InputError
 from engine.events import GameStarted
 from engine.timecontrol import minimum_time_warnings, parse_time_control_tag
 from engine.variants import find_variant
+from pi.board.errors import ConfigError
 
-__all__ = ["ConfigError", "Config", "HttpSpec", "MqttSpec", "load_config", "parse_config",
+__all__ = ["Config", "HttpSpec", "MqttSpec", "load_config", "parse_config",
            "parse_mqtt_url", "read_config_text",
            "MAX_CONFIG_BYTES"]
 
@@ -45,16 +46,6 @@ _TOP_KEYS = frozenset({"variant", "clock", "time_control", "settle", "transcribe
 _MQTT_KEYS = frozenset({"url", "hall", "board", "ca"})
 _TOPIC_SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
-
-
-class ConfigError(ValueError):
-    """A configuration file that cannot be read or holds a bad value: one line, file and key."""
-
-    def __init__(self, source: str, key: str, problem: str) -> None:
-        super().__init__(f"{source}: {key}: {problem}" if key else f"{source}: {problem}")
-        self.source = source
-        self.key = key
-        self.problem = problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,20 +163,20 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
     r.check_keys(_TOP_KEYS)
     try:
         variant = find_variant(r.text("variant", "italian", limit=32) or "italian").name
-    except DamieraError as exc:
+    except InputError as exc:
         raise r.error("variant", str(exc)) from None
     time_control = r.text("time_control", None, limit=64)
     if time_control is not None:
         try:
             if parse_time_control_tag(time_control) is None:
                 time_control = None  # "-", "?" or empty: no time control
-        except DamieraError as exc:
+        except InputError as exc:
             raise r.error("time_control", str(exc)) from None
     fen = r.text("fen", None, limit=400)
     if fen is not None:
         try:
             Board(fen, variant)
-        except DamieraError as exc:
+        except InputError as exc:
             raise r.error("fen", f"invalid FEN for {variant}: {exc}") from None
     board = r.integer("board", None, 1, _MAX_BOARD)
     state_dir = r.text("state_dir", None, limit=4096)

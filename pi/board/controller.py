@@ -22,15 +22,21 @@ Life of the board:
   and set up again: the next game begins when the starting position shows again after the board
   has shown something else.
 
-Times: the process's :class:`pi.drivers.timebase.GameTime` stamps every event (seconds since its epoch,
-fixed for the life of the process); a game's ``t`` is that minus the game's ``offset``.
+Times: the process's :class:`pi.drivers.timebase.GameTime` stamps every event (seconds since its
+epoch, fixed for the life of the process). A game has one time zero, kept here and nowhere else:
+``_offset``, the process stamp of the game's ``t`` = 0, set when the game begins (the stamp of its
+first snapshot) or is resumed (the stamp now less the journal's last ``t``, so ``t`` goes on from
+the ``restart`` line). A game's ``t`` is a stamp minus that offset (:meth:`BoardController.now`,
+and every input as it enters the session); deadlines go the other way
+(:meth:`BoardController.next_deadline`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time as _time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Protocol
@@ -41,18 +47,22 @@ from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, Gam
                               MoveCommitted, MoveRetracted)
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
                            TraceEnded)
+from engine.squares import square_mirror, square_sort_key
 from engine.variants import find_variant
+from pi.board.arbiter_request import ArbiterRequest
 from pi.board.config import Config
 from pi.drivers.display import DisplayState, face_texts
 from pi.drivers.faults import SensorFault, SensorFaultCleared
-from pi.board.journal import JournalDamagedError, JournalError
-from pi.board.session import Fed, GameSession
+from engine.replay import Fed
+from pi.board.errors import JournalDamagedError, JournalError
+from pi.board.session import GameSession
 from pi.board.statedir import StateDir
+from pi.board.view import PAIRING_FIELDS, ActionLate, ActionRefused, Phase
 from pi.drivers.timebase import GameTime
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BoardController", "Phase", "Screen", "Listener", "Input"]
+__all__ = ["BoardController", "Phase", "Screen", "Listener", "Input", "Acting", "ACT_TIMEOUT"]
 
 #: What :meth:`BoardController.handle` takes.
 Input = Any  # PieceLifted | PiecePlaced | SnapshotTaken | SensorFault | SensorFaultCleared | ...
@@ -69,10 +79,18 @@ class Screen(Protocol):
 Listener = Callable[[Fed], None]
 
 
-class Phase:
-    SETUP = "setup"
-    PLAYING = "playing"
-    OVER = "over"
+#: An arbiter's action not journaled after this many seconds is answered as late
+#: (``ActionLate``: the web's 503, the hall's ``ok: false``).
+ACT_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True, eq=False)
+class Acting:
+    """The input :meth:`BoardController.act` hands to the board's queue: the arbiter's action
+    and where its journal line is answered."""
+
+    event: ArbiterActed
+    answer: asyncio.Future[Fed]
 
 
 @dataclass
@@ -87,7 +105,12 @@ class BoardController:
     """See the module docstring. ``orient(expected)``: asks the sensors to find the board's
     rotation for the ``expected`` occupancy (``orientation = "auto"``; None when fixed); it may
     act later (a snapshot follows). ``beep(pattern)``: plays a buzzer pattern (``pi.drivers.buzzer``).
-    ``wall()``: Unix time, or None when the wall clock cannot be trusted."""
+    ``wall()``: Unix time, or None when the wall clock cannot be trusted. ``submit(input)``:
+    how an input reaches :meth:`handle` in turn with the others (the daemon's queue); None: at
+    once.
+
+    It is the board's :class:`pi.board.view.BoardView` (what the web and the hall read) and its
+    :class:`pi.board.view.BoardActions` (:meth:`act`, :meth:`set_pairing`)."""
 
     config: Config
     state: StateDir
@@ -97,15 +120,17 @@ class BoardController:
     beep: Callable[[str], None] | None = None
     wall: Callable[[], float | None] = _time.time
     listeners: list[Listener] = field(default_factory=list)
+    submit: Callable[[Input], None] | None = None
     #: Shown on the screen's header while no game is in play (set-up, a result left on the
     #: board): the hall's pairing of this board (``pi.hall.link``); "" for the usual header.
     banner: str = ""
 
-    phase: str = Phase.SETUP
+    phase: Phase = Phase.SETUP
     session: GameSession | None = None
     occupied: frozenset[str] = frozenset()
     faults: dict[int, SensorFault] = field(default_factory=dict)
     status: str = "starting"
+    #: the process stamp of the current game's ``t`` = 0 (module docstring: the one time zero)
     _offset: float = 0.0
     _left_start: bool = False
     _shown: tuple[Any, ...] | None = None
@@ -114,6 +139,7 @@ class BoardController:
     _sensed_once: bool = False
     _oriented_for: frozenset[str] | None = None
     _final: frozenset[str] = frozenset()
+    _acting: set[asyncio.Future[Fed]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.variant = find_variant(self.config.variant)
@@ -149,12 +175,67 @@ class BoardController:
                                 "until the arbiter restarts them")
 
     def stop(self) -> None:
-        """Orderly stop: the journal is closed (everything in it is already durable)."""
+        """Orderly stop: the journal is closed (everything in it is already durable); actions
+        not journaled yet are answered as refused."""
         if self.session is not None:
             self.session.close()
+        for answer in list(self._acting):
+            if not answer.done():
+                answer.set_exception(ActionRefused("the board is stopping"))
         self._message = "stopped"
         self._set_status("stopped")
         self._refresh(force=True)
+
+    # ------------------------------------------------------------------ the read side
+
+    @property
+    def game(self) -> GameSession | None:
+        """The current game (or the last one, over), None before the first."""
+        return self.session
+
+    @property
+    def message(self) -> str:
+        """The message line the screen shows now."""
+        return self.display_state().message
+
+    # ------------------------------------------------------------------ the writes
+
+    async def act(self, request: ArbiterRequest) -> Fed:
+        """An arbiter's action (``POST /api/arbiter``, a hall command): stamped now, given to
+        the board in turn with its other inputs (``submit``), and answered with what its
+        journal line did. On the loop's thread. Raises ActionRefused (no game in play, then or
+        when its turn came; the board stopping) or ActionLate (not journaled within
+        ACT_TIMEOUT seconds; it may still be)."""
+        if self.phase != Phase.PLAYING or self.session is None:
+            raise ActionRefused("no game in play")
+        answer: asyncio.Future[Fed] = asyncio.get_running_loop().create_future()
+        # answered after its asker gave up (late): nobody reads it, and that is no error
+        answer.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._acting.add(answer)
+        event = ArbiterActed(self.time.stamp(), request.action, request.result, request.text)
+        try:
+            (self.submit or self.handle)(Acting(event, answer))
+            return await asyncio.wait_for(asyncio.shield(answer), ACT_TIMEOUT)
+        except asyncio.TimeoutError:
+            raise ActionLate("the board did not journal the action in time") from None
+        finally:
+            self._acting.discard(answer)
+
+    def set_pairing(self, fields: Mapping[str, str | None], banner: str) -> None:
+        """The hall's pairing: ``fields`` (``event``, ``round``, ``white``, ``black``; None
+        clears one) go into the next game's start line (a game in play is not changed);
+        ``banner`` is the screen's header while no game is in play. Raises ValueError for
+        another field."""
+        unknown = set(fields) - set(PAIRING_FIELDS)
+        if unknown:
+            raise ValueError(f"not a pairing field: {', '.join(sorted(unknown))}")
+        c = self.config
+        self.config = replace(c, event=fields.get("event", c.event),
+                              round=fields.get("round", c.round),
+                              white=fields.get("white", c.white),
+                              black=fields.get("black", c.black))
+        self.banner = banner
+        self._refresh()
 
     # ------------------------------------------------------------------ inputs
 
@@ -181,6 +262,9 @@ class BoardController:
                 log.exception("game files not rewritten; the journal has everything")
 
     def _handle_one(self, item: Input) -> None:
+        if isinstance(item, Acting):
+            self._acted(item)
+            return
         if isinstance(item, SnapshotTaken):
             self.occupied = item.occupied
             self._sensed_once = True
@@ -199,7 +283,26 @@ class BoardController:
         else:
             self._setup()
 
-    def _play(self, item: Input) -> None:
+    def _acted(self, item: Acting) -> None:
+        """An action of :meth:`act` in its turn: journaled if a game is in play, answered."""
+        answer = item.answer
+        if self.phase != Phase.PLAYING or self.session is None:
+            if not answer.done():
+                answer.set_exception(ActionRefused("no game in play"))
+            return
+        try:
+            fed = self._play(item.event)
+        except Exception as exc:
+            if not answer.done():
+                answer.set_exception(exc)
+            raise
+        if not answer.done():
+            if fed is None:
+                answer.set_exception(ActionRefused("the action was not journaled"))
+            else:
+                answer.set_result(fed)
+
+    def _play(self, item: Input) -> Fed | None:
         session = self.session
         assert session is not None
         if isinstance(item, (SensorFault, SensorFaultCleared)):
@@ -212,9 +315,10 @@ class BoardController:
             fed = session.feed(replace(item, t=self._game_t(item.t)))
         else:
             log.warning("unknown input %r ignored", item)
-            return
+            return None
         self._decided(fed.decisions)
         self._publish(fed)
+        return fed
 
     def tick(self) -> None:
         """Time passed: lets the game act on its deadline (settle timer, flag fall, lampo)."""
@@ -261,10 +365,10 @@ class BoardController:
             # once per arrangement of the pieces: a snapshot follows if the sensors turned
             self._oriented_for = self.occupied
             self.orient(self.expected)
-        mirrored = frozenset(_mirror(s, self.variant.size) for s in self.expected)
+        mirrored = frozenset(square_mirror(s, self.variant.size) for s in self.expected)
         self._setup_view = _SetupView(
-            tuple(sorted(self.expected - self.occupied, key=_square_key)),
-            tuple(sorted(self.occupied - self.expected, key=_square_key)),
+            tuple(sorted(self.expected - self.occupied, key=square_sort_key)),
+            tuple(sorted(self.occupied - self.expected, key=square_sort_key)),
             self.occupied == mirrored)
 
     def _begin(self) -> None:
@@ -419,14 +523,3 @@ def _drawn(state: DisplayState) -> tuple[Any, ...]:
 def _clock_started(clock: Any) -> bool:
     from engine.clock import ClockState
     return bool(clock.state != ClockState.READY)
-
-
-def _mirror(name: str, size: int) -> str:
-    """The square seen in a mirror along the files (a board turned by 90° on an 8×8 board shows
-    the starting position mirrored: IT 7.2)."""
-    f = ord(name[0]) - ord("a")
-    return f"{chr(ord('a') + size - 1 - f)}{name[1:]}"
-
-
-def _square_key(name: str) -> tuple[int, str]:
-    return (int(name[1:]), name[0])

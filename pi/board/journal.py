@@ -22,6 +22,9 @@ non-decreasing); what the lines mean is the arbiter's business when they are fed
 writer applies the same test before writing (ValueError, nothing written), so a line that
 :meth:`Journal.append` accepted can never make the journal unreadable at resume.
 
+A game's folder and journal are begun and resumed by ``pi.board.session.GameSession`` (the
+daemon's one path); this module only reads and writes the file.
+
 Not thread-safe: one writer (the event loop's thread) per journal.
 """
 
@@ -34,40 +37,22 @@ import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-from pi.board.statedir import GameDir, StateDir, fsync_dir
+from engine.squares import square_sort_key
+from pi.board.errors import JournalDamagedError, JournalError, JournalWriteError
+from pi.board.statedir import fsync_dir
 
 log = logging.getLogger(__name__)
 
-__all__ = ["JournalError", "JournalWriteError", "JournalDamagedError", "Journal", "Recovered",
+__all__ = ["Journal", "Recovered",
            "read_journal", "encode_line", "fault_line", "fault_cleared_line", "restart_line",
-           "Resumption", "resume_unfinished", "begin_game", "MAX_JOURNAL_BYTES"]
+           "MAX_JOURNAL_BYTES"]
 
 #: A journal larger than this is refused at resume (a real game is well under 1 MB).
 MAX_JOURNAL_BYTES = 64 * 1024 * 1024
 _EXCERPT = 60
-
-
-class JournalError(Exception):
-    """Base class of the journal's errors; each message is one line naming the file."""
-
-
-class JournalWriteError(JournalError):
-    """An append failed: the line is not in the journal."""
-
-
-class JournalDamagedError(JournalError):
-    """The journal is damaged beyond a torn last line: kept untouched, a new game must start."""
-
-    def __init__(self, path: Path, line: int, problem: str) -> None:
-        super().__init__(f"{path}: line {line}: {problem}; the journal is kept as it is and a "
-                         "new game starts")
-        self.path = path
-        self.line = line
-        self.problem = problem
 
 
 class _HasToDict(Protocol):
@@ -91,20 +76,15 @@ def encode_line(obj: Mapping[str, Any] | _HasToDict) -> bytes:
         raise ValueError(f"cannot write {d.get('type')!r} line as UTF-8: {exc}") from None
 
 
-def _square_key(name: str) -> tuple[int, str]:
-    # As engine.events sorts snapshot squares: by rank, then file ("c3" < "e3" < "b4").
-    return (int(name[1:]), name[0]) if name[1:].isdigit() else (0, name)
-
-
 def fault_line(t: float, squares: Iterable[str], message: str) -> dict[str, Any]:
     """TRACE.md ``fault``: the sensors under ``squares`` stopped answering."""
-    return {"t": t, "type": "fault", "squares": sorted(squares, key=_square_key),
+    return {"t": t, "type": "fault", "squares": sorted(squares, key=square_sort_key),
             "message": message}
 
 
 def fault_cleared_line(t: float, squares: Iterable[str]) -> dict[str, Any]:
     """TRACE.md ``fault_cleared``: the sensors under ``squares`` answer again."""
-    return {"t": t, "type": "fault_cleared", "squares": sorted(squares, key=_square_key)}
+    return {"t": t, "type": "fault_cleared", "squares": sorted(squares, key=square_sort_key)}
 
 
 def restart_line(last_t: float, down: float | None) -> dict[str, Any]:
@@ -380,67 +360,3 @@ def _describe(exc: OSError) -> str:
     name = errno.errorcode.get(exc.errno or 0)
     text = exc.strerror or str(exc)
     return f"{text} [{name}]" if name else text
-
-
-@dataclass(frozen=True, slots=True)
-class Resumption:
-    """The outcome of :func:`resume_unfinished`: the game to go on with (``game``, its open
-    ``journal`` and what it held, ``recovered``), or none; ``message`` says what happened to a
-    journal that could not be resumed (to log and show), else None."""
-
-    game: GameDir | None
-    journal: Journal | None
-    recovered: Recovered | None
-    message: str | None
-
-
-def resume_unfinished(state: StateDir) -> Resumption:
-    """At start: opens the unfinished game of ``state`` for appending, if there is one.
-
-    Stale temporary files of an interrupted atomic rewrite are removed; a torn last line is
-    dropped (see :meth:`Journal.resume`). A damaged journal is kept as it is, the game is marked
-    abandoned (so it is never picked again) and the result carries no game and the one-line
-    ``message`` saying a new game starts. The caller feeds ``recovered.lines`` to a fresh
-    arbiter, appends a ``restart`` line (:func:`restart_line`), and, when the replay shows the
-    game already over, marks it finished. Raises JournalError / OSError when the disk fails.
-    """
-    game = state.unfinished()
-    if game is None:
-        return Resumption(None, None, None, None)
-    for stale in game.remove_stale_temporaries():
-        log.info("%s: removed %s left by an interrupted rewrite", game.id, stale.name)
-    try:
-        journal, recovered = Journal.resume(game.trace)
-    except JournalDamagedError as exc:
-        log.error("%s", exc)
-        game.mark_finished(None, abandoned=str(exc))
-        return Resumption(None, None, None, str(exc))
-    return Resumption(game, journal, recovered, None)
-
-
-def begin_game(state: StateDir, start: Mapping[str, Any] | _HasToDict, board: int | None = None,
-               when: datetime | None = None) -> tuple[GameDir, Journal]:
-    """Creates a new game's folder and its journal, whose start line is ``start`` plus the keys
-    ``id`` (the game id) and ``started_at`` (``when``, default now, ISO 8601 UTC). Raises
-    StateDirError while another game is unfinished, JournalWriteError when it cannot be written."""
-    stamp = when or datetime.now(timezone.utc)
-    stamp = stamp.replace(tzinfo=timezone.utc) if stamp.tzinfo is None \
-        else stamp.astimezone(timezone.utc)
-    line = dict(start if isinstance(start, Mapping) else start.to_dict())
-    if line.get("type") != "start":
-        raise ValueError("the first line of a journal must be a start line")
-    game = state.new_game(stamp, board)
-    line["id"] = game.id
-    line["started_at"] = stamp.isoformat(timespec="seconds").replace("+00:00", "Z")
-    try:
-        return game, Journal.create(game.trace, line)
-    except (JournalWriteError, ValueError):
-        # Leave no unfinished game without a journal behind: it would block the next one.
-        try:
-            game.trace.unlink(missing_ok=True)
-            game.path.rmdir()
-            fsync_dir(state.games)
-        except OSError as exc:
-            log.error("%s: cannot remove the folder of a game that could not start: %s",
-                      game.path, exc)
-        raise

@@ -12,12 +12,13 @@ files may lag the journal by that write, never go backwards; at the game's end t
 before the ``finished`` marker); ``report.json`` is exactly the ``damiera replay --json`` report
 of the journal, so an arbiter can check one against the other.
 
-Resume (:meth:`GameSession.resume`): the journal of the unfinished game is read (a torn last line
-dropped), every line is fed to a fresh arbiter — the same code path as ``damiera replay`` — and a
-``restart`` line is appended (TRACE.md: ``t`` goes on from the last line plus the wall-clock
-time away, when known). The clocks stand stopped from there until the arbiter's ``start_clock``
-(COMP 7.3–7.4); the sensors' snapshot, fed next by the daemon, is checked against the position
-the journal ends in.
+Every line goes through the game's :class:`engine.replay.Replay` (policy :data:`POLICY`), the one
+replay of the project. Resume (:meth:`GameSession.resume`): the journal of the unfinished game is
+read (a torn last line dropped), every line is fed to a fresh replay — the same code path as
+``damiera replay`` — and a ``restart`` line is appended (TRACE.md: ``t`` goes on from the last
+line plus the wall-clock time away, when known). The clocks stand stopped from there until the
+arbiter's ``start_clock`` (COMP 7.3–7.4); the sensors' snapshot, fed next by the daemon, is
+checked against the position the journal ends in.
 
 Time: ``t`` is game time in seconds since the start line (the journal's ``t``). The session
 keeps it non-decreasing: an event stamped earlier than the last journaled one (a sensor event
@@ -31,56 +32,64 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Iterable
 
 from engine.arbiter import Arbiter
 from engine.decisions import (Decision, FlagDecided, FlagRaised, GameEnded, MoveCommitted,
                               MoveRetracted, PositionSet)
 from engine.events import Event, GameStarted
-from engine.replay import Report
-from engine.trace import parse_event, parse_start
+from engine.replay import ContainArbiter, Fed, Replay, Report
 from engine.variants import Variant
+from pi.board.errors import JournalDamagedError, JournalError
 from pi.board.journal import Journal, Recovered
 from pi.board.statedir import GameDir, StateDir
 
 log = logging.getLogger(__name__)
 
-__all__ = ["GameSession", "Fed", "RECORD_DECISIONS"]
+__all__ = ["GameSession", "RECORD_DECISIONS", "POLICY"]
 
 #: Decisions after which ``game.pdn`` and ``report.json`` are rewritten.
 RECORD_DECISIONS = (MoveCommitted, MoveRetracted, PositionSet, FlagRaised, FlagDecided, GameEnded)
 
 
-@dataclass(frozen=True, slots=True)
-class Fed:
-    """What one journal line did: its ``line`` number (1-based; the web's SSE id, the hall's
-    catch-up key), ``record`` (the TRACE.md object exactly as journaled), the ``event`` given to
-    the arbiter (None for the start line) and the arbiter's ``decisions``."""
-
-    line: int
-    record: dict[str, Any]
-    event: Event | None
-    decisions: tuple[Decision, ...]
+#: The daemon's replay policy (``engine.replay``): an arbiter failure on a line is logged and the
+#: line passed over, the game goes on (one bad event never stops the board); a line that cannot
+#: be read raises — the live feed refuses it before it is journaled, a resume abandons the
+#: journal (``JournalDamagedError``).
+POLICY = ContainArbiter(log)
 
 
 class GameSession:
     """A game in progress or resumed. Make one with :meth:`begin` or :meth:`resume`."""
 
-    def __init__(self, game: GameDir, journal: Journal, start: GameStarted,
-                 start_line: dict[str, Any], variant: Variant, arbiter: Arbiter,
-                 last_t: float) -> None:
+    def __init__(self, game: GameDir, journal: Journal, replay: Replay, last_t: float) -> None:
         self.game = game
         self.journal = journal
-        self.start = start
-        self.start_line = start_line
-        self.variant = variant
-        self.arbiter = arbiter
+        #: the game's replay (``engine.replay``): every journaled line is fed through it
+        self.replay = replay
         self._last_t = last_t
         self._finished = game.is_finished()
         self._files_stale = False
         self._writer = _FileWriter(self._write_body)
+
+    @property
+    def arbiter(self) -> Arbiter:
+        return self.replay.arbiter
+
+    @property
+    def start(self) -> GameStarted:
+        return self.replay.start
+
+    @property
+    def start_line(self) -> dict[str, Any]:
+        """The journal's start line (with the game's ``id`` and ``started_at``)."""
+        return self.replay.start_line
+
+    @property
+    def variant(self) -> Variant:
+        return self.replay.variant
 
     # ------------------------------------------------------------------ making one
 
@@ -88,18 +97,29 @@ class GameSession:
     def begin(cls, state: StateDir, start_line: dict[str, Any], *,
               when: datetime | None = None, board: int | None = None) -> GameSession:
         """A new game: a new folder, the journal with ``start_line`` (TRACE.md's start object;
-        ``id`` and ``started_at`` are filled in here). Raises the journal's and state
-        directory's errors, or ``engine.trace.TraceError`` for a start line the rules refuse."""
+        ``id`` and ``started_at`` are filled in here: ``when``, default now, as ISO 8601 UTC to
+        the millisecond, ``2026-11-22T05:12:30.000+00:00``; a naive ``when`` is taken as UTC).
+        Raises ``engine.trace.TraceError`` for a start line the rules refuse (nothing created),
+        ``pi.board.statedir.StateDirError`` while another game is unfinished, or
+        ``pi.board.journal.JournalWriteError`` when the journal cannot be created: then the new
+        folder is removed again, so that the next game can begin (an unfinished game without a
+        journal would block every later one)."""
         stamp = when if when is not None else datetime.now(timezone.utc)
+        stamp = stamp.replace(tzinfo=timezone.utc) if stamp.tzinfo is None \
+            else stamp.astimezone(timezone.utc)
         line = dict(start_line)
-        start, variant = parse_start(1, line)  # refuse a bad start before creating anything
+        Replay(line, POLICY)  # refuse a bad start before creating anything
         game = state.new_game(stamp, board=board)
         line["id"] = game.id
-        line["started_at"] = stamp.astimezone(timezone.utc).isoformat(timespec="milliseconds")
-        journal = Journal.create(game.trace, line)
-        session = cls(game, journal, start, line, variant, Arbiter(start), 0.0)
+        line["started_at"] = stamp.isoformat(timespec="milliseconds")
+        try:
+            journal = Journal.create(game.trace, line)
+        except JournalError:
+            state.remove_unbegun(game)
+            raise
+        session = cls(game, journal, Replay(line, POLICY), 0.0)
         session._write_files()
-        log.info("game %s begun (%s)", game.id, variant.name)
+        log.info("game %s begun (%s)", game.id, session.variant.name)
         return session
 
     @classmethod
@@ -107,22 +127,20 @@ class GameSession:
         """The unfinished ``game`` read back from its journal into a fresh arbiter, and a
         ``restart`` line appended. ``wall_now``: the wall-clock time now (Unix seconds), None
         when it cannot be trusted (a Pi without a real-time clock before network time); the
-        time away is then unknown (``down`` null). Raises ``pi.board.journal.JournalDamagedError``
+        time away is then unknown (``down`` null). Raises ``pi.board.errors.JournalDamagedError``
         (file untouched: the caller abandons the game and begins a new one) or
         ``JournalError``."""
         game.remove_stale_temporaries()
         journal, rec = Journal.resume(game.trace)
         try:
-            start, variant = parse_start(1, dict(rec.start))
-            arbiter = Arbiter(start)
-            for number, obj in enumerate(rec.lines[1:], start=2):
-                event = parse_event(number, obj, variant)
-                _feed_contained(arbiter, event)
+            replay = Replay.read(rec.lines, POLICY)
+            for _ in replay:
+                pass
         except Exception as exc:  # noqa: BLE001 - the journal's form was good, its content is not
             journal.close()
-            from pi.board.journal import JournalDamagedError
             raise JournalDamagedError(rec.path, 0, f"cannot be replayed: {exc}") from None
-        session = cls(game, journal, start, dict(rec.start), variant, arbiter, rec.last_t)
+        session = cls(game, journal, replay, rec.last_t)
+        arbiter = replay.arbiter
         outcome = arbiter.game.outcome
         if outcome is not None:
             # The result was journaled but the daemon stopped before the ``finished`` marker
@@ -147,6 +165,21 @@ class GameSession:
         return self._last_t
 
     @property
+    def id(self) -> str:
+        """The game's id (its folder's name)."""
+        return self.game.id
+
+    @property
+    def line(self) -> int:
+        """Lines in the journal (the number of the last one written)."""
+        return self.journal.line_count
+
+    @property
+    def trace(self) -> Path:
+        """The game's journal file."""
+        return self.game.trace
+
+    @property
     def finished(self) -> bool:
         """The game has a result (the ``finished`` marker is written)."""
         return self._finished
@@ -164,7 +197,7 @@ class GameSession:
         alone. Otherwise nothing is journaled: replaying the journal, the next line's ``t``
         brings the same decisions."""
         t = max(t, self._last_t)
-        decisions = _advance_contained(self.arbiter, t)
+        decisions = self.replay.advance(t)
         self._after(decisions)
         end = None
         if any(isinstance(d, GameEnded) for d in decisions):
@@ -190,12 +223,12 @@ class GameSession:
         return self._append_and_feed(line)
 
     def _append_and_feed(self, line: dict[str, Any]) -> Fed:
-        event = parse_event(self.journal.line_count + 1, line, self.variant)
+        event = self.replay.read_event(line, self.journal.line_count + 1)
         number = self.journal.append(line)  # durable before anything it causes is seen
         self._last_t = float(line["t"])
-        decisions = _feed_contained(self.arbiter, event)
-        self._after(decisions)
-        return Fed(number, line, event, decisions)
+        fed = self.replay.take(line, event, number)
+        self._after(fed.decisions)
+        return fed
 
     def _after(self, decisions: Iterable[Decision]) -> None:
         ended = None
@@ -215,7 +248,7 @@ class GameSession:
 
     def report(self) -> Report:
         """The TRACE.md report of the game so far."""
-        return Report(self.arbiter.game, self.arbiter.flags)
+        return self.replay.report()
 
     def write_files(self, wait: bool = True) -> None:
         """Rewrites ``game.pdn`` and ``report.json`` if the record changed since they were last
@@ -363,24 +396,6 @@ def _event_line(event: Event, last_t: float) -> dict[str, Any]:
     line = event.to_dict()
     line["t"] = _round_t(max(event.t, last_t))
     return line
-
-
-def _feed_contained(arbiter: Arbiter, event: Event) -> tuple[Decision, ...]:
-    """The arbiter's decisions for ``event``; an exception in it (a bug) is logged with the
-    event and contained, so one bad event never stops the board (mopidy's habit)."""
-    try:
-        return tuple(arbiter.feed(event))
-    except Exception:
-        log.exception("the arbiter failed on %r; event journaled, game goes on", event)
-        return ()
-
-
-def _advance_contained(arbiter: Arbiter, t: float) -> tuple[Decision, ...]:
-    try:
-        return tuple(arbiter.advance(t))
-    except Exception:
-        log.exception("the arbiter failed advancing to t=%s; game goes on", t)
-        return ()
 
 
 def _time_away(rec: Recovered, wall_now: float | None) -> float | None:

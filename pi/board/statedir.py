@@ -43,9 +43,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from pi.board.errors import StateDirBusyError, StateDirError
+
 log = logging.getLogger(__name__)
 
-__all__ = ["StateDirError", "StateDirBusyError", "GameId", "make_game_id", "parse_game_id",
+__all__ = ["GameId", "make_game_id", "parse_game_id",
            "atomic_write", "fsync_dir", "resolve_state_dir", "StateDir", "GameDir",
            "DEFAULT_STATE_DIR"]
 
@@ -54,14 +56,6 @@ DEFAULT_STATE_DIR = Path(".state")
 _GAME_ID = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{4})(?:-b(\d{1,4}))?-(\d{3,9})")
 _TMP_SUFFIX = ".tmp"
 _tmp_counter = itertools.count()
-
-
-class StateDirError(Exception):
-    """The state directory cannot be used (missing permission, not a directory, full...); one line."""
-
-
-class StateDirBusyError(StateDirError):
-    """Another process holds the state directory's lock (a second daemon on the same board)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,3 +340,15 @@ class StateDir:
             fsync_dir(self.games)
             return GameDir(game_id, path)
         raise StateDirError(f"{self.games}: cannot find a free game id")
+
+    def remove_unbegun(self, game: GameDir) -> None:
+        """Removes the folder of a game whose journal could not be created (with whatever part
+        of the journal reached the disk), so that it never blocks the next game as an
+        unfinished one. A folder that cannot be removed is logged and left."""
+        try:
+            game.trace.unlink(missing_ok=True)
+            game.path.rmdir()
+            fsync_dir(self.games)
+        except OSError as exc:
+            log.error("%s: cannot remove the folder of a game that could not begin: %s",
+                      game.path, exc)

@@ -7,16 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pi.drivers.errors import ChipFailure
 from pi.drivers.expanders import ALL_PINS, Expander
-
-
-class ChipFailure(Exception):
-    """A group read failed on chip ``address`` with ``error`` (an OSError from the bus)."""
-
-    def __init__(self, address: int, error: OSError) -> None:
-        super().__init__(f"0x{address:02x}: {error}")
-        self.address = address
-        self.error = error
 
 
 class SensorGroup:

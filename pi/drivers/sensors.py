@@ -23,13 +23,15 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 
 from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
+from engine.squares import ROTATIONS, rotate_square, square_sort_key
 from pi.drivers.bus import BUS_LOST_ERRNOS, ManagedBus
+from pi.drivers.errors import ChipFailure
 from pi.drivers.expanders import SMBusLike
 from pi.drivers.faults import (NO_ANSWER, RESET, SensorFault, SensorFaultCleared, SensorInterrupt,
                        SensorOutput)
-from pi.drivers.geometry import ROTATIONS, detect_orientation, rotate_square, square_sort_key
 from pi.drivers.interrupt import InterruptLine
-from pi.drivers.sensor_groups import ChipFailure, DirectGroup, MatrixGroup, SensorGroup
+from pi.drivers.orientation import detect_orientation
+from pi.drivers.sensor_groups import DirectGroup, MatrixGroup, SensorGroup
 from pi.drivers.timebase import GameTime, Monotonic, as_game_time
 
 __all__ = ["BUS_LOST_ERRNOS", "ChipFailure", "DirectGroup", "InterruptLine", "MatrixGroup",
@@ -79,7 +81,7 @@ class SensorScanner:
     now). ``config_check``: seconds between read-backs of each answering chip's configuration
     registers; a chip found reset is reported (kind ``"reset"``), configured again, cleared and
     followed by a snapshot (0: never). ``rotation``:
-    quarter turns from physical to logical squares (see :mod:`pi.drivers.geometry`). ``stuck_watch``:
+    quarter turns from physical to logical squares (see :mod:`engine.squares`). ``stuck_watch``:
     logical squares where a piece should never stay (e.g. the light squares); one closed longer
     than ``stuck_after`` seconds is reported as "stuck closed". A square changing level
     ``chatter_changes`` times within ``chatter_window`` seconds is reported as "chattering" and
@@ -120,7 +122,6 @@ class SensorScanner:
         self._states = [_State() for _ in self.groups]
         self._snapshot_wanted = False
         self._last_t = 0.0
-        self._generation = self.time.generation
         self._last_scan = -1e18
         self._losing_bus = False
         self._logical: list[tuple[str, ...]] = []
@@ -188,9 +189,6 @@ class SensorScanner:
         return self.bus is not None and self.bus.lost
 
     def _t(self, when: float) -> float:
-        if self._generation != self.time.generation:  # a new epoch: t starts again
-            self._generation = self.time.generation
-            self._last_t = 0.0
         t = max(self.time.stamp(when), self._last_t)
         self._last_t = t
         return t

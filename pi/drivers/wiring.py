@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.errors import InvalidSquareError
 from engine.events import BUTTON_NAMES, SIDES
+from engine.squares import BOARD_SIZES, parse_square, rotation_from_degrees, square_name
 from pi.drivers.errors import WiringError
 from pi.drivers.expanders import EXPANDER_TYPES, MCP23017
-from pi.drivers.geometry import BOARD_SIZES, parse_square, rotation_from_degrees, square_name
 
 EXAMPLES_DIR = Path(__file__).with_name("wiring")
 #: A wiring file is a few kilobytes; anything much larger is not one (read no more than this).
@@ -91,7 +92,7 @@ class SerialSpec:
 
 @dataclass(frozen=True)
 class Wiring:
-    """A validated wiring file. Squares are physical names (see :mod:`pi.drivers.geometry`)."""
+    """A validated wiring file. Squares are physical names (see :mod:`engine.squares`)."""
 
     source: str
     size: int
@@ -464,7 +465,7 @@ def _check_square(r: _Reader, key: str, s: str, size: int) -> None:
         raise r.error(key, f"{excerpt(s)} is not a square name")
     try:
         parse_square(s, size)
-    except ValueError as e:
+    except InvalidSquareError as e:
         raise r.error(key, str(e)) from None
 
 

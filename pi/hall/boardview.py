@@ -3,10 +3,10 @@ into a fresh :class:`engine.arbiter.Arbiter`, as ``damiera replay`` and a board'
 the board's retained ``state`` (clock reading, sensor faults, online) — and the board's own web
 interface (``pi/web``) served from it.
 
-:class:`BoardView` has the little of the board's controller that ``pi.web.views`` reads
-(``session``, ``phase``, ``faults``, ``now()``, ``display_state()``, ``config``, ``variant``,
-``state``), so the board's views, feeds and handlers serve the replica unchanged
-(:class:`ReplicaServer`, a :class:`pi.web.server.WebServer` without a listener of its own).
+:class:`BoardReplica` is a :class:`pi.board.view.BoardView` (its current game a
+:class:`ReplayedGame`, a :class:`pi.board.view.GameView`), so the board's views, feeds and
+handlers serve the replica unchanged (:class:`ReplicaServer`, a :class:`pi.web.server.WebServer`
+without a listener of its own; arbiter actions go to the board as commands).
 """
 
 from __future__ import annotations
@@ -21,74 +21,77 @@ from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
-from engine.arbiter import Arbiter
 from engine.decisions import FlagRaised
-from engine.replay import Report
-from engine.trace import parse_event, parse_start
+from engine.errors import TraceError
+from engine.replay import ContainArbiter, Replay, Report, Verdict
 from engine.variants import Variant, find_variant
 from pi.board.config import Config
+from engine.replay import Fed
+from pi.board.view import Phase
 from pi.hall.replica import GameReplica, game_order
-from pi.board.session import Fed
-from pi.board.statedir import GameDir
-from pi.web.httputil import http
+from pi.web.auth import Throttle
+from pi.web.httputil import check_action, http, json_body
 from pi.web.server import WebServer
+from pi.web.views import PublicSnapshot
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BoardView", "GameView", "ReplicaServer", "GameInfo", "game_info", "wall_of"]
+__all__ = ["BoardReplica", "ReplayedGame", "ReportedFault", "ReplicaServer", "GameInfo",
+           "game_info", "wall_of"]
 
 
 @dataclass(frozen=True, slots=True)
-class _Fault:
-    address: Any
+class ReportedFault:
+    """A sensor fault as the board's ``state`` reported it (a :class:`pi.board.view.FaultView`)."""
+
+    address: int
     kind: str
     message: str
     squares: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Shown:
-    message: str
-
-
-class _Lines:
-    """The journal's line count, as ``WebServer.prime`` reads it."""
-
-    def __init__(self) -> None:
-        self.line_count = 0
-
-
-class GameView:
-    """One game of the board fed from its replica (the ``session`` the views read)."""
+class ReplayedGame:
+    """One game of the board fed from its replica (a :class:`pi.board.view.GameView`): ``line``
+    is the number of the last line fed (read or not)."""
 
     def __init__(self, replica: GameReplica, start_line: dict[str, Any]) -> None:
-        start, variant = parse_start(1, dict(start_line))
+        # policy (engine.replay): an arbiter failure is logged and its line passed over, as the
+        # board does; a line that cannot be read raises (BoardView.feed logs and skips it)
+        self.replay = Replay(start_line, ContainArbiter(
+            log, where=f"board {replica.board} game {replica.id}"))
         self.replica = replica
-        self.game = GameDir(replica.id, replica.path.parent)
         self.start_line = dict(start_line)
-        self.variant: Variant = variant
-        self.arbiter = Arbiter(start)
+        self.variant: Variant = self.replay.variant
+        self.arbiter = self.replay.arbiter
         self.last_t = 0.0
-        self.journal = _Lines()
-        self.journal.line_count = 1
+        self.line = 1
         self.started = _epoch(start_line.get("started_at"))
         self.down = 0.0  # seconds the board was away (restart lines), for wall times
 
     def feed(self, number: int, obj: dict[str, Any]) -> Fed:
         """Line ``number`` (≥ 2) fed to the arbiter. Raises the trace reader's errors for a line
         it cannot read; an arbiter failure is contained as the board contains it."""
-        event = parse_event(number, obj, self.variant)
-        self.journal.line_count = number
-        try:
-            decisions = tuple(self.arbiter.feed(event))
-        except Exception:
-            log.exception("board %s game %s line %d: the arbiter failed; view goes on",
-                          self.replica.board, self.game.id, number)
-            decisions = ()
+        event = self.replay.read_event(obj, number)
+        self.line = number
+        fed = self.replay.take(obj, event, number)
         self.last_t = max(self.last_t, float(obj.get("t", self.last_t)))
         if obj.get("type") == "restart" and isinstance(obj.get("down"), (int, float)):
             self.down += max(0.0, float(obj["down"]))
-        return Fed(number, obj, event, decisions)
+        return fed
+
+    @property
+    def id(self) -> str:
+        return self.replica.id
+
+    @property
+    def trace(self) -> Path:
+        """The replica's copy of the game's journal."""
+        return self.replica.path
+
+    @property
+    def finished(self) -> bool:
+        """The game has a result (the replica holds its end)."""
+        return self.arbiter.game.outcome is not None
 
     def wall(self, t: float) -> float | None:
         """The Unix time of game time ``t`` (the start's ``started_at`` plus the time away), or
@@ -96,7 +99,7 @@ class GameView:
         return None if self.started is None else self.started + t + self.down
 
     def report(self) -> Report:
-        return Report(self.arbiter.game, self.arbiter.flags)
+        return self.replay.report()
 
 
 def _epoch(text: Any) -> float | None:
@@ -108,7 +111,7 @@ def _epoch(text: Any) -> float | None:
         return None
 
 
-def wall_of(view: GameView, t: float) -> float:
+def wall_of(view: ReplayedGame, t: float) -> float:
     w = view.wall(t)
     return time.time() if w is None else w
 
@@ -128,56 +131,39 @@ class GameInfo:
 
 
 def game_info(g: GameReplica) -> GameInfo:
-    """The game replayed from its replica (a bad line ends the replay there, logged)."""
-    start: dict[str, Any] = {}
-    view = None
-    for number, text in enumerate(g.lines, start=1):
+    """The game replayed from its replica. Policy (``engine.replay``): a line that cannot be
+    read ends the replay there, an arbiter failure passes its line over; both logged."""
+    try:
+        replay = Replay.read(g.lines, ContainArbiter(
+            log, Verdict.STOP, where=f"board {g.board} game {g.id}"))
+    except (TraceError, ValueError, RecursionError, TypeError) as exc:
+        log.warning("board %s game %s line 1 cannot be replayed: %s", g.board, g.id,
+                    str(exc)[:80])
         try:
-            obj = json.loads(text)
-            if number == 1:
-                start = obj
-                view = GameView(g, obj)
-            elif view is not None:
-                view.feed(number, obj)
-        except (ValueError, RecursionError, TypeError) as exc:
-            log.warning("board %s game %s line %d cannot be replayed: %s", g.board, g.id, number,
-                        str(exc)[:80])
-            break
-    if view is None:
-        return GameInfo(g.id, g.held, start, "*", None, None, 0, None)
-    game = view.arbiter.game
+            start = json.loads(g.lines[0]) if g.lines else {}
+        except (ValueError, RecursionError):
+            start = {}
+        return GameInfo(g.id, g.held, start if isinstance(start, dict) else {}, "*", None, None,
+                        0, None)
+    for _ in replay:
+        pass
+    game = replay.arbiter.game
     o = game.outcome
-    return GameInfo(g.id, g.held, start, game.result, None if o is None else o.reason,
-                    None if o is None else o.code, len(game.moves), view.report())
+    return GameInfo(g.id, g.held, replay.start_line, game.result,
+                    None if o is None else o.reason, None if o is None else o.code,
+                    len(game.moves), replay.report())
 
 
-class _Games:
-    """The board's past games in the replica, as ``WebServer`` lists them (``state``)."""
-
-    def __init__(self, board: BoardView) -> None:
-        self.board = board
-
-    def game_dirs(self) -> list[GameDir]:
-        return [GameDir(g.id, g.path.parent) for g in self.board.games()]
-
-    def game_ids(self) -> list[str]:
-        return [g.id for g in self.board.games()]
-
-    def game(self, game_id: str) -> GameDir:
-        g = self.board.replica_games[game_id]
-        return GameDir(g.id, g.path.parent)
-
-
-class BoardView:
-    """The controller-like view of one board (see the module docstring)."""
+class BoardReplica:
+    """One board rebuilt from its replica (see the module docstring): a
+    :class:`pi.board.view.BoardView`. ``game``: the game it follows (its newest)."""
 
     def __init__(self, board: str) -> None:
         self.board = board
-        self.session: GameView | None = None
+        self.game: ReplayedGame | None = None
         self.config = Config(source="hub")
-        self.faults: dict[Any, _Fault] = {}
+        self.faults: dict[int, ReportedFault] = {}
         self.replica_games: dict[str, GameReplica] = {}
-        self.state = _Games(self)
         self.retained: dict[str, Any] | None = None
         self.online = False
         self.last_heard: float | None = None
@@ -186,28 +172,28 @@ class BoardView:
         self._starts: dict[str, dict[str, Any]] = {}
         self._fen: tuple[tuple[str, int], str] | None = None
         #: the public view a game had when the board moved on to the next (the round feeds)
-        self.kept: dict[str, Any] = {}
+        self.kept: dict[str, PublicSnapshot | None] = {}
 
     # ------------------------------------------------------------------ what the views read
 
     @property
-    def phase(self) -> str:
-        if self.session is None:
-            return "setup"
-        return "over" if self.session.arbiter.game.outcome is not None else "playing"
+    def phase(self) -> Phase:
+        if self.game is None:
+            return Phase.SETUP
+        return Phase.OVER if self.game.finished else Phase.PLAYING
 
     @property
     def variant(self) -> Variant:
-        return self.session.variant if self.session is not None else find_variant("italian")
+        return self.game.variant if self.game is not None else find_variant("italian")
 
     def now(self) -> float:
         """Game time now: the board's last clock reading carried forward by the wall clock
         while the board is online in this game; else the last journaled time."""
-        s = self.session
+        s = self.game
         if s is None:
             return 0.0
         st = self.retained
-        if self.online and st is not None and st.get("game_id") == s.game.id:
+        if self.online and st is not None and st.get("game_id") == s.id:
             clock = st.get("clock")
             if isinstance(clock, dict) and isinstance(clock.get("t"), (int, float)) \
                     and isinstance(clock.get("server_time"), (int, float)):
@@ -218,20 +204,22 @@ class BoardView:
     def live_fen(self) -> str | None:
         """The current game's position (computed once per journal line: the hall's summaries
         ask for it often)."""
-        s = self.session
+        s = self.game
         if s is None:
             return None
-        key = (s.game.id, s.journal.line_count)
+        key = (s.id, s.line)
         if self._fen is None or self._fen[0] != key:
             self._fen = (key, s.arbiter.game.board.fen())
         return self._fen[1]
 
-    def display_state(self) -> _Shown:
+    @property
+    def message(self) -> str:
+        """The board's screen message as its last ``state`` of the current game said it."""
         st = self.retained
-        if st is not None and self.session is not None and st.get("game_id") == \
-                self.session.game.id and isinstance(st.get("message"), str):
-            return _Shown(st["message"])
-        return _Shown("")
+        if st is not None and self.game is not None and st.get("game_id") == \
+                self.game.id and isinstance(st.get("message"), str):
+            return str(st["message"])
+        return ""
 
     # ------------------------------------------------------------------ the board's messages
 
@@ -243,9 +231,12 @@ class BoardView:
         for i, f in enumerate(raw if isinstance(raw, list) else []):
             if isinstance(f, dict):
                 squares = f.get("squares")
-                faults[f.get("address", i) if isinstance(f.get("address"), (int, str)) else i] = \
-                    _Fault(f.get("address"), str(f.get("kind", "")), str(f.get("message", ""))[:200],
-                           tuple(str(q) for q in squares) if isinstance(squares, list) else ())
+                address = f.get("address")
+                key = address if isinstance(address, int) and not isinstance(address, bool) \
+                    else i
+                faults[key] = ReportedFault(
+                    key, str(f.get("kind", "")), str(f.get("message", ""))[:200],
+                    tuple(str(q) for q in squares) if isinstance(squares, list) else ())
         self.faults = faults
 
     def games(self) -> list[GameReplica]:
@@ -266,8 +257,8 @@ class BoardView:
 
     def result_of(self, g: GameReplica) -> str:
         """The game's result in the arbiter's view (the live one for the current game)."""
-        s = self.session
-        if s is not None and s.game.id == g.id:
+        s = self.game
+        if s is not None and s.id == g.id:
             return s.arbiter.game.result
         return self.info(g).result
 
@@ -288,25 +279,25 @@ class BoardView:
         self.flag_walls = {}
         try:
             obj = json.loads(g.lines[0])
-            self.session = GameView(g, obj)
+            self.game = ReplayedGame(g, obj)
         except (ValueError, RecursionError, TypeError, IndexError) as exc:
             log.warning("board %s game %s: start line cannot be read: %s", self.board, g.id,
                         str(exc)[:80])
-            self.session = None
+            self.game = None
             return None
         return Fed(1, obj, None, ())
 
     def feed(self, number: int, text: str) -> Fed | None:
         """Line ``number`` of the current game (lines arrive in order). None: unreadable
         (logged; the line is in the replica all the same)."""
-        s = self.session
+        s = self.game
         if s is None:
             return None
         try:
             fed = s.feed(number, json.loads(text))
         except (ValueError, RecursionError, TypeError) as exc:
-            s.journal.line_count = number
-            log.warning("board %s game %s line %d cannot be read: %s", self.board, s.game.id,
+            s.line = number
+            log.warning("board %s game %s line %d cannot be read: %s", self.board, s.id,
                         number, str(exc)[:80])
             return None
         for d in fed.decisions:
@@ -315,20 +306,18 @@ class BoardView:
         return fed
 
 
-Handler = Callable[[web.Request], Awaitable[Any]]
-
-
 class ReplicaServer(WebServer):
-    """The board's web handlers on its :class:`BoardView` (no listener: the hub mounts them
-    under ``/boards/<N>/``). Arbiter actions go to the board as commands (``act``)."""
+    """The board's web handlers on its :class:`BoardReplica` (no listener: the hub mounts them
+    under ``/boards/<N>/``). Arbiter actions go to the board as commands: ``act(board,
+    action)``, the hub's, answers them."""
 
-    def __init__(self, view: BoardView, root: Path, *, delay_minutes: float,
+    def __init__(self, replica: BoardReplica, root: Path, *, delay_minutes: float,
                  act: Callable[[str, dict[str, Any]], Awaitable[web.Response]],
-                 throttle: Any, max_clients: int = 200,
+                 throttle: Throttle, max_clients: int = 200,
                  hall_clients: Callable[[], int] = lambda: 0, hall_max: int = 2000) -> None:
-        super().__init__(view, None, root, "", 0, delay_minutes=delay_minutes,  # type: ignore[arg-type]
+        super().__init__(replica, root, "", 0, delay_minutes=delay_minutes,
                          max_clients=max_clients, serve=False)
-        self.view = view
+        self.replica = replica
         self.throttle = throttle
         self._act = act
         self._hall_clients = hall_clients
@@ -342,13 +331,13 @@ class ReplicaServer(WebServer):
 
     def _list_games(self) -> list[dict[str, Any]]:
         out = []
-        for g in reversed(self.view.games()):
-            start = self.view.start_of(g)
-            s = self.view.session
-            if s is not None and s.game.id == g.id:
+        for g in reversed(self.replica.games()):
+            start = self.replica.start_of(g)
+            s = self.replica.game
+            if s is not None and s.id == g.id:
                 result, moves = s.arbiter.game.result, len(s.arbiter.game.moves)
             else:
-                info = self.view.info(g)
+                info = self.replica.info(g)
                 result, moves = info.result, info.moves
             out.append({"id": g.id, "finished": result != "*", "result":
                         None if result == "*" else result,
@@ -360,13 +349,13 @@ class ReplicaServer(WebServer):
     async def game_file(self, request: web.Request) -> web.Response:
         await self.require_arbiter(request)
         game_id, name = request.match_info["id"], request.match_info["file"]
-        g = self.view.replica_games.get(game_id)
+        g = self.replica.replica_games.get(game_id)
         if g is None or name not in ("game.pdn", "report.json", "trace.jsonl"):
             raise http(404, "no such game or file")
         if name == "trace.jsonl":  # the replica's whole lines, as held
             data = "".join(t + "\n" for t in g.lines).encode("utf-8")
             return web.Response(body=data, content_type="application/jsonl", charset="utf-8")
-        info = self.view.info(g)
+        info = self.replica.info(g)
         if info.report is None:
             raise http(404, "the game cannot be replayed")
         if name == "game.pdn":
@@ -375,11 +364,11 @@ class ReplicaServer(WebServer):
         return web.json_response(info.report.to_json())
 
     async def arbiter_action(self, request: web.Request) -> web.Response:
-        from pi.web.httputil import check_action, json_body
+        """``POST /api/arbiter``: the action sent to the board as a command (the hub's)."""
         await self.require_arbiter(request)
-        body = check_action(await json_body(request))
-        return await self._act(self.view.board, body)
+        action = check_action(await json_body(request))
+        return await self._act(self.replica.board, action.to_dict())
 
     async def whoami(self, request: web.Request) -> web.Response:
         return web.json_response({"arbiter": await self.is_arbiter(request), "simulate": False,
-                                  "hall": True, "board": self.view.board})
+                                  "hall": True, "board": self.replica.board})

@@ -18,14 +18,15 @@ from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
-from pi.hall.boardview import BoardView
-from pi.hall.hub import Hub, board_key
-from pi.hall.rounds import (PairingError, Pairings, game_feed, parse_pairings, results,
-                            results_csv, round_feed)
-from pi.board.session import Fed
-from pi.web.feeds import Client, encode
+from engine.replay import Fed
+from pi.hall.boardview import ReplicaServer
+from pi.hall.errors import PairingError
+from pi.hall.hub import Hub
+from pi.hall.replica import board_key
+from pi.hall.rounds import game_feed, parse_pairings, results, results_csv, round_feed
+from pi.web.feeds import Client, encode, ping_loop, serve_sse
 from pi.web.httputil import conditional, http
-from pi.web.server import STATIC, WebError, WebServer
+from pi.web.server import STATIC, ArbiterSite
 
 log = logging.getLogger(__name__)
 
@@ -40,17 +41,17 @@ _BOARD_GETS = {"": "page_index", "arbiter": "page_arbiter", "api/state": "api_st
                "api/trace.jsonl": "trace", "api/replay": "replay", "api/games": "games"}
 
 
-class HallServer(WebServer):
+class HallServer(ArbiterSite):
     """See the module docstring."""
 
     def __init__(self, hub: Hub, host: str, port: int, *, max_clients: int = 500,
                  client_queue: int = 1024) -> None:
-        super().__init__(BoardView("-"), None, hub.root, host, port,  # type: ignore[arg-type]
-                         max_clients=max_clients, client_queue=client_queue, serve=False)
+        super().__init__(hub.root, host, port, max_clients=max_clients,
+                         client_queue=client_queue)
         self.hub = hub
         self.throttle = hub.throttle
-        self.pairings = Pairings(hub.root)
-        hub.pairings = self.pairings  # type: ignore[attr-defined]
+        self.pairings = hub.pairings
+        self._pinger: asyncio.Task[None] | None = None
         self.seq = 0
         self.shown: dict[tuple[str, bool], tuple[int, str, dict[str, Any]]] = {}
         self.hall_clients: set[tuple[Client, bool]] = set()
@@ -60,29 +61,22 @@ class HallServer(WebServer):
     # ------------------------------------------------------------------ life
 
     async def start(self, fallback: bool = False) -> None:
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False,
-                                     handler_cancellation=True, shutdown_timeout=2.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
-        try:
-            await site.start()
-        except OSError as exc:
-            await self._runner.cleanup()
-            raise WebError(f"--http {self.host}:{self.port}: cannot listen "
-                           f"({exc.strerror or exc})") from None
-        sockets = getattr(site._server, "sockets", None) or []  # noqa: SLF001 - the bound port
-        if sockets:
-            self.port = sockets[0].getsockname()[1]
+        """Listens (:meth:`ArbiterSite.listen`) and pings the hall's SSE clients. Raises
+        WebError (one line) when the address cannot be had."""
+        await self.listen(fallback)
+        self._pinger = asyncio.get_running_loop().create_task(
+            ping_loop(self.ping, lambda: [c for c, _ in self.hall_clients]))
         log.warning("hall on http://%s:%d/ (arbiter token: damiera token --state-dir %s)",
                     self.host, self.port, self.hub.root)
 
     async def stop(self) -> None:
+        if self._pinger is not None:
+            self._pinger.cancel()
         for client, _ in list(self.hall_clients):
             client.close()
         for ws in self.hub.servers.values():
             await ws.stop()
-        if self._runner is not None:
-            await self._runner.cleanup()
+        await self.close()
 
     # ------------------------------------------------------------------ the hall's stream
 
@@ -140,26 +134,9 @@ class HallServer(WebServer):
         client = Client(asyncio.Queue(maxsize=self.client_queue))
         entry = (client, arbiter)
         self.hall_clients.add(entry)
-        response = web.StreamResponse(headers={
-            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
-            "X-Accel-Buffering": "no"})
-        try:
-            await response.prepare(request)
-            await response.write(b"retry: 2000\n\n" + b"".join(
-                encode(seq, "board", s) for seq, s in first))
-            while not client.dropped:
-                try:
-                    msg = await asyncio.wait_for(client.queue.get(), timeout=self.ping)
-                except asyncio.TimeoutError:
-                    msg = b": ping\n\n"
-                if msg is None:
-                    break
-                await response.write(msg)
-        except (ConnectionResetError, asyncio.CancelledError):
-            pass
-        finally:
-            self.hall_clients.discard(entry)
-        return response
+        return await serve_sse(request, client,
+                               b"".join(encode(seq, "board", s) for seq, s in first),
+                               lambda: self.hall_clients.discard(entry))
 
     # ------------------------------------------------------------------ the app
 
@@ -194,7 +171,7 @@ class HallServer(WebServer):
         app.on_response_prepare.append(self._cors)
         return app
 
-    def _ws(self, request: web.Request) -> Any:
+    def _ws(self, request: web.Request) -> ReplicaServer:
         ws = self.hub.servers.get(request.match_info["board"])
         if ws is None:
             raise http(404, "no such board in this hall")
@@ -207,8 +184,9 @@ class HallServer(WebServer):
                 return await self._page("index.html")(request)
             if name == "page_arbiter":
                 return await self._page("arbiter.html")(request)
-            result: web.StreamResponse = await getattr(ws, name)(request)
-            return result
+            board_handler: Callable[[web.Request], Awaitable[web.StreamResponse]] = \
+                getattr(ws, name)
+            return await board_handler(request)
         return handler
 
     async def board_slash(self, request: web.Request) -> web.StreamResponse:
@@ -300,8 +278,8 @@ class HallServer(WebServer):
 
     async def board_pdn(self, request: web.Request) -> web.StreamResponse:
         ws = self._ws(request)
-        view: BoardView = ws.view
-        s = view.session
+        view = ws.replica
+        s = view.game
         if s is None:
             raise http(404, "no game yet")
         rnd = s.start_line.get("round")

@@ -23,10 +23,12 @@ from aiohttp import web
 
 from engine.decisions import FlagDecided, FlagRaised
 from pi.hall import protocol as P
-from pi.hall.boardview import BoardView, ReplicaServer, wall_of
+from pi.hall.boardview import BoardReplica, ReplicaServer, wall_of
+from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
-from pi.hall.replica import Replica, game_order, sync_taken
-from pi.board.session import Fed
+from pi.hall.replica import GameReplica, Replica, board_key, game_order, sync_taken
+from pi.hall.rounds import Pairings
+from engine.replay import Fed
 from pi.web import auth
 from pi.web.httputil import http
 from pi.web.views import clock_dict, flag_dict
@@ -41,11 +43,6 @@ RESEND_AFTER = 5.0
 MAX_LIVE_CLIENTS = 2000
 #: An arbiter action without the board's ack is answered 504 after this many seconds.
 ACK_TIMEOUT = 10.0
-
-
-def board_key(board: str) -> tuple[int, str]:
-    """Board-number order: numbers by value, then other names."""
-    return (int(board), "") if board.isdigit() else (10**9, board)
 
 
 @dataclass
@@ -64,7 +61,7 @@ class Hub:
         self.root = Path(root)
         self.topics = P.Topics(config.hall)
         self.replica = Replica(self.root)
-        self.views: dict[str, BoardView] = {}
+        self.views: dict[str, BoardReplica] = {}
         self.servers: dict[str, ReplicaServer] = {}
         self.heads: dict[str, P.Heads] = {}
         #: per board, per game: the lines known to exist at the board (status heads, lines seen)
@@ -78,6 +75,8 @@ class Hub:
         self.throttle = auth.Throttle()
         self.publish: Callable[[str, bytes], None] = lambda topic, payload: None
         self.listeners: list[Callable[[str, list[Fed]], None]] = []
+        #: the hall's pairings (``DIR/pairings.csv``; read by the hub's start)
+        self.pairings = Pairings(self.root)
         self.bad_messages = 0
         self.started = time.time()
 
@@ -99,10 +98,10 @@ class Hub:
         return sum(len(ws.arbiter_stream.clients) + len(ws.public_stream.clients)
                    for ws in self.servers.values())
 
-    def board(self, board: str) -> BoardView:
+    def board(self, board: str) -> BoardReplica:
         view = self.views.get(board)
         if view is None:
-            view = BoardView(board)
+            view = BoardReplica(board)
             self.views[board] = view
             self.servers[board] = ReplicaServer(
                 view, self.root, delay_minutes=self.config.broadcast_delay,
@@ -126,7 +125,7 @@ class Hub:
                 board, leaf = P.parse_topic(self.topics, topic)
                 fed = self._message(board, leaf, payload)
                 changed.setdefault(board, []).extend(fed)
-            except P.BadMessage as exc:
+            except BadMessage as exc:
                 self.bad_messages += 1
                 log.warning("bad message on %s dropped: %s", topic[:80], exc)
             except Exception:
@@ -145,7 +144,7 @@ class Hub:
         if leaf == "status":
             heads = P.parse_status(payload)
             if heads.board != board:
-                raise P.BadMessage(f"status of board {heads.board!r} on board {board}'s topic")
+                raise BadMessage(f"status of board {heads.board!r} on board {board}'s topic")
             view = self.board(board)
             came_online = heads.online and not view.online
             view.online = heads.online
@@ -189,11 +188,11 @@ class Hub:
         view = self.board(board)
         view.replica_games[g.id] = g
         self._want(board, j.game, got.lines[-1][0])
-        current = view.session
-        if current is not None and current.game.id == g.id:
+        current = view.game
+        if current is not None and current.id == g.id:
             return self._feed(board, got.lines)
         if got.lines[0][0] == 1 and (current is None or
-                                      game_order(g.id) > game_order(current.game.id)):
+                                      game_order(g.id) > game_order(current.id)):
             return self._follow(board, g, rebuilt=False)
         return []
 
@@ -209,11 +208,11 @@ class Hub:
                 out.append(fed)
         return out
 
-    def _follow(self, board: str, g: Any, rebuilt: bool) -> list[Fed]:
+    def _follow(self, board: str, g: GameReplica, rebuilt: bool) -> list[Fed]:
         """Board ``board`` shows game ``g`` from now on (a new game, or the newest at start)."""
         view, ws = self.board(board), self.servers[board]
-        if view.session is not None:
-            view.kept[view.session.game.id] = ws.public_pdn_snapshot()
+        if view.game is not None:
+            view.kept[view.game.id] = ws.public_pdn_snapshot()
         first = view.begin(g)
         if first is None:
             return []
@@ -245,9 +244,9 @@ class Hub:
         out = []
         for number, text in lines:
             fed = view.feed(number, text)
-            if fed is None or view.session is None:
+            if fed is None or view.game is None:
                 continue
-            age = time.time() - wall_of(view.session, view.session.last_t)
+            age = time.time() - wall_of(view.game, view.game.last_t)
             ws.on_fed(fed, received=time.monotonic() - max(0.0, age))
             out.append(fed)
         return out
@@ -318,7 +317,7 @@ class Hub:
         view = self.views.get(board)
         deadline = time.monotonic() + 2.0  # the journal line itself is published before the ack
         while view is not None and ack.line is not None and time.monotonic() < deadline:
-            s = view.session
+            s = view.game
             if s is not None and s.replica.held >= ack.line:
                 record = json.loads(s.replica.lines[ack.line - 1])
                 from pi.web.views import decisions_json
@@ -351,7 +350,7 @@ class Hub:
     def summary(self, board: str, arbiter_view: bool) -> dict[str, Any]:
         """The board summary of HUB_API.md."""
         view, ws = self.board(board), self.servers[board]
-        s = view.session
+        s = view.game
         out: dict[str, Any] = {
             "board": board, "online": view.online, "last_heard": view.last_heard,
             "game_id": None, "event": None, "round": None, "white": None, "black": None,
@@ -362,7 +361,7 @@ class Hub:
             return out
         line = s.start_line
         game = s.arbiter.game
-        out.update(game_id=s.game.id, event=line.get("event"), round=_str(line.get("round")),
+        out.update(game_id=s.id, event=line.get("event"), round=_str(line.get("round")),
                    white=line.get("white"), black=line.get("black"), variant=s.variant.name,
                    size=s.variant.size, lines=s.replica.held,
                    pending_flags=sum(1 for f in s.arbiter.flags if f.status == "pending"))
@@ -370,7 +369,7 @@ class Hub:
             snap = None if arbiter_view else ws.snapshot
         else:
             snap = ws.public_snap
-            if snap is None or snap.tags.get("_id") != s.game.id:
+            if snap is None or snap.tags.get("_id") != s.id:
                 out.update(fen=game.start_fen, clock=None)
                 return out
         if snap is None:
@@ -389,13 +388,13 @@ class Hub:
         """Every flag of the boards' current games, newest first (HUB_API.md)."""
         out: list[dict[str, Any]] = []
         for board, view in self.views.items():
-            s = view.session
+            s = view.game
             if s is None:
                 continue
             ws = self.servers[board]
             for f in s.arbiter.flags:
                 out.append({"board": board, "round": _str(s.start_line.get("round")),
-                            "game_id": s.game.id, "flag": flag_dict(f, ws.flag_lines.get(f.id)),
+                            "game_id": s.id, "flag": flag_dict(f, ws.flag_lines.get(f.id)),
                             "wall": view.flag_walls.get(f.id)})
         out.sort(key=lambda x: (x["wall"] or 0.0, x["flag"]["t"]), reverse=True)
         return out
@@ -426,13 +425,13 @@ class Hub:
 
 def _json_object(payload: bytes, what: str) -> dict[str, Any]:
     if len(payload) > P.MAX_PAYLOAD:
-        raise P.BadMessage(f"{what}: payload of {len(payload)} bytes (limit {P.MAX_PAYLOAD})")
+        raise BadMessage(f"{what}: payload of {len(payload)} bytes (limit {P.MAX_PAYLOAD})")
     try:
         obj = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
-        raise P.BadMessage(f"{what}: not JSON") from None
+        raise BadMessage(f"{what}: not JSON") from None
     if not isinstance(obj, dict):
-        raise P.BadMessage(f"{what}: not a JSON object")
+        raise BadMessage(f"{what}: not a JSON object")
     return obj
 
 

@@ -21,7 +21,8 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pi.board.config import (ConfigError, HttpSpec, MqttSpec, _host_port, _Reader,
+from pi.board.errors import ConfigError
+from pi.board.config import (HttpSpec, MqttSpec, _host_port, _Reader,
                        parse_mqtt_url, read_config_text)
 
 __all__ = ["HubConfig", "load_hub_config", "parse_hub_config", "hub_config_from_args",

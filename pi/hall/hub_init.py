@@ -33,14 +33,15 @@ import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import DamieraError, excerpt
+from engine.errors import excerpt
 from pi.board.config import parse_mqtt_url
+from pi.hall.errors import HallInitError
 from pi.hall.protocol import SEGMENT
 from pi.board.statedir import atomic_write
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HallInitError", "Hall", "MAX_BOARDS", "HASH_ITERATIONS", "hash_password",
+__all__ = ["Hall", "MAX_BOARDS", "HASH_ITERATIONS", "hash_password",
            "make_hall", "write_hall", "main_init", "conf_text", "acl_text", "passwd_text",
            "hub_toml_text", "board_toml_text", "queue_limit"]
 
@@ -68,10 +69,6 @@ _FILES = ("mosquitto.conf", "passwd", "acl", "hub.toml")
 _BOARD_FILE = re.compile(r"board-([0-9]{1,4})\.toml")
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
                        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
-
-
-class HallInitError(DamieraError):
-    """A refusal of ``damiera hub init`` (one line, exit 2); nothing was written."""
 
 
 @dataclass(frozen=True)

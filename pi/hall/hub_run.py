@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pi.board.config import ConfigError
+from engine.errors import StateError
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
 
@@ -103,15 +103,11 @@ def main_hub(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
-    from pi.web.server import WebError
+    # a bad configuration (ConfigError) or an address that cannot be had (WebError) is a
+    # DamieraError: the command line prints its one line (exit 2)
+    config = hub_config_from_args(args.config, args.mqtt, args.http, args.state_dir)
     try:
-        config = hub_config_from_args(args.config, args.mqtt, args.http, args.state_dir)
         asyncio.run(run_hub(config))
-    except (ConfigError, WebError) as exc:
-        print(f"damiera: {str(exc).splitlines()[0]}", file=sys.stderr)
-        return 2
     except OSError as exc:  # the state directory cannot be made or written
-        print(f"damiera: hub: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "),
-              file=sys.stderr)
-        return 2
+        raise StateError(f"hub: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")) from None
     return 0

@@ -5,9 +5,10 @@ Threads (the daemon's loop never waits for the network or the disk):
 
 * the **loop** (the daemon's): :meth:`BoardLink.on_fed`, a controller listener, hands each
   journal line to the out queue (a ``SimpleQueue.put``: no encoding, no lock held by another
-  thread) and builds the ``state`` object (which reads the controller) at most every
-  :attr:`state_interval` seconds, trailing edge, so that the last line is always in a state;
-  actions from the hub go into the daemon's inbox here, exactly as ``POST /api/arbiter``'s;
+  thread) and builds the ``state`` object (which reads the board's
+  :class:`pi.board.view.BoardView`) at most every :attr:`state_interval` seconds, trailing
+  edge, so that the last line is always in a state; actions from the hub are the board's
+  ``act`` here, exactly as ``POST /api/arbiter``'s, and the pairing its ``set_pairing``;
 * the **out** thread encodes (``pi.board.journal.encode_line``: the bytes the journal wrote) and
   publishes, in journal order;
 * the **I/O** thread: commands (the kept ids, the pairing), ``status`` heads, ``resend``s read
@@ -29,56 +30,46 @@ import logging
 import queue
 import threading
 import time
-from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
 from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from engine.decisions import FlagRaised, GameEnded
-from engine.events import ArbiterActed
 from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.board.config import MqttSpec
+from pi.hall.errors import BadMessage
 from pi.hall.board_store import HallStore, banner_text, find_action, journal_lines
-from pi.hall.protocol import (MAX_PAYLOAD, PAIRING_KEYS, Ack, BadMessage, Command, Resend, Topics,
+from pi.hall.protocol import (MAX_PAYLOAD, PAIRING_KEYS, Ack, Command, Resend, Topics,
                               ack_payload, client_id, journal_payload, offline_payload,
                               parse_command, status_payload)
 from pi.board.journal import encode_line
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.board.statedir import StateDir
+from pi.board.view import ActionRefused, BoardActions, BoardView
 from pi.web.views import state_dict
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BoardLink", "ACTION_TIMEOUT"]
-
-#: An action not journaled after this long is answered ``ok: false`` (as the web's 503).
-ACTION_TIMEOUT = 10.0
-
-
-@dataclass
-class _Waiting:
-    cmd_id: str
-    request: ArbiterRequest
-    timer: asyncio.TimerHandle | None = None
+__all__ = ["BoardLink"]
 
 
 class BoardLink:
-    """The board's MQTT link. ``spec``: the config's ``[mqtt]``; ``controller``: the daemon's
-    BoardController; ``inbox``: the daemon's input queue; ``state``: the state directory;
+    """The board's MQTT link. ``spec``: the config's ``[mqtt]``; ``board``: what the board shows
+    (the daemon's controller); ``actions``: its writes (the same controller); ``state``: the
+    state directory;
     ``loop``: the daemon's running loop. :meth:`start` on the loop before the board begins a
     game (it applies the kept pairing), :meth:`stop` (blocking, up to a few seconds: call it
     in an executor) at the end. ``reconnect``: paho's backoff (min, max seconds)."""
 
-    def __init__(self, spec: MqttSpec, controller: Any, inbox: asyncio.Queue[Any],
+    def __init__(self, spec: MqttSpec, board: BoardView, actions: BoardActions,
                  state: StateDir, loop: asyncio.AbstractEventLoop, *,
                  state_interval: float = 0.25, poll: float = 0.5,
                  reconnect: tuple[int, int] = (1, 10), keepalive: int = 30) -> None:
         self.spec = spec
-        self.controller = controller
-        self.inbox = inbox
+        self.view = board
+        self.actions = actions
         self.loop = loop
         self.state_interval = state_interval
         self.poll = poll
@@ -88,7 +79,7 @@ class BoardLink:
         self._out: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
         self._io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hall-io")
         self._out_thread = threading.Thread(target=self._out_main, name="hall-out", daemon=True)
-        self._waiting: deque[_Waiting] = deque()
+        self._acting: set[asyncio.Task[None]] = set()  # actions being carried out (loop)
         self._busy: set[str] = set()  # command ids being carried out (I/O thread)
         # the loop's view, read (never written) by the other threads
         self.game: str | None = None
@@ -135,11 +126,11 @@ class BoardLink:
     def start(self) -> None:
         """On the loop: picks up a resumed game, applies the kept pairing, connects (in the
         background: a broker that is not there yet is retried with backoff)."""
-        c = self.controller
-        if c.session is not None:
-            self.game = c.session.game.id
-            self.lines = c.session.journal.line_count
-            self.finished = c.session.finished
+        g = self.view.game
+        if g is not None:
+            self.game = g.id
+            self.lines = g.line
+            self.finished = g.finished
         pairing = self.store.load_pairing()
         if pairing is not None:
             self._apply_pairing(pairing)
@@ -187,9 +178,8 @@ class BoardLink:
 
     def on_fed(self, fed: Fed) -> None:
         """Controller listener (the loop's thread): one durable journal line."""
-        c = self.controller
-        session = c.session
-        game = None if session is None else session.game.id
+        session = self.view.game
+        game = None if session is None else session.id
         began = fed.line == 1
         if began:
             self._flag_lines = {}
@@ -206,14 +196,6 @@ class BoardLink:
             self.finished = True
         if began or ended:
             self._submit(self._publish_status)
-        if fed.record.get("type") == "arbiter" and self._waiting:
-            for w in self._waiting:
-                if w.request.matches(fed.record):
-                    self._waiting.remove(w)
-                    if w.timer is not None:
-                        w.timer.cancel()
-                    self._submit(self._finish, Ack(w.cmd_id, True, fed.line))
-                    break
         self._state_due()
 
     def _state_due(self) -> None:
@@ -231,7 +213,7 @@ class BoardLink:
         self._last_state = self.loop.time()
         self._signature = self._sign()
         try:
-            obj = state_dict(self.controller, self.lines, arbiter_view=True, snap=None,
+            obj = state_dict(self.view, self.lines, arbiter_view=True, snap=None,
                              last_record=self._last_record, flag_lines=self._flag_lines)
         except Exception:
             log.exception("hall: state not built; the board goes on")
@@ -239,9 +221,10 @@ class BoardLink:
         self._out.put(("state", obj))
 
     def _sign(self) -> tuple[Any, ...]:
-        """What the state shows outside the journal's lines (set-up, faults, screen)."""
-        c = self.controller
-        return (c.phase, c.occupied, tuple(c.faults), c.status, c.banner, c.config)
+        """What the state shows outside the journal's lines (set-up, faults, screen, the
+        pairing in the configuration)."""
+        b = self.view
+        return (b.phase, tuple(b.faults), b.message, b.config)
 
     def _poll(self) -> None:
         """Every ``poll`` seconds: a state when something changed that no journal line says
@@ -254,31 +237,30 @@ class BoardLink:
 
     def _apply_pairing(self, pairing: dict[str, str]) -> None:
         """On the loop: the next game's start line gets the pairing; the OLED shows it."""
-        c = self.controller
         values = {k: (pairing[k] or None) for k in PAIRING_KEYS if k in pairing}
-        c.config = replace(c.config, **values)
-        c.banner = banner_text(pairing)
-        c.refresh()
+        self.actions.set_pairing(values, banner_text(pairing))
         log.info("hall: pairing %s (the next game's start line)", banner_text(pairing) or values)
 
     def _act(self, cmd_id: str, request: ArbiterRequest) -> None:
-        """On the loop: the action into the inbox (``POST /api/arbiter``'s path), answered
-        when its line is journaled (:meth:`on_fed`)."""
-        c = self.controller
-        if c.phase != "playing" or c.session is None:
-            self._submit(self._finish, Ack(cmd_id, False, error="no game in play"))
-            return
-        w = _Waiting(cmd_id, request)
-        w.timer = self.loop.call_later(ACTION_TIMEOUT, self._timed_out, w)
-        self._waiting.append(w)
-        self.inbox.put_nowait(ArbiterActed(c.time.stamp(), request.action, request.result,
-                                           request.text))
+        """On the loop: the board's ``act`` (``POST /api/arbiter``'s path), answered once its
+        line is journaled, or refused (no game in play, not journaled in time)."""
+        task = self.loop.create_task(self._acted(cmd_id, request))
+        self._acting.add(task)
+        task.add_done_callback(self._acting.discard)
 
-    def _timed_out(self, w: _Waiting) -> None:
-        if w in self._waiting:
-            self._waiting.remove(w)
-            self._submit(self._finish, Ack(w.cmd_id, False,
-                                           error="the board did not journal the action in time"))
+    async def _acted(self, cmd_id: str, request: ArbiterRequest) -> None:
+        try:
+            fed = await self.actions.act(request)
+        except ActionRefused as exc:
+            ack = Ack(cmd_id, False, error=str(exc)[:200])
+        except Exception:
+            # the journal failed: the daemon stops; the command stays pending, looked up in
+            # the journal when it is delivered again
+            log.exception("hall: command %s failed; not answered", cmd_id)
+            return
+        else:
+            ack = Ack(cmd_id, True, fed.line)
+        self._submit(self._finish, ack)
 
     def _submit(self, fn: Any, *args: Any) -> None:
         try:

@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import DamieraError
 from pi.board.statedir import parse_game_id
+from pi.hall.errors import BadMessage
 
-__all__ = ["BadMessage", "MAX_PAYLOAD", "SEGMENT", "Topics", "JournalLine", "Heads", "Resend",
+__all__ = ["MAX_PAYLOAD", "SEGMENT", "Topics", "JournalLine", "Heads", "Resend",
            "Command", "Ack", "parse_topic", "journal_payload", "parse_journal", "status_payload",
            "offline_payload", "parse_status", "resend_payload", "action_payload",
            "pairing_payload", "parse_command", "ack_payload", "parse_ack", "client_id",
@@ -32,10 +32,6 @@ PAIRING_KEYS = ("event", "round", "white", "black")
 _MAX_TEXT = 200
 _MAX_ID = 128
 _LEAVES = ("state", "status", "journal", "ack", "cmd")
-
-
-class BadMessage(DamieraError):
-    """A message that is not the protocol's: one line, for the log; the message is dropped."""
 
 
 def _segment(value: str, what: str) -> str:

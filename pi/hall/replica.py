@@ -30,12 +30,17 @@ from pi.board.statedir import fsync_dir, parse_game_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Replica", "GameReplica", "Offered", "MAX_AHEAD", "game_order"]
+__all__ = ["Replica", "GameReplica", "Offered", "MAX_AHEAD", "game_order", "board_key"]
 
 #: Lines ahead of a gap kept in memory per game; more are dropped (a resend brings them back).
 MAX_AHEAD = 4096
 #: Open append descriptors kept at most (a tournament's games outnumber the fd limit).
 MAX_OPEN = 256
+
+
+def board_key(board: str) -> tuple[int, str]:
+    """Board-number order: numbers by value, then other names."""
+    return (int(board), "") if board.isdigit() else (10**9, board)
 
 
 def game_order(game_id: str) -> tuple[str, int, str]:

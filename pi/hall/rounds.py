@@ -17,28 +17,27 @@ import io
 import time
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.articles import code as article_code
 from engine.board import Board
 from engine.variants import Variant, find_variant
-from pi.hall.boardview import BoardView, GameInfo
-from pi.hall.protocol import SEGMENT
-from pi.hall.replica import GameReplica
 from pi.board.statedir import atomic_write
-from pi.web.views import _LIDRAUGHTS_GAMETYPE, PublicSnapshot, broadcast_pdn, public_snapshot
+from pi.hall.boardview import BoardReplica, GameInfo, ReplicaServer
+from pi.hall.errors import PairingError
+from pi.hall.protocol import SEGMENT
+from pi.hall.replica import GameReplica, board_key
+from pi.web.views import PublicSnapshot, broadcast_pdn, game_type_tag, public_snapshot
 
-__all__ = ["Pairings", "PairingError", "game_feed", "round_feed", "results", "results_csv",
+if TYPE_CHECKING:  # the hub holds the pairings: it imports this module
+    from pi.hall.hub import Hub
+
+__all__ = ["Pairings", "game_feed", "round_feed", "results", "results_csv",
            "PAIRINGS_FILE"]
 
 PAIRINGS_FILE = "pairings.csv"
 _HEADER = ["round", "board", "white", "black"]
 _MAX_ROWS = 10_000
-
-
-class PairingError(ValueError):
-    """A bad pairings CSV: one line naming the CSV line."""
 
 
 class Pairings:
@@ -71,7 +70,6 @@ class Pairings:
 
 
 def _row_key(r: dict[str, str]) -> tuple[Any, ...]:
-    from pi.hall.hub import board_key
     return (r["round"], board_key(r["board"]))
 
 
@@ -125,14 +123,14 @@ def _placeholder(start: dict[str, Any], variant: Variant) -> PublicSnapshot:
         tags["TimeControl"] = str(start["time_control"])
     return PublicSnapshot(0, time.time(), [], [], board.fen(), "*", None,
                           board.fen() if fen else None, tags,
-                          _LIDRAUGHTS_GAMETYPE.get(variant.name, variant.game_type))
+                          game_type_tag(variant))
 
 
-def _shown(view: BoardView, ws: Any, g: GameReplica, delay: float
+def _shown(view: BoardReplica, ws: ReplicaServer, g: GameReplica, delay: float
            ) -> tuple[PublicSnapshot | None, str | None, str | None]:
     """The public view of game ``g`` of the board: (snapshot, outcome code, reason)."""
-    s = view.session
-    if s is not None and s.game.id == g.id:
+    s = view.game
+    if s is not None and s.id == g.id:
         snap = ws.public_pdn_snapshot()
         if snap is None or snap.tags.get("_id") != g.id:
             return None, None, None
@@ -149,13 +147,11 @@ def _shown(view: BoardView, ws: Any, g: GameReplica, delay: float
             return kept, None, None
     if info.report is None:
         return None, None, None
-    fake = SimpleNamespace(session=SimpleNamespace(
-        arbiter=SimpleNamespace(game=info.report.game, flags=info.report.flags),
-        game=SimpleNamespace(id=g.id)))
-    return public_snapshot(fake, g.held, None), info.code, info.reason
+    snap = public_snapshot(g.id, info.report.game, info.report.flags, g.held, None)
+    return snap, info.code, info.reason
 
 
-def game_feed(view: BoardView, ws: Any, g: GameReplica | None, rnd: str | None,
+def game_feed(view: BoardReplica, ws: ReplicaServer, g: GameReplica | None, rnd: str | None,
               pairing: dict[str, str] | None, event: str | None, delay: float
               ) -> tuple[str, float]:
     """One game's broadcast PDN (``g`` None: the paired board's game not begun) and when it
@@ -190,7 +186,7 @@ def game_feed(view: BoardView, ws: Any, g: GameReplica | None, rnd: str | None,
     return broadcast_pdn(replace(snap, tags=tags), variant), snap.wall
 
 
-def round_games(views: dict[str, BoardView], rnd: str) -> dict[str, GameReplica]:
+def round_games(views: dict[str, BoardReplica], rnd: str) -> dict[str, GameReplica]:
     """Per board, its newest game of round ``rnd``."""
     out = {}
     for board, view in views.items():
@@ -201,9 +197,8 @@ def round_games(views: dict[str, BoardView], rnd: str) -> dict[str, GameReplica]
     return out
 
 
-def round_feed(hub: Any, rnd: str) -> tuple[str, float] | None:
+def round_feed(hub: Hub, rnd: str) -> tuple[str, float] | None:
     """The round's multi-game PDN in board-number order; None when the round has no board."""
-    from pi.hall.hub import board_key
     games = round_games(hub.views, rnd)
     paired = hub.pairings.of_round(rnd)
     boards = sorted(set(games) | set(paired), key=board_key)
@@ -219,9 +214,8 @@ def round_feed(hub: Any, rnd: str) -> tuple[str, float] | None:
     return "\n".join(texts), last
 
 
-def results(hub: Any, arbiter_view: bool) -> list[dict[str, Any]]:
+def results(hub: Hub, arbiter_view: bool) -> list[dict[str, Any]]:
     """Every paired or played (round, board): players and result (HUB_API.md)."""
-    from pi.hall.hub import board_key
     keys: set[tuple[str, str]] = set(hub.pairings.rows)
     for board, view in hub.views.items():
         for g in view.games():
@@ -231,22 +225,22 @@ def results(hub: Any, arbiter_view: bool) -> list[dict[str, Any]]:
     out = []
     for rnd, board in sorted(keys, key=lambda k: (k[0], board_key(k[1]))):
         view = hub.board(board)
-        g = round_games({board: view}, rnd).get(board)
+        played = round_games({board: view}, rnd).get(board)
         pairing = hub.pairings.rows.get((rnd, board), {})
         result = "*"
         start: dict[str, Any] = {}
-        if g is not None:
-            start = view.start_of(g)
+        if played is not None:
+            start = view.start_of(played)
             if arbiter_view:
-                result = view.result_of(g)
+                result = view.result_of(played)
             else:
-                snap, _, _ = _shown(view, hub.servers[board], g,
+                snap, _, _ = _shown(view, hub.servers[board], played,
                                     hub.config.broadcast_delay * 60.0)
                 result = "*" if snap is None else snap.result
         out.append({"round": rnd, "board": board,
                     "white": start.get("white") or pairing.get("white") or "?",
                     "black": start.get("black") or pairing.get("black") or "?",
-                    "result": result, "game_id": None if g is None else g.id})
+                    "result": result, "game_id": None if played is None else played.id})
     return out
 
 

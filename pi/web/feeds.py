@@ -1,8 +1,10 @@
 """The live feeds: every journal line becomes SSE events, kept in memory for resume and fanned
 out to per-client bounded queues (a client that does not keep up is dropped, never waited for).
 
-Two streams: the arbiter's (everything, live) and the public one (the broadcast policy of
-``pi/web/API.md``: moves under a pending irregularity held, an optional delay).
+Two streams of a board: the arbiter's (everything, live) and the public one (the broadcast
+policy of ``pi/web/API.md``: moves under a pending irregularity held, an optional delay). The
+one SSE writer (:func:`serve_sse`) and the one pinger (:func:`ping_loop`) serve them and the
+hall's stream (``pi.hall.hall_http``) alike.
 """
 
 from __future__ import annotations
@@ -13,14 +15,21 @@ import logging
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator, Protocol
 
-from pi.web.views import line_events
+from aiohttp import web
+
+from pi.web.views import MoveDicts, clock_at, line_events
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Client", "Stream", "encode", "encode_state", "replay_journal_events"]
+__all__ = ["Client", "Stream", "encode", "encode_state", "replay_journal_events", "serve_sse",
+           "ping_loop", "PING"]
+
+#: The SSE comment every client gets every ``ping`` seconds.
+PING = b": ping\n\n"
 
 
 def encode(line: int | None, name: str, data: dict[str, Any]) -> bytes:
@@ -29,7 +38,8 @@ def encode(line: int | None, name: str, data: dict[str, Any]) -> bytes:
     return f"{head}event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
-def encode_state(line: int | None, data: dict[str, Any], moves: Any = None) -> bytes:
+def encode_state(line: int | None, data: dict[str, Any], moves: MoveDicts | None = None
+                 ) -> bytes:
     """The ``state`` message of ``data`` (an ``/api/state`` object); ``moves``: the server's
     :class:`pi.web.views.MoveDicts`, whose moves are encoded once, not at every line."""
     listed = data.get("moves")
@@ -40,6 +50,16 @@ def encode_state(line: int | None, data: dict[str, Any], moves: Any = None) -> b
     sep = "," if rest != "{}" else ""
     return (f'{head}event: state\ndata: {rest[:-1]}{sep}"moves":{moves.encode(listed)}}}\n\n'
             .encode())
+
+
+class Socket(Protocol):
+    """Where an attached client's messages are written (the response's asyncio transport)."""
+
+    def write(self, data: bytes) -> None: ...
+
+    def is_closing(self) -> bool: ...
+
+    def get_write_buffer_size(self) -> int: ...
 
 
 @dataclass(eq=False)
@@ -56,7 +76,7 @@ class Client:
     queue: asyncio.Queue[bytes | None]
     dropped: bool = False
     limit: int = 1 << 20
-    transport: Any = None
+    transport: Socket | None = None
     chunked: bool = True
 
     def offer(self, message: bytes) -> None:
@@ -70,7 +90,7 @@ class Client:
         except asyncio.QueueFull:
             self._drop(f"fell {self.queue.maxsize} messages behind")
 
-    def attach(self, transport: Any, chunked: bool) -> None:
+    def attach(self, transport: Socket, chunked: bool) -> None:
         """From now on messages go straight to ``transport``; those waiting go first."""
         self.transport, self.chunked = transport, chunked
         while not self.dropped:
@@ -85,6 +105,7 @@ class Client:
 
     def _send(self, message: bytes) -> None:
         transport = self.transport
+        assert transport is not None  # attached
         if transport.is_closing():
             self._drop("went away")
             return
@@ -150,42 +171,64 @@ class Stream:
 def replay_journal_events(trace: Path, after: int) -> Iterator[bytes]:
     """The arbiter stream's events of the lines after ``after``, rebuilt from the journal file
     (the lines older than the memory keeps): the journal replayed through a fresh arbiter, the
-    same path as ``damiera replay``. Clock events carry the clock's reading at their line."""
-    from engine.arbiter import Arbiter
-    from engine.trace import parse_event, parse_start
+    same path as ``damiera replay``. Clock events carry the clock's reading at their line.
+    Policy (``engine.replay``): the daemon's — an arbiter failure is logged and its line passed
+    over; a line that cannot be read raises ``TraceError`` (the caller then sends the whole
+    state instead)."""
+    from engine.replay import ContainArbiter, Replay
     from pi.board.journal import read_journal
-    from pi.board.session import Fed
 
-    rec = read_journal(trace)
-    start, variant = parse_start(1, dict(rec.start))
-    arbiter = Arbiter(start)
-    view = _ReplayView(arbiter)
+    replay = Replay.read(read_journal(trace).lines, ContainArbiter(log))
     flag_lines: dict[int, int] = {}
-    for number, obj in enumerate(rec.lines[1:], start=2):
-        event = parse_event(number, obj, variant)
-        try:
-            decisions = tuple(arbiter.feed(event))
-        except Exception:  # noqa: BLE001 - as the daemon does: a failing event is contained
-            decisions = ()
-        view.last_t = float(obj.get("t", view.last_t))
-        events = line_events(view, Fed(number, obj, event, decisions), flag_lines)
-        if number > after:
+    for fed in replay:
+        events = line_events(fed, flag_lines,
+                             partial(clock_at, replay.arbiter.clock, replay.last_t, replay.last_t))
+        if fed.line > after:
             for name, data in events:
-                yield encode(number, name, data)
+                yield encode(fed.line, name, data)
 
 
-class _ReplayView:
-    """Just enough of the controller for :func:`line_events` on a replayed arbiter."""
+async def serve_sse(request: web.Request, client: Client, first: bytes,
+                    gone: Callable[[], None]) -> web.StreamResponse:
+    """The one SSE writer: the response to ``request``, ``first`` (the catch-up) after the
+    ``retry`` line, then every message offered to ``client`` until it is closed or dropped, or
+    the peer goes away. ``gone``: called once at the end, whatever ended it (the caller forgets
+    the client). Messages go straight to the socket once the headers are out
+    (:meth:`Client.attach`); only the end comes through the client's queue."""
+    response = web.StreamResponse(headers={
+        "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+        "X-Accel-Buffering": "no"})
+    try:
+        await response.prepare(request)
+        await response.write(b"retry: 2000\n\n" + first)
+        transport = request.transport
+        if transport is not None and not response.compression:
+            # from here on offers write to the socket itself (framed as aiohttp frames the
+            # response: chunked for HTTP/1.1, no Content-Length)
+            client.attach(transport, chunked=tuple(request.version) >= (1, 1))
+        while not client.dropped:
+            # a plain get (no asyncio.wait_for: a task and a timer per message and client);
+            # attached, only the end (None) comes this way; the pings come from one task for
+            # all (ping_loop)
+            msg = await client.queue.get()
+            if msg is None:
+                break
+            await response.write(msg)
+    except (ConnectionResetError, asyncio.CancelledError):
+        pass
+    finally:
+        gone()
+    return response
 
-    phase = "over"
 
-    def __init__(self, arbiter: Any) -> None:
-        self.session = self
-        self.arbiter = arbiter
-        self.last_t = 0.0
-
-    def now(self) -> float:
-        return self.last_t
+async def ping_loop(every: float, clients: Callable[[], Iterable[Client]]) -> None:
+    """:data:`PING` to every client of ``clients()`` every ``every`` seconds (keeps proxies and
+    phones from closing a quiet stream; a client that does not read fills up and is dropped).
+    One task for all the clients of a server."""
+    while True:
+        await asyncio.sleep(every)
+        for client in list(clients()):
+            client.offer(PING)
 
 
 def monotonic() -> float:

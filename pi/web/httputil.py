@@ -11,6 +11,8 @@ from typing import Any
 
 from aiohttp import web
 
+from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
+
 __all__ = ["MAX_BODY", "check_action", "error", "keep_auth", "http", "json_body",
            "conditional", "read", "whole_lines", "line_of"]
 
@@ -94,18 +96,11 @@ def line_of(message: bytes) -> int:
     return int(head[4:]) if head.startswith(b"id: ") else 0
 
 
-def check_action(body: dict[str, Any]) -> dict[str, Any]:
+def check_action(body: dict[str, Any]) -> ArbiterRequest:
     """The body of ``POST /api/arbiter`` checked (the TRACE.md arbiter object less ``t``):
     ``{"action", "result"?, "text"?}``; a 400 naming the problem otherwise. The checks are
     ``pi.board.arbiter_request``'s, the same for a hub's ``cmd``."""
-    from pi.board.arbiter_request import check_arbiter_request
     try:
-        req = check_arbiter_request(body)
+        return check_arbiter_request(body)
     except ValueError as exc:
         raise http(400, str(exc)) from None
-    out: dict[str, Any] = {"action": req.action}
-    if req.result is not None:
-        out["result"] = req.result
-    if req.text is not None:
-        out["text"] = req.text
-    return out

@@ -1,11 +1,12 @@
 """The arbiter's step-through replay: the state after each journal line, computed by the engine.
 
-``replay_states(lines)`` feeds a game's journal (TRACE.md lines) to a fresh arbiter, exactly as
-``damiera replay`` and a resume do, and records after every line what the arbiter then knows:
-the pieces where the sensors see them (each known by the piece it was when the turn began, ``?``
-for one that came from outside the board), the pieces in the hand, the moves committed, the
-last one, the side to move, every flag with its status at that moment, the irregularity waiting
-for the opponent, the squares to put right, the clock and the result. ``GET /api/replay`` serves
+``replay_states(lines)`` feeds a game's journal (TRACE.md lines) to a fresh arbiter through
+``engine.replay``, exactly as ``damiera replay`` and a resume do, and records after every line
+what the arbiter then knows: the pieces where the sensors see them (each known by the piece it
+was when the turn began, ``?`` for one that came from outside the board), the pieces in the
+hand, the moves committed, the last one, the side to move, every flag with its status at that
+moment, the irregularity waiting for the opponent, the squares to put right, the clock and the
+result. ``GET /api/replay`` serves
 it to the arbiter's console (``pi/web/API.md``).
 
 Pure computation over a file already on disk: the server runs it on a worker thread.
@@ -13,13 +14,12 @@ Pure computation over a file already on disk: the server runs it on a worker thr
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable
 
 from engine.arbiter import Arbiter
 from engine.clock import ClockState
 from engine.colour import Colour
-from engine.trace import parse_event, parse_start
+from engine.replay import RAISE, Replay
 
 __all__ = ["replay_states", "piece_code"]
 
@@ -31,24 +31,22 @@ def piece_code(color: int, king: bool) -> str:
 
 
 def replay_states(lines: Iterable[str]) -> list[dict[str, Any]]:
-    """One state per journal line (line 1, the start, included). Raises the trace reader's
-    ``TraceError`` (a ValueError) for a line that cannot be read."""
-    states: list[dict[str, Any]] = []
-    arbiter: Arbiter | None = None
-    variant = None
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        obj = json.loads(raw)
-        if number == 1:
-            start, variant = parse_start(1, obj)
-            arbiter = Arbiter(start)
-        else:
-            assert arbiter is not None and variant is not None
-            arbiter.feed(parse_event(number, obj, variant))
-        assert arbiter is not None
-        states.append(_state(arbiter, number, obj))
+    """One state per journal line (line 1, the start, included). Policy (``engine.replay``):
+    :data:`engine.replay.RAISE` — a line that cannot be read raises the trace reader's
+    ``TraceError`` (the server answers 409), an arbiter failure raises too: the arbiter's view
+    of a journal it cannot replay is not shown."""
+    replay = Replay.read(lines, RAISE)
+    first = replay.first
+    states = [_state(replay.arbiter, first.line, first.record)]
+    for fed in replay:
+        states.append(_state(replay.arbiter, fed.line, fed.record))
     return states
+
+
+def _flag_state(flag: dict[str, Any]) -> dict[str, Any]:
+    """A flag's JSON (``engine.decisions.Flag.to_json``) as a state lists it: id, code and
+    status at that line."""
+    return {"id": flag["id"], "code": flag["code"], "status": flag["status"]}
 
 
 def _state(a: Arbiter, line: int, record: dict[str, Any]) -> dict[str, Any]:
@@ -78,7 +76,7 @@ def _state(a: Arbiter, line: int, record: dict[str, Any]) -> dict[str, Any]:
         "last_move": None if last is None else {"notation": last.notation, "ply": last.ply,
                                                 "side": last.side.label},
         "turn": "white" if a.board.turn == Colour.WHITE else "black",
-        "flags": [{"id": f.id, "code": f.code, "status": f.status} for f in a.flags],
+        "flags": [_flag_state(f.to_json()) for f in a.flags],
         "pending": None if pending is None else pending.id,
         "to_fix": list(a.squares_to_fix),
         "clock": reading,

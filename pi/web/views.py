@@ -1,8 +1,9 @@
-"""What the web shows, built from the controller: the ``/api/state`` object, the SSE events of
-one journal line, and the broadcast form of the game (``pi/web/API.md``).
+"""What the web shows, built from a board's :class:`pi.board.view.BoardView` (the board's
+controller, or the hub's replica of a board): the ``/api/state`` object, the SSE events of one
+journal line, and the broadcast form of the game (``pi/web/API.md``).
 
-Read only: nothing here changes the controller or the game. Everything runs on the event loop's
-thread, between the controller's own steps.
+Read only: nothing here changes the board or the game. Everything runs on the event loop's
+thread, between the board's own steps.
 """
 
 from __future__ import annotations
@@ -10,16 +11,22 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.articles import title
 from engine.decisions import (ClockChanged, Flag, FlagDecided, FlagRaised, GameEnded,
-                              MoveCommitted, MoveRetracted, PositionSet, to_dict)
+                              MoveCommitted, MoveRetracted, PositionSet)
+from engine.clock import GameClock
+from engine.game import Game, RecordedMove
 from engine.pdn import SEVEN_TAGS
-from pi.board.session import Fed
+from engine.variants import Variant
+from engine.replay import Fed
+from pi.board.view import BoardView, Phase
 
-__all__ = ["MoveDicts", "flag_dict", "public_flag", "HELD_TEXT", "clock_dict", "state_dict", "line_events",
-           "PublicSnapshot", "public_snapshot", "public_events", "broadcast_pdn"]
+__all__ = ["MoveDicts", "flag_dict", "flag_view", "public_flag", "HELD_TEXT", "clock_dict",
+           "clock_at", "state_dict", "line_events", "PublicSnapshot", "public_snapshot",
+           "public_events", "broadcast_pdn", "game_type_tag", "decisions_json", "board_snapshot"]
 
 #: GameType as lidraughts reads it. Checked in lidraughts' draughts library (RoepStoep/lidraughts):
 #: ``format/pdn/Tags.scala`` ``Tags.variant`` matches the tag's whole value against
@@ -29,6 +36,11 @@ __all__ = ["MoveDicts", "flag_dict", "public_flag", "HELD_TEXT", "clock_dict", "
 #: writes (its study export: ``Tag(_.GameType, variant.gameType)``). Without the tag it falls
 #: back on a ``Variant`` tag by name, which an Italian or English game would not match.
 _LIDRAUGHTS_GAMETYPE = {"international": "20", "brazilian": "26"}
+
+def game_type_tag(variant: Variant) -> str:
+    """The ``GameType`` tag's value for ``variant``, as lidraughts reads it."""
+    return _LIDRAUGHTS_GAMETYPE.get(variant.name, variant.game_type)
+
 
 #: The tag values above, as lidraughts' ``GameTypeRegex`` accepts them (a whole match).
 LIDRAUGHTS_GAMETYPE_RE = r"([0-9]+)(,[WB],[0-9]+,[0-9]+,[ANS][0123](,[01])?)?"
@@ -41,11 +53,11 @@ class MoveDicts:
     after it are made again. The lists handed out are shared: read them, never change them."""
 
     def __init__(self) -> None:
-        self._moves: list[Any] = []
+        self._moves: list[RecordedMove] = []
         self._dicts: list[dict[str, Any]] = []
         self._json: list[str | None] = []
 
-    def of(self, moves: Any) -> list[dict[str, Any]]:
+    def of(self, moves: Sequence[RecordedMove]) -> list[dict[str, Any]]:
         n = 0
         known = self._moves
         limit = min(len(known), len(moves))
@@ -74,14 +86,21 @@ class MoveDicts:
         return "[" + ",".join(parts) + "]"
 
 
-def _move_dicts(game: Any, cache: MoveDicts | None) -> list[dict[str, Any]]:
+def _move_dicts(game: Game, cache: MoveDicts | None) -> list[dict[str, Any]]:
     return [m.to_dict() for m in game.moves] if cache is None else cache.of(game.moves)
 
 
 def flag_dict(f: Flag, line: int | None = None) -> dict[str, Any]:
-    side = None if f.side is None else f.side.label
-    return {"id": f.id, "t": f.t, "code": f.code, "title": title(f.code), "kind": f.kind,
-            "status": f.status, "side": side, "text": f.text, "line": line}
+    """``f`` as the web shows it (API.md ``flags[]``): :func:`flag_view` of its JSON."""
+    return flag_view(f.to_json(), line)
+
+
+def flag_view(flag: dict[str, Any], line: int | None) -> dict[str, Any]:
+    """A flag's JSON (``engine.decisions.Flag.to_json``) as the web shows it: its fields with
+    the article's title, and ``line``, the journal line whose decision raised it."""
+    return {"id": flag["id"], "t": flag["t"], "code": flag["code"], "title": title(flag["code"]),
+            "kind": flag["kind"], "status": flag["status"], "side": flag["side"],
+            "text": flag["text"], "line": line}
 
 
 #: What the public is told of an irregularity while the opponent decides: the flag's own text
@@ -97,16 +116,24 @@ def public_flag(flag: dict[str, Any]) -> dict[str, Any]:
     return flag
 
 
-def clock_dict(controller: Any) -> dict[str, Any] | None:
-    session = controller.session
-    clock = None if session is None else session.arbiter.clock
+def clock_dict(board: BoardView) -> dict[str, Any] | None:
+    """The board's clock now (its last reading when no game is in play); None: no clock."""
+    g = board.game
+    if g is None:
+        return None
+    t = board.now() if board.phase == Phase.PLAYING else g.last_t
+    return clock_at(g.arbiter.clock, t, g.last_t)
+
+
+def clock_at(clock: GameClock | None, t: float, last_t: float) -> dict[str, Any] | None:
+    """The ``clock`` object of API.md: ``clock`` read at game time ``t``, or at ``last_t`` (the
+    game's last journal line) when ``t`` is before the clock's last time (a resumed game)."""
     if clock is None:
         return None
-    t = controller.now() if controller.phase == "playing" else session.last_t
     try:
         r = clock.read(max(t, 0.0))
     except ValueError:  # asked before the clock's last time (a resumed game): its last reading
-        r = clock.read(session.last_t)
+        r = clock.read(last_t)
     return {"white": r.white.seconds, "black": r.black.seconds,
             "running": None if r.running is None else r.running.label,
             "state": str(r.state), "t": round(r.t, 3), "server_time": time.time(),
@@ -120,14 +147,14 @@ def clock_dict(controller: Any) -> dict[str, Any] | None:
             "lampo": {"white": r.white.in_lampo, "black": r.black.in_lampo}}
 
 
-def metadata(controller: Any) -> dict[str, Any]:
-    session = controller.session
-    cfg = controller.config
+def metadata(board: BoardView) -> dict[str, Any]:
+    session = board.game
+    cfg = board.config
     if session is None:
         return {"event": cfg.event, "round": cfg.round, "site": cfg.site, "date": None,
                 "board": cfg.board, "white": cfg.white, "black": cfg.black,
                 "variant": cfg.variant, "time_control": cfg.time_control, "started_at": None,
-                "clock": cfg.clock, "size": controller.variant.size}
+                "clock": cfg.clock, "size": board.variant.size}
     line = session.start_line
     game = session.arbiter.game
     return {"event": line.get("event"), "round": line.get("round"), "site": line.get("site"),
@@ -153,25 +180,22 @@ class PublicSnapshot:
     tags: dict[str, str] = field(default_factory=dict)
     game_type: str = ""
     #: the game's RecordedMove objects behind ``moves`` (frozen: the same object, the same dict)
-    objs: tuple[Any, ...] = ()
+    objs: tuple[RecordedMove, ...] = ()
 
 
-def public_snapshot(controller: Any, line: int, previous: PublicSnapshot | None,
-                    cache: MoveDicts | None = None) -> PublicSnapshot | None:
-    """The broadcast view now, or ``previous`` kept when an irregularity is pending (its move is
-    held until the opponent decides: viewers never see a move taken back). None: no game."""
-    session = controller.session
-    if session is None:
-        return None
-    arbiter = session.arbiter
-    game = arbiter.game
-    pending = any(f.kind == "irregularity" and f.status == "pending" for f in arbiter.flags)
-    same_game = previous is not None and previous.tags.get("_id") == session.game.id
+def public_snapshot(game_id: str, game: Game, flags: Sequence[Flag], line: int,
+                    previous: PublicSnapshot | None, cache: MoveDicts | None = None
+                    ) -> PublicSnapshot:
+    """The broadcast view of game ``game_id`` (its record ``game`` and ``flags``) after journal
+    line ``line``, or ``previous`` kept when an irregularity is pending (its move is held until
+    the opponent decides: viewers never see a move taken back)."""
+    pending = any(f.kind == "irregularity" and f.status == "pending" for f in flags)
+    same_game = previous is not None and previous.tags.get("_id") == game_id
     if pending and same_game and previous is not None:
         return previous
     outcome = game.outcome
     tags = {k: v for k, v in game.tags.items()}
-    tags["_id"] = session.game.id
+    tags["_id"] = game_id
     v = game.variant
     # a move's dict is rebuilt only when its (frozen) RecordedMove changed: a long game's
     # snapshot per journal line stays cheap (the hall's hub makes one per line of 200 boards)
@@ -188,10 +212,19 @@ def public_snapshot(controller: Any, line: int, previous: PublicSnapshot | None,
         [(m.notation + (m.nag or ""), m.side.label, m.setup_fen, m.clock) for m in game.moves],
         game.board.fen(), game.result, None if outcome is None else outcome.reason,
         game.start_fen if game.custom_start else None, tags,
-        _LIDRAUGHTS_GAMETYPE.get(v.name, v.game_type), tuple(game.moves))
+        game_type_tag(v), tuple(game.moves))
 
 
-def broadcast_pdn(snap: PublicSnapshot, variant: Any) -> str:
+def board_snapshot(board: BoardView, line: int, previous: PublicSnapshot | None,
+                   cache: MoveDicts | None = None) -> PublicSnapshot | None:
+    """:func:`public_snapshot` of the board's current game; None: no game."""
+    g = board.game
+    if g is None:
+        return None
+    return public_snapshot(g.id, g.arbiter.game, g.arbiter.flags, line, previous, cache)
+
+
+def broadcast_pdn(snap: PublicSnapshot, variant: Variant) -> str:
     """The broadcast PDN: the shown moves, and after a kept irregularity (``/FEN/`` in the full
     record) a ``[SetUp "1"] [FEN]`` of the position after it with only the moves that followed
     (lidraughts ignores ``/FEN/`` and stops at the first illegal move)."""
@@ -245,7 +278,7 @@ def broadcast_pdn(snap: PublicSnapshot, variant: Any) -> str:
     return "\n".join(out + text) + "\n"
 
 
-def variant_first(variant: Any) -> str:
+def variant_first(variant: Variant) -> str:
     from engine.colour import Colour
     first = variant.first_to_move
     return first.label if isinstance(first, Colour) else ("white" if first == 0 else "black")
@@ -255,23 +288,22 @@ def _q(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def state_dict(controller: Any, line: int, *, arbiter_view: bool,
+def state_dict(board: BoardView, line: int, *, arbiter_view: bool,
                snap: PublicSnapshot | None, last_record: dict[str, Any] | None,
                flag_lines: dict[int, int], cache: MoveDicts | None = None) -> dict[str, Any]:
     """The ``/api/state`` object (API.md). ``cache``: the moves' dicts made once (the web
     server's, for the game in play)."""
-    session = controller.session
+    session = board.game
     faults = [{"address": f.address, "kind": f.kind, "message": f.message,
-               "squares": list(f.squares)} for f in controller.faults.values()]
-    shown = controller.display_state()
+               "squares": list(f.squares)} for f in board.faults.values()]
     out: dict[str, Any] = {
-        "line": line, "phase": controller.phase,
+        "line": line, "phase": board.phase.value,
         "view": "arbiter" if arbiter_view else "public",
-        "game_id": None if session is None else session.game.id,
-        "metadata": metadata(controller), "fen": None, "moves": [], "flags": [],
-        "clock": clock_dict(controller), "result": "*", "result_reason": None,
+        "game_id": None if session is None else session.id,
+        "metadata": metadata(board), "fen": None, "moves": [], "flags": [],
+        "clock": clock_dict(board), "result": "*", "result_reason": None,
         "squares_to_fix": [], "sensor_faults": faults,
-        "last_line": last_record if arbiter_view else None, "message": shown.message}
+        "last_line": last_record if arbiter_view else None, "message": board.message}
     if session is None:
         return out
     arbiter = session.arbiter
@@ -281,7 +313,7 @@ def state_dict(controller: Any, line: int, *, arbiter_view: bool,
         out["flags"] = [public_flag(f) for f in out["flags"]]
         if arbiter.pending is not None:  # the screen's prompt names the held move too
             out["message"] = HELD_TEXT
-    out["squares_to_fix"] = list(getattr(arbiter, "squares_to_fix", ()) or ())
+    out["squares_to_fix"] = list(arbiter.squares_to_fix)
     if arbiter_view or snap is None:
         out["moves"] = _move_dicts(game, cache)
         out["fen"] = game.board.fen()
@@ -295,42 +327,54 @@ def state_dict(controller: Any, line: int, *, arbiter_view: bool,
     return out
 
 
-def line_events(controller: Any, fed: Fed, flag_lines: dict[int, int]
-                ) -> list[tuple[str, dict[str, Any]]]:
-    """The arbiter stream's events of one journal line (``state`` excepted), in order."""
+def line_events(fed: Fed, flag_lines: dict[int, int],
+                clock: Callable[[], dict[str, Any] | None]) -> list[tuple[str, dict[str, Any]]]:
+    """The arbiter stream's events of one journal line (``state`` excepted), in order, each
+    event's fields taken from its decision's one JSON form (``to_json()``). ``flag_lines``: flag
+    id → the line that raised it (kept up to date here); ``clock``: the ``clock`` object at this
+    line (asked only when the line changed the clock)."""
     events: list[tuple[str, dict[str, Any]]] = []
     clock_changed = fed.record.get("type") in ("restart", "start")
+    line = fed.line
     for d in fed.decisions:
-        if isinstance(d, MoveCommitted):
-            move = d.move.to_dict(d.notation) if hasattr(d.move, "to_dict") else {}
-            move.update({"ply": d.ply, "side": d.side.label, "t": d.t})
-            events.append(("move", {"line": fed.line, "t": d.t, "ply": d.ply, "move": move,
-                                    "fen": d.fen, "retracted": False, "pending": d.pending,
-                                    "article": d.article}))
-        elif isinstance(d, MoveRetracted):
-            events.append(("move", {"line": fed.line, "t": d.t, "ply": d.ply, "fen": d.fen,
-                                    "retracted": True, "article": d.article}))
-        elif isinstance(d, PositionSet):
-            events.append(("move", {"line": fed.line, "t": d.t, "ply": None, "fen": d.fen,
-                                    "retracted": False, "position_set": True,
-                                    "article": d.article}))
-        elif isinstance(d, (FlagRaised, FlagDecided)):
-            if isinstance(d, FlagRaised):
-                flag_lines.setdefault(d.flag.id, fed.line)
-            events.append(("flag", {"line": fed.line,
-                                    "flag": flag_dict(d.flag, flag_lines.get(d.flag.id))}))
-        elif isinstance(d, GameEnded):
-            events.append(("result", {"line": fed.line, "result": d.result, "reason": d.reason,
-                                      "article": d.article}))
-        elif isinstance(d, ClockChanged):
+        if isinstance(d, ClockChanged):
             clock_changed = True
+            continue
+        if not isinstance(d, (MoveCommitted, MoveRetracted, PositionSet, FlagRaised,
+                              FlagDecided, GameEnded)):
+            continue  # the others are for the board itself (its screen, its clock faces)
+        j = d.to_json()
+        if isinstance(d, MoveCommitted):
+            # the transcript's notation, and the report move's ply, side and t (API.md)
+            move = {**j["move"], "notation": j["notation"], "ply": j["ply"], "side": j["side"],
+                    "t": j["t"]}
+            events.append(("move", {"line": line, "t": j["t"], "ply": j["ply"], "move": move,
+                                    "fen": j["fen"], "retracted": False,
+                                    "pending": j["pending"], "article": j["article"]}))
+        elif isinstance(d, MoveRetracted):
+            events.append(("move", {"line": line, "t": j["t"], "ply": j["ply"], "fen": j["fen"],
+                                    "retracted": True, "article": j["article"]}))
+        elif isinstance(d, PositionSet):
+            events.append(("move", {"line": line, "t": j["t"], "ply": None, "fen": j["fen"],
+                                    "retracted": False, "position_set": True,
+                                    "article": j["article"]}))
+        elif isinstance(d, (FlagRaised, FlagDecided)):
+            flag = j["flag"]
+            if isinstance(d, FlagRaised):
+                flag_lines.setdefault(flag["id"], line)
+            events.append(("flag", {"line": line,
+                                    "flag": flag_view(flag, flag_lines.get(flag["id"]))}))
+        else:
+            events.append(("result", {"line": line, "result": j["result"],
+                                      "reason": j["reason"], "article": j["article"]}))
     if clock_changed:
-        events.append(("clock", {"line": fed.line, "clock": clock_dict(controller)}))
+        events.append(("clock", {"line": fed.line, "clock": clock()}))
     return events
 
 
 def decisions_json(fed: Fed) -> list[dict[str, Any]]:
-    return [to_dict(d) for d in fed.decisions]
+    """The decisions of one journal line, each in its one JSON form (``POST /api/arbiter``)."""
+    return [d.to_json() for d in fed.decisions]
 
 
 def public_events(fed: Fed, events: list[tuple[str, dict[str, Any]]],

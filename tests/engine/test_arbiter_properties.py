@@ -14,7 +14,8 @@ from engine.arbiter import Arbiter
 from engine.board import Board
 from engine.events import (ArbiterActed, ButtonPressed, Event, GameStarted, PieceLifted,
                            PiecePlaced, SnapshotTaken, TraceEnded)
-from engine.variants import COLOR_NAMES, find_variant
+from engine.colour import Colour
+from engine.variants import find_variant
 from hardware_mocks.players import physical
 
 VARIANTS = ("italian", "english", "international", "brazilian")
@@ -33,7 +34,7 @@ def play_random_game(variant: str, seed: int, clock: bool, plies: int) -> tuple[
         if not moves or arb.game.is_over:
             break
         move = rng.choice(moves)
-        side = COLOR_NAMES[ref.turn]
+        side = Colour(ref.turn).label
         played.append(ref.notation(move))
         evs, t = physical(ref, move, rng, t, set(arb.sensed))
         for e in evs:

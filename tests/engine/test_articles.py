@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from engine import articles
-from engine.articles import EVERY_RULE_SET, SOME_RULE_SETS, NoArticleError, article, defines
+from engine.articles import EVERY_RULE_SET, SOME_RULE_SETS, article, defines
+from engine.errors import NoArticleError
 from engine.variants import VARIANTS
 
 ENGINE = Path(__file__).resolve().parents[2] / "engine"

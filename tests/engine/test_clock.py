@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from engine.clock import (
-    BLACK, WHITE, BothFlagsFell, ClockPressed, ClockRecord, ClockResumed, ClockStarted, ClockState,
+    BothFlagsFell, ClockPressed, ClockRecord, ClockResumed, ClockStarted, ClockState,
     ClockStopped, CorrectionBegan, CorrectionEnded, ElapsedDivided, FlagFell, GameClock,
     MosseLampoBegan, PressIgnored, PressRefused, ResignedByStoppingClock, TimeAdjusted,
 )
+from engine.colour import BLACK, WHITE
 from engine.errors import ClockError
 from engine.timecontrol import TimeControl
 
@@ -515,17 +516,16 @@ def test_comp_4_13_only_the_last_move_of_the_game_can_be_retracted() -> None:
         game.begin_correction(WHITE, 30.0, retract_last_move=True)
 
 
-def test_sides_may_be_given_as_the_colour_numbers_of_engine_variants() -> None:
-    """COMP 3.6.1: the two faces, named as engine.variants numbers them."""
+def test_sides_are_colours_and_nothing_else() -> None:
+    """COMP 3.6.1: the two faces, named by the engine's one colour type."""
     game = clock("1800+10")
-    assert game.start(0, 0.0) == ClockStarted(0.0, WHITE, WHITE)
-    result = game.press(0, 1.0)
-    assert isinstance(result, ClockPressed) and result.side == WHITE
-    assert game.running == BLACK and game.moves(0) == 1
-    with pytest.raises(ClockError):
-        game.press(True, 2.0)  # a bool is not a colour
-    with pytest.raises(ClockError):
-        game.press(2, 2.0)
+    assert game.start(WHITE, 0.0) == ClockStarted(0.0, WHITE, WHITE)
+    result = game.press(WHITE, 1.0)
+    assert isinstance(result, ClockPressed) and result.side is WHITE
+    assert game.running is BLACK and game.moves(WHITE) == 1
+    for not_a_side in (0, True, 2, "black"):
+        with pytest.raises(ClockError):
+            game.press(not_a_side, 2.0)  # type: ignore[arg-type]
 
 
 def test_comp_7_4_2_restored_moves_imply_their_credits() -> None:

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.clock import BLACK, WHITE, FaceReading, GameClock
+from engine.clock import FaceReading, GameClock
+from engine.colour import BLACK, WHITE
 from engine.clock_display import (
     DEFAULT_RULES, Cue, CueTracker, DisplayRules, cues_crossed, face_display, format_time,
     lampo_label, moves_text,

@@ -6,9 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.clock import (
-    BLACK, SIDES, WHITE, ClockPressed, ClockState, FlagFell, GameClock, MosseLampoBegan, Side,
-)
+from engine.clock import ClockPressed, ClockState, FlagFell, GameClock, MosseLampoBegan
+from engine.colour import BLACK, COLOURS, WHITE, Colour
 from engine.timecontrol import (
     Period, TimeControl, format_clock_comment, format_pdn_time, parse_clock_comment,
     parse_pdn_time,
@@ -30,7 +29,7 @@ def _ms(seconds: float) -> int:
     return round(seconds * 1000)
 
 
-def _play(control: TimeControl, first: Side, ops: list[tuple[str, int, bool]],
+def _play(control: TimeControl, first: Colour, ops: list[tuple[str, int, bool]],
           check_remaining: bool) -> None:
     game = GameClock(control)
     game.start(first, 0.0)
@@ -75,7 +74,7 @@ def _play(control: TimeControl, first: Side, ops: list[tuple[str, int, bool]],
         elif op == "end" and game.state == ClockState.CORRECTING:
             game.end_correction(t)
         reading = game.read(t)
-        for side in SIDES:
+        for side in COLOURS:
             face = reading.face(side)
             # Times are never negative, and readings floor to the tenth.
             assert face.ms >= 0
@@ -92,20 +91,20 @@ def _play(control: TimeControl, first: Side, ops: list[tuple[str, int, bool]],
         assert elapsed == _ms(game.consumed_seconds(WHITE)) + _ms(game.consumed_seconds(BLACK))
 
 
-def _other(side: Side) -> Side:
+def _other(side: Colour) -> Colour:
     return BLACK if side == WHITE else WHITE
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(CONTROLS), st.sampled_from(SIDES), OPS)
-def test_invariants_of_every_game(text: str, first: Side, ops: list[tuple[str, int, bool]]) -> None:
+@given(st.sampled_from(CONTROLS), st.sampled_from(COLOURS), OPS)
+def test_invariants_of_every_game(text: str, first: Colour, ops: list[tuple[str, int, bool]]) -> None:
     """COMP 3.6.1, 4.1, 4.5, 4.8, 4.13, 5.9.3, 7.3-7.4 under any sequence of operations."""
     _play(TimeControl.parse(text), first, ops, check_remaining=True)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(LAMPO_CONTROLS), st.sampled_from(SIDES), OPS)
-def test_invariants_with_mosse_lampo(text: str, first: Side,
+@given(st.sampled_from(LAMPO_CONTROLS), st.sampled_from(COLOURS), OPS)
+def test_invariants_with_mosse_lampo(text: str, first: Colour,
                                      ops: list[tuple[str, int, bool]]) -> None:
     """COMP 5.6, 5.7: the same invariants when mosse lampo follow."""
     _play(TimeControl.parse(text), first, ops, check_remaining=False)

@@ -11,11 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.clock import (
-    BLACK, SIDES, WHITE, ClockRecord, ClockState, GameClock, Side,
-)
+from engine.clock import ClockPressed, ClockRecord, ClockState, GameClock
 from engine.clock_run import credits_total_ms
-from engine.colour import Colour
+from engine.colour import BLACK, COLOURS, WHITE, Colour
+from engine.errors import ClockError
 from engine.timecontrol import Period, TimeControl
 
 CONTROLS = ["60", "40/7200:3600", "2/100", "3/50:20/40", "1800+10", "2/100:50+10",
@@ -55,8 +54,8 @@ def _apply(game: GameClock, op: str, t: float, choice: bool) -> object:
 
 
 @settings(max_examples=250, deadline=None)
-@given(st.sampled_from(CONTROLS), st.sampled_from(SIDES), OPS)
-def test_reading_has_no_effect_on_later_behaviour(text: str, first: Side,
+@given(st.sampled_from(CONTROLS), st.sampled_from(COLOURS), OPS)
+def test_reading_has_no_effect_on_later_behaviour(text: str, first: Colour,
                                                   ops: list[tuple[str, int, int, bool]]) -> None:
     """Two clocks run the same operations; one is also read (read, face, reading, record) at
     any time not before the last one given, even past the next operation: every result and
@@ -103,15 +102,16 @@ def test_reading_copies_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_readings_are_colours_that_read_as_text() -> None:
-    """One colour type: sides in results are ``Colour``; their text is TRACE.md's."""
+    """One colour type: sides are ``Colour``; their text is TRACE.md's; text is no side."""
     game = GameClock(TimeControl.parse("60"))
-    started = game.start("black", 0.0)
+    started = game.start(Colour.parse("black"), 0.0)
     assert started.to_move is Colour.BLACK and str(started.running) == "black"
-    pressed = game.press(1, 1.0)
-    assert pressed.side is Colour.BLACK and f"{pressed.side}" == "black"
+    pressed = game.press(BLACK, 1.0)
+    assert isinstance(pressed, ClockPressed) and f"{pressed.side}" == "black"
     assert game.read(2.0).running is Colour.WHITE
-    record = ClockRecord(1.0, 1000, 2000, 0, 1, "white", 1)
-    assert record.to_move is Colour.WHITE and record.running is Colour.BLACK
+    for not_a_side in ("white", 1, True, None):
+        with pytest.raises(ClockError, match="a side is a Colour"):
+            game.press(not_a_side, 3.0)  # type: ignore[arg-type]
 
 
 @settings(max_examples=60, deadline=None)

@@ -174,7 +174,7 @@ def test_a_pending_irregular_move_stands_in_the_transcript_until_corrected() -> 
 
 
 def test_pdn_numbers_on_when_a_side_moved_twice() -> None:
-    from engine.replay import replay_events
+    from engine.replay import Report
     a = start()
     script = [("d3", "c4", "white"), ("e6", "f5", "black"), ("c6", "d5", "black")]  # black twice
     t = 0.0
@@ -184,7 +184,7 @@ def test_pdn_numbers_on_when_a_side_moved_twice() -> None:
         a.feed(ButtonPressed(t + 0.3, "clock", side))
         t += 1
     a.feed(ButtonPressed(t, "accept", "white"))
-    report = replay_events(a, [])
+    report = Report(a.game, a.flags)
     assert [m["side"] for m in report.moves] == ["white", "black", "black"]
     movetext = report.pdn().split("\n\n")[1]
     assert movetext.startswith("1. 22-18 11-15 2... 10-14 /FEN")
@@ -197,7 +197,8 @@ def test_next_deadline_matches_advance_over_random_games(variant: str) -> None:
     import random
 
     from engine.board import Board
-    from engine.variants import COLOR_NAMES, find_variant
+    from engine.colour import Colour
+    from engine.variants import find_variant
     from hardware_mocks.players import physical
 
     for seed in range(3):
@@ -215,7 +216,7 @@ def test_next_deadline_matches_advance_over_random_games(variant: str) -> None:
             for e in evs:
                 a.feed(e)
             deadline = a.next_deadline()
-            assert deadline is not None, COLOR_NAMES[ref.turn]
+            assert deadline is not None, Colour(ref.turn).label
             assert a.advance(deadline - 0.001) == []
             out = a.advance(deadline)
             assert any(isinstance(d, MoveCommitted) for d in out)
@@ -248,8 +249,6 @@ def test_a_correction_on_a_stopped_clock_retracts_no_press() -> None:
 def test_every_decision_has_a_json_form() -> None:
     import json
 
-    from engine.decisions import to_dict
-
     a = start(time_control="600")
     out = a.feed_all([PieceLifted(1, "d3"), PiecePlaced(2, "d5"),
                       ButtonPressed(3, "clock", "white"), ButtonPressed(4, "correct", "black"),
@@ -259,11 +258,11 @@ def test_every_decision_has_a_json_form() -> None:
     assert {"ClockChanged", "FlagRaised", "MoveCommitted", "FlagDecided", "MoveRetracted",
             "BoardToFix", "GameEnded"} <= kinds
     for d in out:
-        obj = json.loads(json.dumps(to_dict(d)))
+        obj = json.loads(json.dumps(d.to_json()))
         assert obj["type"] == type(d).__name__ and obj["t"] == d.t and obj["article"]
-    move = next(to_dict(d) for d in out if isinstance(d, MoveCommitted))
+    move = next(d.to_json() for d in out if isinstance(d, MoveCommitted))
     assert move["side"] == "white" and move["move"]["notation"] == "22-14" and move["pending"]
-    raised = next(to_dict(d) for d in out if isinstance(d, FlagRaised))
+    raised = next(d.to_json() for d in out if isinstance(d, FlagRaised))
     assert raised["flag"]["side"] == "white" and raised["flag"]["code"] == "IT 8.1.2"
 
 

@@ -73,7 +73,7 @@ class HallRig(Rig):
 
     @property
     def controller(self) -> Any:
-        return self.link.controller
+        return self.link.view
 
     def trace(self, game: str | None = None) -> Path:
         game = game or self.link.game

@@ -20,6 +20,7 @@ import paho.mqtt.client as mqtt
 
 from pi.board.config import HttpSpec, parse_mqtt_url
 from pi.hall import protocol as P
+from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +32,7 @@ HALL = "testhall"
 def trace_lines(path: Path, *, game: str, board: str, rnd: str = "1",
                 white: str | None = None, black: str | None = None) -> list[str]:
     """A real trace as a board's journal: its start line given the board's id, round, board,
-    players and start time (as ``pi.board.journal.begin_game`` writes them)."""
+    players and start time (the keys ``pi.board.session.GameSession.begin`` adds)."""
     lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
     start = json.loads(lines[0])
     start.update(id=game, board=int(board), round=rnd, started_at="2026-11-22T09:00:00Z")
@@ -111,7 +112,7 @@ class FakeBoard:
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:
             cmd = P.parse_command(msg.payload)
-        except P.BadMessage:
+        except BadMessage:
             return
         if isinstance(cmd, P.Resend):
             self.resends.append(cmd)

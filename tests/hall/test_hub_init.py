@@ -26,7 +26,8 @@ from broker import Broker, free_port
 
 from pi.cli import main
 from pi.board.config import load_config, parse_mqtt_url
-from pi.hall.hub_init import (Hall, HallInitError, hash_password, make_hall, queue_limit,
+from pi.hall.errors import HallInitError
+from pi.hall.hub_init import (Hall, hash_password, make_hall, queue_limit,
                               write_hall)
 
 HALL = "club-7"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pi.board.config import ConfigError
+from pi.board.errors import ConfigError
 from pi.hall.hub_config import hub_config_from_args, load_hub_config, parse_hub_config
 from tests.hall.broker import Broker, free_port
 from tests.hall.hub_rig import ROOT, SAMPLE, FakeBoard, hub_process, request, trace_lines, wait

@@ -59,10 +59,10 @@ def test_any_delivery_with_resends_ends_equal(tmp_path_factory, stream, status_f
         assert path.read_bytes() == "".join(t + "\n" for t in lines).encode()
     newest = max(JOURNALS)
     view = hub.views["3"]
-    assert view.session is not None and view.session.game.id == newest
+    assert view.game is not None and view.game.id == newest
     report = replay_lines(JOURNALS[newest])
-    assert [m.to_dict() for m in view.session.arbiter.game.moves] == report.moves
-    assert view.session.arbiter.game.board.fen() == report.game.board.fen()
-    assert [f.to_dict() for f in view.session.arbiter.flags] == \
+    assert [m.to_dict() for m in view.game.arbiter.game.moves] == report.moves
+    assert view.game.arbiter.game.board.fen() == report.game.board.fen()
+    assert [f.to_dict() for f in view.game.arbiter.flags] == \
         json.loads(json.dumps([f.to_dict() for f in report.flags]))
     assert hub.missing("3") == 0

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from pi.hall import protocol as p
 from pi.board.statedir import make_game_id
+from pi.hall.errors import BadMessage
 
 GAME = make_game_id(datetime(2026, 11, 22, 9, 30, tzinfo=timezone.utc), 4, 7)
 TOPICS = p.Topics("hall-1")
@@ -23,9 +24,9 @@ def test_topics_and_their_parse() -> None:
     assert p.parse_topic(TOPICS, "damiera/hall-1/boards/12/status") == ("12", "status")
     for bad in ("damiera/other/boards/1/state", "damiera/hall-1/boards/1/x",
                 "damiera/hall-1/boards/1/state/more", "damiera/hall-1/boards/a b/state"):
-        with pytest.raises(p.BadMessage):
+        with pytest.raises(BadMessage):
             p.parse_topic(TOPICS, bad)
-    with pytest.raises(p.BadMessage):
+    with pytest.raises(BadMessage):
         p.Topics("a/b")
     assert p.client_id("h", "7") == "damiera-h-board-7" and p.client_id("h") == "damiera-h-hub"
 
@@ -64,7 +65,7 @@ def test_commands_round_trip() -> None:
     b"[" * 100000, b"{" + b" " * p.MAX_PAYLOAD + b"}",
 ])
 def test_bad_journal_messages(payload: bytes) -> None:
-    with pytest.raises(p.BadMessage):
+    with pytest.raises(BadMessage):
         p.parse_journal(payload)
 
 
@@ -75,7 +76,7 @@ def test_bad_journal_messages(payload: bytes) -> None:
     {"id": 5, "action": {"action": "note"}}, {"id": "x", "pairing": {"white": 'say "hi"'}},
 ])
 def test_bad_commands(obj: dict[str, object]) -> None:
-    with pytest.raises(p.BadMessage):
+    with pytest.raises(BadMessage):
         p.parse_command(json.dumps(obj).encode())
 
 
@@ -90,5 +91,5 @@ def test_any_payload_is_read_or_refused_in_one_line(payload: bytes) -> None:
     for reader in (p.parse_journal, p.parse_status, p.parse_command, p.parse_ack):
         try:
             reader(payload)
-        except p.BadMessage as exc:
+        except BadMessage as exc:
             assert "\n" not in str(exc)

@@ -4,6 +4,7 @@ byte-equal to the board's journal, every line reported exactly once and in order
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -112,3 +113,25 @@ def test_sync_is_safe_with_many_games_open(tmp_path, monkeypatch):
     r.close()
     assert len(list((tmp_path / "boards/7/games").iterdir())) == 8
     assert os.listdir(tmp_path / "boards") == ["7"]
+
+
+def test_a_held_game_is_replayed_up_to_its_first_unreadable_line(tmp_path: Path, caplog) -> None:  # type: ignore[no-untyped-def]
+    """The hub's summary of a past game (pi/hall/boardview.py ``game_info``) goes through the
+    engine's replay with its stated policy: an unreadable line ends the replay there, logged."""
+    from engine.replay import replay_lines
+    from pi.hall.boardview import game_info
+    from pi.hall.replica import GameReplica
+
+    real = SAMPLE.read_text(encoding="utf-8").splitlines()
+    whole = game_info(GameReplica("7", GAME, tmp_path / "trace.jsonl", list(real)))
+    assert whole.report is not None
+    assert whole.report.to_json() == replay_lines(real).to_json() and whole.moves > 10
+    cut = 40
+    lines = real[:cut] + ['{"t": 1e308, "type": "lift"'] + real[cut:]
+    with caplog.at_level("WARNING", logger="pi.hall.boardview"):
+        info = game_info(GameReplica("7", GAME, tmp_path / "trace.jsonl", lines))
+    assert f"board 7 game {GAME} line {cut + 1} cannot be read (replay stopped there)" \
+        in caplog.text
+    assert info.report is not None and info.lines == len(lines)
+    assert info.report.to_json()["moves"] == replay_lines(real[:cut]).to_json()["moves"]
+    assert info.start == json.loads(real[0])

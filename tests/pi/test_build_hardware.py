@@ -67,7 +67,7 @@ def test_build_hardware_without_i2c_is_a_clear_error():
 
 def test_importing_pi_needs_no_hardware_library():
     modules = ", ".join("pi.drivers." + m for m in (
-        "buttons", "buzzer", "display", "errors", "expanders", "geometry", "sensors", "serial_link",
+        "buttons", "buzzer", "display", "errors", "expanders", "orientation", "sensors", "serial_link",
         "wiring", "hardware", "bus", "scan_loop", "timebase", "faults", "interrupt", "sensor_groups"))
     code = (f"import sys, {modules}\n"
             "bad = [m for m in ('gpiozero', 'smbus2', 'luma', 'serial', 'RPi', 'lgpio', 'PIL', "

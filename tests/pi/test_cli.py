@@ -81,3 +81,27 @@ def test_pdn_command_prints_the_sample(capsys: pytest.CaptureFixture[str]) -> No
     assert main(["pdn", "pi/samples/italian_sample.pdn"]) == 0
     out = capsys.readouterr().out
     assert out.startswith('[Event "damiera sample game"]') and out.rstrip().endswith("1-0")
+
+
+def test_errors_of_every_family_are_one_line_exit_2(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The command line catches the one root (engine.errors.DamieraError) once: an address in
+    use (a network error), a state directory that cannot be made (a state error) and a config
+    that cannot be read (a configuration error) each give one line and exit status 2."""
+    import socket
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        cases = {
+            "cannot listen": ("run", "--simulate", "--quiet", "--http", f"127.0.0.1:{port}",
+                              "--state-dir", str(tmp_path / "s")),
+            str(blocker): ("run", "--simulate", "--quiet", "--http", "off",
+                           "--state-dir", str(blocker / "sub")),
+            "nope.toml": ("run", "--simulate", "--config", str(tmp_path / "nope.toml")),
+        }
+        for words, args in cases.items():
+            r = run(*args)
+            assert r.returncode == 2 and r.stdout == "", (args, r.stderr)
+            assert len(r.stderr.strip().splitlines()) == 1 and words in r.stderr, r.stderr

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from engine.events import GameStarted
-from pi.board.config import (MAX_CONFIG_BYTES, Config, ConfigError, HttpSpec, MqttSpec, load_config,
+from pi.board.errors import ConfigError
+from pi.board.config import (MAX_CONFIG_BYTES, Config, HttpSpec, MqttSpec, load_config,
                        parse_config)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "pi" / "damiera.example.toml"

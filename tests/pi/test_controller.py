@@ -10,12 +10,13 @@ import pytest
 
 from engine.board import Board
 from engine.events import ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
+from engine.squares import square_mirror, square_sort_key
 from hardware_mocks.clock import FakeClock
 from pi.board.config import Config
 from pi.board.controller import BoardController, Phase
 from pi.drivers.display import DisplayState
 from pi.drivers.faults import SensorFault, SensorFaultCleared
-from pi.board.session import Fed
+from engine.replay import Fed
 from pi.board.statedir import StateDir
 from pi.drivers.timebase import GameTime
 
@@ -64,13 +65,13 @@ def test_set_up_lists_the_squares_to_put_right_then_begins(rig) -> None:  # type
     lines = _journal(c)
     assert lines[0]["type"] == "start" and lines[0]["white"] == "Rossi"
     assert lines[1] == {"t": 0.0, "type": "snapshot",
-                        "occupied": sorted(INITIAL, key=lambda s: (int(s[1:]), s[0]))}
+                        "occupied": sorted(INITIAL, key=square_sort_key)}
     assert [f.line for f in published] == [1, 2]
 
 
 def test_a_board_turned_the_wrong_way_is_said(rig) -> None:  # type: ignore[no-untyped-def]
     c, _, time, screen, _, _, _ = rig
-    mirrored = frozenset(chr(ord("a") + 7 - (ord(s[0]) - ord("a"))) + s[1:] for s in INITIAL)
+    mirrored = frozenset(square_mirror(s, 8) for s in INITIAL)
     c.handle(SnapshotTaken(_stamp(time), mirrored))
     assert c.phase == Phase.SETUP
     assert screen.shown[-1].message == "IT 7.2 board turned the wrong way"
@@ -200,7 +201,7 @@ def test_auto_orientation_is_asked_once_per_arrangement(tmp_path: Path) -> None:
     time = GameTime(clock, epoch=0.0)
     with StateDir.open(tmp_path / "s") as state:
         c = BoardController(Config(), state, time, orient=asked.append, wall=lambda: None)
-        turned = frozenset(chr(ord("a") + 7 - (ord(s[0]) - ord("a"))) + s[1:] for s in INITIAL)
+        turned = frozenset(square_mirror(s, 8) for s in INITIAL)
         c.handle(SnapshotTaken(time.stamp(), turned))
         c.handle(SnapshotTaken(time.stamp(), turned))  # nothing moved: not asked again
         assert asked == [INITIAL] and c.phase == Phase.SETUP
@@ -219,3 +220,88 @@ def test_a_game_from_the_configs_fen(tmp_path: Path) -> None:
         c.handle(SnapshotTaken(time.stamp(), Board(fen, "italian").occupied_algebraic()))
         assert c.phase == Phase.PLAYING
         assert _journal(c)[0]["fen"] == fen
+
+
+# ---------------------------------------------------------------------- the writes: act, set_pairing
+
+
+def test_an_action_is_answered_with_its_own_line_not_another_of_the_same_content(rig) -> None:  # type: ignore[no-untyped-def]
+    """Another source (a serial command, a trace) journals the very same action first: each
+    ``act`` is answered with the line its own input became (no matching by content)."""
+    import asyncio
+
+    from pi.board.arbiter_request import ArbiterRequest
+    c, clock, time, _, _, _, _ = rig
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    queued: list[object] = []
+    c.submit = queued.append  # the daemon's queue, emptied by hand
+
+    async def scenario() -> tuple[Fed, Fed]:
+        first = asyncio.ensure_future(c.act(ArbiterRequest("note", None, "same")))
+        second = asyncio.ensure_future(c.act(ArbiterRequest("note", None, "same")))
+        await asyncio.sleep(0)  # both acts ran up to their wait: their inputs are queued
+        assert len(queued) == 2 and not first.done()
+        c.handle(ArbiterActed(_stamp(time), "note", None, "same"))  # the other source's, first
+        c.handle(queued.pop(1))  # then the second act's, then the first's
+        c.handle(queued.pop(0))
+        return await first, await second
+
+    one, two = asyncio.run(scenario())
+    lines = _journal(c)
+    assert [x.get("text") for x in lines[-3:]] == ["same", "same", "same"]
+    assert (one.line, two.line) == (len(lines), len(lines) - 1)
+    assert one.record == lines[-1] and two.record == lines[-2]
+
+
+def test_an_action_without_a_game_is_refused_then_and_when_its_turn_comes(rig) -> None:  # type: ignore[no-untyped-def]
+    """``no game in play`` (API.md's 409, PROTOCOL.md's refusal): before a game, and for an
+    action queued while the game ended (answered at once, not left to time out)."""
+    import asyncio
+
+    from pi.board.arbiter_request import ArbiterRequest
+    from pi.board.view import ActionRefused
+    c, clock, time, _, _, _, _ = rig
+    with pytest.raises(ActionRefused, match="no game in play"):
+        asyncio.run(c.act(ArbiterRequest("start_clock")))
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    queued: list[object] = []
+    c.submit = queued.append
+
+    async def scenario() -> None:
+        late = asyncio.ensure_future(c.act(ArbiterRequest("note", None, "after the end")))
+        await asyncio.sleep(0)
+        c.handle(ButtonPressed(_stamp(time), "resign", "white"))
+        assert c.phase == Phase.OVER
+        c.handle(queued.pop())
+        with pytest.raises(ActionRefused, match="no game in play"):
+            await asyncio.wait_for(late, 1.0)
+
+    asyncio.run(scenario())
+    assert all(x.get("text") != "after the end" for x in _journal(c))
+
+
+def test_an_action_not_handled_in_time_is_late(rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The 10 s of PROTOCOL.md's ``the board did not journal the action in time``: one timer,
+    the controller's, for the web and the hall alike."""
+    import asyncio
+
+    import pi.board.controller as controller_module
+    from pi.board.arbiter_request import ArbiterRequest
+    from pi.board.view import ActionLate
+    c, clock, time, _, _, _, _ = rig
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    c.submit = lambda item: None  # never handled
+    monkeypatch.setattr(controller_module, "ACT_TIMEOUT", 0.05)
+    with pytest.raises(ActionLate, match="did not journal the action in time"):
+        asyncio.run(c.act(ArbiterRequest("start_clock")))
+
+
+def test_a_pairing_goes_into_the_next_games_start_line_and_the_header(rig) -> None:  # type: ignore[no-untyped-def]
+    c, clock, time, screen, _, _, _ = rig
+    c.set_pairing({"round": "3", "white": "Ann", "black": None}, "r3 Ann - ?")
+    assert screen.shown[-1].title == "r3 Ann - ?"
+    with pytest.raises(ValueError, match="not a pairing field: site"):
+        c.set_pairing({"site": "Roma"}, "")
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    start = _journal(c)[0]
+    assert (start["round"], start["white"], start.get("black")) == ("3", "Ann", None)

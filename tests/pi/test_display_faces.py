@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.clock import BLACK, WHITE, GameClock
+from engine.clock import GameClock
+from engine.colour import BLACK, WHITE
 from engine.clock_display import face_display
 from engine.timecontrol import TimeControl
 from hardware_mocks.display import dummy_oled

@@ -1,6 +1,6 @@
 """The write-ahead journal (pi/board/journal.py): durability under SIGKILL, torn last lines of every
-length, damage kept untouched, fsync really called, a full disk reported and never a silent loss,
-a game begun and resumed in the state directory."""
+length, damage kept untouched, fsync really called, a full disk reported and never a silent loss. A game
+begun and resumed in the state directory is ``pi.board.session``'s (tests/pi/test_session.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.events import GameStarted, PieceLifted, SnapshotTaken
-from engine.trace import parse_trace
-from pi.board.config import parse_config
-from pi.board.journal import (Journal, JournalDamagedError, JournalWriteError, begin_game, encode_line,
-                        fault_cleared_line, fault_line, read_journal, restart_line,
-                        resume_unfinished)
-from pi.board.statedir import StateDir
+from pi.board.errors import JournalDamagedError, JournalWriteError
+from pi.board.journal import (Journal, encode_line, fault_cleared_line, fault_line, read_journal,
+                              restart_line)
 
 ROOT = Path(__file__).resolve().parents[2]
 START = GameStarted(variant="italian", time_control="1800+10", tags=(("white", "Rossi"),))
@@ -164,7 +160,8 @@ def test_file_size_limit_gives_a_clear_error_in_a_real_process(tmp_path: Path) -
     script = textwrap.dedent(f"""
         import resource, signal, sys
         from engine.events import GameStarted, PieceLifted
-        from pi.board.journal import Journal, JournalWriteError
+        from pi.board.errors import JournalWriteError
+        from pi.board.journal import Journal
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
         j = Journal.create({str(path)!r}, GameStarted(variant="italian"))
@@ -315,84 +312,6 @@ def test_encode_line_is_one_line_with_utf8() -> None:
     assert data.count(b"\n") == 1 and "Müller".encode() in data
 
 
-# -- a game's life in the state directory ------------------------------------------------------
-
-def test_begin_then_resume_after_a_crash(tmp_path: Path) -> None:
-    with StateDir.open(tmp_path) as sd:
-        when = datetime(2026, 11, 22, 5, 12, 30, tzinfo=timezone.utc)
-        game, j = begin_game(sd, START, board=7, when=when)
-        assert game.id == "2026-11-22T0512-b07-001"
-        assert j.append(events(2)[1]) == 2
-        j.close()
-        with game.trace.open("ab") as f:
-            f.write(b'{"t": 0.7, "type": "pla')  # the power went out mid-write
-        (game.path / ".game.pdn.99.0.tmp").write_text("half")
-        res = resume_unfinished(sd)
-        assert res.game == game and res.message is None
-        assert res.recovered is not None and res.journal is not None
-        assert res.recovered.start == {**START.to_dict(), "id": game.id,
-                                       "started_at": "2026-11-22T05:12:30Z"}
-        assert len(res.recovered.lines) == 2 and res.recovered.dropped
-        assert res.journal.append(restart_line(res.recovered.last_t, None)) == 3
-        res.journal.close()
-        assert not (game.path / ".game.pdn.99.0.tmp").exists()
-        game.mark_finished("1-0")
-        assert resume_unfinished(sd) == resume_unfinished(sd)  # nothing to resume, twice
-        assert resume_unfinished(sd).game is None
-
-
-def test_damaged_journal_is_abandoned_and_a_new_game_can_start(tmp_path: Path) -> None:
-    with StateDir.open(tmp_path) as sd:
-        game, j = begin_game(sd, START)
-        j.append(events(1)[0])
-        j.close()
-        damaged = game.trace.read_bytes().replace(b'"lift"', b'"lift}')
-        damaged += encode_line(PieceLifted(t=5.0, square="c3"))  # damage is not the last line
-        game.trace.write_bytes(damaged)
-        res = resume_unfinished(sd)
-        assert res.game is None and res.message is not None
-        assert "line 2" in res.message and "new game starts" in res.message
-        assert game.trace.read_bytes() == damaged
-        info = game.finished_info()
-        assert info is not None and info["result"] is None and info["abandoned"] == res.message
-        game2, j2 = begin_game(sd, START)
-        j2.close()
-        assert game2.seq == 2 and resume_unfinished(sd).game == game2
-
-
-def test_a_game_that_cannot_start_leaves_no_folder(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    with StateDir.open(tmp_path) as sd:
-        def enospc(fd: int, data: Any) -> int:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-        monkeypatch.setattr(os, "write", enospc)
-        with pytest.raises(JournalWriteError, match="ENOSPC|No space"):
-            begin_game(sd, START)
-        monkeypatch.undo()
-        assert sd.game_dirs() == []
-        with pytest.raises(ValueError):
-            begin_game(sd, events(1)[0])
-        game, j = begin_game(sd, START)
-        j.close()
-        assert game.seq == 1
-
-
-def test_a_journal_begun_from_the_config_is_a_trace_the_engine_reads(tmp_path: Path) -> None:
-    config = parse_config('variant = "english"\nboard = 3\nsite = "Leeds"\nwhite = "A"\n')
-    with StateDir.open(tmp_path) as sd:
-        game, j = begin_game(sd, config.start_line(), board=config.board)
-        with j:
-            j.append(PieceLifted(t=1.0, square="c3"))
-            j.append(SnapshotTaken(t=2.0, occupied=frozenset({"a1", "c1"})))
-    start, evs = parse_trace(game.trace.read_text().splitlines())
-    assert start == config.game_started()
-    assert evs == [PieceLifted(t=1.0, square="c3"),
-                   SnapshotTaken(t=2.0, occupied=frozenset({"a1", "c1"}))]
-    first = read_journal(game.trace).start
-    assert (first["board"], first["site"], first["id"]) == (3, "Leeds", game.id)
-
-
 @settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=300), st.integers(min_value=0, max_value=10_000))
@@ -416,7 +335,8 @@ def test_any_bytes_are_read_or_refused_as_damage(tmp_path: Path, junk: bytes, wh
 
 FULL_DISK = textwrap.dedent("""
     import sys
-    from pi.board.journal import Journal, JournalWriteError, read_journal
+    from pi.board.errors import JournalWriteError
+    from pi.board.journal import Journal, read_journal
     from pi.board.statedir import atomic_write
     path = sys.argv[1] + "/trace.jsonl"
     atomic_write(sys.argv[1] + "/game.pdn", "old")

@@ -4,8 +4,10 @@ plus a ``restart`` line (TRACE.md)."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -14,9 +16,13 @@ from engine.board import Board
 from engine.decisions import GameEnded, MoveCommitted
 from engine.events import ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
 from engine.replay import replay_lines
-from pi.board.journal import JournalDamagedError, JournalWriteError
+from engine.errors import TraceError
+from engine.trace import parse_trace
+from pi.board.config import parse_config
+from pi.board.errors import JournalDamagedError, JournalWriteError
+from pi.board.journal import Journal
 from pi.board.session import GameSession
-from pi.board.statedir import GameDir, StateDir
+from pi.board.statedir import GameDir, StateDir, StateDirError
 
 START = {"type": "start", "variant": "italian", "fen": None, "clock": True, "transcribed": True,
          "time_control": "600", "white": "Rossi", "black": "Bianchi"}
@@ -48,6 +54,80 @@ def test_begin_writes_the_start_line_and_the_files(state: StateDir) -> None:
     assert "-b07-" in session.game.id and lines[0]["started_at"].endswith("+00:00")
     assert session.game.pdn.read_text().startswith("[Event")
     assert json.loads(session.game.report.read_text())["result"] == "*"
+
+
+def test_begin_names_the_game_and_stamps_its_start_as_the_daemon_writes_it(
+        state: StateDir) -> None:
+    when = datetime(2026, 11, 22, 5, 12, 30, 250_000, tzinfo=timezone.utc)
+    session = GameSession.begin(state, START, board=7, when=when)
+    assert session.game.id == "2026-11-22T0512-b07-001"
+    first = _journal(session)[0]
+    assert first == {**START, "id": session.game.id,
+                     "started_at": "2026-11-22T05:12:30.250+00:00"}
+    # a naive time is UTC, an aware one is turned into UTC
+    session.close()
+    session.game.mark_finished("1-0")
+    naive = GameSession.begin(state, START, when=datetime(2026, 11, 22, 6, 0, 0))
+    assert _journal(naive)[0]["started_at"] == "2026-11-22T06:00:00.000+00:00"
+
+
+def test_a_game_whose_journal_cannot_be_created_leaves_nothing_and_the_next_begins(
+        state: StateDir, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_create = Journal.create
+    calls = []
+
+    def create_once_failing(path, start):  # type: ignore[no-untyped-def]
+        calls.append(path)
+        if len(calls) == 1:
+            raise JournalWriteError(f"{path}: cannot create the journal: No space left on device")
+        return real_create(path, start)
+
+    monkeypatch.setattr(Journal, "create", create_once_failing)
+    with pytest.raises(JournalWriteError, match="No space"):
+        GameSession.begin(state, START)
+    assert state.game_dirs() == [] and state.unfinished() is None
+    session = GameSession.begin(state, START)  # the next game is not refused
+    assert session.game.seq == 1 and _journal(session)[0]["id"] == session.game.id
+
+
+def test_a_full_disk_at_the_first_line_leaves_no_folder(
+        state: StateDir, monkeypatch: pytest.MonkeyPatch) -> None:
+    def enospc(fd: int, data: object) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "write", enospc)
+    with pytest.raises(JournalWriteError, match="ENOSPC|No space"):
+        GameSession.begin(state, START)
+    monkeypatch.undo()
+    assert state.game_dirs() == []
+    assert GameSession.begin(state, START).game.seq == 1
+
+
+def test_a_start_the_rules_refuse_creates_nothing(state: StateDir) -> None:
+    with pytest.raises(TraceError):
+        GameSession.begin(state, {**START, "variant": "checkers"})
+    with pytest.raises(TraceError):
+        GameSession.begin(state, {"t": 0.0, "type": "lift", "square": "e3"})
+    assert state.game_dirs() == []
+
+
+def test_an_unfinished_game_blocks_a_new_one(state: StateDir) -> None:
+    GameSession.begin(state, START).close()
+    with pytest.raises(StateDirError, match="unfinished"):
+        GameSession.begin(state, START)
+
+
+def test_a_journal_begun_from_the_config_is_a_trace_the_engine_reads(state: StateDir) -> None:
+    config = parse_config('variant = "english"\nboard = 3\nsite = "Leeds"\nwhite = "A"\n')
+    session = GameSession.begin(state, config.start_line(), board=config.board)
+    session.feed(PieceLifted(1.0, "c3"))
+    session.feed(SnapshotTaken(2.0, frozenset({"a1", "c1"})))
+    session.close()
+    start, evs = parse_trace(session.game.trace.read_text().splitlines())
+    assert start == config.game_started()
+    assert evs == [PieceLifted(1.0, "c3"), SnapshotTaken(2.0, frozenset({"a1", "c1"}))]
+    first = _journal(session)[0]
+    assert (first["board"], first["site"], first["id"]) == (3, "Leeds", session.game.id)
 
 
 def test_the_journal_is_durable_before_the_arbiter_sees_the_event(
@@ -171,8 +251,11 @@ def test_a_torn_last_line_is_dropped_at_resume(state: StateDir) -> None:
     session.close()
     with open(session.game.trace, "ab") as f:
         f.write(b'{"t": 3.0, "type": "li')  # the power went mid-write
+    stale = session.game.path / ".game.pdn.99.0.tmp"  # an atomic rewrite cut short
+    stale.write_text("half")
     resumed = GameSession.resume(state.unfinished(), wall_now=None)
     assert [line["type"] for line in _journal(resumed)][-2:] == ["button", "restart"]
+    assert not stale.exists()
 
 
 def test_a_damaged_journal_is_kept_and_refused(state: StateDir) -> None:
@@ -213,3 +296,25 @@ def test_a_flag_falling_by_time_alone_is_journaled_as_the_end(state: StateDir) -
     assert end is not None and end.record == {"t": 7.0, "type": "end"}
     replayed = replay_lines(session.game.trace.read_text().splitlines())
     assert replayed.game.result == session.arbiter.game.result == "1-0"
+
+
+def test_resume_passes_over_a_line_the_arbiter_fails_on(
+        state: StateDir, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The session's policy (engine.replay): an arbiter failure is logged and its line passed
+    over, as in play; the game is resumed, not abandoned."""
+    from engine.arbiter import Arbiter
+    session = GameSession.begin(state, START)
+    _opening(session)
+    session.close()
+    real = Arbiter.feed
+
+    def feed(self, event):  # type: ignore[no-untyped-def]
+        if isinstance(event, PiecePlaced):
+            raise RuntimeError("a bug")
+        return real(self, event)
+
+    monkeypatch.setattr(Arbiter, "feed", feed)
+    with caplog.at_level("ERROR", logger="pi.board.session"):
+        resumed = GameSession.resume(state.unfinished(), wall_now=None)
+    assert "line 4: the arbiter failed" in caplog.text
+    assert _journal(resumed)[-1]["type"] == "restart" and not resumed.finished

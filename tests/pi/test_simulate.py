@@ -158,7 +158,7 @@ def test_events_closer_than_the_debounce_keep_their_order(tmp_path: Path) -> Non
 
 
 def test_a_button_the_wiring_lacks_goes_through_the_daemons_queue(tmp_path: Path) -> None:
-    wiring = (ROOT / "pi" / "wiring" / "mcp23017_8x8.toml").read_text()
+    wiring = (ROOT / "pi" / "drivers" / "wiring" / "mcp23017_8x8.toml").read_text()
     cut = wiring.index("[buttons.white]")
     trimmed = wiring[:cut] + "[buttons.white]\nclock = 5\n\n[buttons.black]\nclock = 22\n" + \
         wiring[wiring.index("[buzzer]"):]

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from pi.board.statedir import (GameId, StateDir, StateDirError, atomic_write, make_game_id,
+from pi.board.errors import StateDirError
+from pi.board.statedir import (GameId, StateDir, atomic_write, make_game_id,
                          parse_game_id, resolve_state_dir)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +60,8 @@ def test_new_games_unfinished_and_finished(tmp_path: Path) -> None:
 
 
 def test_state_dir_lock_is_exclusive(tmp_path: Path) -> None:
-    script = ("import sys\nfrom pi.board.statedir import StateDir, StateDirBusyError\n"
+    script = ("import sys\nfrom pi.board.statedir import StateDir\n"
+              "from pi.board.errors import StateDirBusyError\n"
               "try:\n    StateDir.open(sys.argv[1])\nexcept StateDirBusyError as e:\n"
               "    print(e)\n")
     with StateDir.open(tmp_path):

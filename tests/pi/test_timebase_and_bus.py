@@ -39,16 +39,16 @@ def test_one_epoch_for_sensors_buttons_and_serial_link():
         assert hw.scanner.time is hw.buttons.time is hw.serial_link.time is time_source
         assert hw.start() == [SnapshotTaken(10.0, ITALIAN)]
         clock.advance(5.0)
-        time_source.set_epoch()  # a new game: t counts from now for every part at once
         board.lift("d3")
         hw.scanner.scan()
         clock.advance(0.03)
-        assert hw.scanner.scan() == [PieceLifted(0.0, "d3")]  # t went back to 0, on purpose
+        # every stamper counts from the one fixed epoch (a game's own zero is the controller's)
+        assert hw.scanner.scan() == [PieceLifted(15.0, "d3")]
         tap(factory, wiring.buttons["white"]["clock"])
         presses = drain_presses(out)
-        assert presses == [ButtonPressed(0.03, "clock", "white")]
+        assert presses == [ButtonPressed(15.03, "clock", "white")]
         assert hw.serial_link.handle_line(b'{"type":"button","name":"clock","side":"black"}') \
-            == ButtonPressed(0.03, "clock", "black")
+            == ButtonPressed(15.03, "clock", "black")
     finally:
         hw.stop()
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from engine.squares import numbered_squares, square_mirror
+
 W, B = "white", "black"
 INT_START = "1-20,31-50"
 
@@ -39,8 +41,7 @@ def _en_number(f: int, rank: int) -> int:
 
 def alg8(n: int) -> str:
     """Algebraic name of English / Brazilian square n (seen from White's side)."""
-    r, i = divmod(n - 1, 4)
-    return "abcdefgh"[2 * i + (1 - r % 2)] + str(8 - r)
+    return numbered_squares(8, first_dark_file_even=False)[n - 1]
 
 
 def it_to_en(n: int) -> int:
@@ -96,22 +97,17 @@ def translate_fen(fen: str, sq: Callable[[int], int], swap: bool) -> str:
 def mirrored_start(number_to_alg: Callable[[int], str], squares: list[int], size: int) -> str:
     """A snapshot token of the initial position on a board turned the wrong way (IT 7.2, EN 7.2,
     INT 5.1): every piece on the square mirrored left to right, i.e. on the light squares."""
-    names = []
-    for n in squares:
-        a = number_to_alg(n)
-        names.append("abcdefghij"[size - 1 - "abcdefghij".index(a[0])] + a[1:])
-    return "S:" + ",".join(names)
+    return "S:" + ",".join(square_mirror(number_to_alg(n), size) for n in squares)
 
 
 def alg_it(n: int) -> str:
-    f, rank = _it_file_rank(n)
-    return "abcdefgh"[f] + str(rank)
+    """Algebraic name of Italian square n (IT 2.4: 1 = a8)."""
+    return numbered_squares(8, first_dark_file_even=True)[n - 1]
 
 
 def alg10(n: int) -> str:
     """Algebraic name of international square n (Manoury: 1 = b10 … 50 = i1)."""
-    r, i = divmod(n - 1, 5)
-    return "abcdefghij"[2 * i + (1 - r % 2)] + str(10 - r)
+    return numbered_squares(10, first_dark_file_even=False)[n - 1]
 
 
 def rng(a: int, b: int) -> list[int]:

@@ -55,7 +55,7 @@ def test_trace_is_the_journal_and_game_files_need_the_token(rig: Rig) -> None:
     assert status == 200
     lines = [json.loads(x) for x in body.decode().splitlines()]
     assert lines[0]["type"] == "start" and lines[0]["id"] == rig.state_now()["game_id"]
-    assert body == Path(rig.server.controller.session.game.trace).read_bytes()[:len(body)]
+    assert body == Path(rig.controller.session.game.trace).read_bytes()[:len(body)]
     for path in ("/game.pdn", "/api/games"):
         assert rig.request("GET", path)[0] == 401
         assert rig.request("GET", path, token=rig.token)[0] == 200
@@ -139,7 +139,7 @@ def test_arbiter_action_answers_once_journaled_with_its_line(rig: Rig) -> None:
     assert status == 200
     assert data["record"] == {"t": data["record"]["t"], "type": "arbiter", "action": "note",
                               "text": "clock checked"}
-    journal = Path(rig.server.controller.session.game.trace).read_text().splitlines()
+    journal = Path(rig.controller.session.game.trace).read_text().splitlines()
     assert json.loads(journal[data["line"] - 1]) == data["record"]
     assert any(d["type"] == "FlagRaised" for d in data["decisions"])
 
@@ -326,17 +326,21 @@ def test_http_address_in_use_is_one_line_exit_2(tmp_path: Path,
 
 
 def test_arbiter_answer_is_its_own_line_when_others_journal_arbiter_lines(rig: Rig) -> None:
-    """Another source's arbiter line (a trace acted by the simulator, a serial command) journaled
-    first does not answer the web's request."""
+    """Another source's arbiter line (a trace acted by the simulator, a serial command), of the
+    very same content, journaled first does not answer the web's request: the answer is the
+    line the request itself became."""
     from engine.events import ArbiterActed
-    controller = rig.server.controller
+    controller = rig.controller
     assert rig.loop is not None
-    rig.loop.call_soon_threadsafe(rig.server.inbox.put_nowait,
-                                  ArbiterActed(controller.time.stamp(), "note", None, "other"))
-    status, data = rig.json("POST", "/api/arbiter", {"action": "note", "text": "mine"},
+    rig.loop.call_soon_threadsafe(controller.submit,
+                                  ArbiterActed(controller.time.stamp(), "note", None, "same"))
+    status, data = rig.json("POST", "/api/arbiter", {"action": "note", "text": "same"},
                             token=rig.token)
-    assert status == 200 and data["record"]["text"] == "mine"
-    assert rig.server.actions_waiting == 0
+    assert status == 200 and data["record"]["text"] == "same"
+    journal = Path(controller.session.game.trace).read_text().splitlines()
+    assert json.loads(journal[data["line"] - 1]) == data["record"]
+    notes = [n for n, x in enumerate(journal, start=1) if json.loads(x).get("text") == "same"]
+    assert notes == [data["line"] - 1, data["line"]]
 
 
 def test_daemon_stops_promptly_with_live_clients(tmp_path: Path) -> None:
@@ -363,7 +367,7 @@ def test_replay_gives_the_arbiters_state_after_every_journal_line(tmp_path: Path
         assert r.request("GET", "/api/replay")[0] == 401
         _, body = r.json("GET", "/api/replay", token=r.token)
         states = body["states"]
-        journal = Path(r.server.controller.session.game.trace).read_text().splitlines()
+        journal = Path(r.controller.session.game.trace).read_text().splitlines()
         assert body["game_id"] == r.state_now()["game_id"]
         assert [s["record"] for s in states] == [json.loads(x) for x in journal]
         assert [s["line"] for s in states] == list(range(1, len(journal) + 1))

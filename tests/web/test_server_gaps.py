@@ -6,15 +6,15 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from engine.clock import GameClock
+from engine.colour import WHITE
 from engine.timecontrol import TimeControl
 from pi.board.config import Config
-from pi.web.views import LIDRAUGHTS_GAMETYPE_RE, clock_dict
+from pi.web.views import LIDRAUGHTS_GAMETYPE_RE, clock_at
 from web_rig import SSE, Rig
 
 
@@ -112,11 +112,9 @@ def test_the_clock_object_counts_each_sides_moves(tmp_path: Path) -> None:
 def test_the_clock_object_says_which_face_is_in_mosse_lampo() -> None:
     """COMP 3.11.3, 5.6: 60 s then 30 s a move; past 60 s White's face times the move."""
     clock = GameClock(TimeControl.parse("60:1/30"))
-    clock.start("white", 0.0)  # type: ignore[arg-type]
+    clock.start(WHITE, 0.0)
     clock.poll(61.0)
-    session = SimpleNamespace(arbiter=SimpleNamespace(clock=clock), last_t=61.0)
-    controller = SimpleNamespace(session=session, phase="playing", now=lambda: 61.0)
-    out = clock_dict(controller)
+    out = clock_at(clock, 61.0, 61.0)
     assert out is not None
     assert out["lampo"] == {"white": True, "black": False}
     assert out["white"] == 29.0 and out["black"] == 60.0

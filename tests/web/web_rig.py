@@ -75,6 +75,11 @@ class Rig:
             self.error = exc
             self._ready.set()
 
+    @property
+    def controller(self) -> Any:
+        """The daemon's BoardController (the board the server reads)."""
+        return self.server.board
+
     def __exit__(self, *exc: object) -> None:
         if self.loop is not None and self.stop_event is not None:
             self.loop.call_soon_threadsafe(self.stop_event.set)

@@ -1,6 +1,6 @@
 // Board geometry, PDN FEN and the SVG diagram, shared by the three pages (no build step).
 //
-// The numbering is engine/variants.py's Geometry, line for line: square n (1-based) is on row
+// The numbering is engine/squares.py's numbered_squares, line for line: square n (1-based) is on row
 // r = (n-1) div half counted from the top (Black's side), column c = (n-1) mod half; its file is
 // 2c + offset, offset = (r + (firstDarkFileEven ? 0 : 1)) mod 2; its rank is size-1-r.
 // Italian: 1 = a8 ... 32 = h1; English, Brazilian: 1 = b8 ... 32 = g1; international: 1 = b10 ... 50 = i1.

@@ -1,35 +1,11 @@
-"""Square names, rotations and orientation detection."""
+"""Orientation detection: the rotation (engine.squares) turning the sensed pieces into the expected."""
 
 import pytest
-from hypothesis import given, strategies as st
 
+from engine.squares import parse_square, unrotate_square
 from hardware_mocks.positions import initial_occupancy
 from pi.drivers.errors import OrientationError
-from pi.drivers.geometry import (all_squares, detect_orientation, parse_square, rotate_square,
-                         square_sort_key, unrotate_square)
-
-
-def test_parse_and_sort():
-    assert parse_square("a1", 8) == (0, 0)
-    assert parse_square("j10", 10) == (9, 9)
-    for bad in ("j10", "a9", "a0", "i1", "a01", "", "e"):
-        with pytest.raises(ValueError):
-            parse_square(bad, 8)
-    assert sorted(["g3", "b4", "c3", "e3"], key=square_sort_key) == ["c3", "e3", "g3", "b4"]
-
-
-def test_rotation_quarter_turn_is_documented():
-    # 90°: the physical a-file faces White, physical a8 becomes White's a1.
-    assert rotate_square("a8", 1, 8) == "a1"
-    assert rotate_square("a1", 1, 8) == "h1"
-    assert rotate_square("a1", 2, 8) == "h8"
-    assert rotate_square("c3", 4, 8) == "c3"
-
-
-@given(st.sampled_from([8, 10]), st.integers(0, 3), st.data())
-def test_unrotate_inverts_rotate(size, k, data):
-    s = data.draw(st.sampled_from(all_squares(size)))
-    assert unrotate_square(rotate_square(s, k, size), k, size) == s
+from pi.drivers.orientation import detect_orientation
 
 
 @pytest.mark.parametrize("size", [8, 10])

@@ -1,0 +1,50 @@
+"""Exceptions of one board's daemon: its configuration, its state directory and its journals.
+
+Each message is one line naming the file (and the key, for a configuration), shown as is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.errors import ConfigurationError, StateError
+
+__all__ = ["ConfigError", "StateDirError", "StateDirBusyError", "JournalError", "JournalWriteError",
+           "JournalDamagedError"]
+
+
+class ConfigError(ConfigurationError):
+    """A configuration file that cannot be read or holds a bad value: one line, file and key."""
+
+    def __init__(self, source: str, key: str, problem: str) -> None:
+        super().__init__(f"{source}: {key}: {problem}" if key else f"{source}: {problem}")
+        self.source = source
+        self.key = key
+        self.problem = problem
+
+
+class StateDirError(StateError):
+    """The state directory cannot be used (missing permission, not a directory, full...); one line."""
+
+
+class StateDirBusyError(StateDirError):
+    """Another process holds the state directory's lock (a second daemon on the same board)."""
+
+
+class JournalError(StateError):
+    """Base class of the journal's errors; each message is one line naming the file."""
+
+
+class JournalWriteError(JournalError):
+    """An append failed: the line is not in the journal."""
+
+
+class JournalDamagedError(JournalError):
+    """The journal is damaged beyond a torn last line: kept untouched, a new game must start."""
+
+    def __init__(self, path: Path, line: int, problem: str) -> None:
+        super().__init__(f"{path}: line {line}: {problem}; the journal is kept as it is and a "
+                         "new game starts")
+        self.path = path
+        self.line = line
+        self.problem = problem
