@@ -10,10 +10,10 @@ game ended, squares to put right, clock events), each citing its article. Read-o
 
 Where each rule lives: the :class:`Arbiter` composes three collaborators and handles the events
 (lifts and places: IT 3.7-3.11, 5.10-5.13; buttons: COMP 4.5, 6.15, IT 8.2, 9.3, 10.2; the
-arbiter's actions and snapshots: IT 7.1-7.8; time: COMP 4.8, 5.7). ``engine.arbiter_state`` holds
+arbiter's actions and snapshots: IT 7.1-7.8; time: COMP 4.8, 5.7). ``engine.arbiter_memory`` holds
 what it knows (the record, the flags, the pending irregularity, the clock's operation, COMP 4.13)
 and gives the decisions out; ``engine.arbiter_judge`` names what the board shows and does what
-follows (committing, IT 8.1-8.4 irregularities and their decision, IT 7.8), handed that state;
+follows (committing, IT 8.1-8.4 irregularities and their decision, IT 7.8), handed that memory;
 ``engine.tracking`` follows the pieces of a turn; ``engine.articles`` gives every code.
 
 How a move is recognised (STYLE.md, after picochess): the arbiter follows which piece stands where
@@ -51,7 +51,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from engine.arbiter_judge import Judge, judge, square_label
-from engine.arbiter_state import ArbiterState
+from engine.arbiter_memory import ArbiterMemory
 from engine.board import Board, Move
 from engine.clock import BothFlagsFell, ClockState, FlagFell, GameClock
 from engine.clock_display import LAMPO_COUNTDOWN
@@ -85,37 +85,37 @@ class Arbiter:
     turn), :attr:`variant`, :attr:`start`; :meth:`next_deadline` says when time alone will change
     something.
 
-    Composed of an :class:`~engine.arbiter_state.ArbiterState` (what it knows), a
-    :class:`~engine.arbiter_judge.Judge` handed that state (what follows from what the board
-    shows) and, through the state, the :class:`~engine.tracking.TurnTracker` of the turn and the
-    :class:`~engine.arbiter_state.Timekeeper`; this class handles the events.
+    Composed of an :class:`~engine.arbiter_memory.ArbiterMemory` (what it knows), a
+    :class:`~engine.arbiter_judge.Judge` handed that memory (what follows from what the board
+    shows) and, through the memory, the :class:`~engine.tracking.TurnTracker` of the turn and the
+    :class:`~engine.arbiter_memory.Timekeeper`; this class handles the events.
     """
 
     def __init__(self, start: GameStarted) -> None:
-        self._state = ArbiterState(start)
-        self._judge = Judge(self._state)
+        self._memory = ArbiterMemory(start)
+        self._judge = Judge(self._memory)
         # the clock's operator and the set-once facts read on every event, held at hand
-        self._keeper = self._state.timekeeper
+        self._keeper = self._memory.timekeeper
         self._clock = self._keeper.clock
         self._clock_mode = start.clock
         self._settle = start.settle
-        self._game = self._state.game
+        self._game = self._memory.game
 
     # ------------------------------------------------------------------ read-only views
 
     @property
     def start(self) -> GameStarted:
         """The start line the game was begun from."""
-        return self._state.start
+        return self._memory.start
 
     @property
     def variant(self) -> Variant:
-        return self._state.variant
+        return self._memory.variant
 
     @property
     def game(self) -> Game:
         """The official record (read it; the arbiter alone changes it)."""
-        return self._state.game
+        return self._memory.game
 
     @property
     def clock(self) -> GameClock | None:
@@ -126,23 +126,23 @@ class Arbiter:
     @property
     def flags(self) -> list[Flag]:
         """Every flag so far, each in its current status (a copy of the list)."""
-        return self._state.flags
+        return self._memory.flags
 
     @property
     def board(self) -> Board:
         """The official position (the game's board)."""
-        return self._state.board
+        return self._memory.board
 
     @property
     def sensed(self) -> frozenset[str]:
         """The occupancy the sensors report, as algebraic names."""
-        return frozenset(self._state.sensed)
+        return frozenset(self._memory.sensed)
 
     @property
     def pending(self) -> Flag | None:
         """The irregularity waiting for the opponent's decision, if any."""
-        p = self._state.pending
-        return None if p is None else self._state.flag(p.flag_id)
+        p = self._memory.pending
+        return None if p is None else self._memory.flag(p.flag_id)
 
     @property
     def squares_to_fix(self) -> list[str]:
@@ -150,19 +150,19 @@ class Arbiter:
         must show: during a correction (IT 8.4) the position before the irregular move, after a
         disturbance (IT 7.8) or with a piece on a light square (IT 7.5) the last position. Empty
         when nothing is to be put right."""
-        return self._state.squares_to_fix()
+        return self._memory.squares_to_fix()
 
     @property
     def tracking(self) -> TurnTracker:
         """The pieces of the turn (``engine.tracking``): what stands where, what is in the hand.
         Read it; the arbiter alone changes it."""
-        return self._state.tracker
+        return self._memory.tracker
 
     # ------------------------------------------------------------------ events in, decisions out
 
     def feed(self, event: Event) -> list[Decision]:
         """Process one event (its ``t`` never earlier than the last); returns its decisions."""
-        s = self._state
+        s = self._memory
         if isinstance(event, DaemonRestarted):
             return self._on_restart(event)
         self._fire_timers(event.t)
@@ -210,7 +210,7 @@ class Arbiter:
     def advance(self, t: float) -> list[Decision]:
         """Time has reached ``t`` with no event: the settle timer of a game without clock, a flag
         falling, a step of the mosse-lampo countdown. Returns the decisions."""
-        s = self._state
+        s = self._memory
         self._fire_timers(t)
         s.now = max(s.now, t)
         self._check_time(self._held(t))
@@ -222,7 +222,7 @@ class Arbiter:
         a decision): the settle timer of a game without clock (TRACE.md), the running face
         reaching zero (COMP 4.8; or mosse lampo beginning, COMP 5.6), the next word of the
         mosse-lampo countdown (COMP 5.7). None when nothing will happen until an event."""
-        s = self._state
+        s = self._memory
         times: list[float] = []
         if self._timer_armed():
             times.append(s.tracker.last_change + self._settle)
@@ -248,7 +248,7 @@ class Arbiter:
         commit, no flag fall: the players were not playing), except that a move the board
         showed complete without clock is committed (IT 3.5). The snapshot that follows is
         checked like any other."""
-        s = self._state
+        s = self._memory
         before = s.now
         self._keeper.stop(before)
         if (not self._clock_mode and s.correcting is None and s.pending is None
@@ -269,7 +269,7 @@ class Arbiter:
         go by zero; a move the board shows complete is in time though the clock is pressed
         after, so while it is shown the clock is read only up to the moment it was let go (its
         flag falls then only if that moment came after zero)."""
-        s = self._state
+        s = self._memory
         c = self._clock
         if (c is None or not self._clock_mode or c.running is None or c.control.lampo is None
                 or s.pending is not None or s.correcting is not None
@@ -297,7 +297,7 @@ class Arbiter:
 
     def _timer_armed(self) -> bool:
         """No clock: a move shown (or a piece put down) waits for ``settle`` quiet seconds."""
-        s = self._state
+        s = self._memory
         if self._clock_mode or self._game.outcome is not None:
             return False
         if s.correcting is not None or s.pending is not None or not s.tracker.touches:
@@ -311,7 +311,7 @@ class Arbiter:
         """The capturing piece stands on its end square and some captured pieces are still on
         the board: the capture is not complete until the last is off (IT 5.13, INT 4.12), however
         slowly they come off; nothing is judged yet (no clock: the move is not complete)."""
-        s = self._state
+        s = self._memory
         if s.light_pieces():
             return None
         j = judge(s.tracker.ref, s.tracker.on_board(), None, None)
@@ -319,7 +319,7 @@ class Arbiter:
 
     def _fire_timers(self, t: float, force: bool = False) -> None:
         """No clock: commit the move on the board after ``settle`` quiet seconds (TRACE.md)."""
-        s = self._state
+        s = self._memory
         if self._clock_mode or self._game.outcome is not None:
             return
         if s.correcting is not None or s.pending is not None or not s.tracker.touches:
@@ -340,7 +340,7 @@ class Arbiter:
         """No clock: a move is made when the piece is let go (IT 3.5). The game ending now
         (resignation, draw agreed, adjudication) keeps the complete legal move the board shows,
         before its settle time is up."""
-        s = self._state
+        s = self._memory
         if (not self._clock_mode and s.pending is None and s.correcting is None
                 and s.tracker.touches and frozenset(s.sensed) in s.tracker.after):
             if s.tracker.maybe_brush is not None:
@@ -350,7 +350,7 @@ class Arbiter:
     def _opponent_moves_on(self, origin: int | None) -> bool:
         """No clock: the piece lifted at ``origin`` is no captured piece of the capture whose
         removal is under way: the opponent moves on (IT 8.3)."""
-        s = self._state
+        s = self._memory
         awaited = self._awaited_capture()
         if awaited is None:
             return False
@@ -363,7 +363,7 @@ class Arbiter:
     # ------------------------------------------------------------------ lifts and places
 
     def _on_lift(self, t: float, name: str) -> None:
-        s = self._state
+        s = self._memory
         if self._game.outcome is not None:
             self._raw_lift(t, name)
             return
@@ -404,14 +404,14 @@ class Arbiter:
         self._judge.check_restored(t)
 
     def _raw_lift(self, t: float, name: str) -> None:
-        s = self._state
+        s = self._memory
         if name not in s.sensed:
             return
         s.sensed.discard(name)
         s.tracker.lift(t, name)
 
     def _on_place(self, t: float, name: str) -> None:
-        s = self._state
+        s = self._memory
         if name in s.sensed:
             return  # a piece put on an occupied square (a crowning stack) changes no sensor
         brush = self._settle_brush(t, name)
@@ -449,7 +449,7 @@ class Arbiter:
     def _settle_brush(self, t: float, placed: str | None) -> bool:
         """Decide about a lift made with another piece in the hand: put straight back, a brush
         (returns True); otherwise a touch like any other."""
-        s = self._state
+        s = self._memory
         b = s.tracker.maybe_brush
         if b is None:
             return False
@@ -461,7 +461,7 @@ class Arbiter:
 
     def _judge_touch(self, t: float, name: str, origin: int | None) -> None:
         """IT 3.7-3.11 on a lift (a sensor sees a lift, not a touch)."""
-        s = self._state
+        s = self._memory
         if origin is None or s.correcting is not None or self._game.outcome is not None:
             return
         piece = s.tracker.ref.piece_at(origin)
@@ -478,7 +478,7 @@ class Arbiter:
     # ------------------------------------------------------------------ buttons
 
     def _on_button(self, e: ButtonPressed) -> None:
-        s = self._state
+        s = self._memory
         side = e.side
         t = e.t
         if self._game.outcome is not None:
@@ -511,7 +511,7 @@ class Arbiter:
             self._on_repetition(t, side)
 
     def _on_clock(self, t: float, side: Colour) -> None:
-        s = self._state
+        s = self._memory
         if s.correcting is not None:
             s.raise_flag(t, "press_in_correction", side, "noted",
                          "clock pressed during a correction: the position is not restored yet")
@@ -538,7 +538,7 @@ class Arbiter:
         self._judge.complete(t, side)
 
     def _on_decision(self, t: float, side: Colour, name: str) -> None:
-        s = self._state
+        s = self._memory
         if s.pending is None:
             self._judge_previous_mover(t, side)
         p = s.pending
@@ -557,7 +557,7 @@ class Arbiter:
     def _judge_previous_mover(self, t: float, side: Colour) -> None:
         """The player on move demands a decision before moving: the board may show a takeback
         (IT 8.1.4) or a second move (IT 8.1.1) of his opponent."""
-        s = self._state
+        s = self._memory
         if side != s.mover() or not self._game.moves or s.light_pieces():
             return
         if s.shows_ref():
@@ -569,7 +569,7 @@ class Arbiter:
     def _on_draw_offer(self, t: float, side: Colour) -> None:
         """COMP 6.15: only after one's own move and before pressing the clock; not repeated after
         a refusal until the opponent offers."""
-        s = self._state
+        s = self._memory
         c = s.mover()
         shown = frozenset(s.sensed) in s.tracker.after
         own_move_done = (side == c and shown) if self._clock_mode else (
@@ -587,7 +587,7 @@ class Arbiter:
 
     def _on_count(self, t: float, side: Colour | None, imposed: bool) -> None:
         """IT/EN 10.1-10.2: the move-count procedure, requested or imposed."""
-        s = self._state
+        s = self._memory
         if s.variant.draws.count_moves == 0:
             s.raise_flag(t, "no_procedure", side, "noted",
                          "no move-count procedure in this variant (automatic draws apply)")
@@ -602,7 +602,7 @@ class Arbiter:
 
     def _on_repetition(self, t: float, side: Colour) -> None:
         """IT 9.3b: the repetition claimed and verified at once by the board."""
-        s = self._state
+        s = self._memory
         d = s.variant.draws
         if d.repetition_automatic or not d.repetitions:
             s.raise_flag(t, "no_procedure", side, "noted", "no repetition claim in this variant")
@@ -618,7 +618,7 @@ class Arbiter:
     # ------------------------------------------------------------------ arbiter and snapshots
 
     def _on_arbiter(self, e: ArbiterActed) -> None:
-        s = self._state
+        s = self._memory
         t = e.t
         a = e.action
         if a == "note":
@@ -639,7 +639,7 @@ class Arbiter:
             self._judge.restore(t)
 
     def _on_snapshot(self, e: SnapshotTaken) -> None:
-        s = self._state
+        s = self._memory
         t = e.t
         if (s.started or s.tracker.touches) and set(e.occupied) == s.sensed:
             # What the board already showed (a snapshot after a restart or a sensor fault, a

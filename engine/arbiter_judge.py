@@ -16,7 +16,7 @@ a plain move while a capture is due (8.1.6); pieces removed by no possible captu
 other displacement (8.1.2). More than one piece displaced, or pieces appearing: a disturbance (IT
 7.8), which is not judged but put right.
 
-:class:`Judge` acts on the verdict, handed the arbiter's state (``engine.arbiter_state``): a
+:class:`Judge` acts on the verdict, handed the arbiter's memory (``engine.arbiter_memory``): a
 regular move is committed (touch-move, IT 3.7; the order of removal, IT 5.12, INT 4.11); an
 irregularity is written in and held for the opponent (IT 8.2), then kept (IT 8.3) or corrected
 (IT 8.4); a disturbance waits until the board is put right (IT 7.8).
@@ -29,7 +29,7 @@ import logging
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.arbiter_state import ArbiterState, Pending
+from engine.arbiter_memory import ArbiterMemory, Pending
 from engine.articles import article, defines, kind_of
 from engine.board import Board, Move
 from engine.clock import BothFlagsFell, ClockPressed, FlagFell
@@ -252,25 +252,25 @@ class Judge:
     """What follows from what the board shows: a move committed, an irregularity held for the
     opponent's decision, corrected or kept (IT 8.1-8.4), a disturbance put right (IT 7.8).
 
-    Handed the arbiter's :class:`~engine.arbiter_state.ArbiterState`, it reads the pieces of the
+    Handed the arbiter's :class:`~engine.arbiter_memory.ArbiterMemory`, it reads the pieces of the
     turn there, writes in the record and gives its decisions out through it. Called by
     ``engine.arbiter.Arbiter`` from one thread, like the arbiter."""
 
-    __slots__ = ("_state", "_game", "_keeper", "_clock_mode")
+    __slots__ = ("_memory", "_game", "_keeper", "_clock_mode")
 
-    def __init__(self, state: ArbiterState) -> None:
-        self._state = state
+    def __init__(self, memory: ArbiterMemory) -> None:
+        self._memory = memory
         # the record, the clock's operator and a set-once fact, held at hand
-        self._game = state.game
-        self._keeper = state.timekeeper
-        self._clock_mode = state.clock_mode
+        self._game = memory.game
+        self._keeper = memory.timekeeper
+        self._clock_mode = memory.clock_mode
 
     # ------------------------------------------------------------------ completing a move
 
     def complete(self, t: float, presser: int | None) -> None:
         """The player on move declares his move complete (clock press ``presser``, or None: the
         no-clock commit)."""
-        s = self._state
+        s = self._memory
         c = s.mover()
         light = s.light_pieces()
         if light:
@@ -299,7 +299,7 @@ class Judge:
     def _regular(self, t: float, move: Move) -> None:
         """A legal move shown on the board: touch-move (IT 3.7) and the execution of a capture
         (IT 5.12, INT 4.11), then commit."""
-        s = self._state
+        s = self._memory
         c = s.mover()
         touched = s.tracker.first_touch
         if touched is not None and touched != move.from_square:
@@ -314,7 +314,7 @@ class Judge:
     def _check_removal(self, t: float, move: Move) -> bool:
         """IT 5.12 / INT 4.11: removal in the direct or reverse order of a legal capture order,
         after the capture is complete. Returns True when an irregularity now waits (INT 5.4.10)."""
-        s = self._state
+        s = self._memory
         c = s.mover()
         order, early = s.tracker.removal(move)
         if early:
@@ -335,7 +335,7 @@ class Judge:
         return False
 
     def _commit(self, t: float, move: Move) -> None:
-        s = self._state
+        s = self._memory
         c = s.mover()
         if s.draw_offer is not None and s.draw_offer != c:
             # COMP 6.15: playing on declines the offer
@@ -365,7 +365,7 @@ class Judge:
         """Record the legal ``move`` (the board copy for IT 8.1.4 has no move stack: constant).
         ``pending``: an irregular move (IT 8.1.3) the opponent may still have corrected; ``why``
         is then the flag's code."""
-        s = self._state
+        s = self._memory
         game = self._game
         previous = game.board.copy(stack=False)
         rec = game.play(move, t=t, clock=clock, provisional=pending)
@@ -376,7 +376,7 @@ class Judge:
                              game.board.fen(), code, pending=pending))
 
     def _after_commit(self, t: float) -> None:
-        s = self._state
+        s = self._memory
         s.obligation = None
         s.started = True
         if s.disturbed is not None:
@@ -391,7 +391,7 @@ class Judge:
         """IT 8.2: only the offender's opponent decides. Until he does, the irregular position
         stands on the board and his clock runs. ``touched``: the piece touch-move binds if the
         move is corrected (IT 8.1.3)."""
-        s = self._state
+        s = self._memory
         assert j.key is not None and j.offender is not None
         offender = Colour(j.offender)
         flag = s.raise_flag(t, j.key, offender, "pending", j.text)
@@ -426,7 +426,7 @@ class Judge:
         side that played it, while the opponent decides (IT 8.2) and if it is kept (IT 8.3); the
         game goes on from the position on the board, ``/FEN/`` in the PDN. The end rules wait
         for the decision."""
-        s = self._state
+        s = self._memory
         game = self._game
         if j.legal and j.move is not None:
             self._play(t, j.move, None, code, pending=True)
@@ -447,7 +447,7 @@ class Judge:
     def maintain(self, t: float, by_play: bool) -> None:
         """IT 8.2/8.3: the irregularity is kept (``by_play``: the opponent played on); the
         position on the board becomes the game (it stands in the transcript already)."""
-        s = self._state
+        s = self._memory
         p = s.pending
         assert p is not None
         s.pending = None
@@ -467,7 +467,7 @@ class Judge:
     def correct(self, t: float) -> None:
         """IT 8.4: the position before the irregular move must be restored; the offender's clock
         runs meanwhile (COMP 4.13)."""
-        s = self._state
+        s = self._memory
         p = s.pending
         assert p is not None
         s.pending = None
@@ -486,7 +486,7 @@ class Judge:
     def check_restored(self, t: float) -> None:
         """The board shows again the position it must show: the correction (IT 8.4) or the
         disturbance (IT 7.8) is over."""
-        s = self._state
+        s = self._memory
         if s.correcting is not None:
             p = s.correcting
             if s.sensed == set(p.before.occupied_algebraic()):
@@ -515,7 +515,7 @@ class Judge:
         """IT 3.7 after IT 8.4: while the position is put back, the player who will be on move
         lifting one of his playable pieces that the irregular move did not displace is bound to
         play it (the first one; an obligation of IT 8.1.3 comes first)."""
-        s = self._state
+        s = self._memory
         p = s.correcting
         assert p is not None
         n = s.geometry.number_of_algebraic.get(name)
@@ -530,7 +530,7 @@ class Judge:
     def restore(self, t: float) -> None:
         """IT 7.8: the arbiter puts the position the board must show back on it (during a
         correction, the position before the irregular move, IT 8.4)."""
-        s = self._state
+        s = self._memory
         target = s.correcting.before if s.correcting is not None else s.tracker.ref
         s.sensed = set(target.occupied_algebraic())
         if s.disturbed is not None:
@@ -546,21 +546,21 @@ class Judge:
     def close_light_flags(self, t: float) -> None:
         """IT 7.5: the inactive piece was taken off the light square (by the players or the
         arbiter): its notice is settled."""
-        s = self._state
+        s = self._memory
         for flag_id in s.light_flags:
             s.decide(t, flag_id, "corrected", "light_square")
         s.light_flags.clear()
 
     def close_setup_flags(self, t: float) -> None:
         """IT 7.1-7.2: the position set up is the right one now: its notices are settled."""
-        s = self._state
+        s = self._memory
         for flag_id in s.setup_flags:
             s.decide(t, flag_id, "corrected", "setup")
         s.setup_flags.clear()
 
     def disturb(self, t: float, text: str) -> None:
         """IT 7.8 / INT 5.5: nothing is committed; the board lists the squares to put right."""
-        s = self._state
+        s = self._memory
         if s.disturbed is not None:
             return
         s.disturbed = s.raise_flag(t, "disturbed", None, "pending",

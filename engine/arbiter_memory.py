@@ -1,14 +1,14 @@
-"""What the arbiter knows, and the decisions it gives out.
+"""What the arbiter knows (its state), and the decisions it gives out.
 
-:class:`ArbiterState` is the one place the arbiter's memory lives: the official record, the flags,
+:class:`ArbiterMemory` is the one place the arbiter's state lives: the official record, the flags,
 the occupancy the sensors report, the pieces of the turn (``engine.tracking``), the irregularity
 waiting for a decision (IT 8.2), the correction or disturbance under way (IT 8.4, 7.8), the draw
 offer, and the :class:`Timekeeper` that operates the game clock. Its collaborators are handed it:
 ``engine.arbiter_judge.Judge`` (what the board shows and what follows: a move committed, an
 irregularity held, corrected or kept) and ``engine.arbiter.Arbiter`` (the physical events). What
 is set once is read-only; what the regulation changes during a game is a documented public
-attribute, changed only by those two. Every decision goes out through :meth:`ArbiterState.emit`
-and is collected by :meth:`ArbiterState.flush` at the end of each ``feed``/``advance``.
+attribute, changed only by those two. Every decision goes out through :meth:`ArbiterMemory.emit`
+and is collected by :meth:`ArbiterMemory.flush` at the end of each ``feed``/``advance``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from engine.timecontrol import parse_time_control_tag
 from engine.tracking import TurnTracker
 from engine.variants import Geometry, Variant, find_variant
 
-__all__ = ["ArbiterState", "Pending", "Timekeeper"]
+__all__ = ["ArbiterMemory", "Pending", "Timekeeper"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +191,7 @@ class Timekeeper:
             self._lampo_said = (side, face.run, lowest)
 
 
-class ArbiterState:
+class ArbiterMemory:
     """The arbiter's memory for one game, from its start line (TRACE.md ``start``).
 
     Read-only: ``start``, ``variant``, ``geometry``, ``clock_mode`` (a press completes a move),
@@ -212,7 +212,7 @@ class ArbiterState:
     :meth:`reset_turn` and :meth:`keep_turn`; the arbiter tells it the touches.
     """
 
-    # no attribute but these: the state's whole surface is the list above
+    # no attribute but these: the memory's whole surface is the list above
     __slots__ = ("_start", "_variant", "_game", "_flags", "_out", "_timekeeper", "_shown_fix",
                  "_fix_key", "_ended", "now", "sensed", "pending", "correcting",
                  "correction_touch", "disturbed", "draw_offer", "draw_refused", "obligation",
