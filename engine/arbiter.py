@@ -269,11 +269,11 @@ class Arbiter:
         go by zero; a move the board shows complete is in time though the clock is pressed
         after, so while it is shown the clock is read only up to the moment it was let go (its
         flag falls then only if that moment came after zero)."""
-        s = self._memory
         c = self._clock
-        if (c is None or not self._clock_mode or c.running is None or c.control.lampo is None
-                or s.pending is not None or s.correcting is not None
-                or not s.tracker.touches):
+        if c is None or not self._clock_mode or c.running is None or c.control.lampo is None:
+            return t
+        s = self._memory
+        if s.pending is not None or s.correcting is not None or not s.tracker.touches:
             return t
         if not c.face(c.running, self._keeper.last_t).in_lampo:
             return t
@@ -297,9 +297,9 @@ class Arbiter:
 
     def _timer_armed(self) -> bool:
         """No clock: a move shown (or a piece put down) waits for ``settle`` quiet seconds."""
-        s = self._memory
         if self._clock_mode or self._game.outcome is not None:
             return False
+        s = self._memory
         if s.correcting is not None or s.pending is not None or not s.tracker.touches:
             return False
         last = s.tracker.last
@@ -319,9 +319,9 @@ class Arbiter:
 
     def _fire_timers(self, t: float, force: bool = False) -> None:
         """No clock: commit the move on the board after ``settle`` quiet seconds (TRACE.md)."""
-        s = self._memory
         if self._clock_mode or self._game.outcome is not None:
             return
+        s = self._memory
         if s.correcting is not None or s.pending is not None or not s.tracker.touches:
             return
         lc = s.tracker.last_change
@@ -449,11 +449,11 @@ class Arbiter:
     def _settle_brush(self, t: float, placed: str | None) -> bool:
         """Decide about a lift made with another piece in the hand: put straight back, a brush
         (returns True); otherwise a touch like any other."""
-        s = self._memory
-        b = s.tracker.maybe_brush
+        tr = self._memory.tracker
+        b = tr.maybe_brush
         if b is None:
             return False
-        s.tracker.maybe_brush = None
+        tr.maybe_brush = None
         if placed == b.square:
             return True
         self._judge_touch(b.t, b.square, b.origin)

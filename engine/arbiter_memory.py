@@ -87,11 +87,6 @@ class Timekeeper:
         """The clock has been started (COMP 4.4.2), or there is none to start."""
         return self._clock is None or self._clock.state != ClockState.READY
 
-    def _at(self, t: float) -> float:
-        ct = max(t, self._t)
-        self._t = ct
-        return ct
-
     def operate(self, t: float, operation: str,
                 call: Callable[[GameClock, float], ClockEvent]) -> ClockEvent | None:
         """Operate the clock at ``t``: ``call(clock, time)``. Time-driven events (a flag falling,
@@ -100,7 +95,7 @@ class Timekeeper:
         c = self._clock
         if c is None:
             return None
-        ct = self._at(t)
+        ct = self._t = max(t, self._t)
         try:
             event = call(c, ct)
         except ClockError as exc:
@@ -213,14 +208,15 @@ class ArbiterMemory:
     """
 
     # no attribute but these: the memory's whole surface is the list above
-    __slots__ = ("_start", "_variant", "_game", "_flags", "_out", "_timekeeper", "_shown_fix",
-                 "_fix_key", "_ended", "now", "sensed", "pending", "correcting",
-                 "correction_touch", "disturbed", "draw_offer", "draw_refused", "obligation",
-                 "started", "setup_flags", "light_flags", "previous", "tracker")
+    __slots__ = ("_start", "_variant", "_dark", "_game", "_flags", "_out",
+                 "_timekeeper", "_shown_fix", "_fix_key", "_ended", "now", "sensed", "pending",
+                 "correcting", "correction_touch", "disturbed", "draw_offer", "draw_refused",
+                 "obligation", "started", "setup_flags", "light_flags", "previous", "tracker")
 
     def __init__(self, start: GameStarted) -> None:
         self._start = start
         self._variant = find_variant(start.variant)
+        self._dark = frozenset(self._variant.geometry.number_of_algebraic)  # dark squares' names
         tags = {k.capitalize(): v for k, v in start.tags}
         if start.time_control:
             tags["TimeControl"] = start.time_control
@@ -354,10 +350,9 @@ class ArbiterMemory:
         diff = self.sensed ^ set(target.occupied_algebraic())
         return tuple(sorted(diff, key=square_sort_key)), key
 
-    def light_pieces(self) -> list[str]:
-        """The occupied light squares (IT 7.5: such a piece is inactive)."""
-        num = self._variant.geometry.number_of_algebraic
-        return [s for s in self.sensed if s not in num]
+    def light_pieces(self) -> set[str]:
+        """The occupied light squares (IT 7.5: such a piece is inactive), in no order."""
+        return self.sensed - self._dark
 
     def shows_ref(self) -> bool:
         """The board shows the turn's reference position."""
