@@ -224,7 +224,8 @@ class ArbiterMemory:
                           time_control=start.time_control)
         self._flags: list[Flag] = []
         self._out: list[Decision] = []
-        self._timekeeper = Timekeeper(start.time_control, self._variant, self.emit)
+        # the keeper appends to the same list (not through a bound method: no reference cycle)
+        self._timekeeper = Timekeeper(start.time_control, self._variant, self._out.append)
         self._shown_fix: tuple[str, ...] = ()
         self._fix_key = "disturbed"  # what the squares shown are to put right
         self._ended = False
@@ -324,7 +325,8 @@ class ArbiterMemory:
         if o is not None and not self._ended:
             self._ended = True
             self.emit(GameEnded(t, o.result, o.winner, o.reason, o.code))
-        out, self._out = self._out, []
+        out = self._out.copy()
+        self._out.clear()
         return out
 
     # ------------------------------------------------------------------ the board to put right
