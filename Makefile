@@ -1,5 +1,5 @@
-# Two commands for a newcomer: `make run` and `make test`. Each creates .venv and installs
-# what it needs from pyproject.toml (pinned versions) before doing its job.
+# Two commands for a newcomer: `make run` and `make test` (`make test-slow`: the long tests). Each
+# creates .venv and installs what it needs from pyproject.toml (pinned versions) first.
 PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
@@ -38,11 +38,17 @@ system-deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
-test: $(VENV)/.installed system-deps
-	$(BIN)/python -m pytest
+# The suite on every core (pytest-xdist), one test file per worker at a time (--dist loadfile:
+# a file's tests share its module-level rigs); servers take free ports and files live in each
+# test's own temporary directory, so the files run side by side. The 15 slowest are printed.
+# `make test-slow`: the deep perft and the hall soak (pyproject.toml deselects them otherwise).
+PYTEST = $(BIN)/python -m pytest -n auto --dist loadfile --durations=15
 
-test-slow: $(VENV)/.installed
-	$(BIN)/python -m pytest -m slow
+test: $(VENV)/.installed system-deps
+	$(PYTEST)
+
+test-slow: $(VENV)/.installed system-deps
+	$(PYTEST) -m slow
 
 bench: $(VENV)/.installed
 	$(BIN)/damiera bench

@@ -38,7 +38,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "hall")]
 from broker import Broker
 
 from engine.events import SnapshotTaken
-from hardware_mocks.simulate import _read_trace
+from hardware_mocks.simulate import read_trace
 from pi.board.config import Config, MqttSpec
 from pi.board.controller import BoardController
 from pi.board.statedir import StateDir
@@ -65,7 +65,7 @@ async def _play(root: Path, config: Config, games: int, port: int | None
     from pi.hall.link import BoardLink
     loop = asyncio.get_running_loop()
     state = StateDir.open(root)
-    start, events, _raw = _read_trace(str(SAMPLE))
+    start, events, _raw = read_trace(str(SAMPLE))
     config = replace(config, variant=start.variant, time_control=start.time_control,
                      clock=start.clock, settle=start.settle)
     now = [0.0]  # the game's own times (the trace's), not the wall's: the sample plays at once

@@ -110,7 +110,7 @@ def daemon_mode(state_dir: str, profile: str | None, slow_ms: float | None) -> i
             import cProfile
             profiler = cProfile.Profile()
             loop.call_soon_threadsafe(profiler.enable)  # the loop's thread only
-        scan_loop = rig.sim.hardware.scan_loop
+        scan_loop = rig.sim.scan_loop
         original_scan = scan_loop.scanner.scan
 
         def timed_scan() -> Any:

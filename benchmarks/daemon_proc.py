@@ -25,7 +25,6 @@ from daemon_rig import WIRING, Sim, now, task_cpu
 from engine.board import Board
 from engine.variants import find_variant
 from pi.board.config import load_config
-from pi.daemon import Parts
 from pi.drivers.wiring import example_wiring, load_wiring
 
 def daemon_command(config: Path, state_dir: Path, own: bool) -> tuple[list[str], str]:
@@ -48,7 +47,7 @@ def child_main(config_path: str, state_dir: str) -> int:
     config = load_config(config_path)
     wiring = load_wiring(example_wiring(WIRING))
     sim = Sim(wiring, Board(config.fen, find_variant(config.variant)).occupied_algebraic())
-    return run_board(config, wiring, Path(state_dir), Parts(build=sim.build))
+    return run_board(config, wiring, Path(state_dir), sim.parts())
 
 
 class Daemon:

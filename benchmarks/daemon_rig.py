@@ -112,6 +112,14 @@ class Sim:
         self.oled = dummy_oled()
 
         self.hardware: Any = None
+        self.scan_loop: Any = None
+
+    def parts(self, **options: Any) -> Parts:
+        """The daemon's ``Parts`` on these fakes (``options``: its other fields); the daemon's
+        scan loop is kept in ``scan_loop``."""
+        def keep(loop: Any) -> None:
+            self.scan_loop = loop
+        return Parts(build=self.build, on_scan_loop=keep, **options)
 
     def build(self, out: Any) -> Any:
         self.hardware = build_hardware(
@@ -271,14 +279,14 @@ def latency_run(clock: bool, plies: int, seed: int, state_root: Path,
         assert controller.screen is not None
         controller.screen = TimingScreen(controller.screen, probe)
         if stages is not None:
-            stages.wrap_sink(sim.hardware.scan_loop)
+            stages.wrap_sink(sim.scan_loop)
         out["samples"] = await asyncio.to_thread(drive, sim, probe, clock, plies, seed)
 
     with StateDir.open(state_root) as state, \
             (stages.installed() if stages is not None else nullcontext()):
         asyncio.run(run_daemon(config, wiring, state,
-                               Parts(build=sim.build, notifier=Notifier({}),
-                                     listeners=[probe.listener], companion=companion)))
+                               sim.parts(notifier=Notifier({}), listeners=[probe.listener],
+                                         companion=companion)))
     return out["samples"], probe
 
 
@@ -319,8 +327,7 @@ def idle_breakdown(seconds: float, state_root: Path) -> dict[str, Any]:
 
     with StateDir.open(state_root) as state:
         asyncio.run(run_daemon(config, wiring, state,
-                               Parts(build=sim.build, notifier=Notifier({}),
-                                     companion=companion)))
+                               sim.parts(notifier=Notifier({}), companion=companion)))
     return res
 
 

@@ -1,5 +1,5 @@
 """A complete sensor test rig: wiring → virtual board → fake bus → real drivers → the
-daemon's scan loop (:class:`pi.drivers.scan_loop.ScanLoop`), on a fake clock.
+daemon's scan loop (:class:`pi.board.scan_loop.ScanLoop`), on a fake clock.
 
 ``run(seconds)`` turns the real scan loop (its ``step``) whenever the interrupt line woke it or
 its deadline passed, and jumps the fake clock straight to the loop's next wake-up in between.
@@ -17,10 +17,10 @@ from hardware_mocks.clock import FakeClock
 from hardware_mocks.gpio import mock_factory
 from hardware_mocks.smbus import FakeI2CBus
 from hardware_mocks.virtual_board import VirtualBoard
+from pi.board.scan_loop import MAX_SCANS_PER_INSTANT, ScanLoop
 from pi.drivers.bus import BusLock
 from pi.drivers.hardware import build_scanner
 from pi.drivers.interrupt import InterruptLine
-from pi.drivers.scan_loop import MAX_SCANS_PER_INSTANT, ScanLoop
 from pi.drivers.sensors import SensorFault, SensorFaultCleared
 from pi.drivers.timebase import GameTime
 from pi.drivers.wiring import Wiring, load_wiring

@@ -4,7 +4,7 @@
 :class:`Simulation` — a fake I²C bus behind a :class:`~hardware_mocks.virtual_board.VirtualBoard`
 laid out by the wiring file, gpiozero's ``MockFactory`` for the interrupt line, the buttons and
 the buzzer, luma's ``dummy`` OLED, pyserial's ``loop://`` when the wiring has a serial link —
-and runs the daemon's own :func:`pi.daemon.run_daemon` on it through ``Parts(build=...)``: the
+and runs the daemon's own :func:`pi.daemon.run_daemon` on it through :meth:`Simulation.parts`: the
 daemon's code is the same as on the Pi, only the hardware under it is fake.
 
 Without a trace the board is set up in the starting position and the daemon runs in real time
@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-import queue
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -39,8 +38,9 @@ from hardware_mocks.terminal import TerminalDisplay
 from hardware_mocks.trace_player import TracePlayer, resume_point
 from hardware_mocks.virtual_board import VirtualBoard
 from pi.board.config import Config
+from pi.board.scan_loop import ScanLoop
 from pi.daemon import Parts
-from pi.drivers.faults import SensorInterrupt
+from pi.drivers.faults import Inbox
 from pi.drivers.hardware import Hardware, build_hardware
 from pi.board.errors import JournalError
 from pi.board.journal import read_journal
@@ -50,7 +50,7 @@ from pi.drivers.wiring import Wiring, example_wiring, load_wiring
 
 log = logging.getLogger(__name__)
 
-__all__ = ["main", "Simulation", "SimulateError", "parse_speed", "config_from_start"]
+__all__ = ["main", "Simulation", "SimulateError", "parse_speed", "config_from_start", "read_trace"]
 
 #: Where the simulated clock starts (any value: only differences count).
 SIM_START = 1000.0
@@ -89,47 +89,14 @@ def config_from_start(config: Config, start: GameStarted, raw: dict[str, Any],
         board=board if isinstance(board, int) and not isinstance(board, bool) else None)
 
 
-class _SimOut(queue.Queue[Any]):
-    """The queue the drivers put into: everything goes to the daemon's queue, except the
-    interrupt line's ``SensorInterrupt`` while nobody runs the scan thread (stepped mode): that
-    wakes the scan loop the simulator steps, as the thread would have been woken."""
-
-    def __init__(self, out: queue.Queue[Any]) -> None:
-        super().__init__()
-        self.out = out
-        self.wake: Callable[[], None] | None = None
-
-    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
-        if isinstance(item, SensorInterrupt) and self.wake is not None:
-            self.wake()
-            return
-        self.out.put(item, block, timeout)
-
-
-class _SteppedHardware:
-    """The built :class:`~pi.drivers.hardware.Hardware`, started without its scan thread: the scan
-    loop's sink is the daemon's, and the simulator calls ``scan_loop.step()`` itself on the
-    simulated clock. Everything else is the wrapped object's."""
-
-    def __init__(self, hardware: Hardware) -> None:
-        self._hardware = hardware
-
-    def start(self, sink: Any = None) -> list[Any]:
-        first = self._hardware.start(sink=None)
-        self._hardware.scan_loop.sink = sink
-        return first
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._hardware, name)
-
-
 class Simulation:
     """The fakes for one run of the daemon: ``bus``, ``factory``, ``board`` (set up with
     ``occupied``), the clock (``clock`` is a FakeClock when ``stepped``, else None and the time
     is real) and ``hardware`` once :meth:`build` ran (``Parts(build=sim.build)``).
 
-    ``stepped``: no scan thread; whoever drives the simulation calls ``hardware.scan_loop.step``
-    (the trace player). ``terminal``: the OLED's frames are also printed as text lines."""
+    ``stepped``: no scan thread; whoever drives the simulation calls ``scan_loop.step`` (the
+    trace player). ``terminal``: the OLED's frames are also printed as text lines.
+    :meth:`parts` is how the daemon gets it: the fakes, and the scan loop back (``scan_loop``)."""
 
     def __init__(self, wiring: Wiring, occupied: frozenset[str], *, stepped: bool = False,
                  terminal: bool = False) -> None:
@@ -145,14 +112,23 @@ class Simulation:
         self.factory = mock_factory(pwm=wiring.buzzer_tonal)
         self.board: VirtualBoard | None = None
         self.hardware: Hardware | None = None
-        self._out: queue.Queue[Any] | None = None
+        self.scan_loop: ScanLoop | None = None
+        self._out: Inbox | None = None
 
-    def build(self, out: queue.Queue[Any]) -> Any:
+    def parts(self, **options: Any) -> Parts:
+        """The daemon's ``Parts`` on this simulation (``options``: its other fields): the
+        hardware built on the fakes, the scan loop kept in ``scan_loop`` and, when ``stepped``,
+        given no thread."""
+        def keep(loop: ScanLoop) -> None:
+            self.scan_loop = loop
+        return Parts(build=self.build, scan_thread=not self.stepped, on_scan_loop=keep,
+                     **options)
+
+    def build(self, out: Inbox) -> Hardware:
         """``Parts.build``: the daemon's hardware on the fakes, the pieces already set up."""
-        sim_out = _SimOut(out)
-        self._out = sim_out
+        self._out = out
         device = dummy_oled()
-        hw = build_hardware(self.wiring, sim_out, self.time, bus_opener=lambda _b: self.bus.open(),
+        hw = build_hardware(self.wiring, out, self.time, bus_opener=lambda _b: self.bus.open(),
                             pin_factory=self.factory, display_device=device,
                             serial_port=BroadcastPort() if self.wiring.serial is not None else None)
         if self.terminal and hw.display is not None:
@@ -162,11 +138,7 @@ class Simulation:
         self.board = VirtualBoard(self.wiring, self.bus, interrupt_pin=pin)
         self.board.set_occupied(self.occupied)
         self.hardware = hw
-        if self.stepped:
-            sim_out.wake = hw.scan_loop.wake
-            return _SteppedHardware(hw)
         return hw
-
 
     def press(self, item: Any) -> None:
         """An input put where the drivers put theirs (a press of a control no pin is wired
@@ -194,7 +166,7 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
     raw_start: dict[str, Any] = {}
     events: list[Any] = []
     if trace is not None:
-        start, events, raw_start = _read_trace(trace)
+        start, events, raw_start = read_trace(trace)
         config = config_from_start(config, start, raw_start, trace)
     try:  # a bad wiring file is a WiringError (a DamieraError): the command line prints it
         wiring = load_wiring(wiring_path or default_wiring(config.variant))
@@ -206,9 +178,8 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
     root = resolve_state_dir(state_dir, config.state_dir)
     if trace is None:
         sim = Simulation(wiring, _expected(config))
-        return run_board(config, wiring, root, Parts(build=sim.build, http=http,
-                                                     http_default=http_default,
-                                                     web_routes=_web_routes(sim, config, http)))
+        return run_board(config, wiring, root, sim.parts(http=http, http_default=http_default,
+                                                         web_routes=_web_routes(sim, config, http)))
     return run_trace(config, wiring, root, events, pace, http=http, http_default=http_default)
 
 
@@ -233,8 +204,8 @@ def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Any],
     player = TracePlayer(sim, events[point.index:], pace=pace, resumed=point.resumed,
                          resumed_at=point.t,
                          settle=config.settle, journal=journal or (), hooks=shifted)
-    return run_board(config, wiring, root, Parts(
-        build=sim.build, companion=player.play, http=http, http_default=http_default,
+    return run_board(config, wiring, root, sim.parts(
+        companion=player.play, http=http, http_default=http_default,
         web_routes=_web_routes(sim, config, http)))
 
 
@@ -242,7 +213,9 @@ def _expected(config: Config) -> frozenset[str]:
     return Board(config.fen, find_variant(config.variant)).occupied_algebraic()
 
 
-def _read_trace(path: str) -> tuple[GameStarted, list[Any], dict[str, Any]]:
+def read_trace(path: str) -> tuple[GameStarted, list[Any], dict[str, Any]]:
+    """The trace file ``path``: its start, its events and its start line as written. Raises
+    SimulateError (one line: unreadable, not UTF-8, not a trace)."""
     import json
     try:
         with open(path, encoding="utf-8") as f:

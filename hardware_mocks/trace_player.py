@@ -2,7 +2,7 @@
 
 :class:`TracePlayer` is the daemon's companion coroutine (``pi.daemon.Parts.companion``). It
 owns the simulated clock (a :class:`~hardware_mocks.clock.FakeClock`, the daemon's GameTime
-monotonic) and the sensor scan loop, which has no thread in this mode (``_SteppedHardware``).
+monotonic) and the sensor scan loop, which has no thread in this mode (``Simulation.parts``).
 
 How time moves: the player jumps the clock from one instant that matters to the next — the
 scan loop's next wake-up (debounce expiry, safety poll, configuration check), the controller's
@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced,
                            SnapshotTaken, TraceEnded)
 from hardware_mocks.gpio import tap
-from pi.drivers.scan_loop import MAX_SCANS_PER_INSTANT
+from pi.board.scan_loop import MAX_SCANS_PER_INSTANT, ScanLoop
 
 if TYPE_CHECKING:
     from hardware_mocks.simulate import Simulation
@@ -327,12 +327,16 @@ class TracePlayer:
 
     def _turn(self) -> None:
         """Turns the scan loop while it is due (bounded, as the rig does)."""
-        hw = self.sim.hardware
-        assert hw is not None
+        scan = self._scan_loop()
         for _ in range(MAX_SCANS_PER_INSTANT + 1):
-            if not hw.scan_loop.due():
+            if not scan.due():
                 return
-            hw.scan_loop.step()
+            scan.step()
+
+    def _scan_loop(self) -> ScanLoop:
+        scan = self.sim.scan_loop
+        assert scan is not None, "the daemon has not built its scan loop yet"
+        return scan
 
     async def _quiet(self) -> None:
         """Waits (in simulated time) until every physical change made so far was reported."""
@@ -341,19 +345,19 @@ class TracePlayer:
         for _ in range(1000):
             if scanner.occupancy() == board.occupied or scanner.faults:
                 return
-            await self._advance_to(self.sim.hardware.scan_loop.next_wake())  # type: ignore
+            await self._advance_to(self._scan_loop().next_wake())
         log.warning("the sensors did not settle on the board's pieces")
 
     async def _advance_to(self, target: float) -> None:
         """Moves the simulated clock to ``target``, stopping at every scan wake-up and daemon
         deadline on the way; the daemon handles what each produced before the clock moves on."""
         controller = self._controller
-        hw = self.sim.hardware
-        assert controller is not None and hw is not None
+        assert controller is not None
+        scan = self._scan_loop()
         same_instant = 0
         while True:
             now = self.clock()
-            nxt = min(target, hw.scan_loop.next_wake())
+            nxt = min(target, scan.next_wake())
             deadline = controller.next_deadline()
             if deadline is not None:
                 nxt = min(nxt, deadline)
@@ -377,10 +381,8 @@ class TracePlayer:
                 return
 
     def _due(self, controller: BoardController) -> bool:
-        hw = self.sim.hardware
-        assert hw is not None
         deadline = controller.next_deadline()
-        return hw.scan_loop.due() or (deadline is not None and self.clock() >= deadline)
+        return self._scan_loop().due() or (deadline is not None and self.clock() >= deadline)
 
     async def _settle_loop(self) -> None:
         """Yields to the event loop until the daemon's loop has handled its inbox."""

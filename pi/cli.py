@@ -256,10 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_token(args: argparse.Namespace) -> int:
-    from pi.run import _config
+    from pi.run import run_config
     from pi.board.statedir import resolve_state_dir
     from pi.web.auth import TOKEN_FILE, read_token
-    root = resolve_state_dir(args.state_dir, _config(args.config).state_dir)
+    root = resolve_state_dir(args.state_dir, run_config(args.config).state_dir)
     token = read_token(root)
     if token is None:
         return _fail(f"{root / TOKEN_FILE}: no token yet (the daemon creates it when it first "

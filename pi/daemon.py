@@ -10,8 +10,9 @@ in reverse in ``finally``):
    server (``--http``) and the hall's MQTT link (``[mqtt]``, ``pi.hall.link``), both
    controller listeners;
 3. the sensors powered up: their first snapshot goes to the controller, then the scan loop's
-   thread hands every later scan to the event loop; buttons and serial commands, stamped on
-   their own threads, arrive on the same queue (:class:`LoopQueue`);
+   thread (``pi.board.scan_loop``) hands every later scan to the event loop; buttons and serial
+   commands, stamped on their own threads, arrive on the same queue, all through the one
+   bridge into the loop (``pi.board.handoff.LoopInbox``);
 4. the heap frozen (``gc.freeze()``: a full collection of start-up objects cost 18–43 ms on one
    event in the arbiter benchmark), READY=1 to systemd;
 5. one loop: the next input, or the controller's deadline (settle timer, flag fall, lampo
@@ -20,11 +21,12 @@ in reverse in ``finally``):
    game does happens on this one thread.
 
 On SIGTERM/SIGINT the loop ends: the controller closes the journal (already durable), the screen
-says "stopped", STOPPING=1, the hardware stops in reverse order.
+says "stopped", STOPPING=1, the scan loop stops, the hardware stops in reverse order.
 
 Blocking work never runs on the loop: scans run on the scan loop's thread, OLED frames on one
 worker thread (:class:`OledScreen`, the newest state only, under the bus lock that gives scans
-priority), ``game.pdn``/``report.json`` on the game session's writer thread; the hall link
+priority), ``game.pdn``/``report.json`` on the game session's writer thread (both
+``pi.board.handoff.LatestWorker``); the hall link
 publishes and reads its files on threads of its own. The one fsync left on the loop is the
 journal's: the write-ahead rule (nothing is shown before its line is durable) puts it on the
 path of every input.
@@ -35,20 +37,20 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import queue
 import signal
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pi.board.config import Config
 from pi.board.controller import BoardController, Listener
-from pi.drivers.display import BoardDisplay, DisplayState
-from pi.drivers.hardware import Hardware
+from pi.board.handoff import LatestWorker, LoopInbox
 from pi.board.notify import Notifier
-from pi.drivers.scan_loop import asyncio_sink
+from pi.board.scan_loop import ScanLoop
 from pi.board.statedir import StateDir
+from pi.drivers.display import BoardDisplay, DisplayState
+from pi.drivers.faults import Inbox
+from pi.drivers.hardware import Hardware
 from pi.drivers.wiring import Wiring
 
 if TYPE_CHECKING:  # aiohttp and paho are loaded only when the web or the hall is on
@@ -57,27 +59,11 @@ if TYPE_CHECKING:  # aiohttp and paho are loaded only when the web or the hall i
 
 log = logging.getLogger(__name__)
 
-__all__ = ["run_daemon", "LoopQueue", "OledScreen", "Parts", "IDLE"]
+__all__ = ["run_daemon", "OledScreen", "Parts", "IDLE"]
 
 #: The longest the loop sleeps with nothing to do (the running clock wakes it when its face
 #: changes: ``BoardController.next_refresh``).
 IDLE = 5.0
-
-
-class LoopQueue(queue.Queue[Any]):
-    """A ``queue.Queue`` whose ``put`` (from gpiozero's or the serial reader's thread) hands the
-    item to the asyncio loop's inbox instead: the drivers keep their plain-queue interface."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, inbox: asyncio.Queue[Any]) -> None:
-        super().__init__()
-        self._loop = loop
-        self._inbox = inbox
-
-    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
-        try:
-            self._loop.call_soon_threadsafe(self._inbox.put_nowait, item)
-        except RuntimeError:  # the loop is closed: the daemon is stopping
-            log.debug("input %r after the loop closed, dropped", item)
 
 
 class OledScreen:
@@ -86,34 +72,19 @@ class OledScreen:
 
     def __init__(self, display: BoardDisplay) -> None:
         self.display = display
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="oled")
-        self._waiting: DisplayState | None = None
-        self._busy = False
+        self._worker: LatestWorker[DisplayState] = LatestWorker(self._draw, "oled")
         self.frames = 0
 
     def show(self, state: DisplayState) -> None:
-        self._waiting = state
-        if not self._busy:
-            self._busy = True
-            self._pool.submit(self._draw)
+        self._worker.submit(state)
 
-    def _draw(self) -> None:
-        while True:
-            state, self._waiting = self._waiting, None
-            if state is None:
-                self._busy = False
-                if self._waiting is None:
-                    return
-                self._busy = True
-                continue
-            try:
-                self.display.render(state)
-                self.frames += 1
-            except Exception:
-                log.exception("OLED frame failed")
+    def _draw(self, state: DisplayState) -> None:
+        self.display.render(state)
+        self.frames += 1
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True)
+        """Draws the state still waiting, then ends the thread."""
+        self._worker.close()
 
 
 @dataclass
@@ -121,7 +92,8 @@ class Parts:
     """What the composition needs besides the config: the hardware builder (real or fakes),
     where to log the board's state for systemd, and hooks for the simulator and the tests."""
 
-    build: Callable[[queue.Queue[Any]], Hardware]
+    #: The hardware, its drivers putting what they sense on the inbox given.
+    build: Callable[[Inbox], Hardware]
     notifier: Notifier = field(default_factory=Notifier)
     listeners: list[Listener] = field(default_factory=list)
     #: Called on the loop once the board is ready, with the controller and the inbox; a
@@ -138,6 +110,11 @@ class Parts:
     on_web: Callable[[WebServer], None] | None = None
     #: Called with the started hall link (``pi.hall.link.BoardLink``; tests, benchmarks).
     on_link: Callable[[BoardLink], None] | None = None
+    #: False: the scan loop gets no thread; whoever gets it from ``on_scan_loop`` steps it (the
+    #: simulator's trace player, on its simulated clock).
+    scan_thread: bool = True
+    #: Called with the scan loop over the sensors, before the sensors power up.
+    on_scan_loop: Callable[[ScanLoop], None] | None = None
 
 
 async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Parts,
@@ -148,12 +125,16 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
     loop = asyncio.get_running_loop()
     stop = stop if stop is not None else asyncio.Event()
     inbox: asyncio.Queue[Any] = asyncio.Queue()
-    hardware = parts.build(LoopQueue(loop, inbox))
+    into_loop = LoopInbox(loop, inbox)
+    hardware = parts.build(into_loop)
+    scan = ScanLoop.for_hardware(hardware, into_loop.put)
+    if parts.on_scan_loop is not None:
+        parts.on_scan_loop(scan)
     screen = OledScreen(hardware.display) if hardware.display is not None else None
     beeper = hardware.beeper
     controller = BoardController(
         config, state, hardware.time, screen=screen,
-        orient=_orienter(hardware, wiring) if wiring.orientation is None else None,
+        orient=_orienter(scan, wiring) if wiring.orientation is None else None,
         beep=beeper.play if beeper is not None else None,
         listeners=list(parts.listeners), submit=inbox.put_nowait)
     if parts.wall is not None:
@@ -169,7 +150,10 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
             web = await _start_web(config, state, parts, controller)
         if config.mqtt is not None:
             link = _start_link(config, state, parts, controller, loop)
-        first = hardware.start(sink=asyncio_sink(loop, inbox.put_nowait))
+        first = hardware.start()
+        if parts.scan_thread:
+            scan.start()
+            scan.wake()  # an edge between the first scan and the thread's start: scan again
         controller.handle(first)
         if hardware.serial_link is not None:
             controller.listeners.append(_serial_listener(hardware))
@@ -196,6 +180,7 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
         finally:
             if screen is not None:
                 screen.close()
+            scan.stop()  # before the bus closes
             hardware.stop()
     if companion is not None and companion.done() and not companion.cancelled():
         exc = companion.exception()
@@ -274,11 +259,11 @@ def _start_link(config: Config, state: StateDir, parts: Parts, controller: Board
     return link
 
 
-def _orienter(hardware: Hardware, wiring: Wiring) -> Callable[[frozenset[str]], None]:
+def _orienter(scan: ScanLoop, wiring: Wiring) -> Callable[[frozenset[str]], None]:
     """``orientation = "auto"``: the scanner finds the rotation on its own thread; a snapshot in
     the new orientation follows when it turned."""
     def orient(expected: frozenset[str]) -> None:
-        future = hardware.scan_loop.submit(lambda s: s.orient(expected, wiring.auto_candidates))
+        future = scan.submit(lambda s: s.orient(expected, wiring.auto_candidates))
 
         def done(f: Any) -> None:
             exc = f.exception()

@@ -24,15 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import InputError, StateError
-from pi.board.config import Config, load_config
+from pi.board.config import Config, load_config, parse_http
 from pi.daemon import Parts, run_daemon
-from pi.board.errors import ConfigError, JournalError
+from pi.board.errors import JournalError
 from pi.board.statedir import StateDir, resolve_state_dir
 from pi.drivers.wiring import Wiring, load_wiring
 
 log = logging.getLogger(__name__)
 
-__all__ = ["add_run_parser", "cmd_run", "DEFAULT_WIRING", "DEFAULT_CONFIG"]
+__all__ = ["add_run_parser", "cmd_run", "run_board", "run_config", "hall_options", "DEFAULT_WIRING",
+           "DEFAULT_CONFIG"]
 
 DEFAULT_CONFIG = Path("/etc/damiera/damiera.toml")
 DEFAULT_WIRING = Path("/etc/damiera/wiring.toml")
@@ -85,7 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                         stream=sys.stderr)
     if (args.trace is not None or args.speed != "1") and not args.simulate:
         raise RunError("--trace and --speed need --simulate")
-    config = _hall(_config(args.config), args.mqtt, args.board, args.hall)
+    config = hall_options(run_config(args.config), args.mqtt, args.board, args.hall)
     http = _http(args.http, config, args.simulate)
     if args.simulate:
         simulator = _simulator()
@@ -111,16 +112,11 @@ def _http(option: str | None, config: Config, simulate: bool) -> tuple[str, int]
         option = DEFAULT_SIM_HTTP if simulate else "off"
     if option.strip().lower() == "off":
         return None
-    from pi.board.config import parse_config
-    try:
-        spec = parse_config(f"http = {_toml_string(option)}", source="--http").http
-    except ConfigError as exc:
-        raise RunError(str(exc).replace("--http: http:", "--http:")) from None
-    assert spec is not None
+    spec = parse_http(option, lambda problem: RunError(f"--http: {problem}"))
     return (spec.host, spec.port)
 
 
-def _hall(config: Config, url: str | None, board: str | None, hall: str | None) -> Config:
+def hall_options(config: Config, url: str | None, board: str | None, hall: str | None) -> Config:
     """``--mqtt``, ``--board``, ``--hall`` over the config (``[mqtt]``, ``board``). Raises
     RunError (one line; never the URL's password)."""
     from dataclasses import replace
@@ -158,11 +154,6 @@ def _hall(config: Config, url: str | None, board: str | None, hall: str | None) 
     return replace(config, mqtt=spec)
 
 
-def _toml_string(text: str) -> str:
-    import json
-    return json.dumps(text)
-
-
 def run_board(config: Config, wiring: Wiring, root: Any, parts: Parts) -> int:
     """Opens (and locks) the state directory ``root`` and runs the daemon until it stops.
     Raises StateDirError (one line) for a state directory in use or unusable, StateError for a
@@ -176,7 +167,9 @@ def run_board(config: Config, wiring: Wiring, root: Any, parts: Parts) -> int:
         state.close()
 
 
-def _config(path: str | None) -> Config:
+def run_config(path: str | None) -> Config:
+    """``--config``: the file ``path``, else ``/etc/damiera/damiera.toml`` when it exists, else
+    the defaults. Raises ConfigError (one line)."""
     if path is None:
         if DEFAULT_CONFIG.exists():
             path = str(DEFAULT_CONFIG)

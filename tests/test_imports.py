@@ -1,37 +1,209 @@
-"""Dependencies point one way (STYLE.md): engine imports only the standard library and itself;
-pi imports engine but never hardware_mocks; only hardware_mocks and tests import the fakes."""
+"""Dependencies point one way (STYLE.md), read from the source (every import, lazy ones in
+functions included):
+
+- ``engine`` imports only the standard library and itself; ``pi`` imports ``engine`` but never
+  ``hardware_mocks``; only ``hardware_mocks``, the benchmarks and the tests import the fakes;
+- inside ``pi`` the rooms' arrows run one way: ``pi/web`` and ``pi/hall`` → ``pi/board`` →
+  ``pi/drivers`` → ``engine`` (the hall also uses the web's HTTP tools: hall → web, never the
+  other way); web and hall read a board through ``pi/board``, never the drivers; only
+  ``pi/cli.py``, ``pi/run.py`` and ``pi/daemon.py`` import board, web and hall together, and no
+  room imports them;
+- no module imports a private (underscore) name of another of our modules (ruff's SLF rules
+  catch the attribute access ``module._name``);
+- no import circle among the modules of ``engine`` and ``pi``.
+"""
+
+from __future__ import annotations
 
 import ast
 import pathlib
 import sys
+from dataclasses import dataclass
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 STDLIB = set(sys.stdlib_module_names) | {"__future__"}
+OURS = ("engine", "pi", "hardware_mocks")
+
+#: What each room of ``pi`` may import of ``pi`` (every room may import ``engine``).
+ROOMS: dict[str, frozenset[str]] = {
+    "pi.drivers": frozenset({"pi.drivers"}),
+    "pi.board": frozenset({"pi.board", "pi.drivers"}),
+    "pi.web": frozenset({"pi.web", "pi.board"}),
+    "pi.hall": frozenset({"pi.hall", "pi.web", "pi.board"}),
+}
+#: The composition root and the command line: the only modules that import every room.
+TOP = frozenset({"pi.cli", "pi.run", "pi.daemon"})
+#: Any other module at the top of ``pi`` (``pi.bench``, the package itself).
+OTHER_TOP = frozenset({"pi.board", "pi.drivers"})
+
+@dataclass(frozen=True)
+class Import:
+    path: str  # the importing file, relative to the repository
+    module: str  # the importing module's dotted name
+    target: str  # the module imported, or imported from
+    names: tuple[str, ...]  # ``from target import names``; () for ``import target``
+    type_checking: bool  # under ``if TYPE_CHECKING:`` (no import at run time)
 
 
-def imports_of(package: str) -> list[tuple[str, str]]:
-    out = []
-    for path in sorted((ROOT / package).rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                out += [(str(path.relative_to(ROOT)), a.name) for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                out.append((str(path.relative_to(ROOT)), node.module))
+def module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def imports_in(*packages: str) -> list[Import]:
+    out: list[Import] = []
+    for package in packages:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            rel, module = str(path.relative_to(ROOT)), module_name(path)
+            tree = ast.parse(path.read_text(encoding="utf-8"), rel)
+
+            def visit(node: ast.AST, typing_only: bool, rel: str = rel, module: str = module
+                      ) -> None:
+                if isinstance(node, ast.Import):
+                    out.extend(Import(rel, module, a.name, (), typing_only) for a in node.names)
+                elif isinstance(node, ast.ImportFrom):
+                    assert node.level == 0, f"{rel}: relative import"
+                    out.append(Import(rel, module, node.module or "",
+                                      tuple(a.name for a in node.names), typing_only))
+                for child in ast.iter_child_nodes(node):
+                    visit(child, typing_only or (isinstance(node, ast.If)
+                                                 and _is_type_checking(node.test)
+                                                 and child in node.body))
+            visit(tree, False)
     return out
 
 
+def top(name: str) -> str:
+    return name.split(".")[0]
+
+
+def room(module: str) -> str:
+    """``engine``, a room of ``pi`` (``pi.board``), or a module at the top of ``pi``."""
+    parts = module.split(".")
+    if parts[0] != "pi" or len(parts) == 1:
+        return parts[0]
+    return ".".join(parts[:2])
+
+
+def is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+# ---------------------------------------------------------------------- packages
+
+
 def test_engine_is_standard_library_only() -> None:
-    bad = [(f, m) for f, m in imports_of("engine") if m.split(".")[0] not in STDLIB | {"engine"}]
+    bad = [(i.path, i.target) for i in imports_in("engine")
+           if top(i.target) not in STDLIB | {"engine"}]
     assert bad == []
 
 
 def test_pi_never_imports_the_fakes() -> None:
-    assert [(f, m) for f, m in imports_of("pi") if m.split(".")[0] == "hardware_mocks"] == []
+    assert [(i.path, i.target) for i in imports_in("pi") if top(i.target) == "hardware_mocks"] == []
 
 
 def test_engine_does_not_import_pi() -> None:
-    assert [(f, m) for f, m in imports_of("engine") if m.split(".")[0] in ("pi", "hardware_mocks")] == []
+    bad = [(i.path, i.target) for i in imports_in("engine") if top(i.target) in ("pi", "hardware_mocks")]
+    assert bad == []
+
+
+# ---------------------------------------------------------------------- rooms
+
+
+def against_the_arrows() -> set[tuple[str, str]]:
+    bad = set()
+    for i in imports_in("pi"):
+        if top(i.target) != "pi" or i.target == "pi":
+            continue
+        mine, theirs = room(i.module), room(i.target)
+        if mine in TOP or mine == theirs:
+            continue
+        allowed = ROOMS.get(mine, OTHER_TOP)
+        if theirs not in allowed:
+            bad.add((i.path, i.target))
+    return bad
+
+
+def test_the_rooms_arrows_run_one_way() -> None:
+    assert against_the_arrows() == set()
+
+
+def test_the_arrows_test_sees_a_wrong_way_import() -> None:
+    # The rule itself: a driver importing the board, the board importing the web, the web
+    # importing the drivers, a room importing the composition root: all refused.
+    for mine, theirs in (("pi.drivers.sensors", "pi.board.session"),
+                         ("pi.board.controller", "pi.web.views"),
+                         ("pi.web.views", "pi.drivers.display"),
+                         ("pi.board.session", "pi.daemon"),
+                         ("pi.bench", "pi.web.server")):
+        assert room(theirs) not in ROOMS.get(room(mine), OTHER_TOP), (mine, theirs)
+    assert room("pi.hall.hub") == "pi.hall" and room("pi.cli") == "pi.cli" in TOP
+
+
+# ---------------------------------------------------------------------- private names
+
+
+def private_imports() -> set[tuple[str, str]]:
+    """(file, ``module.name``) for each private name imported from another of our modules,
+    and each private module imported from outside its own package."""
+    bad = set()
+    for i in imports_in("engine", "pi", "hardware_mocks", "benchmarks", "tests"):
+        if top(i.target) not in OURS or i.target == i.module:
+            continue
+        parts = i.target.split(".")
+        for n, part in enumerate(parts):
+            if is_private(part) and not i.module.startswith(".".join(parts[:n]) + "."):
+                bad.add((i.path, i.target))
+        bad.update((i.path, f"{i.target}.{name}") for name in i.names if is_private(name))
+    return bad
+
+
+def test_no_module_imports_a_private_name_of_another() -> None:
+    assert private_imports() == set()
+
+
+# ---------------------------------------------------------------------- circles
+
+
+def test_no_import_circle_in_engine_and_pi() -> None:
+    modules = {module_name(p) for pkg in ("engine", "pi") for p in (ROOT / pkg).rglob("*.py")}
+
+    def resolve(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for i in imports_in("engine", "pi"):
+        if i.type_checking:
+            continue
+        targets = [f"{i.target}.{n}" for n in i.names if f"{i.target}.{n}" in modules] or [i.target]
+        for target in targets:
+            found = resolve(target)
+            if found is not None and found != i.module:
+                graph[i.module].add(found)
+    circles = []
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def walk(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                circles.append(path[path.index(nxt):] + [nxt])
+            elif nxt not in state:
+                walk(nxt, path + [nxt])
+        state[node] = 2
+    for m in sorted(graph):
+        if m not in state:
+            walk(m, [m])
+    assert circles == []
 
 
 def test_engine_package_is_its_map_and_import_cheap() -> None:

@@ -30,8 +30,8 @@ from engine.timecontrol import minimum_time_warnings, parse_time_control_tag
 from engine.variants import find_variant
 from pi.board.errors import ConfigError
 
-__all__ = ["Config", "HttpSpec", "MqttSpec", "load_config", "parse_config",
-           "parse_mqtt_url", "read_config_text",
+__all__ = ["Config", "HttpSpec", "MqttSpec", "load_config", "parse_config", "parse_http",
+           "parse_host_port", "parse_mqtt_url", "read_config_text", "load_toml", "TomlReader",
            "MAX_CONFIG_BYTES"]
 
 #: A configuration file larger than this is refused unread (the example is ~3 kB).
@@ -40,6 +40,7 @@ _MAX_TEXT = 200          # event/site/players: a PDN tag value, one line
 _MAX_BOARD = 9999        # board numbers in a hall
 _MAX_SETTLE = 60.0       # seconds; longer would make a let-go move feel lost
 _EXCERPT = 40
+_MAX_HTTP = 300          # characters of an http = "host:port"
 _TOP_KEYS = frozenset({"variant", "clock", "time_control", "settle", "transcribed", "fen", "event",
                        "site", "round", "board", "white", "black", "state_dir", "http", "mqtt",
                        "broadcast_delay"})
@@ -151,15 +152,7 @@ def read_config_text(path: str | os.PathLike[str]) -> str:
 def parse_config(text: str, source: str = "damiera.toml", base: Path | None = None) -> Config:
     """Validates TOML ``text``; ``source`` names it in errors; a relative ``state_dir`` is taken
     from ``base`` (the config file's folder; the working directory when None)."""
-    if len(text) > MAX_CONFIG_BYTES:
-        raise ConfigError(source, "", f"larger than {MAX_CONFIG_BYTES} bytes; not a config file")
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source, "", f"not valid TOML: {exc}") from None
-    except RecursionError:
-        raise ConfigError(source, "", "not valid TOML: nested too deeply") from None
-    r = _Reader(source, raw)
+    r = TomlReader(source, load_toml(text, source))
     r.check_keys(_TOP_KEYS)
     try:
         variant = find_variant(r.text("variant", "italian", limit=32) or "italian").name
@@ -192,30 +185,55 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
         broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0))
 
 
-def _http(r: _Reader) -> HttpSpec | None:
-    value = r.text("http", None, limit=300)
+def load_toml(text: str, source: str) -> dict[str, Any]:
+    """The TOML document ``text`` (at most ``MAX_CONFIG_BYTES``) as a table. Raises ConfigError
+    (one line naming ``source``): too large, not TOML, nested too deeply to parse. Shared by
+    ``damiera.toml`` and the hub's ``hub.toml``."""
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ConfigError(source, "", f"larger than {MAX_CONFIG_BYTES} bytes; not a config file")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, "", f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(source, "", "not valid TOML: nested too deeply") from None
+
+
+def _http(r: TomlReader) -> HttpSpec | None:
+    value = r.text("http", None, limit=_MAX_HTTP)
     if value is None:
         return None
-    host, port = _host_port(r, "http", value, default_port=None)
-    return HttpSpec(host, port)
+    return parse_http(value, lambda problem: r.error("http", problem))
 
 
-def _host_port(r: _Reader, key: str, value: str, default_port: int | None) -> tuple[str, int]:
+def parse_http(value: str, error: Callable[[str], Exception]) -> HttpSpec:
+    """``HOST:PORT`` (``0.0.0.0:8080``, ``[::]:8080``), checked as the ``http`` key of
+    ``damiera.toml`` and ``hub.toml`` is: one line of at most 300 characters, a valid host, a port
+    1..65535 (for ``--http`` on a command line). ``error(problem)`` makes the exception raised."""
+    problem = _line_problem(value, _MAX_HTTP)
+    if problem is not None:
+        raise error(problem)
+    return HttpSpec(*parse_host_port(value.strip(), error, default_port=None))
+
+
+def parse_host_port(value: str, error: Callable[[str], Exception],
+                    default_port: int | None) -> tuple[str, int]:
+    """``host[:port]`` (an IPv6 host in brackets) → (host, port); the port may be left out only
+    when ``default_port`` is given. ``error(problem)`` makes the exception raised."""
     m = re.fullmatch(r"(\[[0-9A-Fa-f:.]+\]|[^:\[\]]*)(?::([0-9]{1,5}))?", value)
     if m is None or (m.group(2) is None and default_port is None):
-        raise r.error(key, f"expected host:port (e.g. 0.0.0.0:8080 or [::]:8080), "
-                           f"got {_excerpt(value)}")
+        raise error(f"expected host:port (e.g. 0.0.0.0:8080 or [::]:8080), got {_excerpt(value)}")
     host = m.group(1).strip("[]")
     if not host or (":" not in host and not _HOSTNAME.fullmatch(host)):
-        raise r.error(key, f"no valid host in {_excerpt(value)}")
+        raise error(f"no valid host in {_excerpt(value)}")
     port = int(m.group(2)) if m.group(2) is not None else default_port
-    assert port is not None
+    assert port is not None  # by the match check above
     if not 1 <= port <= 65535:
-        raise r.error(key, f"port {port} is out of range 1..65535")
+        raise error(f"port {port} is out of range 1..65535")
     return host, port
 
 
-def _mqtt(r: _Reader, board: int | None, base: Path | None = None) -> MqttSpec | None:
+def _mqtt(r: TomlReader, board: int | None, base: Path | None = None) -> MqttSpec | None:
     m = r.sub("mqtt")
     if m is None:
         return None
@@ -261,10 +279,7 @@ def parse_mqtt_url(url: str, error: Callable[[str], Exception]) -> MqttSpec:
         if not username:
             raise error("an empty user name before '@'")
     default = 8883 if parts.scheme == "mqtts" else 1883
-    try:
-        host, port = _host_port(_Reader("url", {}), "url", netloc, default)
-    except ConfigError as exc:
-        raise error(exc.problem) from None
+    host, port = parse_host_port(netloc, error, default)
     return MqttSpec(f"{parts.scheme}://{netloc}", host, port, parts.scheme == "mqtts", "", "",
                     username, password)
 
@@ -285,8 +300,21 @@ def _kind(value: object) -> str:
     return type(value).__name__  # TOML dates and times
 
 
-class _Reader:
-    """Typed access to a TOML table that names the file and the key in every error."""
+def _line_problem(value: str, limit: int) -> str | None:
+    """What is wrong with ``value`` as a one-line text of at most ``limit`` characters, or None."""
+    if len(value) > limit:
+        return f"longer than {limit} characters"
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        return f"control characters (line breaks, tabs…) not allowed: {_excerpt(value)}"
+    if not value.strip():
+        return "empty (leave the key out instead)"
+    return None
+
+
+class TomlReader:
+    """Typed access to a TOML table that names the file (``source``) and the key in every
+    :class:`ConfigError`; ``prefix`` is the table's own key (``"mqtt."``). The reader of
+    ``damiera.toml`` and ``hub.toml``."""
 
     def __init__(self, source: str, table: Mapping[str, Any], prefix: str = "") -> None:
         self.source = source
@@ -320,13 +348,9 @@ class _Reader:
             return str(value)
         if not isinstance(value, str):
             raise self._wrong(name, "a string", value)
-        if len(value) > limit:
-            raise self.error(name, f"longer than {limit} characters")
-        if any(ord(c) < 32 or ord(c) == 127 for c in value):
-            raise self.error(name, f"control characters (line breaks, tabs…) not allowed: "
-                                   f"{_excerpt(value)}")
-        if not value.strip():
-            raise self.error(name, "empty (leave the key out instead)")
+        problem = _line_problem(value, limit)
+        if problem is not None:
+            raise self.error(name, problem)
         return value.strip()
 
     def boolean(self, name: str, default: bool) -> bool:
@@ -360,10 +384,10 @@ class _Reader:
         number = float(value)
         return number
 
-    def sub(self, name: str) -> _Reader | None:
+    def sub(self, name: str) -> TomlReader | None:
         if name not in self.table:
             return None
         value = self.table[name]
         if not isinstance(value, dict):
             raise self._wrong(name, "a table", value)
-        return _Reader(self.source, value, f"{self.prefix}{name}.")
+        return TomlReader(self.source, value, f"{self.prefix}{name}.")

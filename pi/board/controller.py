@@ -54,10 +54,10 @@ from pi.board.config import Config
 from pi.drivers.display import DisplayState, face_texts
 from pi.drivers.faults import SensorFault, SensorFaultCleared
 from engine.replay import Fed
-from pi.board.errors import JournalDamagedError, JournalError
+from pi.board.errors import ActionLate, ActionRefused, JournalDamagedError, JournalError
 from pi.board.session import GameSession
 from pi.board.statedir import StateDir
-from pi.board.view import PAIRING_FIELDS, ActionLate, ActionRefused, Phase
+from pi.board.view import PAIRING_FIELDS, Phase
 from pi.drivers.timebase import GameTime
 
 log = logging.getLogger(__name__)

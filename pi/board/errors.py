@@ -10,7 +10,7 @@ from pathlib import Path
 from engine.errors import ConfigurationError, StateError
 
 __all__ = ["ConfigError", "StateDirError", "StateDirBusyError", "JournalError", "JournalWriteError",
-           "JournalDamagedError"]
+           "JournalDamagedError", "ActionRefused", "ActionLate"]
 
 
 class ConfigError(ConfigurationError):
@@ -48,3 +48,12 @@ class JournalDamagedError(JournalError):
         self.path = path
         self.line = line
         self.problem = problem
+
+
+class ActionRefused(StateError):
+    """An arbiter's action the board does not carry out in its present state; the message is one
+    line for people (``no game in play``)."""
+
+
+class ActionLate(ActionRefused):
+    """An arbiter's action not journaled in time (``ACT_TIMEOUT``): it may still be, later."""

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
@@ -43,6 +42,7 @@ from engine.events import Event, GameStarted
 from engine.replay import ContainArbiter, Fed, Replay, Report
 from engine.variants import Variant
 from pi.board.errors import JournalDamagedError, JournalError
+from pi.board.handoff import LatestWorker
 from pi.board.journal import Journal, Recovered
 from pi.board.statedir import GameDir, StateDir
 
@@ -72,7 +72,8 @@ class GameSession:
         self._last_t = last_t
         self._finished = game.is_finished()
         self._files_stale = False
-        self._writer = _FileWriter(self._write_body)
+        #: newest text only: a text made while another is being written replaces any waiting
+        self._writer: LatestWorker[dict[str, Any]] = LatestWorker(self._write_body, "game-files")
 
     @property
     def arbiter(self) -> Arbiter:
@@ -284,7 +285,7 @@ class GameSession:
         self._files_stale = False
         body = self._body()
         if body is not None:
-            self._writer.write_now(body)
+            self._writer.run_now(body)
 
     def _write_body(self, body: dict[str, Any]) -> None:
         try:
@@ -303,89 +304,6 @@ class GameSession:
 
 
 # ---------------------------------------------------------------------- helpers
-
-class _FileWriter:
-    """Writes a game's derived files on a thread of its own, newest text only: a text handed
-    over while another is being written replaces any text still waiting. Every text carries a
-    generation number; one older than the last written is skipped, so :meth:`write_now` (on the
-    caller's thread) is never undone by an older text the thread still held."""
-
-    def __init__(self, write: Any) -> None:
-        self._write = write
-        self._cond = threading.Condition()
-        self._io = threading.Lock()  # one write at a time, whichever thread
-        self._pending: tuple[int, dict[str, Any]] | None = None
-        self._busy = False
-        self._gen = 0
-        self._written = 0
-        self._closing = False
-        self._thread: threading.Thread | None = None
-
-    def submit(self, body: dict[str, Any]) -> None:
-        with self._cond:
-            self._gen += 1
-            self._pending = (self._gen, body)
-            if self._thread is None and not self._closing:
-                self._thread = threading.Thread(target=self._run, name="game-files",
-                                                daemon=True)
-                self._thread.start()
-            self._cond.notify_all()
-        if self._closing:  # closed: no thread any more, written here
-            self.flush()
-
-    def write_now(self, body: dict[str, Any]) -> None:
-        with self._cond:
-            self._gen += 1
-            gen = self._gen
-            self._pending = None  # older than this one: never written
-        self._write_if_newer(gen, body)
-
-    def _write_if_newer(self, gen: int, body: dict[str, Any]) -> None:
-        with self._io:
-            if gen <= self._written:
-                return
-            self._written = gen
-            self._write(body)
-
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                while self._pending is None and not self._closing:
-                    self._cond.wait()
-                if self._pending is None:
-                    return
-                (gen, body), self._pending = self._pending, None
-                self._busy = True
-            try:
-                self._write_if_newer(gen, body)
-            except Exception:  # the thread must go on; the journal holds all
-                log.exception("game files not rewritten; the journal has everything")
-            finally:
-                with self._cond:
-                    self._busy = False
-                    self._cond.notify_all()
-
-    def flush(self) -> None:
-        with self._cond:
-            if self._thread is None or not self._thread.is_alive():
-                item, self._pending = self._pending, None
-            else:
-                while self._pending is not None or self._busy:
-                    self._cond.wait()
-                item = None
-        if item is not None:
-            self._write_if_newer(*item)
-
-    def close(self) -> None:
-        """Writes what waits, then ends the thread."""
-        self.flush()
-        with self._cond:
-            self._closing = True
-            self._cond.notify_all()
-            thread = self._thread
-        if thread is not None:
-            thread.join()
-
 
 def _round_t(t: float) -> float:
     """Journal times to the millisecond (the sensors' debounce is 30 ms; JSON stays short)."""

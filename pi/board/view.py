@@ -31,7 +31,7 @@ from pi.board.config import Config
 from engine.replay import Fed
 
 __all__ = ["Phase", "BoardView", "GameView", "ArbiterState", "FaultView", "BoardActions",
-           "ActionRefused", "ActionLate", "PAIRING_FIELDS"]
+           "PAIRING_FIELDS"]
 
 
 class Phase(enum.Enum):
@@ -146,15 +146,6 @@ class BoardView(Protocol):
 
 #: The configuration fields a pairing sets (the next game's start line takes them).
 PAIRING_FIELDS = ("event", "round", "white", "black")
-
-
-class ActionRefused(Exception):
-    """An arbiter's action the board does not carry out; the message is one line for people
-    (``no game in play``)."""
-
-
-class ActionLate(ActionRefused):
-    """An arbiter's action not journaled in time (``ACT_TIMEOUT``): it may still be, later."""
 
 
 class BoardActions(Protocol):

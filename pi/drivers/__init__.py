@@ -1,4 +1,4 @@
-"""The board's hardware: I²C expanders over smbus2, presence sensors and their scan thread,
+"""The board's hardware: I²C expanders over smbus2, presence sensors and their scanner,
 gpiozero buttons and buzzer, the luma OLED, the serial link, the wiring file, and
 :mod:`pi.drivers.hardware`, the one place that builds real devices from a wiring.
 

@@ -4,18 +4,18 @@
 ten times a second to time "held" presses, which nothing here uses (18 buttons: 180 wake-ups a
 second on an idle Pi, and slow to close). Edges come from the pin backend's own callbacks.
 
-A press puts a :class:`~engine.events.ButtonPressed` on the queue given, stamped with the injected
+A press puts a :class:`~engine.events.ButtonPressed` on the inbox given, stamped with the injected
 clock; that is all the gpiozero callback thread does.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.events import BUTTON_NAMES, SIDES, ButtonPressed
+from pi.drivers.faults import Inbox
 from pi.drivers.timebase import GameTime, Monotonic, as_game_time
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ class ButtonPanel:
     Raises ValueError for an unknown side or control name.
     """
 
-    def __init__(self, gpios: Mapping[str, Mapping[str, int]], out: queue.Queue[Any],
+    def __init__(self, gpios: Mapping[str, Mapping[str, int]], out: Inbox,
                  clock: GameTime | Monotonic, *, t0: float | None = None, pin_factory: Any = None,
                  pull_up: bool = True, bounce_time: float | None = 0.02) -> None:
         from gpiozero import DigitalInputDevice

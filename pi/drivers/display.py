@@ -6,7 +6,7 @@ and the journal show one clock.
 
 Drawing follows luma's layers: :class:`BoardDisplay` draws with PIL inside
 ``luma.core.render.canvas(device)``; the device (``ssd1306``/``sh1106`` on I²C 0x3C, built by
-:func:`pi.drivers.wiring.open_oled`, or luma's ``dummy`` in tests) turns pixels into bytes.
+:func:`pi.drivers.hardware.open_oled`, or luma's ``dummy`` in tests) turns pixels into bytes.
 Call from the daemon's thread only.
 """
 

@@ -1,4 +1,5 @@
-"""Fault records of the sensors: what the scan loop hands to the daemon beside piece events.
+"""Fault records of the sensors: what the scan loop hands to the daemon beside piece events, and
+:class:`Inbox`, where every driver thread hands what it sensed.
 
 Run-time sensor faults are records, not exceptions: the process never dies of a sensor problem.
 A :class:`SensorFault` is reported once per outage and followed, when the sensors can be trusted
@@ -9,7 +10,7 @@ again, by a :class:`SensorFaultCleared` for the same chip, squares and ``kind`` 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Protocol, Union
 
 from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
 
@@ -66,8 +67,17 @@ class SensorFaultCleared:
 
 @dataclass(frozen=True, slots=True)
 class SensorInterrupt:
-    """Put on the daemon's queue by the interrupt line: some expander saw a change; scan now."""
+    """Put on the inbox by the interrupt line while no scan loop is attached
+    (``Hardware.on_interrupt`` is None): some expander saw a change; scan now."""
 
 
 #: Everything a scan returns, in order: piece events and fault records.
 SensorOutput = Union[PieceLifted, PiecePlaced, SnapshotTaken, SensorFault, SensorFaultCleared]
+
+
+class Inbox(Protocol):
+    """Where the drivers' threads (gpiozero's callbacks, the serial reader) hand what they
+    sensed: the daemon's bridge into its event loop (``pi.board.handoff.LoopInbox``), or a plain
+    ``queue.Queue`` in the tests. ``put`` is safe from any thread and never blocks."""
+
+    def put(self, item: object, /) -> None: ...

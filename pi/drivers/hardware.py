@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import errno as errno_mod
 import logging
-import queue
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,9 +21,8 @@ from pi.drivers.buzzer import Beeper
 from pi.drivers.display import BoardDisplay
 from pi.drivers.errors import BusUnavailableError, DeviceUnavailableError
 from pi.drivers.expanders import EXPANDER_TYPES, MCP23017, Expander, SMBusLike
-from pi.drivers.faults import SensorInterrupt, SensorOutput
+from pi.drivers.faults import Inbox, SensorInterrupt, SensorOutput
 from pi.drivers.interrupt import InterruptLine
-from pi.drivers.scan_loop import ScanLoop, Sink
 from pi.drivers.sensor_groups import DirectGroup, MatrixGroup, SensorGroup
 from pi.drivers.sensors import SensorScanner
 from pi.drivers.serial_link import SerialLink
@@ -148,8 +146,10 @@ class Hardware:
     """Everything the daemon drives; built by :func:`build_hardware`.
 
     ``start`` powers up in order, ``stop`` stops in reverse order (idempotent; errors are logged,
-    never raised). Without a sink the scanner is left to the caller (``scanner.scan()`` after a
-    ``SensorInterrupt`` on the queue, as the tests do); with one, the scan loop thread runs it.
+    never raised). Who scans is the caller's business: the board's scan loop
+    (``pi.board.scan_loop.ScanLoop.for_hardware``) sets ``on_interrupt`` to its ``wake``; while
+    it is None, each interrupt puts a ``SensorInterrupt`` on ``out`` and the caller calls
+    ``scanner.scan()`` (as the tests do).
     """
 
     wiring: Wiring
@@ -157,21 +157,21 @@ class Hardware:
     bus: ManagedBus
     lock: BusLock
     scanner: SensorScanner
-    scan_loop: ScanLoop
     interrupt: InterruptLine | None = None
     buttons: ButtonPanel | None = None
     beeper: Beeper | None = None
     display: BoardDisplay | None = None
     serial_link: SerialLink | None = None
-    out: queue.Queue[Any] | None = None
+    out: Inbox | None = None
+    #: Called on gpiozero's thread at each falling edge of the interrupt line (see above).
+    on_interrupt: Callable[[], None] | None = None
     started: bool = False
     stopped: bool = False
 
-    def start(self, sink: Sink | None = None) -> list[SensorOutput]:
+    def start(self) -> list[SensorOutput]:
         """Starts the serial reader and powers the sensors up; returns the scanner's first
-        outputs (a SnapshotTaken, or SensorFaults). With ``sink``, the scan loop thread then
-        scans and hands every later output list to ``sink`` (called on the loop's thread).
-        Raises RuntimeError when started twice or after ``stop``."""
+        outputs (a SnapshotTaken, or SensorFaults). Raises RuntimeError when started twice or
+        after ``stop``."""
         if self.stopped:
             raise RuntimeError("Hardware.start: stopped; build a new Hardware")
         if self.started:
@@ -180,28 +180,23 @@ class Hardware:
         if self.serial_link is not None:
             self.serial_link.start()
         with self.lock.scan():
-            first = list(self.scanner.start())
-        if sink is not None:
-            self.scan_loop.sink = sink
-            self.scan_loop.start()
-            # An edge between the first scan and the thread's start went to ``out``: rescan.
-            self.scan_loop.wake()
-        return first
+            return list(self.scanner.start())
 
     def interrupt_fired(self) -> None:
-        # gpiozero's thread: wake the scan loop when it runs, else tell the caller who scans.
-        if self.scan_loop.running:
-            self.scan_loop.wake()
+        # gpiozero's thread: wake whoever scans, else tell the caller who scans by hand.
+        wake = self.on_interrupt
+        if wake is not None:
+            wake()
         elif self.out is not None:
             self.out.put(SensorInterrupt())
 
     def stop(self) -> None:
-        """Stops in reverse order of ``start``/construction; idempotent, never raises."""
+        """Stops in reverse order of ``start``/construction; idempotent, never raises. A scan
+        loop over the scanner is stopped by its owner first (the bus closes here)."""
         if self.stopped:
             return
         self.stopped = True
         steps: list[tuple[str, Callable[[], None] | None]] = [
-            ("the scan loop", self.scan_loop.stop),
             ("the serial link", self.serial_link.close if self.serial_link else None),
             ("the display", self.display.close if self.display else None),
             ("the buzzer", self.beeper.close if self.beeper else None),
@@ -217,12 +212,8 @@ class Hardware:
             except Exception:
                 log.exception("stopping %s", name)
 
-    def close(self) -> None:
-        """Same as :meth:`stop`."""
-        self.stop()
 
-
-def build_hardware(wiring: Wiring, out: queue.Queue[Any], clock: GameTime | Monotonic, *,
+def build_hardware(wiring: Wiring, out: Inbox, clock: GameTime | Monotonic, *,
                    t0: float | None = None,
                    bus_opener: Callable[[int | str], SMBusLike] | None = None,
                    pin_factory: Any = None, display_device: Any = None,
@@ -250,7 +241,7 @@ def build_hardware(wiring: Wiring, out: queue.Queue[Any], clock: GameTime | Mono
                      retry_max=s.retry_max)
     lock = BusLock()
     scanner = build_scanner(wiring, bus, time)
-    hw = Hardware(wiring, time, bus, lock, scanner, ScanLoop(scanner, lock=lock), out=out)
+    hw = Hardware(wiring, time, bus, lock, scanner, out=out)
     try:
         if wiring.interrupt_gpio is not None:
             hw.interrupt = InterruptLine(wiring.interrupt_gpio, hw.interrupt_fired,

@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import queue
 from collections.abc import Callable
 from typing import Any
-
-from pi.drivers.faults import SensorInterrupt
 
 
 class InterruptLine:
     """The wire-ORed, open-drain INT lines of the expanders on one Pi GPIO (active low).
 
-    Each falling edge calls ``out`` when it is a callable (the scan loop's ``wake``), else puts
-    a :class:`SensorInterrupt` on the queue ``out``; the gpiozero callback thread does nothing
-    else. ``pin_factory`` is passed to gpiozero (None: its default).
+    Each falling edge calls ``fired`` (on gpiozero's callback thread, which does nothing else:
+    the scan loop's ``wake``, or ``Hardware.interrupt_fired``). ``pin_factory`` is passed to
+    gpiozero (None: its default).
     """
 
-    def __init__(self, gpio: int | str, out: queue.Queue[Any] | Callable[[], None], *,
+    def __init__(self, gpio: int | str, fired: Callable[[], None], *,
                  pin_factory: Any = None, pull_up: bool = True) -> None:
         from gpiozero import DigitalInputDevice
-        self._notify: Callable[[], None] = (
-            (lambda: out.put(SensorInterrupt())) if isinstance(out, queue.Queue) else out)
+        self._notify = fired
         self.device = DigitalInputDevice(gpio, pull_up=pull_up, pin_factory=pin_factory)
         self.device.when_activated = self._fired
 

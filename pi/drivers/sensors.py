@@ -1,6 +1,6 @@
 """Presence sensors: the scanner that turns expander readings into piece events and faults.
 
-:class:`SensorScanner` is driven by the scan loop (:mod:`pi.drivers.scan_loop`), which calls
+:class:`SensorScanner` is driven by the board's scan loop (``pi.board.scan_loop``), which calls
 :meth:`~SensorScanner.scan` when the interrupt line fires or when
 :meth:`~SensorScanner.next_deadline` passes, under the bus lock, and hands what ``scan`` returns
 to the daemon: engine events (``PieceLifted``, ``PiecePlaced``, ``SnapshotTaken``) and fault

@@ -2,7 +2,7 @@
 
 Out: every committed event, ``json.dumps(event.to_dict())`` + "\\n" (TRACE.md objects).
 In: lines like ``{"type": "button", "name": "clock", "side": "white"}``; each valid one becomes a
-:class:`~engine.events.ButtonPressed` stamped with the injected clock and is put on the queue.
+:class:`~engine.events.ButtonPressed` stamped with the injected clock and is put on the inbox.
 Anything else is logged and ignored. Serial errors are logged, never raised to the daemon.
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
-import queue
 import threading
 from typing import Any
 
 from engine.events import BUTTON_NAMES, SIDES, ButtonPressed
+from pi.drivers.faults import Inbox
 from pi.drivers.timebase import GameTime, Monotonic, as_game_time
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ def parse_command(line: bytes | str, t: float) -> ButtonPressed:
 
 
 class SerialLink:
-    """Wraps a pyserial port (opened by :func:`pi.drivers.wiring.open_serial`, or ``loop://`` in tests).
+    """Wraps a pyserial port (opened by :func:`pi.drivers.hardware.open_serial`, or ``loop://`` in tests).
 
     ``start()`` runs a reader thread that only parses lines and puts ButtonPressed on ``out``.
     ``send`` may be called from the daemon's thread. ``port`` needs ``write``, ``readline``
@@ -63,7 +63,7 @@ class SerialLink:
     default 0).
     """
 
-    def __init__(self, port: Any, out: queue.Queue[Any], clock: GameTime | Monotonic, *,
+    def __init__(self, port: Any, out: Inbox, clock: GameTime | Monotonic, *,
                  t0: float | None = None) -> None:
         self.port = port
         self._out = out

@@ -513,12 +513,3 @@ def _buttons(r: _Reader, gpios: dict[int, str]) -> tuple[dict[str, dict[str, int
         out[side] = {name: _gpio(t, name, gpios) for name in BUTTON_NAMES if name in t.table}
     return out, b.get("pull_up", bool, True), b.number("bounce_ms", 20, 0, 1000) / 1000
 
-
-def __getattr__(name: str) -> object:
-    # The builders moved to pi.drivers.hardware (construction apart from the schema); old imports of
-    # them from here keep working without importing the drivers for every wiring check.
-    if name in {"Hardware", "build_hardware", "build_scanner", "build_expanders", "open_i2c_bus",
-                "open_oled", "open_serial"}:
-        import pi.drivers.hardware
-        return getattr(pi.drivers.hardware, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

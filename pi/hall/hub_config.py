@@ -17,13 +17,12 @@ The command line's ``--mqtt``, ``--http`` and ``--state-dir`` override the file'
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from pi.board.config import (HttpSpec, MqttSpec, TomlReader, load_toml, parse_http, parse_mqtt_url,
+                             read_config_text)
 from pi.board.errors import ConfigError
-from pi.board.config import (HttpSpec, MqttSpec, _host_port, _Reader,
-                       parse_mqtt_url, read_config_text)
 
 __all__ = ["HubConfig", "load_hub_config", "parse_hub_config", "hub_config_from_args",
            "DEFAULT_HALL", "DEFAULT_HTTP"]
@@ -56,20 +55,14 @@ def load_hub_config(path: str | os.PathLike[str]) -> HubConfig:
 def parse_hub_config(text: str, source: str = "hub.toml", base: Path | None = None) -> HubConfig:
     """Validates TOML ``text``; relative paths (``state_dir``, ``mqtt.ca``) are taken from
     ``base`` (the file's folder; the working directory when None)."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source, "", f"not valid TOML: {exc}") from None
-    except RecursionError:
-        raise ConfigError(source, "", "not valid TOML: nested too deeply") from None
-    r = _Reader(source, raw)
+    r = TomlReader(source, load_toml(text, source))
     r.check_keys(_TOP_KEYS)
     hall = r.text("hall", DEFAULT_HALL, limit=64) or DEFAULT_HALL
     _check_hall(r, hall)
     http = DEFAULT_HTTP
     http_text = r.text("http", None, limit=300)
     if http_text is not None:
-        http = HttpSpec(*_host_port(r, "http", http_text, default_port=None))
+        http = parse_http(http_text, lambda problem: r.error("http", problem))
     state_dir = r.text("state_dir", None, limit=4096)
     root = base or Path.cwd()
     mqtt = None
@@ -89,7 +82,7 @@ def parse_hub_config(text: str, source: str = "hub.toml", base: Path | None = No
                      mqtt=mqtt)
 
 
-def _check_hall(r: _Reader, hall: str) -> None:
+def _check_hall(r: TomlReader, hall: str) -> None:
     from pi.hall.protocol import SEGMENT
     if not SEGMENT.fullmatch(hall):
         raise r.error("hall", "letters, digits, '.', '_' or '-' only (an MQTT topic level)")
@@ -101,12 +94,12 @@ def hub_config_from_args(config: str | None, mqtt: str | None, http: str | None,
     ConfigError (one line; ``--mqtt`` etc. named as the key) and requires a broker and a state
     directory from one or the other."""
     cfg = load_hub_config(config) if config is not None else HubConfig(source="command line")
-    cli = _Reader("command line", {})
+    cli = TomlReader("command line", {})
     if mqtt is not None:
         spec = parse_mqtt_url(mqtt, lambda problem: cli.error("--mqtt", problem))
         cfg = replace(cfg, mqtt=replace(spec, hall=cfg.hall))
     if http is not None:
-        cfg = replace(cfg, http=HttpSpec(*_host_port(cli, "--http", http, default_port=None)))
+        cfg = replace(cfg, http=parse_http(http, lambda problem: cli.error("--http", problem)))
     if state_dir is not None:
         cfg = replace(cfg, state_dir=Path(state_dir).resolve())
     if cfg.mqtt is None:

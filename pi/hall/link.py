@@ -47,7 +47,8 @@ from pi.hall.protocol import (MAX_PAYLOAD, PAIRING_KEYS, Ack, Command, Resend, T
 from pi.board.journal import encode_line
 from engine.replay import Fed
 from pi.board.statedir import StateDir
-from pi.board.view import ActionRefused, BoardActions, BoardView
+from pi.board.errors import ActionRefused
+from pi.board.view import BoardActions, BoardView
 from pi.web.views import state_dict
 
 log = logging.getLogger(__name__)

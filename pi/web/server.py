@@ -28,7 +28,8 @@ from aiohttp import web
 
 from engine.replay import Fed
 from pi.board.statedir import StateDir
-from pi.board.view import ActionLate, ActionRefused, BoardActions, BoardView
+from pi.board.errors import ActionLate, ActionRefused
+from pi.board.view import BoardActions, BoardView
 from pi.web import auth
 from pi.web.errors import WebError
 from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,

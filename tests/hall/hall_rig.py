@@ -21,7 +21,7 @@ from web_rig import Rig
 
 from hardware_mocks.sim_web import sim_routes
 from pi.board.config import Config, MqttSpec
-from pi.daemon import Parts, run_daemon
+from pi.daemon import run_daemon
 
 HALL = "t"
 BOARD = "7"
@@ -53,8 +53,8 @@ class HallRig(Rig):
             def linked(link: Any) -> None:  # after the web server: both are there
                 self.link = link
                 self._ready.set()
-            parts = Parts(build=self.sim.build, http=("127.0.0.1", 0), on_web=got,
-                          on_link=linked, web_routes=sim_routes(self.sim, self.config.variant))
+            parts = self.sim.parts(http=("127.0.0.1", 0), on_web=got, on_link=linked,
+                                  web_routes=sim_routes(self.sim, self.config.variant))
             await run_daemon(self.config, wiring, self.state, parts, stop=self.stop_event)
         try:
             asyncio.run(main())

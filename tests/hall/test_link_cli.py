@@ -19,32 +19,32 @@ from hall_rig import BOARD, Hub, retained
 
 from pi.cli import main as cli
 from pi.board.config import Config, MqttSpec, parse_config
-from pi.run import RunError, _hall
+from pi.run import RunError, hall_options
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "pi" / "samples" / "italian_sample.jsonl"
 
 
 def test_mqtt_and_board_make_the_hall_spec() -> None:
-    c = _hall(Config(), "mqtt://board7:s%40cret@10.0.0.2", "7", None)
+    c = hall_options(Config(), "mqtt://board7:s%40cret@10.0.0.2", "7", None)
     assert c.board == 7
     assert c.mqtt == MqttSpec("mqtt://10.0.0.2", "10.0.0.2", 1883, False, "hall", "7",
                               "board7", "s@cret")
-    c = _hall(Config(board=4), "mqtts://hall.local:8884", None, "open-2026")
+    c = hall_options(Config(board=4), "mqtts://hall.local:8884", None, "open-2026")
     assert c.mqtt is not None and (c.mqtt.hall, c.mqtt.board, c.mqtt.tls) == ("open-2026", "4",
                                                                              True)
 
 
 def test_the_options_go_over_the_configs_mqtt_table() -> None:
     config = parse_config('board = 3\n[mqtt]\nurl = "mqtt://a.local"\nhall = "regionale"\n')
-    c = _hall(config, "mqtt://b.local:1999", "12", None)
+    c = hall_options(config, "mqtt://b.local:1999", "12", None)
     assert c.mqtt is not None and c.board == 12
     assert (c.mqtt.host, c.mqtt.port, c.mqtt.hall, c.mqtt.board) == ("b.local", 1999,
                                                                      "regionale", "12")
-    c = _hall(config, None, None, "other")
+    c = hall_options(config, None, None, "other")
     assert c.mqtt is not None and (c.mqtt.host, c.mqtt.hall, c.mqtt.board) == ("a.local",
                                                                                "other", "3")
-    assert _hall(Config(), None, None, None).mqtt is None
+    assert hall_options(Config(), None, None, None).mqtt is None
 
 
 @pytest.mark.parametrize("url, board, hall, words", [
@@ -59,7 +59,7 @@ def test_the_options_go_over_the_configs_mqtt_table() -> None:
 def test_bad_options_are_refused_in_one_line(url: str | None, board: str | None,
                                              hall: str | None, words: str) -> None:
     with pytest.raises(RunError) as exc:
-        _hall(Config(), url, board, hall)
+        hall_options(Config(), url, board, hall)
     assert words in str(exc.value) and "hunter2" not in str(exc.value)
     assert "\n" not in str(exc.value)
 

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -81,6 +82,24 @@ def test_pdn_command_prints_the_sample(capsys: pytest.CaptureFixture[str]) -> No
     assert main(["pdn", "pi/samples/italian_sample.pdn"]) == 0
     out = capsys.readouterr().out
     assert out.startswith('[Event "damiera sample game"]') and out.rstrip().endswith("1-0")
+
+
+@pytest.mark.parametrize("value,problem", [
+    ("8080", "expected host:port (e.g. 0.0.0.0:8080 or [::]:8080), got '8080'"),
+    ("127.0.0.1:70000", "port 70000 is out of range 1..65535"),
+    ("bad host:80", "no valid host in 'bad host:80'"),
+    ("127.0.0.1:80\t", "control characters (line breaks, tabs…) not allowed: '127.0.0.1:80\\t'"),
+    (" ", "empty (leave the key out instead)"),
+    ("x" * 301, "longer than 300 characters"),
+])
+def test_run_http_is_checked_as_the_configs_http_is(value: str, problem: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    # Refused before anything is opened: the wiring file does not even exist.
+    args = ["run", "--wiring", str(tmp_path / "none.toml"), "--state-dir", str(tmp_path),
+            "--http", value]
+    assert main(args) == 2
+    assert capsys.readouterr().err.splitlines() == [f"damiera: --http: {problem}"]
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_errors_of_every_family_are_one_line_exit_2(tmp_path) -> None:  # type: ignore[no-untyped-def]

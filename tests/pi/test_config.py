@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from engine.events import GameStarted
+from pi.board.config import (MAX_CONFIG_BYTES, Config, HttpSpec, MqttSpec, load_config, parse_config,
+                             parse_http)
 from pi.board.errors import ConfigError
-from pi.board.config import (MAX_CONFIG_BYTES, Config, HttpSpec, MqttSpec, load_config,
-                       parse_config)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "pi" / "damiera.example.toml"
 
@@ -141,6 +141,18 @@ def test_mqtt_defaults() -> None:
 
 def test_ipv6_http() -> None:
     assert parse_config('http = "[::]:8080"').http == HttpSpec("::", 8080)
+
+
+def test_http_text_outside_a_file_reads_as_the_key_does() -> None:
+    # ``damiera run --http`` and ``damiera hub --http``: no TOML document around the value.
+    assert parse_http(" [::]:8080 ", ValueError) == HttpSpec("::", 8080)
+    assert parse_http("board-7.local:80", ValueError) == HttpSpec("board-7.local", 80)
+    for value in ("8080", "[::]:0", "a b:80", "h:80\n", "", "h:" + "1" * 300):
+        with pytest.raises(ConfigError) as from_file:
+            parse_config(f"http = {value!r}".replace("'", '"'))
+        with pytest.raises(ValueError) as from_text:
+            parse_http(value, ValueError)
+        assert str(from_text.value) == from_file.value.problem
 
 
 def test_not_toml_and_deep_nesting_are_one_line() -> None:

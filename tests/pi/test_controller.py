@@ -259,7 +259,7 @@ def test_an_action_without_a_game_is_refused_then_and_when_its_turn_comes(rig) -
     import asyncio
 
     from pi.board.arbiter_request import ArbiterRequest
-    from pi.board.view import ActionRefused
+    from pi.board.errors import ActionRefused
     c, clock, time, _, _, _, _ = rig
     with pytest.raises(ActionRefused, match="no game in play"):
         asyncio.run(c.act(ArbiterRequest("start_clock")))
@@ -287,7 +287,7 @@ def test_an_action_not_handled_in_time_is_late(rig, monkeypatch: pytest.MonkeyPa
 
     import pi.board.controller as controller_module
     from pi.board.arbiter_request import ArbiterRequest
-    from pi.board.view import ActionLate
+    from pi.board.errors import ActionLate
     c, clock, time, _, _, _, _ = rig
     c.handle(SnapshotTaken(_stamp(time), INITIAL))
     c.submit = lambda item: None  # never handled

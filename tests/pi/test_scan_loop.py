@@ -1,5 +1,5 @@
-"""The daemon's scan loop on its own thread (real time), the bus lock it shares with the OLED,
-and Hardware.start/stop around it."""
+"""The board's scan loop over the drivers' scanner on its own thread (real time), the bus lock it
+shares with the OLED, and Hardware.start/stop around it."""
 
 import logging
 import queue
@@ -15,11 +15,12 @@ from hardware_mocks.positions import initial_occupancy
 from hardware_mocks.serial import loop_port
 from hardware_mocks.smbus import FakeI2CBus
 from hardware_mocks.virtual_board import VirtualBoard
+from pi.board.handoff import LoopInbox
+from pi.board.scan_loop import ScanLoop
 from pi.drivers.bus import BusLock
 from pi.drivers.display import DisplayState
 from pi.drivers.errors import OrientationError
 from pi.drivers.hardware import build_hardware
-from pi.drivers.scan_loop import ScanLoop
 from pi.drivers.timebase import GameTime
 from pi.drivers.wiring import EXAMPLES_DIR, load_wiring
 
@@ -41,6 +42,21 @@ def real_hardware_on_fakes(**kwargs):
     return hw, board, bus, factory, out
 
 
+def start_scanning(hw, sink):
+    """As the daemon starts them: the scan loop over the hardware, the sensors powered up, then
+    the loop's thread. Returns the loop and the first outputs."""
+    loop = ScanLoop.for_hardware(hw, sink)
+    first = hw.start()
+    loop.start()
+    loop.wake()
+    return loop, first
+
+
+def stop_scanning(loop, hw):
+    loop.stop()  # before the bus closes
+    hw.stop()
+
+
 def collect(q, want, timeout=WAIT):
     """Items from ``q`` until ``want(items)`` or the timeout."""
     items = []
@@ -56,10 +72,10 @@ def collect(q, want, timeout=WAIT):
 def test_the_loop_thread_follows_the_interrupt_line_and_stops_cleanly():
     hw, board, _bus, factory, out = real_hardware_on_fakes()
     sensed: queue.Queue = queue.Queue()
-    first = hw.start(sink=sensed.put)
+    loop, first = start_scanning(hw, sensed.put)
     try:
         assert first == [SnapshotTaken(first[0].t, ITALIAN)]
-        assert hw.scan_loop.running
+        assert loop.running
         board.lift("d3")
         board.place("c4")
         events = collect(sensed, lambda items: len(items) >= 2)
@@ -69,8 +85,8 @@ def test_the_loop_thread_follows_the_interrupt_line_and_stops_cleanly():
         press = out.get(timeout=WAIT)
         assert isinstance(press, ButtonPressed) and press.t >= events[-1].t
     finally:
-        hw.stop()
-    assert not hw.scan_loop.running
+        stop_scanning(loop, hw)
+    assert not loop.running
     assert "sensor-scan" not in {t.name for t in threading.enumerate()}
     hw.stop()  # idempotent
 
@@ -80,13 +96,13 @@ def test_the_safety_poll_finds_a_change_without_interrupt():
     hw.scanner.poll_interval = 0.05
     hw.interrupt.close()  # a broken INT wire
     sensed: queue.Queue = queue.Queue()
-    hw.start(sink=sensed.put)
+    loop, _ = start_scanning(hw, sensed.put)
     try:
         board.lift("d3")
         events = collect(sensed, lambda items: len(items) >= 1)
         assert [(type(e), e.square) for e in events] == [(PieceLifted, "d3")]
     finally:
-        hw.stop()
+        stop_scanning(loop, hw)
 
 
 def test_a_sink_that_raises_is_logged_and_the_loop_goes_on(caplog):
@@ -100,9 +116,9 @@ def test_a_sink_that_raises_is_logged_and_the_loop_goes_on(caplog):
             raise RuntimeError("a handler bug")
         sensed.put(outputs)
 
-    hw.start(sink=sink)
+    loop, _ = start_scanning(hw, sink)
     try:
-        with caplog.at_level(logging.ERROR, logger="pi.drivers.scan_loop"):
+        with caplog.at_level(logging.ERROR, logger="pi.board.scan_loop"):
             board.lift("d3")
             assert collect(sensed, lambda items: False, timeout=0.3) == []
             board.place("d3")
@@ -110,7 +126,7 @@ def test_a_sink_that_raises_is_logged_and_the_loop_goes_on(caplog):
         assert [(type(e), e.square) for e in events] == [(PiecePlaced, "d3")]
         assert "sensor scan failed" in caplog.text
     finally:
-        hw.stop()
+        stop_scanning(loop, hw)
 
 
 def test_start_twice_or_after_stop_is_refused():
@@ -136,10 +152,10 @@ def test_stop_goes_in_reverse_order_and_survives_a_part_that_fails(caplog):
             if name == "display":
                 raise OSError("the OLED is gone")
         part.close = close
-    hw.start(sink=lambda outputs: None)
-    hw.stop()
+    loop, _ = start_scanning(hw, lambda outputs: None)
+    stop_scanning(loop, hw)
     assert order == ["serial_link", "display", "beeper", "buttons", "interrupt"]
-    assert "stopping the display" in caplog.text and not hw.scan_loop.running
+    assert "stopping the display" in caplog.text and not loop.running
     assert hw.bus.handle.closed
 
 
@@ -218,12 +234,10 @@ def test_step_scans_only_when_woken_or_due():
 def test_outputs_reach_an_asyncio_loop_in_order():
     import asyncio
 
-    from pi.drivers.scan_loop import asyncio_sink
-
     async def main():
         hw, board, *_ = real_hardware_on_fakes()
         inbox: asyncio.Queue = asyncio.Queue()
-        first = hw.start(sink=asyncio_sink(asyncio.get_running_loop(), inbox.put_nowait))
+        loop, first = start_scanning(hw, LoopInbox(asyncio.get_running_loop(), inbox).put)
         try:
             board.lift("d3")
             board.place("c4")
@@ -232,7 +246,7 @@ def test_outputs_reach_an_asyncio_loop_in_order():
                 got.extend(await asyncio.wait_for(inbox.get(), WAIT))
             return first, got
         finally:
-            hw.stop()
+            stop_scanning(loop, hw)
 
     first, got = asyncio.run(main())
     assert [type(o) for o in first] == [SnapshotTaken]
@@ -242,23 +256,23 @@ def test_outputs_reach_an_asyncio_loop_in_order():
 def test_commands_run_on_the_loop_thread_between_scans():
     hw, board, *_ = real_hardware_on_fakes()
     sensed: queue.Queue = queue.Queue()
-    hw.start(sink=sensed.put)
+    loop, _ = start_scanning(hw, sensed.put)
     try:
         threads = []
 
         def orient(scanner):
             threads.append(threading.current_thread().name)
             return scanner.orient(ITALIAN, (0, 1))
-        assert hw.scan_loop.submit(orient).result(WAIT) == 0
+        assert loop.submit(orient).result(WAIT) == 0
         assert threads == ["sensor-scan"]
         [snapshot] = collect(sensed, lambda items: len(items) >= 1)
         assert snapshot == SnapshotTaken(snapshot.t, ITALIAN)  # a new orientation: a snapshot
-        failing = hw.scan_loop.submit(lambda scanner: scanner.orient({"a1"}))
+        failing = loop.submit(lambda scanner: scanner.orient({"a1"}))
         with pytest.raises(OrientationError):
             failing.result(WAIT)
     finally:
-        hw.stop()
-    late = hw.scan_loop.submit(lambda scanner: scanner.request_snapshot())
+        stop_scanning(loop, hw)
+    late = loop.submit(lambda scanner: scanner.request_snapshot())
     with pytest.raises(RuntimeError, match="stopped"):
         late.result(WAIT)
 

@@ -5,7 +5,8 @@ import errno
 import pytest
 
 from pi.drivers.errors import BusUnavailableError, WiringError
-from pi.drivers.wiring import EXAMPLES_DIR, load_wiring, open_i2c_bus, parse_wiring
+from pi.drivers.hardware import open_i2c_bus
+from pi.drivers.wiring import EXAMPLES_DIR, load_wiring, parse_wiring
 
 MINIMAL = '''
 board = 8
@@ -126,10 +127,3 @@ def test_config_check_period_from_the_wiring_file():
     with pytest.raises(WiringError, match="scan.config_check_ms: -1 is out of range"):
         parse_wiring(MINIMAL + "[scan]\nconfig_check_ms = -1\n")
 
-
-def test_the_builders_are_still_found_where_they_were():
-    import pi.drivers.hardware
-    import pi.drivers.wiring
-    assert pi.drivers.wiring.build_hardware is pi.drivers.hardware.build_hardware
-    with pytest.raises(AttributeError):
-        pi.drivers.wiring.no_such_thing  # noqa: B018

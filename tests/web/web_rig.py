@@ -18,7 +18,7 @@ from hardware_mocks.simulate import Simulation, default_wiring
 from engine.board import Board
 from engine.variants import find_variant
 from pi.board.config import Config
-from pi.daemon import Parts, run_daemon
+from pi.daemon import run_daemon
 from pi.board.statedir import StateDir
 from pi.drivers.wiring import load_wiring
 
@@ -65,9 +65,9 @@ class Rig:
                 for k, val in self.web.items():
                     setattr(server, k, val)
                 self._ready.set()
-            parts = Parts(build=self.sim.build, http=("127.0.0.1", 0), on_web=got,
-                          web_routes=sim_routes(self.sim, self.config.variant)
-                          if self.simulate else None)
+            parts = self.sim.parts(http=("127.0.0.1", 0), on_web=got,
+                                   web_routes=sim_routes(self.sim, self.config.variant)
+                                   if self.simulate else None)
             await run_daemon(self.config, wiring, self.state, parts, stop=self.stop_event)
         try:
             asyncio.run(main())

@@ -1,21 +1,24 @@
-"""The sensor scan loop: the thread that owns the scanner for the daemon.
+"""The sensor scan loop: the thread that owns the drivers' scanner for the daemon.
 
 It sleeps until the interrupt line fires (:meth:`ScanLoop.wake`, called on gpiozero's thread)
 or the scanner's own deadline passes (debounce expiry, retry back-off, the safety poll, the
 configuration check), then scans under the bus lock and hands the outputs to ``sink`` — the
-daemon's bridge into its asyncio loop, e.g.
-``lambda outs: loop.call_soon_threadsafe(queue.put_nowait, outs)``. The scanner's state is only
-touched on this thread, and every bus transaction of a scan happens inside
-:meth:`pi.drivers.bus.BusLock.scan`, so an OLED frame delays a scan by at most the frame on the wire.
+daemon's bridge into its event loop (:meth:`pi.board.handoff.LoopInbox.put`). The scanner's
+state is only touched on this thread, and every bus transaction of a scan happens inside
+:meth:`pi.drivers.bus.BusLock.scan`, so an OLED frame delays a scan by at most the frame on the
+wire.
+
+The drivers build the scanner (:func:`pi.drivers.hardware.build_hardware`); the board wraps it
+here (:meth:`ScanLoop.for_hardware`), so the drivers never know who scans: their interrupt line
+calls whatever ``Hardware.on_interrupt`` holds.
 
 :meth:`ScanLoop.step` is one turn of the loop; the thread is ``while running: step(); sleep
-until next_wake() or a wake``. The test rig (``hardware_mocks.rig``) calls the same ``step`` and
-``next_wake`` on a fake clock, jumping it to the next wake-up, so tests exercise this loop.
+until next_wake() or a wake``. The test rig (``hardware_mocks.rig``) and the simulator's trace
+player call the same ``step`` and ``next_wake`` on a fake clock, jumping it to the next wake-up,
+so tests exercise this loop.
 """
-
 from __future__ import annotations
 
-import asyncio
 import logging
 import queue
 import threading
@@ -25,6 +28,7 @@ from typing import Any, TypeVar
 
 from pi.drivers.bus import BusLock
 from pi.drivers.faults import SensorOutput
+from pi.drivers.hardware import Hardware
 from pi.drivers.sensors import SensorScanner
 
 log = logging.getLogger(__name__)
@@ -37,16 +41,6 @@ Sink = Callable[[Sequence[SensorOutput]], None]
 ERROR_PAUSE = 0.5
 #: At most this many scans at one instant (a deadline that does not move is a bug, not a spin).
 MAX_SCANS_PER_INSTANT = 5
-
-
-def asyncio_sink(loop: asyncio.AbstractEventLoop,
-                 put: Callable[[list[SensorOutput]], object]) -> Sink:
-    """A sink that hands each scan's outputs to ``put`` on the asyncio ``loop``'s thread
-    (``put`` is typically an ``asyncio.Queue``'s ``put_nowait``). Outputs of one scan stay
-    together and in order."""
-    def sink(outputs: Sequence[SensorOutput]) -> None:
-        loop.call_soon_threadsafe(put, list(outputs))
-    return sink
 
 
 class ScanLoop:
@@ -73,6 +67,15 @@ class ScanLoop:
         self._commands: queue.SimpleQueue[tuple[Callable[[SensorScanner], Any], Future[Any]]] = \
             queue.SimpleQueue()
         self.scans = 0
+
+    @classmethod
+    def for_hardware(cls, hardware: Hardware, sink: Sink | None = None) -> ScanLoop:
+        """The loop over ``hardware``'s scanner, under its bus lock; from now on the interrupt
+        line wakes it (``hardware.on_interrupt``). Its owner stops it before
+        ``hardware.stop()``, which closes the bus."""
+        loop = cls(hardware.scanner, sink, lock=hardware.lock)
+        hardware.on_interrupt = loop.wake
+        return loop
 
     # -- any thread ------------------------------------------------------------------------
     def wake(self) -> None:
