@@ -15,7 +15,7 @@ from typing import Literal
 
 from engine.board import Board, Move
 
-__all__ = ["Touch", "TurnTracker"]
+__all__ = ["MaybeBrush", "Touch", "TurnTracker"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +97,33 @@ class TurnTracker:
         self.phys[square] = origin
         self.touches.append(Touch("place", square, t, origin))
         self.last_change = t
+
+    def carry_over(self, other: TurnTracker) -> None:
+        """Go on following the pieces ``other`` followed (same reference position): what stands
+        where, what is in the hand, the touches so far."""
+        self.phys, self.hand, self.touches = other.phys, other.hand, other.touches
+
+    def put_back(self) -> int | None:
+        """The piece lifted last comes back to its square (that lift is the last touch): out of
+        the hand. Returns its origin."""
+        last = self.touches[-1]
+        self.hand.pop()
+        return last.origin
+
+    def from_hand(self, square: str) -> int | None:
+        """A piece in the hand is put on ``square`` (see :meth:`which_in_hand`): out of the
+        hand. Returns its origin."""
+        return self.hand.pop(self.which_in_hand(square))
+
+    def resense(self, sensed: set[str]) -> None:
+        """The sensors report ``sensed`` all at once (a snapshot): a piece gone from a square is
+        in the hand; a piece on a square not followed is of unknown origin."""
+        for s in list(self.phys):
+            if s not in sensed:
+                self.hand.append(self.phys.pop(s))
+        for s in sensed:
+            if s not in self.phys:
+                self.phys[s] = None
 
     def which_in_hand(self, square: str) -> int:
         """Index in the hand of the piece being put on ``square``: a piece coming back to its own
