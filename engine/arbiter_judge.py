@@ -117,7 +117,7 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
     promo = ref.variant.geometry.promotion_row
     g = ref.variant.geometry
     for n, o in on_board.items():
-        p = ref.piece_at(o)  # type: ignore[arg-type]
+        p = ref.piece_at(o) if o is not None else None  # (none is None: disturbed, above)
         assert p is not None
         # a man ending on the far row is a king by rule (IT 4.5: the record is transcribed)
         king = p.king or bool(promo[p.color] >> g.bit_of[n] & 1)

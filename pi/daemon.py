@@ -1,4 +1,4 @@
-"""``damiera run``: the board daemon's composition root and its asyncio event loop.
+"""``damiera run``: the board daemon's composition root.
 
 :func:`run_daemon` wires the parts (mopidy's habit: one function builds, starts in order, stops
 in reverse in ``finally``):
@@ -15,9 +15,10 @@ in reverse in ``finally``):
    bridge into the loop (``pi.board.handoff.LoopInbox``);
 4. the heap frozen (``gc.freeze()``: a full collection of start-up objects cost 18–43 ms on one
    event in the arbiter benchmark), READY=1 to systemd;
-5. one loop: the next input, or the controller's deadline (settle timer, flag fall, lampo
-   countdown), or the next visible change of the running clock's face (a minute, a second or
-   a tenth, COMP 3.6.2 h), or the watchdog's ping — whichever comes first. Everything the
+5. the board's loop (``BoardController.run``): the next input, or the controller's deadline
+   (settle timer, flag fall, lampo countdown), or the next visible change of the running
+   clock's face (a minute, a second or a tenth, COMP 3.6.2 h), or the watchdog's ping —
+   whichever comes first. Everything the
    game does happens on this one thread.
 
 On SIGTERM/SIGINT the loop ends: the controller closes the journal (already durable), the screen

@@ -42,6 +42,7 @@ from datetime import datetime, timezone
 from typing import Any, Protocol, Union
 
 from engine.board import Board
+from engine.clock import ClockState, GameClock
 from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted)
@@ -570,6 +571,5 @@ def _drawn(state: DisplayState) -> tuple[Any, ...]:
             state.message, state.title)
 
 
-def _clock_started(clock: Any) -> bool:
-    from engine.clock import ClockState
-    return bool(clock.state != ClockState.READY)
+def _clock_started(clock: GameClock) -> bool:
+    return clock.state != ClockState.READY
