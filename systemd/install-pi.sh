@@ -163,19 +163,24 @@ fi
 run usermod --append --groups "$(IFS=,; echo "${GROUPS_NEEDED[*]}")" "$USER_NAME"
 
 echo "== virtualenv $VENV (systemd/requirements-*.txt: pinned, hash-checked)"
-run install -d -m 0755 "$PREFIX"
-run python3 -m venv "$VENV"
-# pip is the one python3-venv brings (Debian's, updated by apt), not upgraded from PyPI.
-PIP_ENV=(PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1)
-PIP=(env "${PIP_ENV[@]}" "$VENV/bin/python" -m pip)
-# The tools that build the packages without a wheel: wheels only, so nothing runs as root.
-run "${PIP[@]}" install --quiet --require-hashes --only-binary=:all: --no-deps \
-    --index-url "$INDEX" -r "$SRC/systemd/requirements-build.txt"
-# Everything is fetched and built by the service's user with no way to gain privileges, in a
-# fresh folder, while the service is stopped: no process of that user runs to tamper with it.
+# Made afresh each time (--clear): root never starts a Python whose site-packages hold what an
+# earlier run built as `damiera` (a .pth file there would run as root).
 if systemctl is-active --quiet damiera.service 2>/dev/null; then
     run systemctl stop damiera.service
 fi
+run install -d -m 0755 "$PREFIX"
+run python3 -m venv --clear "$VENV"
+# pip is the one python3-venv brings (Debian's, updated by apt), not upgraded from PyPI.
+PIP_ENV=(PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1)
+PIP=(env "${PIP_ENV[@]}" "$VENV/bin/python" -m pip)
+AS_USER=(setpriv --reuid="$USER_NAME" --regid="$USER_NAME" --clear-groups --no-new-privs)
+# The tools that build the packages without a wheel: wheels only, so nothing runs as root.
+run "${PIP[@]}" install --quiet --require-hashes --only-binary=:all: --no-deps \
+    --index-url "$INDEX" -r "$SRC/systemd/requirements-build.txt"
+# damiera itself, from this checkout (root's own files), with the locked setuptools.
+run "${PIP[@]}" install --quiet --no-index --no-deps --no-build-isolation "$SRC"
+# Everything else is fetched and built by the service's user with no way to gain privileges,
+# in a fresh folder, while the service is stopped (no process of that user runs to tamper).
 if [[ $DRY_RUN -eq 1 ]]; then
     BUILD=/tmp/damiera-build.XXXXXX
 else
@@ -184,14 +189,13 @@ else
 fi
 run install -m 0644 "$SRC/systemd/requirements-pi.txt" "$BUILD/requirements-pi.txt"
 run chown "$USER_NAME:$USER_NAME" "$BUILD"
-run setpriv --reuid="$USER_NAME" --regid="$USER_NAME" --clear-groups --no-new-privs \
-    env HOME="$BUILD" "${PIP_ENV[@]}" "$VENV/bin/python" -m pip wheel --quiet --require-hashes --no-build-isolation \
-    --only-binary=:all: --no-binary="$FROM_SOURCE" --index-url "$INDEX" \
-    --wheel-dir "$BUILD/wheels" -r "$BUILD/requirements-pi.txt"
+run "${AS_USER[@]}" env HOME="$BUILD" "${PIP_ENV[@]}" "$VENV/bin/python" -m pip wheel \
+    --quiet --require-hashes --no-build-isolation --only-binary=:all: \
+    --no-binary="$FROM_SOURCE" --index-url "$INDEX" --wheel-dir "$BUILD/wheels" \
+    -r "$BUILD/requirements-pi.txt"
+# The last run of the venv's Python as root: the code just installed is not run by it.
 run "${PIP[@]}" install --quiet --no-index --no-deps "$BUILD"/wheels/*.whl
-# damiera itself, from this checkout (root's own files), with the locked setuptools.
-run "${PIP[@]}" install --quiet --no-index --no-deps --no-build-isolation "$SRC"
-run "${PIP[@]}" check
+run "${AS_USER[@]}" env HOME="$BUILD" "${PIP_ENV[@]}" "$VENV/bin/python" -m pip check
 
 echo "== configuration $CONF"
 run install -d -m 0755 "$CONF"
