@@ -106,7 +106,7 @@ while [[ $# -gt 0 ]]; do
             ;;
         --no-start) START=0; shift ;;
         --dry-run) DRY_RUN=1; shift ;;
-        -h|--help) sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,${/^#/!q;p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
 done
@@ -136,7 +136,8 @@ python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
 # Raspberry Pi OS also Pillow (which needs the JPEG and zlib headers).
 FROM_SOURCE=rpi-gpio
 APT_PACKAGES=(python3-venv python3-dev gcc i2c-tools)
-if [[ "$(uname -m)" == armv7l ]]; then
+# 32-bit Raspberry Pi OS may run a 64-bit kernel (uname says aarch64): ask Python.
+if [[ "$(python3 -c 'import struct; print(struct.calcsize("P") * 8)')" == 32 ]]; then
     FROM_SOURCE=rpi-gpio,pillow
     APT_PACKAGES+=(libjpeg-dev zlib1g-dev)
 fi

@@ -491,3 +491,13 @@ def test_lock_is_pyproject_and_everything_it_pulls_in_on_the_pi() -> None:
     for req in top:
         assert str(req.specifier) == f"=={lock[canonicalize_name(req.name)][0]}", req
     assert Marker("platform_machine == 'armv7l'").evaluate(PI_ENVIRONMENTS[1])
+
+
+def test_install_script_help_is_its_whole_header() -> None:
+    proc = subprocess.run(["bash", str(INSTALL), "--help"], capture_output=True, text=True,
+                          timeout=30)
+    assert proc.returncode == 0 and proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("Installs damiera") and lines[-1].startswith("--dry-run prints")
+    for option in ("--wiring", "--config", "--credential", "--hall-network", "--no-start"):
+        assert option in proc.stdout
