@@ -83,6 +83,21 @@ def test_keys_in_the_configuration_files() -> None:
         hub_config_from_args(None, "mqtt://h", None, "/tmp", ["#"])
 
 
+def test_the_key_as_a_systemd_credential(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    key = new_key()
+    (tmp_path / "hall-key").write_text(key + "\n")
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(tmp_path))
+    base = '[mqtt]\nurl = "mqtts://b:p@h:8883"\nhall = "h"\nboard = "3"\n'
+    cfg = parse_config(base + 'key_credential = "hall-key"\n')
+    assert cfg.mqtt is not None and cfg.mqtt.key == bytes.fromhex(key)
+    with pytest.raises(ConfigError, match="mqtt.key_credential"):
+        parse_config(base + f'key = "{key}"\nkey_credential = "hall-key"\n')
+    (tmp_path / "bad").write_text("not hex")
+    with pytest.raises(ConfigError, match="mqtt.key_credential: 64 hexadecimal"):
+        parse_config(base + 'key_credential = "bad"\n')
+
+
 def test_protocol_carries_the_mac() -> None:
     mac = _macs()[0]
     assert P.parse_journal(P.journal_payload(G, 1, LINES[0], mac)).mac == mac
