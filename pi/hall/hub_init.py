@@ -334,7 +334,9 @@ def board_toml_text(hall: Hall, board: int) -> str:
     return f"""\
 # Board {board} of the damiera hall "{hall.hall}", written by 'damiera hub init'. Secret: it
 # holds this board's broker password and its signing key. A damiera.toml (keys in
-# pi/damiera.example.toml): copy it to the board as /etc/damiera/damiera.toml (mode 0600){ca_note}.
+# pi/damiera.example.toml): install it on the board with
+#   sudo systemd/install-pi.sh --config {name}
+# (it becomes /etc/damiera/damiera.toml, root:damiera 0640: the service reads it, nobody else){ca_note}.
 # Add the game's keys (variant, time_control, …) if need be, and run the board with it:
 #   damiera run --config {hall.dir / name}
 # or try it on a PC with the simulated board:
