@@ -17,6 +17,7 @@ the physical state of the journal's last line and the rest of the trace is playe
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import math
@@ -38,6 +39,7 @@ from hardware_mocks.terminal import TerminalDisplay
 from hardware_mocks.trace_player import TracePlayer, resume_point
 from hardware_mocks.virtual_board import VirtualBoard
 from pi.board.config import Config
+from pi.board.controller import BoardController
 from pi.board.scan_loop import ScanLoop
 from pi.daemon import Parts
 from pi.drivers.faults import Inbox
@@ -133,13 +135,21 @@ class Simulation:
                             pin_factory=self.factory, display_device=device,
                             serial_port=BroadcastPort() if self.wiring.serial is not None else None)
         if self.terminal and hw.display is not None:
-            hw.display = TerminalDisplay(hw.display.device)
+            # held until the board is up (release_terminal): a daemon that refuses to start
+            # (its address taken) leaves nothing on standard output
+            hw.display = TerminalDisplay(hw.display.device, held=True)
         pin = (self.factory.pin(self.wiring.interrupt_gpio)
                if self.wiring.interrupt_gpio is not None else None)
         self.board = VirtualBoard(self.wiring, self.bus, interrupt_pin=pin)
         self.board.set_occupied(self.occupied)
         self.hardware = hw
         return hw
+
+    def release_terminal(self) -> None:
+        """The terminal's lines start (the board is up); nothing without a terminal."""
+        display = self.hardware.display if self.hardware is not None else None
+        if isinstance(display, TerminalDisplay):
+            display.release()
 
     def press(self, item: Any) -> None:
         """An input put where the drivers put theirs (a press of a control no pin is wired
@@ -214,8 +224,14 @@ def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
                          resumed_at=point.t,
                          settle=config.settle, journal=journal or (), hooks=shifted,
                          setup=point.setup)
+
+    async def play(controller: BoardController, inbox: asyncio.Queue[Any]) -> None:
+        """``Parts.companion``, called once the board is up: the terminal, then the trace."""
+        sim.release_terminal()
+        await player.play(controller, inbox)
+
     return run_board(config, wiring, root, sim.parts(
-        companion=player.play, http=http, http_default=http_default,
+        companion=play, http=http, http_default=http_default,
         web_routes=_web_routes(sim, config, http), announce=announce))
 
 
