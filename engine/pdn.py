@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterator
+from datetime import datetime
+from typing import Iterator, Mapping
 
 from engine.board import Board, Move
 from engine.colour import BLACK, WHITE, Colour
@@ -40,6 +41,9 @@ from engine.variants import VARIANTS, Variant, find_variant
 SEVEN_TAGS = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 _TAG_DEFAULTS = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "White": "?",
                  "Black": "?"}
+#: The PDN tag of each start-line key (TRACE.md) that names the game (``started_at`` gives Date).
+START_TAGS = {"event": "Event", "site": "Site", "date": "Date", "round": "Round",
+              "white": "White", "black": "Black", "board": "Board"}
 ANNOTATIONS = ("!!", "??", "!?", "?!", "!", "?", "*", "+", "=")  # IT 13
 RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*")
 _GAME_TYPES = {int(v.game_type.split(",")[0]): v for v in VARIANTS.values()}
@@ -404,6 +408,56 @@ def _as_played(game: Game, text: str) -> Move:
         raise InvalidMoveError(f"cannot read move {text!r}: {exc}") from None
 
 
+def record_tags(start: Mapping[str, object], board_in_round: bool = False) -> dict[str, str]:
+    """The PDN tags a game's start line (TRACE.md ``start``: ``event``, ``site``, ``date``,
+    ``started_at``, ``round``, ``white``, ``black``, ``board``; a pairing's names and round
+    given the same way) knows, in the order of the seven standard tags, then ``Board`` (the
+    board's number in the hall). ``Date`` is the start line's ``date`` (``YYYY.MM.DD`` or ISO
+    ``YYYY-MM-DD``), else the day of ``started_at`` as written there (the daemon writes UTC);
+    ``board_in_round``: ``Round`` is ``round.board`` (the hall's round feeds, HUB_API.md).
+    Unknown or empty values are left out (:func:`seven_tags` writes them ``?``). This is the one
+    place a record's tags are made: ``game.pdn``, ``/broadcast.pdn`` and the round feeds."""
+    out: dict[str, str] = {}
+    for key, name in START_TAGS.items():
+        value = start.get(key)
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            continue
+        text = " ".join(str(value).split())
+        if key == "date":
+            text = _pdn_date(text) or ""
+        if text:
+            out[name] = text
+    if "Date" not in out:
+        stamp = start.get("started_at")
+        day = _pdn_date(stamp[:10]) if isinstance(stamp, str) else None
+        if day is not None and isinstance(stamp, str):
+            try:
+                datetime.fromisoformat(stamp)
+            except ValueError:
+                day = None
+        if day is not None:
+            out["Date"] = day
+    if board_in_round and "Board" in out:
+        out["Round"] = f"{out.get('Round', '?')}.{out['Board']}"
+    return {name: out[name] for name in (*SEVEN_TAGS, "Board") if name in out}
+
+
+_DATE = re.compile(r"([0-9?]{4})[.-]([0-9?]{2})[.-]([0-9?]{2})")
+
+
+def _pdn_date(text: str) -> str | None:
+    """``YYYY.MM.DD`` (PDN) of ``YYYY.MM.DD`` or ``YYYY-MM-DD``; None for anything else."""
+    m = _DATE.fullmatch(text)
+    return None if m is None else ".".join(m.groups())
+
+
+def seven_tags(tags: Mapping[str, str], result: str) -> dict[str, str]:
+    """The seven standard tags of a written game, in their order (PDN 3.0): each from ``tags``,
+    ``?`` (``????.??.??`` for Date) when unknown, and ``Result`` = ``result``."""
+    return {name: result if name == "Result" else tags.get(name) or _TAG_DEFAULTS[name]
+            for name in SEVEN_TAGS}
+
+
 def _quote(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"')
 
@@ -411,12 +465,7 @@ def _quote(value: str) -> str:
 def write_pdn(game: Game, width: int = 79) -> str:
     """The game as PDN 3.0 text (see the module docstring), ending with a newline."""
     v = game.variant
-    tags: dict[str, str] = {}
-    for name in SEVEN_TAGS:
-        if name == "Result":
-            tags[name] = game.result
-        else:
-            tags[name] = game.tags.get(name, _TAG_DEFAULTS[name])
+    tags = seven_tags(game.tags, game.result)
     tags["GameType"] = v.game_type
     if game.custom_start:
         tags["SetUp"] = "1"
