@@ -27,14 +27,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 from engine.board import Board, Move
 from engine.colour import BLACK, WHITE, Colour
 from engine.timecontrol import (format_clock_comment, format_pdn_time, parse_clock_comment,
                                 parse_pdn_time, parse_time_control_tag)
 from engine.errors import (AmbiguousMoveError, IllegalMoveError, InputError, InputTooLargeError,
-                           InvalidMoveError, PdnError, excerpt)
+                           InvalidMoveError, PdnError, UndecidedCaptureError, excerpt)
 from engine.game import Game
 from engine.variants import VARIANTS, Variant, find_variant
 
@@ -72,7 +72,8 @@ _SQUARE = r"(?:[0-9]+|[a-jA-J][0-9]+)"
 # Every repetition below is a plain character class or bounded, so that a 5 MB comment costs a few
 # MB, not a regex backtracking stack per character; a tag's value is scanned by hand
 # (:func:`_tag_value`: with a regex, a 5 MB value cost 1 GB, and one full of ``\"`` 250 MB).
-# Move numbers and NAGs have a few ASCII digits (a number of thousands of digits is not read as one).
+# NAGs have a few ASCII digits; a move number any (a label, never converted to an int: archives
+# number games on from earlier ones, and a 26-digit number is only an odd label).
 _TOKEN = re.compile(rf"""
     (?P<ws>\s+)
   | (?<![^\n])%(?P<escape>[^\n]*)
@@ -84,7 +85,7 @@ _TOKEN = re.compile(rf"""
   | (?P<open>\() | (?P<close>\))
   | (?P<nag>\$[0-9]{{1,3}})(?![0-9])
   | (?P<result>1-0|0-1|1/2-1/2|2-0|0-2|1-1|0-0)(?![-x:0-9a-z])
-  | (?P<number>[0-9]{{1,6}}(?:\.\.\.|\.|…))
+  | (?P<number>[0-9]+(?:\.\.\.|\.|…))
   | (?P<ellipsis>\.\.\.|…)
   | (?P<move>{_SQUARE}(?:\s*[-x:]\s*{_SQUARE}){{1,{_MAX_PATH}}})(?P<sign>{_SIGN}|\*|\+|=)?
   | (?P<glyph>{_SIGN})
@@ -262,72 +263,107 @@ def read_pdn(text: str, variant: Variant | str | None = None) -> list[Game]:
     return list(iter_pdn(text, variant))
 
 
-def iter_pdn(text: str, variant: Variant | str | None = None) -> Iterator[Game]:
+def iter_pdn(text: str, variant: Variant | str | None = None,
+             on_undecided: Callable[[UndecidedCaptureError], None] | None = None
+             ) -> Iterator[Game]:
     """The games of a PDN text one at a time (an archive of any number of games is read in the
     memory of one), each replayed through the rules, in time linear in the length of the
     text. ``variant`` is used when a game has no GameType tag. A capture written short that fits
     several legal captures taking different pieces is the one from which the rest of the game
-    replays. Raises PdnError (bad syntax, illegal move, bad FEN, a short capture that none or
-    several readings of the rest of the game fit), naming game and move."""
+    replays. Raises PdnError (bad syntax, illegal move, bad FEN), naming game and move (``move
+    12`` / ``move 12...``: the move number as the PDN writes it). A game with a short capture
+    that none or several readings of the rest of the game fit raises UndecidedCaptureError,
+    or, given ``on_undecided``, is handed to it (the error names game and move) and left out:
+    the text's other games are read all the same (an archive is not lost for one game)."""
     for gi, g in enumerate(iter_pdn_text(text), 1):
         try:
-            v = variant_of_tags(g.tags, variant)
-        except PdnError as exc:
-            raise PdnError(f"PDN game {gi}: {str(exc).removeprefix('PDN: ')}") from None
-        fen = g.tags.get("FEN")
-        tags = {k: val for k, val in g.tags.items()
-                if k not in ("GameType", "FEN", "SetUp", "Result", "TimeControl", "WhiteTime",
-                             "BlackTime")}
+            game = _replay_game(gi, g, variant)
+        except UndecidedCaptureError as exc:
+            if on_undecided is None:
+                raise
+            on_undecided(exc)
+            continue
+        yield game
+
+
+def _replay_game(gi: int, g: PdnGameText, variant: Variant | str | None) -> Game:
+    """Game number ``gi`` of a text, ``g``, replayed (:func:`iter_pdn`)."""
+    try:
+        v = variant_of_tags(g.tags, variant)
+    except PdnError as exc:
+        raise PdnError(f"PDN game {gi}: {str(exc).removeprefix('PDN: ')}") from None
+    fen = g.tags.get("FEN")
+    tags = {k: val for k, val in g.tags.items()
+            if k not in ("GameType", "FEN", "SetUp", "Result", "TimeControl", "WhiteTime",
+                         "BlackTime")}
+    try:
+        control = g.tags.get("TimeControl")
+        if control is not None:
+            parse_time_control_tag(control)  # carried, but checked: a number is read there
+        game = Game(v, fen=fen, tags=tags, time_control=control)
+    except InputError as exc:
+        raise PdnError(f"PDN game {gi}: {exc}") from None
+    setup_after = _setups_after(g.items)
+    for index, item in enumerate(g.items):
         try:
-            control = g.tags.get("TimeControl")
-            if control is not None:
-                parse_time_control_tag(control)  # carried, but checked: a number is read there
-            game = Game(v, fen=fen, tags=tags, time_control=control)
+            if item[0] == "move":
+                setup = setup_after[index]
+                try:
+                    try:
+                        game.play_notation(item[1])
+                    except AmbiguousMoveError:  # a short capture: the rest of the game decides
+                        candidates = game.board.move_candidates(item[1])
+                        game.play(_resolve(game.board, g.items, index, candidates))
+                except (InvalidMoveError, IllegalMoveError):
+                    if setup is None:
+                        raise
+                    # a kept irregularity (IT 8.3): the move as played, then the position
+                    game.record_irregular(_as_played(game, item[1]), item[1], game.turn, setup)
+                if item[2]:
+                    game.annotate(nag=item[2])
+            elif item[0] == "setup":
+                # already applied when it followed a kept irregular move
+                if not (game.moves and game.moves[-1].setup_fen == Board(item[1], v).fen()):
+                    game.set_position(item[1])
+            elif item[0] == "comment" and game.moves:
+                clock = parse_clock_comment(item[1])
+                if clock is not None:
+                    game.set_clock_of_last_move(clock)
+                # other programs' commands ([%eval …], [%emt …], …) are theirs: dropped
+                rest = " ".join(_COMMAND.sub(" ", item[1]).split())
+                if rest:
+                    game.annotate(comment=rest)
+        except InputError as exc:
+            # a move token is short (its path is bounded): quoted as written
+            where = f"move {_move_label(game)} ({item[1]})" if item[0] == "move" else "setup"
+            error = UndecidedCaptureError if isinstance(exc, UndecidedCaptureError) else PdnError
+            raise error(f"PDN game {gi}, {where}: {exc}") from None
+    if "WhiteTime" in g.tags and "BlackTime" in g.tags:
+        try:
+            game.final_clock = (parse_pdn_time(g.tags["WhiteTime"]),
+                                parse_pdn_time(g.tags["BlackTime"]))
         except InputError as exc:
             raise PdnError(f"PDN game {gi}: {exc}") from None
-        setup_after = _setups_after(g.items)
-        for index, item in enumerate(g.items):
-            try:
-                if item[0] == "move":
-                    setup = setup_after[index]
-                    try:
-                        try:
-                            game.play_notation(item[1])
-                        except AmbiguousMoveError:  # a short capture: the rest of the game decides
-                            candidates = game.board.move_candidates(item[1])
-                            game.play(_resolve(game.board, g.items, index, candidates))
-                    except (InvalidMoveError, IllegalMoveError):
-                        if setup is None:
-                            raise
-                        # a kept irregularity (IT 8.3): the move as played, then the position
-                        game.record_irregular(_as_played(game, item[1]), item[1], game.turn, setup)
-                    if item[2]:
-                        game.annotate(nag=item[2])
-                elif item[0] == "setup":
-                    # already applied when it followed a kept irregular move
-                    if not (game.moves and game.moves[-1].setup_fen == Board(item[1], v).fen()):
-                        game.set_position(item[1])
-                elif item[0] == "comment" and game.moves:
-                    clock = parse_clock_comment(item[1])
-                    if clock is not None:
-                        game.set_clock_of_last_move(clock)
-                    # other programs' commands ([%eval …], [%emt …], …) are theirs: dropped
-                    rest = " ".join(_COMMAND.sub(" ", item[1]).split())
-                    if rest:
-                        game.annotate(comment=rest)
-            except InputError as exc:
-                # a move token is short (its path is bounded): quoted as written
-                where = f"move {game.ply + 1} ({item[1]})" if item[0] == "move" else "setup"
-                raise PdnError(f"PDN game {gi}, {where}: {exc}") from None
-        if "WhiteTime" in g.tags and "BlackTime" in g.tags:
-            try:
-                game.final_clock = (parse_pdn_time(g.tags["WhiteTime"]),
-                                    parse_pdn_time(g.tags["BlackTime"]))
-            except InputError as exc:
-                raise PdnError(f"PDN game {gi}: {exc}") from None
-        if g.result != "*" and game.outcome is None:
-            game.adjudicate(g.result, reason="result recorded in the PDN")
-        yield game
+    if g.result != "*" and game.outcome is None:
+        game.adjudicate(g.result, reason="result recorded in the PDN")
+    return game
+
+
+def _move_label(game: Game) -> str:
+    """The number of the game's next move as :func:`write_pdn` writes it: ``12`` for the first
+    mover's, ``12...`` for the other's (a move is a pair of plies)."""
+    first = game.variant.first_to_move
+    number = 1
+    previous: int | None = None
+    for rec in game.moves:
+        if rec.side == first and previous == first:
+            number += 1
+        previous = rec.side
+        if rec.side != first:
+            number += 1
+    if game.turn == first:
+        return str(number + 1 if previous == first else number)
+    return f"{number}..."
 
 
 # a PDN 3.0 comment command ``[%name …]``; a comment is not nested, so no ``]`` inside
@@ -380,8 +416,8 @@ def _resolve(board: Board, items: list[tuple[str, ...]], index: int,
                 nb.push(m)
                 following.append((root, nb))
             if len(following) > _MAX_BRANCHES:
-                raise PdnError(f"{excerpt(items[index][1])} and the moves after it have more than "
-                               f"{_MAX_BRANCHES} readings")
+                raise UndecidedCaptureError(f"{excerpt(items[index][1])} and the moves after it "
+                                            f"have more than {_MAX_BRANCHES} readings")
         branches = following
         roots = len({root.key for root, _ in branches})
     kept = {root.key: root for root, _ in branches}
@@ -390,12 +426,12 @@ def _resolve(board: Board, items: list[tuple[str, ...]], index: int,
     names = board.variant.geometry.algebraic_of if board.variant.algebraic_pdn else None
     written = " or ".join(c.notation(True, names) for c in candidates)
     if not kept:
-        raise PdnError(f"{excerpt(items[index][1])} may be {written}, and the rest of the game "
-                       "replays from none of them")
+        raise UndecidedCaptureError(f"{excerpt(items[index][1])} may be {written}, and the rest "
+                                    "of the game replays from none of them")
     which = ("each of them" if len(kept) == len(candidates)
              else " and from ".join(m.notation(True, names) for m in kept.values()))
-    raise PdnError(f"{excerpt(items[index][1])} may be {written}, and the rest of the game does "
-                   f"not tell which: it replays from {which}")
+    raise UndecidedCaptureError(f"{excerpt(items[index][1])} may be {written}, and the rest of "
+                                f"the game does not tell which: it replays from {which}")
 
 
 def _as_played(game: Game, text: str) -> Move:
