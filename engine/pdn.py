@@ -10,6 +10,16 @@ move where the game went on from another position (a maintained irregularity); a
 IT 13 (``! !! ? ?? !? ?! * + =``) glued to the move; the result set of the variant (international
 ``2-0 1-1 0-2``).
 
+A move that broke the rules and was kept (IT 8.2-8.3, INT 5.4-5.7) is written as played
+(``22-14``), with its clock comment like every move, then the comment ``{irregular move: IT 8.1.2,
+IT 8.1.6}`` (the articles it broke), then the ``/FEN "…"/`` of the position the game went on
+from. Why a comment: PDN 3.0 has no sign for a move against the rules; its move-strength signs
+(IT 13: ``?``, ``??``…) judge a legal move and would be read as that, a NAG likewise, and a
+changed move text (``22-14 (irregular)``, ``22~14``) is no move token for other programs, which
+would stop reading the game there. A comment is the standard's means for text about a move: a
+person reading the score sees at the move that it was no legal one, and every PDN reader keeps
+or skips it (pydraughts reads the game; its moves list holds the move as played).
+
 Reading accepts all of that plus ``;`` line comments, ``(…)`` variations (skipped), ``$n`` NAGs,
 ``:`` as capture separator, either result set, and several games in one text; and what archives
 written by other programs and by hand hold: ``%`` escape lines, Black's first move after ``1...``

@@ -205,3 +205,24 @@ def test_record_tags_round_of_the_hall_feeds() -> None:
     from engine.pdn import record_tags
     assert record_tags({"round": "2", "board": "5"}, board_in_round=True)["Round"] == "2.5"
     assert record_tags({"board": "5"}, board_in_round=True)["Round"] == "?.5"
+
+
+def test_a_kept_irregular_move_is_written_so_that_nobody_takes_it_for_a_legal_one() -> None:
+    # issue 16: a man moved straight ahead while a capture was due (IT 8.1.2, IT 8.1.6), kept:
+    # written with its clock, the comment naming what it broke, then the position (/FEN/)
+    from pathlib import Path
+
+    from engine.replay import replay_lines
+    trace = (Path(__file__).resolve().parents[1] / "traces" / "italian" /
+             "i16_straight_ahead_while_capture_due_8_1_2.jsonl")
+    text = replay_lines(trace.read_text(encoding="utf-8").splitlines()).pdn()
+    flat = " ".join(text.split())
+    assert ('1. 22-14 {[%clock w0:09:58 B0:10:00]} {irregular move: IT 8.1.2, IT 8.1.6} '
+            '/FEN "B:W14,31:B3,18"/ 3-7') in flat
+    again = read_pdn(text)[0]
+    assert again.moves[0].comment == "irregular move: IT 8.1.2, IT 8.1.6"
+    assert write_pdn(again) == text  # read back and written the same
+    # other programs still read the game: the comment is skipped (pydraughts knows no /FEN/
+    # setup: it takes it for a move after the kept one, as before the comment)
+    game = PDNReader(pdn_text=text).games[0]
+    assert game.moves[0] == "22-14"
