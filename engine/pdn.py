@@ -360,20 +360,33 @@ def _replay_game(gi: int, g: PdnGameText, variant: Variant | str | None) -> Game
 
 
 def _move_label(game: Game) -> str:
-    """The number of the game's next move as :func:`write_pdn` writes it: ``12`` for the first
-    mover's, ``12...`` for the other's (a move is a pair of plies)."""
+    """The number of the game's next move for a message: ``12`` or ``12...``
+    (:func:`move_labels`)."""
+    label = move_labels(game)[-1]
+    return label if label.endswith("...") else label[:-1]
+
+
+def move_labels(game: Game) -> list[str]:
+    """The move number the PDN writes before each ply of ``game`` and before the next one
+    (``len(game.moves) + 1`` labels): ``12.`` for the first mover's ply, ``12...`` for the
+    other's; a move is a pair of plies, and a side that moved twice (an irregular move kept)
+    numbers on, as :func:`write_pdn` does."""
     first = game.variant.first_to_move
     number = 1
     previous: int | None = None
+    out: list[str] = []
     for rec in game.moves:
         if rec.side == first and previous == first:
             number += 1
+        out.append(f"{number}." if rec.side == first else f"{number}...")
         previous = rec.side
         if rec.side != first:
             number += 1
     if game.turn == first:
-        return str(number + 1 if previous == first else number)
-    return f"{number}..."
+        out.append(f"{number + 1 if previous == first else number}.")
+    else:
+        out.append(f"{number}...")
+    return out
 
 
 # a PDN 3.0 comment command ``[%name …]``; a comment is not nested, so no ``]`` inside

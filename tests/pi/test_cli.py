@@ -186,3 +186,14 @@ def test_a_move_number_of_26_digits_is_a_label(tmp_path: Path) -> None:
                     encoding="utf-8")
     r = run("pdn", str(path))
     assert r.returncode == 0 and "1. 22-18 12-16 *" in r.stdout
+
+
+def test_replay_text_counts_plies_and_numbers_moves_as_the_pdn(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 16: "5 move(s)" counted plies; one word for each: ply (one player's), move (the pair)
+    trace = ROOT / "tests" / "traces" / "italian" / "d1_moved_twice_kept_8_1_1.jsonl"
+    assert main(["replay", str(trace)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("italian game, 5 plies\n")
+    assert "  ply   2  1... 11-15 " in out and "  ply   4  3. 25-21 " in out
+    assert "move(s)" not in out
