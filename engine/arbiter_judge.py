@@ -12,7 +12,8 @@ a takeback (IT 8.1.4) when the board shows the position before the last move; a 
 side not on move moved (IT 8.1.1 when that side pressed the clock, else 8.1.5); own pieces removed
 (8.1.13, 8.1.7); a capture with the right ends but the wrong pieces removed (8.1.10-8.1.12); a
 complete capture that the choice rule forbids (8.1.8, 8.1.15); a capture stopped part-way (8.1.9);
-a plain move while a capture is due (8.1.6); pieces removed by no possible capture (8.1.14); any
+a plain move while a capture is due (8.1.6; a displacement no piece of its kind can make
+then is 8.1.2, its text naming 8.1.6 too); pieces removed by no possible capture (8.1.14); any
 other displacement (8.1.2). More than one piece displaced, or pieces appearing: a disturbance (IT
 7.8), which is not judged but put right.
 
@@ -49,7 +50,8 @@ class Judgement:
     ``engine.articles``. ``offender``: the colour at fault. ``move``: the move as played, when it can
     be written from/to/captures. ``legal``: ``move`` is legal in the reference position.
     ``after_fen``: the position on the board (side to move included) if the irregularity is kept.
-    ``also``: see below.
+    ``also``: keys of the other irregularities the same move is (a man moved straight ahead while
+    a capture was due: IT 8.1.2 and IT 8.1.6); the flag cites ``key``, its text names these.
     """
 
     key: str | None
@@ -58,8 +60,6 @@ class Judgement:
     move: Move | None = None
     legal: bool = False
     after_fen: str | None = None
-    #: keys of the other irregularities the same move is (a man moved straight ahead while a
-    #: capture was due: IT 8.1.2 and IT 8.1.6); the flag cites ``key``, its text names these
     also: tuple[str, ...] = ()
 
 
@@ -259,8 +259,9 @@ def _crowned_and_went_on(ref: Board, free: Board, free_moves: list[Move], a: int
 def _king_touched(ref: Board, j: Judgement) -> int | None:
     """IT 3.7 after IT 8.1.2: the playable king an irregular move displaced, which binds the
     offender if the move is corrected (he touched it on move; IT 8.4 puts the position back,
-    not the touch): another piece moved then is IT 8.1.3. None for a man (his displaced man is
-    put back with the correction and touches start afresh: issue 8's d7 scenarios)."""
+    not the touch): another piece moved then is IT 8.1.3 (issue 16). None for a man: a man
+    displaced by an irregular move does not bind after the correction, touches start afresh
+    there (issue 8's d7 scenarios, ``tests/traces``)."""
     if j.key != "irregular_move" or j.move is None or j.offender != ref.turn:
         return None
     piece = ref.piece_at(j.move.from_square)

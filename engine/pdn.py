@@ -1,6 +1,7 @@
 """PDN 3.0 reading and writing.
 
-Written games carry the seven standard tags (Event, Site, Date, Round, White, Black, Result), the
+Written games carry the seven standard tags (Event, Site, Date, Round, White, Black, Result;
+:func:`record_tags` makes them, and ``Board``, of a game's start line), the
 full ``GameType`` string of the variant (``22,W,8,8,N2,1`` Italian, ``21,B,8,8,N1,0`` English,
 ``20,W,10,10,N2,0`` international, ``26,W,8,8,A0,0`` Brazilian with algebraic squares), ``SetUp``
 and ``FEN`` for a game that does not start from the initial position, ``TimeControl`` and the final
