@@ -302,7 +302,9 @@ class Report:
         row: list[str] = []
         for m in self.game.moves:
             t = "" if m.t is None else f" ({m.t:g}s)"
+            # a kept irregular move says so (its comment) before the position it left
             row.append(f"  ply {m.ply:>3}  {labels[m.ply - 1]} {m.notation}{t}"
+                       + (f"  {{{m.comment}}}" if m.comment else "")
                        + (f"  [FEN {m.setup_fen}]" if m.setup_fen else ""))
         lines.extend(row or ["  (none)"])
         lines += ["", "Flags:"]

@@ -195,5 +195,6 @@ def test_replay_text_counts_plies_and_numbers_moves_as_the_pdn(
     assert main(["replay", str(trace)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("italian game, 5 plies\n")
-    assert "  ply   2  1... 11-15 " in out and "  ply   4  3. 25-21 " in out
+    assert "  ply   2  1... 11-15 " in out
+    assert "  ply   4  3. 25-21 (6s)  {irregular move: IT 8.1.1}  [FEN " in out
     assert "move(s)" not in out
