@@ -83,8 +83,8 @@ _SQUARE = r"(?:[0-9]+|[a-jA-J][0-9]+)"
 # Every repetition below is a plain character class or bounded, so that a 5 MB comment costs a few
 # MB, not a regex backtracking stack per character; a tag's value is scanned by hand
 # (:func:`_tag_value`: with a regex, a 5 MB value cost 1 GB, and one full of ``\"`` 250 MB).
-# NAGs have a few ASCII digits; a move number any (a label, never converted to an int: archives
-# number games on from earlier ones, and a 26-digit number is only an odd label).
+# NAGs have a few ASCII digits; a move number any number of them: it is a label, checked against
+# nothing and never converted to an int (a 26-digit one was refused, issue 16).
 _TOKEN = re.compile(rf"""
     (?P<ws>\s+)
   | (?<![^\n])%(?P<escape>[^\n]*)
