@@ -36,7 +36,8 @@ class GameStarted:
     transcribed: bool = True
     settle: float = 2.0
     time_control: str | None = None
-    tags: tuple[tuple[str, str], ...] = ()  # white, black, event, round (PDN tags)
+    # white, black, event, round, site, date, board, started_at: what names the game (its PDN tags)
+    tags: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": "start", "variant": self.variant, "fen": self.fen,

@@ -26,7 +26,8 @@ from engine.variants import Geometry, Variant, find_variant
 
 __all__ = ["read_trace", "parse_trace", "load_line", "parse_start", "parse_event"]
 
-_TAG_KEYS = ("white", "black", "event", "round")
+#: Start-line keys that name the game (``engine.pdn.record_tags`` makes its PDN tags of them).
+_TAG_KEYS = ("white", "black", "event", "round", "site", "date", "board", "started_at")
 #: Results an ``adjudicate`` action may carry (both scoring sets, COMP 6.14).
 RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1")
 

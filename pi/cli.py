@@ -7,7 +7,9 @@
   standard input, one per line, and answered one line each, in order.
 * ``damiera replay TRACE.jsonl [--json]``: the report of shared/TRACE.md.
 * ``damiera pdn FILE [--variant V]``: read a PDN file, replay every move through the rules and
-  print the game(s) as PDN.
+  print the game(s) as PDN. A game holding a capture written short that the rest of the game
+  cannot decide (``3x26`` fitting two captures) is left out, named on standard error with its
+  move, and the file's other games are printed: exit status ``EXIT_PARTIAL`` (3).
 * ``damiera bench``: perft leaves per second per variant, and the ratio to pydraughts.
 
 Bad input (unknown variant, malformed FEN, impossible position, bad trace or PDN, an option out of
@@ -31,11 +33,14 @@ import tempfile
 from typing import IO, Iterator, NoReturn, Sequence
 
 from engine.board import Board
-from engine.errors import DamieraError, InputError, InputTooLargeError, excerpt
+from engine.errors import (DamieraError, InputError, InputTooLargeError, UndecidedCaptureError,
+                           excerpt)
 from engine.trace import MAX_LINE_CHARS
 from engine.variants import VARIANTS, find_variant
 
 EXIT_BAD_INPUT = 2
+#: ``damiera pdn``: the games printed are not all the file's (each one left out is named).
+EXIT_PARTIAL = 3
 #: Deepest perft counted: far beyond any count that finishes, and well inside the recursion limit.
 MAX_PERFT_DEPTH = 64
 #: Longest ``damiera bench --seconds``: an hour per measurement.
@@ -44,9 +49,9 @@ MAX_BENCH_SECONDS = 3600.0
 _MAX_MESSAGE = 200
 
 
-def _one_line(message: str) -> str:
+def _one_line(message: str, limit: int = _MAX_MESSAGE) -> str:
     text = " ".join(message.split())
-    return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE - 1] + "…"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -121,6 +126,9 @@ def _cmd_moves(args: argparse.Namespace) -> int:
         board = Board(args.fen, variant)
         print(_moves_line(board) if args.json else " ".join(board.notation(m) for m in board.legal_moves))
         return 0
+    if sys.stdin is None:  # started with standard input closed (``<&-``)
+        return _fail("no --fen and standard input is closed: give --fen FEN or FENs on "
+                     "standard input")
     lineno = 0
     lines = _capped_lines(sys.stdin)
     while True:
@@ -188,18 +196,26 @@ def _cmd_pdn(args: argparse.Namespace) -> int:
     text = _decode_pdn(data)
     # One game at a time, its PDN kept aside (in memory up to 16 MB, then on disk) and printed
     # only once every game has been read: a bad game late in an archive prints nothing.
+    left_out: list[UndecidedCaptureError] = []
     with tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024, mode="w+",
                                        encoding="utf-8") as out:
         count = 0
-        for game in iter_pdn(text, args.variant):
+        for game in iter_pdn(text, args.variant, on_undecided=left_out.append):
             out.write(("\n" if count else "") + write_pdn(game))
             count += 1
         del text
         if not count:
+            if left_out:
+                return _fail(str(left_out[0]))
             return _fail(f"{args.file}: no game in it")
         out.seek(0)
         shutil.copyfileobj(out, sys.stdout)
-    return 0
+    sys.stdout.flush()
+    for undecided in left_out:
+        # the error quotes only excerpts: whole, so that the move and its readings are seen
+        print(_one_line(f"damiera: {args.file}: left out: {undecided}",
+                        2 * _MAX_MESSAGE + len(args.file)), file=sys.stderr)
+    return EXIT_PARTIAL if left_out else 0
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:

@@ -175,7 +175,8 @@ def hall_options(config: Config, url: str | None, board: str | None, hall: str |
     number = config.board
     if board is not None:
         text = board.strip()
-        if not text.isdigit() or not 1 <= int(text) <= 9999:
+        # ASCII digits only, a few (int() takes "²" and fails past 4,300 digits)
+        if not (text.isascii() and text.isdigit() and len(text) <= 9) or not 1 <= int(text) <= 9999:
             raise RunError(f"--board: a board number 1..9999, got {board[:20]!r}")
         number = int(text)
         config = replace(config, board=number)

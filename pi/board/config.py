@@ -204,6 +204,9 @@ def load_toml(text: str, source: str) -> dict[str, Any]:
         raise ConfigError(source, "", f"not valid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(source, "", "not valid TOML: nested too deeply") from None
+    except ValueError:  # tomllib's int() of a literal over Python's 4,300 digits
+        raise ConfigError(source, "", "not valid TOML: a number too long to read "
+                          "(more than 4,300 digits)") from None
 
 
 def _http(r: TomlReader) -> HttpSpec | None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.articles import code as article_code
 from engine.board import Board
+from engine.pdn import record_tags
 from engine.variants import Variant, find_variant
 from pi.board.statedir import atomic_write
 from pi.hall.boardview import BoardReplica, GameInfo, ReplicaServer
@@ -117,8 +118,7 @@ def _termination(code: str | None, reason: str | None, variant: Variant) -> str 
 def _placeholder(start: dict[str, Any], variant: Variant) -> PublicSnapshot:
     fen = start.get("fen") if isinstance(start.get("fen"), str) else None
     board = Board(fen, variant) if fen else Board(None, variant)
-    tags = {k.capitalize(): str(v) for k, v in start.items()
-            if k in ("white", "black", "event", "round") and v is not None}
+    tags = record_tags(start)
     if start.get("time_control"):
         tags["TimeControl"] = str(start["time_control"])
     return PublicSnapshot(0, time.time(), [], [], board.fen(), "*", None,
@@ -164,21 +164,15 @@ def game_feed(view: BoardReplica, ws: ReplicaServer, g: GameReplica | None, rnd:
     snap, code, reason = (None, None, None)
     if g is not None:
         snap, code, reason = _shown(view, ws, g, delay)
+    # what names the game: its start line, else the pairing and the hall's event
+    known: dict[str, Any] = {"event": event, **(pairing or {})}
+    known.update({k: v for k, v in start.items() if v not in (None, "")})
+    if rnd is not None:
+        known["round"] = rnd
+    known["board"] = view.board
     if snap is None:
-        base = dict(start)
-        if pairing is not None:
-            base.setdefault("white", pairing["white"])
-            base.setdefault("black", pairing["black"])
-        snap = _placeholder(base, variant)
-    tags = {k: v for k, v in snap.tags.items()}
-    if rnd is None:
-        rnd = str(start.get("round") or (pairing or {}).get("round") or "?")
-    tags["Round"] = f"{rnd}.{view.board}"
-    for side in ("White", "Black"):
-        name = tags.get(side) or (pairing or {}).get(side.lower()) or ""
-        tags[side] = name.strip() or "?"
-    if not tags.get("Event") and event:
-        tags["Event"] = event
+        snap = _placeholder(known, variant)
+    tags = {**snap.tags, **record_tags(known, board_in_round=True)}
     tags.setdefault("TimeControl", "-")
     term = _termination(code, reason, variant) if snap.result != "*" else None
     if term is not None:

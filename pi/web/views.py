@@ -19,7 +19,7 @@ from engine.decisions import (ClockChanged, Flag, FlagDecided, FlagRaised, GameE
                               MoveCommitted, MoveRetracted, PositionSet)
 from engine.clock import GameClock
 from engine.game import Game, RecordedMove
-from engine.pdn import SEVEN_TAGS
+from engine.pdn import seven_tags
 from engine.variants import Variant
 from engine.replay import Fed
 from pi.board.view import BoardView, Phase
@@ -236,10 +236,7 @@ def broadcast_pdn(snap: PublicSnapshot, variant: Variant) -> str:
         if records[i][2] is not None:
             start, records = records[i][2], records[i + 1:]
             break
-    tags: dict[str, str] = {}
-    for name in SEVEN_TAGS:
-        tags[name] = snap.result if name == "Result" else snap.tags.get(
-            name, "????.??.??" if name == "Date" else "?")
+    tags = seven_tags(snap.tags, snap.result)
     tags["GameType"] = snap.game_type
     if start is not None:
         fen = Board(start, variant).fen(algebraic=True) if variant.algebraic_pdn else start

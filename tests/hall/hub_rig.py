@@ -39,7 +39,8 @@ def trace_lines(path: Path, *, game: str, board: str, rnd: str = "1",
     players and start time (the keys ``pi.board.session.GameSession.begin`` adds)."""
     lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
     start = json.loads(lines[0])
-    start.update(id=game, board=int(board), round=rnd, started_at="2026-11-22T09:00:00Z")
+    start.update(id=game, board=int(board), round=rnd, started_at="2026-11-22T09:00:00Z",
+                 site="Sala Roma")
     if white is not None:
         start["white"] = white
     if black is not None:

@@ -81,6 +81,19 @@ def test_round_feed_is_read_back_by_the_engine_in_stable_board_order(hall, tmp_p
     assert "[%clock" in text or all(not g.moves for g in games)
 
 
+@pytest.mark.parametrize("path", ["/rounds/1/games.pdn", "/boards/3/game.pdn",
+                                  "/boards/3/broadcast.pdn"])
+def test_every_record_names_site_date_round_players_and_board(hall, path):
+    # issue 16: the start line's site and started_at were written "?" and "????.??.??"
+    rig, _ = hall
+    text = rig.request("GET", path)[2].decode()
+    game = read_pdn(text)[0]
+    assert game.tags["Site"] == "Sala Roma" and game.tags["Date"] == "2026.11.22"
+    assert game.tags["White"] == "White 3" and game.tags["Black"] == "Black 3"
+    assert game.tags["Board"] == "3"
+    assert game.tags["Round"] == "1.3"  # the hall's form, HUB_API.md
+
+
 def test_a_move_under_a_pending_irregularity_is_held_from_the_feeds(hall):
     rig, _ = hall
     _, live = rig.json("GET", "/boards/5/api/state", token=rig.token)

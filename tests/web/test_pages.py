@@ -304,6 +304,9 @@ def test_arbiter_reviews_a_flag_and_acts(page: Any, daemon_factory: Any) -> None
     step = page.text_content("#replay-step")
     assert f"line {press}/" in step and "awaiting the opponent's decision" in step
     assert "IT 8.1.3 pending" in step
+    # plies counted as plies (issue 16: "1 moves"); the irregular move stands in the transcript
+    assert " · 1 ply · " in step
+    assert "(1 ply)" in page.text_content("#games")
     # an action from the console reaches the journal
     page.fill("#note-text", "players warned about touching")
     page.click("#action-note")

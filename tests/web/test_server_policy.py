@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 from pathlib import Path
 
@@ -51,7 +52,10 @@ def test_irregular_move_held_until_decided_then_broadcast_from_fen(tmp_path: Pat
         game = read_pdn(pdn)[0]  # readable: the game goes on from the position after it
         assert game.board.fen() == "B:W14,21,23-32:B1-12"
         full = rig.request("GET", "/game.pdn", token=rig.token)[2].decode()
-        assert '22-14 /FEN "B:W14,21,23-32:B1-12"/' in full
+        # the kept move with its clock, then what it broke (issue 16), then the position
+        flat = " ".join(full.split())
+        assert re.search(r'22-14 \{\[%clock w[0-9:]+ B0:10:00\]\} \{irregular move: IT 8\.1\.2\} '
+                         r'/FEN "B:W14,21,23-32:B1-12"/', flat), flat
 
 
 def test_corrected_move_is_never_shown_to_the_public(tmp_path: Path) -> None:
