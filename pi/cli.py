@@ -9,6 +9,8 @@
 * ``damiera pdn FILE [--variant V]``: read a PDN file, replay every move through the rules and
   print the game(s) as PDN.
 * ``damiera bench``: perft leaves per second per variant, and the ratio to pydraughts.
+* ``damiera hardware probe|watch|map|test`` and ``damiera doctor``: bringing up a board
+  (``pi.hardware_cli``); exit 0 all well, 1 a fault of the board or the Pi, 2 bad input.
 
 Bad input (unknown variant, malformed FEN, impossible position, bad trace or PDN, an option out of
 its range, a file with no game) gives one line on standard error quoting at most an excerpt of
@@ -246,6 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_parser(sub, _whole)
     from pi.hall.hub_cli import add_hub_parser
     add_hub_parser(sub, _whole)
+    from pi.hardware_cli import add_hardware_parsers
+    add_hardware_parsers(sub, _whole)
 
     s = sub.add_parser("token", help="print the arbiter's web token (STATE/arbiter.token)")
     s.add_argument("--state-dir", default=None, help="the daemon's state directory (default: "
