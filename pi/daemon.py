@@ -42,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from engine.squares import all_squares
 from pi.board.config import Config
 from pi.board.controller import BoardController, Listener
 from pi.board.handoff import LatestWorker, LoopInbox
@@ -150,6 +151,7 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
             web = await _start_web(config, state, parts, controller)
         if config.mqtt is not None:
             link = _start_link(config, state, parts, controller, loop)
+        controller.notice = _startup_probe(hardware, wiring, controller)
         first = hardware.start()
         if parts.scan_thread:
             scan.start()
@@ -257,6 +259,23 @@ def _start_link(config: Config, state: StateDir, parts: Parts, controller: Board
     if parts.on_link is not None:
         parts.on_link(link)
     return link
+
+
+def _startup_probe(hardware: Hardware, wiring: Wiring, controller: BoardController) -> str:
+    """The board checked before the sensors power up (``pi.drivers.bringup.startup_probe``):
+    every chip answers and is of its type, no square chatters and, while the pieces are being
+    set up, none is closed outside every allowed start position (stuck). Returns the screen's
+    line for what is wrong ("" when nothing); every finding is logged."""
+    from pi.drivers.bringup import probe_message, start_squares, startup_probe
+    from pi.board.view import Phase
+    setting_up = controller.phase is Phase.SETUP
+    allowed = (start_squares(wiring, controller.expected) if setting_up
+               else frozenset(all_squares(wiring.size)))  # a game's pieces may be anywhere
+    with hardware.lock.scan():
+        findings = startup_probe(hardware.bus, wiring, allowed)
+    for finding in findings:
+        log.error("start-up probe: %s", finding.line())
+    return probe_message(findings)
 
 
 def _orienter(scan: ScanLoop, wiring: Wiring) -> Callable[[frozenset[str]], None]:

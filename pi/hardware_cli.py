@@ -39,7 +39,7 @@ from engine.board import Board
 from engine.errors import InputError
 from engine.variants import VARIANTS, find_variant
 from pi.drivers.bringup import (Bench, HostBench, PlantedFault, map_wiring, parse_fault,
-                                test_board, watch, wiring_text)
+                                run_board_test, watch, wiring_text)
 from pi.drivers.errors import BusUnavailableError
 from pi.drivers.probe import FAIL, OK, WARN, Finding, probe_chips, propose_wiring, worst
 from pi.drivers.wiring import Wiring, load_wiring
@@ -245,7 +245,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     bench = _bench(args, wiring)
     expected = Board(None, variant).occupied_algebraic()
     try:
-        report = test_board(bench, wiring, variant, expected, lambda line: print(line, flush=True))
+        report = run_board_test(bench, wiring, variant, expected, lambda line: print(line, flush=True))
     except (BusUnavailableError, OSError) as exc:
         return _bus_gone(exc)
     print(report.to_text(), end="", flush=True)

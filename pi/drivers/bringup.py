@@ -28,17 +28,17 @@ from pi.drivers.errors import ChipFailure, OrientationError
 from pi.drivers.expanders import ALL_PINS, EXPANDER_TYPES, MCP23017, Expander, SMBusLike
 from pi.drivers.hardware import build_expanders
 from pi.drivers.orientation import detect_orientation
-from pi.drivers.probe import (EXPANDER_ADDRESSES, FAIL, OK, WARN, ChipIdentity, Finding,
-                              answering, closed_squares, identify, worst)
+from pi.drivers.probe import (EXPANDER_ADDRESSES, FAIL, OK, OLED_ADDRESSES, WARN, ChipIdentity,
+                              Finding, answering, closed_squares, identify, worst)
 from pi.drivers.sensor_groups import DirectGroup, MatrixGroup, SensorGroup
 from pi.drivers.system import PiSystem
-from pi.drivers.wiring import Wiring
+from pi.drivers.wiring import DisplaySpec, Wiring
 
 log = logging.getLogger(__name__)
 
 __all__ = ["Request", "Bench", "HostBench", "PlantedFault", "parse_fault", "FAULT_KINDS",
-           "BoardSquares", "Sampler", "MapResult", "map_wiring", "wiring_text", "TestReport",
-           "test_board", "watch", "startup_probe", "setup_articles"]
+           "BoardSquares", "Sampler", "MapResult", "map_wiring", "wiring_text", "BoardTestReport",
+           "run_board_test", "watch", "startup_probe", "setup_articles"]
 
 #: Seconds between two reads of the sensors while waiting for a person.
 SAMPLE = 0.01
@@ -288,12 +288,13 @@ def _usable(kind: str) -> int:
 
 @dataclass
 class MapResult:
-    """What ``map`` learnt: ``squares[address][pin]``, the chips, and the refusals."""
+    """What ``map`` learnt: ``squares[address][pin]``, the chips, the OLED, and the refusals."""
 
     size: int
     chips: list[ChipIdentity]
     squares: dict[int, dict[int, str]] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
+    display: int | None = None  # the OLED's address when one answers
 
     @property
     def ok(self) -> bool:
@@ -321,6 +322,8 @@ def map_wiring(bench: Bench, variant: Variant, say: Say, bus_number: int = 1) ->
     bus = bench.open_bus(bus_number)
     chips = [identify(bus, a) for a in answering(bus, EXPANDER_ADDRESSES)]
     result = MapResult(variant.size, chips)
+    oled = answering(bus, OLED_ADDRESSES)
+    result.display = oled[0] if oled else None
     if not chips:
         result.findings.append(Finding(FAIL, "bus", "no expander answers at 0x20-0x27",
                                        "run damiera hardware probe"))
@@ -342,7 +345,9 @@ def map_wiring(bench: Bench, variant: Variant, say: Say, bus_number: int = 1) ->
             closed.update((d.address, p) for p in range(16) if low >> p & 1)
         return frozenset(closed)
 
-    screen = oled_prompt(bench.display_device(None))
+    # The prompts on the OLED too, when one answers (a default SSD1306 at its address).
+    screen = oled_prompt(None if result.display is None else bench.display_device(
+        Wiring("map", variant.size, display=DisplaySpec(address=result.display))))
     sampler: Sampler[tuple[int, int]] = Sampler(read, bench)
     _ask(bench, say, screen, Request("clear", "take every piece off the board"))
     closed, chatter = sampler.settle(0.2)
@@ -384,9 +389,11 @@ def map_wiring(bench: Bench, variant: Variant, say: Say, bus_number: int = 1) ->
     return result
 
 
-def wiring_text(result: MapResult, display: int | None = None) -> str:
+def wiring_text(result: MapResult) -> str:
     """The wiring file ``map`` writes: one ``[[chips]]`` per expander by address (u1, u2, ...),
-    the square on each pin; unused pins ``""``, trailing ones left out."""
+    the square on each pin (unused pins ``""``, trailing ones left out), and the OLED when one
+    answered. The GPIOs (INT, buttons, buzzer) cannot be learnt from the bus: copy them from an
+    example."""
     out = ["# damiera wiring, learnt by damiera hardware map", f"board = {result.size}",
            "bus = 1", 'mode = "direct"', "active_low = true", 'orientation = "auto"',
            "auto_candidates = [0, 90]", ""]
@@ -399,8 +406,9 @@ def wiring_text(result: MapResult, display: int | None = None) -> str:
                 f"address = 0x{chip.address:02X}", "squares = ["]
         out += [f"    {row}," for row in rows]
         out += ["]", ""]
-    if display is not None:
-        out += ["[display]", f"address = 0x{display:02X}", ""]
+    if result.display is not None:
+        out += ["[display]", f"address = 0x{result.display:02X}", ""]
+    out += ["# [interrupt], [buttons.*], [buzzer]: the GPIOs, as in pi/drivers/wiring/*.toml", ""]
     return "\n".join(out)
 
 
@@ -414,7 +422,7 @@ def setup_articles(variant: Variant) -> tuple[str, str]:
 
 
 @dataclass
-class TestReport:
+class BoardTestReport:
     """A guided test's outcome: ``findings`` in the order found, and per dark square
     (physical name) what was seen: ``ok``, ``dead``, ``stuck``, ``chattering``, ``swapped``,
     ``shows as X``, ``not tested``."""
@@ -449,14 +457,14 @@ class TestReport:
         return json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n"
 
 
-def test_board(bench: Bench, wiring: Wiring, variant: Variant, expected: frozenset[str],
-               say: Say) -> TestReport:
+def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: frozenset[str],
+               say: Say) -> BoardTestReport:
     """The guided test of a wired board: the initial position ``expected`` (logical squares)
     set up and matched (IT 7.1, orientation IT 7.2 / INT 5.1); each dark square, in the
     official numbering, lifted and put back (or put and lifted); dead, stuck, swapped and
     chattering squares named; both clock buttons pressed; a test card on the OLED; the buzzer
     sounded. Raises the drivers' BusUnavailableError when the bus cannot be opened."""
-    report = TestReport(wiring.source, variant.name)
+    report = BoardTestReport(wiring.source, variant.name)
     position, turned = setup_articles(variant)
     bus = bench.open_bus(wiring.bus)
     board = BoardSquares(wiring, bus)
@@ -567,7 +575,7 @@ def test_board(bench: Bench, wiring: Wiring, variant: Variant, expected: frozens
     return report
 
 
-def _open_display(bench: Bench, wiring: Wiring, report: TestReport) -> Any:
+def _open_display(bench: Bench, wiring: Wiring, report: BoardTestReport) -> Any:
     from pi.drivers.errors import DeviceUnavailableError
     try:
         return bench.display_device(wiring)
