@@ -741,9 +741,11 @@ def start_squares(wiring: Wiring, expected: frozenset[str]) -> frozenset[str]:
 
 
 def probe_message(findings: Sequence[Finding]) -> str:
-    """The OLED's line for the start-up probe's findings: the first, and how many more."""
+    """The OLED's line for the start-up probe's findings, shortest first words first (the
+    screen shows some twenty characters): ``probe: d4 stuck closed``, ``probe: 0x21 missing;
+    0x25 unexpected MCP23017``. "" for none."""
     if not findings:
         return ""
-    first = findings[0]
-    text = f"probe: {first.subject} {first.text}"
-    return text + (f" (+{len(findings) - 1} more)" if len(findings) > 1 else "")
+    shown = sorted(findings, key=lambda f: not f.text.startswith("missing"))
+    return "probe: " + "; ".join(f"{f.subject} {f.text.split(':')[0].split(' (')[0]}"
+                                 for f in shown)
