@@ -244,12 +244,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--variant", action="append", help="only these variants (repeatable)")
     s.set_defaults(func=_cmd_bench)
 
-    from pi.run import add_run_parser
+    from pi.run import DEFAULT_WIRING, add_run_parser
     add_run_parser(sub, _whole)
     from pi.hall.hub_cli import add_hub_parser
     add_hub_parser(sub, _whole)
     from pi.hardware_cli import add_hardware_parsers
-    add_hardware_parsers(sub, _whole)
+    add_hardware_parsers(sub, _whole, DEFAULT_WIRING)
 
     s = sub.add_parser("token", help="print the arbiter's web token (STATE/arbiter.token)")
     s.add_argument("--state-dir", default=None, help="the daemon's state directory (default: "

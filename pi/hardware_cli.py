@@ -60,8 +60,9 @@ class HardwareCliError(InputError):
     """A refusal of the hardware commands' options (one line, exit 2)."""
 
 
-def add_hardware_parsers(sub: Any, whole: Callable[[str], int]) -> None:
-    """The ``hardware`` and ``doctor`` subcommands on ``damiera``'s subparsers."""
+def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: Path) -> None:
+    """The ``hardware`` and ``doctor`` subcommands on ``damiera``'s subparsers;
+    ``default_wiring``: ``watch``'s wiring file without ``--wiring`` (the daemon's)."""
     hw = sub.add_parser("hardware", help="bring up a board: probe, watch, map, test, diagram")
     cmds = hw.add_subparsers(dest="hardware_command", required=True,
                              parser_class=type(hw))
@@ -81,12 +82,12 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int]) -> None:
     s.set_defaults(func=cmd_probe)
 
     s = cmds.add_parser("watch", help="the live occupancy of every square")
-    s.add_argument("--wiring", default=None, help="the wiring file (default "
-                   "/etc/damiera/wiring.toml; with --simulate the 8×8 MCP23017 example)")
+    s.add_argument("--wiring", default=None, help=f"the wiring file (default {default_wiring}; "
+                   "with --simulate the 8×8 MCP23017 example)")
     s.add_argument("--seconds", type=whole, default=None,
                    help="stop after this many seconds (default: Ctrl-C; 2 with --simulate)")
     common(s)
-    s.set_defaults(func=cmd_watch)
+    s.set_defaults(func=cmd_watch, default_wiring=default_wiring)
 
     s = cmds.add_parser("map", help="learn the wiring, one square at a time")
     s.add_argument("--variant", required=True, help=", ".join(VARIANTS))
@@ -146,14 +147,13 @@ def _summary(findings: Sequence[Finding]) -> int:
     return EXIT_FAULT if verdict == FAIL else EXIT_OK
 
 
-def _default_wiring(path: str | None, simulate: bool) -> Wiring:
+def _default_wiring(path: str | None, simulate: bool, default: Path) -> Wiring:
     if path is not None:
         return load_wiring(path)
     if simulate:
         from pi.drivers.wiring import example_wiring
         return load_wiring(example_wiring("mcp23017_8x8"))
-    from pi.run import DEFAULT_WIRING
-    return load_wiring(DEFAULT_WIRING)
+    return load_wiring(default)
 
 
 def _bus_gone(exc: Exception) -> int:
@@ -202,7 +202,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    wiring = _default_wiring(args.wiring, args.simulate)
+    wiring = _default_wiring(args.wiring, args.simulate, args.default_wiring)
     bench = _bench(args, wiring)
     seconds = args.seconds if args.seconds is not None else (2 if args.simulate else None)
     try:
