@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.arbiter import Arbiter
 from engine.board import Board
-from engine.events import ButtonPressed, GameStarted, TraceEnded
+from engine.events import ButtonPressed, Event, GameStarted, TraceEnded
 from engine.colour import Colour
 from engine.variants import find_variant
 from hardware_mocks.players import physical
@@ -28,12 +28,12 @@ from hardware_mocks.players import physical
 VARIANTS = ("italian", "english", "international", "brazilian")
 
 
-def game_events(variant: str, seed: int, clock: bool, plies: int = 200) -> list:
+def game_events(variant: str, seed: int, clock: bool, plies: int = 200) -> list[Event]:
     """The events of a random game played with natural physical orders (as the property tests)."""
     rng = random.Random(seed)
     ref = Board(None, find_variant(variant))
     occupied = set(ref.occupied_algebraic())
-    events: list = []
+    events: list[Event] = []
     t = 0.0
     for _ in range(plies):
         moves = ref.legal_moves

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.clock import GameClock
+from engine.clock import ClockStopped, GameClock
 from engine.colour import WHITE
 from engine.timecontrol import TimeControl
 
@@ -42,6 +42,8 @@ def run(control: str, moves: int) -> tuple[float, float, float]:
         read_ns += timer() - middle
         press_ns += middle - before
     stopped = game.stop_both(t)
+    if not isinstance(stopped, ClockStopped):  # a flag fell: the readings above are wrong
+        raise RuntimeError(f"the clock did not stop cleanly: {stopped!r}")
     record = stopped.record
     rounds = 200
     before = timer()

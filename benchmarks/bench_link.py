@@ -30,6 +30,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -37,7 +38,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "hall")]
 
 from broker import Broker
 
-from engine.events import SnapshotTaken
+from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
+                           TraceEnded)
 from hardware_mocks.simulate import read_trace
 from pi.board.config import Config, MqttSpec
 from pi.board.controller import BoardController
@@ -76,7 +78,7 @@ async def _play(root: Path, config: Config, games: int, port: int | None
         link = BoardLink(config.mqtt, controller, controller, state, loop)
         link.start()
         fed = link.on_fed
-        send = link._send_state
+        send = link._send_state  # the state message's sender, timed below
 
         def timed_fed(f: Any) -> None:
             t0 = time.perf_counter()
@@ -87,7 +89,7 @@ async def _play(root: Path, config: Config, games: int, port: int | None
             t0 = time.perf_counter()
             send()
             times["state"].append(time.perf_counter() - t0)
-        link._send_state = timed_state  # type: ignore[method-assign]
+        patch.object(link, "_send_state", timed_state).start()  # for the link's life
         controller.listeners.append(timed_fed)
         link.connected.wait(5)
     expected = controller.expected
@@ -95,10 +97,13 @@ async def _play(root: Path, config: Config, games: int, port: int | None
         now[0] += 10.0
         controller.handle(SnapshotTaken(controller.time.stamp(), frozenset()))
         controller.handle(SnapshotTaken(controller.time.stamp(), expected))  # a game begins
-        offset = controller._offset
+        offset = controller.time.stamp()  # the game just began: its t = 0
         for event in events:
             if isinstance(event, SnapshotTaken) and event.t == 0:
                 continue
+            if not isinstance(event, (PieceLifted, PiecePlaced, SnapshotTaken, ButtonPressed,
+                                      ArbiterActed, TraceEnded)):
+                continue  # a trace's records of the daemon itself: not an input of a board
             now[0] = max(now[0], offset + event.t)
             item = replace(event, t=offset + event.t)
             t0 = time.perf_counter()
@@ -106,7 +111,7 @@ async def _play(root: Path, config: Config, games: int, port: int | None
             times["handle"].append(time.perf_counter() - t0)
             await asyncio.sleep(0)  # the loop runs its timers (the link's state) between events
         if controller.session is not None and not controller.session.finished:
-            from engine.events import ArbiterActed
+
             controller.handle(ArbiterActed(controller.time.stamp(), "adjudicate", "1-0", None))
     if link is not None:
         await link.aclose()

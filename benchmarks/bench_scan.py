@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -36,10 +37,15 @@ CASES = [("mcp23017_8x8", 64), ("pcf8575_8x8", 64), ("mcp23017_10x10", 100),
          ("tca9555_10x10", 100), ("matrix_mcp23017_8x8", 64)]
 
 
+#: What a read is answered with: (address, register) for a register read, (address, the
+#: payloads written before the read) for a combined transaction.
+AnswerKey = tuple[int, Any]
+
+
 class ReplayBus:
     """Answers every read with the bytes recorded from the fake bus, at no cost."""
 
-    def __init__(self, answers: dict[tuple, list[int]]) -> None:
+    def __init__(self, answers: dict[AnswerKey, list[int]]) -> None:
         self.answers = answers
 
     def read_i2c_block_data(self, addr: int, reg: int, length: int) -> list[int]:
@@ -48,10 +54,13 @@ class ReplayBus:
     def write_i2c_block_data(self, addr: int, reg: int, data: list[int]) -> None:
         pass
 
+    def read_byte_data(self, addr: int, reg: int) -> int:
+        return self.answers.get((addr, reg), [0])[0]
+
     def write_byte_data(self, addr: int, reg: int, value: int) -> None:
         pass
 
-    def i2c_rdwr(self, *msgs) -> None:
+    def i2c_rdwr(self, *msgs: Any) -> None:  # smbus2.i2c_msg: its stub types bytes() wrong
         key = tuple(bytes(m) for m in msgs if not m.flags & I2C_M_RD) if len(msgs) > 1 else ()
         for m in msgs:
             if m.flags & I2C_M_RD:
@@ -62,7 +71,7 @@ class ReplayBus:
         pass
 
 
-def measure(scan, n: int) -> float:
+def measure(scan: Callable[[], object], n: int) -> float:
     """CPU seconds per call of ``scan``, best of 5 runs of ``n`` calls."""
     best = float("inf")
     for _ in range(5):
@@ -92,14 +101,15 @@ def main() -> None:
         fake_cpu = measure(scanner.scan, 2000)
 
         # Same scanner code over a bus that replays the answers instantly.
-        answers: dict[tuple, list[int]] = {}
+        answers: dict[AnswerKey, list[int]] = {}
         smb = bus.open()
         for entry in log:
             if entry[0] == "read_i2c_block_data":
                 answers[(entry[1], entry[2])] = smb.read_i2c_block_data(*entry[1:4])
             elif entry[0] == "i2c_rdwr":
-                msgs = [i2c_msg.write(addr, payload) if kind == "w" else i2c_msg.read(addr, payload)
-                        for kind, addr, payload in entry[1]]
+                msgs: list[Any] = [i2c_msg.write(addr, payload) if kind == "w"
+                                   else i2c_msg.read(addr, payload)
+                                   for kind, addr, payload in entry[1]]
                 smb.i2c_rdwr(*msgs)
                 key = tuple(bytes(m) for m in msgs if not m.flags & I2C_M_RD)
                 for m in msgs:
@@ -118,8 +128,11 @@ SCAN = 0.00105  # a 64-square MCP23017 scan on the wire at 400 kHz (table above)
 SCAN_EVERY = 0.010
 
 
-def shared_bus_waits(scan_lock: Callable[[], AbstractContextManager[object]],
-                     frame_lock: Callable[[], AbstractContextManager[object]],
+#: Takes the bus for one transfer (``with lock(): ...``).
+LockMaker = Callable[[], AbstractContextManager[object]]
+
+
+def shared_bus_waits(scan_lock: LockMaker, frame_lock: LockMaker,
                      seconds: float) -> list[float]:
     """Seconds each scan waited for the bus while frames are sent back to back."""
     stop = threading.Event()
@@ -151,9 +164,10 @@ def shared_bus() -> None:
     print(f"{'lock':28} {'scans':>6} {'p50':>8} {'p99':>8} {'max':>8}")
     bus_lock = BusLock()
     plain = threading.Lock()
-    for name, scan_lock, frame_lock in [("BusLock (scans first)", bus_lock.scan, bus_lock.frame),
-                                        ("threading.Lock (no order)", lambda: plain,
-                                         lambda: plain)]:
+    locks: list[tuple[str, LockMaker, LockMaker]] = [
+        ("BusLock (scans first)", bus_lock.scan, bus_lock.frame),
+        ("threading.Lock (no order)", lambda: plain, lambda: plain)]
+    for name, scan_lock, frame_lock in locks:
         waits = sorted(shared_bus_waits(scan_lock, frame_lock, 3.0))
         p99 = waits[min(len(waits) - 1, int(len(waits) * 0.99))]
         print(f"{name:28} {len(waits):>6} {statistics.median(waits) * 1e3:>5.1f} ms "

@@ -45,7 +45,11 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from unittest.mock import patch
+
+if TYPE_CHECKING:
+    from _typeshed import FileDescriptorLike
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -60,16 +64,17 @@ def daemon_mode(state_dir: str, profile: str | None, slow_ms: float | None) -> i
     import logging
 
     import hardware_mocks.sim_web as sim_web
+    from hardware_mocks.gpio import tap as original_tap
     from web_rig import Rig
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     taps: list[float] = []
-    original_tap = sim_web.tap
 
     def timed_tap(factory: Any, gpio: int, pull_up: bool = True) -> None:
         taps.append(time.perf_counter())
         original_tap(factory, gpio, pull_up)
-    sim_web.tap = timed_tap  # the simulator's button route taps through this name
+    # The simulator's button route taps through this name; the process ends with it patched.
+    patch.object(sim_web, "tap", timed_tap).start()
     clock_lines: list[int] = []
     sent: list[float] = []  # when the web's listener had written the line to every client
     lags: list[float] = []
@@ -77,7 +82,7 @@ def daemon_mode(state_dir: str, profile: str | None, slow_ms: float | None) -> i
     fsyncs: list[float] = []  # those on the loop's thread (the journal's): how long they held it
     real_fsync = os.fsync
 
-    def timed_fsync(fd: int) -> None:
+    def timed_fsync(fd: FileDescriptorLike) -> None:
         t = time.perf_counter()
         real_fsync(fd)
         if threading.current_thread() is loop_thread:
@@ -111,13 +116,15 @@ def daemon_mode(state_dir: str, profile: str | None, slow_ms: float | None) -> i
             profiler = cProfile.Profile()
             loop.call_soon_threadsafe(profiler.enable)  # the loop's thread only
         scan_loop = rig.sim.scan_loop
+        if scan_loop is None:
+            raise RuntimeError("the rig's daemon has no scan loop")
         original_scan = scan_loop.scanner.scan
 
         def timed_scan() -> Any:
             planned = scan_loop.scanner.next_deadline()
             late.append(max(0.0, scan_loop.clock() - planned))
             return original_scan()
-        scan_loop.scanner.scan = timed_scan
+        patch.object(scan_loop.scanner, "scan", timed_scan).start()
         print(json.dumps({"port": rig.port, "token": rig.token}), flush=True)
         for command in sys.stdin:
             if command.strip() == "stats":
@@ -168,7 +175,10 @@ class Daemon:
         line = self.proc.stdout.readline()
         if not line:
             raise RuntimeError(f"the daemon process ended (exit {self.proc.wait()})")
-        return json.loads(line)  # type: ignore[no-any-return]
+        value = json.loads(line)
+        if not isinstance(value, dict):
+            raise RuntimeError(f"the daemon process wrote {line!r}, not a JSON object")
+        return value
 
     def stats(self) -> dict[str, Any]:
         assert self.proc.stdin is not None

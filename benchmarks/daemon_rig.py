@@ -16,10 +16,12 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from engine.board import Board
 from engine.decisions import GameEnded, MoveCommitted
 from engine.events import PieceLifted, PiecePlaced
+from engine.replay import Fed
 from engine.colour import Colour
 from engine.variants import find_variant
 from hardware_mocks.display import dummy_oled
@@ -30,7 +32,7 @@ from hardware_mocks.serial import BroadcastPort
 from hardware_mocks.virtual_board import VirtualBoard
 from pi.board.config import Config
 from pi.board.controller import BoardController
-from pi.daemon import Parts, run_daemon
+from pi.daemon import OledScreen, Parts, run_daemon
 from pi.drivers.hardware import build_hardware
 from pi.board.notify import Notifier
 from pi.board.session import GameSession
@@ -155,7 +157,7 @@ class Stages:
         feed, files, append = saved
         stages = self
 
-        def timed_feed(session: Any, line: dict[str, Any]) -> Any:
+        def timed_feed(session: GameSession, line: dict[str, Any]) -> Fed:
             stages._current = cur = {"append": 0.0, "files": 0.0}
             t0 = now()
             fed = feed(session, line)
@@ -165,26 +167,24 @@ class Stages:
             stages._current = None
             return fed
 
-        def timed_files(session: Any) -> None:
+        def timed_files(session: GameSession) -> None:
             t0 = now()
             files(session)
             if stages._current is not None:
                 stages._current["files"] += now() - t0
 
-        def timed_append(journal: Any, obj: dict[str, Any]) -> int:
+        def timed_append(journal: Journal, obj: Any) -> int:  # what Journal.append takes
             t0 = now()
             number = append(journal, obj)
             if stages._current is not None:
                 stages._current["append"] += now() - t0
             return number
 
-        GameSession._append_and_feed = timed_feed  # type: ignore[method-assign]
-        GameSession._write_files = timed_files  # type: ignore[method-assign]
-        Journal.append = timed_append  # type: ignore[method-assign]
-        try:
+        # patch.object puts the originals back when the block ends, whatever happens
+        with patch.object(GameSession, "_append_and_feed", timed_feed), \
+                patch.object(GameSession, "_write_files", timed_files), \
+                patch.object(Journal, "append", timed_append):
             yield
-        finally:
-            GameSession._append_and_feed, GameSession._write_files, Journal.append = saved
 
 
 @dataclass
@@ -315,13 +315,15 @@ def idle_breakdown(seconds: float, state_root: Path) -> dict[str, Any]:
         def counted() -> None:
             turns[0] += 1
             refresh()
-        controller.refresh = counted  # type: ignore[method-assign]
         screen = controller.screen
-        await asyncio.sleep(min(1.0, seconds))
-        f0, th0, p0, w0 = screen.frames, per_thread(), time.process_time(), now()
-        turns[0] = 0
-        await asyncio.sleep(seconds)
-        f1, th1, p1, w1 = screen.frames, per_thread(), time.process_time(), now()
+        if not isinstance(screen, OledScreen):
+            raise RuntimeError("the idle breakdown counts the OLED's frames: no OLED")
+        with patch.object(controller, "refresh", counted):
+            await asyncio.sleep(min(1.0, seconds))
+            f0, th0, p0, w0 = screen.frames, per_thread(), time.process_time(), now()
+            turns[0] = 0
+            await asyncio.sleep(seconds)
+            f1, th1, p1, w1 = screen.frames, per_thread(), time.process_time(), now()
         res.update(wall=w1 - w0, cpu=(p1 - p0) / (w1 - w0), frames=f1 - f0, turns=turns[0],
                    threads={k: (v - th0.get(k, 0.0)) / (w1 - w0) for k, v in th1.items()})
 

@@ -8,11 +8,13 @@ Both return the decisions of ``engine.decisions`` (moves committed, flags raised
 game ended, squares to put right, clock events), each citing its article. Read-only views: the
 :class:`engine.game.Game` (the official record), the flags, the ``GameClock``, the squares to fix.
 
-Where each rule lives: this module handles the events (lifts and places: IT 3.7-3.11, 5.10-5.13;
-buttons: COMP 4.5, 6.15, IT 8.2, 9.3, 10.2; the arbiter's actions and snapshots: IT 7.1-7.8);
-``engine.arbiter_core`` holds the state and the acts (committing, IT 8.1-8.4 irregularities and
-their decision, the clock, COMP 4.8, 4.13); ``engine.tracking`` follows the pieces of a turn;
-``engine.arbiter_judge`` names what the board shows; ``engine.articles`` gives every code.
+Where each rule lives: the :class:`Arbiter` composes three collaborators and handles the events
+(lifts and places: IT 3.7-3.11, 5.10-5.13; buttons: COMP 4.5, 6.15, IT 8.2, 9.3, 10.2; the
+arbiter's actions and snapshots: IT 7.1-7.8; time: COMP 4.8, 5.7). ``engine.arbiter_memory`` holds
+what it knows (the record, the flags, the pending irregularity, the clock's operation, COMP 4.13)
+and gives the decisions out; ``engine.arbiter_judge`` names what the board shows and does what
+follows (committing, IT 8.1-8.4 irregularities and their decision, IT 7.8), handed that memory;
+``engine.tracking`` follows the pieces of a turn; ``engine.articles`` gives every code.
 
 How a move is recognised (STYLE.md, after picochess): the arbiter follows which piece stands where
 (each piece known by its *origin*, the square it stood on when the turn began) and, at the moment
@@ -48,19 +50,20 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from engine.arbiter_core import ArbiterCore
-from engine.arbiter_judge import judge, square_label
-from engine.articles import article
-from engine.board import Move
-from engine.clock import ClockState, FlagFell
+from engine.arbiter_judge import Judge, judge, square_label
+from engine.arbiter_memory import ArbiterMemory
+from engine.board import Board, Move
+from engine.clock import BothFlagsFell, ClockState, FlagFell, GameClock
 from engine.clock_display import LAMPO_COUNTDOWN
 from engine.colour import Colour
-from engine.decisions import Decision, Flag, LampoCountdown
+from engine.decisions import Decision, Flag
 from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, GameStarted,
                            PieceLifted, PiecePlaced, SensorsFailed, SensorsRecovered,
                            SnapshotTaken, TraceEnded)
+from engine.game import Game
 from engine.squares import square_mirror
-from engine.tracking import MaybeBrush
+from engine.tracking import MaybeBrush, TurnTracker
+from engine.variants import Variant
 
 __all__ = ["Arbiter", "Flag"]
 
@@ -69,7 +72,7 @@ __all__ = ["Arbiter", "Flag"]
 _REMOVAL_UNDER_WAY = frozenset({"not_removed_simple", "fewer_removed", "removal_stopped"})
 
 
-class Arbiter(ArbiterCore):
+class Arbiter:
     """Arbitrates one game from its physical events (TRACE.md).
 
     ``start``: the trace's start line. Raises the engine's errors for a bad variant or FEN (the
@@ -78,33 +81,103 @@ class Arbiter(ArbiterCore):
     Out: :meth:`feed` and :meth:`advance` return the decisions (``engine.decisions``) each
     event or the passing of time brought, in order. Read-only views: :attr:`game` (the record),
     :attr:`flags` (current values), :attr:`clock` (the ``GameClock`` or None), :attr:`board`,
-    :attr:`sensed`, :attr:`pending`, :attr:`squares_to_fix`; :meth:`next_deadline` says when time
-    alone will change something.
+    :attr:`sensed`, :attr:`pending`, :attr:`squares_to_fix`, :attr:`tracking` (the pieces of the
+    turn), :attr:`variant`, :attr:`start`; :meth:`next_deadline` says when time alone will change
+    something.
+
+    Composed of an :class:`~engine.arbiter_memory.ArbiterMemory` (what it knows), a
+    :class:`~engine.arbiter_judge.Judge` handed that memory (what follows from what the board
+    shows) and, through the memory, the :class:`~engine.tracking.TurnTracker` of the turn and the
+    :class:`~engine.arbiter_memory.Timekeeper`; this class handles the events.
     """
 
     def __init__(self, start: GameStarted) -> None:
-        super().__init__(start)
-        self._lampo_said: tuple[Colour, int, int] | None = None  # side, run, lowest word said
+        self._memory = ArbiterMemory(start)
+        self._judge = Judge(self._memory)
+        # the clock's operator and the set-once facts read on every event, held at hand
+        self._keeper = self._memory.timekeeper
+        self._clock = self._keeper.clock
+        self._clock_mode = start.clock
+        self._settle = start.settle
+        self._game = self._memory.game
 
-    # ------------------------------------------------------------------ public API
+    # ------------------------------------------------------------------ read-only views
+
+    @property
+    def start(self) -> GameStarted:
+        """The start line the game was begun from."""
+        return self._memory.start
+
+    @property
+    def variant(self) -> Variant:
+        return self._memory.variant
+
+    @property
+    def game(self) -> Game:
+        """The official record (read it; the arbiter alone changes it)."""
+        return self._memory.game
+
+    @property
+    def clock(self) -> GameClock | None:
+        """The game clock, None when the start line has no time control (the clock button still
+        completes moves, COMP 4.5). Read it freely; operate it only through the arbiter's events."""
+        return self._clock
+
+    @property
+    def flags(self) -> list[Flag]:
+        """Every flag so far, each in its current status (a copy of the list)."""
+        return self._memory.flags
+
+    @property
+    def board(self) -> Board:
+        """The official position (the game's board)."""
+        return self._memory.board
+
+    @property
+    def sensed(self) -> frozenset[str]:
+        """The occupancy the sensors report, as algebraic names."""
+        return frozenset(self._memory.sensed)
+
+    @property
+    def pending(self) -> Flag | None:
+        """The irregularity waiting for the opponent's decision, if any."""
+        p = self._memory.pending
+        return None if p is None else self._memory.flag(p.flag_id)
+
+    @property
+    def squares_to_fix(self) -> list[str]:
+        """Algebraic names of the squares that must change for the board to show the position it
+        must show: during a correction (IT 8.4) the position before the irregular move, after a
+        disturbance (IT 7.8) or with a piece on a light square (IT 7.5) the last position. Empty
+        when nothing is to be put right."""
+        return self._memory.squares_to_fix()
+
+    @property
+    def tracking(self) -> TurnTracker:
+        """The pieces of the turn (``engine.tracking``): what stands where, what is in the hand.
+        Read it; the arbiter alone changes it."""
+        return self._memory.tracker
+
+    # ------------------------------------------------------------------ events in, decisions out
 
     def feed(self, event: Event) -> list[Decision]:
         """Process one event (its ``t`` never earlier than the last); returns its decisions."""
+        s = self._memory
         if isinstance(event, DaemonRestarted):
             return self._on_restart(event)
         self._fire_timers(event.t)
-        self._now = max(self._now, event.t)
+        s.now = max(s.now, event.t)
         if isinstance(event, ButtonPressed) and event.name == "clock":
             # COMP 5.7: a move let go by zero is in time though pressed after: the press itself
             # tells the clock when the move was complete (completed_at)
-            self._clock_poll(min(event.t, max(self.tracking.last_change, self._clock_t)))
+            self._keeper.poll(min(event.t, max(s.tracker.last_change, self._keeper.last_t)))
         else:
-            self._clock_poll(self._held(event.t))
-        if self._clock_mode and not self._clock_started and not (
+            self._keeper.poll(self._held(event.t))
+        if self._clock_mode and not self._keeper.started and not (
                 isinstance(event, ArbiterActed) and event.action == "start_clock"):
             # COMP 4.4.2: the arbiter starts the clock; a trace that does not say when starts
             # it at its first event
-            self._clock_start(self._mover(), event.t)
+            self._keeper.start(s.mover(), event.t)
         if isinstance(event, PieceLifted):
             self._on_lift(event.t, event.square)
         elif isinstance(event, PiecePlaced):
@@ -118,14 +191,14 @@ class Arbiter(ArbiterCore):
         elif isinstance(event, TraceEnded):
             self._fire_timers(event.t, force=True)
         elif isinstance(event, SensorsFailed):
-            self._flag(event.t, "sensor_fault", None, "noted",
-                       event.message or "sensors stopped answering: " + " ".join(event.squares))
+            s.raise_flag(event.t, "sensor_fault", None, "noted",
+                         event.message or "sensors stopped answering: " + " ".join(event.squares))
         elif isinstance(event, SensorsRecovered):
-            self._flag(event.t, "sensor_fault_cleared", None, "noted",
-                       "sensors answer again: " + " ".join(event.squares))
+            s.raise_flag(event.t, "sensor_fault_cleared", None, "noted",
+                         "sensors answer again: " + " ".join(event.squares))
         self._check_time(self._held(event.t))
-        self._countdown(event.t)
-        return self._flush(event.t)
+        self._keeper.countdown(event.t)
+        return s.flush(event.t)
 
     def feed_all(self, events: Iterable[Event]) -> list[Decision]:
         """Feed every event; returns all their decisions."""
@@ -137,32 +210,88 @@ class Arbiter(ArbiterCore):
     def advance(self, t: float) -> list[Decision]:
         """Time has reached ``t`` with no event: the settle timer of a game without clock, a flag
         falling, a step of the mosse-lampo countdown. Returns the decisions."""
+        s = self._memory
         self._fire_timers(t)
-        self._now = max(self._now, t)
+        s.now = max(s.now, t)
         self._check_time(self._held(t))
-        self._countdown(t)
-        return self._flush(t)
+        self._keeper.countdown(t)
+        return s.flush(t)
 
     def next_deadline(self) -> float | None:
         """The earliest time at which time alone changes something (:meth:`advance` then returns
         a decision): the settle timer of a game without clock (TRACE.md), the running face
         reaching zero (COMP 4.8; or mosse lampo beginning, COMP 5.6), the next word of the
         mosse-lampo countdown (COMP 5.7). None when nothing will happen until an event."""
+        s = self._memory
         times: list[float] = []
         if self._timer_armed():
-            times.append(self.tracking.last_change + self._settle)
+            times.append(s.tracker.last_change + self._settle)
         c = self._clock
         if (c is not None and c.flag is None and c.running is not None
                 and c.state in (ClockState.RUNNING, ClockState.CORRECTING)):
-            face = c.face(c.running, self._clock_t)
-            zero = self._clock_t + face.ms / 1000
+            face = c.face(c.running, self._keeper.last_t)
+            zero = self._keeper.last_t + face.ms / 1000
             if not (face.in_lampo and self._held(zero) < zero):  # COMP 5.7: let go by zero
                 times.append(zero)
             if face.in_lampo:
                 for seconds, _ in LAMPO_COUNTDOWN:
                     if seconds and face.ms > seconds * 1000:
-                        times.append(self._clock_t + (face.ms - seconds * 1000) / 1000)
+                        times.append(self._keeper.last_t + (face.ms - seconds * 1000) / 1000)
         return min(times) if times else None
+
+    # ------------------------------------------------------------------ restart and clock
+
+    def _on_restart(self, e: DaemonRestarted) -> list[Decision]:
+        """TRACE.md ``restart``: the board was away (``down`` s). COMP 7.3-7.4: the clocks stand
+        stopped with the readings of the last line before it, until the arbiter's
+        ``start_clock``; nothing that time would have done while away is done (no settle
+        commit, no flag fall: the players were not playing), except that a move the board
+        showed complete without clock is committed (IT 3.5). The snapshot that follows is
+        checked like any other."""
+        s = self._memory
+        before = s.now
+        self._keeper.stop(before)
+        if (not self._clock_mode and s.correcting is None and s.pending is None
+                and s.tracker.touches and frozenset(s.sensed) in s.tracker.after):
+            # IT 3.5: the move on the board was complete when the piece was let go; the settle
+            # timer that would have said so ran out while the board was away.
+            self._judge.complete(s.tracker.last_change, None)
+        away = "unknown time" if e.down is None else f"{e.down:g} s"
+        s.raise_flag(e.t, "restart", None, "noted", f"the board restarted after {away} away; "
+                     "clocks stopped until the arbiter restarts them")
+        s.now = max(s.now, e.t)
+        if s.tracker.touches:
+            s.tracker.last_change = max(s.tracker.last_change, e.t)  # no settle over the gap
+        return s.flush(e.t)
+
+    def _held(self, t: float) -> float:
+        """How far the clock may be read at ``t``. COMP 5.7: in mosse lampo the piece must be let
+        go by zero; a move the board shows complete is in time though the clock is pressed
+        after, so while it is shown the clock is read only up to the moment it was let go (its
+        flag falls then only if that moment came after zero)."""
+        c = self._clock
+        if c is None or not self._clock_mode or c.running is None or c.control.lampo is None:
+            return t
+        s = self._memory
+        if s.pending is not None or s.correcting is not None or not s.tracker.touches:
+            return t
+        if not c.face(c.running, self._keeper.last_t).in_lampo:
+            return t
+        if frozenset(s.sensed) not in s.tracker.after:
+            return t
+        return min(t, max(s.tracker.last_change, self._keeper.last_t))
+
+    def _check_time(self, t: float) -> None:
+        """COMP 4.8: a flag fell; COMP 5.9.4: both did, no telling which first."""
+        self._keeper.poll(t)
+        c = self._clock
+        if c is None or self._game.outcome is not None or not self._clock_mode:
+            return
+        fell = c.flag
+        if isinstance(fell, BothFlagsFell):
+            self._game.adjudicate(self._game.result_for(None), "both flags fell (COMP 5.9.4)")
+        elif isinstance(fell, FlagFell):
+            self._game.lose_on_time(Colour.parse(fell.side), clock=self._keeper.reading(t))
 
     # ------------------------------------------------------------------ time
 
@@ -170,10 +299,11 @@ class Arbiter(ArbiterCore):
         """No clock: a move shown (or a piece put down) waits for ``settle`` quiet seconds."""
         if self._clock_mode or self._game.outcome is not None:
             return False
-        if self._correcting is not None or self._pending is not None or not self.tracking.touches:
+        s = self._memory
+        if s.correcting is not None or s.pending is not None or not s.tracker.touches:
             return False
-        last = self.tracking.last
-        if frozenset(self._sensed) in self.tracking.after:
+        last = s.tracker.last
+        if frozenset(s.sensed) in s.tracker.after:
             return True
         return last is not None and not last.is_lift and self._awaited_capture() is None
 
@@ -181,72 +311,51 @@ class Arbiter(ArbiterCore):
         """The capturing piece stands on its end square and some captured pieces are still on
         the board: the capture is not complete until the last is off (IT 5.13, INT 4.12), however
         slowly they come off; nothing is judged yet (no clock: the move is not complete)."""
-        if self._light_pieces():
+        s = self._memory
+        if s.light_pieces():
             return None
-        j = judge(self.tracking.ref, self.tracking.on_board(), None, None)
+        j = judge(s.tracker.ref, s.tracker.on_board(), None, None)
         return j.move if j.key in _REMOVAL_UNDER_WAY else None
 
     def _fire_timers(self, t: float, force: bool = False) -> None:
         """No clock: commit the move on the board after ``settle`` quiet seconds (TRACE.md)."""
         if self._clock_mode or self._game.outcome is not None:
             return
-        if self._correcting is not None or self._pending is not None or not self.tracking.touches:
+        s = self._memory
+        if s.correcting is not None or s.pending is not None or not s.tracker.touches:
             return
-        lc = self.tracking.last_change
+        lc = s.tracker.last_change
         if not force and t - lc < self._settle and t < lc + self._settle:
             return
-        if self.tracking.maybe_brush is not None:
+        if s.tracker.maybe_brush is not None:
             self._settle_brush(t, None)
-        last = self.tracking.last
-        if frozenset(self._sensed) in self.tracking.after:
-            self._complete(self.tracking.last_change, None)
+        last = s.tracker.last
+        if frozenset(s.sensed) in s.tracker.after:
+            self._judge.complete(s.tracker.last_change, None)
         elif force or (last is not None and not last.is_lift
                        and self._awaited_capture() is None):
-            self._complete(self.tracking.last_change, None)
+            self._judge.complete(s.tracker.last_change, None)
 
     def _commit_shown(self, t: float) -> None:
         """No clock: a move is made when the piece is let go (IT 3.5). The game ending now
         (resignation, draw agreed, adjudication) keeps the complete legal move the board shows,
         before its settle time is up."""
-        if (not self._clock_mode and self._pending is None and self._correcting is None
-                and self.tracking.touches and frozenset(self._sensed) in self.tracking.after):
-            if self.tracking.maybe_brush is not None:
+        s = self._memory
+        if (not self._clock_mode and s.pending is None and s.correcting is None
+                and s.tracker.touches and frozenset(s.sensed) in s.tracker.after):
+            if s.tracker.maybe_brush is not None:
                 self._settle_brush(t, None)
-            self._complete(self.tracking.last_change, None)
-
-    def _countdown(self, t: float) -> None:
-        """COMP 5.7: the words of the mosse-lampo countdown reached by ``t``, each once a move."""
-        c = self._clock
-        if c is None or c.control.lampo is None:
-            return
-        running = c.running
-        if running is None and isinstance(c.flag, FlagFell) and c.flag.in_lampo:
-            running = c.flag.side  # "0!": the flag fell in the middle of a lampo move
-        if running is None:
-            return
-        face = c.face(running, max(t, self._clock_t))
-        if not face.in_lampo:
-            return
-        side = Colour.parse(face.side)
-        said = self._lampo_said
-        lowest = said[2] if said is not None and said[:2] == (side, face.run) else None
-        for seconds, word in LAMPO_COUNTDOWN:
-            if face.run_start_ms > seconds * 1000 >= face.ms and (lowest is None
-                                                                   or seconds < lowest):
-                self._emit(LampoCountdown(t, side, seconds, word,
-                                          article(self.variant, "lampo_countdown").code))
-                lowest = seconds
-        if lowest is not None:
-            self._lampo_said = (side, face.run, lowest)
+            self._judge.complete(s.tracker.last_change, None)
 
     def _opponent_moves_on(self, origin: int | None) -> bool:
         """No clock: the piece lifted at ``origin`` is no captured piece of the capture whose
         removal is under way: the opponent moves on (IT 8.3)."""
+        s = self._memory
         awaited = self._awaited_capture()
         if awaited is None:
             return False
         # any capture with these ends may be the one under way (EN 6.6: two ways to 26)
-        victims = {c for m in self.tracking.after.values()
+        victims = {c for m in s.tracker.after.values()
                    if m.from_square == awaited.from_square and m.to_square == awaited.to_square
                    for c in m.captures}
         return origin not in victims
@@ -254,125 +363,114 @@ class Arbiter(ArbiterCore):
     # ------------------------------------------------------------------ lifts and places
 
     def _on_lift(self, t: float, name: str) -> None:
+        s = self._memory
         if self._game.outcome is not None:
             self._raw_lift(t, name)
             return
-        if name not in self._sensed:
+        if name not in s.sensed:
             return  # a sensor opening on an empty square: noise
         self._settle_brush(t, None)
-        origin = self.tracking.phys.get(name)
-        piece = self.tracking.ref.piece_at(origin) if origin is not None else None
-        c = self._mover()
+        origin = s.tracker.phys.get(name)
+        piece = s.tracker.ref.piece_at(origin) if origin is not None else None
+        c = s.mover()
         # No clock: the opponent lifting a piece commits a complete move (TRACE.md); a capture
         # whose pieces are still coming off is judged then (IT 8.1.10, 8.1.11: he moves on),
         # unless the piece lifted is one of them (the removal going on)
         if (not self._clock_mode and piece is not None and piece.color != c
-                and self._correcting is None and self._pending is None
-                and (frozenset(self._sensed) in self.tracking.after
+                and s.correcting is None and s.pending is None
+                and (frozenset(s.sensed) in s.tracker.after
                      or self._opponent_moves_on(origin))):
-            self._complete(self.tracking.last_change, None)
-            origin = self.tracking.phys.get(name)
-            piece = self.tracking.ref.piece_at(origin) if origin is not None else None
+            self._judge.complete(s.tracker.last_change, None)
+            origin = s.tracker.phys.get(name)
+            piece = s.tracker.ref.piece_at(origin) if origin is not None else None
         # IT 8.3: the offender's opponent lifting one of his own movable pieces keeps the
         # irregularity (the irregular position is the reference while it is pending). INT 5.7:
         # only his move executed does (the clock press); without a clock the board cannot tell
         # when that is, so there the lift does as in IT 8.3
-        if (self._pending is not None and piece is not None
-                and (self.variant.touch_accepts_irregularity or not self._clock_mode)
-                and piece.color == self._pending.offender.opponent
-                and origin in self.tracking.playable):
-            self._maintain(t, by_play=True)
-            origin = self.tracking.phys.get(name)
+        if (s.pending is not None and piece is not None
+                and (s.variant.touch_accepts_irregularity or not self._clock_mode)
+                and piece.color == s.pending.offender.opponent
+                and origin in s.tracker.playable):
+            self._judge.maintain(t, by_play=True)
+            origin = s.tracker.phys.get(name)
         self._raw_lift(t, name)
-        if self._correcting is not None:
-            self._touch_in_correction(name)
-        elif len(self.tracking.hand) > 1:
-            self.tracking.maybe_brush = MaybeBrush(name, origin, t)  # judged at the next event
+        if s.correcting is not None:
+            self._judge.touch_in_correction(name)
+        elif len(s.tracker.hand) > 1:
+            s.tracker.maybe_brush = MaybeBrush(name, origin, t)  # judged at the next event
         else:
             self._judge_touch(t, name, origin)
         # IT 8.4, 7.8: the last step putting the position right may be taking a piece off
-        self._check_restored(t)
+        self._judge.check_restored(t)
 
     def _raw_lift(self, t: float, name: str) -> None:
-        if name not in self._sensed:
+        s = self._memory
+        if name not in s.sensed:
             return
-        self._sensed.discard(name)
-        self.tracking.lift(t, name)
+        s.sensed.discard(name)
+        s.tracker.lift(t, name)
 
     def _on_place(self, t: float, name: str) -> None:
-        if name in self._sensed:
+        s = self._memory
+        if name in s.sensed:
             return  # a piece put on an occupied square (a crowning stack) changes no sensor
         brush = self._settle_brush(t, name)
-        tr = self.tracking
+        tr = s.tracker
         origin: int | None
         last = tr.last
         if last is not None and last.is_lift and last.square == name and tr.hand:
-            origin = last.origin
-            tr.hand.pop()
+            origin = tr.put_back()
             lifted = tr.ref.piece_at(origin) if origin is not None else None
-            if (lifted is not None and not brush and self._pending is None
-                    and self._correcting is None and self._game.outcome is None):
-                if lifted.color != self._mover():
+            if (lifted is not None and not brush and s.pending is None
+                    and s.correcting is None and self._game.outcome is None):
+                if lifted.color != s.mover():
                     # IT 3.11: the player not on move touched (lifted and put back) a piece
-                    self._flag(t, "touch_not_on_move", lifted.color, "noted",
-                               f"lifted {origin} and put it back when not on move")
+                    s.raise_flag(t, "touch_not_on_move", lifted.color, "noted",
+                                 f"lifted {origin} and put it back when not on move")
                 elif origin not in tr.playable and not tr.accomodo:
                     # IT 3.10: a non-playable piece touched without announcing "accomodo"
-                    self._flag(t, "touch_unplayable", lifted.color, "noted",
-                               f"lifted {origin}, which cannot be played, and put it back")
+                    s.raise_flag(t, "touch_unplayable", lifted.color, "noted",
+                                 f"lifted {origin}, which cannot be played, and put it back")
             if (tr.accomodo and origin is not None and tr.first_touch == origin
-                    and self._obligation is None
-                    and self._g.number_of_algebraic.get(name) == origin):
+                    and s.obligation is None
+                    and s.geometry.number_of_algebraic.get(name) == origin):
                 tr.first_touch = None  # IT 3.9: an announced adjustment is not a touch
         elif tr.hand:
-            origin = tr.hand.pop(tr.which_in_hand(name))
+            origin = tr.from_hand(name)
         else:
             origin = None  # a piece from outside the board
-        self._sensed.add(name)
+        s.sensed.add(name)
         tr.place(t, name, origin)
-        if (origin is None and self._game.outcome is None and self._disturbed is None
-                and self._correcting is None):
-            self._disturb(t, f"a piece appeared on {square_label(self.board, name)}")
-        self._check_restored(t)
+        if (origin is None and self._game.outcome is None and s.disturbed is None
+                and s.correcting is None):
+            self._judge.disturb(t, f"a piece appeared on {square_label(s.board, name)}")
+        self._judge.check_restored(t)
 
     def _settle_brush(self, t: float, placed: str | None) -> bool:
         """Decide about a lift made with another piece in the hand: put straight back, a brush
         (returns True); otherwise a touch like any other."""
-        b = self.tracking.maybe_brush
+        tr = self._memory.tracker
+        b = tr.maybe_brush
         if b is None:
             return False
-        self.tracking.maybe_brush = None
+        tr.maybe_brush = None
         if placed == b.square:
             return True
         self._judge_touch(b.t, b.square, b.origin)
         return False
 
-    def _touch_in_correction(self, name: str) -> None:
-        """IT 3.7 after IT 8.4: while the position is put back, the player who will be on move
-        lifting one of his playable pieces that the irregular move did not displace is bound to
-        play it (the first one; an obligation of IT 8.1.3 comes first)."""
-        p = self._correcting
-        assert p is not None
-        n = self._g.number_of_algebraic.get(name)
-        if n is None or p.touched is not None or self._correction_touch is not None:
-            return
-        piece = p.before.piece_at(n)
-        if (piece is None or piece.color != p.before.turn or p.after.piece_at(n) != piece
-                or n not in {m.from_square for m in p.before.legal_moves}):
-            return
-        self._correction_touch = n
-
     def _judge_touch(self, t: float, name: str, origin: int | None) -> None:
         """IT 3.7-3.11 on a lift (a sensor sees a lift, not a touch)."""
-        if origin is None or self._correcting is not None or self._game.outcome is not None:
+        s = self._memory
+        if origin is None or s.correcting is not None or self._game.outcome is not None:
             return
-        piece = self.tracking.ref.piece_at(origin)
+        piece = s.tracker.ref.piece_at(origin)
         if piece is None:
             return
-        if self._pending is not None:
+        if s.pending is not None:
             return  # the offender's opponent deciding: his lifts are judged by IT 8.3 above
-        tr = self.tracking
-        if piece.color == self._mover() and origin in tr.playable and tr.first_touch is None:
+        tr = s.tracker
+        if piece.color == s.mover() and origin in tr.playable and tr.first_touch is None:
             tr.first_touch = origin  # IT 3.7, 3.8: the first playable piece touched
         # a non-playable piece, or one of the side not on move: judged when it comes straight
         # back (IT 3.10, 3.11); moved elsewhere, at the completion of the move
@@ -380,6 +478,7 @@ class Arbiter(ArbiterCore):
     # ------------------------------------------------------------------ buttons
 
     def _on_button(self, e: ButtonPressed) -> None:
+        s = self._memory
         side = e.side
         t = e.t
         if self._game.outcome is not None:
@@ -389,204 +488,193 @@ class Arbiter(ArbiterCore):
         if name == "clock":
             self._on_clock(t, side)
         elif name == "accomodo":
-            if side == self._mover():
-                self.tracking.accomodo = True  # IT 3.9 / INT 3.13
+            if side == s.mover():
+                s.tracker.accomodo = True  # IT 3.9 / INT 3.13
         elif name in ("correct", "accept"):
             self._on_decision(t, side, name)
         elif name == "resign":
             self._commit_shown(t)
             self._game.resign(side)
-            self._clock_stop(t)
+            self._keeper.stop(t)
         elif name == "draw_offer":
             self._on_draw_offer(t, side)
         elif name == "draw_accept":
-            if self._draw_offer is not None and self._draw_offer != side:
+            if s.draw_offer is not None and s.draw_offer != side:
                 self._commit_shown(t)
                 self._game.agree_draw()
-                self._clock_stop(t)
+                self._keeper.stop(t)
             else:
-                self._flag(t, "draw_offer", side, "noted", "draw accepted but no draw offer stands")
+                s.raise_flag(t, "draw_offer", side, "noted", "draw accepted but no draw offer stands")
         elif name == "count":
             self._on_count(t, side, imposed=False)
         elif name == "repetition":
             self._on_repetition(t, side)
 
     def _on_clock(self, t: float, side: Colour) -> None:
-        if self._correcting is not None:
-            self._flag(t, "press_in_correction", side, "noted",
-                       "clock pressed during a correction: the position is not restored yet")
+        s = self._memory
+        if s.correcting is not None:
+            s.raise_flag(t, "press_in_correction", side, "noted",
+                         "clock pressed during a correction: the position is not restored yet")
             return
-        c = self._mover()
-        if self._pending is not None:
-            if side == self._pending.offender:
+        c = s.mover()
+        if s.pending is not None:
+            if side == s.pending.offender:
                 return  # the offender's clock is not running
             # the decider pressing without deciding: judge what he did as his move
-            if self._shows_ref():
-                self._flag(t, "press_without_move", side, "noted", "clock pressed without a move")
+            if s.shows_ref():
+                s.raise_flag(t, "press_without_move", side, "noted", "clock pressed without a move")
                 return
-            self._maintain(t, by_play=True)
-            self._complete(t, side)
+            self._judge.maintain(t, by_play=True)
+            self._judge.complete(t, side)
             return
         if side != c:
             # the side not on move pressing: only a second move of its own is judged (IT 8.1.1)
-            if self._light_pieces() or self._shows_ref():
+            if s.light_pieces() or s.shows_ref():
                 return
-            j = judge(self.tracking.ref, self.tracking.on_board(), side, None)
+            j = judge(s.tracker.ref, s.tracker.on_board(), side, None)
             if j.key == "twice" and j.offender == side:
-                self._irregular(t, j)
+                self._judge.irregular(t, j)
             return
-        self._complete(t, side)
+        self._judge.complete(t, side)
 
     def _on_decision(self, t: float, side: Colour, name: str) -> None:
-        if self._pending is None:
+        s = self._memory
+        if s.pending is None:
             self._judge_previous_mover(t, side)
-        p = self._pending
+        p = s.pending
         if p is None:
             return
         if side == p.offender:
             # IT 8.2: only the offender's opponent decides
-            self._flag(t, "offender_decides", side, "noted",
-                       f"{name} pressed by the offender: ignored")
+            s.raise_flag(t, "offender_decides", side, "noted",
+                         f"{name} pressed by the offender: ignored")
             return
         if name == "accept":
-            self._maintain(t, by_play=False)
+            self._judge.maintain(t, by_play=False)
         else:
-            self._correct(t)
+            self._judge.correct(t)
 
     def _judge_previous_mover(self, t: float, side: Colour) -> None:
         """The player on move demands a decision before moving: the board may show a takeback
         (IT 8.1.4) or a second move (IT 8.1.1) of his opponent."""
-        if side != self._mover() or not self._game.moves or self._light_pieces():
+        s = self._memory
+        if side != s.mover() or not self._game.moves or s.light_pieces():
             return
-        if self._shows_ref():
+        if s.shows_ref():
             return
-        j = judge(self.tracking.ref, self.tracking.on_board(), side.opponent, self._previous)
+        j = judge(s.tracker.ref, s.tracker.on_board(), side.opponent, s.previous)
         if j.key in ("twice", "takeback") and j.offender == side.opponent:
-            self._irregular(t, j)
+            self._judge.irregular(t, j)
 
     def _on_draw_offer(self, t: float, side: Colour) -> None:
         """COMP 6.15: only after one's own move and before pressing the clock; not repeated after
         a refusal until the opponent offers."""
-        c = self._mover()
-        shown = frozenset(self._sensed) in self.tracking.after
+        s = self._memory
+        c = s.mover()
+        shown = frozenset(s.sensed) in s.tracker.after
         own_move_done = (side == c and shown) if self._clock_mode else (
-            side == c and shown or side != c and not self.tracking.touches)
+            side == c and shown or side != c and not s.tracker.touches)
         if not own_move_done:
-            self._flag(t, "draw_offer", side, "noted",
-                       "draw offered other than after one's own move, before the clock")
+            s.raise_flag(t, "draw_offer", side, "noted",
+                         "draw offered other than after one's own move, before the clock")
             return
-        if self._draw_refused[side]:
-            self._flag(t, "draw_offer", side, "noted",
-                       "draw offered again before the opponent offered one")
+        if s.draw_refused[side]:
+            s.raise_flag(t, "draw_offer", side, "noted",
+                         "draw offered again before the opponent offered one")
             return
-        self._draw_offer = side
-        self._draw_refused[side.opponent] = False
+        s.draw_offer = side
+        s.draw_refused[side.opponent] = False
 
     def _on_count(self, t: float, side: Colour | None, imposed: bool) -> None:
         """IT/EN 10.1-10.2: the move-count procedure, requested or imposed."""
-        if self.variant.draws.count_moves == 0:
-            self._flag(t, "no_procedure", side, "noted",
-                       "no move-count procedure in this variant (automatic draws apply)")
+        s = self._memory
+        if s.variant.draws.count_moves == 0:
+            s.raise_flag(t, "no_procedure", side, "noted",
+                         "no move-count procedure in this variant (automatic draws apply)")
             return
         if self._game.start_count(imposed=imposed):
             who = "imposed by the arbiter" if imposed else "requested"
-            self._flag(t, "count_request", side, "noted",
-                       f"move count {who}: {self.variant.draws.count_moves} king moves each")
+            s.raise_flag(t, "count_request", side, "noted",
+                         f"move count {who}: {s.variant.draws.count_moves} king moves each")
         else:
-            self._flag(t, "count_impossible", side, "noted",
-                       "the move count needs at least one king each")
+            s.raise_flag(t, "count_impossible", side, "noted",
+                         "the move count needs at least one king each")
 
     def _on_repetition(self, t: float, side: Colour) -> None:
         """IT 9.3b: the repetition claimed and verified at once by the board."""
-        d = self.variant.draws
+        s = self._memory
+        d = s.variant.draws
         if d.repetition_automatic or not d.repetitions:
-            self._flag(t, "no_procedure", side, "noted", "no repetition claim in this variant")
+            s.raise_flag(t, "no_procedure", side, "noted", "no repetition claim in this variant")
             return
         if not self._game.claim_repetition():
-            self._flag(t, "repetition", side, "noted",
-                       f"repetition not confirmed ({self._game.repetition_count()} "
-                       "occurrence(s)); the board verified it at once, so no verification time "
-                       "is charged (IT 9.3 b2)")
+            s.raise_flag(t, "repetition", side, "noted",
+                         f"repetition not confirmed ({self._game.repetition_count()} "
+                         "occurrence(s)); the board verified it at once, so no verification time "
+                         "is charged (IT 9.3 b2)")
         else:
-            self._clock_stop(t)
+            self._keeper.stop(t)
 
     # ------------------------------------------------------------------ arbiter and snapshots
 
     def _on_arbiter(self, e: ArbiterActed) -> None:
+        s = self._memory
         t = e.t
         a = e.action
         if a == "note":
-            self._flag(t, "note", None, "noted", e.text or "")
+            s.raise_flag(t, "note", None, "noted", e.text or "")
         elif a == "adjudicate":
             if self._game.outcome is None and e.result:
                 self._commit_shown(t)
                 self._game.adjudicate(e.result)
-                self._clock_stop(t)
+                self._keeper.stop(t)
         elif a == "start_clock":
-            self._clock_start(self._mover(), t)
+            self._keeper.start(s.mover(), t)
         elif a == "stop_clock":
-            self._clock_stop(t)
+            self._keeper.stop(t)
         elif a == "impose_count":
             if self._game.outcome is None:
                 self._on_count(t, None, imposed=True)
         elif a == "restore":
-            self._restore(t)
-
-    def _restore(self, t: float) -> None:
-        """IT 7.8: the arbiter puts the last position back on the board."""
-        target = self._correcting.before if self._correcting is not None else self.tracking.ref
-        self._sensed = set(target.occupied_algebraic())
-        if self._disturbed is not None:
-            self._decide(t, self._disturbed, "corrected", "disturbed")
-            self._disturbed = None
-        self._close_setup_flags(t)
-        self._close_light_flags(t)
-        if self._correcting is not None:
-            self._check_restored(t)
-            return
-        self._keep_turn(self.tracking.ref)
+            self._judge.restore(t)
 
     def _on_snapshot(self, e: SnapshotTaken) -> None:
+        s = self._memory
         t = e.t
-        if (self._started or self.tracking.touches) and set(e.occupied) == self._sensed:
+        if (s.started or s.tracker.touches) and set(e.occupied) == s.sensed:
             # What the board already showed (a snapshot after a restart or a sensor fault, a
             # piece still in the hand mid-move): no news, nothing to judge (TRACE.md).
             return
-        self._sensed = set(e.occupied)
-        num = self._g.number_of_algebraic
-        tr = self.tracking
-        for s in list(tr.phys):
-            if s not in self._sensed:
-                tr.hand.append(tr.phys.pop(s))
-        for s in self._sensed:
-            if s not in tr.phys:
-                tr.phys[s] = None
+        s.sensed = set(e.occupied)
+        num = s.geometry.number_of_algebraic
+        tr = s.tracker
+        tr.resense(s.sensed)
         expected = set(tr.ref.occupied_algebraic())
-        if self._sensed == expected:
-            self._close_setup_flags(t)
-            self._close_light_flags(t)
-            self._check_restored(t)
-            if self._correcting is None and self._disturbed is None:
-                self._keep_turn(self.tracking.ref)
+        if s.sensed == expected:
+            self._judge.close_setup_flags(t)
+            self._judge.close_light_flags(t)
+            self._judge.check_restored(t)
+            if s.correcting is None and s.disturbed is None:
+                s.keep_turn(s.tracker.ref)
             return
         turned = False
-        if not self._started and not tr.touches and self._pending is None:
-            mirrored = {square_mirror(s, self.variant.size) for s in expected}
-            turned = self._sensed == mirrored
+        if not s.started and not tr.touches and s.pending is None:
+            mirrored = {square_mirror(sq, s.variant.size) for sq in expected}
+            turned = s.sensed == mirrored
             if turned:
-                f = self._flag(t, "orientation", None, "pending",
-                               "the board is turned the wrong way")
+                f = s.raise_flag(t, "orientation", None, "pending",
+                                 "the board is turned the wrong way")
             else:
-                missing = sorted(expected - self._sensed)
-                extra = sorted(self._sensed - expected)
-                f = self._flag(t, "setup", None, "pending",
-                               "set-up differs from the starting position: missing "
-                               + (", ".join(missing) or "none") + "; extra "
-                               + (", ".join(extra) or "none"))
-            self._setup_flags.append(f.id)
-        light = [s for s in self._sensed if s not in num]
+                missing = sorted(expected - s.sensed)
+                extra = sorted(s.sensed - expected)
+                f = s.raise_flag(t, "setup", None, "pending",
+                                 "set-up differs from the starting position: missing "
+                                 + (", ".join(missing) or "none") + "; extra "
+                                 + (", ".join(extra) or "none"))
+            s.setup_flags.append(f.id)
+        light = [sq for sq in s.sensed if sq not in num]
         if light and not turned:  # a board turned round is one notice (IT 7.2), not 7.5 on all
-            self._light_flags.append(self._flag(
+            s.light_flags.append(s.raise_flag(
                 t, "light_square", None, "pending",
                 "piece(s) on light square(s) " + ", ".join(sorted(light))).id)
-        self._disturb(t, "the sensors see another position")
+        self._judge.disturb(t, "the sensors see another position")

@@ -1,4 +1,5 @@
-"""What the board shows, judged against the rules: a move, an irregularity, or a disturbance.
+"""What the board shows, judged against the rules (a move, an irregularity, or a disturbance), and
+what follows from it: :class:`Judge`.
 
 ``judge`` is pure: it receives the reference position (the position the player on move started
 from), the physical picture of the board (which piece stands where, by *origin*: the square each
@@ -14,20 +15,31 @@ complete capture that the choice rule forbids (8.1.8, 8.1.15); a capture stopped
 a plain move while a capture is due (8.1.6); pieces removed by no possible capture (8.1.14); any
 other displacement (8.1.2). More than one piece displaced, or pieces appearing: a disturbance (IT
 7.8), which is not judged but put right.
+
+:class:`Judge` acts on the verdict, handed the arbiter's memory (``engine.arbiter_memory``): a
+regular move is committed (touch-move, IT 3.7; the order of removal, IT 5.12, INT 4.11); an
+irregularity is written in and held for the opponent (IT 8.2), then kept (IT 8.3) or corrected
+(IT 8.4); a disturbance waits until the board is put right (IT 7.8).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.articles import defines
+from engine.arbiter_memory import ArbiterMemory, Pending
+from engine.articles import article, defines, kind_of
 from engine.board import Board, Move
-from engine.colour import BLACK, WHITE
+from engine.clock import BothFlagsFell, ClockPressed, FlagFell
+from engine.colour import BLACK, WHITE, Colour
+from engine.decisions import MoveCommitted, MoveRetracted, PositionSet
 from engine.variants import Variant, free_choice
 
-__all__ = ["Judgement", "judge", "free_board", "square_label"]
+__all__ = ["Judge", "Judgement", "judge", "free_board", "square_label"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +117,7 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
     promo = ref.variant.geometry.promotion_row
     g = ref.variant.geometry
     for n, o in on_board.items():
-        p = ref.piece_at(o)  # type: ignore[arg-type]
+        p = ref.piece_at(o) if o is not None else None  # (none is None: disturbed, above)
         assert p is not None
         # a man ending on the far row is a king by rule (IT 4.5: the record is transcribed)
         king = p.king or bool(promo[p.color] >> g.bit_of[n] & 1)
@@ -234,3 +246,322 @@ def _crowned_and_went_on(ref: Board, free: Board, free_moves: list[Move], a: int
 
 def _occupancy_after(occupied: frozenset[int], m: Move) -> frozenset[int]:
     return (occupied - {m.from_square} - set(m.captures)) | {m.to_square}
+
+
+class Judge:
+    """What follows from what the board shows: a move committed, an irregularity held for the
+    opponent's decision, corrected or kept (IT 8.1-8.4), a disturbance put right (IT 7.8).
+
+    Handed the arbiter's :class:`~engine.arbiter_memory.ArbiterMemory`, it reads the pieces of the
+    turn there, writes in the record and gives its decisions out through it. Called by
+    ``engine.arbiter.Arbiter`` from one thread, like the arbiter."""
+
+    __slots__ = ("_memory", "_game", "_keeper", "_clock_mode")
+
+    def __init__(self, memory: ArbiterMemory) -> None:
+        self._memory = memory
+        # the record, the clock's operator and a set-once fact, held at hand
+        self._game = memory.game
+        self._keeper = memory.timekeeper
+        self._clock_mode = memory.clock_mode
+
+    # ------------------------------------------------------------------ completing a move
+
+    def complete(self, t: float, presser: int | None) -> None:
+        """The player on move declares his move complete (clock press ``presser``, or None: the
+        no-clock commit)."""
+        s = self._memory
+        c = s.mover()
+        light = s.light_pieces()
+        if light:
+            names = ", ".join(sorted(light))
+            s.light_flags.append(s.raise_flag(
+                t, "light_square", c, "pending",
+                f"a piece on the light square(s) {names} is inactive").id)
+            self.disturb(t, f"piece on light square {names}")
+            return
+        previous = s.previous if s.pending is None else None
+        j = judge(s.tracker.ref, s.tracker.on_board(), presser, previous)
+        if j.key == "nothing":
+            if presser is not None:
+                s.raise_flag(t, "press_without_move", presser, "noted",
+                             "clock pressed without a move")
+            return
+        if j.key == "disturbed":
+            self.disturb(t, j.text)
+            return
+        if j.key is None:
+            assert j.move is not None
+            self._regular(t, j.move)
+            return
+        self.irregular(t, j)
+
+    def _regular(self, t: float, move: Move) -> None:
+        """A legal move shown on the board: touch-move (IT 3.7) and the execution of a capture
+        (IT 5.12, INT 4.11), then commit."""
+        s = self._memory
+        c = s.mover()
+        touched = s.tracker.first_touch
+        if touched is not None and touched != move.from_square:
+            self.irregular(t, Judgement("touch", c, f"touched {touched}, moved "
+                                        f"{move.from_square}", move=move, legal=True,
+                                        after_fen=None), touched=touched)
+            return
+        if move.is_capture and self._check_removal(t, move):
+            return
+        self._commit(t, move)
+
+    def _check_removal(self, t: float, move: Move) -> bool:
+        """IT 5.12 / INT 4.11: removal in the direct or reverse order of a legal capture order,
+        after the capture is complete. Returns True when an irregularity now waits (INT 5.4.10)."""
+        s = self._memory
+        c = s.mover()
+        order, early = s.tracker.removal(move)
+        if early:
+            if kind_of(s.variant, "early_removal") == "incorrectness":  # IT 5.12
+                s.raise_flag(t, "early_removal", c, "noted",
+                             "captured piece removed before the capture was complete")
+            else:  # INT 5.4.10: an irregularity
+                self.irregular(t, Judgement("early_removal", c, "captured piece removed before "
+                                            "the capture was over", move=move, legal=True))
+                return True
+        if len(order) > 1:
+            ok = any(order == list(cs) or order == list(reversed(cs))
+                     for _, cs in move.alternatives)
+            if not ok:
+                s.raise_flag(t, "removal_order", c, "noted",
+                             "captured pieces removed out of order: "
+                             + ", ".join(str(n) for n in order))
+        return False
+
+    def _commit(self, t: float, move: Move) -> None:
+        s = self._memory
+        c = s.mover()
+        if s.draw_offer is not None and s.draw_offer != c:
+            # COMP 6.15: playing on declines the offer
+            s.draw_refused[s.draw_offer] = True
+            s.draw_offer = None
+        keeper = self._keeper
+        clock: tuple[float, float] | None = None
+        if self._clock_mode:
+            pressed = keeper.press(c, t, s.tracker.last_change)
+            if isinstance(pressed, (FlagFell, BothFlagsFell)):
+                # COMP 4.8, 4.5: the flag fell before the press completed the move: no move
+                return
+            if isinstance(pressed, ClockPressed):
+                clock = (pressed.white, pressed.black)
+            else:
+                clock = keeper.reading(t)
+        else:
+            clock = keeper.reading(t)
+        why = "move_pressed" if self._clock_mode else "move_made"
+        self._play(t, move, clock, why)
+        if self._game.outcome is not None:
+            keeper.stop(t)
+        self._after_commit(t)
+
+    def _play(self, t: float, move: Move, clock: tuple[float, float] | None, why: str,
+              pending: bool = False) -> None:
+        """Record the legal ``move`` (the board copy for IT 8.1.4 has no move stack: constant).
+        ``pending``: an irregular move (IT 8.1.3) the opponent may still have corrected; ``why``
+        is then the flag's code."""
+        s = self._memory
+        game = self._game
+        previous = game.board.copy(stack=False)
+        rec = game.play(move, t=t, clock=clock, provisional=pending)
+        s.previous = previous
+        log.debug("move %s", rec.notation)
+        code = why if pending else article(s.variant, why).code
+        s.emit(MoveCommitted(t, rec.ply, rec.side, rec.move, rec.notation, rec.clock,
+                             game.board.fen(), code, pending=pending))
+
+    def _after_commit(self, t: float) -> None:
+        s = self._memory
+        s.obligation = None
+        s.started = True
+        if s.disturbed is not None:
+            s.decide(t, s.disturbed, "corrected", "disturbed")
+            s.disturbed = None
+        self.close_light_flags(t)
+        s.reset_turn(self._game.board)
+
+    # ------------------------------------------------------------------ irregularities
+
+    def irregular(self, t: float, j: Judgement, touched: int | None = None) -> None:
+        """IT 8.2: only the offender's opponent decides. Until he does, the irregular position
+        stands on the board and his clock runs. ``touched``: the piece touch-move binds if the
+        move is corrected (IT 8.1.3)."""
+        s = self._memory
+        assert j.key is not None and j.offender is not None
+        offender = Colour(j.offender)
+        flag = s.raise_flag(t, j.key, offender, "pending", j.text)
+        ref = s.tracker.ref
+        if j.legal and j.move is not None:
+            after = ref.copy(stack=False)
+            after.push(j.move)
+        else:
+            assert j.after_fen is not None
+            after = Board(j.after_fen, s.variant)
+        pressed = False
+        if self._clock_mode and offender == s.mover():
+            # the offender completed it with his press; a counted press is retracted if the
+            # move is corrected (COMP 4.13), one the clock ignored (stopped) is not
+            event = self._keeper.press(offender, t, s.tracker.last_change)
+            pressed = isinstance(event, ClockPressed) and event.counted
+        mark, previous = self._game.mark(), s.previous
+        s.pending = Pending(flag.id, offender, ref.copy(stack=False), after, t, touched,
+                            pressed, mark, previous)
+        self._write_in(t, j, offender, after, flag.code)
+        s.obligation = None
+        s.reset_turn(after)
+        # the decider is the side to move in ``after`` unless the offender must move again
+        if after.turn == offender:
+            other = after.copy(stack=False)
+            other.turn = offender.opponent
+            s.tracker.playable = {m.from_square for m in other.legal_moves}
+
+    def _write_in(self, t: float, j: Judgement, offender: Colour, after: Board,
+                  code: str) -> None:
+        """TRACE.md ``moves``: the irregular move stands in the transcript, in its place with the
+        side that played it, while the opponent decides (IT 8.2) and if it is kept (IT 8.3); the
+        game goes on from the position on the board, ``/FEN/`` in the PDN. The end rules wait
+        for the decision."""
+        s = self._memory
+        game = self._game
+        if j.legal and j.move is not None:
+            self._play(t, j.move, None, code, pending=True)
+            return
+        if j.move is not None and after.turn != offender:
+            names = s.geometry.algebraic_of if s.variant.algebraic_pdn else None
+            game.record_irregular(j.move, j.move.notation(names=names), offender,
+                                  after.fen(), t, provisional=True)
+            rec = game.moves[-1]
+            s.emit(MoveCommitted(t, rec.ply, offender, rec.move, rec.notation, rec.clock,
+                                 game.board.fen(), code, setup_fen=rec.setup_fen,
+                                 pending=True))
+        else:
+            game.set_position(after.fen(), t, provisional=True)
+            s.emit(PositionSet(t, game.board.fen(), code))
+        s.previous = None
+
+    def maintain(self, t: float, by_play: bool) -> None:
+        """IT 8.2/8.3: the irregularity is kept (``by_play``: the opponent played on); the
+        position on the board becomes the game (it stands in the transcript already)."""
+        s = self._memory
+        p = s.pending
+        assert p is not None
+        s.pending = None
+        s.decide(t, p.flag_id, "maintained", "kept_by_play" if by_play else "offender_decides")
+        self._game.check_end()
+        s.started = True
+        # keep following the pieces already lifted: the reference position is the same
+        tracker = s.tracker
+        s.reset_turn(self._game.board)
+        s.tracker.carry_over(tracker)
+        c = self._keeper.clock
+        turn = self._game.board.turn
+        if self._clock_mode and c is not None and (
+                c.running is None or Colour.parse(c.running) != turn):
+            self._keeper.start(turn, t)
+
+    def correct(self, t: float) -> None:
+        """IT 8.4: the position before the irregular move must be restored; the offender's clock
+        runs meanwhile (COMP 4.13)."""
+        s = self._memory
+        p = s.pending
+        assert p is not None
+        s.pending = None
+        s.decide(t, p.flag_id, "corrected", "correction")
+        written = len(self._game.moves) > p.mark.moves
+        self._game.undo_to(p.mark)  # the irregular move leaves the transcript (IT 8.4)
+        s.previous = p.previous
+        if written:
+            s.emit(MoveRetracted(t, p.mark.moves + 1, self._game.board.fen(),
+                                 article(s.variant, "correction").code))
+        s.correcting = p
+        s.correction_touch = None
+        self._keeper.begin_correction(p.offender, t, p.pressed)
+        self.check_restored(t)
+
+    def check_restored(self, t: float) -> None:
+        """The board shows again the position it must show: the correction (IT 8.4) or the
+        disturbance (IT 7.8) is over."""
+        s = self._memory
+        if s.correcting is not None:
+            p = s.correcting
+            if s.sensed == set(p.before.occupied_algebraic()):
+                s.correcting = None
+                self._keeper.end_correction(t)
+                if self._clock_mode:
+                    self._keeper.start(p.before.turn, t)
+                # the offender plays again with the obligation that follows: the touched piece
+                # after IT 8.1.3 (a capture after 8.1.6 is compulsory anyway, IT 6.1), else a
+                # playable piece lifted during the restoration (IT 3.7)
+                s.obligation = p.touched if p.before.turn == p.offender else None
+                if s.obligation is None:
+                    s.obligation = s.correction_touch
+                s.correction_touch = None
+                s.reset_turn(p.before)
+            return
+        if s.disturbed is not None and not s.light_pieces():
+            if s.shows_ref():
+                s.decide(t, s.disturbed, "corrected", "disturbed")
+                s.disturbed = None
+                self.close_setup_flags(t)
+                self.close_light_flags(t)
+                s.keep_turn(s.tracker.ref)
+
+    def touch_in_correction(self, name: str) -> None:
+        """IT 3.7 after IT 8.4: while the position is put back, the player who will be on move
+        lifting one of his playable pieces that the irregular move did not displace is bound to
+        play it (the first one; an obligation of IT 8.1.3 comes first)."""
+        s = self._memory
+        p = s.correcting
+        assert p is not None
+        n = s.geometry.number_of_algebraic.get(name)
+        if n is None or p.touched is not None or s.correction_touch is not None:
+            return
+        piece = p.before.piece_at(n)
+        if (piece is None or piece.color != p.before.turn or p.after.piece_at(n) != piece
+                or n not in {m.from_square for m in p.before.legal_moves}):
+            return
+        s.correction_touch = n
+
+    def restore(self, t: float) -> None:
+        """IT 7.8: the arbiter puts the position the board must show back on it (during a
+        correction, the position before the irregular move, IT 8.4)."""
+        s = self._memory
+        target = s.correcting.before if s.correcting is not None else s.tracker.ref
+        s.sensed = set(target.occupied_algebraic())
+        if s.disturbed is not None:
+            s.decide(t, s.disturbed, "corrected", "disturbed")
+            s.disturbed = None
+        self.close_setup_flags(t)
+        self.close_light_flags(t)
+        if s.correcting is not None:
+            self.check_restored(t)
+            return
+        s.keep_turn(s.tracker.ref)
+
+    def close_light_flags(self, t: float) -> None:
+        """IT 7.5: the inactive piece was taken off the light square (by the players or the
+        arbiter): its notice is settled."""
+        s = self._memory
+        for flag_id in s.light_flags:
+            s.decide(t, flag_id, "corrected", "light_square")
+        s.light_flags.clear()
+
+    def close_setup_flags(self, t: float) -> None:
+        """IT 7.1-7.2: the position set up is the right one now: its notices are settled."""
+        s = self._memory
+        for flag_id in s.setup_flags:
+            s.decide(t, flag_id, "corrected", "setup")
+        s.setup_flags.clear()
+
+    def disturb(self, t: float, text: str) -> None:
+        """IT 7.8 / INT 5.5: nothing is committed; the board lists the squares to put right."""
+        s = self._memory
+        if s.disturbed is not None:
+            return
+        s.disturbed = s.raise_flag(t, "disturbed", None, "pending",
+                                   f"position disturbed ({text}): put it right or restore").id

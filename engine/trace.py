@@ -205,8 +205,9 @@ def _square(number: int, token: object, g: Geometry) -> str:
         raise TraceError(number, "missing key 'square'")
     if isinstance(token, bool) or not isinstance(token, (int, str)):
         raise TraceError(number, f"a square must be a number or a name, not {excerpt(token)}")
-    digits = isinstance(token, str) and token.strip().isdigit()
-    if digits and not (token.strip().isascii() and len(token.strip()) <= 4):  # type: ignore[union-attr]
+    text = token.strip() if isinstance(token, str) else ""
+    digits = text.isdigit()
+    if digits and not (text.isascii() and len(text) <= 4):
         # int() reads '²', Arabic-Indic digits and thousands of digits: none names a square
         raise TraceError(number, f"no square {excerpt(token)} on this board (1-{g.count})")
     if isinstance(token, int) or digits:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.board import Board, Move
+from engine.board import Board, Move, Piece
 
-__all__ = ["Touch", "TurnTracker"]
+__all__ = ["MaybeBrush", "Touch", "TurnTracker"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +98,33 @@ class TurnTracker:
         self.touches.append(Touch("place", square, t, origin))
         self.last_change = t
 
+    def carry_over(self, other: TurnTracker) -> None:
+        """Go on following the pieces ``other`` followed (same reference position): what stands
+        where, what is in the hand, the touches so far."""
+        self.phys, self.hand, self.touches = other.phys, other.hand, other.touches
+
+    def put_back(self) -> int | None:
+        """The piece lifted last comes back to its square (that lift is the last touch): out of
+        the hand. Returns its origin."""
+        last = self.touches[-1]
+        self.hand.pop()
+        return last.origin
+
+    def from_hand(self, square: str) -> int | None:
+        """A piece in the hand is put on ``square`` (see :meth:`which_in_hand`): out of the
+        hand. Returns its origin."""
+        return self.hand.pop(self.which_in_hand(square))
+
+    def resense(self, sensed: set[str]) -> None:
+        """The sensors report ``sensed`` all at once (a snapshot): a piece gone from a square is
+        in the hand; a piece on a square not followed is of unknown origin."""
+        for s in list(self.phys):
+            if s not in sensed:
+                self.hand.append(self.phys.pop(s))
+        for s in sensed:
+            if s not in self.phys:
+                self.phys[s] = None
+
     def which_in_hand(self, square: str) -> int:
         """Index in the hand of the piece being put on ``square``: a piece coming back to its own
         square; else the last piece of the player on move lifted; else the last lifted."""
@@ -111,6 +138,12 @@ class TurnTracker:
             if p is not None and p.color == c:
                 return i
         return len(self.hand) - 1
+
+    def piece_on(self, square: str) -> Piece | None:
+        """The piece of the reference position that stands on ``square`` now (followed from
+        its origin), None when the square is empty or holds a piece of unknown origin."""
+        origin = self.phys.get(square)
+        return self.ref.piece_at(origin) if origin is not None else None
 
     def on_board(self) -> dict[int, int | None]:
         """Official number -> origin of every dark square occupied (light squares excluded)."""

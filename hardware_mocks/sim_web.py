@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -20,12 +20,15 @@ from hardware_mocks.gpio import tap
 
 log = logging.getLogger(__name__)
 
+if TYPE_CHECKING:
+    from hardware_mocks.simulate import Simulation
+    from hardware_mocks.virtual_board import VirtualBoard
+
 __all__ = ["sim_routes"]
 
 
-def sim_routes(sim: Any, variant: str) -> Any:
-    """``Parts.web_routes`` for the simulation ``sim`` (a ``hardware_mocks.simulate.Simulation``)
-    of a ``variant`` board."""
+def sim_routes(sim: Simulation, variant: str) -> Any:
+    """``Parts.web_routes`` for the simulation ``sim`` of a ``variant`` board."""
     v = find_variant(variant)
 
     def square(body: dict[str, Any]) -> str:
@@ -43,7 +46,7 @@ def sim_routes(sim: Any, variant: str) -> Any:
                 pass
         raise _bad("expected {\"square\": \"e3\"} (algebraic) or an official number")
 
-    def board() -> Any:
+    def board() -> VirtualBoard:
         if sim.board is None:
             raise web.HTTPServiceUnavailable(text='{"error": "the board is not built yet"}',
                                              content_type="application/json")

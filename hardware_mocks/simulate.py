@@ -26,7 +26,7 @@ from typing import Any
 
 from engine.board import Board
 from engine.errors import InputError, TraceError
-from engine.events import GameStarted
+from engine.events import Event, GameStarted
 from engine.trace import parse_trace
 from engine.variants import find_variant
 from hardware_mocks.clock import FakeClock
@@ -50,7 +50,8 @@ from pi.drivers.wiring import Wiring, example_wiring, load_wiring
 
 log = logging.getLogger(__name__)
 
-__all__ = ["main", "Simulation", "SimulateError", "parse_speed", "config_from_start", "read_trace"]
+__all__ = ["main", "Simulation", "SimulateError", "parse_speed", "config_from_start", "read_trace",
+           "run_trace"]
 
 #: Where the simulated clock starts (any value: only differences count).
 SIM_START = 1000.0
@@ -164,7 +165,7 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
     from pi.run import run_board  # the daemon's own runner
     pace = parse_speed(speed)
     raw_start: dict[str, Any] = {}
-    events: list[Any] = []
+    events: list[Event] = []
     if trace is not None:
         start, events, raw_start = read_trace(trace)
         config = config_from_start(config, start, raw_start, trace)
@@ -190,7 +191,7 @@ def _web_routes(sim: Simulation, config: Config, http: tuple[str, int] | None) -
     return sim_routes(sim, config.variant)
 
 
-def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Any],
+def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
               pace: float | None, *, hooks: Mapping[int, Callable[[Simulation], None]] | None = None,
               http: tuple[str, int] | None = None, http_default: bool = False) -> int:
     """Runs the daemon on a simulation acting out ``events`` (resuming the unfinished game of
@@ -203,7 +204,8 @@ def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Any],
     shifted = {i - point.index: f for i, f in (hooks or {}).items() if i >= point.index}
     player = TracePlayer(sim, events[point.index:], pace=pace, resumed=point.resumed,
                          resumed_at=point.t,
-                         settle=config.settle, journal=journal or (), hooks=shifted)
+                         settle=config.settle, journal=journal or (), hooks=shifted,
+                         setup=point.setup)
     return run_board(config, wiring, root, sim.parts(
         companion=player.play, http=http, http_default=http_default,
         web_routes=_web_routes(sim, config, http)))
@@ -213,7 +215,7 @@ def _expected(config: Config) -> frozenset[str]:
     return Board(config.fen, find_variant(config.variant)).occupied_algebraic()
 
 
-def read_trace(path: str) -> tuple[GameStarted, list[Any], dict[str, Any]]:
+def read_trace(path: str) -> tuple[GameStarted, list[Event], dict[str, Any]]:
     """The trace file ``path``: its start, its events and its start line as written. Raises
     SimulateError (one line: unreadable, not UTF-8, not a trace)."""
     import json

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -24,17 +25,22 @@ I2C_M_RD = 0x0001
 
 LogEntry = tuple[Any, ...]
 
+#: Transactions :attr:`FakeI2CBus.log` keeps (the newest): a test reads the last few, and a
+#: simulator playing game after game must not keep every scan of its life (about 200 KiB a game).
+LOG_KEPT = 4096
+
 
 class FakeI2CBus:
     """The bus: chips by address, a transaction log, fault injection, latency, removal.
 
     ``clock``: a FakeClock advanced by ``latency[address]`` seconds per transaction.
     ``listeners`` are called after every transaction (the virtual board follows the INT line).
+    ``log``: the newest ``log_kept`` transactions, oldest first (``logging`` False: none).
     """
 
-    def __init__(self, clock: Any = None) -> None:
+    def __init__(self, clock: Any = None, *, log_kept: int = LOG_KEPT) -> None:
         self.chips: dict[int, FakeChip] = {}
-        self.log: list[LogEntry] = []
+        self.log: deque[LogEntry] = deque(maxlen=log_kept)
         self.clock = clock
         self.latency: dict[int, float] = {}
         self.removed = False

@@ -18,12 +18,15 @@ How events are acted out: lifts and places as sensor levels on the fake chips
 (``VirtualBoard.lift/place``), buttons as pin edges on the wiring's GPIOs (a control the wiring
 has no pin for goes to the daemon's queue as a ``ButtonPressed``, stamped now, and is logged),
 arbiter actions to the daemon's queue as ``ArbiterActed`` (the daemon's arbiter interface),
-snapshots by setting the whole board then asking the scanner for a snapshot (the board's
-changes are seen as lifts and places first, as the sensors would), ``end`` by letting the
-pending settle timer fire. A sensor reports a level ~30 ms (the debounce) after it changed,
-stamped with the time it first saw it; an event is acted only once every earlier physical
-change has been reported, so the daemon sees them in the trace's order (events closer than the
-debounce are spaced by it; their ``t`` differs by those milliseconds, nothing else).
+``end`` by letting the pending settle timer fire. A snapshot sets the whole board; in a game it
+is one observation of the whole board, handed to the daemon's queue as the scan loop hands its
+outputs (the sensors' own reports of the same changes follow, no news to the arbiter); while a
+wrong set-up is put right before the game (:attr:`ResumePoint.setup`) the daemon's set-up
+check follows the sensors, change by change, and their snapshot. A sensor reports a level
+~30 ms (the debounce) after it changed, stamped with the time it first saw it; an event is
+acted only once every earlier physical change has been reported, so the daemon sees them in
+the trace's order (events closer than the debounce are spaced by it; their ``t`` differs by
+those milliseconds, nothing else).
 A physically impossible event (a lift from an empty square, a place on a full one) cannot be
 acted: it is skipped and logged.
 
@@ -39,7 +42,7 @@ from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced,
+from engine.events import (ArbiterActed, ButtonPressed, Event, PieceLifted, PiecePlaced,
                            SnapshotTaken, TraceEnded)
 from hardware_mocks.gpio import tap
 from pi.board.scan_loop import MAX_SCANS_PER_INSTANT, ScanLoop
@@ -47,6 +50,7 @@ from pi.board.scan_loop import MAX_SCANS_PER_INSTANT, ScanLoop
 if TYPE_CHECKING:
     from hardware_mocks.simulate import Simulation
     from pi.board.controller import BoardController
+    from pi.drivers.sensors import SensorScanner
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +65,7 @@ _FRAME = 0.1
 _MACHINE_LINES = ("restart", "fault", "fault_cleared")
 
 
-def _physical_ok(occupied: set[str], event: Any) -> bool:
+def _physical_ok(occupied: set[str], event: Event) -> bool:
     if isinstance(event, PieceLifted):
         return event.square in occupied
     if isinstance(event, PiecePlaced):
@@ -69,7 +73,7 @@ def _physical_ok(occupied: set[str], event: Any) -> bool:
     return True
 
 
-def _apply(occupied: set[str], event: Any) -> None:
+def _apply(occupied: set[str], event: Event) -> None:
     if isinstance(event, PieceLifted):
         occupied.discard(event.square)
     elif isinstance(event, PiecePlaced):
@@ -84,48 +88,74 @@ class ResumePoint:
     """Where acting the trace (re)starts: ``index`` of the first event to act, the physical
     ``occupied`` squares (logical names) before it, ``resumed``: a journal was found; ``t``:
     the trace time of the last event the journal holds (the next ones keep their spacing
-    from it)."""
+    from it); ``setup``: how many events from ``index`` on put a wrong set-up right before the
+    game begins (0 once the game is on)."""
 
     index: int
     occupied: frozenset[str]
     resumed: bool
     t: float = 0.0
+    setup: int = 0
 
 
-def resume_point(events: Sequence[Any], journal: Sequence[dict[str, Any]] | None,
+def resume_point(events: Sequence[Event], journal: Sequence[dict[str, Any]] | None,
                  expected: frozenset[str]) -> ResumePoint:
-    """Without a journal: the board starts as the trace's first snapshot at ``t`` = 0 shows it
-    (that snapshot is then the set-up, not acted), or in the ``expected`` starting position.
-    With the ``journal`` lines of the unfinished game: the trace's events are matched in order
-    with the journal's input lines (the start line, the set-up snapshot, the machine's
-    ``restart``/``fault``/``fault_cleared`` lines and the snapshot checked after each are not
-    inputs; events that cannot be acted produce no line); the first event without its line is
-    where the run goes on, the board as the journal's last line left it."""
+    """Without a journal: the board starts as the trace's first event shows it when that is a
+    snapshot (the set-up, not acted), or in the ``expected`` starting position. A set-up that
+    differs from ``expected`` is put right by the events that follow, until the board first
+    shows ``expected``: the daemon checks the set-up before a game begins (its set-up screen,
+    nothing journaled), so those events are acted before the game (``setup``).
+    With the ``journal`` lines of the unfinished game: the set-up is behind, and the trace's
+    events are matched in order with the journal's input lines (the start line, the set-up
+    snapshot, the machine's ``restart``/``fault``/``fault_cleared`` lines and the snapshot
+    checked after each are not inputs, nor the ``start_clock`` a :class:`TracePlayer` gave
+    after a restart, nor a line that tells nothing new of the board: a snapshot of what it
+    shows, the sensors' own report of a change a snapshot already gave; events that cannot be
+    acted produce no line); the first event without its line is where the run goes on, the
+    board as the journal's last line left it."""
     index = 0
     occupied = set(expected)
-    if events and isinstance(events[0], SnapshotTaken) and events[0].t == 0:
+    if events and isinstance(events[0], SnapshotTaken):
         occupied = set(events[0].occupied)
         index = 1
+    setup = index
+    board = set(occupied)
+    while setup < len(events) and board != expected:
+        if _physical_ok(board, events[setup]):
+            _apply(board, events[setup])
+        setup += 1
     if journal is None:
-        return ResumePoint(index, frozenset(occupied), False)
+        return ResumePoint(index, frozenset(occupied), False, setup=setup - index)
+    index, occupied = setup, board
     lines = [ln for ln in journal[1:] if isinstance(ln, dict)]
     inputs: list[dict[str, Any]] = []
+    #: indexes in ``inputs`` of the ``start_clock`` a player put after a restart (not the trace's)
+    restarted: set[int] = set()
     checking = True  # the first snapshot is the set-up one
+    after_restart = False
     for line in lines:
         kind = line.get("type")
         if kind in _MACHINE_LINES:
             checking = True
+            after_restart = kind == "restart"
             continue
         if kind == "snapshot" and checking:
             checking = False
             continue
         checking = False
+        if after_restart and kind == "arbiter" and line.get("action") == "start_clock":
+            restarted.add(len(inputs))
+        after_restart = False
         inputs.append(line)
     pos = 0
     while index < len(events) and pos < len(inputs):
         event = events[index]
         if not _physical_ok(occupied, event):
             index += 1
+            continue
+        if (pos in restarted or _no_news(occupied, inputs[pos])) \
+                and not _matches(event, inputs[pos]):
+            pos += 1  # the player restarted the clock (COMP 7.3-7.4), or the board said nothing
             continue
         if isinstance(event, SnapshotTaken):
             while pos < len(inputs) and inputs[pos].get("type") in ("lift", "place"):
@@ -144,6 +174,18 @@ def resume_point(events: Sequence[Any], journal: Sequence[dict[str, Any]] | None
     return ResumePoint(index, frozenset(occupied), True, events[index - 1].t if index else 0.0)
 
 
+def _no_news(occupied: set[str], line: dict[str, Any]) -> bool:
+    """A journal line that leaves the board as ``occupied`` says."""
+    kind, square = line.get("type"), line.get("square")
+    if kind == "snapshot":
+        return frozenset(map(str, line.get("occupied", ()))) == occupied
+    if kind == "lift":
+        return square not in occupied
+    if kind == "place":
+        return square in occupied
+    return False
+
+
 def _apply_line(occupied: set[str], line: dict[str, Any]) -> None:
     square = line.get("square")
     if line.get("type") == "lift":
@@ -152,7 +194,7 @@ def _apply_line(occupied: set[str], line: dict[str, Any]) -> None:
         occupied.add(str(square))
 
 
-def _matches(event: Any, line: dict[str, Any]) -> bool:
+def _matches(event: Event, line: dict[str, Any]) -> bool:
     kind = line.get("type")
     if isinstance(event, PieceLifted):
         return kind == "lift" and line.get("square") == event.square
@@ -176,12 +218,14 @@ class TracePlayer:
     ``resumed_at``: the player restarts a clock that
     was running, as the arbiter would (COMP 7.3-7.4). ``settle``: the game's settle time (how
     long ``end`` waits). ``hooks``: called with the simulation before the event of that index
-    (of ``events``) is acted."""
+    (of ``events``) is acted. ``setup``: how many of the first events put a wrong set-up right
+    before the game begins (:attr:`ResumePoint.setup`)."""
 
-    def __init__(self, sim: Simulation, events: Sequence[Any], *, pace: float | None,
+    def __init__(self, sim: Simulation, events: Sequence[Event], *, pace: float | None,
                  resumed: bool = False, resumed_at: float = 0.0, settle: float = 2.0,
                  journal: Sequence[dict[str, Any]] = (),
-                 hooks: Mapping[int, Callable[[Simulation], None]] | None = None) -> None:
+                 hooks: Mapping[int, Callable[[Simulation], None]] | None = None,
+                 setup: int = 0) -> None:
         assert sim.clock is not None, "the trace player needs a stepped simulation"
         self.sim = sim
         self.clock = sim.clock
@@ -192,7 +236,8 @@ class TracePlayer:
         self.settle = settle
         self.journal = list(journal)
         self.hooks = dict(hooks or {})
-        self.skipped: list[Any] = []
+        self.setup = setup
+        self.skipped: list[Event] = []
         self._controller: BoardController | None = None
         self._inbox: asyncio.Queue[Any] | None = None
         self._base = 0.0
@@ -222,7 +267,7 @@ class TracePlayer:
             if isinstance(event, TraceEnded):
                 await self._end()
                 return
-            await self._act(event)
+            await self._act(event, in_setup=i < self.setup)
             last_t = event.t
         await self._quiet()
         await self._advance_to(self._base + last_t)
@@ -261,7 +306,7 @@ class TracePlayer:
 
     # ------------------------------------------------------------------ acting
 
-    async def _act(self, event: Any) -> None:
+    async def _act(self, event: Event, in_setup: bool = False) -> None:
         board = self.sim.board
         assert board is not None
         if isinstance(event, (PieceLifted, PiecePlaced)):
@@ -273,12 +318,22 @@ class TracePlayer:
                 self.skipped.append(event)
                 return
             (board.lift if isinstance(event, PieceLifted) else board.place)(event.square)
-        elif isinstance(event, SnapshotTaken):
+        elif isinstance(event, SnapshotTaken) and in_setup:
+            # Before the game the daemon's set-up check follows the sensors: the board as
+            # they see it, change by change, then their snapshot.
             board.set_occupied(event.occupied)
             await self._quiet()
             self.sim_scanner().request_snapshot()
+        elif isinstance(event, SnapshotTaken):
+            # In a game a snapshot is one observation of the whole board (TRACE.md), judged as
+            # one (a difference is a disturbance, IT 7.8): handed over as the scan loop hands
+            # its outputs over, at once. The sensors' own reports of the same changes follow
+            # and tell the arbiter nothing new; acted as those alone, a piece gone from the
+            # board would be a player's touch.
+            board.set_occupied(event.occupied)
+            self._put([SnapshotTaken(self.sim.time.stamp(), event.occupied)])
         elif isinstance(event, ButtonPressed):
-            gpio = self.sim.wiring.buttons.get(event.side, {}).get(event.name)
+            gpio = self.sim.wiring.buttons.get(event.side.label, {}).get(event.name)
             if gpio is None:
                 log.info("no GPIO for %s's %s in the wiring: pressed through the daemon's queue",
                          event.side, event.name)
@@ -314,7 +369,7 @@ class TracePlayer:
         self._turn()
         await self._quiet()
 
-    def sim_scanner(self) -> Any:
+    def sim_scanner(self) -> SensorScanner:
         hw = self.sim.hardware
         assert hw is not None
         return hw.scanner

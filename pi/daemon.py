@@ -1,4 +1,4 @@
-"""``damiera run``: the board daemon's composition root and its asyncio event loop.
+"""``damiera run``: the board daemon's composition root.
 
 :func:`run_daemon` wires the parts (mopidy's habit: one function builds, starts in order, stops
 in reverse in ``finally``):
@@ -15,9 +15,10 @@ in reverse in ``finally``):
    bridge into the loop (``pi.board.handoff.LoopInbox``);
 4. the heap frozen (``gc.freeze()``: a full collection of start-up objects cost 18–43 ms on one
    event in the arbiter benchmark), READY=1 to systemd;
-5. one loop: the next input, or the controller's deadline (settle timer, flag fall, lampo
-   countdown), or the next visible change of the running clock's face (a minute, a second or
-   a tenth, COMP 3.6.2 h), or the watchdog's ping — whichever comes first. Everything the
+5. the board's loop (``BoardController.run``): the next input, or the controller's deadline
+   (settle timer, flag fall, lampo countdown), or the next visible change of the running
+   clock's face (a minute, a second or a tenth, COMP 3.6.2 h), or the watchdog's ping —
+   whichever comes first. Everything the
    game does happens on this one thread.
 
 On SIGTERM/SIGINT the loop ends: the controller closes the journal (already durable), the screen
@@ -38,13 +39,13 @@ import asyncio
 import gc
 import logging
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.squares import all_squares
 from pi.board.config import Config
-from pi.board.controller import BoardController, Listener
+from pi.board.controller import BoardController, Input, Listener
 from pi.board.handoff import LatestWorker, LoopInbox
 from pi.board.notify import Notifier
 from pi.board.scan_loop import ScanLoop
@@ -60,11 +61,7 @@ if TYPE_CHECKING:  # aiohttp and paho are loaded only when the web or the hall i
 
 log = logging.getLogger(__name__)
 
-__all__ = ["run_daemon", "OledScreen", "Parts", "IDLE"]
-
-#: The longest the loop sleeps with nothing to do (the running clock wakes it when its face
-#: changes: ``BoardController.next_refresh``).
-IDLE = 5.0
+__all__ = ["run_daemon", "OledScreen", "Parts"]
 
 
 class OledScreen:
@@ -100,7 +97,8 @@ class Parts:
     #: Called on the loop once the board is ready, with the controller and the inbox; a
     #: coroutine the daemon awaits beside its loop (the simulator's player); its end stops
     #: the daemon.
-    companion: Callable[[BoardController, asyncio.Queue[Any]], Any] | None = None
+    companion: Callable[[BoardController, asyncio.Queue[Input | Sequence[Input]]],
+                        Any] | None = None
     wall: Callable[[], float | None] | None = None
     #: The web server's (host, port) (``pi.web``), None for none; ``web_routes``: the
     #: simulator's extra routes (``pi.web.server.Routes``), which pi cannot import.
@@ -125,7 +123,7 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
     (nothing may be shown that is not on disk: systemd restarts the daemon, which resumes)."""
     loop = asyncio.get_running_loop()
     stop = stop if stop is not None else asyncio.Event()
-    inbox: asyncio.Queue[Any] = asyncio.Queue()
+    inbox: asyncio.Queue[Input | Sequence[Input]] = asyncio.Queue()
     into_loop = LoopInbox(loop, inbox)
     hardware = parts.build(into_loop)
     scan = ScanLoop.for_hardware(hardware, into_loop.put)
@@ -158,7 +156,7 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
             scan.wake()  # an edge between the first scan and the thread's start: scan again
         controller.handle(first)
         if hardware.serial_link is not None:
-            controller.listeners.append(_serial_listener(hardware))
+            controller.listeners.append(hardware.serial_link.on_fed)
         gc.collect()
         gc.freeze()
         notifier.ready(controller.status)
@@ -166,7 +164,7 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
         if parts.companion is not None:
             companion = asyncio.ensure_future(parts.companion(controller, inbox))
             companion.add_done_callback(lambda _t: stop.set())
-        await _main_loop(controller, inbox, stop, notifier, loop)
+        await controller.run(inbox, stop, notifier)
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)
@@ -189,45 +187,6 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
         if exc is not None:
             raise exc
     return 0
-
-
-async def _main_loop(controller: BoardController, inbox: asyncio.Queue[Any],
-                     stop: asyncio.Event, notifier: Notifier,
-                     loop: asyncio.AbstractEventLoop) -> None:
-    ping = notifier.ping_interval
-    next_ping = loop.time()
-    status = controller.status
-    stopping = asyncio.ensure_future(stop.wait())
-    try:
-        while not stop.is_set():
-            now = controller.time()
-            wake = now + IDLE
-            for when in (controller.next_deadline(), controller.next_refresh()):
-                if when is not None:
-                    wake = min(wake, when)
-            if ping is not None:
-                wake = min(wake, now + max(0.0, next_ping - loop.time()))
-            getter = asyncio.ensure_future(inbox.get())
-            done, _ = await asyncio.wait({getter, stopping}, timeout=max(0.0, wake - now),
-                                         return_when=asyncio.FIRST_COMPLETED)
-            if getter in done:
-                controller.handle(getter.result())
-                while not inbox.empty():  # everything already waiting, before the timers
-                    controller.handle(inbox.get_nowait())
-            else:
-                getter.cancel()
-            deadline = controller.next_deadline()
-            if deadline is not None and controller.time() >= deadline:
-                controller.tick()
-            controller.refresh()
-            if ping is not None and loop.time() >= next_ping:
-                notifier.watchdog()  # fed only from here: a hung loop is restarted by systemd
-                next_ping = loop.time() + ping
-            if controller.status != status:
-                status = controller.status
-                notifier.status(status)
-    finally:
-        stopping.cancel()
 
 
 async def _start_web(config: Config, state: StateDir, parts: Parts,
@@ -290,23 +249,6 @@ def _orienter(scan: ScanLoop, wiring: Wiring) -> Callable[[frozenset[str]], None
                 log.info("orientation not found yet: %s", exc)
         future.add_done_callback(done)
     return orient
-
-
-def _serial_listener(hardware: Hardware) -> Listener:
-    """The broadcast PC on the serial line gets every journal line (TRACE.md JSON)."""
-    link = hardware.serial_link
-
-    @dataclass(frozen=True)
-    class _Line:
-        record: dict[str, Any]
-
-        def to_dict(self) -> dict[str, Any]:
-            return self.record
-
-    def send(fed: Any) -> None:
-        if link is not None:
-            link.send(_Line(fed.record))
-    return send
 
 
 def _install_signals(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> list[int]:

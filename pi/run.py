@@ -21,14 +21,18 @@ import logging
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import InputError, StateError
 from pi.board.config import Config, load_config, parse_http
 from pi.daemon import Parts, run_daemon
 from pi.board.errors import JournalError
 from pi.board.statedir import StateDir, resolve_state_dir
+from pi.drivers.faults import Inbox
 from pi.drivers.wiring import Wiring, load_wiring
+
+if TYPE_CHECKING:  # built lazily: the hardware drivers are loaded only for a real board
+    from pi.drivers.hardware import Hardware
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +101,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     root = resolve_state_dir(args.state_dir, config.state_dir)
     from pi.drivers.hardware import build_hardware
 
-    def build(out: Any) -> Any:
+    def build(out: Inbox) -> Hardware:
         return build_hardware(wiring, out, _game_time())
 
     return run_board(config, wiring, root, Parts(build=build, http=http))
@@ -154,7 +158,7 @@ def hall_options(config: Config, url: str | None, board: str | None, hall: str |
     return replace(config, mqtt=spec)
 
 
-def run_board(config: Config, wiring: Wiring, root: Any, parts: Parts) -> int:
+def run_board(config: Config, wiring: Wiring, root: Path, parts: Parts) -> int:
     """Opens (and locks) the state directory ``root`` and runs the daemon until it stops.
     Raises StateDirError (one line) for a state directory in use or unusable, StateError for a
     journal that cannot be written."""

@@ -55,8 +55,9 @@ class FakeMCP23017(FakeChip):
 
     def _advance(self) -> None:
         if self.iocon & 0x20:  # SEQOP=1: byte mode
-            if not self.iocon & 0x80:
-                self.pointer = self._address(self._index(self.pointer) ^ 1)  # type: ignore[operator]
+            idx = self._index(self.pointer)
+            if not self.iocon & 0x80 and idx is not None:
+                self.pointer = self._address(idx ^ 1)
             return
         idx = self._index(self.pointer)
         if idx is None:

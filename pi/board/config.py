@@ -18,6 +18,7 @@ import os
 import re
 import tomllib
 import urllib.parse
+from types import EllipsisType
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -334,13 +335,14 @@ class TomlReader:
         shown = _excerpt(value) if isinstance(value, (str, int, float, bool)) else _kind(value)
         return self.error(name, f"expected {expected}, got {shown}")
 
-    def text(self, name: str, default: Any, limit: int = _MAX_TEXT,
+    def text(self, name: str, default: str | None | EllipsisType, limit: int = _MAX_TEXT,
              allow_int: bool = False) -> str | None:
         """A one-line string (``default`` when absent; ``...`` = required)."""
         if name not in self.table:
             if default is ...:
                 raise self.error(name, "missing")
-            return default  # type: ignore[no-any-return]
+            assert not isinstance(default, EllipsisType)
+            return default
         value = self.table[name]
         if allow_int and isinstance(value, int) and not isinstance(value, bool):
             if not 0 <= value <= 10**6:

@@ -39,9 +39,10 @@ import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Protocol
+from typing import Any, Protocol, Union
 
 from engine.board import Board
+from engine.clock import ClockState, GameClock
 from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted)
@@ -52,8 +53,9 @@ from engine.variants import find_variant
 from pi.board.arbiter_request import ArbiterRequest
 from pi.board.config import Config
 from pi.drivers.display import DisplayState, face_texts
-from pi.drivers.faults import SensorFault, SensorFaultCleared
+from pi.drivers.faults import SensorFault, SensorFaultCleared, SensorInterrupt
 from engine.replay import Fed
+from pi.board.notify import Notifier
 from pi.board.errors import ActionLate, ActionRefused, JournalDamagedError, JournalError
 from pi.board.session import GameSession
 from pi.board.statedir import StateDir
@@ -64,8 +66,14 @@ log = logging.getLogger(__name__)
 
 __all__ = ["BoardController", "Phase", "Screen", "Listener", "Input", "Acting", "ACT_TIMEOUT"]
 
+#: The longest :meth:`BoardController.run` sleeps with nothing to do (the running clock wakes
+#: it when its face changes: :meth:`BoardController.next_refresh`).
+IDLE = 5.0
+
 #: What :meth:`BoardController.handle` takes.
-Input = Any  # PieceLifted | PiecePlaced | SnapshotTaken | SensorFault | SensorFaultCleared | ...
+#: (``SensorInterrupt``: only where nobody scans, never in the daemon; ignored.)
+Input = Union[PieceLifted, PiecePlaced, SnapshotTaken, SensorFault, SensorFaultCleared,
+              ButtonPressed, ArbiterActed, TraceEnded, SensorInterrupt, "Acting"]
 
 
 class Screen(Protocol):
@@ -176,6 +184,49 @@ class BoardController:
         return self._set_status(f"game {game.id} resumed at move "
                                 f"{len(session.arbiter.game.moves) + 1}; clocks stopped "
                                 "until the arbiter restarts them")
+
+    async def run(self, inbox: asyncio.Queue[Input | Sequence[Input]], stop: asyncio.Event,
+                  notifier: Notifier) -> None:
+        """The board's loop, on the event loop's thread, until ``stop`` is set: every input of
+        ``inbox`` handled in order (those already waiting before the timers), the arbiter's
+        deadlines (:meth:`tick`), the screen (:meth:`refresh`), systemd's watchdog and status.
+        It sleeps until the next input, deadline, visible change of a clock face or ping (at
+        most :data:`IDLE` seconds)."""
+        loop = asyncio.get_running_loop()
+        ping = notifier.ping_interval
+        next_ping = loop.time()
+        status = self.status
+        stopping = asyncio.ensure_future(stop.wait())
+        try:
+            while not stop.is_set():
+                now = self.time()
+                wake = now + IDLE
+                for when in (self.next_deadline(), self.next_refresh()):
+                    if when is not None:
+                        wake = min(wake, when)
+                if ping is not None:
+                    wake = min(wake, now + max(0.0, next_ping - loop.time()))
+                getter = asyncio.ensure_future(inbox.get())
+                done, _ = await asyncio.wait({getter, stopping}, timeout=max(0.0, wake - now),
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if getter in done:
+                    self.handle(getter.result())
+                    while not inbox.empty():  # everything already waiting, before the timers
+                        self.handle(inbox.get_nowait())
+                else:
+                    getter.cancel()
+                deadline = self.next_deadline()
+                if deadline is not None and self.time() >= deadline:
+                    self.tick()
+                self.refresh()
+                if ping is not None and loop.time() >= next_ping:
+                    notifier.watchdog()  # fed only from here: a hung loop is restarted by systemd
+                    next_ping = loop.time() + ping
+                if self.status != status:
+                    status = self.status
+                    notifier.status(status)
+        finally:
+            stopping.cancel()
 
     def stop(self) -> None:
         """Orderly stop: the journal is closed (everything in it is already durable); actions
@@ -526,6 +577,5 @@ def _drawn(state: DisplayState) -> tuple[Any, ...]:
             state.message, state.title)
 
 
-def _clock_started(clock: Any) -> bool:
-    from engine.clock import ClockState
-    return bool(clock.state != ClockState.READY)
+def _clock_started(clock: GameClock) -> bool:
+    return clock.state != ClockState.READY

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, Union
 
-from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
+from engine.events import ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
 
 #: ``SensorFault.kind`` values.
 NO_ANSWER = "no answer"
@@ -80,4 +80,4 @@ class Inbox(Protocol):
     sensed: the daemon's bridge into its event loop (``pi.board.handoff.LoopInbox``), or a plain
     ``queue.Queue`` in the tests. ``put`` is safe from any thread and never blocks."""
 
-    def put(self, item: object, /) -> None: ...
+    def put(self, item: ButtonPressed | SensorInterrupt, /) -> None: ...

@@ -1,6 +1,6 @@
 """The serial line to a wired broadcast PC: events out as JSON lines, button commands in.
 
-Out: every committed event, ``json.dumps(event.to_dict())`` + "\\n" (TRACE.md objects).
+Out: every journal line (TRACE.md objects, ``SerialLink.on_fed``) as one JSON line.
 In: lines like ``{"type": "button", "name": "clock", "side": "white"}``; each valid one becomes a
 :class:`~engine.events.ButtonPressed` stamped with the injected clock and is put on the inbox.
 Anything else is logged and ignored. Serial errors are logged, never raised to the daemon.
@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from engine.events import BUTTON_NAMES, SIDES, ButtonPressed
+from engine.replay import Fed
 from pi.drivers.faults import Inbox
 from pi.drivers.timebase import GameTime, Monotonic, as_game_time
 
@@ -74,9 +76,14 @@ class SerialLink:
         self._write_failed = False
         self.ignored = 0  # input lines ignored so far
 
-    def send(self, event: Any) -> bool:
-        """Writes one event as a JSON line. Returns False (and logs once) if the port fails."""
-        data = (json.dumps(event.to_dict(), separators=(",", ":")) + "\n").encode("utf-8")
+    def on_fed(self, fed: Fed) -> None:
+        """A board listener (``pi.board.controller.Listener``): every journal line goes out."""
+        self.send(fed.record)
+
+    def send(self, record: Mapping[str, Any]) -> bool:
+        """Writes one TRACE.md object as a JSON line. Returns False (and logs once) if the port
+        fails."""
+        data = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
         try:
             self.port.write(data)
         except Exception as e:  # noqa: BLE001 - pyserial raises SerialException/OSError/...

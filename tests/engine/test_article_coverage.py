@@ -25,7 +25,7 @@ ENGINE = Path(__file__).resolve().parents[2] / "engine"
 
 
 def flag_keys() -> set[str]:
-    """The article keys the arbiter's code names (engine/arbiter*.py: its ``_flag`` calls and
+    """The article keys the arbiter's code names (engine/arbiter*.py: its ``raise_flag`` calls and
     the judge's verdicts), less the results and procedures (those are no flags: a result ends
     the game, a procedure is what the clock or the arbiter does) and the ``BOARD`` notices of
     the journal's own lines (tested in test_journal_lines.py: a scenario trace has none)."""

@@ -46,7 +46,7 @@ def test_build_hardware_with_fakes_end_to_end():
         assert lifted == PieceLifted(0.5, "d3")
         tap(factory, wiring.buttons["white"]["clock"])
         assert out.get_nowait() == ButtonPressed(0.53, "clock", "white")
-        assert hw.serial_link.send(lifted)
+        assert hw.serial_link.send(lifted.to_dict())
         hw.display.render(DisplayState(white_time=600, black_time=600, running="black",
                                        last_move="22-18"))
         assert lit_pixels(hw.display.device.image) > 0

@@ -31,7 +31,7 @@ from pi.board.config import Config
 from pi.board.journal import read_journal
 from pi.board.statedir import StateDir
 from pi.drivers.wiring import example_wiring, load_wiring
-from test_simulate import ROOT, TRACES, run_simulated, transcript
+from test_simulate import ROOT, SET_UP_FLAGS, TRACES, run_simulated, transcript
 
 PLIES = 200
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -57,10 +57,14 @@ def without_restart_notices(journal: Path) -> tuple[Any, ...]:
 
 @pytest.fixture(scope="module")
 def long_game(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, tuple[Any, ...]]:
-    """A long game with natural physical events, and the transcript of a run without crash."""
+    """A long game with natural physical events and a time control (after each restart the
+    clocks wait for the arbiter's start_clock, COMP 7.3-7.4), and the transcript of a run
+    without crash."""
     d = tmp_path_factory.mktemp("long")
     trace = d / "long.jsonl"
-    trace.write_text("".join(random_trace("italian", seed=23, plies=PLIES)))
+    lines = random_trace("italian", seed=23, plies=PLIES)
+    start = {**json.loads(lines[0]), "time_control": "1800+0"}
+    trace.write_text("".join([json.dumps(start) + "\n", *lines[1:]]))
     base = transcript(run_simulated(trace, d / "clean"))
     assert len(base[0]) >= 100  # a long game (149 plies), not a few moves
     assert base == transcript(trace)  # and the clean run is the trace's own game
@@ -196,6 +200,49 @@ def test_a_stop_between_moves_resumes_exactly(tmp_path: Path) -> None:
     assert without_machine(transcript(journal)) == without_machine(transcript(trace))
     kinds = [json.loads(line)["type"] for line in journal.read_text().splitlines()]
     assert kinds.count("restart") == 1 and len(kinds) == 2 + 17 + 2  # nothing acted twice
+
+
+def test_a_clock_game_stopped_twice_resumes_exactly(tmp_path: Path) -> None:
+    """A game with a time control, stopped twice: after each restart the clocks stand stopped
+    until the arbiter's ``start_clock`` (COMP 7.3-7.4), which the simulator gives, so the
+    journal holds inputs the trace does not. The second resume must still find where the trace
+    goes on (not go back to the first restart's board, which the daemon would judge a
+    disturbance, IT 7.8): the same transcript as in one go, nothing acted twice."""
+    lines = random_trace("italian", seed=5, plies=40)
+    start = json.loads(lines[0])
+    trace = tmp_path / "clock.jsonl"
+    trace.write_text("".join([json.dumps({**start, "time_control": "600+5"}) + "\n", *lines[1:]]))
+    state = tmp_path / "state"
+    run_simulated(_prefix(trace, 30, tmp_path / "part1.jsonl"), state)
+    run_simulated(_prefix(trace, 60, tmp_path / "part2.jsonl"), state)
+    journal = run_simulated(trace, state)
+    assert without_machine(transcript(journal)) == without_machine(transcript(trace))
+    kinds = [json.loads(line)["type"] for line in journal.read_text().splitlines()]
+    assert kinds.count("restart") == 2
+    assert kinds.count("arbiter") == 2  # the clocks restarted after each restart
+    events = len(lines) - 1
+    assert len(kinds) == 2 + events + 2 * 3  # start, set-up; the trace; restart, snapshot, start
+
+
+@pytest.mark.parametrize("name, stops", [
+    ("italian/setup_checked", [2]),  # the set-up put right before the game: no line of it
+    ("italian/art_board_turned_7_2", [3]),
+    ("italian/d8_snapshot_disturbance_put_right_7_8", [4, 6]),  # a snapshot, then its news
+])
+def test_a_game_with_snapshots_stopped_and_resumed(tmp_path: Path, name: str,
+                                                   stops: list[int]) -> None:
+    """Stops after the trace's line ``stops``, then runs it whole: the transcript of a run in
+    one go (the set-up judged before the game left out, as in test_simulate)."""
+    trace = TRACES / f"{name}.jsonl"
+    state = tmp_path / "state"
+    for k in stops:
+        run_simulated(_prefix(trace, k, tmp_path / f"part{k}.jsonl"), state)
+    journal = run_simulated(trace, state)
+    moves, flags, result = transcript(trace)
+    set_up = SET_UP_FLAGS.get(name, [])
+    assert without_machine(transcript(journal)) == without_machine(
+        (moves, flags[len(set_up):], result))
+    assert restart_times(journal) and len(restart_times(journal)) == len(stops)
 
 
 def test_a_restart_with_a_piece_in_hand_is_not_a_disturbance(tmp_path: Path) -> None:

@@ -160,8 +160,8 @@ def test_serial_loop_sends_events_and_accepts_commands(caplog):
     out, clock = queue.Queue(), FakeClock(10.0)
     port = loop_port()
     link = SerialLink(port, out, clock, t0=10.0)
-    assert link.send(SnapshotTaken(0.0, frozenset({"b1", "d1"})))
-    assert link.send(PieceLifted(1.25, "d3"))
+    assert link.send(SnapshotTaken(0.0, frozenset({"b1", "d1"})).to_dict())
+    assert link.send(PieceLifted(1.25, "d3").to_dict())
     lines = [port.readline(), port.readline()]
     assert [json.loads(x) for x in lines] == [
         {"t": 0.0, "type": "snapshot", "occupied": ["b1", "d1"]},
@@ -192,8 +192,8 @@ def test_serial_overlong_line_is_dropped():
 def test_a_broken_port_never_raises(caplog):
     link = SerialLink(BrokenPort(), queue.Queue(), FakeClock())
     with caplog.at_level(logging.WARNING):
-        assert link.send(PieceLifted(0.0, "d3")) is False
-        assert link.send(PieceLifted(0.0, "d3")) is False
+        assert link.send(PieceLifted(0.0, "d3").to_dict()) is False
+        assert link.send(PieceLifted(0.0, "d3").to_dict()) is False
         link.close()  # so poll() does not wait after the error
         assert link.poll() == 0
     assert caplog.text.count("events are not broadcast") == 1

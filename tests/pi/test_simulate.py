@@ -6,6 +6,8 @@ Compared: moves by notation and side, flags by code and status, the result. Not 
 times. The journal's ``t`` is what the daemon's sensors stamped: the same as the trace's except
 where two physical events of the trace are closer than the sensors' debounce (30 ms), which the
 simulator spaces by it so that the sensors see both; and the clock readings follow from those.
+Where the daemon differs from a trace by design, the test says exactly how: a wrong set-up is
+checked before the game begins, not judged in it (``SET_UP_FLAGS``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from hardware_mocks.simulate import SimulateError, config_from_start, main as si
     parse_speed
 from pi.cli import main as cli
 from pi.board.config import Config
+from pi.drivers.wiring import example_wiring
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT / "tests" / "traces"
@@ -44,28 +47,22 @@ PENDING = _pending()
 SCENARIOS = sorted(p for p in glob.glob(str(TRACES / "*" / "*.jsonl"))
                    if str(Path(p).relative_to(TRACES))[:-6] not in PENDING)
 
-#: Scenario traces whose journal cannot equal their replay, and why (checked: strict xfail).
-KNOWN = {
-    # IT 7.1 / EN 7.1 / INT 5.2 / BR 5.2: the trace's first snapshot is a wrong set-up, which
-    # the arbiter flags in the game. The daemon checks the set-up *before* a game begins (its
-    # set-up screen lists the squares to put right, nothing is journaled): the game begins only
-    # once the position is right, so the journal has no set-up flag.
-    "brazilian/art_setup_checked": "set-up checked before the game, not in it",
-    "english/art_setup_checked": "set-up checked before the game, not in it",
-    "international/art_setup_checked_5_2": "set-up checked before the game, not in it",
-    "italian/setup_checked": "set-up checked before the game, not in it",
-    # IT 7.2 / EN 7.2 / INT 5.1 / BR 5.1: likewise a board turned the wrong way is shown on the
-    # set-up screen and turned round before the game begins; the trace turns it in the game.
-    "brazilian/art_board_turned_7_2": "set-up checked before the game, not in it",
-    "english/art_board_turned_7_2": "set-up checked before the game, not in it",
-    "international/art_board_turned_5_1": "set-up checked before the game, not in it",
-    "italian/art_board_turned_7_2": "set-up checked before the game, not in it",
-    # A snapshot in the middle of a game is acted on the virtual board as the lifts and places
-    # the sensors see first: the piece taken off square 11 is reported as Black lifting it (a
-    # touch of the player on move), and the snapshot that follows only confirms what the
-    # arbiter already follows. In the trace the change comes as a snapshot alone, which the
-    # arbiter judges a disturbance (IT 7.8).
-    "italian/d8_snapshot_disturbance_put_right_7_8": "a snapshot acted as lifts and places",
+#: Scenario traces whose first snapshot is a wrong set-up, put right before the first move
+#: (IT 7.1 / EN 7.1 / INT 5.2 / BR 5.2: pieces missing; IT 7.2 / EN 7.2 / INT 5.1 / BR 5.1: the
+#: board turned the wrong way). Replaying the trace, the arbiter judges that snapshot in the game:
+#: the set-up flag and the disturbance it is (IT 7.8 / EN 7.8 / INT 5.5 / BR 5.5), both corrected
+#: at the snapshot's ``t``, before anything else. The daemon checks the set-up before a game
+#: begins (its set-up screen; nothing is journaled) and begins once the board is right: its
+#: journal has neither flag. Everything else is equal.
+SET_UP_FLAGS = {
+    "brazilian/art_setup_checked": [("BR 5.2", "corrected"), ("BR 5.5", "corrected")],
+    "english/art_setup_checked": [("EN 7.1", "corrected"), ("EN 7.8", "corrected")],
+    "international/art_setup_checked_5_2": [("INT 5.2", "corrected"), ("INT 5.5", "corrected")],
+    "italian/setup_checked": [("IT 7.1", "corrected"), ("IT 7.8", "corrected")],
+    "brazilian/art_board_turned_7_2": [("BR 5.1", "corrected"), ("BR 5.5", "corrected")],
+    "english/art_board_turned_7_2": [("EN 7.2", "corrected"), ("EN 7.8", "corrected")],
+    "international/art_board_turned_5_1": [("INT 5.1", "corrected"), ("INT 5.5", "corrected")],
+    "italian/art_board_turned_7_2": [("IT 7.2", "corrected"), ("IT 7.8", "corrected")],
 }
 
 
@@ -119,15 +116,15 @@ def test_every_variant_has_scenarios() -> None:
 
 @pytest.mark.parametrize("path", SCENARIOS,
                          ids=[str(Path(p).relative_to(TRACES))[:-6] for p in SCENARIOS])
-def test_simulated_journal_replays_as_the_trace(path: str, simulated: dict[str, Any],
-                                                request: pytest.FixtureRequest) -> None:
+def test_simulated_journal_replays_as_the_trace(path: str, simulated: dict[str, Any]) -> None:
     name = str(Path(path).relative_to(TRACES))[:-6]
-    if name in KNOWN:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[name]))
     got = simulated[name]
     if isinstance(got, BaseException):
         raise got
-    assert got == transcript(path)
+    moves, flags, result = transcript(path)
+    set_up = SET_UP_FLAGS.get(name, [])
+    assert flags[:len(set_up)] == set_up  # the set-up judged in the game, first
+    assert got == (moves, flags[len(set_up):], result)
 
 
 def test_the_journal_keeps_the_traces_times(tmp_path: Path) -> None:
@@ -157,8 +154,33 @@ def test_events_closer_than_the_debounce_keep_their_order(tmp_path: Path) -> Non
     assert transcript(journal)[0] == [("22-18", "white"), ("11-15", "black")]
 
 
+def test_a_traced_button_press_reaches_the_wirings_gpio(tmp_path: Path) -> None:
+    """A button the wiring has a GPIO for is pressed on gpiozero's MockPin (the path a real
+    press takes: pin edge, gpiozero's Button, the driver's queue), not handed to the daemon's
+    queue: the trace's side is a Colour, the wiring's buttons are keyed by its label."""
+    from engine.trace import parse_trace
+    from hardware_mocks.simulate import Simulation, run_trace
+    from pi.drivers.wiring import load_wiring
+    lines = [{"type": "start", "variant": "italian", "fen": None, "clock": True,
+              "transcribed": True},
+             {"t": 1.0, "type": "lift", "square": 22}, {"t": 1.5, "type": "place", "square": 18},
+             {"t": 2.0, "type": "button", "name": "clock", "side": "white"},
+             {"t": 3.0, "type": "lift", "square": 11}]
+    start, events = parse_trace([json.dumps(x) for x in lines])
+    wiring = load_wiring(example_wiring("mcp23017_8x8"))
+    clock_gpio = wiring.buttons["white"]["clock"]
+    seen: list[Simulation] = []
+    config = config_from_start(Config(source="(test)"), start, lines[0], "(test)")
+    assert run_trace(config, wiring, tmp_path, events, None,
+                     hooks={3: seen.append}) == 0
+    levels = [s.state for s in seen[0].factory.pin(clock_gpio).states]
+    assert levels[-3:] == [True, False, True]  # pulled up, pressed to ground, released
+    journal = next(tmp_path.glob("games/*/trace.jsonl")).read_text()
+    assert '"type": "button", "name": "clock", "side": "white"' in journal
+
+
 def test_a_button_the_wiring_lacks_goes_through_the_daemons_queue(tmp_path: Path) -> None:
-    wiring = (ROOT / "pi" / "drivers" / "wiring" / "mcp23017_8x8.toml").read_text()
+    wiring = example_wiring("mcp23017_8x8").read_text()
     cut = wiring.index("[buttons.white]")
     trimmed = wiring[:cut] + "[buttons.white]\nclock = 5\n\n[buttons.black]\nclock = 22\n" + \
         wiring[wiring.index("[buzzer]"):]

@@ -111,8 +111,8 @@ class Rig:
 
     def state_now(self, arbiter: bool = True) -> dict[str, Any]:
         status, data = self.json("GET", "/api/state", token=self.token if arbiter else None)
-        assert status == 200, data
-        return data  # type: ignore[no-any-return]
+        assert status == 200 and isinstance(data, dict), data
+        return data
 
     def wait(self, predicate: Any, timeout: float = 10.0, arbiter: bool = True) -> dict[str, Any]:
         end = time.monotonic() + timeout
@@ -146,7 +146,9 @@ class SSE:
         self.status = self.resp.status
 
     def next(self) -> tuple[str | None, str, Any]:
-        ident, name, data = None, "message", []
+        ident: str | None = None
+        name = "message"
+        data: list[str] = []
         while True:
             line = self.resp.readline()
             if not line:
