@@ -15,7 +15,7 @@ from hardware_mocks.bringup import SimulatedBench
 from pi.cli import main
 from pi.drivers.bringup import PlantedFault, map_wiring, parse_fault, run_board_test, wiring_text
 from pi.drivers.probe import probe_chips
-from pi.drivers.wiring import example_wiring, load_wiring, parse_wiring
+from pi.drivers.wiring import Wiring, example_wiring, load_wiring, parse_wiring
 
 MCP8 = str(example_wiring("mcp23017_8x8"))
 EXAMPLES = ("mcp23017_8x8", "mcp23017_10x10", "tca9555_10x10", "pcf8575_8x8")
@@ -187,9 +187,9 @@ def test_map_writes_back_the_example_the_board_was_wired_from(name: str) -> None
     learnt = parse_wiring(wiring_text(result), "learnt.toml")
     assert learnt.size == example.size and learnt.display == example.display
 
-    def chips(w: object) -> list[tuple[str, str, int, tuple[str, ...]]]:
+    def chips(w: Wiring) -> list[tuple[str, str, int, tuple[str, ...]]]:
         out = []
-        for c in w.chips:  # type: ignore[attr-defined]
+        for c in w.chips:
             squares = list(c.squares)
             while squares and not squares[-1]:
                 squares.pop()
