@@ -2,7 +2,8 @@
 board. The forms are a contract:
 
 * ``damiera hardware probe [--wiring FILE] [--bus N]``
-* ``damiera hardware watch [--wiring FILE]`` (``--seconds S``: stop after S seconds)
+* ``damiera hardware watch [--wiring FILE]`` (``--seconds S``: stop after S seconds; ``--http
+  HOST:PORT``: the board on a web page too)
 * ``damiera hardware map --variant V --out FILE``
 * ``damiera hardware test --wiring FILE --variant V`` (``--state-dir DIR``: where the report goes)
 * ``damiera doctor`` (``--state-dir DIR``: the one whose free space and fsync latency count)
@@ -86,6 +87,8 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
                    "with --simulate the 8×8 MCP23017 example)")
     s.add_argument("--seconds", type=whole, default=None,
                    help="stop after this many seconds (default: Ctrl-C; 2 with --simulate)")
+    s.add_argument("--http", default=None, metavar="HOST:PORT",
+                   help="also show the board on a web page here (it reads /watch.json)")
     common(s)
     s.set_defaults(func=cmd_watch, default_wiring=default_wiring)
 
@@ -202,16 +205,93 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
+    from pi.drivers.bringup import WatchView
     wiring = _default_wiring(args.wiring, args.simulate, args.default_wiring)
     bench = _bench(args, wiring)
     seconds = args.seconds if args.seconds is not None else (2 if args.simulate else None)
+    view = WatchView(wiring.size)
+    server = None
+    if args.http is not None:
+        from pi.board.config import parse_http
+        spec = parse_http(args.http, lambda problem: HardwareCliError(f"--http: {problem}"))
+        server = serve_watch(view, spec.host, spec.port)
+        host, port = server.server_address[:2]
+        print(f"watch page: http://{host}:{port}/", flush=True)
     try:
-        watch(bench, wiring, lambda line: print(line, flush=True), seconds)
+        watch(bench, wiring, lambda line: print(line, flush=True), seconds, view)
     except (BusUnavailableError, OSError) as exc:
         return _bus_gone(exc)
     except KeyboardInterrupt:
         pass
+    finally:
+        if server is not None:
+            server.shutdown()
+            server.server_close()
     return EXIT_OK
+
+
+#: The watch page: the board drawn from /watch.json four times a second, closed squares dark,
+#: each square's bounces in it, the newest changes below.
+WATCH_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>damiera hardware watch</title>
+<style>body{font-family:sans-serif}td{width:44px;height:44px;border:1px solid #555;
+text-align:center;font-size:11px}td.on{background:#333;color:#fff}pre{font-size:12px}</style>
+</head><body><h1>damiera hardware watch</h1><table id="board"></table><pre id="log"></pre>
+<script>
+async function tick() {
+  const s = await (await fetch("watch.json")).json();
+  const files = "abcdefghij".slice(0, s.size);
+  let html = "";
+  for (let r = s.size; r >= 1; r--) {
+    html += "<tr>";
+    for (const f of files) {
+      const sq = f + r, on = s.closed.includes(sq), b = s.bounces[sq] || 0;
+      html += `<td class="${on ? "on" : ""}">${sq}${b ? "<br>" + b : ""}</td>`;
+    }
+    html += "</tr>";
+  }
+  document.getElementById("board").innerHTML = html;
+  document.getElementById("log").textContent = s.changes.slice().reverse().join("\n");
+}
+setInterval(tick, 250); tick();
+</script></body></html>
+"""
+
+
+def serve_watch(view: Any, host: str, port: int) -> Any:
+    """The watch page on ``host:port``, served on a thread of its own until ``shutdown()``:
+    ``/`` the page, ``/watch.json`` ``view.snapshot()``. Raises HardwareCliError (one line) when
+    the address cannot be taken."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # the name http.server calls
+            if self.path == "/":
+                body, kind = WATCH_PAGE.encode(), "text/html; charset=utf-8"
+            elif self.path == "/watch.json":
+                body, kind = json.dumps(view.snapshot()).encode(), "application/json"
+            else:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: the terminal shows the board."""
+
+    try:
+        server = ThreadingHTTPServer((host, port), Handler)
+    except OSError as exc:
+        raise HardwareCliError(f"--http: cannot listen on {host}:{port} "
+                               f"({exc.strerror or exc})") from None
+    threading.Thread(target=server.serve_forever, name="watch-page", daemon=True).start()
+    return server
 
 
 def cmd_map(args: argparse.Namespace) -> int:

@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["Request", "Bench", "HostBench", "PlantedFault", "parse_fault", "FAULT_KINDS",
            "BoardSquares", "Sampler", "MapResult", "map_wiring", "wiring_text", "BoardTestReport",
-           "run_board_test", "watch", "startup_probe", "setup_articles"]
+           "WatchView", "run_board_test", "watch", "startup_probe", "setup_articles"]
 
 #: Seconds between two reads of the sensors while waiting for a person.
 SAMPLE = 0.01
@@ -673,16 +673,51 @@ def board_picture(size: int, closed: Iterable[str]) -> list[str]:
     return lines + ["   " + " ".join(files)]
 
 
-def watch(bench: Bench, wiring: Wiring, say: Say, seconds: float | None) -> dict[str, int]:
+class WatchView:
+    """What ``watch`` shows, for a second reader on another thread (the watch page): the board
+    as drawn, the bounces per square and the newest changes. :meth:`snapshot` is consistent."""
+
+    KEPT = 200  # changes kept for the page
+
+    def __init__(self, size: int) -> None:
+        import threading
+        from collections import deque
+        self.size = size
+        self._lock = threading.Lock()
+        self._shown: frozenset[str] = frozenset()
+        self._bounces: dict[str, int] = {}
+        self._changes: deque[str] = deque(maxlen=self.KEPT)
+
+    def show(self, shown: frozenset[str]) -> None:
+        with self._lock:
+            self._shown = shown
+
+    def change(self, line: str, bounces: dict[str, int]) -> None:
+        with self._lock:
+            self._changes.append(line)
+            self._bounces = dict(bounces)
+
+    def snapshot(self) -> dict[str, Any]:
+        """``{"size", "closed": [squares], "bounces": {square: n}, "changes": [lines]}``."""
+        with self._lock:
+            return {"size": self.size,
+                    "closed": sorted(self._shown, key=square_sort_key),
+                    "bounces": dict(self._bounces), "changes": list(self._changes)}
+
+
+def watch(bench: Bench, wiring: Wiring, say: Say, seconds: float | None,
+          view: WatchView | None = None) -> dict[str, int]:
     """Shows the live occupancy (the board drawn at every change, each change with its time)
-    for ``seconds`` (None: until interrupted). Returns the bounces per square: changes undone
-    within SETTLE seconds."""
+    for ``seconds`` (None: until interrupted), and keeps ``view`` up to date. Returns the
+    bounces per square: changes undone within SETTLE seconds."""
+    view = view if view is not None else WatchView(wiring.size)
     squares = BoardSquares(wiring, bench.open_bus(wiring.bus))
     squares.init()
     for address, error in sorted(squares.failed.items()):
         say(f"0x{address:02x} does not answer ({error}): its squares are not shown")
     start = bench.clock()
     shown = squares.read()
+    view.show(shown)
     for line in board_picture(wiring.size, shown):
         say(line)
     bounces: dict[str, int] = {}
@@ -696,11 +731,14 @@ def watch(bench: Bench, wiring: Wiring, say: Say, seconds: float | None) -> dict
             if t - last_change.get(square, -1.0) < SETTLE:
                 bounces[square] = bounces.get(square, 0) + 1
             last_change[square] = t
-            say(f"{t:9.3f} {square} {'closed' if square in now_read else 'open'}")
+            line = f"{t:9.3f} {square} {'closed' if square in now_read else 'open'}"
+            say(line)
+            view.change(line, bounces)
         previous = now_read
         stable = frozenset(s for s in now_read ^ shown if t - last_change[s] >= SETTLE)
         if stable:
             shown = shown ^ stable
+            view.show(shown)
             for line in board_picture(wiring.size, shown):
                 say(line)
     for square, count in sorted(bounces.items(), key=lambda kv: square_sort_key(kv[0])):

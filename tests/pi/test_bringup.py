@@ -386,3 +386,43 @@ def test_watch_draws_the_board_and_counts_bounces(capsys: pytest.CaptureFixture[
     assert lines[9].startswith("    0.010 e5 ")
     assert lines[-1].startswith("bounce e5: ") and int(lines[-1].split(": ")[1]) >= 90
     assert not any("d4" in line for line in lines[9:])
+
+
+def test_watch_page(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+    import socket
+    import urllib.request
+
+    from pi.drivers.bringup import WatchView, watch
+    from pi.hardware_cli import serve_watch
+    wiring = load_wiring(MCP8)
+    bench = SimulatedBench(wiring, [PlantedFault("stuck", ("d4",)),
+                                    PlantedFault("chatter", ("e5",))])
+    view = WatchView(wiring.size)
+    watch(bench, wiring, lambda _line: None, 0.5, view)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = serve_watch(view, "127.0.0.1", port)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        page = urllib.request.urlopen(base + "/", timeout=5).read().decode()
+        state = json.loads(urllib.request.urlopen(base + "/watch.json", timeout=5).read())
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "watch.json" in page
+    assert state["size"] == 8 and "d4" in state["closed"]
+    assert state["bounces"]["e5"] >= 40 and state["changes"][-1].endswith(("e5 open", "e5 closed"))
+
+
+def test_watch_command_with_http(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, lines, _ = run(capsys, "hardware", "watch", "--simulate", "--seconds", "1",
+                         "--http", f"127.0.0.1:{port}")
+    assert code == 0 and lines[0] == f"watch page: http://127.0.0.1:{port}/"
+    code, _, err = run(capsys, "hardware", "watch", "--simulate", "--http", "nowhere")
+    assert code == 2 and err.startswith("damiera: --http: expected host:port")
