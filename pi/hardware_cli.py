@@ -5,8 +5,10 @@ board. The forms are a contract:
 * ``damiera hardware watch [--wiring FILE]`` (``--seconds S``: stop after S seconds; ``--http
   HOST:PORT``: the board on a web page too)
 * ``damiera hardware map --variant V --out FILE``
-* ``damiera hardware test --wiring FILE --variant V`` (``--state-dir DIR``: where the report goes)
-* ``damiera doctor`` (``--state-dir DIR``: the one whose free space and fsync latency count)
+* ``damiera hardware test --wiring FILE --variant V`` (``--state-dir DIR``, ``--config FILE``:
+  where the report goes, found as ``damiera token`` finds the state directory)
+* ``damiera doctor`` (``--state-dir DIR``, ``--config FILE``: the state directory whose free
+  space and fsync latency count)
 * ``damiera hardware diagram --wiring FILE [--out FILE]``: the wiring as an SVG drawing.
 
 Each takes ``--simulate`` (the fakes of ``hardware_mocks``, found through the ``damiera/bench``
@@ -61,9 +63,12 @@ class HardwareCliError(InputError):
     """A refusal of the hardware commands' options (one line, exit 2)."""
 
 
-def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: Path) -> None:
+def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: Path,
+                         state_root: Callable[[str | None, str | None], Path]) -> None:
     """The ``hardware`` and ``doctor`` subcommands on ``damiera``'s subparsers;
-    ``default_wiring``: ``watch``'s wiring file without ``--wiring`` (the daemon's)."""
+    ``default_wiring``: ``watch``'s wiring file without ``--wiring`` (the daemon's);
+    ``state_root(state_dir, config)``: the daemon's state directory as ``damiera token`` finds
+    it (``--state-dir``, the config's, ``$STATE_DIRECTORY``, ``./.state``)."""
     hw = sub.add_parser("hardware", help="bring up a board: probe, watch, map, test, diagram")
     cmds = hw.add_subparsers(dest="hardware_command", required=True,
                              parser_class=type(hw))
@@ -74,6 +79,11 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
         p.add_argument("--fault", action="append", default=[], metavar="KIND:ARG",
                        help="with --simulate: plant a fault (missing-chip:0x21, swap:SQ,SQ, "
                             "dead:SQ, stuck:SQ, chatter:SQ, bus-off); repeatable")
+
+    def state_options(p: Any, what: str) -> None:
+        p.add_argument("--state-dir", default=None, help=f"{what} (default: the config's "
+                       "state_dir, $STATE_DIRECTORY, or ./.state)")
+        p.add_argument("--config", default=None, help="damiera.toml (for its state_dir)")
 
     s = cmds.add_parser("probe", help="what answers on the bus, set against the wiring file")
     s.add_argument("--wiring", default=None, help="the wiring file (without: propose one)")
@@ -101,10 +111,9 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
     s = cmds.add_parser("test", help="a guided test of a wired board, with a report")
     s.add_argument("--wiring", required=True)
     s.add_argument("--variant", required=True, help=", ".join(VARIANTS))
-    s.add_argument("--state-dir", default=None, help="where the report goes (default: "
-                   "$STATE_DIRECTORY, or ./.state)")
+    state_options(s, "where the report goes")
     common(s)
-    s.set_defaults(func=cmd_test)
+    s.set_defaults(func=cmd_test, state_root=state_root)
 
     s = cmds.add_parser("diagram", help="the wiring file drawn as an SVG")
     s.add_argument("--wiring", required=True)
@@ -112,10 +121,9 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
     s.set_defaults(func=cmd_diagram)
 
     s = sub.add_parser("doctor", help="check the Pi: I²C, groups, GPIO, OLED, disk, clock, unit")
-    s.add_argument("--state-dir", default=None, help="the daemon's state directory (default: "
-                   "$STATE_DIRECTORY, or ./.state)")
+    state_options(s, "the daemon's state directory, whose disk is measured")
     common(s)
-    s.set_defaults(func=cmd_doctor)
+    s.set_defaults(func=cmd_doctor, state_root=state_root)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -316,7 +324,7 @@ def cmd_map(args: argparse.Namespace) -> int:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-    from pi.board.statedir import atomic_write, resolve_state_dir
+    from pi.board.statedir import atomic_write
     variant = find_variant(args.variant)
     wiring = load_wiring(args.wiring)
     if wiring.size != variant.size:
@@ -329,7 +337,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     except (BusUnavailableError, OSError) as exc:
         return _bus_gone(exc)
     print(report.to_text(), end="", flush=True)
-    folder = resolve_state_dir(args.state_dir, None) / REPORTS_DIR
+    folder = args.state_root(args.state_dir, args.config) / REPORTS_DIR
     try:
         folder.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -398,7 +406,6 @@ def _state_checks(root: Path) -> list[Finding]:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from pi.board.statedir import resolve_state_dir
     from pi.drivers.probe import OLED_ADDRESSES, answering
     from pi.drivers.system import pi_checks
     bench = _bench(args, None)
@@ -414,7 +421,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         oled = Finding(FAIL, "OLED", f"not checked: {exc}")
     _print(oled)
     findings.append(oled)
-    more = _state_checks(resolve_state_dir(args.state_dir, None))
+    more = _state_checks(args.state_root(args.state_dir, args.config))
     for finding in more:
         _print(finding)
     return _summary([*findings, *more])

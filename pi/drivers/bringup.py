@@ -46,6 +46,8 @@ SAMPLE = 0.01
 SETTLE = 0.03
 #: Changes while waiting that make a square (or input) "chattering".
 CHATTER_CHANGES = 4
+#: The set-up of the initial position may take this many steps' time.
+SETUP_STEPS = 10
 #: ``--fault`` kinds (``KIND:ARG``; ``bus-off`` takes none).
 FAULT_KINDS = ("missing-chip", "swap", "dead", "stuck", "chatter", "bus-off")
 
@@ -478,8 +480,9 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
                   else wiring.auto_candidates)
     physical_start = tuple(sorted(unrotate_square(s, candidates[0], size) for s in expected))
     _ask(bench, say, screen, Request("set up", "set up the initial position", physical_start))
-    # Until as many squares as pieces closed (a person sets up one piece at a time).
-    deadline = bench.clock() + bench.step_timeout
+    # Until as many squares as pieces closed: a person sets up one piece at a time, so the
+    # set-up gets SETUP_STEPS steps' time.
+    deadline = bench.clock() + SETUP_STEPS * bench.step_timeout
     sensed: frozenset[str] = frozenset()
     chattering: set[str] = set()
     while len(sensed - chattering) < len(expected) and bench.clock() < deadline:

@@ -94,18 +94,12 @@ def test_probe_of_a_full_bus_names_the_missing_chip_only(
         "FAIL 0x27: missing: u8 MCP23017 does not answer (squares i10 j10)"]
 
 
-def test_probe_names_a_wrong_type(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    text = Path(MCP8).read_text().replace('type = "mcp23017"\naddress = 0x22',
-                                          'type = "tca9555"\naddress = 0x22')
-    wrong = tmp_path / "wrong.toml"
-    wrong.write_text(text)
-    bench_wiring = tmp_path / "sim.toml"
-    bench_wiring.write_text(Path(MCP8).read_text())
-    code, lines, _ = run(capsys, "hardware", "probe", "--simulate", "--wiring", str(wrong))
-    # the simulator lays the fakes out by the same file: a TCA9555 fake at 0x22 ...
-    assert code == 0
-    bench = SimulatedBench(load_wiring(MCP8))  # ... so set the MCP23017 fakes against it
-    findings, _ = probe_chips(bench.open_bus(1), load_wiring(wrong))
+def test_probe_names_a_wrong_type(tmp_path: Path) -> None:
+    wrong = parse_wiring(Path(MCP8).read_text().replace('type = "mcp23017"\naddress = 0x22',
+                                                        'type = "tca9555"\naddress = 0x22'),
+                         "wrong.toml")
+    bench = SimulatedBench(load_wiring(MCP8))  # the board as built: MCP23017s everywhere
+    findings, _ = probe_chips(bench.open_bus(1), wrong)
     assert [f.line() for f in findings if f.level == "FAIL"] == [
         "FAIL 0x22: wrong type: the wiring file has u3 TCA9555, the bus answers as MCP23017 "
         "(power-on values: IOCON 0x00, IODIR 0xffff) — fit the right chip or correct its type"]
@@ -426,3 +420,12 @@ def test_watch_command_with_http(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and lines[0] == f"watch page: http://127.0.0.1:{port}/"
     code, _, err = run(capsys, "hardware", "watch", "--simulate", "--http", "nowhere")
     assert code == 2 and err.startswith("damiera: --http: expected host:port")
+
+
+def test_the_report_goes_to_the_configs_state_directory(capsys: pytest.CaptureFixture[str],
+                                                        tmp_path: Path) -> None:
+    config = tmp_path / "damiera.toml"
+    config.write_text(f'state_dir = "{tmp_path / "kept"}"\n')
+    code, lines, _ = run(capsys, "hardware", "test", "--simulate", "--wiring", MCP8,
+                         "--variant", "italian", "--config", str(config))
+    assert code == 0 and lines[-1].startswith(f"report: {tmp_path / 'kept' / 'board-tests'}/")
