@@ -5,8 +5,9 @@ board. The forms are a contract:
 * ``damiera hardware watch [--wiring FILE]`` (``--seconds S``: stop after S seconds; ``--http
   HOST:PORT``: the board on a web page too)
 * ``damiera hardware map --variant V --out FILE``
-* ``damiera hardware test --wiring FILE --variant V`` (``--state-dir DIR``, ``--config FILE``:
-  where the report goes, found as ``damiera token`` finds the state directory)
+* ``damiera hardware test --wiring FILE --variant V`` (``--free``: the squares in any order;
+  ``--state-dir DIR``, ``--config FILE``: where the report goes, found as ``damiera token``
+  finds the state directory)
 * ``damiera doctor`` (``--state-dir DIR``, ``--config FILE``: the state directory whose free
   space and fsync latency count)
 * ``damiera hardware diagram --wiring FILE [--out FILE]``: the wiring as an SVG drawing.
@@ -111,6 +112,8 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
     s = cmds.add_parser("test", help="a guided test of a wired board, with a report")
     s.add_argument("--wiring", required=True)
     s.add_argument("--variant", required=True, help=", ".join(VARIANTS))
+    s.add_argument("--free", action="store_true", help="the squares in any order, ticked "
+                   "off as they are seen (swapped wires cannot be told then)")
     state_options(s, "where the report goes")
     common(s)
     s.set_defaults(func=cmd_test, state_root=state_root)
@@ -333,7 +336,8 @@ def cmd_test(args: argparse.Namespace) -> int:
     bench = _bench(args, wiring)
     expected = Board(None, variant).occupied_algebraic()
     try:
-        report = run_board_test(bench, wiring, variant, expected, lambda line: print(line, flush=True))
+        report = run_board_test(bench, wiring, variant, expected,
+                                lambda line: print(line, flush=True), free=args.free)
     except (BusUnavailableError, OSError) as exc:
         return _bus_gone(exc)
     print(report.to_text(), end="", flush=True)

@@ -58,7 +58,9 @@ K = TypeVar("K", bound=Hashable)
 class Request:
     """What the person at the board is asked to do. ``action``: ``clear`` (take every piece
     off), ``set up`` (``squares``: the pieces of the initial position, physical), ``place`` or
-    ``lift`` (``squares``: one physical square), ``press`` (``button``: "white clock"...).
+    ``lift`` (``squares``: one physical square), ``toggle`` (the free test: lift or put a
+    piece on any square left; ``squares`` starts with one of them), ``press`` (``button``:
+    ("white", "clock")...).
     ``text``: the prompt as printed."""
 
     action: str
@@ -460,12 +462,14 @@ class BoardTestReport:
 
 
 def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: frozenset[str],
-               say: Say) -> BoardTestReport:
+                   say: Say, free: bool = False) -> BoardTestReport:
     """The guided test of a wired board: the initial position ``expected`` (logical squares)
     set up and matched (IT 7.1, orientation IT 7.2 / INT 5.1); each dark square, in the
     official numbering, lifted and put back (or put and lifted); dead, stuck, swapped and
     chattering squares named; both clock buttons pressed; a test card on the OLED; the buzzer
-    sounded. Raises the drivers' BusUnavailableError when the bus cannot be opened."""
+    sounded. ``free``: the squares in any order, ticked off as they are seen closing and
+    opening (swapped wires cannot be told then). Raises the drivers' BusUnavailableError when
+    the bus cannot be opened."""
     report = BoardTestReport(wiring.source, variant.name)
     position, turned = setup_articles(variant)
     bus = bench.open_bus(wiring.bus)
@@ -516,7 +520,10 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
     dark_physical = {unrotate_square(s, rotation, size) for s in dark}
     unseen = board.unseen()
     shows: dict[str, str] = {}
-    for number, logical in enumerate(dark, start=1):
+    if free:
+        _free_steps(bench, say, screen, sampler, report,
+                    [unrotate_square(s, rotation, size) for s in dark], unseen, chattering)
+    for number, logical in enumerate(() if free else dark, start=1):
         square = unrotate_square(logical, rotation, size)
         if square in unseen:
             report.squares[square] = "not tested"
@@ -576,6 +583,45 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
     report.findings += _test_card(device)
     report.findings += _test_buzzer(bench, wiring)
     return report
+
+
+def _free_steps(bench: Bench, say: Say, screen: Callable[[str], None] | None,
+                sampler: Sampler[str], report: BoardTestReport, order: Sequence[str],
+                unseen: frozenset[str], chattering: set[str]) -> None:
+    """The squares in any order: each is ticked off once seen closing and opening. It ends
+    when every square is ticked, or when as many steps as squares left passed in silence (the
+    person has done what they could); a square left is ``stuck`` if closed, else ``dead``."""
+    for square in order:
+        if square in unseen:
+            report.squares[square] = "not tested"
+        elif square in chattering:
+            report.squares[square] = "chattering"
+    remaining = [s for s in order if s not in report.squares]
+    closed_seen: set[str] = set()
+    opened_seen: set[str] = set()
+    current = frozenset(sampler.settle(SETTLE)[0] - chattering)
+    silent = 0
+    while remaining and silent < len(remaining):
+        offer = remaining[silent % len(remaining)]
+        _ask(bench, say, screen, Request(
+            "toggle", f"lift and put back, or put and lift, any square: {len(remaining)} left",
+            (offer,)))
+        after, chatter = sampler.wait_change(current, bench.step_timeout)
+        chattering |= chatter
+        changed = (after ^ current) - chattering
+        # only a square still to tick is progress (a crossed wire may change another)
+        silent = 0 if changed & set(remaining) else silent + 1
+        for square in changed:
+            (closed_seen if square in after else opened_seen).add(square)
+        current = after
+        for square in [s for s in remaining if s in chattering]:
+            report.squares[square] = "chattering"
+        remaining = [s for s in remaining if s not in report.squares
+                     and not (s in closed_seen and s in opened_seen)]
+    for square in order:
+        if square not in report.squares:
+            report.squares[square] = ("ok" if square not in remaining else
+                                      "stuck" if square in current else "dead")
 
 
 def _open_display(bench: Bench, wiring: Wiring, report: BoardTestReport) -> Any:

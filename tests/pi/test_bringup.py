@@ -354,7 +354,7 @@ def test_the_test_card_is_drawn_on_the_oled() -> None:
     bench = SimulatedBench(wiring)
     variant = find_variant("italian")
     report = run_board_test(bench, wiring, variant, Board(None, variant).occupied_algebraic(),
-                        lambda _line: None)
+                            lambda _line: None)
     assert report.verdict == "OK"
     assert lit_pixels(bench.oled.image, (4, 4, 68, 20)) == 8 * 64  # the checkerboard's top rows
 
@@ -429,3 +429,32 @@ def test_the_report_goes_to_the_configs_state_directory(capsys: pytest.CaptureFi
     code, lines, _ = run(capsys, "hardware", "test", "--simulate", "--wiring", MCP8,
                          "--variant", "italian", "--config", str(config))
     assert code == 0 and lines[-1].startswith(f"report: {tmp_path / 'kept' / 'board-tests'}/")
+
+
+@pytest.mark.parametrize("faults, expected", [
+    ([], []),
+    (["dead:c4"], ["FAIL c4: dead — never closes: a broken switch, or its wire is off"]),
+    (["stuck:b1"], ["FAIL b1: stuck — never opens: a stuck switch or a short to ground"]),
+    (["chatter:g4"], ["FAIL g4: chattering — changes on its own: a loose joint or a broken "
+                      "switch"]),
+])
+def test_the_free_test_ticks_squares_off(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                         faults: list[str], expected: list[str]) -> None:
+    argv = ["hardware", "test", "--free", "--simulate", "--wiring", MCP8, "--variant",
+            "italian", "--state-dir", str(tmp_path)]
+    for fault in faults:
+        argv += ["--fault", fault]
+    code, lines, _ = run(capsys, *argv)
+    assert [line for line in fails(lines) if not line.startswith("FAIL squares")] == expected
+    assert code == (1 if expected else 0)
+    assert "lift and put back, or put and lift, any square: 32 left" in lines
+
+
+def test_the_free_test_ends_when_crossed_wires_tick_nothing(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # swapped wires cannot be told in any order: it ends, one of the two not ticked
+    code, lines, _ = run(capsys, "hardware", "test", "--free", "--simulate", "--wiring", MCP8,
+                         "--variant", "italian", "--state-dir", str(tmp_path),
+                         "--fault", "swap:b1,d1")
+    assert code == 1
+    assert "FAIL squares: 31 of 32 dark squares closed and opened cleanly" in lines
