@@ -447,7 +447,8 @@ def test_the_free_test_ticks_squares_off(capsys: pytest.CaptureFixture[str], tmp
     code, lines, _ = run(capsys, *argv)
     assert [line for line in fails(lines) if not line.startswith("FAIL squares")] == expected
     assert code == (1 if expected else 0)
-    assert "lift and put back, or put and lift, any square: 32 left" in lines
+    asked = "lift and put back, or put and lift, any square: "
+    assert lines[1] == asked + ("31 left" if faults == ["chatter:g4"] else "32 left")
 
 
 def test_the_free_test_ends_when_crossed_wires_tick_nothing(
