@@ -9,7 +9,9 @@ in reverse in ``finally``):
 2. resume of an unfinished game (its journal replayed, a ``restart`` line journaled); the web
    server (``--http``) and the hall's MQTT link (``[mqtt]``, ``pi.hall.link``), both
    controller listeners;
-3. the sensors powered up: their first snapshot goes to the controller, then the scan loop's
+3. the board probed (``pi.drivers.bringup.startup_probe``: a chip missing or of the wrong type,
+   a square stuck or chattering is the OLED's message until the first game), then the sensors
+   powered up: their first snapshot goes to the controller, then the scan loop's
    thread (``pi.board.scan_loop``) hands every later scan to the event loop; buttons and serial
    commands, stamped on their own threads, arrive on the same queue, all through the one
    bridge into the loop (``pi.board.handoff.LoopInbox``);
@@ -50,6 +52,7 @@ from pi.board.handoff import LatestWorker, LoopInbox
 from pi.board.notify import Notifier
 from pi.board.scan_loop import ScanLoop
 from pi.board.statedir import StateDir
+from pi.board.view import Phase
 from pi.drivers.display import BoardDisplay, DisplayState
 from pi.drivers.faults import Inbox
 from pi.drivers.hardware import Hardware
@@ -226,7 +229,6 @@ def _startup_probe(hardware: Hardware, wiring: Wiring, controller: BoardControll
     set up, none is closed outside every allowed start position (stuck). Returns the screen's
     line for what is wrong ("" when nothing); every finding is logged."""
     from pi.drivers.bringup import probe_message, start_squares, startup_probe
-    from pi.board.view import Phase
     setting_up = controller.phase is Phase.SETUP
     allowed = (start_squares(wiring, controller.expected) if setting_up
                else frozenset(all_squares(wiring.size)))  # a game's pieces may be anywhere

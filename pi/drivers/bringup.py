@@ -285,8 +285,9 @@ def oled_prompt(device: Any) -> Callable[[str], None] | None:
 
 # ---------------------------------------------------------------------------- map
 
-#: Inputs an expander of each type offers (the MCP23017's GPA7/GPB7 are output-only).
 def _usable(kind: str) -> int:
+    """The inputs an expander of type ``kind`` offers (the MCP23017's GPA7/GPB7 are
+    output-only)."""
     return ALL_PINS & ~0x8080 if EXPANDER_TYPES[kind] is MCP23017 else ALL_PINS
 
 
