@@ -16,6 +16,8 @@ Chips are identified by their registers where the chip allows it, without changi
 * **PCF8575** has no registers: a chip that repeats two bytes and has no TCA9555 polarity
   registers is "PCF8575-like, unverifiable". The TCA9555 check wrote one command byte to it,
   which on a PCF8575 sets port 0 for a moment; the probe writes 0xffff (every pin an input) back.
+  A chip the wiring file calls a PCF8575 gets no command byte at all (the daemon's start-up
+  probe runs while a game may be on the board).
 
 Reads of inputs and interrupt registers clear the chips' interrupts; nothing else is changed.
 """
@@ -119,9 +121,10 @@ def answering(bus: SMBusLike, addresses: Iterable[int] = SCAN_ADDRESSES) -> list
     return found
 
 
-def identify(bus: SMBusLike, address: int) -> ChipIdentity:
-    """Identifies the expander at ``address`` by its registers (module docstring). Raises the
-    bus's OSError when it stops answering."""
+def identify(bus: SMBusLike, address: int, expected: str = "") -> ChipIdentity:
+    """Identifies the expander at ``address`` by its registers (module docstring). ``expected``:
+    the wiring file's type there; a chip said to be a PCF8575 gets no command byte (it would
+    set its port), only the plain read. Raises the bus's OSError when it stops answering."""
     raw = _raw_read(bus, address, 24)
     flips = max(bin(raw[i] ^ raw[i + 2]).count("1") for i in range(22))
     if flips >= 4:  # a register file walked with auto-increment: not one pair repeated
@@ -138,6 +141,8 @@ def identify(bus: SMBusLike, address: int) -> ChipIdentity:
             return ChipIdentity(address, "mcp23017", True, state)
         return ChipIdentity(address, "", False,
                             "registers that walk with auto-increment, but no MCP23017 IOCON")
+    if expected == "pcf8575":
+        return ChipIdentity(address, "pcf8575", False, "no registers walked by a plain read")
     polarity = _register_pair(bus, address, TCA_POLARITY0)
     if polarity == b"\x00\x00":
         config = _register_pair(bus, address, TCA_CONFIG0)
@@ -166,14 +171,14 @@ def probe_chips(bus: SMBusLike, wiring: Wiring | None) -> tuple[list[Finding], l
             findings.append(Finding(WARN, f"0x{address:02x}", "answers; not an expander address",
                                     "another device on the bus: harmless unless unexpected"))
             continue
+        spec = expected.get(address)
         try:
-            chip = identify(bus, address)
+            chip = identify(bus, address, spec.kind if spec is not None else "")
         except OSError as exc:
             findings.append(Finding(FAIL, f"0x{address:02x}", f"answered, then failed ({exc})",
                                     "check its supply and the SDA/SCL joints"))
             continue
         chips.append(chip)
-        spec = expected.get(address)
         if spec is None:
             if wiring is None:
                 findings.append(Finding(OK, f"0x{address:02x}", chip.description))

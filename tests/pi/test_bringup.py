@@ -48,8 +48,8 @@ def test_probe_without_a_wiring_file_names_the_chips_and_proposes_one(
 @pytest.mark.parametrize("name, expected", [
     ("mcp23017_8x8", "OK   0x20: u1: MCP23017 (power-on values: IOCON 0x00, IODIR 0xffff)"),
     ("tca9555_10x10", "OK   0x20: u1: TCA9555 (polarity 0x0000, configuration 0xffff)"),
-    ("pcf8575_8x8", "OK   0x20: u1: PCF8575-like, unverifiable (no registers; a TCA9555 would "
-                    "show its polarity registers)"),
+    ("pcf8575_8x8", "OK   0x20: u1: PCF8575-like, unverifiable (no registers walked by a plain "
+                    "read)"),
 ])
 def test_probe_identifies_each_chip_by_its_registers(capsys: pytest.CaptureFixture[str],
                                                      name: str, expected: str) -> None:
@@ -59,6 +59,25 @@ def test_probe_identifies_each_chip_by_its_registers(capsys: pytest.CaptureFixtu
     assert lines[0] == expected
     assert "OK   GPIO 17: INT at rest" in lines and "OK   GPIO 5: white clock button at rest" in lines
     assert not fails(lines)
+
+
+def test_an_unknown_two_byte_chip_is_pcf8575_like_and_written_back() -> None:
+    bench = SimulatedBench(load_wiring(example_wiring("pcf8575_8x8")))
+    findings, chips = probe_chips(bench.open_bus(1), None)
+    assert findings[0].line() == ("OK   0x20: PCF8575-like, unverifiable (no registers; a TCA9555 "
+                                  "would show its polarity registers)")
+    assert [c.kind for c in chips] == ["pcf8575"] * 4
+    # the TCA9555 check's command byte, then every pin an input again
+    writes = [e[1] for e in bench.bus.log if e[0] == "i2c_rdwr" and e[1][0][0] == "w"
+              and e[1][0][1] == 0x20]
+    assert writes[0][0] == ("w", 0x20, (0x04,)) and writes[-1] == (("w", 0x20, (0xFF, 0xFF)),)
+
+
+def test_a_chip_the_wiring_calls_a_pcf8575_gets_no_command_byte() -> None:
+    wiring = load_wiring(example_wiring("pcf8575_8x8"))
+    bench = SimulatedBench(wiring)
+    probe_chips(bench.open_bus(1), wiring)
+    assert not [e for e in bench.bus.log if e[0] == "i2c_rdwr" and len(e[1]) == 2]
 
 
 def test_probe_knows_a_chip_configured_by_the_daemon() -> None:
