@@ -180,6 +180,8 @@ def _bus_gone(exc: Exception) -> int:
 
 def cmd_probe(args: argparse.Namespace) -> int:
     wiring = load_wiring(args.wiring) if args.wiring is not None else None
+    if args.bus is not None and not 0 <= args.bus <= 255:
+        raise HardwareCliError(f"--bus: an I²C bus number 0..255, got {args.bus}")
     bench = _bench(args, wiring)
     number: int | str = args.bus if args.bus is not None else (wiring.bus if wiring else 1)
     try:

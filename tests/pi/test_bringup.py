@@ -165,6 +165,7 @@ def test_probe_with_the_bus_off_is_a_board_fault(capsys: pytest.CaptureFixture[s
      "expander address 0x20..0x27"),
     (["--simulate", "--fault", "bus-off:now"], "damiera: --fault bus-off takes no argument"),
     (["--fault", "bus-off"], "damiera: --fault needs --simulate"),
+    (["--simulate", "--bus", "-1"], "damiera: --bus: an I²C bus number 0..255, got -1"),
     (["--simulate", "--wiring", "/nonexistent.toml"], "damiera: /nonexistent.toml: cannot read "
      "the file (No such file or directory)"),
 ])
