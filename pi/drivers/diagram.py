@@ -43,7 +43,7 @@ def wiring_svg(wiring: Wiring) -> str:
     size = wiring.size
     board = size * CELL
     side_x = MARGIN * 2 + board + 16
-    width = side_x + 560
+    width = side_x + 380
     labels = _labels(wiring)
     lines_side = _side_lines(wiring)
     height = max(board + MARGIN * 3, MARGIN * 2 + 18 * (len(lines_side) + 1))
@@ -77,7 +77,9 @@ def wiring_svg(wiring: Wiring) -> str:
         if tint is not None:
             out.append(f'<rect x="{side_x}" y="{y - 11}" width="14" height="14" fill="{tint}" '
                        'stroke="#555"/>')
-        out.append(f'<text x="{side_x + 20}" y="{y}" font-size="12">{escape(text)}</text>')
+        indent = 36 if text.startswith("    ") else 20  # SVG collapses leading spaces
+        out.append(f'<text x="{side_x + indent}" y="{y}" font-size="12">{escape(text.strip())}'
+                   "</text>")
         y += 18
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -103,9 +105,9 @@ def _side_lines(wiring: Wiring) -> list[tuple[str, str | None]]:
     if wiring.interrupt_gpio is not None:
         lines.append((f"INT (all chips, open-drain): GPIO {wiring.interrupt_gpio}", None))
     for side, controls in sorted(wiring.buttons.items()):
-        shown = ", ".join(f"{name} {gpio}" for name, gpio in sorted(controls.items(),
-                                                                     key=lambda kv: kv[1]))
-        lines.append((f"{side} buttons (GPIO): {shown}", None))
+        pairs = [f"{name} {gpio}" for name, gpio in sorted(controls.items(), key=lambda kv: kv[1])]
+        lines.append((f"{side} buttons (GPIO):", None))
+        lines += [("    " + ", ".join(pairs[i:i + 4]), None) for i in range(0, len(pairs), 4)]
     if wiring.buzzer_gpio is not None:
         lines.append((f"buzzer: GPIO {wiring.buzzer_gpio}", None))
     if wiring.display is not None:
