@@ -60,10 +60,6 @@ FSYNC_WARN, FSYNC_FAIL = 0.050, 0.300
 FREE_WARN = 100 * 1024 * 1024
 
 
-class HardwareCliError(InputError):
-    """A refusal of the hardware commands' options (one line, exit 2)."""
-
-
 def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: Path,
                          state_root: Callable[[str | None, str | None], Path]) -> None:
     """The ``hardware`` and ``doctor`` subcommands on ``damiera``'s subparsers;
@@ -133,7 +129,7 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
 
 def _faults(args: argparse.Namespace, size: int) -> list[PlantedFault]:
     if args.fault and not args.simulate:
-        raise HardwareCliError("--fault needs --simulate")
+        raise InputError("--fault needs --simulate")
     return [parse_fault(text, size) for text in args.fault]
 
 
@@ -145,7 +141,7 @@ def _bench(args: argparse.Namespace, wiring: Wiring | None, size: int = 8) -> Be
         make = ep.load()
         bench: Bench = make(wiring=wiring, size=size, faults=faults)
         return bench
-    raise HardwareCliError("--simulate: the simulator is not installed (entry point "
+    raise InputError("--simulate: the simulator is not installed (entry point "
                            "damiera/bench of the damiera package; pip install -e .)")
 
 
@@ -181,7 +177,7 @@ def _bus_gone(exc: Exception) -> int:
 def cmd_probe(args: argparse.Namespace) -> int:
     wiring = load_wiring(args.wiring) if args.wiring is not None else None
     if args.bus is not None and not 0 <= args.bus <= 255:
-        raise HardwareCliError(f"--bus: an I²C bus number 0..255, got {args.bus}")
+        raise InputError(f"--bus: an I²C bus number 0..255, got {args.bus}")
     bench = _bench(args, wiring)
     number: int | str = args.bus if args.bus is not None else (wiring.bus if wiring else 1)
     try:
@@ -226,7 +222,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     server = None
     if args.http is not None:
         from pi.board.config import parse_http
-        spec = parse_http(args.http, lambda problem: HardwareCliError(f"--http: {problem}"))
+        spec = parse_http(args.http, lambda problem: InputError(f"--http: {problem}"))
         server = serve_watch(view, spec.host, spec.port)
         host, port = server.server_address[:2]
         print(f"watch page: http://{host}:{port}/", flush=True)
@@ -273,7 +269,7 @@ setInterval(tick, 250); tick();
 
 def serve_watch(view: Any, host: str, port: int) -> Any:
     """The watch page on ``host:port``, served on a thread of its own until ``shutdown()``:
-    ``/`` the page, ``/watch.json`` ``view.snapshot()``. Raises HardwareCliError (one line) when
+    ``/`` the page, ``/watch.json`` ``view.snapshot()``. Raises InputError (one line, exit 2) when
     the address cannot be taken."""
     import json
     import threading
@@ -301,7 +297,7 @@ def serve_watch(view: Any, host: str, port: int) -> Any:
     try:
         server = ThreadingHTTPServer((host, port), Handler)
     except OSError as exc:
-        raise HardwareCliError(f"--http: cannot listen on {host}:{port} "
+        raise InputError(f"--http: cannot listen on {host}:{port} "
                                f"({exc.strerror or exc})") from None
     threading.Thread(target=server.serve_forever, name="watch-page", daemon=True).start()
     return server
@@ -333,7 +329,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     variant = find_variant(args.variant)
     wiring = load_wiring(args.wiring)
     if wiring.size != variant.size:
-        raise HardwareCliError(f"{wiring.source}: a {wiring.size}x{wiring.size} board cannot "
+        raise InputError(f"{wiring.source}: a {wiring.size}x{wiring.size} board cannot "
                                f"play {variant.name}")
     bench = _bench(args, wiring)
     expected = Board(None, variant).occupied_algebraic()
@@ -351,7 +347,7 @@ def cmd_test(args: argparse.Namespace) -> int:
         atomic_write(base.with_suffix(".txt"), report.to_text())
         atomic_write(base.with_suffix(".json"), report.json_text())
     except OSError as exc:
-        raise HardwareCliError(f"{folder}: the report cannot be written "
+        raise InputError(f"{folder}: the report cannot be written "
                                f"({exc.strerror or exc})") from None
     print(f"report: {base}.txt, {base}.json", flush=True)
     return EXIT_FAULT if report.verdict == FAIL else EXIT_OK
