@@ -35,6 +35,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
+from http.server import ThreadingHTTPServer
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -42,8 +43,8 @@ from typing import Any
 from engine.board import Board
 from engine.errors import InputError
 from engine.variants import VARIANTS, find_variant
-from pi.drivers.bringup import (Bench, HostBench, PlantedFault, map_wiring, parse_fault,
-                                run_board_test, watch, wiring_text)
+from pi.drivers.bringup import (Bench, HostBench, PlantedFault, WatchView, map_wiring,
+                                parse_fault, run_board_test, watch, wiring_text)
 from pi.drivers.errors import BusUnavailableError
 from pi.drivers.probe import FAIL, OK, WARN, Finding, probe_chips, propose_wiring, worst
 from pi.drivers.wiring import Wiring, load_wiring
@@ -214,7 +215,6 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from pi.drivers.bringup import WatchView
     wiring = _default_wiring(args.wiring, args.simulate, args.default_wiring)
     bench = _bench(args, wiring)
     seconds = args.seconds if args.seconds is not None else (2 if args.simulate else None)
@@ -224,8 +224,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         from pi.board.config import parse_http
         spec = parse_http(args.http, lambda problem: InputError(f"--http: {problem}"))
         server = serve_watch(view, spec.host, spec.port)
-        host, port = server.server_address[:2]
-        print(f"watch page: http://{host}:{port}/", flush=True)
+        print(f"watch page: http://{spec.host}:{server.server_port}/", flush=True)
     try:
         watch(bench, wiring, lambda line: print(line, flush=True), seconds, view)
     except (BusUnavailableError, OSError) as exc:
@@ -267,13 +266,13 @@ setInterval(tick, 250); tick();
 """
 
 
-def serve_watch(view: Any, host: str, port: int) -> Any:
+def serve_watch(view: WatchView, host: str, port: int) -> ThreadingHTTPServer:
     """The watch page on ``host:port``, served on a thread of its own until ``shutdown()``:
     ``/`` the page, ``/watch.json`` ``view.snapshot()``. Raises InputError (one line, exit 2) when
     the address cannot be taken."""
     import json
     import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import BaseHTTPRequestHandler
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # the name http.server calls
