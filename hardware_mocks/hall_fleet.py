@@ -28,7 +28,7 @@ import selectors
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
@@ -220,6 +220,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--stagger", type=float, default=5.0,
                    help="game seconds over which the boards' first games begin")
     p.add_argument("--times", default=None, help="write board, game, line, wall per line here")
+    p.add_argument("--hub-config", default=None, metavar="HUB_TOML",
+                   help="sign each board's lines with its key from this hub.toml's [keys] "
+                   "(a hall made by 'damiera hub init'); without it the boards do not sign")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: "
                         "%(message)s")
@@ -235,10 +238,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if out is not None:
         def on_line(board: int, game: str, line: int, wall: float) -> None:
             out.write(f"{board}\t{game}\t{line}\t{wall:.6f}\n")
+    keys: Mapping[str, bytes] = {}
+    if args.hub_config is not None:
+        from pi.board.errors import ConfigError
+        from pi.hall.hub_config import load_hub_config
+        try:
+            keys = load_hub_config(args.hub_config).keys
+        except ConfigError as exc:
+            print(f"hall_fleet: {exc}", file=sys.stderr)
+            return 2
     now = time.time()
     boards = [LightBoard(n, args.hall, Path(args.dir) / str(n), seed=args.seed,
                          variant=args.variant, pace=args.pace, games=args.games, on_line=on_line,
-                         first_game_at=now + (i / max(1, len(numbers))) * args.stagger / args.pace)
+                         first_game_at=now + (i / max(1, len(numbers))) * args.stagger / args.pace,
+                         key=keys.get(str(n)))
               for i, n in enumerate(numbers)]
     fleet = Fleet(args.mqtt, boards)
     signal.signal(signal.SIGTERM, lambda *_: fleet.stop())

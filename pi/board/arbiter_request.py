@@ -13,21 +13,29 @@ from typing import Any
 
 from engine.events import ARBITER_ACTIONS
 
-__all__ = ["ArbiterRequest", "check_arbiter_request", "RESULTS"]
+__all__ = ["ArbiterRequest", "check_arbiter_request", "RESULTS", "DECIDES_POSITION"]
 
 #: The results ``adjudicate`` takes (PDN results of every variant's style).
 RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*")
 _MAX_NOTE = 2000
+_MAX_GAME_ID = 128
+#: The actions that decide on the position the arbiter saw: refused once the game moved on
+#: past the journal line the arbiter last saw (``seen``).
+DECIDES_POSITION = ("restore", "impose_count", "adjudicate")
 
 
 @dataclass(frozen=True, slots=True)
 class ArbiterRequest:
     """A checked action: ``action`` (one of ``ARBITER_ACTIONS``), ``result`` (adjudicate only),
-    ``text`` (note only)."""
+    ``text`` (note only); ``game``: the id of the game it is meant for, and ``seen``: the last
+    journal line the arbiter saw of it (the board refuses an action for another game, or one
+    of :data:`DECIDES_POSITION` once the game moved on past ``seen``; None: not said)."""
 
     action: str
     result: str | None = None
     text: str | None = None
+    game: str | None = None
+    seen: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The TRACE.md arbiter object less ``t`` (``result`` and ``text`` only when set)."""
@@ -36,6 +44,15 @@ class ArbiterRequest:
             out["result"] = self.result
         if self.text is not None:
             out["text"] = self.text
+        return out
+
+    def to_command(self) -> dict[str, Any]:
+        """:meth:`to_dict` with ``game`` and ``seen`` when set (a hall command's action)."""
+        out = self.to_dict()
+        if self.game is not None:
+            out["game"] = self.game
+        if self.seen is not None:
+            out["seen"] = self.seen
         return out
 
     def matches(self, record: dict[str, Any]) -> bool:
@@ -51,7 +68,7 @@ def check_arbiter_request(body: Any) -> ArbiterRequest:
     action = body.get("action")
     if not isinstance(action, str) or action not in ARBITER_ACTIONS:
         raise ValueError(f"unknown action; expected one of {', '.join(ARBITER_ACTIONS)}")
-    extra = set(body) - {"action", "result", "text", "type"}
+    extra = set(body) - {"action", "result", "text", "type", "game", "seen"}
     if extra:
         raise ValueError(f"unexpected key(s): {', '.join(sorted(map(str, extra)))[:120]}")
     result, text = body.get("result"), body.get("text")
@@ -65,4 +82,10 @@ def check_arbiter_request(body: Any) -> ArbiterRequest:
             raise ValueError(f"note needs \"text\": 1 to {_MAX_NOTE} characters")
     elif text is not None:
         raise ValueError("only note takes a text")
-    return ArbiterRequest(action, result, text)
+    game, seen = body.get("game"), body.get("seen")
+    if game is not None and (not isinstance(game, str) or not 1 <= len(game) <= _MAX_GAME_ID):
+        raise ValueError("\"game\" is the id of the game the action is for")
+    if seen is not None and (isinstance(seen, bool) or not isinstance(seen, int)
+                             or not 0 <= seen <= 10**9):
+        raise ValueError("\"seen\" is the last journal line the arbiter saw (a number)")
+    return ArbiterRequest(action, result, text, game, seen)

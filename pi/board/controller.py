@@ -45,12 +45,12 @@ from engine.board import Board
 from engine.clock import ClockState, GameClock
 from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
-                              MoveCommitted, MoveRetracted)
+                              MoveCommitted, MoveRetracted, PositionSet)
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
                            TraceEnded)
 from engine.squares import square_mirror, square_sort_key
 from engine.variants import find_variant
-from pi.board.arbiter_request import ArbiterRequest
+from pi.board.arbiter_request import DECIDES_POSITION, ArbiterRequest
 from pi.board.config import Config
 from pi.drivers.display import DisplayState, face_texts
 from pi.drivers.faults import SensorFault, SensorFaultCleared, SensorInterrupt
@@ -90,6 +90,9 @@ Listener = Callable[[Fed], None]
 #: An arbiter's action not journaled after this many seconds is answered as late
 #: (``ActionLate``: the web's 503, the hall's ``ok: false``).
 ACT_TIMEOUT = 10.0
+#: What an arbiter decides on moves on with these (a stale ``seen``: ``BoardController._misfit``).
+_POSITION_DECISIONS = (MoveCommitted, MoveRetracted, PositionSet, FlagRaised, FlagDecided,
+                       GameEnded)
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,6 +102,9 @@ class Acting:
 
     event: ArbiterActed
     answer: asyncio.Future[Fed]
+    #: the game the action is for and the last line the arbiter saw (ArbiterRequest's)
+    game: str | None = None
+    seen: int | None = None
 
 
 @dataclass
@@ -151,6 +157,9 @@ class BoardController:
     _oriented_for: frozenset[str] | None = None
     _final: frozenset[str] = frozenset()
     _acting: set[asyncio.Future[Fed]] = field(default_factory=set)
+    #: the current game's last journal line that changed what the arbiter decides on (a line
+    #: with decisions: a move, a flag, an end; at a resume every line so far)
+    _decided_line: int = 0
 
     def __post_init__(self) -> None:
         self.variant = find_variant(self.config.variant)
@@ -175,6 +184,7 @@ class BoardController:
             log.error("%s", exc)
             raise
         self.session = session
+        self._decided_line = session.line  # what happened before the restart is not known here
         self._offset = self.time.stamp() - session.last_t
         if session.finished:
             self.phase = Phase.OVER
@@ -268,7 +278,7 @@ class BoardController:
         self._acting.add(answer)
         event = ArbiterActed(self.time.stamp(), request.action, request.result, request.text)
         try:
-            (self.submit or self.handle)(Acting(event, answer))
+            (self.submit or self.handle)(Acting(event, answer, request.game, request.seen))
             return await asyncio.wait_for(asyncio.shield(answer), ACT_TIMEOUT)
         except asyncio.TimeoutError:
             raise ActionLate("the board did not journal the action in time") from None
@@ -344,6 +354,11 @@ class BoardController:
             if not answer.done():
                 answer.set_exception(ActionRefused("no game in play"))
             return
+        refusal = self._misfit(item)
+        if refusal is not None:
+            if not answer.done():
+                answer.set_exception(ActionRefused(refusal))
+            return
         try:
             fed = self._play(item.event)
         except Exception as exc:
@@ -355,6 +370,21 @@ class BoardController:
                 answer.set_exception(ActionRefused("the action was not journaled"))
             else:
                 answer.set_result(fed)
+
+    def _misfit(self, item: Acting) -> str | None:
+        """Why an action does not fit the game in play in its turn (an action kept in a broker's
+        session for minutes may reach the next game), or None. The one place this is checked
+        (``POST /api/arbiter`` and the hall's commands both come through :meth:`act`)."""
+        session = self.session
+        assert session is not None
+        if item.game is not None and item.game != session.id:
+            return (f"this action is for game {item.game[:64]}; the board plays game "
+                    f"{session.id}: not done")
+        if (item.seen is not None and item.event.action in DECIDES_POSITION
+                and self._decided_line > item.seen):
+            return (f"the game moved on since line {item.seen} (line {self._decided_line}): "
+                    f"{item.event.action} no longer fits; look again and act anew")
+        return None
 
     def _play(self, item: Input) -> Fed | None:
         session = self.session
@@ -478,6 +508,10 @@ class BoardController:
                 self._set_status(f"game over {d.result} ({d.reason})")
 
     def _publish(self, fed: Fed) -> None:
+        if fed.line == 1:
+            self._decided_line = 0
+        elif any(isinstance(d, _POSITION_DECISIONS) for d in fed.decisions):
+            self._decided_line = fed.line
         for listener in list(self.listeners):
             try:
                 listener(fed)

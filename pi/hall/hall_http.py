@@ -56,6 +56,7 @@ class HallServer(ArbiterSite):
         self.shown: dict[tuple[str, bool], tuple[int, str, dict[str, Any]]] = {}
         self.hall_clients: set[tuple[Client, bool]] = set()
         hub.listeners.append(self.on_board)
+        hub.alarm_listeners.append(self.on_alarm)
         self.app = self._make_hall_app()
 
     # ------------------------------------------------------------------ life
@@ -90,6 +91,14 @@ class HallServer(ArbiterSite):
             for client, arbiter in list(self.hall_clients):
                 if arbiter:
                     client.offer(msg)
+
+    def on_alarm(self, alarm: dict[str, Any]) -> None:
+        """Hub alarm listener: an ``alarm`` event to the arbiter's streams (HUB_API.md)."""
+        self.seq += 1
+        msg = encode(self.seq, "alarm", alarm)
+        for client, arbiter in list(self.hall_clients):
+            if arbiter:
+                client.offer(msg)
 
     def publish_board(self, board: str) -> None:
         for arbiter in (False, True):
@@ -153,6 +162,7 @@ class HallServer(ArbiterSite):
         r.add_get("/api/hall", self.api_hall)
         r.add_get("/events", self.hall_events)
         r.add_get("/api/flags", self.api_flags)
+        r.add_get("/api/alarms", self.api_alarms)
         r.add_get("/api/pairings", self.get_pairings)
         r.add_post("/api/pairings", self.post_pairings)
         r.add_get("/api/results", self.api_results)
@@ -228,6 +238,13 @@ class HallServer(ArbiterSite):
                and ("round" not in q or f["round"] == q["round"])
                and ("status" not in q or f["flag"]["status"] == q["status"])]
         return web.json_response(out, headers={"Cache-Control": "no-store"})
+
+    async def api_alarms(self, request: web.Request) -> web.Response:
+        """The hall's alarms, newest first (arbiter; ``?board=7`` filters)."""
+        await self.require_arbiter(request)
+        board = request.query.get("board")
+        out = [a for a in reversed(self.hub.alarms) if board is None or a["board"] == board]
+        return web.json_response(out)
 
     async def get_pairings(self, request: web.Request) -> web.Response:
         rows = sorted(self.pairings.rows.values(),

@@ -21,6 +21,9 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
                    help="serve the hall page, the boards' pages, the feeds and the console here")
     h.add_argument("--state-dir", default=None, metavar="DIR",
                    help="the replicas (DIR/boards/<N>/games/<id>/trace.jsonl) and the hub's files")
+    h.add_argument("--accept-unsigned", action="append", default=None, metavar="BOARD",
+                   help="take this board's journal lines unsigned (a board without a key; "
+                   "repeat for each; adds to hub.toml's accept_unsigned)")
     h.add_argument("--quiet", action="store_true", help="log warnings only")
     h.set_defaults(func=_cmd_hub)
     hs = h.add_subparsers(dest="hub_command", required=False, parser_class=type(h))
@@ -28,13 +31,16 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
                       "board-<N>.toml")
     i.add_argument("--boards", type=whole, required=True, help="how many boards (1..9999)")
     i.add_argument("--dir", required=True, help="where to write the files")
-    i.add_argument("--port", type=whole, default=1883, help="the broker's port (default 1883)")
+    i.add_argument("--port", type=whole, default=None, help="the broker's port (default 8883; "
+                   "1883 with --plain-mqtt)")
     i.add_argument("--hall", default="hall", help="the hall's name, a topic segment "
                    "(letters, digits, . _ -; default 'hall')")
     i.add_argument("--host", default=None, help="the broker's address as boards reach it "
                    "(default: this machine's host name)")
     i.add_argument("--force", action="store_true", help="replace a hall already in --dir (its "
                    "boards' passwords stop working: give them their new board-<N>.toml)")
+    i.add_argument("--plain-mqtt", action="store_true", help="a plain MQTT listener instead of "
+                   "TLS: every password crosses the hall's network in clear (the hub warns)")
     i.set_defaults(func=_cmd_hub_init)
 
 

@@ -22,7 +22,7 @@ from pi.hall.hub_config import HubConfig, hub_config_from_args
 
 log = logging.getLogger(__name__)
 
-__all__ = ["main_hub", "run_hub", "HubApp"]
+__all__ = ["main_hub", "run_hub", "HubApp", "warn_insecure"]
 
 
 class HubApp:
@@ -57,6 +57,7 @@ class HubApp:
         await self.server.start()
         loop = asyncio.get_running_loop()
         assert self.config.mqtt is not None
+        warn_insecure(self.config)
         self.link = MqttLink(self.config.mqtt, self.config.hall, loop, self.hub.deliver,
                              self.hub.connected)
         self.hub.publish = self.link.publish
@@ -75,6 +76,19 @@ class HubApp:
             await asyncio.get_running_loop().run_in_executor(None, self.link.stop)
         await self.server.stop()
         self.hub.close()
+
+
+def warn_insecure(config: HubConfig) -> None:
+    """The hub's warnings at start about what leaves the hall open (README "The hall:
+    security"): a plain MQTT broker, boards taken unsigned."""
+    if config.mqtt is not None and not config.mqtt.tls:
+        log.warning("PLAIN MQTT to %s: every board's password crosses the hall's network in "
+                    "clear; anyone on it can publish as a board (signed journal lines are "
+                    "still checked). 'damiera hub init' without --plain-mqtt makes a TLS hall",
+                    config.mqtt.url)
+    if config.accept_unsigned:
+        log.warning("boards taken UNSIGNED (accept_unsigned): %s; their lines cannot be told "
+                    "from forgeries", ", ".join(sorted(config.accept_unsigned)))
 
 
 async def run_hub(config: HubConfig) -> None:
@@ -105,7 +119,8 @@ def main_hub(args: argparse.Namespace) -> int:
                         stream=sys.stderr)
     # a bad configuration (ConfigError) or an address that cannot be had (WebError) is a
     # DamieraError: the command line prints its one line (exit 2)
-    config = hub_config_from_args(args.config, args.mqtt, args.http, args.state_dir)
+    config = hub_config_from_args(args.config, args.mqtt, args.http, args.state_dir,
+                                  getattr(args, "accept_unsigned", None))
     try:
         asyncio.run(run_hub(config))
     except OSError as exc:  # the state directory cannot be made or written

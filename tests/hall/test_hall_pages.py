@@ -34,7 +34,8 @@ def hall(tmp_path: Path) -> Iterator[dict[str, Any]]:
         b4.add_game(G4, trace_lines(SAMPLE, game=G4, board="4", white="Bianchi", black="Neri"))
         b7.add_game(G7, trace_lines(KEPT, game=G7, board="7", white="Rossi", black="Verdi"))
         for b, g in ((b4, G4), (b7, G7)):  # online, as a board says on connecting; its lines follow
-            b.client.publish(b.topics.board(b.board, "status"), P.status_payload(b.board, g, 0, []),
+            b.client.publish(b.topics.board(b.board, "status"),
+                             P.status_payload(b.board, g, 0, [], session="00ff00ff", key=b.key),
                              qos=1, retain=True).wait_for_publish(5)
         try:
             with HubRig(tmp_path / "hub", broker.url) as rig:
@@ -123,6 +124,13 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
             page.wait_for_function("document.querySelector('#who').textContent === 'arbiter'",
                                    timeout=15000)
             page.wait_for_selector("#conn:text('live')", timeout=15000)
+            assert page.locator("#alarms tbody tr").count() == 0
+            # someone publishing for board 4 with its password but not its key: an alarm, live
+            b4.raw("journal", P.journal_payload(G4, len(b4.journals[G4]) + 1,
+                                                '{"t": 1.0, "type": "x"}', "ab" * 32))
+            alarm = page.wait_for_selector("#alarms tbody tr[data-board='4']", timeout=15000)
+            assert "does not verify" in alarm.text_content()
+            assert page.locator("#alarms-empty").is_hidden()
             # a flag raised now, on board 7, reaches the console live
             sent = _until_pending(rig, b7, G7)
             row = page.wait_for_selector("#flags tbody tr[data-board='7']", timeout=15000)
@@ -151,6 +159,39 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
             page.wait_for_selector("#results tbody tr:has-text('1-0')", timeout=15000)
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "hall-arbiter.png"), full_page=True)
+            assert errors == []
+        finally:
+            browser.close()
+
+
+def test_a_boards_console_names_the_game_and_shows_the_boards_refusal(
+        hall: dict[str, Any]) -> None:
+    """An action from the board's review console (served by the hub) names the game shown and
+    the last line seen; the board's refusal is shown as the answer (PROTOCOL.md, Commands)."""
+    from playwright import sync_api
+    rig, b7 = hall["rig"], hall["b7"]
+    b7.publish_lines(G7, [1, 2, 3])
+    wait(lambda: rig.held("7", G7) == 3)
+    b7.refuse = f"this action is for game {G4}; the board plays game {G7}: not done"
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_context(viewport={"width": 1200, "height": 800}).new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"http://127.0.0.1:{rig.port}/boards/7/arbiter")
+            page.wait_for_selector("#token", timeout=15000)
+            page.fill("#token", rig.token)
+            page.keyboard.press("Enter")
+            page.wait_for_selector("#action-stop_clock", timeout=15000)
+            page.wait_for_function("document.querySelector('#login-section').hidden",
+                                   timeout=15000)
+            page.click("#action-stop_clock")
+            shown = page.wait_for_selector("#action-status.error", timeout=15000)
+            assert "stop_clock refused" in shown.text_content()
+            assert "this action is for game" in shown.text_content()
+            sent = b7.commands[-1].action
+            assert sent is not None and sent["game"] == G7 and sent["seen"] >= 1, sent
             assert errors == []
         finally:
             browser.close()

@@ -6,6 +6,7 @@ import { api, h, loginBox } from "/static/live.js";
 const $ = (id) => document.getElementById(id);
 const flags = new Map();      // `${board}/${game_id}/${flag id}` -> {board, round, game_id, flag, wall, order, fresh}
 const summaries = new Map();  // board -> board summary
+const alarms = new Map();     // alarm id -> {id, board, time, last, kind, what, count}
 let arbiter = false, skew = 0, audio = null, arrival = 0;
 const STALE_S = 60;
 
@@ -85,6 +86,31 @@ function silent() {
     s.missing ? ` — ${s.missing} journal lines not yet copied` : "")) : [h("li", { class: "muted" }, "none")]));
 }
 
+// Alarms: someone speaking for a board (a forged or unsigned line, a conflicting copy, a status
+// not signed by the board, its credentials used by another client). Newest first, with a sound.
+function renderAlarms() {
+  const rows = [...alarms.values()].sort((a, b) => b.last - a.last || b.id - a.id);
+  $("alarms").querySelector("tbody").replaceChildren(...rows.map((a) => h("tr",
+    { class: "alarm", "data-board": a.board, "data-kind": a.kind },
+    h("td", {}, new Date(a.time * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })),
+    h("td", {}, h("a", { href: `/boards/${encodeURIComponent(a.board)}/arbiter` }, a.board)),
+    h("td", {}, a.what),
+    h("td", {}, a.count > 1 ? `×${a.count}` : ""))));
+  $("alarms-empty").hidden = rows.length > 0;
+}
+
+function addAlarm(a, live) {
+  const old = alarms.get(a.id);
+  alarms.set(a.id, a);
+  if (live && !old) beep();
+}
+
+async function loadAlarms() {
+  const list = await api("/api/alarms");
+  for (const a of list) addAlarm(a, false);
+  renderAlarms();
+}
+
 async function loadFlags() {
   const list = await api("/api/flags");
   for (const item of list) addFlag(item, false);
@@ -111,7 +137,10 @@ async function loadHall() {
 
 function follow() {
   const source = new EventSource("/events");
-  source.onopen = () => { $("conn").textContent = "live"; };
+  source.onopen = () => {
+    $("conn").textContent = "live";
+    loadAlarms().catch(() => {});  // those raised while the stream was away
+  };
   source.onerror = () => {
     $("conn").textContent = "reconnecting…";
     if (source.readyState === EventSource.CLOSED) setTimeout(follow, 3000);
@@ -127,6 +156,12 @@ function follow() {
       clearTimeout(resultsDue);
       resultsDue = setTimeout(() => loadResults().catch(() => {}), 300);
     }
+  });
+  source.addEventListener("alarm", (ev) => {
+    let a;
+    try { a = JSON.parse(ev.data); } catch { return; }
+    addAlarm(a, true);
+    renderAlarms();
   });
   source.addEventListener("flag", (ev) => {
     let item;
@@ -174,7 +209,7 @@ async function start() {
     $("conn").textContent = "log in";
     return;
   }
-  await Promise.all([loadFlags(), loadResults()]);
+  await Promise.all([loadFlags(), loadResults(), loadAlarms()]);
   source = follow();
   setInterval(silent, 5000);
 }

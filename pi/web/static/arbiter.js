@@ -145,7 +145,7 @@ loginBox($("login"), whoami);
 arbiterActions($("actions"), (text, ok) => {
   $("action-status").textContent = text;
   $("action-status").className = ok ? "" : "error";
-});
+}, () => (state && state.game_id ? { game: state.game_id, seen: state.line } : {}));
 $("replay-first").addEventListener("click", () => { step = 1; showStep(); });
 $("replay-prev").addEventListener("click", () => { step -= 1; showStep(); });
 $("replay-next").addEventListener("click", () => { step += 1; showStep(); });
