@@ -214,7 +214,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="damiera", description="Electronic draughts board: rules, arbiter, tools.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                           title="commands", metavar="COMMAND",
+                           help="'damiera COMMAND --help' for its options")
 
     s = sub.add_parser("perft", help="count leaf positions at a depth")
     s.add_argument("--variant", required=True, help=", ".join(VARIANTS))
@@ -225,24 +227,31 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("moves", help="legal moves of positions")
     s.add_argument("--variant", required=True, help=", ".join(VARIANTS))
-    s.add_argument("--fen", default=None, help="PDN FEN; without it, FENs are read from stdin")
+    s.add_argument("--fen", default=None,
+                   help="PDN FEN (default: FENs read from standard input, one a line)")
     s.add_argument("--json", action="store_true", help="one JSON list of moves per position")
     s.set_defaults(func=_cmd_moves)
 
     s = sub.add_parser("replay", help="replay a physical-event trace (shared/TRACE.md)")
-    s.add_argument("trace")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("trace", help="the trace: JSON lines, a start line then physical events "
+                   "(a game's STATE/games/<id>/trace.jsonl is one)")
+    s.add_argument("--json", action="store_true",
+                   help="the report as one JSON object (default: text)")
     s.set_defaults(func=_cmd_replay)
 
     s = sub.add_parser("pdn", help="read a PDN file, check every move, print it as PDN")
-    s.add_argument("file")
-    s.add_argument("--variant", default=None, help="variant of games without a GameType tag")
+    s.add_argument("file", help="the PDN file (UTF-8, or Windows-1252 / Latin-1)")
+    s.add_argument("--variant", default=None,
+                   help="variant of games without a GameType tag (default: from the tag)")
     s.set_defaults(func=_cmd_pdn)
 
     s = sub.add_parser("bench", help="perft speed per variant, and the ratio to pydraughts")
     s.add_argument("--seconds", type=_seconds, default=2.0,
-                   help=f"time per measurement (above 0, up to {MAX_BENCH_SECONDS:g})")
-    s.add_argument("--variant", action="append", help="only these variants (repeatable)")
+                   help=f"time per measurement, in seconds (above 0, up to "
+                        f"{MAX_BENCH_SECONDS:g}; default 2)")
+    s.add_argument("--variant", action="append",
+                   help="only this variant, repeatable (default: every one: "
+                        f"{', '.join(VARIANTS)})")
     s.set_defaults(func=_cmd_bench)
 
     from pi.run import DEFAULT_WIRING, add_run_parser
@@ -255,7 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("token", help="print the arbiter's web token (STATE/arbiter.token)")
     s.add_argument("--state-dir", default=None, help="the daemon's state directory (default: "
                    "the config's state_dir, $STATE_DIRECTORY, or ./.state)")
-    s.add_argument("--config", default=None, help="damiera.toml (for its state_dir)")
+    s.add_argument("--config", default=None, help="damiera.toml, for its state_dir (default: "
+                   "/etc/damiera/damiera.toml when it exists)")
     s.set_defaults(func=_cmd_token)
     return p
 
@@ -282,8 +292,13 @@ def _cmd_token(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs one command. Every error of ours (``engine.errors.DamieraError``: bad input, hardware,
-    state, configuration, network) is caught here, once: its one line on stderr, exit status 2."""
-    args = build_parser().parse_args(argv)
+    state, configuration, network) is caught here, once: its one line on stderr, exit status 2.
+    No command at all: the usage and the list of commands on stderr, exit status 2."""
+    parser = build_parser()
+    if not (sys.argv[1:] if argv is None else argv):
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    args = parser.parse_args(argv)
     try:
         return int(args.func(args))
     except DamieraError as exc:

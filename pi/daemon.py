@@ -40,9 +40,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import shlex
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.squares import all_squares
@@ -110,6 +112,10 @@ class Parts:
     web_routes: Routes | None = None
     #: Called with the started web server (tests, benchmarks: its port, its token).
     on_web: Callable[[WebServer], None] | None = None
+    #: Tells the user where the pages are, once the web server listens: called with their
+    #: address (``http://HOST:PORT/``) and the state directory (where the arbiter's token is);
+    #: the command line prints it, so that ``--quiet`` never hides it. None: logged at INFO.
+    announce: Callable[[str, Path], None] | None = None
     #: Called with the started hall link (``pi.hall.link.BoardLink``; tests, benchmarks).
     on_link: Callable[[BoardLink], None] | None = None
     #: False: the scan loop gets no thread; whoever gets it from ``on_scan_loop`` steps it (the
@@ -204,6 +210,12 @@ async def _start_web(config: Config, state: StateDir, parts: Parts,
     web.prime()
     controller.listeners.append(web.on_fed)
     await web.start(fallback=parts.http_default)
+    url = f"http://{web.host}:{web.port}/"
+    if parts.announce is not None:
+        parts.announce(url, state.root)
+    else:
+        log.info("web pages on %s (arbiter token: damiera token --state-dir %s)", url,
+                 shlex.quote(str(state.root)))
     if parts.on_web is not None:
         parts.on_web(web)
     return web

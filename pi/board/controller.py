@@ -586,7 +586,7 @@ class BoardController:
 
     def next_refresh(self) -> float | None:
         """Monotonic time at which the running face shows its next change (COMP 3.6.2 h: a
-        minute while it shows ``h:mm``, a second below ten minutes, a tenth in the last 20 s),
+        minute while it shows ``1h05``, a second in the last hour, a tenth in the last 20 s),
         or None when no face runs. The cues (COMP 3.6.2 i) fall on such changes."""
         if self.phase != Phase.PLAYING or self.session is None:
             return None

@@ -14,23 +14,30 @@ __all__ = ["add_hub_parser"]
 def add_hub_parser(sub: Any, whole: Any) -> None:
     h = sub.add_parser("hub", help="the hall's hub: every board's journal replicated, hall page, "
                        "round feeds, arbiter console ('hub init' writes a hall's configuration)")
-    h.add_argument("--config", default=None, help="hub.toml (written by 'damiera hub init')")
+    h.add_argument("--config", default=None, help="hub.toml (written by 'damiera hub init'; "
+                   "default: none, then --mqtt and --state-dir are needed)")
     h.add_argument("--mqtt", default=None, metavar="URL",
-                   help="the broker, mqtt://[user:password@]host[:port] (instead of --config's)")
+                   help="the broker, mqtt://[user:password@]host[:port] (default: --config's "
+                        "[mqtt] url)")
     h.add_argument("--http", default=None, metavar="HOST:PORT",
-                   help="serve the hall page, the boards' pages, the feeds and the console here")
+                   help="serve the hall page, the boards' pages, the feeds and the console here "
+                        "(default: --config's http, else 127.0.0.1:8080)")
     h.add_argument("--state-dir", default=None, metavar="DIR",
-                   help="the replicas (DIR/boards/<N>/games/<id>/trace.jsonl) and the hub's files")
+                   help="the replicas (DIR/boards/<N>/games/<id>/trace.jsonl) and the hub's files "
+                        "(default: --config's state_dir)")
     h.add_argument("--accept-unsigned", action="append", default=None, metavar="BOARD",
                    help="take this board's journal lines unsigned (a board without a key; "
-                   "repeat for each; adds to hub.toml's accept_unsigned)")
+                   "repeat for each; adds to hub.toml's accept_unsigned; default: none)")
     h.add_argument("--quiet", action="store_true", help="log warnings only")
     h.set_defaults(func=_cmd_hub)
-    hs = h.add_subparsers(dest="hub_command", required=False, parser_class=type(h))
+    hs = h.add_subparsers(dest="hub_command", required=False, parser_class=type(h),
+                          title="subcommand", metavar="[init]",
+                          help="first, on the hall's PC: write the hall's files ('damiera hub "
+                               "init --help'); without it, run the hub")
     i = hs.add_parser("init", help="write a hall's mosquitto.conf, passwd, acl, hub.toml and "
                       "board-<N>.toml")
     i.add_argument("--boards", type=whole, required=True, help="how many boards (1..9999)")
-    i.add_argument("--dir", required=True, help="where to write the files")
+    i.add_argument("--dir", required=True, help="the folder to write the files in")
     i.add_argument("--port", type=whole, default=None, help="the broker's port (default 8883; "
                    "1883 with --plain-mqtt)")
     i.add_argument("--hall", default="hall", help="the hall's name, a topic segment "

@@ -161,7 +161,8 @@ def hub_config_from_args(config: str | None, mqtt: str | None, http: str | None,
             raise cli.error("--accept-unsigned", f"not a board number: {bad[0][:40]!r}")
         cfg = replace(cfg, accept_unsigned=cfg.accept_unsigned | frozenset(accept_unsigned))
     if cfg.mqtt is None:
-        raise ConfigError(cfg.source, "mqtt", "no broker: give --mqtt URL or [mqtt] url")
+        raise ConfigError(cfg.source, "mqtt", "no broker: give --config DIR/hub.toml (written "
+                          "by damiera hub init --boards N --dir DIR), --mqtt URL or [mqtt] url")
     if cfg.state_dir is None:
         raise ConfigError(cfg.source, "state_dir", "no state directory: give --state-dir DIR "
                                                    "or state_dir")

@@ -162,7 +162,7 @@ class BoardLink:
         if pairing is not None:
             self._apply_pairing(pairing)
         self._out_thread.start()
-        props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        props = Properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = SESSION_EXPIRY
         self.client.connect_async(self.spec.host, self.spec.port, keepalive=self._keepalive,
                                   clean_start=False, properties=props)

@@ -262,8 +262,7 @@ class WebServer(ArbiterSite):
         WebError (one line) when the address cannot be had."""
         await self.listen(fallback)
         self.start_feeds()
-        log.warning("web pages on http://%s:%d/ (arbiter token: damiera token)", self.host,
-                    self.port)
+        log.info("web pages on http://%s:%d/", self.host, self.port)
 
     def start_feeds(self) -> None:
         """Starts the clients' pings, and releasing the delayed public lines (when a broadcast

@@ -5,6 +5,7 @@ the boards and shows the results. Screenshots are saved in tests/web/artifacts/.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -80,6 +81,10 @@ def test_hall_page_shows_every_board_and_follows_them_live(hall: dict[str, Any])
             assert "Bianchi" in page.text_content("#board-4 .white")
             assert "Neri" in page.text_content("#board-4 .black")
             assert page.locator("#board-4 svg circle.piece").count() > 0
+            # issue 16: the card's clocks read as a DGT3000's (58:03, not 0h58)
+            for face in ("cw", "cb"):
+                text = page.text_content(f"#board-4 .mini-clocks .{face}") or ""
+                assert re.fullmatch(r"[○●] [1-5]?[0-9]:[0-5][0-9]", text), text
             # board 7: the pending irregularity is a badge, its card framed
             page.wait_for_selector("#board-7.flagged .badge.flag", timeout=15000)
             assert "Rossi" in page.text_content("#board-7 .white")

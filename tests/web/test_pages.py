@@ -172,9 +172,9 @@ def test_board_numbering_per_variant(page: Any, daemon_factory: Any) -> None:
 
 
 def test_clock_face_matches_the_engine(page: Any, daemon_factory: Any) -> None:
-    """formatTime in the browser is engine.clock_display.format_time, at and around every
-    boundary."""
-    from engine.clock_display import format_time
+    """formatTime in the browser is engine.clock_display.format_time_full (a DGT3000's face:
+    1:05:00, 58:12, 0:19.9), at and around every boundary."""
+    from engine.clock_display import format_time_full
     d = daemon_factory()
     page.goto(d.url + "/")
     samples = [0, 1, 99, 100, 999, 19_999, 20_000, 20_001, 59_999, 60_000, 599_999, 600_000,
@@ -184,7 +184,24 @@ def test_clock_face_matches_the_engine(page: Any, daemon_factory: Any) -> None:
         const l = await import('/static/live.js');
         return samples.map((ms) => l.formatTime(ms));
     }""", samples)
-    assert got == [format_time(ms) for ms in samples]
+    assert got == [format_time_full(ms) for ms in samples]
+
+
+def test_an_hours_clock_ticks_every_second_on_the_page(page: Any, daemon_factory: Any) -> None:
+    """Issue 16: with an hour's control the faces read 0h59, 0h58, … and nothing visibly changed
+    for 50 minutes. The page shows 1:05:00 and then every second (h:mm:ss, as a DGT3000)."""
+    import re
+    d = daemon_factory(time_control="3900")
+    page.goto(d.url + "/")
+    page.wait_for_selector("#clock-white.running")  # White's clock runs from the start
+    seen = [page.text_content("#clock-white .face")]
+    for _ in range(2):
+        page.wait_for_function(
+            f"document.querySelector('#clock-white .face').textContent !== '{seen[-1]}'",
+            timeout=1500)
+        seen.append(page.text_content("#clock-white .face"))
+    assert all(re.fullmatch(r"1:0[45]:[0-5][0-9]", text or "") for text in seen), seen
+    assert page.text_content("#clock-black .face") == "1:05:00"
 
 
 def test_live_page_shows_a_move_within_a_second(page: Any, daemon_factory: Any) -> None:
@@ -208,8 +225,9 @@ def test_live_page_shows_a_move_within_a_second(page: Any, daemon_factory: Any) 
     page.wait_for_function(f"document.querySelector('#clock-black .face').textContent !== '{first}'",
                            timeout=2500)
     white = d.request("/api/state")["clock"]["white"]
-    from engine.clock_display import format_time
-    assert page.text_content("#clock-white .face") == format_time(int(round(white * 1e6)) // 1000)
+    from engine.clock_display import format_time_full
+    assert page.text_content("#clock-white .face") == format_time_full(
+        int(round(white * 1e6)) // 1000)
     # the numbers toggle
     page.uncheck("#numbers")
     assert page.locator("#board .num").count() == 0
