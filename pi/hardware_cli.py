@@ -337,11 +337,13 @@ def cmd_test(args: argparse.Namespace) -> int:
                                 lambda line: print(line, flush=True), free=args.free)
     except (BusUnavailableError, OSError) as exc:
         return _bus_gone(exc)
+    now = datetime.now(timezone.utc)
+    report.when = now.isoformat(timespec="seconds")
     print(report.to_text(), end="", flush=True)
     folder = args.state_root(args.state_dir, args.config) / REPORTS_DIR
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        stamp = now.strftime("%Y%m%dT%H%M%SZ")
         base = folder / f"{stamp}-{Path(wiring.source).stem}"
         atomic_write(base.with_suffix(".txt"), report.to_text())
         atomic_write(base.with_suffix(".json"), report.json_text())

@@ -437,13 +437,15 @@ class BoardTestReport:
     findings: list[Finding] = field(default_factory=list)
     squares: dict[str, str] = field(default_factory=dict)
     rotation: int | None = None
+    when: str = ""  # UTC, ISO 8601: set by whoever files the report
 
     @property
     def verdict(self) -> str:
         return worst(self.findings)
 
     def to_json(self) -> dict[str, Any]:
-        return {"wiring": self.wiring, "variant": self.variant, "verdict": self.verdict,
+        return {"when": self.when, "wiring": self.wiring, "variant": self.variant,
+                "verdict": self.verdict,
                 "rotation": None if self.rotation is None else self.rotation * 90,
                 "squares": dict(sorted(self.squares.items(),
                                        key=lambda kv: square_sort_key(kv[0]))),
@@ -454,7 +456,8 @@ class BoardTestReport:
         for state in self.squares.values():
             counts[state] = counts.get(state, 0) + 1
         summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-        return "\n".join([f"board test of {self.wiring} ({self.variant}): {self.verdict}",
+        when = f" at {self.when}" if self.when else ""
+        return "\n".join([f"board test of {self.wiring} ({self.variant}){when}: {self.verdict}",
                           *(f.line() for f in self.findings),
                           f"squares: {summary}"]) + "\n"
 

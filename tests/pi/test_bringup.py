@@ -304,8 +304,11 @@ def test_a_good_board_passes(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert [p.suffix for p in reports] == [".json", ".txt"]
     data = json.loads(reports[0].read_text())
     assert data["verdict"] == "OK" and data["rotation"] == 0
+    assert data["when"].endswith("+00:00") and reports[0].name.startswith(
+        data["when"][:10].replace("-", ""))
     assert len(data["squares"]) == 32 and set(data["squares"].values()) == {"ok"}
-    assert reports[1].read_text().startswith(f"board test of {MCP8} (italian): OK\n")
+    assert reports[1].read_text().startswith(f"board test of {MCP8} (italian) at {data['when']}: "
+                                             "OK\n")
 
 
 def test_a_good_10x10_board_passes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
