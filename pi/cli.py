@@ -11,6 +11,8 @@
   cannot decide (``3x26`` fitting two captures) is left out, named on standard error with its
   move, and the file's other games are printed: exit status ``EXIT_PARTIAL`` (3).
 * ``damiera bench``: perft leaves per second per variant, and the ratio to pydraughts.
+* ``damiera hardware probe|watch|map|test`` and ``damiera doctor``: bringing up a board
+  (``pi.hardware_cli``); exit 0 all well, 1 a fault of the board or the Pi, 2 bad input.
 
 Bad input (unknown variant, malformed FEN, impossible position, bad trace or PDN, an option out of
 its range, a file with no game) gives one line on standard error quoting at most an excerpt of
@@ -30,6 +32,7 @@ import re
 import shutil
 import sys
 import tempfile
+from pathlib import Path
 from typing import IO, Iterator, NoReturn, Sequence
 
 from engine.board import Board
@@ -267,10 +270,12 @@ def build_parser() -> argparse.ArgumentParser:
                         f"{', '.join(VARIANTS)})")
     s.set_defaults(func=_cmd_bench)
 
-    from pi.run import add_run_parser
+    from pi.run import DEFAULT_WIRING, add_run_parser
     add_run_parser(sub, _whole)
     from pi.hall.hub_cli import add_hub_parser
     add_hub_parser(sub, _whole)
+    from pi.hardware_cli import add_hardware_parsers
+    add_hardware_parsers(sub, _whole, DEFAULT_WIRING, state_root)
 
     s = sub.add_parser("token", help="print the arbiter's web token (STATE/arbiter.token)")
     s.add_argument("--state-dir", default=None, help="the daemon's state directory (default: "
@@ -281,11 +286,18 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _cmd_token(args: argparse.Namespace) -> int:
-    from pi.run import run_config
+def state_root(state_dir: str | None, config: str | None) -> Path:
+    """The daemon's state directory as the commands find it: ``--state-dir``, else the config's
+    ``state_dir`` (``--config``, else /etc/damiera/damiera.toml when it exists), else
+    ``$STATE_DIRECTORY``, else ``./.state``."""
     from pi.board.statedir import resolve_state_dir
+    from pi.run import run_config
+    return resolve_state_dir(state_dir, run_config(config).state_dir)
+
+
+def _cmd_token(args: argparse.Namespace) -> int:
     from pi.web.auth import TOKEN_FILE, read_token
-    root = resolve_state_dir(args.state_dir, run_config(args.config).state_dir)
+    root = state_root(args.state_dir, args.config)
     token = read_token(root)
     if token is None:
         return _fail(f"{root / TOKEN_FILE}: no token yet (the daemon creates it when it first "

@@ -9,7 +9,9 @@ in reverse in ``finally``):
 2. resume of an unfinished game (its journal replayed, a ``restart`` line journaled); the web
    server (``--http``) and the hall's MQTT link (``[mqtt]``, ``pi.hall.link``), both
    controller listeners;
-3. the sensors powered up: their first snapshot goes to the controller, then the scan loop's
+3. the board probed (``pi.drivers.bringup.startup_probe``: a chip missing or of the wrong type,
+   a square stuck or chattering is the OLED's message until the first game), then the sensors
+   powered up: their first snapshot goes to the controller, then the scan loop's
    thread (``pi.board.scan_loop``) hands every later scan to the event loop; buttons and serial
    commands, stamped on their own threads, arrive on the same queue, all through the one
    bridge into the loop (``pi.board.handoff.LoopInbox``);
@@ -45,12 +47,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.squares import all_squares
 from pi.board.config import Config
 from pi.board.controller import BoardController, Input, Listener
 from pi.board.handoff import LatestWorker, LoopInbox
 from pi.board.notify import Notifier
 from pi.board.scan_loop import ScanLoop
 from pi.board.statedir import StateDir
+from pi.board.view import Phase
 from pi.drivers.display import BoardDisplay, DisplayState
 from pi.drivers.faults import Inbox
 from pi.drivers.hardware import Hardware
@@ -154,6 +158,7 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
             web = await _start_web(config, state, parts, controller)
         if config.mqtt is not None:
             link = _start_link(config, state, parts, controller, loop)
+        controller.notice = _startup_probe(hardware, wiring, controller)
         first = hardware.start()
         if parts.scan_thread:
             scan.start()
@@ -228,6 +233,22 @@ def _start_link(config: Config, state: StateDir, parts: Parts, controller: Board
     if parts.on_link is not None:
         parts.on_link(link)
     return link
+
+
+def _startup_probe(hardware: Hardware, wiring: Wiring, controller: BoardController) -> str:
+    """The board checked before the sensors power up (``pi.drivers.bringup.startup_probe``):
+    every chip answers and is of its type, no square chatters and, while the pieces are being
+    set up, none is closed outside every allowed start position (stuck). Returns the screen's
+    line for what is wrong ("" when nothing); every finding is logged."""
+    from pi.drivers.bringup import probe_message, start_squares, startup_probe
+    setting_up = controller.phase is Phase.SETUP
+    allowed = (start_squares(wiring, controller.expected) if setting_up
+               else frozenset(all_squares(wiring.size)))  # a game's pieces may be anywhere
+    with hardware.lock.scan():
+        findings = startup_probe(hardware.bus, wiring, allowed)
+    for finding in findings:
+        log.error("start-up probe: %s", finding.line())
+    return probe_message(findings)
 
 
 def _orienter(scan: ScanLoop, wiring: Wiring) -> Callable[[frozenset[str]], None]:

@@ -138,6 +138,9 @@ class BoardController:
     #: Shown on the screen's header while no game is in play (set-up, a result left on the
     #: board): the hall's pairing of this board (``pi.hall.link``); "" for the usual header.
     banner: str = ""
+    #: What the start-up probe found wrong with the board (``pi.drivers.bringup``): shown on
+    #: the screen's message line, before anything else, until the first game begins.
+    notice: str = ""
 
     phase: Phase = Phase.SETUP
     session: GameSession | None = None
@@ -463,6 +466,7 @@ class BoardController:
         self._left_start = False
         self._oriented_for = None
         self._message = ""
+        self.notice = ""
         self._cues = CueTracker()
         self._offset = self.time.stamp()
         fed = session.feed(SnapshotTaken(0.0, self.occupied))
@@ -541,6 +545,8 @@ class BoardController:
                            + " " + " ".join(f"-{s}" for s in view.extra)).strip()
             elif not self.faults:
                 message = "set up the pieces"
+            if self.notice:
+                message = self.notice
             return DisplayState(message=message[:80], side_to_move="-", move_number=0,
                                 title=self.banner[:80])
         session = self.session
