@@ -68,23 +68,25 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
     ``state_root(state_dir, config)``: the daemon's state directory as ``damiera token`` finds
     it (``--state-dir``, the config's, ``$STATE_DIRECTORY``, ``./.state``)."""
     hw = sub.add_parser("hardware", help="bring up a board: probe, watch, map, test, diagram")
-    cmds = hw.add_subparsers(dest="hardware_command", required=True,
-                             parser_class=type(hw))
+    cmds = hw.add_subparsers(dest="hardware_command", required=True, parser_class=type(hw),
+                             metavar="COMMAND", help="probe, watch, map, test or diagram")
 
     def common(p: Any) -> None:
         p.add_argument("--simulate", action="store_true",
                        help="on the register-level fakes instead of /dev/i2c-*")
-        p.add_argument("--fault", action="append", default=[], metavar="KIND:ARG",
+        p.add_argument("--fault", action="append", default=None, metavar="KIND:ARG",
                        help="with --simulate: plant a fault (missing-chip:0x21, swap:SQ,SQ, "
-                            "dead:SQ, stuck:SQ, chatter:SQ, bus-off); repeatable")
+                            "dead:SQ, stuck:SQ, chatter:SQ, bus-off); repeatable (default: none)")
 
     def state_options(p: Any, what: str) -> None:
         p.add_argument("--state-dir", default=None, help=f"{what} (default: the config's "
                        "state_dir, $STATE_DIRECTORY, or ./.state)")
-        p.add_argument("--config", default=None, help="damiera.toml (for its state_dir)")
+        p.add_argument("--config", default=None,
+                       help="damiera.toml, for its state_dir (default: none)")
 
     s = cmds.add_parser("probe", help="what answers on the bus, set against the wiring file")
-    s.add_argument("--wiring", default=None, help="the wiring file (without: propose one)")
+    s.add_argument("--wiring", default=None,
+                   help="the wiring file (default: none — propose one for what answers)")
     s.add_argument("--bus", type=whole, default=None, help="I²C bus number (default: the "
                    "wiring's, else 1)")
     common(s)
@@ -96,7 +98,8 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
     s.add_argument("--seconds", type=whole, default=None,
                    help="stop after this many seconds (default: Ctrl-C; 2 with --simulate)")
     s.add_argument("--http", default=None, metavar="HOST:PORT",
-                   help="also show the board on a web page here (it reads /watch.json)")
+                   help="also show the board on a web page here, which reads /watch.json "
+                        "(default: the terminal only)")
     common(s)
     s.set_defaults(func=cmd_watch, default_wiring=default_wiring)
 
@@ -107,7 +110,7 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
     s.set_defaults(func=cmd_map)
 
     s = cmds.add_parser("test", help="a guided test of a wired board, with a report")
-    s.add_argument("--wiring", required=True)
+    s.add_argument("--wiring", required=True, help="the board's wiring file")
     s.add_argument("--variant", required=True, help=", ".join(VARIANTS))
     s.add_argument("--free", action="store_true", help="the squares in any order, ticked "
                    "off as they are seen (swapped wires cannot be told then)")
@@ -116,7 +119,7 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
     s.set_defaults(func=cmd_test, state_root=state_root)
 
     s = cmds.add_parser("diagram", help="the wiring file drawn as an SVG")
-    s.add_argument("--wiring", required=True)
+    s.add_argument("--wiring", required=True, help="the wiring file to draw")
     s.add_argument("--out", default=None, help="the SVG file (default: standard output)")
     s.set_defaults(func=cmd_diagram)
 
@@ -131,7 +134,7 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
 def _faults(args: argparse.Namespace, size: int) -> list[PlantedFault]:
     if args.fault and not args.simulate:
         raise InputError("--fault needs --simulate")
-    return [parse_fault(text, size) for text in args.fault]
+    return [parse_fault(text, size) for text in args.fault or ()]
 
 
 def _bench(args: argparse.Namespace, wiring: Wiring | None, size: int = 8) -> Bench:
