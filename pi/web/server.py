@@ -34,6 +34,8 @@ from pi.web import auth
 from pi.web.errors import WebError
 from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,
                              keep_auth, line_of, read, whole_lines)
+from pi.web.guard import (HEADER_TIMEOUT, ConnectionGuard, GuardedHandler, GuardedSite,
+                          OneLineHttpErrors, accept_error_handler)
 from pi.web.feeds import (Client, Stream, encode, encode_state, ping_loop, replay_journal_events,
                           serve_sse)
 from pi.web.replay import replay_states
@@ -71,6 +73,12 @@ class ArbiterSite:
         self.throttle = auth.Throttle()
         self.app = web.Application()
         self._runner: web.AppRunner | None = None
+        self.guard = ConnectionGuard()
+        self.header_timeout = HEADER_TIMEOUT
+        self._http_log = logging.getLogger("pi.web.http")
+        if not any(isinstance(f, OneLineHttpErrors) for f in self._http_log.filters):
+            self._http_log.addFilter(OneLineHttpErrors(log))
+        self._handler_set = False
 
     async def listen(self, fallback: bool = False) -> None:
         """Serves :attr:`app` on (host, port). ``fallback``: the address is only the default
@@ -80,32 +88,45 @@ class ArbiterSite:
         # otherwise hold its place until the next write), freeing its place under the limit
         # shutdown_timeout: a stopping server waits at most 2 s for slow clients (systemd's
         # stop must not wait on a phone's connection)
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False,
-                                     handler_cancellation=True, shutdown_timeout=2.0)
+        self._runner = web.AppRunner(self.app, handle_signals=False, handler_cancellation=True,
+                                     shutdown_timeout=2.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
+        # the connections: capped (per address, in all, below the descriptor budget), closed
+        # when no whole request came within HEADER_TIMEOUT, malformed requests one INFO line
+        handler_args: dict[str, Any] = {"access_log": None, "logger": self._http_log,
+                                        "keepalive_timeout": self.header_timeout}
+        site = GuardedSite(self._runner, self.host, self.port, self.guard, **handler_args)
+        loop = asyncio.get_running_loop()
+        if loop.get_exception_handler() is None:
+            loop.set_exception_handler(accept_error_handler(self.guard.flood))
+            self._handler_set = True
         try:
             await site.start()
         except OSError as exc:
             if not fallback:
-                await self._runner.cleanup()
+                await self.close()
                 raise WebError(f"--http {self.host}:{self.port}: cannot listen "
                                f"({exc.strerror or exc})") from None
             log.warning("http %s:%d in use (%s): another free port taken", self.host, self.port,
                         exc.strerror or exc)
-            site = web.TCPSite(self._runner, self.host, 0, reuse_address=True)
+            site = GuardedSite(self._runner, self.host, 0, self.guard, **handler_args)
             await site.start()
-        sockets = getattr(site._server, "sockets", None) or []  # noqa: SLF001 - the bound port
-        if sockets:
-            self.port = sockets[0].getsockname()[1]
+        self.port = site.port
 
     async def close(self) -> None:
         """Stops listening (clients still connected get up to 2 s)."""
         if self._runner is not None:
             await self._runner.cleanup()
+            self._runner = None
+        if self._handler_set:
+            asyncio.get_running_loop().set_exception_handler(None)
+            self._handler_set = False
 
     @web.middleware
     async def _errors(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        protocol = request.protocol
+        if isinstance(protocol, GuardedHandler):  # a request in progress: not closed for room
+            self.guard.busy(protocol)
         try:
             if request.method == "OPTIONS":  # CORS preflight, for GETs only
                 return await self.options(request)
@@ -126,6 +147,9 @@ class ArbiterSite:
         except Exception:
             log.exception("web request %s %s failed", request.method, request.path)
             return error(503, "the server could not answer this request (logged)")
+        finally:
+            if isinstance(protocol, GuardedHandler):
+                self.guard.idle(protocol)
 
     async def _cors(self, request: web.Request, response: web.StreamResponse) -> None:
         if request.method in ("GET", "HEAD", "OPTIONS"):

@@ -1,0 +1,239 @@
+"""The web server's defences against a hall network full of strangers: connections capped per
+peer address and in total below the process's descriptor budget, a connection that sends no
+complete request within a few seconds closed, floods and malformed requests logged as one
+rate-limited line each instead of a traceback per event.
+
+Built from aiohttp's own parts: :class:`GuardedSite` is a ``web.BaseSite`` (the extension point
+``TCPSite`` itself uses) whose protocol factory makes :class:`GuardedHandler`, an aiohttp
+``web.RequestHandler`` that tells a :class:`ConnectionGuard` when its connection opens and
+closes; the header deadline is the handler's own ``keepalive_timeout``, which aiohttp arms at
+the connection's start and re-arms after each response (its ``_process_keepalive`` closes a
+connection whose handler still waits for a whole request). Everything runs on the loop's thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+import time
+from collections import OrderedDict
+from typing import Any
+
+from aiohttp import web
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ConnectionGuard", "GuardedHandler", "GuardedSite", "RateLimitedLog",
+           "OneLineHttpErrors", "HEADER_TIMEOUT", "RESERVE", "BACKLOG", "PER_PEER",
+           "descriptor_budget", "accept_error_handler"]
+
+#: Seconds a connection has to send a whole request (from its opening, or from the end of the
+#: previous response): a phone sends its request in the same packet as the connection's
+#: first byte; half a header line held open is an attack (slowloris).
+HEADER_TIMEOUT = 5.0
+#: Descriptors never given to web connections: the journal, the game files, the state
+#: directory's lock, the hall link's socket, the hardware's buses, Python's own.
+RESERVE = 128
+#: The listening socket's backlog: also how many connections one accept burst may open before
+#: the guard can close the extra ones (asyncio accepts up to ``backlog`` at a time), so it is
+#: part of the reserve.
+BACKLOG = 64
+#: Open connections from one address at most (a browser opens 6 per host; the arbiter's console
+#: and a few tabs fit many times over).
+PER_PEER = 64
+#: Open connections in all at most, whatever the descriptor budget.
+MAX_CONNECTIONS = 512
+
+
+def descriptor_budget() -> int:
+    """The process's soft limit on open descriptors (RLIMIT_NOFILE); 1024 when unlimited or
+    unknown."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return 1024 if soft == resource.RLIM_INFINITY or soft <= 0 else int(soft)
+
+
+class RateLimitedLog:
+    """One log line per ``interval`` seconds at most for a recurring event: the first one at
+    once, later ones counted and summed up in the next line once the interval has passed."""
+
+    def __init__(self, logger: logging.Logger, level: int, interval: float = 60.0) -> None:
+        self.logger, self.level, self.interval = logger, level, interval
+        self._last = -float("inf")
+        self._held = 0
+        self.lines = 0  #: lines written (tests)
+
+    def note(self, message: str, *args: object) -> None:
+        """One more event: logged now (with the count of those held since the last line) when
+        the interval has passed, else counted."""
+        now = time.monotonic()
+        if now - self._last < self.interval:
+            self._held += 1
+            return
+        held, self._held, self._last = self._held, 0, now
+        suffix = f" (and {held} more like it in the last {self.interval:.0f} s)" if held else ""
+        self.lines += 1
+        self.logger.log(self.level, message + suffix, *args)
+
+
+class OneLineHttpErrors(logging.Filter):
+    """On the logger given to aiohttp's request handlers: a request aiohttp's parser refused (a
+    non-ASCII byte in the URL, ``Transfer-Encoding`` with ``Content-Length``…) is a stranger's
+    malformed request, not the server's error: one INFO line without the traceback, at most one
+    a minute (:class:`RateLimitedLog`). Other records pass as they are."""
+
+    def __init__(self, out: logging.Logger, interval: float = 60.0) -> None:
+        super().__init__()
+        self.limited = RateLimitedLog(out, logging.INFO, interval)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is None or not _is_http_protocol_error(exc):
+            return True
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        self.limited.note("malformed HTTP request refused (400): %s: %s",
+                          type(exc).__name__, first[:160])
+        return False
+
+
+def _is_http_protocol_error(exc: BaseException) -> bool:
+    from aiohttp.http_exceptions import HttpProcessingError
+    return isinstance(exc, HttpProcessingError)
+
+
+class ConnectionGuard:
+    """Counts the web server's open connections by peer address. A connection over a cap
+    (``per_peer`` for its address, ``total`` in all) makes room by closing the connection of
+    the same scope that has been waiting longest without a request in progress (a half-sent
+    header, an idle keep-alive: a real client simply reconnects); when every one of them is
+    busy (a request or an SSE stream in progress) the new connection is closed instead.
+    ``total`` defaults to the descriptor budget less :data:`RESERVE` and :data:`BACKLOG`
+    (at most :data:`MAX_CONNECTIONS`). Loop thread only."""
+
+    def __init__(self, *, per_peer: int = PER_PEER, total: int | None = None) -> None:
+        if total is None:
+            total = min(MAX_CONNECTIONS, descriptor_budget() - RESERVE - BACKLOG)
+        self.per_peer = max(1, per_peer)
+        self.total = max(8, total)
+        self._peer: dict[GuardedHandler, str] = {}
+        self._by_peer: dict[str, int] = {}
+        #: connections without a request in progress, the longest waiting first
+        self._idle: OrderedDict[GuardedHandler, str] = OrderedDict()
+        self.closed = 0  #: connections closed by the caps (tests, the log line)
+        self.flood = RateLimitedLog(log, logging.WARNING)
+
+    @property
+    def open(self) -> int:
+        return len(self._peer)
+
+    def opened(self, handler: GuardedHandler, peer: str) -> None:
+        """A connection was accepted (``peer``: its address)."""
+        self._peer[handler] = peer
+        self._by_peer[peer] = self._by_peer.get(peer, 0) + 1
+        self._idle[handler] = peer
+        if self._by_peer[peer] > self.per_peer:
+            self._make_room(handler, peer, f"{self.per_peer} from {peer}")
+        if handler in self._peer and len(self._peer) > self.total:
+            self._make_room(handler, None, f"{self.total} in all")
+
+    def _make_room(self, new: GuardedHandler, peer: str | None, cap: str) -> None:
+        victim = next((h for h, p in self._idle.items() if h is not new
+                       and (peer is None or p == peer)), new)
+        self.closed += 1
+        self.flood.note("web connections over the cap (%s): the longest idle closed; "
+                        "%d open", cap, len(self._peer))
+        self.closed_connection(victim)
+        victim.force_close()
+
+    def busy(self, handler: GuardedHandler) -> None:
+        """A request on this connection is being answered (it may not be closed for room)."""
+        self._idle.pop(handler, None)
+
+    def idle(self, handler: GuardedHandler) -> None:
+        """The request is answered: the connection waits for the next (it may be closed)."""
+        peer = self._peer.get(handler)
+        if peer is not None:
+            self._idle[handler] = peer
+
+    def closed_connection(self, handler: GuardedHandler) -> None:
+        """The connection is gone (idempotent)."""
+        peer = self._peer.pop(handler, None)
+        self._idle.pop(handler, None)
+        if peer is None:
+            return
+        left = self._by_peer[peer] - 1
+        if left:
+            self._by_peer[peer] = left
+        else:
+            del self._by_peer[peer]
+
+
+class GuardedHandler(web.RequestHandler):
+    """aiohttp's request handler, reporting its connection to a :class:`ConnectionGuard`."""
+
+    def __init__(self, guard: ConnectionGuard, manager: web.Server, **kwargs: Any) -> None:
+        super().__init__(manager, **kwargs)
+        self.guard = guard
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        peer = transport.get_extra_info("peername")
+        address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+        self.guard.opened(self, address)
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.guard.closed_connection(self)
+        super().connection_lost(exc)
+
+
+class GuardedSite(web.BaseSite):
+    """A TCP site (as ``web.TCPSite``) whose connections are :class:`GuardedHandler`\\ s:
+    ``handler_args`` are their ``web.RequestHandler`` arguments (``keepalive_timeout`` is the
+    header deadline, :data:`HEADER_TIMEOUT` by default)."""
+
+    def __init__(self, runner: web.BaseRunner, host: str, port: int, guard: ConnectionGuard,
+                 *, backlog: int = BACKLOG, **handler_args: Any) -> None:
+        super().__init__(runner, backlog=backlog)
+        self.host, self.requested_port = host, port
+        self.guard = guard
+        handler_args.setdefault("keepalive_timeout", HEADER_TIMEOUT)
+        self.handler_args = handler_args
+        self.port = port
+        self._listening: asyncio.AbstractServer | None = None
+
+    @property
+    def name(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    async def start(self) -> None:
+        """Listens. Raises OSError when the address cannot be had."""
+        await super().start()
+        loop = asyncio.get_running_loop()
+        manager = self._runner.server
+        if manager is None:
+            raise RuntimeError("the runner is not set up")
+
+        def protocol() -> GuardedHandler:
+            return GuardedHandler(self.guard, manager, loop=loop, **self.handler_args)
+
+        server = await loop.create_server(protocol, self.host, self.requested_port,
+                                          backlog=self._backlog, reuse_address=True)
+        self._server = self._listening = server
+        if server.sockets:
+            self.port = int(server.sockets[0].getsockname()[1])
+
+
+def accept_error_handler(limited: RateLimitedLog
+                         ) -> Any:
+    """A loop exception handler: asyncio's "socket.accept() out of system resource" (no
+    descriptor left: asyncio retries the accept a second later by itself) becomes one
+    rate-limited line instead of a traceback per refused accept; anything else goes to the
+    loop's default handler."""
+    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        message = str(context.get("message", ""))
+        if "accept" in message and isinstance(context.get("exception"), OSError):
+            exc = context["exception"]
+            limited.note("web: %s (%s): connections wait", message, exc.strerror or exc)
+            return
+        loop.default_exception_handler(context)
+    return handle
