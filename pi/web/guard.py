@@ -90,7 +90,8 @@ class OneLineHttpErrors(logging.Filter):
         exc = record.exc_info[1] if record.exc_info else None
         if exc is None or not _is_http_protocol_error(exc):
             return True
-        first = str(exc).splitlines()[0] if str(exc) else ""
+        text = str(getattr(exc, "message", "") or exc)
+        first = text.splitlines()[0] if text else ""
         self.limited.note("malformed HTTP request refused (400): %s: %s",
                           type(exc).__name__, first[:160])
         return False

@@ -75,9 +75,11 @@ class ArbiterSite:
         self._runner: web.AppRunner | None = None
         self.guard = ConnectionGuard()
         self.header_timeout = HEADER_TIMEOUT
-        self._http_log = logging.getLogger("pi.web.http")
-        if not any(isinstance(f, OneLineHttpErrors) for f in self._http_log.filters):
-            self._http_log.addFilter(OneLineHttpErrors(log))
+        # aiohttp's handlers log through this one (its own filter, its own rate limit: one per
+        # site, not registered by name, its records handled as pi.web's)
+        self._http_log = logging.Logger("pi.web.http")
+        self._http_log.parent = logging.getLogger("pi.web")
+        self._http_log.addFilter(OneLineHttpErrors(log))
         self._handler_set = False
 
     async def listen(self, fallback: bool = False) -> None:
