@@ -39,8 +39,9 @@ from pi.web.guard import (HEADER_TIMEOUT, ConnectionGuard, GuardedHandler, Guard
 from pi.web.feeds import (Client, Stream, encode, encode_state, ping_loop, replay_journal_events,
                           serve_sse)
 from pi.web.replay import replay_states
-from pi.web.views import (MoveDicts, PublicSnapshot, board_snapshot, broadcast_pdn, clock_dict,
-                          decisions_json, line_events, public_events, state_dict)
+from pi.web.views import (MoveDicts, PublicSnapshot, board_snapshot, broadcast_pdn,
+                          changes_clock, clock_dict, decisions_json, journal_snapshot,
+                          line_events, public_events, state_dict)
 
 log = logging.getLogger(__name__)
 
@@ -311,13 +312,23 @@ class WebServer(ArbiterSite):
 
     def prime(self) -> None:
         """Picks up a game resumed before the server started: its line count and broadcast view
-        (the lines themselves are read back from the journal by a resuming client)."""
+        (the lines themselves are read back from the journal by a resuming client). With an
+        irregularity pending, the broadcast view is derived from the journal
+        (:func:`pi.web.views.journal_snapshot`): the held move stays held after a restart."""
         g = self.board.game
         if g is None:
             return
         line = g.line
         self.last_line = line
         self.snapshot = board_snapshot(self.board, line, None, self.moves)
+        if g.arbiter.pending is not None or any(
+                f.kind == "irregularity" and f.status == "pending" for f in g.arbiter.flags):
+            try:
+                text = whole_lines(read(g.trace)).decode("utf-8")
+                self.snapshot = journal_snapshot(g.id, text.splitlines())
+            except (OSError, ValueError) as exc:  # the view without the hold, and say so
+                log.error("broadcast view not derived from the journal (%s): the pending "
+                          "move is shown", exc)
         self.public_snap = self.snapshot
         for stream in (self.arbiter_stream, self.public_stream):
             stream.game, stream.last = g.id, line
@@ -344,9 +355,9 @@ class WebServer(ArbiterSite):
         self.arbiter_stream.publish(game, fed.line, msgs, state)
         # the public stream: events derived from the broadcast view (held moves stay out)
         prev = self.snapshot
-        snap = board_snapshot(c, fed.line, prev, self.moves)
+        snap = board_snapshot(c, fed.line, prev, self.moves, changes_clock(fed))
         self.snapshot = snap
-        pub = public_events(fed, events, prev, snap)
+        pub = public_events(fed, events, prev, snap, self.clock_now)
         pub_state = None
         if self.delay > 0 or self.public_stream.clients:
             pub_state = state_dict(c, fed.line, arbiter_view=False, snap=snap, last_record=None,
