@@ -10,84 +10,15 @@ from __future__ import annotations
 import json
 import resource
 import selectors
-import shutil
 import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from engine.board import Board
-from engine.variants import find_variant
+from daemon_proc import PRLIMIT, Daemon, play_one
 
-DAMIERA = Path(sys.executable).parent / "damiera"
 HALF_HEADER = b"GET /api/state HTTP/1.1\r\nHost: x\r\nX-a: "
-PRLIMIT = shutil.which("prlimit")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Daemon:
-    """The daemon under ``prlimit --nofile=LIMIT``, its log (INFO and up) in a file."""
-
-    def __init__(self, root: Path, nofile: int = 1024) -> None:
-        assert PRLIMIT is not None
-        self.root, self.port = root, free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        cfg = root / "damiera.toml"
-        cfg.write_text('time_control = "600+5"\nwhite = "Ann"\nblack = "Bob"\n')
-        self.log_path = root / "daemon.log"
-        self.log = self.log_path.open("w")
-        self.proc = subprocess.Popen(
-            [PRLIMIT, f"--nofile={nofile}:{nofile}", str(DAMIERA), "run", "--simulate",
-             "--config", str(cfg), "--http", f"127.0.0.1:{self.port}", "--state-dir",
-             str(root / "state")], stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if self.get("/api/state")["phase"] == "playing":
-                    break
-            except (OSError, ValueError):
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the daemon did not start: " + self.log_path.read_text())
-            time.sleep(0.1)
-        self.token = (root / "state" / "arbiter.token").read_text().strip()
-
-    def get(self, path: str, token: bool = False, timeout: float = 2.0) -> Any:
-        headers = {"Authorization": f"Bearer {self.token}"} if token else {}
-        req = urllib.request.Request(self.url + path, headers=headers)
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            raw = r.read()
-        return json.loads(raw) if path.startswith("/api/") else raw
-
-    def post(self, path: str, body: dict[str, Any], timeout: float = 2.0) -> Any:
-        req = urllib.request.Request(self.url + path, data=json.dumps(body).encode(), headers={
-            "Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return json.loads(r.read())
-
-    def game_dir(self) -> Path:
-        games = sorted(p for p in (self.root / "state").rglob("trace.jsonl"))
-        return games[-1].parent
-
-    def stop(self) -> int:
-        self.proc.terminate()
-        try:
-            return self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return self.proc.wait()
-        finally:
-            self.log.close()
 
 
 class Flood:
@@ -143,32 +74,6 @@ class Flood:
         self.socks.clear()
 
 
-def next_move(fen: str) -> list[tuple[str, str]]:
-    """The physical events of the first legal move in ``fen`` (Italian), as sim API calls."""
-    v = find_variant("italian")
-    board = Board(fen, v)
-    move = board.legal_moves[0]
-    g = v.geometry
-    out = [("lift", g.algebraic(move.path[0])), ("place", g.algebraic(move.path[-1]))]
-    out += [("lift", g.algebraic(c)) for c in move.captures]
-    return out
-
-
-def play_one(d: Daemon, side: str) -> float:
-    """Plays the first legal move and presses ``side``'s clock; returns the seconds the
-    slowest of these arbiter requests took."""
-    slowest = 0.0
-    state = d.get("/api/state", token=True)
-    for kind, square in next_move(state["fen"]):
-        t0 = time.monotonic()
-        d.post(f"/api/sim/{kind}", {"square": square}, timeout=5)
-        slowest = max(slowest, time.monotonic() - t0)
-        time.sleep(0.15)  # the sensors' debounce sees each change
-    t0 = time.monotonic()
-    d.post("/api/sim/button", {"name": "clock", "side": side}, timeout=5)
-    return max(slowest, time.monotonic() - t0)
-
-
 def raise_own_limit(n: int) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and hard < n:
@@ -185,7 +90,7 @@ def test_daemon_answers_under_an_idle_connection_flood(tmp_path: Path) -> None:
     within 1 s, each move is journaled and the game files rewritten after it, the log grows by
     less than 100 lines a minute, and the daemon stops cleanly (exit 0)."""
     raise_own_limit(4096 + 512)
-    d = Daemon(tmp_path)
+    d = Daemon(tmp_path, nofile=1024)
     half = Flood(d.port, "127.0.0.2", 1100, HALF_HEADER)
     silent = Flood(d.port, "127.0.0.3", 3000, b"")
     try:

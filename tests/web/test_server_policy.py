@@ -143,7 +143,7 @@ def test_held_move_freezes_the_public_clock(tmp_path: Path) -> None:
                                and s["clock"]["running"] == "black")["clock"]
         public = SSE(rig.port)
         assert public.next()[1] == "state"
-        rig.move("e6", "e4", "black")  # IT 8.1.2: 10-... two rows straight ahead, held
+        rig.move("e6", "e4", "black")  # IT 8.1.2: 11-19, two rows straight ahead, held
         live = rig.wait(lambda s: any(f["status"] == "pending" for f in s["flags"]))["clock"]
         assert live["running"] == "white" and live["moves"]["black"] == 1
         seen = rig.state_now(arbiter=False)["clock"]
