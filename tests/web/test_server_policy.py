@@ -106,13 +106,16 @@ def test_simulator_controls(tmp_path: Path) -> None:
             assert rig.json("POST", "/api/sim/lift", bad, token=rig.token)[0] == 400
         assert rig.json("POST", "/api/sim/button", {"name": "nope", "side": "white"},
                         token=rig.token)[0] == 400
-        status, board = rig.json("GET", "/api/sim/board")
+        # issue 17: the virtual board and the OLED show a held move: the arbiter's only
+        assert rig.json("GET", "/api/sim/board")[0] == 401
+        assert rig.request("GET", "/api/sim/oled.png")[0] == 401
+        status, board = rig.json("GET", "/api/sim/board", token=rig.token)
         assert status == 200 and len(board["occupied"]) == 24
         assert rig.json("POST", "/api/sim/lift", {"square": 22}, token=rig.token)[0] == 200
         rig.wait(lambda s: s["last_line"]["type"] == "lift")
         device = rig.sim.hardware.display.device
         for _ in range(50):  # the OLED may draw a newer frame between the two reads: read again
-            status, headers, png = rig.request("GET", "/api/sim/oled.png")
+            status, headers, png = rig.request("GET", "/api/sim/oled.png", token=rig.token)
             assert status == 200 and headers["content-type"] == "image/png"
             image = Image.open(io.BytesIO(png))
             assert image.size == (128, 64)
