@@ -212,7 +212,8 @@ class BoardController:
         # answered after its asker gave up (late): nobody reads it, and that is no error
         answer.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._acting.add(answer)
-        event = ArbiterActed(self.time.stamp(), request.action, request.result, request.text)
+        event = ArbiterActed(self.time.stamp(), request.action, request.result, request.text,
+                             request.public)
         try:
             (self.submit or self.handle)(Acting(event, answer))
             return await asyncio.wait_for(asyncio.shield(answer), ACT_TIMEOUT)

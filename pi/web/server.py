@@ -40,8 +40,9 @@ from pi.web.feeds import (Client, Stream, encode, encode_state, ping_loop, repla
                           serve_sse)
 from pi.web.replay import replay_states
 from pi.web.views import (MoveDicts, PublicSnapshot, board_snapshot, broadcast_pdn,
-                          changes_clock, clock_dict, decisions_json, journal_snapshot,
-                          line_events, public_events, state_dict)
+                          NOTE_CODE, changes_clock, clock_dict, decisions_json,
+                          journal_snapshot, line_events, note_flags, public_events,
+                          state_dict)
 
 log = logging.getLogger(__name__)
 
@@ -273,6 +274,8 @@ class WebServer(ArbiterSite):
         self.last_line = 0
         self.last_record: dict[str, Any] | None = None
         self.snapshot: PublicSnapshot | None = None
+        #: the game's notes: flag id → public (COMP 6.16; None: unknown, all kept private)
+        self.notes: dict[int, bool] | None = {}
         self.public_state: dict[str, Any] | None = None
         self._delayed: deque[tuple[float, int, str | None, list[bytes], dict[str, Any] | None,
                                    PublicSnapshot | None]] = deque()
@@ -321,14 +324,17 @@ class WebServer(ArbiterSite):
         line = g.line
         self.last_line = line
         self.snapshot = board_snapshot(self.board, line, None, self.moves)
-        if g.arbiter.pending is not None or any(
-                f.kind == "irregularity" and f.status == "pending" for f in g.arbiter.flags):
+        held = g.arbiter.pending is not None or any(
+            f.kind == "irregularity" and f.status == "pending" for f in g.arbiter.flags)
+        if held or any(f.code == NOTE_CODE for f in g.arbiter.flags):
             try:
                 text = whole_lines(read(g.trace)).decode("utf-8")
-                self.snapshot = journal_snapshot(g.id, text.splitlines())
-            except (OSError, ValueError) as exc:  # the view without the hold, and say so
-                log.error("broadcast view not derived from the journal (%s): the pending "
-                          "move is shown", exc)
+                view = journal_snapshot(g.id, text.splitlines())
+                self.snapshot, self.notes = view.snapshot, view.notes
+            except (OSError, ValueError) as exc:  # say so; the notes kept private
+                self.notes = None
+                log.error("broadcast view not derived from the journal (%s): %s", exc,
+                          "the pending move is shown" if held else "notes kept private")
         self.public_snap = self.snapshot
         for stream in (self.arbiter_stream, self.public_stream):
             stream.game, stream.last = g.id, line
@@ -343,6 +349,9 @@ class WebServer(ArbiterSite):
         game = None if c.game is None else c.game.id
         if fed.line == 1:
             self.flag_lines = {}
+            self.notes = {}
+        if self.notes is not None:
+            note_flags(fed, self.notes)
         self.last_line = fed.line
         self.last_record = fed.record
         events = line_events(fed, self.flag_lines, self.clock_now)
@@ -357,11 +366,12 @@ class WebServer(ArbiterSite):
         prev = self.snapshot
         snap = board_snapshot(c, fed.line, prev, self.moves, changes_clock(fed))
         self.snapshot = snap
-        pub = public_events(fed, events, prev, snap, self.clock_now)
+        pub = public_events(fed, events, prev, snap, self.clock_now, self.notes)
         pub_state = None
         if self.delay > 0 or self.public_stream.clients:
             pub_state = state_dict(c, fed.line, arbiter_view=False, snap=snap, last_record=None,
-                                   flag_lines=self.flag_lines, cache=self.moves)
+                                   flag_lines=self.flag_lines, cache=self.moves,
+                                   notes=self.notes)
         pub_msgs = [encode(fed.line, n, d) for n, d in pub]
         if self.delay > 0:
             at = time.monotonic() if received is None else received
@@ -429,7 +439,7 @@ class WebServer(ArbiterSite):
             return state_dict(c, self.last_line, arbiter_view=arbiter_view,
                               snap=None if arbiter_view else self.snapshot,
                               last_record=self.last_record, flag_lines=self.flag_lines,
-                              cache=self.moves)
+                              cache=self.moves, notes=self.notes)
         if self.public_state is not None:
             return dict(self.public_state)
         # delayed and nothing old enough yet: the game's start, no moves, no flags

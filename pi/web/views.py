@@ -13,7 +13,7 @@ import logging
 import time
 from dataclasses import dataclass, field, replace
 from functools import partial
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.articles import title
@@ -31,7 +31,8 @@ log = logging.getLogger(__name__)
 __all__ = ["MoveDicts", "flag_dict", "flag_view", "public_flag", "HELD_TEXT", "clock_dict",
            "clock_at", "state_dict", "line_events", "PublicSnapshot", "public_snapshot",
            "public_events", "broadcast_pdn", "game_type_tag", "decisions_json", "board_snapshot",
-           "journal_snapshot", "frozen_clock", "changes_clock"]
+           "journal_snapshot", "frozen_clock", "changes_clock", "JournalView", "NOTE_CODE",
+           "is_private_note", "note_flags"]
 
 #: GameType as lidraughts reads it. Checked in lidraughts' draughts library (RoepStoep/lidraughts):
 #: ``format/pdn/Tags.scala`` ``Tags.variant`` matches the tag's whole value against
@@ -111,6 +112,31 @@ def flag_view(flag: dict[str, Any], line: int | None) -> dict[str, Any]:
 #: What the public is told of an irregularity while the opponent decides: the flag's own text
 #: names the move (IT 8.1.3 "touched 21, moved 22"), which the broadcast holds back.
 HELD_TEXT = "an irregularity: the opponent decides whether it is corrected"
+
+
+#: The article of an arbiter's note (COMP 6.16): the code of flags a ``note`` line raises.
+NOTE_CODE = "COMP 6.16"
+
+
+def is_private_note(flag: dict[str, Any], notes: Mapping[int, bool] | None) -> bool:
+    """``flag`` (a :func:`flag_dict`) is an arbiter's note kept from the public (COMP 6.16: the
+    arbiter's own unless its line says ``"public": true``). ``notes``: flag id → public, for
+    the flags the game's note lines raised; None: unknown (a journal that could not be read
+    again): every COMP 6.16 flag is then kept from the public."""
+    if notes is None:
+        return bool(flag.get("code") == NOTE_CODE)
+    return notes.get(flag["id"]) is False
+
+
+def note_flags(fed: Fed, notes: dict[int, bool]) -> None:
+    """Records in ``notes`` (flag id → public) the flags raised by line ``fed`` when it is an
+    arbiter's note."""
+    r = fed.record
+    if r.get("type") != "arbiter" or r.get("action") != "note":
+        return
+    for d in fed.decisions:
+        if isinstance(d, FlagRaised):
+            notes[d.flag.id] = r.get("public") is True
 
 
 def public_flag(flag: dict[str, Any]) -> dict[str, Any]:
@@ -270,22 +296,33 @@ def board_snapshot(board: BoardView, line: int, previous: PublicSnapshot | None,
     return public_snapshot(g.id, g.arbiter.game, g.arbiter.flags, line, previous, cache, clock)
 
 
-def journal_snapshot(game_id: str, lines: Iterable[str]) -> PublicSnapshot:
+@dataclass
+class JournalView:
+    """What the public may see of a game, derived from its journal alone: the broadcast view
+    after its last line, and which of its flags are notes and whether each is public."""
+
+    snapshot: PublicSnapshot
+    notes: dict[int, bool]
+
+
+def journal_snapshot(game_id: str, lines: Iterable[str]) -> JournalView:
     """The broadcast view after the last of a game's journal ``lines``, derived from the journal
     alone (a restarted server holds back what the running one held: the move of a pending
-    irregularity, and the clock as it was before it). Lines the reader or the arbiter refuse
-    are skipped and logged (the daemon's own resume policy). Raises ``TraceError`` for a
-    journal without a good start line."""
+    irregularity, the clock as it was before it, the arbiter's private notes). Lines the
+    reader or the arbiter refuse are skipped and logged (the daemon's own resume policy).
+    Raises ``TraceError`` for a journal without a good start line."""
     replay = Replay.read(lines, ContainArbiter(log))
     a = replay.arbiter
     snap = public_snapshot(game_id, a.game, a.flags, replay.first.line, None,
                            clock=clock_at(a.clock, 0.0, 0.0))
+    notes: dict[int, bool] = {}
     for fed in replay:
         t = fed.record.get("t")
         at = float(t) if isinstance(t, (int, float)) else replay.last_t
         clock = next_clock(snap, game_id, changes_clock(fed), partial(clock_at, a.clock, at, at))
         snap = public_snapshot(game_id, a.game, a.flags, fed.line, snap, clock=clock)
-    return snap
+        note_flags(fed, notes)
+    return JournalView(snap, notes)
 
 
 def broadcast_pdn(snap: PublicSnapshot, variant: Variant) -> str:
@@ -354,9 +391,11 @@ def _q(value: str) -> str:
 
 def state_dict(board: BoardView, line: int, *, arbiter_view: bool,
                snap: PublicSnapshot | None, last_record: dict[str, Any] | None,
-               flag_lines: dict[int, int], cache: MoveDicts | None = None) -> dict[str, Any]:
+               flag_lines: dict[int, int], cache: MoveDicts | None = None,
+               notes: Mapping[int, bool] | None = None) -> dict[str, Any]:
     """The ``/api/state`` object (API.md). ``cache``: the moves' dicts made once (the web
-    server's, for the game in play)."""
+    server's, for the game in play); ``notes``: the game's notes, public or not
+    (:func:`is_private_note`; the public view leaves the private ones out)."""
     session = board.game
     faults = [{"address": f.address, "kind": f.kind, "message": f.message,
                "squares": list(f.squares)} for f in board.faults.values()]
@@ -374,7 +413,11 @@ def state_dict(board: BoardView, line: int, *, arbiter_view: bool,
     game = arbiter.game
     out["flags"] = [flag_dict(f, flag_lines.get(f.id)) for f in arbiter.flags]
     if not arbiter_view:
-        out["flags"] = [public_flag(f) for f in out["flags"]]
+        private = [f for f in out["flags"] if is_private_note(f, notes)]
+        out["flags"] = [public_flag(f) for f in out["flags"] if not is_private_note(f, notes)]
+        for f in private:  # the screen's line shows a new note's text (pi.board.controller)
+            if out["message"] and out["message"] == f"{f['code']} {f['text']}"[:80]:
+                out["message"] = f"{f['code']} {f['title']}"
         if arbiter.pending is not None:  # the screen's prompt names the held move too
             out["message"] = HELD_TEXT
         # the live clock would tell the held move (its move count, the face passed over)
@@ -445,13 +488,15 @@ def decisions_json(fed: Fed) -> list[dict[str, Any]]:
 
 def public_events(fed: Fed, events: list[tuple[str, dict[str, Any]]],
                    prev: PublicSnapshot | None, snap: PublicSnapshot | None,
-                   clock: Callable[[], dict[str, Any] | None] | None = None
+                   clock: Callable[[], dict[str, Any] | None] | None = None,
+                   notes: Mapping[int, bool] | None = None
                    ) -> list[tuple[str, dict[str, Any]]]:
     """The public stream's events of one journal line: moves as the broadcast view shows them
     (held moves stay out; a view that lost moves says so as retractions), flags as the public
     sees them (:func:`public_flag`), the clock as the public sees it (:func:`public_clock`:
     frozen while a move is held; a clock event when a hold begins or ends), and the result
-    once the view has it. ``clock``: the live clock (for the end of a hold)."""
+    once the view has it; never an arbiter's private note (:func:`is_private_note`).
+    ``clock``: the live clock (for the end of a hold)."""
     out: list[tuple[str, dict[str, Any]]] = []
     clock_sent = False
     if snap is not None:
@@ -469,7 +514,8 @@ def public_events(fed: Fed, events: list[tuple[str, dict[str, Any]]],
                                  "move": m, "fen": snap.fen, "retracted": False}))
     for name, data in events:
         if name == "flag":
-            out.append((name, {**data, "flag": public_flag(data["flag"])}))
+            if not is_private_note(data["flag"], notes):
+                out.append((name, {**data, "flag": public_flag(data["flag"])}))
         elif name == "clock":
             out.append((name, {**data, "clock": public_clock(snap, data["clock"])}))
             clock_sent = True
