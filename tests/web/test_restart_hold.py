@@ -1,7 +1,8 @@
 """After a restart the hold is still there (issue 17): the real daemon (``damiera run --simulate
 --http``, a subprocess) is stopped while Black's irregular move waits for White's decision and
 started again on the same state directory; the public ``/api/state`` and ``/broadcast.pdn``
-still hold the move back, derived from the journal (``pi.web.views.journal_snapshot``)."""
+still hold the move back and the arbiter's private note, derived from the journal
+(``pi.web.views.journal_snapshot``)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ def test_restart_mid_hold_keeps_the_move_held(tmp_path: Path, how: signal.Signal
     one, a broadcast PDN without it, a frozen clock; the arbiter sees both moves."""
     d = Daemon(tmp_path)
     try:
+        # COMP 6.16: one private note, one the arbiter marks public
+        d.post("/api/arbiter", {"action": "note", "text": "private: warned White"})
+        d.post("/api/arbiter", {"action": "note", "text": "public: late start", "public": True})
         move(d, "d3", "c4", "white")  # 22-18
         wait(d, lambda s: len(s["moves"]) == 1 and s["clock"]["running"] == "black")
         move(d, "e6", "e4", "black")  # 11-19, irregular: held from the public
@@ -59,6 +63,9 @@ def test_restart_mid_hold_keeps_the_move_held(tmp_path: Path, how: signal.Signal
         assert public["fen"] == before["fen"]
         assert public["clock"]["running"] is None
         assert public["clock"]["moves"]["black"] == 0
+        notes = [f["text"] for f in public["flags"] if f["code"] == "COMP 6.16"]
+        assert notes == ["public: late start"]
+        assert "private" not in str(public)
         pdn = d.get("/broadcast.pdn").decode()
         assert pdn == pdn_before
         assert "22-18" in pdn and "11-19" not in pdn
