@@ -55,7 +55,7 @@ from pi.drivers.display import DisplayState, face_texts
 from pi.drivers.faults import SensorFault, SensorFaultCleared
 from engine.replay import Fed
 from pi.board.errors import ActionLate, ActionRefused, JournalDamagedError, JournalError
-from pi.board.session import GameSession
+from pi.board.session import GameSession, refresh_game_files
 from pi.board.statedir import StateDir
 from pi.board.view import PAIRING_FIELDS, Phase
 from pi.drivers.timebase import GameTime
@@ -140,6 +140,8 @@ class BoardController:
     _oriented_for: frozenset[str] | None = None
     _final: frozenset[str] = frozenset()
     _acting: set[asyncio.Future[Fed]] = field(default_factory=set)
+    #: games whose game.pdn/report.json could not be rewritten at start (one line each)
+    _files_failures: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.variant = find_variant(self.config.variant)
@@ -149,7 +151,11 @@ class BoardController:
 
     def resume(self) -> str:
         """At start-up: resumes the unfinished game of the state directory, if any. Returns a
-        line saying what was done (for the log and systemd's STATUS)."""
+        line saying what was done (for the log and systemd's STATUS). Every game's
+        ``game.pdn``/``report.json`` older than its journal is rewritten first
+        (:func:`pi.board.session.refresh_game_files`); a failure is on the screen
+        (:meth:`files_failure`)."""
+        self._files_failures = refresh_game_files(self.state)
         game = self.state.unfinished()
         if game is None:
             return self._set_status("waiting for the pieces to be set up")
@@ -179,6 +185,10 @@ class BoardController:
         not journaled yet are answered as refused."""
         if self.session is not None:
             self.session.close()
+        # a last try at the files a full disk kept from being written (space may be free now)
+        self._files_failures = refresh_game_files(self.state)
+        if self.session is not None and not self.session.game.derived_stale():
+            self.session.files_error = None
         for answer in list(self._acting):
             if not answer.done():
                 answer.set_exception(ActionRefused("the board is stopping"))
@@ -192,6 +202,13 @@ class BoardController:
     def game(self) -> GameSession | None:
         """The current game (or the last one, over), None before the first."""
         return self.session
+
+    def files_failure(self) -> str | None:
+        """Why a game's ``game.pdn``/``report.json`` are not written (one line: the game, the
+        system's reason), None when every game's are. The daemon's exit status says it too."""
+        if self.session is not None and self.session.files_error is not None:
+            return self.session.files_error
+        return self._files_failures[0] if self._files_failures else None
 
     @property
     def message(self) -> str:
@@ -443,6 +460,11 @@ class BoardController:
     def display_state(self) -> DisplayState:
         """What the screen shows now."""
         message = self._message
+        failure = self.files_failure()
+        if failure is not None:  # the screen's words: the game is known, the reason matters
+            failure = "record not written: " + failure.rsplit("not written: ", 1)[-1]
+            if not message:
+                message = failure
         if self.faults:
             f = next(iter(self.faults.values()))
             message = f"{f.message} ({f.kind})"
@@ -458,7 +480,7 @@ class BoardController:
             elif not self.faults:
                 message = "set up the pieces"
             return DisplayState(message=message[:80], side_to_move="-", move_number=0,
-                                title=self.banner[:80])
+                                title=(failure or self.banner)[:80])
         session = self.session
         assert session is not None
         arbiter = session.arbiter
