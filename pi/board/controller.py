@@ -155,8 +155,9 @@ class BoardController:
         ``game.pdn``/``report.json`` older than its journal is rewritten first
         (:func:`pi.board.session.refresh_game_files`); a failure is on the screen
         (:meth:`files_failure`)."""
-        self._files_failures = refresh_game_files(self.state)
         game = self.state.unfinished()
+        self._files_failures = refresh_game_files(self.state,
+                                                  skip=None if game is None else game.id)
         if game is None:
             return self._set_status("waiting for the pieces to be set up")
         try:
@@ -186,9 +187,10 @@ class BoardController:
         if self.session is not None:
             self.session.close()
         # a last try at the files a full disk kept from being written (space may be free now)
-        self._files_failures = refresh_game_files(self.state)
-        if self.session is not None and not self.session.game.derived_stale():
-            self.session.files_error = None
+        if self.files_failure() is not None:
+            self._files_failures = refresh_game_files(self.state)
+            if self.session is not None and not self.session.game.derived_stale():
+                self.session.files_error = None
         for answer in list(self._acting):
             if not answer.done():
                 answer.set_exception(ActionRefused("the board is stopping"))

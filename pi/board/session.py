@@ -153,6 +153,9 @@ class GameSession:
             session._finished = True
             log.info("game %s was over (%s); marked finished", game.id, arbiter.game.result)
             return session
+        # files older than the journal (a write that failed before the stop): rewritten at the
+        # next write (the next change, or the close)
+        session._files_stale = game.derived_stale()
         down = _time_away(rec, wall_now)
         restart = _restart_line(rec.last_t, down)
         session._append_and_feed(restart)
@@ -311,15 +314,16 @@ class GameSession:
 
 # ---------------------------------------------------------------------- derived files
 
-def refresh_game_files(state: StateDir) -> list[str]:
+def refresh_game_files(state: StateDir, skip: str | None = None) -> list[str]:
     """Rewrites, from its journal, every game's ``game.pdn``/``report.json`` that is missing or
     older than the journal (:meth:`GameDir.derived_stale`): a finished game is never left with
-    a stale record after a write failed (a full disk). Returns one line per game whose files
-    could not be written (OSError); a journal that cannot be replayed is logged and skipped (its
-    files stay as they are: the journal has everything)."""
+    a stale record after a write failed (a full disk). ``skip``: a game id left alone (the game
+    being resumed: its session replays it and rewrites them). Returns one line per game whose
+    files could not be written (OSError); a journal that cannot be replayed is logged and
+    skipped (its files stay as they are: the journal has everything)."""
     failures: list[str] = []
     for game in state.game_dirs():
-        if not game.derived_stale():
+        if game.id == skip or not game.derived_stale():
             continue
         try:
             with open(game.trace, encoding="utf-8") as f:
