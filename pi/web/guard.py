@@ -1,7 +1,9 @@
 """The web server's defences against a hall network full of strangers: connections capped per
 peer address and in total below the process's descriptor budget, a connection that sends no
-complete request within a few seconds closed, floods and malformed requests logged as one
-rate-limited line each instead of a traceback per event.
+complete request within a few seconds closed (one that sends nothing is not even accepted:
+Linux's TCP_DEFER_ACCEPT), the kernel's accept queue deep enough that a newcomer's SYN is not
+dropped behind a burst, floods and malformed requests logged as one rate-limited line each
+instead of a traceback per event.
 
 Built from aiohttp's own parts: :class:`GuardedSite` is a ``web.BaseSite`` (the extension point
 ``TCPSite`` itself uses) whose protocol factory makes :class:`GuardedHandler`, an aiohttp
@@ -15,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import resource
+import socket
 import time
 from collections import OrderedDict
 from typing import Any
@@ -38,7 +42,9 @@ RESERVE = 128
 #: The listening socket's backlog: also how many connections one accept burst may open before
 #: the guard can close the extra ones (asyncio accepts up to ``backlog`` at a time), so it is
 #: part of the reserve.
-BACKLOG = 64
+BACKLOG = 128
+#: The kernel's queue of connections not yet accepted (capped by net.core.somaxconn).
+ACCEPT_QUEUE = 4096
 #: Open connections from one address at most (a browser opens 6 per host; the arbiter's console
 #: and a few tabs fit many times over).
 PER_PEER = 64
@@ -220,8 +226,41 @@ class GuardedSite(web.BaseSite):
         server = await loop.create_server(protocol, self.host, self.requested_port,
                                           backlog=self._backlog, reuse_address=True)
         self._server = self._listening = server
+        for sock in server.sockets:
+            _defer_accept(sock)
+            _deepen_queue(sock)
         if server.sockets:
             self.port = int(server.sockets[0].getsockname()[1])
+
+
+def _deepen_queue(sock: Any) -> None:
+    """The kernel's accept queue made :data:`ACCEPT_QUEUE` deep, while asyncio still accepts
+    at most :data:`BACKLOG` connections at a time (the ``backlog`` it was given: how many
+    descriptors one burst may open before the guard closes the extra ones). A full queue
+    drops a newcomer's SYN, and its retry comes a second later: under a flood the arbiter's
+    request would wait for it. (``listen`` again on a duplicate of the descriptor: the same
+    socket; asyncio's own wrapper does not offer it.)"""
+    try:
+        with socket.socket(fileno=os.dup(sock.fileno())) as same:
+            same.listen(ACCEPT_QUEUE)
+    except OSError as exc:
+        log.info("accept queue left at %d (%s)", BACKLOG, exc)
+
+
+def _defer_accept(sock: Any) -> None:
+    """Linux's TCP_DEFER_ACCEPT on a listening socket: a connection is handed to the server
+    only once its first bytes arrived (nginx's ``deferred``), for up to :data:`HEADER_TIMEOUT`
+    seconds. A connection that sends nothing (thousands of them, from one laptop) then costs
+    the kernel a half-open entry, not a descriptor, an accept and a handler in the daemon; the
+    accept queue stays free for the clients that speak. Elsewhere: nothing (the header deadline
+    closes them)."""
+    option = getattr(socket, "TCP_DEFER_ACCEPT", None)
+    if option is None:
+        return
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, option, int(HEADER_TIMEOUT))
+    except OSError as exc:
+        log.info("TCP_DEFER_ACCEPT not set (%s): silent connections are accepted", exc)
 
 
 def accept_error_handler(limited: RateLimitedLog
