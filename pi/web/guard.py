@@ -22,6 +22,7 @@ import resource
 import socket
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -109,13 +110,14 @@ def _is_http_protocol_error(exc: BaseException) -> bool:
 
 
 class ConnectionGuard:
-    """Counts the web server's open connections by peer address. A connection over a cap
-    (``per_peer`` for its address, ``total`` in all) makes room by closing the connection of
-    the same scope that has been waiting longest without a request in progress (a half-sent
-    header, an idle keep-alive: a real client simply reconnects); when every one of them is
-    busy (a request or an SSE stream in progress) the new connection is closed instead.
-    ``total`` defaults to the descriptor budget less :data:`RESERVE` and :data:`BACKLOG`
-    (at most :data:`MAX_CONNECTIONS`). Loop thread only."""
+    """Counts the web server's open connections by peer address. One address's connection over
+    ``per_peer`` is refused at once, before anything is built for it (:meth:`admit`: a reset;
+    a stranger reconnecting in a loop costs an accept and a close, not a request handler). A
+    connection over ``total`` makes room by closing the connection that has been waiting
+    longest without a request in progress (a half-sent header, an idle keep-alive: a real
+    client simply reconnects); when every one is busy (a request or an SSE stream in progress)
+    the new connection is closed instead. ``total`` defaults to the descriptor budget less
+    :data:`RESERVE` and :data:`BACKLOG` (at most :data:`MAX_CONNECTIONS`). Loop thread only."""
 
     def __init__(self, *, per_peer: int = PER_PEER, total: int | None = None) -> None:
         if total is None:
@@ -126,31 +128,35 @@ class ConnectionGuard:
         self._by_peer: dict[str, int] = {}
         #: connections without a request in progress, the longest waiting first
         self._idle: OrderedDict[GuardedHandler, str] = OrderedDict()
-        self.closed = 0  #: connections closed by the caps (tests, the log line)
+        self.closed = 0  #: connections refused or closed by the caps (tests, the log line)
         self.flood = RateLimitedLog(log, logging.WARNING)
 
     @property
     def open(self) -> int:
         return len(self._peer)
 
+    def admit(self, peer: str) -> bool:
+        """A connection from ``peer`` was accepted: True when it may stay (under its
+        address's cap); False: the caller resets it."""
+        if self._by_peer.get(peer, 0) < self.per_peer:
+            return True
+        self.closed += 1
+        self.flood.note("web connections over the cap (%d from %s): refused; %d open",
+                        self.per_peer, peer, len(self._peer))
+        return False
+
     def opened(self, handler: GuardedHandler, peer: str) -> None:
-        """A connection was accepted (``peer``: its address)."""
+        """A connection :meth:`admit` let in got its handler (``peer``: its address)."""
         self._peer[handler] = peer
         self._by_peer[peer] = self._by_peer.get(peer, 0) + 1
         self._idle[handler] = peer
-        if self._by_peer[peer] > self.per_peer:
-            self._make_room(handler, peer, f"{self.per_peer} from {peer}")
-        if handler in self._peer and len(self._peer) > self.total:
-            self._make_room(handler, None, f"{self.total} in all")
-
-    def _make_room(self, new: GuardedHandler, peer: str | None, cap: str) -> None:
-        victim = next((h for h, p in self._idle.items() if h is not new
-                       and (peer is None or p == peer)), new)
-        self.closed += 1
-        self.flood.note("web connections over the cap (%s): the longest idle closed; "
-                        "%d open", cap, len(self._peer))
-        self.closed_connection(victim)
-        victim.force_close()
+        if len(self._peer) > self.total:
+            victim = next((h for h in self._idle if h is not handler), handler)
+            self.closed += 1
+            self.flood.note("web connections over the cap (%d in all): the longest idle "
+                            "closed", self.total)
+            self.closed_connection(victim)
+            victim.force_close()
 
     def busy(self, handler: GuardedHandler) -> None:
         """A request on this connection is being answered (it may not be closed for room)."""
@@ -193,6 +199,28 @@ class GuardedHandler(web.RequestHandler):
         super().connection_lost(exc)
 
 
+class _Gate(asyncio.Protocol):
+    """What a new connection first talks to: its address is checked (:meth:`ConnectionGuard.
+    admit`); refused, it is reset; admitted, the transport is handed to a new
+    :class:`GuardedHandler` (``transport.set_protocol``) before any byte is read."""
+
+    def __init__(self, guard: ConnectionGuard, make: Callable[[], GuardedHandler]) -> None:
+        self.guard, self.make = guard, make
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+        if not self.guard.admit(address):
+            if isinstance(transport, asyncio.Transport):
+                transport.abort()  # a reset: nothing lingers
+            else:
+                transport.close()
+            return
+        handler = self.make()
+        transport.set_protocol(handler)
+        handler.connection_made(transport)
+
+
 class GuardedSite(web.BaseSite):
     """A TCP site (as ``web.TCPSite``) whose connections are :class:`GuardedHandler`\\ s:
     ``handler_args`` are their ``web.RequestHandler`` arguments (``keepalive_timeout`` is the
@@ -220,8 +248,11 @@ class GuardedSite(web.BaseSite):
         if manager is None:
             raise RuntimeError("the runner is not set up")
 
-        def protocol() -> GuardedHandler:
+        def handler() -> GuardedHandler:
             return GuardedHandler(self.guard, manager, loop=loop, **self.handler_args)
+
+        def protocol() -> _Gate:
+            return _Gate(self.guard, handler)
 
         server = await loop.create_server(protocol, self.host, self.requested_port,
                                           backlog=self._backlog, reuse_address=True)
