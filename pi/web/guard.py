@@ -30,7 +30,7 @@ from aiohttp import web
 log = logging.getLogger(__name__)
 
 __all__ = ["ConnectionGuard", "GuardedHandler", "GuardedSite", "RateLimitedLog",
-           "OneLineHttpErrors", "HEADER_TIMEOUT", "RESERVE", "BACKLOG", "PER_PEER",
+           "OneLineHttpErrors", "HEADER_TIMEOUT", "RESERVE", "BACKLOG", "PER_PEER", "LOCAL",
            "descriptor_budget", "accept_error_handler"]
 
 #: Seconds a connection has to send a whole request (from its opening, or from the end of the
@@ -49,6 +49,9 @@ ACCEPT_QUEUE = 4096
 #: Open connections from one address at most (a browser opens 6 per host; the arbiter's console
 #: and a few tabs fit many times over).
 PER_PEER = 64
+#: Addresses only the board itself connects from: not capped per address (a reverse proxy in
+#: front of the board, the benchmarks' hundred clients), counted in the total.
+LOCAL = frozenset({"127.0.0.1", "::1"})
 #: Open connections in all at most, whatever the descriptor budget.
 MAX_CONNECTIONS = 512
 
@@ -117,12 +120,16 @@ class ConnectionGuard:
     longest without a request in progress (a half-sent header, an idle keep-alive: a real
     client simply reconnects); when every one is busy (a request or an SSE stream in progress)
     the new connection is closed instead. ``total`` defaults to the descriptor budget less
-    :data:`RESERVE` and :data:`BACKLOG` (at most :data:`MAX_CONNECTIONS`). Loop thread only."""
+    :data:`RESERVE` and :data:`BACKLOG` (at most :data:`MAX_CONNECTIONS`); ``exempt``: the
+    addresses without a cap of their own (:data:`LOCAL`: the board itself, a reverse proxy
+    or a benchmark on it; no stranger on the hall's network has them). Loop thread only."""
 
-    def __init__(self, *, per_peer: int = PER_PEER, total: int | None = None) -> None:
+    def __init__(self, *, per_peer: int = PER_PEER, total: int | None = None,
+                 exempt: frozenset[str] = LOCAL) -> None:
         if total is None:
             total = min(MAX_CONNECTIONS, descriptor_budget() - RESERVE - BACKLOG)
         self.per_peer = max(1, per_peer)
+        self.exempt = exempt
         self.total = max(8, total)
         self._peer: dict[GuardedHandler, str] = {}
         self._by_peer: dict[str, int] = {}
@@ -138,7 +145,7 @@ class ConnectionGuard:
     def admit(self, peer: str) -> bool:
         """A connection from ``peer`` was accepted: True when it may stay (under its
         address's cap); False: the caller resets it."""
-        if self._by_peer.get(peer, 0) < self.per_peer:
+        if peer in self.exempt or self._by_peer.get(peer, 0) < self.per_peer:
             return True
         self.closed += 1
         self.flood.note("web connections over the cap (%d from %s): refused; %d open",

@@ -155,3 +155,22 @@ def test_malformed_request_is_one_info_line(tmp_path: Path, caplog: pytest.LogCa
     assert len(mine) == 1, [r.getMessage() for r in mine]
     assert mine[0].levelno == logging.INFO and mine[0].exc_info is None
     assert "malformed HTTP request" in mine[0].getMessage()
+
+
+def test_the_board_itself_has_no_cap_of_its_own(tmp_path: Path) -> None:
+    """The board's own address (a reverse proxy on the Pi, the benchmarks' hundred SSE clients)
+    is not capped per address (no stranger on the hall's network has it); the total still
+    counts it."""
+    async def main() -> None:
+        s = await site(tmp_path, ConnectionGuard(per_peer=2, total=64))
+        try:
+            local = [await connect(s.port, "127.0.0.1") for _ in range(6)]
+            for _, w in local:
+                w.write(HALF_HEADER)
+            await asyncio.sleep(0.2)
+            assert s.guard.open == 6 and s.guard.closed == 0
+            for _, w in local:
+                w.close()
+        finally:
+            await s.close()
+    asyncio.run(main())
