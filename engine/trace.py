@@ -175,7 +175,7 @@ def parse_event(number: int, obj: dict[str, Any], variant: Variant) -> Event:
                 raise TraceError(number, f"unknown result {excerpt(result)}")
         if action == "note":
             text = _key(number, obj, "text", str)
-            public = _opt(number, obj, "public", bool) is True
+            public = obj.get("public") is True  # optional; any other value: private
         return ArbiterActed(t, action, result, text, public)
     if kind == "end":
         return TraceEnded(t)

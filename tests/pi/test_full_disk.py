@@ -89,8 +89,10 @@ def finished_game(state: Path) -> Path:
 def make_stale(game: Path) -> dict[str, object]:
     """The record as a failed rewrite leaves it: the files of an earlier move, older than the
     journal. Returns the right report."""
-    right = json.loads((game / "report.json").read_text())
-    stale = dict(right, moves=right["moves"][:31], result="*")
+    right: dict[str, object] = json.loads((game / "report.json").read_text())
+    moves = right["moves"]
+    assert isinstance(moves, list) and len(moves) > 31
+    stale = dict(right, moves=moves[:31], result="*")
     (game / "report.json").write_text(json.dumps(stale))
     (game / "game.pdn").write_text("[Result \"*\"]\n\n*\n")
     journal = (game / "trace.jsonl").stat().st_mtime

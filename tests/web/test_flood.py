@@ -50,7 +50,8 @@ class Flood:
             self._open()
         while time.monotonic() < end:
             for key, _ in self.sel.select(timeout=max(0.0, min(0.05, end - time.monotonic()))):
-                s: socket.socket = key.fileobj  # type: ignore[assignment]
+                s = key.fileobj
+                assert isinstance(s, socket.socket)
                 try:
                     if key.events & selectors.EVENT_WRITE:
                         if self.payload:

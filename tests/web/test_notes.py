@@ -43,7 +43,9 @@ def test_note_control_characters_replaced_before_journaling(tmp_path: Path) -> N
     the board's screen keeps drawing its frames while the note is shown."""
     with Rig(tmp_path) as rig:
         rig.wait(lambda s: s["phase"] == "playing")
-        screen = rig.sim.hardware.display
+        hardware = rig.sim.hardware
+        assert hardware is not None and hardware.display is not None
+        screen = hardware.display
         status, answer = rig.json("POST", "/api/arbiter",
                                   {"action": "note", "text": "line one\nline\ttwo\u2028three"},
                                   token=rig.token)

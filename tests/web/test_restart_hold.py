@@ -8,19 +8,22 @@ from __future__ import annotations
 
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from daemon_proc import Daemon
 
 
-def wait(d: Daemon, predicate: object, token: bool = True, timeout: float = 10.0) -> dict:
+def wait(d: Daemon, predicate: Callable[[dict[str, Any]], bool], token: bool = True,
+         timeout: float = 10.0) -> dict[str, Any]:
     end = time.monotonic() + timeout
     while True:
-        state = d.get("/api/state", token=token)
-        if predicate(state):  # type: ignore[operator]
-            return state  # type: ignore[no-any-return]
+        state: dict[str, Any] = d.get("/api/state", token=token)
+        if predicate(state):
+            return state
         assert time.monotonic() < end, state
         time.sleep(0.05)
 
