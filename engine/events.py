@@ -104,12 +104,16 @@ class ButtonPressed:
 
 @dataclass(frozen=True, slots=True)
 class ArbiterActed:
-    """An arbiter action (``action`` in ARBITER_ACTIONS); ``result`` for adjudicate, ``text`` for note."""
+    """An arbiter action (``action`` in ARBITER_ACTIONS); ``result`` for adjudicate, ``text`` for
+    note; ``public`` (note only): the arbiter lets the public see the note (COMP 6.16: a note is
+    the arbiter's own otherwise). ``public`` is an optional key of the line, written only when
+    true: a line without it is a private note, as every older journal's."""
 
     t: float
     action: str
     result: str | None = None
     text: str | None = None
+    public: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"t": self.t, "type": "arbiter", "action": self.action}
@@ -117,6 +121,8 @@ class ArbiterActed:
             d["result"] = self.result
         if self.text is not None:
             d["text"] = self.text
+        if self.public:
+            d["public"] = True
         return d
 
 

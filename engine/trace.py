@@ -169,13 +169,15 @@ def parse_event(number: int, obj: dict[str, Any], variant: Variant) -> Event:
         if action not in ARBITER_ACTIONS:
             raise TraceError(number, f"unknown arbiter action {excerpt(action)}")
         result = text = None
+        public = False
         if action == "adjudicate":
             result = _key(number, obj, "result", str)
             if result not in RESULTS:
                 raise TraceError(number, f"unknown result {excerpt(result)}")
         if action == "note":
             text = _key(number, obj, "text", str)
-        return ArbiterActed(t, action, result, text)
+            public = obj.get("public") is True  # optional; any other value: private
+        return ArbiterActed(t, action, result, text, public)
     if kind == "end":
         return TraceEnded(t)
     if kind in ("fault", "fault_cleared"):

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 from engine.squares import all_squares
 from pi.board.config import Config
 from pi.board.controller import BoardController, Input, Listener
+from pi.board.errors import GameFilesError
 from pi.board.handoff import LatestWorker, LoopInbox
 from pi.board.notify import Notifier
 from pi.board.scan_loop import ScanLoop
@@ -129,7 +130,9 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
                      stop: asyncio.Event | None = None) -> int:
     """Runs the board until ``stop`` is set (or SIGTERM/SIGINT, or the companion ends).
     Returns the exit status (0). Raises the journal's errors when the game cannot be recorded
-    (nothing may be shown that is not on disk: systemd restarts the daemon, which resumes)."""
+    (nothing may be shown that is not on disk: systemd restarts the daemon, which resumes), and
+    GameFilesError when it stops with a game's ``game.pdn``/``report.json`` unwritten (a full
+    disk: the next start rewrites them from the journal)."""
     loop = asyncio.get_running_loop()
     stop = stop if stop is not None else asyncio.Event()
     inbox: asyncio.Queue[Input | Sequence[Input]] = asyncio.Queue()
@@ -195,6 +198,9 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
         exc = companion.exception()
         if exc is not None:
             raise exc
+    failure = controller.files_failure()
+    if failure is not None:  # the journal has the game; its record does not: say so
+        raise GameFilesError(f"stopped: {failure}")
     return 0
 
 

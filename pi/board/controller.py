@@ -57,7 +57,7 @@ from pi.drivers.faults import SensorFault, SensorFaultCleared, SensorInterrupt
 from engine.replay import Fed
 from pi.board.notify import Notifier
 from pi.board.errors import ActionLate, ActionRefused, JournalDamagedError, JournalError
-from pi.board.session import GameSession
+from pi.board.session import GameSession, refresh_game_files
 from pi.board.statedir import StateDir
 from pi.board.view import PAIRING_FIELDS, Phase
 from pi.drivers.timebase import GameTime
@@ -160,6 +160,8 @@ class BoardController:
     #: the current game's last journal line that changed what the arbiter decides on (a line
     #: with decisions: a move, a flag, an end; at a resume every line so far)
     _decided_line: int = 0
+    #: games whose game.pdn/report.json could not be rewritten at start (one line each)
+    _files_failures: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.variant = find_variant(self.config.variant)
@@ -169,8 +171,13 @@ class BoardController:
 
     def resume(self) -> str:
         """At start-up: resumes the unfinished game of the state directory, if any. Returns a
-        line saying what was done (for the log and systemd's STATUS)."""
+        line saying what was done (for the log and systemd's STATUS). Every game's
+        ``game.pdn``/``report.json`` older than its journal is rewritten first
+        (:func:`pi.board.session.refresh_game_files`); a failure is on the screen
+        (:meth:`files_failure`)."""
         game = self.state.unfinished()
+        self._files_failures = refresh_game_files(self.state,
+                                                  skip=None if game is None else game.id)
         if game is None:
             return self._set_status("waiting for the pieces to be set up")
         try:
@@ -243,6 +250,11 @@ class BoardController:
         not journaled yet are answered as refused."""
         if self.session is not None:
             self.session.close()
+        # a last try at the files a full disk kept from being written (space may be free now)
+        if self.files_failure() is not None:
+            self._files_failures = refresh_game_files(self.state)
+            if self.session is not None and not self.session.game.derived_stale():
+                self.session.files_error = None
         for answer in list(self._acting):
             if not answer.done():
                 answer.set_exception(ActionRefused("the board is stopping"))
@@ -256,6 +268,13 @@ class BoardController:
     def game(self) -> GameSession | None:
         """The current game (or the last one, over), None before the first."""
         return self.session
+
+    def files_failure(self) -> str | None:
+        """Why a game's ``game.pdn``/``report.json`` are not written (one line: the game, the
+        system's reason), None when every game's are. The daemon's exit status says it too."""
+        if self.session is not None and self.session.files_error is not None:
+            return self.session.files_error
+        return self._files_failures[0] if self._files_failures else None
 
     @property
     def message(self) -> str:
@@ -276,7 +295,8 @@ class BoardController:
         # answered after its asker gave up (late): nobody reads it, and that is no error
         answer.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._acting.add(answer)
-        event = ArbiterActed(self.time.stamp(), request.action, request.result, request.text)
+        event = ArbiterActed(self.time.stamp(), request.action, request.result, request.text,
+                             request.public)
         try:
             (self.submit or self.handle)(Acting(event, answer, request.game, request.seen))
             return await asyncio.wait_for(asyncio.shield(answer), ACT_TIMEOUT)
@@ -531,6 +551,11 @@ class BoardController:
     def display_state(self) -> DisplayState:
         """What the screen shows now."""
         message = self._message
+        failure = self.files_failure()
+        if failure is not None:  # the screen's words: the game is known, the reason matters
+            failure = "record not written: " + failure.rsplit("not written: ", 1)[-1]
+            if not message:
+                message = failure
         if self.faults:
             f = next(iter(self.faults.values()))
             message = f"{f.message} ({f.kind})"
@@ -548,7 +573,7 @@ class BoardController:
             if self.notice:
                 message = self.notice
             return DisplayState(message=message[:80], side_to_move="-", move_number=0,
-                                title=self.banner[:80])
+                                title=(failure or self.banner)[:80])
         session = self.session
         assert session is not None
         arbiter = session.arbiter

@@ -455,3 +455,34 @@ def test_clock_ticks_from_the_reading(page: Any, daemon_factory: Any) -> None:
     assert got == [{"white": 97500, "black": 59950}, {"white": 100000, "black": 57450},
                    {"white": 100000, "black": 59950}, {"white": 0, "black": 59950},
                    {"white": 99700, "black": 59950}, {"white": 99700, "black": 59950}]
+
+
+def test_live_page_freezes_the_clock_while_a_move_is_held(page: Any, daemon_factory: Any) -> None:
+    """Issue 17: Black's irregular move (IT 8.1.2, 11-19 two rows straight ahead) is held from
+    the public: the live page shows neither the move nor its clock — no face running, the faces
+    standing at the times when Black got the move — until White decides."""
+    from engine.clock_display import format_time
+    d = daemon_factory()
+    play(d, "-d3", "+c4")
+    d.request("/api/sim/button", {"name": "clock", "side": "white"})
+    page.goto(d.url + "/")
+    page.wait_for_function("document.querySelector('#moves').textContent.includes('22-18')",
+                           timeout=3000)
+    page.wait_for_function("document.querySelector('#clock-black').className.includes('running')",
+                           timeout=3000)
+    play(d, "-e6", "+e4")
+    d.request("/api/sim/button", {"name": "clock", "side": "black"})
+    page.wait_for_function(
+        "!document.querySelector('#clock-black').className.includes('running')", timeout=3000)
+    live = d.request("/api/state")["clock"]
+    assert live["running"] == "white" and live["moves"]["black"] == 1  # the arbiter's view
+    public = d.get("/api/state")["clock"]
+    assert public["running"] is None and public["moves"]["black"] == 0
+    faces = [page.text_content(f"#clock-{side} .face") for side in ("white", "black")]
+    page.wait_for_timeout(1500)
+    assert [page.text_content(f"#clock-{side} .face") for side in ("white", "black")] == faces
+    assert faces == [format_time(int(round(public[side] * 1e6)) // 1000)
+                     for side in ("white", "black")]
+    assert "running" not in (page.get_attribute("#clock-white", "class") or "")
+    assert "11-19" not in page.text_content("#moves")
+    shoot(page, "held-clock")
