@@ -195,3 +195,34 @@ def test_a_boards_console_names_the_game_and_shows_the_boards_refusal(
             assert errors == []
         finally:
             browser.close()
+
+
+def test_a_boards_pages_on_the_hub_have_no_dead_link(hall: dict[str, Any]) -> None:
+    """Issue 16: the board's review console served by the hub linked to a simulator that
+    answers 404 there. Every link shown on the board's pages answers."""
+    from playwright import sync_api
+    rig, b7 = hall["rig"], hall["b7"]
+    b7.publish_lines(G7, [1, 2, 3])
+    wait(lambda: rig.held("7", G7) == 3)
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_context(viewport={"width": 1200, "height": 800}).new_page()
+            base = f"http://127.0.0.1:{rig.port}/boards/7/"
+            for path in ("arbiter", ""):
+                page.goto(base + path)
+                if path == "arbiter":
+                    page.fill("#token", rig.token)
+                    page.keyboard.press("Enter")
+                    page.wait_for_function("document.querySelector('#who').textContent "
+                                           "=== 'arbiter'", timeout=15000)
+                else:
+                    page.wait_for_load_state("networkidle")
+                links = page.eval_on_selector_all(
+                    "a[href]", "as => as.filter(a => a.offsetParent !== null)"
+                    ".map(a => a.href)")
+                assert links or path == "", path  # the console has its nav at least
+                for href in links:
+                    assert page.request.get(href).status != 404, href
+        finally:
+            browser.close()
