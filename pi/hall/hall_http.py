@@ -168,6 +168,7 @@ class HallServer(ArbiterSite):
         r.add_get("/api/alarms", self.api_alarms)
         r.add_get("/api/pairings", self.get_pairings)
         r.add_post("/api/pairings", self.post_pairings)
+        r.add_get("/api/rounds", self.get_rounds)
         r.add_get("/api/rounds/{round}", self.get_round)
         r.add_post("/api/rounds/{round}/start", self.start_round)
         r.add_get("/api/results", self.api_results)
@@ -290,6 +291,13 @@ class HallServer(ArbiterSite):
         if not rnd or len(rnd) > 32 or not SEGMENT.fullmatch(rnd):
             raise http(400, "not a round name")
         return rnd
+
+    async def get_rounds(self, request: web.Request) -> web.Response:
+        """The rounds of the pairings, in order, and the one started last."""
+        await self.require_arbiter(request)
+        return web.json_response({"rounds": self.pairings.rounds(),
+                                  "current": self.hub.rounds.current},
+                                 headers={"Cache-Control": "no-store"})
 
     async def get_round(self, request: web.Request) -> web.Response:
         """The round's boards: where each stands, and why a board is not ready."""

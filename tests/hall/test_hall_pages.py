@@ -143,14 +143,38 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
                                    timeout=15000)
             page.select_option("#status-filter", "")
             assert page.locator("#flags tbody tr[data-board='7']").count() >= 1
-            # pairings to the boards
-            page.fill("#pairings-csv", "round,board,white,black\n2,4,Gialli,Blu\n2,7,Viola,Rosa\n")
+            # pairings of two rounds: kept whole, nothing sent before a round starts
+            page.fill("#pairings-csv", "round,board,white,black\n2,4,Gialli,Blu\n2,7,Viola,Rosa\n"
+                      "3,4,Rosa,Gialli\n3,7,Blu,Viola\n")
             page.click("#pairings-send")
-            page.wait_for_selector("#pairings-status:text('2 pairings sent')", timeout=15000)
+            page.wait_for_selector("#pairings-status:text('4 pairings kept (rounds 2, 3)')",
+                                   timeout=15000)
+            assert not [c for c in b4.commands + b7.commands if c.pairing]
+            # "Start round 2": each board gets round 2's pairing (not round 3's, the last rows)
+            page.wait_for_selector("#round-select option[value='2']", state="attached")
+            page.select_option("#round-select", "2")
+            page.click("#round-start")
             wait(lambda: any(c.pairing and c.pairing.get("white") == "Gialli"
                              for c in b4.commands), what="board 4's pairing")
             wait(lambda: any(c.pairing and c.pairing.get("black") == "Rosa"
                              for c in b7.commands), what="board 7's pairing")
+            assert {c.pairing["round"] for c in b4.commands + b7.commands if c.pairing} == {"2"}
+            # neither board has begun a game of round 2: both listed as not ready, with why
+            # (its pairing taken, its round 1 game still in play)
+            page.wait_for_selector("#round-boards tbody tr[data-board='7'].not_ready"
+                                   ":has-text('round 1 is still in play')", timeout=15000)
+            assert page.locator("#round-boards tbody tr[data-board='4'].not_ready").count() == 1
+            # board 7's round 2 game begins (set up): the hub starts its clock (COMP 4.4.2)
+            g = "2026-11-22T1400-b07-002"
+            b7.add_game(g, [trace_lines(SAMPLE, game=g, board="7", rnd="2", white="Viola",
+                                        black="Rosa")[0]])
+            b7.status()
+            b7.publish_lines(g)
+            page.wait_for_selector("#round-boards tbody tr[data-board='7'].started",
+                                   timeout=15000)
+            assert [c.action for c in b7.commands if c.action] == \
+                [{"action": "start_clock", "game": g}]
+            assert "round 2: 1 of 2 boards" in page.text_content("#round-status")
             # a bad CSV is refused, nothing sent
             page.fill("#pairings-csv", "round,board,white,black\n2,4,Gialli\n")  # a column short
             page.click("#pairings-send")
