@@ -37,6 +37,10 @@ class GameStarted:
     settle: float = 2.0
     time_control: str | None = None
     tags: tuple[tuple[str, str], ...] = ()  # white, black, event, round (PDN tags)
+    #: "arbiter": the clock stands ready until the arbiter's ``start_clock`` (COMP 4.4.2: a
+    #: hall's round starts when the arbiter starts the clocks); None: it starts at the first
+    #: event when no ``start_clock`` comes first
+    clock_start: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": "start", "variant": self.variant, "fen": self.fen,
@@ -45,6 +49,8 @@ class GameStarted:
             d["settle"] = self.settle
         if self.time_control is not None:
             d["time_control"] = self.time_control
+        if self.clock_start is not None:
+            d["clock_start"] = self.clock_start
         for key, value in self.tags:
             d[key] = value
         return d

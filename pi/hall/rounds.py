@@ -95,8 +95,11 @@ def round_order(rnd: str) -> tuple[int, float, str]:
 
 
 def pairing_command(row: dict[str, str], event: str | None) -> dict[str, str]:
-    """A pairings.csv row as the board's ``pairing`` command (PROTOCOL.md)."""
-    pairing = {"round": row["round"], "white": row["white"], "black": row["black"]}
+    """A pairings.csv row as the board's ``pairing`` command of a started round (PROTOCOL.md):
+    its game's clock waits for the arbiter (``clock_start``), whom the hub stands for once the
+    board is set up (:class:`RoundStart`)."""
+    pairing = {"round": row["round"], "white": row["white"], "black": row["black"],
+               "clock_start": "arbiter"}
     if event:
         pairing["event"] = event
     return pairing
