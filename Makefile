@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: run sample test test-slow bench clean system-deps
+.PHONY: run sample hall test test-slow bench clean system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,14 @@ run: $(VENV)/.installed-run
 sample: $(VENV)/.installed-run
 	$(BIN)/damiera run --simulate --trace pi/samples/italian_sample.jsonl --speed $(SPEED) \
 		--state-dir .state --quiet
+
+# A hall on this PC: `damiera hub demo` makes it in .hall/ with `hub init`, starts Mosquitto on
+# .hall/mosquitto.conf as the README says, the hub (the hall page on http://127.0.0.1:8090/) and
+# BOARDS simulated boards playing at SPEED; Ctrl-C stops them all. Needs Debian's mosquitto and
+# openssl (`make system-deps`).
+BOARDS ?= 8
+hall: $(VENV)/.installed
+	$(BIN)/damiera hub demo --boards $(BOARDS) --dir .hall --speed $(SPEED)
 
 # Debian packages the tests use for real: systemd-analyze (the unit's checks), chromium (the
 # pages in a real browser, tests/web/test_pages.py), mosquitto (the hall's broker, tests/hall/),

@@ -38,6 +38,10 @@ class GameStarted:
     time_control: str | None = None
     # white, black, event, round, site, date, board, started_at: what names the game (its PDN tags)
     tags: tuple[tuple[str, str], ...] = ()
+    #: "arbiter": the clock stands ready until the arbiter's ``start_clock`` (COMP 4.4.2: a
+    #: hall's round starts when the arbiter starts the clocks); None: it starts at the first
+    #: event when no ``start_clock`` comes first
+    clock_start: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": "start", "variant": self.variant, "fen": self.fen,
@@ -46,6 +50,8 @@ class GameStarted:
             d["settle"] = self.settle
         if self.time_control is not None:
             d["time_control"] = self.time_control
+        if self.clock_start is not None:
+            d["clock_start"] = self.clock_start
         for key, value in self.tags:
             d[key] = value
         return d

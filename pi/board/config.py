@@ -106,6 +106,9 @@ class Config:
     mqtt: MqttSpec | None = None
     #: Minutes the public web feeds lag behind the board (anti-cheating rules ask for 15).
     broadcast_delay: float = 0.0
+    #: "arbiter": the next game's clock waits for the arbiter's start_clock (a hall's round,
+    #: set by its pairing); None: it starts with the game
+    clock_start: str | None = None
 
     def game_started(self) -> GameStarted:
         """The start of a game under this configuration, as the arbiter takes it."""
@@ -114,7 +117,8 @@ class Config:
                      if v is not None)
         return GameStarted(variant=self.variant, fen=self.fen, clock=self.clock,
                            transcribed=self.transcribed, settle=self.settle,
-                           time_control=self.time_control, tags=tags)
+                           time_control=self.time_control, tags=tags,
+                           clock_start=self.clock_start)
 
     def start_line(self, game_id: str | None = None, started_at: str | None = None
                    ) -> dict[str, Any]:

@@ -44,6 +44,7 @@ from typing import Any, Protocol, Union
 from engine.board import Board
 from engine.clock import ClockState, GameClock
 from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
+from engine.trace import CLOCK_START_ARBITER
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
@@ -306,18 +307,22 @@ class BoardController:
             self._acting.discard(answer)
 
     def set_pairing(self, fields: Mapping[str, str | None], banner: str) -> None:
-        """The hall's pairing: ``fields`` (``event``, ``round``, ``white``, ``black``; None
-        clears one) go into the next game's start line (a game in play is not changed);
+        """The hall's pairing: ``fields`` (``event``, ``round``, ``white``, ``black``,
+        ``clock_start`` "arbiter": the clock waits for the arbiter's start_clock; None clears
+        one) go into the next game's start line (a game in play is not changed);
         ``banner`` is the screen's header while no game is in play. Raises ValueError for
-        another field."""
+        another field or another ``clock_start``."""
         unknown = set(fields) - set(PAIRING_FIELDS)
         if unknown:
             raise ValueError(f"not a pairing field: {', '.join(sorted(unknown))}")
+        if fields.get("clock_start") not in (None, CLOCK_START_ARBITER):
+            raise ValueError(f"clock_start: {CLOCK_START_ARBITER!r} or nothing")
         c = self.config
         self.config = replace(c, event=fields.get("event", c.event),
                               round=fields.get("round", c.round),
                               white=fields.get("white", c.white),
-                              black=fields.get("black", c.black))
+                              black=fields.get("black", c.black),
+                              clock_start=fields.get("clock_start", c.clock_start))
         self.banner = banner
         self._refresh()
 

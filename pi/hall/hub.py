@@ -36,7 +36,7 @@ from pi.hall.boardview import BoardReplica, ReplicaServer, wall_of
 from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
 from pi.hall.replica import GameReplica, Replica, board_key, game_order, sync_taken
-from pi.hall.rounds import Pairings
+from pi.hall.rounds import Pairings, RoundStart
 from pi.hall.signing import Chain, same_mac, status_mac
 from engine.replay import Fed
 from pi.web import auth
@@ -90,6 +90,8 @@ class Hub:
         self.acks: dict[str, asyncio.Future[P.Ack]] = {}
         #: board → (command id, pairing) sent and not yet acked (push_pairing)
         self.pairing_out: dict[str, tuple[str, dict[str, str]]] = {}
+        #: board → why it refused its last pairing (until it takes one)
+        self.pairing_refused: dict[str, str] = {}
         self.recent: dict[str, deque[Fed]] = {}
         self.token = auth.load_or_create_token(self.root)
         self.throttle = auth.Throttle()
@@ -97,6 +99,8 @@ class Hub:
         self.listeners: list[Callable[[str, list[Fed]], None]] = []
         #: the hall's pairings (``DIR/pairings.csv``; read by the hub's start)
         self.pairings = Pairings(self.root)
+        #: the round started last and its boards' clocks (HUB_API.md, start a round)
+        self.rounds = RoundStart(self)
         self.bad_messages = 0
         self.started = time.time()
         #: the newest alarms, oldest first (HUB_API.md ``GET /api/alarms``)
@@ -207,6 +211,9 @@ class Hub:
                 del self.pairing_out[board]
                 if not ack.ok:
                     log.warning("board %s refused its pairing: %s", board, ack.error)
+                    self.pairing_refused[board] = (ack.error or "no reason given")[:200]
+                else:
+                    self.pairing_refused.pop(board, None)
             future = self.acks.pop(ack.id, None)
             if future is not None and not future.done():
                 future.set_result(ack)

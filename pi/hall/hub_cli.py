@@ -1,6 +1,7 @@
-"""``damiera hub`` (the hall's hub: ``pi.hall.hub_run``) and ``damiera hub init`` (a hall's broker
+"""``damiera hub`` (the hall's hub: ``pi.hall.hub_run``), ``damiera hub init`` (a hall's broker
 configuration, passwords, ACL and the hub's and boards' configuration files:
-``pi.hall.hub_init``). The parsers only; each command's module is imported when it runs."""
+``pi.hall.hub_init``) and ``damiera hub demo`` (a hall on one PC: ``pi.hall.hub_demo``). The
+parsers only; each command's module is imported when it runs."""
 
 from __future__ import annotations
 
@@ -49,10 +50,27 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
     i.add_argument("--plain-mqtt", action="store_true", help="a plain MQTT listener instead of "
                    "TLS: every password crosses the hall's network in clear (the hub warns)")
     i.set_defaults(func=_cmd_hub_init)
+    d = hs.add_parser("demo", help="a whole hall on this PC: hub init, mosquitto, the hub and "
+                      "simulated boards playing; Ctrl-C stops them all")
+    d.add_argument("--boards", type=whole, required=True, help="how many simulated boards "
+                   "(1..200)")
+    d.add_argument("--dir", default="hall-demo", help="the hall's files, the replicas "
+                   "(DIR/hub) and the boards' journals (DIR/boards); a hall already there is "
+                   "used again (default ./hall-demo)")
+    d.add_argument("--http", default="127.0.0.1:8090", metavar="HOST:PORT",
+                   help="the hall page and the arbiter console (default 127.0.0.1:8090)")
+    d.add_argument("--speed", default="1", help="game seconds per wall second (default 1: "
+                   "games at a real player's pace)")
+    d.add_argument("--verbose", action="store_true", help="log the hub's work (INFO)")
+    d.set_defaults(func=_cmd_hub_demo)
 
 
 def _cmd_hub(args: argparse.Namespace) -> int:
     return int(import_module("pi.hall.hub_run").main_hub(args))
+
+
+def _cmd_hub_demo(args: argparse.Namespace) -> int:
+    return int(import_module("pi.hall.hub_demo").main_demo(args))
 
 
 def _cmd_hub_init(args: argparse.Namespace) -> int:

@@ -5,7 +5,8 @@
   anonymous clients, the password file and the ACL below, persistence in ``DIR/data/``, queue
   sizes for the hall. With ``--plain-mqtt`` (asked for by name) a plain MQTT listener (port
   1883) instead: the passwords then cross the hall's network in clear, and the hub warns at
-  start.
+  start. Its ``user`` line names who ran ``hub init`` (the owner of the 0600 files), so
+  that the file starts as written by that user or by root (sudo on a Pi).
 - ``DIR/hall-ca.crt``, ``DIR/hall-ca.key`` — the hall's own certificate authority (made here
   with ``openssl``; the key never leaves this folder) and ``DIR/broker.crt``,
   ``DIR/broker.key`` — the broker's certificate, signed by it, for ``--host`` (and this
@@ -36,6 +37,7 @@ import ipaddress
 import json
 import logging
 import os
+import pwd
 import re
 import secrets
 import shutil
@@ -193,8 +195,9 @@ def conf_text(hall: Hall) -> str:
     return f"""\
 # Mosquitto configuration of the damiera hall "{hall.hall}" ({hall.boards} boards), written by
 # 'damiera hub init'. Run it with:  mosquitto -c {hall.dir / 'mosquitto.conf'}
-# as the user who ran 'hub init' (the password file is readable by that user only).
+# as the user who ran 'hub init', or as root (sudo).
 
+{_user_text()}
 {_listener_text(hall)}
 # The broker takes the client id from the user name: one session per user, so that no board,
 # even with its own valid password, can take over the hub's session (or another board's) by
@@ -239,6 +242,26 @@ max_inflight_messages 100
 persistent_client_expiration 1d
 # Small messages go out at once (latency from a board's move to the hall page).
 set_tcp_nodelay true
+"""
+
+
+def _user_text() -> str:
+    """The ``user`` line: the user who runs ``hub init`` owns the password file and the
+    broker's key (mode 0600). Started as root, Mosquitto drops to the user named here (by
+    default ``mosquitto``, who could read neither: "Unable to open pwfile"); started as any
+    other user, the line has no effect."""
+    try:
+        name = pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # a user id without a name (a container's): nobody to name
+        return ("# This hall's files belong to a user id without a name: run the broker as that\n"
+                "# user (started as root, Mosquitto would become 'mosquitto' and could not read\n"
+                "# them).\n")
+    return f"""\
+# The password file and the broker's key belong to {name}, who ran 'hub init', and only they
+# may read them. Started as root (sudo, as on a Pi), Mosquitto drops its privileges to the
+# user named here (without this line to 'mosquitto', who could not read them); started as
+# anyone else, it stays who it is.
+user {name}
 """
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from engine.errors import StateError
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
+from pi.hall.rounds import round_order
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +46,10 @@ class HubApp:
         self.server.pairings.load()
         for _, board in self.server.pairings.rows:
             self.hub.board(board)
-        # each board's latest pairing (the highest round) goes to it again when it is next seen
-        # online: the hub cannot know whether the board had it before the hub stopped
-        latest: dict[str, dict[str, str]] = {}
-        for row in sorted(self.server.pairings.rows.values(), key=lambda r: round_key(r["round"])):
-            latest[row["board"]] = row
-        for board, row in latest.items():
-            self.hub.push_pairing(board, self.server.pairing_command(row), send=False)
+        # the pairings of the round started last go to its boards again when each is next
+        # seen online (the hub cannot know whether a board had its pairing before it stopped);
+        # later rounds wait for the arbiter's start
+        self.hub.rounds.load()
         for ws in self.hub.servers.values():
             ws.start_feeds()
         await self.server.start()
@@ -106,11 +104,8 @@ async def run_hub(config: HubConfig) -> None:
 
 
 def round_key(rnd: str) -> tuple[int, float, str]:
-    """Rounds in their order: numbers by value ("2" before "10", "3.1" after "3"), then names."""
-    try:
-        return (0, float(rnd), "")
-    except ValueError:
-        return (1, 0.0, rnd)
+    """Rounds in their order (``pi.hall.rounds.round_order``)."""
+    return round_order(rnd)
 
 
 def main_hub(args: argparse.Namespace) -> int:

@@ -28,8 +28,9 @@ MAX_PAYLOAD = 64 * 1024
 SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 #: ``status`` lists at most this many of the board's newest games.
 MAX_GAMES = 64
-#: The pairing's keys a board takes (strings, one line, at most 200 characters).
-PAIRING_KEYS = ("event", "round", "white", "black")
+#: The pairing's keys a board takes (strings, one line, at most 200 characters);
+#: ``clock_start`` is "arbiter" only (the game's clock waits for the arbiter's start_clock).
+PAIRING_KEYS = ("event", "round", "white", "black", "clock_start")
 _MAX_TEXT = 200
 _MAX_ID = 128
 _LEAVES = ("state", "status", "journal", "ack", "cmd")
@@ -296,6 +297,8 @@ def parse_command(payload: bytes) -> Command | Resend:
         unknown = set(p) - set(PAIRING_KEYS)
         if unknown:
             raise BadMessage(f"cmd {cmd_id}: pairing: unknown key {sorted(unknown)[0]!r}")
+        if p.get("clock_start", "arbiter") != "arbiter":
+            raise BadMessage(f"cmd {cmd_id}: pairing: clock_start is 'arbiter' or absent")
         return Command(cmd_id, pairing={k: _one_line(v, f"pairing {k}") for k, v in p.items()})
     raise BadMessage(f"cmd {cmd_id}: neither action, pairing nor resend")
 

@@ -148,14 +148,38 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
                                    timeout=15000)
             page.select_option("#status-filter", "")
             assert page.locator("#flags tbody tr[data-board='7']").count() >= 1
-            # pairings to the boards
-            page.fill("#pairings-csv", "round,board,white,black\n2,4,Gialli,Blu\n2,7,Viola,Rosa\n")
+            # pairings of two rounds: kept whole, nothing sent before a round starts
+            page.fill("#pairings-csv", "round,board,white,black\n2,4,Gialli,Blu\n2,7,Viola,Rosa\n"
+                      "3,4,Rosa,Gialli\n3,7,Blu,Viola\n")
             page.click("#pairings-send")
-            page.wait_for_selector("#pairings-status:text('2 pairings sent')", timeout=15000)
+            page.wait_for_selector("#pairings-status:text('4 pairings kept (rounds 2, 3)')",
+                                   timeout=15000)
+            assert not [c for c in b4.commands + b7.commands if c.pairing]
+            # "Start round 2": each board gets round 2's pairing (not round 3's, the last rows)
+            page.wait_for_selector("#round-select option[value='2']", state="attached")
+            page.select_option("#round-select", "2")
+            page.click("#round-start")
             wait(lambda: any(c.pairing and c.pairing.get("white") == "Gialli"
                              for c in b4.commands), what="board 4's pairing")
             wait(lambda: any(c.pairing and c.pairing.get("black") == "Rosa"
                              for c in b7.commands), what="board 7's pairing")
+            assert {c.pairing["round"] for c in b4.commands + b7.commands if c.pairing} == {"2"}
+            # neither board has begun a game of round 2: both listed as not ready, with why
+            # (its pairing taken, its round 1 game still in play)
+            page.wait_for_selector("#round-boards tbody tr[data-board='7'].not_ready"
+                                   ":has-text('round 1 is still in play')", timeout=15000)
+            assert page.locator("#round-boards tbody tr[data-board='4'].not_ready").count() == 1
+            # board 7's round 2 game begins (set up): the hub starts its clock (COMP 4.4.2)
+            g = "2026-11-22T1400-b07-002"
+            b7.add_game(g, [trace_lines(SAMPLE, game=g, board="7", rnd="2", white="Viola",
+                                        black="Rosa")[0]])
+            b7.status()
+            b7.publish_lines(g)
+            page.wait_for_selector("#round-boards tbody tr[data-board='7'].started",
+                                   timeout=15000)
+            assert [c.action for c in b7.commands if c.action] == \
+                [{"action": "start_clock", "game": g}]
+            assert "round 2: 1 of 2 boards" in page.text_content("#round-status")
             # a bad CSV is refused, nothing sent
             page.fill("#pairings-csv", "round,board,white,black\n2,4,Gialli\n")  # a column short
             page.click("#pairings-send")
@@ -198,5 +222,36 @@ def test_a_boards_console_names_the_game_and_shows_the_boards_refusal(
             sent = b7.commands[-1].action
             assert sent is not None and sent["game"] == G7 and sent["seen"] >= 1, sent
             assert errors == []
+        finally:
+            browser.close()
+
+
+def test_a_boards_pages_on_the_hub_have_no_dead_link(hall: dict[str, Any]) -> None:
+    """Issue 16: the board's review console served by the hub linked to a simulator that
+    answers 404 there. Every link shown on the board's pages answers."""
+    from playwright import sync_api
+    rig, b7 = hall["rig"], hall["b7"]
+    b7.publish_lines(G7, [1, 2, 3])
+    wait(lambda: rig.held("7", G7) == 3)
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_context(viewport={"width": 1200, "height": 800}).new_page()
+            base = f"http://127.0.0.1:{rig.port}/boards/7/"
+            for path in ("arbiter", ""):
+                page.goto(base + path)
+                if path == "arbiter":
+                    page.fill("#token", rig.token)
+                    page.keyboard.press("Enter")
+                    page.wait_for_function("document.querySelector('#who').textContent "
+                                           "=== 'arbiter'", timeout=15000)
+                else:
+                    page.wait_for_load_state("networkidle")
+                links = page.eval_on_selector_all(
+                    "a[href]", "as => as.filter(a => a.offsetParent !== null)"
+                    ".map(a => a.href)")
+                assert links or path == "", path  # the console has its nav at least
+                for href in links:
+                    assert page.request.get(href).status != 404, href
         finally:
             browser.close()

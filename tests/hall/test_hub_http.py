@@ -5,6 +5,8 @@ results, the token rules, and a request fuzzer (never a 500)."""
 
 from __future__ import annotations
 
+import time
+
 import random
 import subprocess
 import sys
@@ -133,10 +135,15 @@ def test_pairings_are_pushed_kept_and_give_results(hall):
                        headers={"Content-Type": "text/csv"})[0] == 401
     status, got = rig.json("POST", "/api/pairings", raw=csv.encode(), token=rig.token,
                            headers={"Content-Type": "text/csv"})
-    assert status == 200 and got == {"pushed": 3}
+    # kept whole, every round; nothing goes to the boards before its round starts (issue 16)
+    assert status == 200 and got == {"kept": 3, "rounds": ["1", "2"], "pushed": 0}
     three = [b for b in boards if b.board == "3"][0]
-    wait(lambda: len([c for c in three.commands if c.pairing]) == 2)
-    assert {c.pairing["round"] for c in three.commands if c.pairing} == {"1", "2"}
+    time.sleep(0.3)
+    assert [c for c in three.commands if c.pairing] == []
+    status, got = rig.json("POST", "/api/rounds/1/start", token=rig.token)
+    assert status == 200 and [b["board"] for b in got["boards"]] == ["3", "6"]
+    wait(lambda: len([c for c in three.commands if c.pairing]) == 1)
+    assert {c.pairing["round"] for c in three.commands if c.pairing} == {"1"}
     assert all(c.pairing["event"] == "Test Open" for c in three.commands if c.pairing)
     kept = (rig.app.root / "pairings.csv").read_text()
     assert kept.splitlines()[0] == "round,board,white,black" and "1,6,Anna,Marco" in kept

@@ -187,13 +187,72 @@ async function sendPairings() {
       headers: { "Content-Type": "text/csv" }, body: $("pairings-csv").value });
     const body = await r.json().catch(() => ({}));
     if (!r.ok) throw new Error(body.error || `${r.status}`);
-    status.textContent = `${body.pushed} pairings sent to their boards`;
+    status.textContent = `${body.kept} pairings kept (round${body.rounds.length > 1 ? "s" : ""} ` +
+      `${body.rounds.join(", ")})` + (body.pushed ? `; ${body.pushed} of the round in play sent` : "");
+    await loadRounds();
   } catch (e) {
     status.className = "error";
     status.textContent = `refused: ${e.message}`;
   }
 }
 
+// ---- start a round: its boards, ready or not and why, until every clock runs
+const STATES = { not_ready: "not ready", ready: "starting the clock", started: "clock started",
+  over: "game over" };
+let shownRound = null;
+let roundTimer = null;
+
+async function loadRounds() {
+  const got = await api("/api/rounds");
+  const select = $("round-select");
+  const keep = select.value;
+  select.replaceChildren(...got.rounds.map((r) => h("option", { value: r },
+    r === got.current ? `${r} (started)` : r)));
+  if (got.rounds.includes(keep)) select.value = keep;
+  else if (got.current) select.value = got.current;
+  if (got.current && shownRound === null) showRound(got.current);
+}
+
+function renderRound(got) {
+  const rows = got.boards;
+  const waiting = rows.filter((b) => b.state === "not_ready");
+  $("round-status").className = "";
+  $("round-status").textContent = got.started
+    ? `round ${got.round}: ${rows.length - waiting.length} of ${rows.length} boards started or starting` +
+      (waiting.length ? `; ${waiting.length} not ready` : "")
+    : `round ${got.round} is not started`;
+  $("round-boards").querySelector("tbody").replaceChildren(...rows.map((b) =>
+    h("tr", { "data-board": b.board, class: b.state },
+      h("td", {}, b.board), h("td", {}, b.white || "?"), h("td", {}, b.black || "?"),
+      h("td", {}, STATES[b.state] || b.state), h("td", {}, b.why || ""))));
+}
+
+function showRound(rnd) {
+  shownRound = rnd;
+  clearTimeout(roundTimer);
+  const poll = async () => {
+    try { renderRound(await api(`/api/rounds/${encodeURIComponent(rnd)}`)); } catch { /* next time */ }
+    if (shownRound === rnd) roundTimer = setTimeout(poll, 2000);
+  };
+  poll();
+}
+
+async function startRound() {
+  const rnd = $("round-select").value;
+  if (!rnd) return;
+  $("round-status").className = "";
+  $("round-status").textContent = `starting round ${rnd}…`;
+  try {
+    renderRound(await api(`/api/rounds/${encodeURIComponent(rnd)}/start`, {}));
+    showRound(rnd);
+    await loadRounds();
+  } catch (e) {
+    $("round-status").className = "error";
+    $("round-status").textContent = `refused: ${e.message}`;
+  }
+}
+
+$("round-start").addEventListener("click", startRound);
 $("pairings-file").addEventListener("change", async (ev) => {
   const file = ev.target.files[0];
   if (file) $("pairings-csv").value = await file.text();
@@ -209,7 +268,7 @@ async function start() {
     $("conn").textContent = "log in";
     return;
   }
-  await Promise.all([loadFlags(), loadResults(), loadAlarms()]);
+  await Promise.all([loadFlags(), loadResults(), loadAlarms(), loadRounds()]);
   source = follow();
   setInterval(silent, 5000);
 }

@@ -130,6 +130,8 @@ function onState(s) {
 async function whoami() {
   try {
     const who = await api("api/whoami");
+    // only a simulated board has a simulator (the hub's board pages and a Pi's answer 404)
+    $("nav-simulator").hidden = !who.simulate;
     $("login-section").hidden = who.arbiter;
     $("who").textContent = who.arbiter ? "arbiter" : "public view";
     if (who.arbiter) {
