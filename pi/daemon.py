@@ -213,8 +213,8 @@ async def _start_web(config: Config, state: StateDir, parts: Parts,
     web = WebServer(controller, state.root, host, port, actions=controller, games=state,
                     delay_minutes=config.broadcast_delay,
                     simulate=parts.web_routes is not None, routes=parts.web_routes)
-    web.prime()
-    controller.listeners.append(web.on_fed)
+    web.feeds.prime()
+    controller.listeners.append(web.feeds.on_fed)
     await web.start(fallback=parts.http_default)
     url = f"http://{web.host}:{web.port}/"
     if parts.announce is not None:

@@ -129,7 +129,7 @@ class Hub:
         log.info("replicas read back: %d game(s) of %d board(s)", n, len(self.replica.boards))
 
     def live_clients(self) -> int:
-        return sum(len(ws.arbiter_stream.clients) + len(ws.public_stream.clients)
+        return sum(len(ws.feeds.arbiter_stream.clients) + len(ws.feeds.public_stream.clients)
                    for ws in self.servers.values())
 
     def board(self, board: str) -> BoardReplica:
@@ -388,7 +388,7 @@ class Hub:
         for number, text in lines:
             fed = view.feed(number, text)
             if fed is not None:
-                ws.on_fed(fed)
+                ws.feeds.on_fed(fed)
                 self.recent[board].append(fed)
                 out.append(fed)
         return out
@@ -397,12 +397,12 @@ class Hub:
         """Board ``board`` shows game ``g`` from now on (a new game, or the newest at start)."""
         view, ws = self.board(board), self.servers[board]
         if view.game is not None:
-            view.kept[view.game.id] = ws.public_pdn_snapshot()
+            view.kept[view.game.id] = ws.feeds.public_pdn_snapshot()
         first = view.begin(g)
         if first is None:
             return []
-        ws.on_fed(first)
-        if not rebuilt or ws.delay > 0:
+        ws.feeds.on_fed(first)
+        if not rebuilt or ws.feeds.delay > 0:
             # with a delay every line goes through the public stream's queue, dated by the
             # game's own clock: a hub restart shows nothing earlier than the board would
             lines = list(enumerate(g.lines[1:], start=2))
@@ -416,12 +416,12 @@ class Hub:
                 fast.append(fed)
                 for d in fed.decisions:
                     if isinstance(d, FlagRaised):
-                        ws.flag_lines.setdefault(d.flag.id, number)
+                        ws.feeds.flag_lines.setdefault(d.flag.id, number)
         if fast:
-            ws.last_record = fast[-1].record
-        flags = dict(ws.flag_lines)
-        ws.prime()
-        ws.flag_lines = flags
+            ws.feeds.last_record = fast[-1].record
+        flags = dict(ws.feeds.flag_lines)
+        ws.feeds.prime()
+        ws.feeds.flag_lines = flags
         return [first] + fast
 
     def _feed_dated(self, board: str, lines: list[tuple[int, str]]) -> list[Fed]:
@@ -432,7 +432,7 @@ class Hub:
             if fed is None or view.game is None:
                 continue
             age = time.time() - wall_of(view.game, view.game.last_t)
-            ws.on_fed(fed, received=time.monotonic() - max(0.0, age))
+            ws.feeds.on_fed(fed, received=time.monotonic() - max(0.0, age))
             out.append(fed)
         return out
 
@@ -554,10 +554,10 @@ class Hub:
                    white=line.get("white"), black=line.get("black"), variant=s.variant.name,
                    size=s.variant.size, lines=s.replica.held,
                    pending_flags=sum(1 for f in s.arbiter.flags if f.status == "pending"))
-        if arbiter_view or ws.delay <= 0:
-            snap = None if arbiter_view else ws.snapshot
+        if arbiter_view or ws.feeds.delay <= 0:
+            snap = None if arbiter_view else ws.feeds.snapshot
         else:
-            snap = ws.public_snap
+            snap = ws.feeds.public_snap
             if snap is None or snap.tags.get("_id") != s.id:
                 out.update(fen=game.start_fen, clock=None)
                 return out
@@ -567,10 +567,10 @@ class Hub:
         else:
             out.update(fen=snap.fen, moves=len(snap.moves), result=snap.result,
                        last_move=snap.moves[-1].get("notation") if snap.moves else None)
-        if arbiter_view or ws.delay <= 0:
+        if arbiter_view or ws.feeds.delay <= 0:
             out["clock"] = clock_dict(view)
-        elif ws.public_state is not None:
-            out["clock"] = ws.public_state.get("clock")
+        elif ws.feeds.public_state is not None:
+            out["clock"] = ws.feeds.public_state.get("clock")
         return out
 
     def flags(self) -> list[dict[str, Any]]:
@@ -583,7 +583,7 @@ class Hub:
             ws = self.servers[board]
             for f in s.arbiter.flags:
                 out.append({"board": board, "round": _str(s.start_line.get("round")),
-                            "game_id": s.id, "flag": flag_dict(f, ws.flag_lines.get(f.id)),
+                            "game_id": s.id, "flag": flag_dict(f, ws.feeds.flag_lines.get(f.id)),
                             "wall": view.flag_walls.get(f.id)})
         out.sort(key=lambda x: (x["wall"] or 0.0, x["flag"]["t"]), reverse=True)
         return out
@@ -595,7 +595,7 @@ class Hub:
             for d in fed.decisions:
                 if isinstance(d, (FlagRaised, FlagDecided)):
                     out.append({"board": board, "flag": flag_dict(d.flag,
-                                                                  ws.flag_lines.get(d.flag.id))})
+                                                                  ws.feeds.flag_lines.get(d.flag.id))})
         return out
 
     # ------------------------------------------------------------------ durability

@@ -301,7 +301,7 @@ def _shown(view: BoardReplica, ws: ReplicaServer, g: GameReplica, delay: float
     """The public view of game ``g`` of the board: (snapshot, outcome code, reason)."""
     s = view.game
     if s is not None and s.id == g.id:
-        snap = ws.public_pdn_snapshot()
+        snap = ws.feeds.public_pdn_snapshot()
         if snap is None or snap.tags.get("_id") != g.id:
             return None, None, None
         o = s.arbiter.game.outcome

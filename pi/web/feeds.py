@@ -21,12 +21,17 @@ from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from aiohttp import web
 
-from pi.web.views import MoveDicts, clock_at, line_events
+from engine.replay import Fed
+from pi.board.view import BoardView
+from pi.web.httputil import read, whole_lines
+from pi.web.views import (NOTE_CODE, MoveDicts, PublicSnapshot, board_snapshot, changes_clock,
+                          clock_at, clock_dict, journal_snapshot, line_events, note_flags,
+                          public_events, state_dict)
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Client", "Stream", "encode", "encode_state", "replay_journal_events", "serve_sse",
-           "ping_loop", "PING"]
+__all__ = ["Client", "Stream", "LiveFeeds", "encode", "encode_state", "replay_journal_events",
+           "serve_sse", "ping_loop", "PING"]
 
 #: The SSE comment every client gets every ``ping`` seconds.
 PING = b": ping\n\n"
@@ -233,3 +238,147 @@ async def ping_loop(every: float, clients: Callable[[], Iterable[Client]]) -> No
 
 def monotonic() -> float:
     return time.monotonic()
+
+
+class LiveFeeds:
+    """A board's journal lines as live feeds: the arbiter's stream (every line) and the
+    public one (the broadcast view: a move held while an irregularity is pending, COMP 6.16
+    notes kept private, ``delay`` seconds late when a broadcast delay is set), with what a new
+    client is sent first. :meth:`on_fed` is the board's listener (on the loop's thread); the
+    web server (``pi.web.server``) and the hub's board pages serve what it keeps."""
+
+    def __init__(self, board: BoardView, delay: float = 0.0) -> None:
+        self.board = board
+        self.delay = delay
+        self.arbiter_stream = Stream()
+        self.public_stream = Stream()
+        self.flag_lines: dict[int, int] = {}
+        self.moves = MoveDicts()  # the game's move dicts, made once each
+        self.last_line = 0
+        self.last_record: dict[str, Any] | None = None
+        self.snapshot: PublicSnapshot | None = None
+        #: the game's notes: flag id → public (COMP 6.16; None: unknown, all kept private)
+        self.notes: dict[int, bool] | None = {}
+        self.public_state: dict[str, Any] | None = None
+        self._delayed: deque[tuple[float, int, str | None, list[bytes], dict[str, Any] | None,
+                                   PublicSnapshot | None]] = deque()
+        self.public_snap: PublicSnapshot | None = None
+
+    def prime(self) -> None:
+        """Picks up a game resumed before the server started: its line count and broadcast view
+        (the lines themselves are read back from the journal by a resuming client). With an
+        irregularity pending, the broadcast view is derived from the journal
+        (:func:`pi.web.views.journal_snapshot`): the held move stays held after a restart."""
+        g = self.board.game
+        if g is None:
+            return
+        line = g.line
+        self.last_line = line
+        self.snapshot = board_snapshot(self.board, line, None, self.moves)
+        held = g.arbiter.pending is not None or any(
+            f.kind == "irregularity" and f.status == "pending" for f in g.arbiter.flags)
+        if held or any(f.code == NOTE_CODE for f in g.arbiter.flags):
+            try:
+                text = whole_lines(read(g.trace)).decode("utf-8")
+                view = journal_snapshot(g.id, text.splitlines())
+                self.snapshot, self.notes = view.snapshot, view.notes
+            except (OSError, ValueError) as exc:  # say so; the notes kept private
+                self.notes = None
+                log.error("broadcast view not derived from the journal (%s): %s", exc,
+                          "the pending move is shown" if held else "notes kept private")
+        self.public_snap = self.snapshot
+        for stream in (self.arbiter_stream, self.public_stream):
+            stream.game, stream.last = g.id, line
+
+    def on_fed(self, fed: Fed, received: float | None = None) -> None:
+        """Listener: one journaled line (on the loop's thread). Builds its events, keeps them,
+        offers them to the clients. ``received``:
+        when the line happened (``time.monotonic()`` clock; default now), for the delay."""
+        c = self.board
+        game = None if c.game is None else c.game.id
+        if fed.line == 1:
+            self.flag_lines = {}
+            self.notes = {}
+        if self.notes is not None:
+            note_flags(fed, self.notes)
+        self.last_line = fed.line
+        self.last_record = fed.record
+        events = line_events(fed, self.flag_lines, self.clock_now)
+        msgs = [encode(fed.line, n, d) for n, d in events]
+        state = None
+        if self.arbiter_stream.clients:  # nobody listening: no state built (the board's time)
+            state = encode_state(fed.line, state_dict(
+                c, fed.line, arbiter_view=True, snap=None, last_record=fed.record,
+                flag_lines=self.flag_lines, cache=self.moves), self.moves)
+        self.arbiter_stream.publish(game, fed.line, msgs, state)
+        # the public stream: events derived from the broadcast view (held moves stay out)
+        prev = self.snapshot
+        snap = board_snapshot(c, fed.line, prev, self.moves, changes_clock(fed))
+        self.snapshot = snap
+        pub = public_events(fed, events, prev, snap, self.clock_now, self.notes)
+        pub_state = None
+        if self.delay > 0 or self.public_stream.clients:
+            pub_state = state_dict(c, fed.line, arbiter_view=False, snap=snap, last_record=None,
+                                   flag_lines=self.flag_lines, cache=self.moves,
+                                   notes=self.notes)
+        pub_msgs = [encode(fed.line, n, d) for n, d in pub]
+        if self.delay > 0:
+            at = time.monotonic() if received is None else received
+            self._delayed.append((at, fed.line, game, pub_msgs, pub_state, snap))
+        else:
+            self._public_publish(fed.line, game, pub_msgs, pub_state, snap)
+
+    def _public_publish(self, line: int, game: str | None, msgs: list[bytes],
+                        state: dict[str, Any] | None, snap: PublicSnapshot | None) -> None:
+        if self.delay > 0:
+            self.public_state = state
+        self.public_snap = snap
+        self.public_stream.publish(game, line, msgs,
+                                   None if state is None else encode_state(line, state,
+                                                                           self.moves))
+
+    async def release_loop(self) -> None:
+        """Hands the delayed public lines out once ``delay`` seconds old (runs until cancelled)."""
+        while True:
+            now = time.monotonic()
+            while self._delayed and now - self._delayed[0][0] >= self.delay:
+                _, line, game, msgs, state, snap = self._delayed.popleft()
+                self._public_publish(line, game, msgs, state, snap)
+            await asyncio.sleep(1.0)
+
+    def clients(self) -> list[Client]:
+        """Every live client of both streams."""
+        return [*self.arbiter_stream.clients, *self.public_stream.clients]
+
+    def state(self, arbiter_view: bool) -> dict[str, Any]:
+        """The ``/api/state`` object as the arbiter or the public sees it now."""
+        c = self.board
+        if arbiter_view or self.delay <= 0:
+            return state_dict(c, self.last_line, arbiter_view=arbiter_view,
+                              snap=None if arbiter_view else self.snapshot,
+                              last_record=self.last_record, flag_lines=self.flag_lines,
+                              cache=self.moves, notes=self.notes)
+        if self.public_state is not None:
+            return dict(self.public_state)
+        # delayed and nothing old enough yet: the game's start, no moves, no flags
+        out = state_dict(c, 0, arbiter_view=False, snap=None, last_record=None, flag_lines={})
+        game = None if c.game is None else c.game.arbiter.game
+        out.update(moves=[], flags=[], result="*", result_reason=None, squares_to_fix=[],
+                   fen=None if game is None else game.start_fen)
+        return out
+
+    def public_pdn_snapshot(self) -> PublicSnapshot | None:
+        """The broadcast view as the public has it now (``/broadcast.pdn``)."""
+        if self.delay > 0:
+            return self.public_snap
+        return self.snapshot
+
+    def stream_state(self, arbiter_view: bool, line: int) -> dict[str, Any]:
+        """:meth:`state` as a stream's ``state`` event of ``line`` carries it."""
+        state = self.state(arbiter_view)
+        state["line"] = line
+        return state
+
+    def clock_now(self) -> dict[str, Any] | None:
+        """The board's ``clock`` object now (API.md)."""
+        return clock_dict(self.board)

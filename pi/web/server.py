@@ -20,13 +20,11 @@ import asyncio
 import json
 import logging
 import time
-from collections import deque
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from aiohttp import web
 
-from engine.replay import Fed
 from pi.board.statedir import StateDir
 from pi.board.errors import ActionLate, ActionRefused
 from pi.board.view import BoardActions, BoardView
@@ -36,13 +34,11 @@ from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, j
                              keep_auth, line_of, read, whole_lines)
 from pi.web.guard import (HEADER_TIMEOUT, ConnectionGuard, GuardedHandler, GuardedSite,
                           OneLineHttpErrors, accept_error_handler)
-from pi.web.feeds import (Client, Stream, encode, encode_state, ping_loop, replay_journal_events,
+from pi.web.feeds import (Client, LiveFeeds, Stream, encode, ping_loop, replay_journal_events,
                           serve_sse)
 from pi.web.replay import replay_states
-from pi.web.views import (MoveDicts, PublicSnapshot, board_snapshot, broadcast_pdn,
-                          NOTE_CODE, changes_clock, clock_dict, decisions_json,
-                          journal_snapshot, line_events, note_flags, public_events,
-                          state_dict)
+from pi.web.views import (PublicSnapshot, broadcast_pdn,
+                          decisions_json)
 
 log = logging.getLogger(__name__)
 
@@ -265,21 +261,9 @@ class WebServer(ArbiterSite):
         self.board = board
         self.actions = actions
         self.games_dir = games
-        self.delay = max(0.0, delay_minutes) * 60.0
         self.simulate = simulate
-        self.arbiter_stream = Stream()
-        self.public_stream = Stream()
-        self.flag_lines: dict[int, int] = {}
-        self.moves = MoveDicts()  # the game's move dicts, made once each
-        self.last_line = 0
-        self.last_record: dict[str, Any] | None = None
-        self.snapshot: PublicSnapshot | None = None
-        #: the game's notes: flag id → public (COMP 6.16; None: unknown, all kept private)
-        self.notes: dict[int, bool] | None = {}
-        self.public_state: dict[str, Any] | None = None
-        self._delayed: deque[tuple[float, int, str | None, list[bytes], dict[str, Any] | None,
-                                   PublicSnapshot | None]] = deque()
-        self.public_snap: PublicSnapshot | None = None
+        #: the board's lines as live feeds (the board's listener is ``feeds.on_fed``)
+        self.feeds = LiveFeeds(board, max(0.0, delay_minutes) * 60.0)
         self._release: asyncio.Task[None] | None = None
         self._pinger: asyncio.Task[None] | None = None
         if serve:
@@ -298,105 +282,19 @@ class WebServer(ArbiterSite):
         """Starts the clients' pings, and releasing the delayed public lines (when a broadcast
         delay is set). RuntimeError (and nothing made) without a running loop."""
         loop = asyncio.get_running_loop()
-        if self.delay > 0 and self._release is None:
-            self._release = loop.create_task(self._release_loop())
+        if self.feeds.delay > 0 and self._release is None:
+            self._release = loop.create_task(self.feeds.release_loop())
         if self._pinger is None:
-            self._pinger = loop.create_task(ping_loop(self.ping, self._clients))
+            self._pinger = loop.create_task(ping_loop(self.ping, self.feeds.clients))
 
     async def stop(self) -> None:
         for task in (self._release, self._pinger):
             if task is not None:
                 task.cancel()
-        for stream in (self.arbiter_stream, self.public_stream):
+        for stream in (self.feeds.arbiter_stream, self.feeds.public_stream):
             for c in list(stream.clients):
                 c.close()
         await self.close()
-
-    def prime(self) -> None:
-        """Picks up a game resumed before the server started: its line count and broadcast view
-        (the lines themselves are read back from the journal by a resuming client). With an
-        irregularity pending, the broadcast view is derived from the journal
-        (:func:`pi.web.views.journal_snapshot`): the held move stays held after a restart."""
-        g = self.board.game
-        if g is None:
-            return
-        line = g.line
-        self.last_line = line
-        self.snapshot = board_snapshot(self.board, line, None, self.moves)
-        held = g.arbiter.pending is not None or any(
-            f.kind == "irregularity" and f.status == "pending" for f in g.arbiter.flags)
-        if held or any(f.code == NOTE_CODE for f in g.arbiter.flags):
-            try:
-                text = whole_lines(read(g.trace)).decode("utf-8")
-                view = journal_snapshot(g.id, text.splitlines())
-                self.snapshot, self.notes = view.snapshot, view.notes
-            except (OSError, ValueError) as exc:  # say so; the notes kept private
-                self.notes = None
-                log.error("broadcast view not derived from the journal (%s): %s", exc,
-                          "the pending move is shown" if held else "notes kept private")
-        self.public_snap = self.snapshot
-        for stream in (self.arbiter_stream, self.public_stream):
-            stream.game, stream.last = g.id, line
-
-    # ------------------------------------------------------------------ the board's lines
-
-    def on_fed(self, fed: Fed, received: float | None = None) -> None:
-        """Listener: one journaled line (on the loop's thread). Builds its events, keeps them,
-        offers them to the clients. ``received``:
-        when the line happened (``time.monotonic()`` clock; default now), for the delay."""
-        c = self.board
-        game = None if c.game is None else c.game.id
-        if fed.line == 1:
-            self.flag_lines = {}
-            self.notes = {}
-        if self.notes is not None:
-            note_flags(fed, self.notes)
-        self.last_line = fed.line
-        self.last_record = fed.record
-        events = line_events(fed, self.flag_lines, self.clock_now)
-        msgs = [encode(fed.line, n, d) for n, d in events]
-        state = None
-        if self.arbiter_stream.clients:  # nobody listening: no state built (the board's time)
-            state = encode_state(fed.line, state_dict(
-                c, fed.line, arbiter_view=True, snap=None, last_record=fed.record,
-                flag_lines=self.flag_lines, cache=self.moves), self.moves)
-        self.arbiter_stream.publish(game, fed.line, msgs, state)
-        # the public stream: events derived from the broadcast view (held moves stay out)
-        prev = self.snapshot
-        snap = board_snapshot(c, fed.line, prev, self.moves, changes_clock(fed))
-        self.snapshot = snap
-        pub = public_events(fed, events, prev, snap, self.clock_now, self.notes)
-        pub_state = None
-        if self.delay > 0 or self.public_stream.clients:
-            pub_state = state_dict(c, fed.line, arbiter_view=False, snap=snap, last_record=None,
-                                   flag_lines=self.flag_lines, cache=self.moves,
-                                   notes=self.notes)
-        pub_msgs = [encode(fed.line, n, d) for n, d in pub]
-        if self.delay > 0:
-            at = time.monotonic() if received is None else received
-            self._delayed.append((at, fed.line, game, pub_msgs, pub_state, snap))
-        else:
-            self._public_publish(fed.line, game, pub_msgs, pub_state, snap)
-
-    def _public_publish(self, line: int, game: str | None, msgs: list[bytes],
-                        state: dict[str, Any] | None, snap: PublicSnapshot | None) -> None:
-        if self.delay > 0:
-            self.public_state = state
-        self.public_snap = snap
-        self.public_stream.publish(game, line, msgs,
-                                   None if state is None else encode_state(line, state,
-                                                                           self.moves))
-
-    def _clients(self) -> list[Client]:
-        return [*self.arbiter_stream.clients, *self.public_stream.clients]
-
-    async def _release_loop(self) -> None:
-        while True:
-            now = time.monotonic()
-            while self._delayed and now - self._delayed[0][0] >= self.delay:
-                _, line, game, msgs, state, snap = self._delayed.popleft()
-                self._public_publish(line, game, msgs, state, snap)
-            await asyncio.sleep(1.0)
 
     # ------------------------------------------------------------------ the app
 
@@ -432,33 +330,12 @@ class WebServer(ArbiterSite):
 
     # ------------------------------------------------------------------ read-only endpoints
 
-    def state(self, arbiter_view: bool) -> dict[str, Any]:
-        c = self.board
-        if arbiter_view or self.delay <= 0:
-            return state_dict(c, self.last_line, arbiter_view=arbiter_view,
-                              snap=None if arbiter_view else self.snapshot,
-                              last_record=self.last_record, flag_lines=self.flag_lines,
-                              cache=self.moves, notes=self.notes)
-        if self.public_state is not None:
-            return dict(self.public_state)
-        # delayed and nothing old enough yet: the game's start, no moves, no flags
-        out = state_dict(c, 0, arbiter_view=False, snap=None, last_record=None, flag_lines={})
-        game = None if c.game is None else c.game.arbiter.game
-        out.update(moves=[], flags=[], result="*", result_reason=None, squares_to_fix=[],
-                   fen=None if game is None else game.start_fen)
-        return out
-
     async def api_state(self, request: web.Request) -> web.Response:
-        return web.json_response(self.state(await self.is_arbiter(request)),
+        return web.json_response(self.feeds.state(await self.is_arbiter(request)),
                                  headers={"Cache-Control": "no-store"})
 
-    def public_pdn_snapshot(self) -> PublicSnapshot | None:
-        if self.delay > 0:
-            return self.public_snap
-        return self.snapshot
-
     async def broadcast(self, request: web.Request) -> web.StreamResponse:
-        snap = self.public_pdn_snapshot()
+        snap = self.feeds.public_pdn_snapshot()
         g = self.board.game
         if snap is None or g is None:
             raise http(404, "no game yet")
@@ -501,7 +378,7 @@ class WebServer(ArbiterSite):
             raise http(404, "no game yet")
         data = await asyncio.get_running_loop().run_in_executor(None, read, session.trace)
         if not arbiter_view:
-            snap = self.public_pdn_snapshot()
+            snap = self.feeds.public_pdn_snapshot()
             keep = 0 if snap is None else self._public_cut(snap)
             data = b"".join(data.splitlines(keepends=True)[:keep])
         data = whole_lines(data)
@@ -562,7 +439,7 @@ class WebServer(ArbiterSite):
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         arbiter_view = await self.is_arbiter(request)
-        stream = self.arbiter_stream if arbiter_view else self.public_stream
+        stream = self.feeds.arbiter_stream if arbiter_view else self.feeds.public_stream
         raw = request.headers.get("Last-Event-ID", request.query.get("last_event_id"))
         after: int | None = None
         if raw is not None and raw.strip().isdigit() and len(raw.strip()) < 12:
@@ -573,7 +450,7 @@ class WebServer(ArbiterSite):
         game = request.query.get("game")
         if game is not None and stream.game is not None and game != stream.game:
             after = None
-        if len(self.arbiter_stream.clients) + len(self.public_stream.clients) >= self.max_clients:
+        if len(self.feeds.arbiter_stream.clients) + len(self.feeds.public_stream.clients) >= self.max_clients:
             raise http(503, "too many live clients", retry=True)
         client = Client(asyncio.Queue(maxsize=self.client_queue))
         first = self._catch_up(stream, arbiter_view, after)
@@ -588,21 +465,16 @@ class WebServer(ArbiterSite):
         if after is not None and after <= line:
             kept = stream.since(after)
             if kept is not None:
-                return kept + [encode(line, "state", self._stream_state(arbiter_view, line))]
+                return kept + [encode(line, "state", self.feeds.stream_state(arbiter_view, line))]
             session = self.board.game
             if arbiter_view and session is not None:
                 try:
                     older = list(replay_journal_events(session.trace, after))
                     older = [m for m in older if line_of(m) <= line]
-                    return older + [encode(line, "state", self._stream_state(True, line))]
+                    return older + [encode(line, "state", self.feeds.stream_state(True, line))]
                 except Exception:
                     log.exception("SSE resume from the journal failed; whole state sent")
-        return [encode(line if line else None, "state", self._stream_state(arbiter_view, line))]
-
-    def _stream_state(self, arbiter_view: bool, line: int) -> dict[str, Any]:
-        state = self.state(arbiter_view)
-        state["line"] = line
-        return state
+        return [encode(line if line else None, "state", self.feeds.stream_state(arbiter_view, line))]
 
     # ------------------------------------------------------------------ arbiter actions
 
@@ -621,7 +493,3 @@ class WebServer(ArbiterSite):
             raise http(409, str(exc)) from None
         return web.json_response({"line": fed.line, "record": fed.record,
                                   "decisions": decisions_json(fed)})
-
-    def clock_now(self) -> dict[str, Any] | None:
-        """The board's ``clock`` object now (API.md)."""
-        return clock_dict(self.board)

@@ -242,7 +242,7 @@ def test_bad_last_event_id_gets_the_whole_state(rig: Rig) -> None:
 def test_too_many_sse_clients_get_503(rig: Rig) -> None:
     rig.server.max_clients = 2
     end = time.monotonic() + 5
-    while (rig.server.arbiter_stream.clients or rig.server.public_stream.clients) \
+    while (rig.server.feeds.arbiter_stream.clients or rig.server.feeds.public_stream.clients) \
             and time.monotonic() < end:
         time.sleep(0.02)  # the clients of earlier tests went away
     try:
@@ -269,7 +269,7 @@ def events_until_state(sse: SSE) -> list[tuple[str | None, str, Any]]:
 def _fresh_moves(tmp_path: Path, keep: int | None = None) -> None:
     with Rig(tmp_path) as rig:
         if keep is not None:
-            rig.server.arbiter_stream.keep = keep
+            rig.server.feeds.arbiter_stream.keep = keep
         rig.wait(lambda s: s["phase"] == "playing")
         live = SSE(rig.port, bearer(rig))
         events_until_state(live)

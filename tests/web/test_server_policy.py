@@ -81,7 +81,7 @@ def test_corrected_move_is_never_shown_to_the_public(tmp_path: Path) -> None:
 
 def test_broadcast_delay_holds_the_public_view(tmp_path: Path) -> None:
     with Rig(tmp_path, Config(source="(test)", broadcast_delay=15.0)) as rig:
-        assert rig.server.delay == 900
+        assert rig.server.feeds.delay == 900
         rig.wait(lambda s: s["phase"] == "playing")
         rig.move("d3", "e4", "white")
         rig.wait(lambda s: len(s["moves"]) == 1)
