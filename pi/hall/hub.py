@@ -41,7 +41,7 @@ from pi.hall.signing import Chain, same_mac, status_mac
 from engine.replay import Fed
 from pi.web import auth
 from pi.web.httputil import http
-from pi.web.views import clock_dict, flag_dict
+from pi.web.views import clock_dict, flag_dict, public_clock
 
 log = logging.getLogger(__name__)
 
@@ -567,8 +567,12 @@ class Hub:
         else:
             out.update(fen=snap.fen, moves=len(snap.moves), result=snap.result,
                        last_move=snap.moves[-1].get("notation") if snap.moves else None)
-        if arbiter_view or ws.feeds.delay <= 0:
+        if arbiter_view:
             out["clock"] = clock_dict(view)
+        elif ws.feeds.delay <= 0:
+            # the board page's public clock: frozen while a move is held (its count and the
+            # face it set running would tell it)
+            out["clock"] = public_clock(ws.feeds.snapshot, clock_dict(view))
         elif ws.feeds.public_state is not None:
             out["clock"] = ws.feeds.public_state.get("clock")
         return out

@@ -34,13 +34,15 @@ HALL = "testhall"
 
 
 def trace_lines(path: Path, *, game: str, board: str, rnd: str = "1",
-                white: str | None = None, black: str | None = None) -> list[str]:
+                white: str | None = None, black: str | None = None,
+                **start_keys: object) -> list[str]:
     """A real trace as a board's journal: its start line given the board's id, round, board,
-    players and start time (the keys ``pi.board.session.GameSession.begin`` adds)."""
+    players and start time (the keys ``pi.board.session.GameSession.begin`` adds), and any
+    other ``start_keys`` (a ``time_control``)."""
     lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
     start = json.loads(lines[0])
     start.update(id=game, board=int(board), round=rnd, started_at="2026-11-22T09:00:00Z",
-                 site="Sala Roma")
+                 site="Sala Roma", **start_keys)
     if white is not None:
         start["white"] = white
     if black is not None:

@@ -39,8 +39,10 @@ def hall(tmp_path_factory):
         with HubRig(tmp / "hub", broker.url) as rig:
             for b, (trace, upto) in GAMES.items():
                 fb = FakeBoard(broker.url, b)
+                clocked = {"time_control": "3600"} if b == "5" else {}  # a held move's clock
                 lines = trace_lines(trace, game=gid(b), board=b, rnd="1",
-                                    white=f"White {b}", black="" if b == "4" else f"Black {b}")
+                                    white=f"White {b}", black="" if b == "4" else f"Black {b}",
+                                    **clocked)
                 fb.add_game(gid(b), lines[:upto] if upto else lines)
                 fb.publish_lines(gid(b))
                 boards.append(fb)
@@ -111,6 +113,13 @@ def test_a_move_under_a_pending_irregularity_is_held_from_the_feeds(hall):
     five = [b for b in hall_public if b["board"] == "5"][0]
     five_a = [b for b in hall_arbiter if b["board"] == "5"][0]
     assert five["moves"] == five_a["moves"] - 1 and five_a["pending_flags"] == 1
+    # the hall's public clock is the board page's: frozen where the public view stands (the
+    # held move's count and the face it set running stay out of it)
+    assert public["clock"] is not None and public["clock"]["running"] is None
+    assert five_a["clock"]["running"] is not None
+    drop = ("server_time",)
+    assert ({k: v for k, v in five["clock"].items() if k not in drop}
+            == {k: v for k, v in public["clock"].items() if k not in drop})
     _, flags = rig.json("GET", "/api/flags?status=pending", token=rig.token)
     assert [f["board"] for f in flags] == ["5"]
     assert rig.json("GET", "/api/flags")[0] == 401
