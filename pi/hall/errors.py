@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engine.errors import InputError
 
-__all__ = ["BadMessage", "PairingError", "HallInitError"]
+__all__ = ["BadMessage", "PairingError", "HallInitError", "DemoError"]
 
 
 class BadMessage(InputError):
@@ -18,3 +18,8 @@ class PairingError(InputError):
 
 class HallInitError(InputError):
     """A refusal of ``damiera hub init`` (one line, exit 2); nothing was written."""
+
+
+class DemoError(InputError):
+    """``damiera hub demo`` cannot start (options, no Mosquitto, a broker that exits): one
+    line, exit 2."""

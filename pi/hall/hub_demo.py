@@ -38,13 +38,14 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import IO, Protocol, cast
 
-from engine.errors import InputError, StateError
+from engine.errors import StateError
+from pi.hall.errors import DemoError
 from pi.hall.hub_config import hub_config_from_args, load_hub_config
 from pi.hall.hub_init import TLS_PORT, make_hall, write_hall
 
 log = logging.getLogger(__name__)
 
-__all__ = ["main_demo", "DemoError", "SimulatedFleet", "DEFAULT_DIR", "DEFAULT_HTTP"]
+__all__ = ["main_demo", "SimulatedFleet", "DEFAULT_DIR", "DEFAULT_HTTP"]
 
 DEFAULT_DIR = "hall-demo"
 DEFAULT_HTTP = "127.0.0.1:8090"
@@ -52,10 +53,6 @@ DEFAULT_HTTP = "127.0.0.1:8090"
 BROKER_WAIT = 10.0
 
 _BOARD_FILE = re.compile(r"board-([0-9]{1,4})\.toml")
-
-
-class DemoError(InputError):
-    """The demo cannot start (options, no Mosquitto, a broker that exits): one line, exit 2."""
 
 
 class SimulatedFleet(Protocol):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from daemon_proc import PRLIMIT, Daemon, play_one
+from board_process import PRLIMIT, Daemon, play_one
 
 HALF_HEADER = b"GET /api/state HTTP/1.1\r\nHost: x\r\nX-a: "
 

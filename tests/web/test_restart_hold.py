@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from daemon_proc import Daemon
+from board_process import Daemon
 
 
 def wait(d: Daemon, predicate: Callable[[dict[str, Any]], bool], token: bool = True,
