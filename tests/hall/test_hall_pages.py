@@ -117,10 +117,14 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
     with sync_api.sync_playwright() as p:
         browser = _browser(p)
         try:
-            page = browser.new_context(viewport={"width": 1200, "height": 800}).new_page()
+            # an en-US browser (its toLocaleTimeString says "02:03:07 PM"): the console still
+            # writes 24-hour local time and says so (issue 16)
+            page = browser.new_context(viewport={"width": 1200, "height": 800},
+                                       locale="en-US").new_page()
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(f"http://127.0.0.1:{rig.port}/arbiter")
+            assert page.locator("th:text('when (local time)')").count() == 2
             # not logged in: nothing but the login box
             page.wait_for_selector("#token", timeout=15000)
             assert page.locator("#flags tbody tr").count() == 0
@@ -135,11 +139,15 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
                                                 '{"t": 1.0, "type": "x"}', "ab" * 32))
             alarm = page.wait_for_selector("#alarms tbody tr[data-board='4']", timeout=15000)
             assert "does not verify" in alarm.text_content()
+            assert re.fullmatch(r"[0-2]\d:[0-5]\d:[0-5]\d",
+                                alarm.query_selector("td").text_content()), alarm.text_content()
             assert page.locator("#alarms-empty").is_hidden()
             # a flag raised now, on board 7, reaches the console live
             sent = _until_pending(rig, b7, G7)
             row = page.wait_for_selector("#flags tbody tr[data-board='7']", timeout=15000)
             assert "IT 8" in row.text_content() and "pending" in row.text_content()
+            assert re.fullmatch(r"[0-2]\d:[0-5]\d:[0-5]\d",
+                                row.query_selector("td").text_content()), row.text_content()
             href = page.get_attribute("#flags tbody tr[data-board='7'] a", "href")
             assert href is not None and href.startswith("/boards/7/arbiter?flag=")
             # decided: it leaves the pending list
