@@ -2,7 +2,7 @@
 // around them, the game line by line, the arbiter's actions, downloads.
 import { boardSvg, drawBoard } from "./board.js";
 import { api, formatTime, gameTime, h, loginBox } from "./live.js";
-import { flagWhen, startLive } from "./liveview.js";
+import { flagWhen, squareLabels, startLive } from "./liveview.js";
 import { arbiterActions } from "./actions.js";
 import { describe, flagWindow, parseJournal, replayStates } from "./replay.js";
 
@@ -67,13 +67,13 @@ function showStep() {
   $("replay-slider").value = step;
   drawBoard($("replay-board"), { variant: state.metadata.variant, pieces: s.pieces,
     numbers: $("numbers").checked, lastMove: s.lastMove });
-  $("replay-step").textContent = `line ${s.line}/${states.length} · t ${gameTime(s.record.t)} · ` +
+  $("replay-step").textContent = `line ${s.line}/${states.length} · game time ${gameTime(s.record.t)} · ` +
     `${describe(state.metadata.variant, s.record)} · ${plies(s.moves)} · ${s.turn} to move` +
     (s.hand.length ? ` · ${s.hand.length} in hand` : "") +
     ` · ${s.flags.length} flags${s.flags.length ? " (last " + s.flags[s.flags.length - 1].code + " " +
       (s.flags[s.flags.length - 1].status || "") + ")" : ""}` +
     (s.pending != null ? ` · awaiting the opponent's decision on flag ${s.pending}` : "") +
-    (s.toFix && s.toFix.length ? ` · put right: ${s.toFix.join(" ")}` : "") +
+    (s.toFix && s.toFix.length ? ` · put right: ${squareLabels(state.metadata.variant, s.toFix)}` : "") +
     (s.clock ? ` · clocks W ${formatTime(s.clock.white * 1000)} B ${formatTime(s.clock.black * 1000)}` : "") +
     (s.result && s.result !== "*" ? ` · result ${s.result}` : "");
   $("replay-record").textContent = JSON.stringify(s.record);
@@ -111,7 +111,7 @@ function review(flag) {
   $("review-body").replaceChildren(head,
     h("div", { class: "diagrams" }, figure(before, "before", "diagram-before"),
       figure(after, "after", "diagram-after")),
-    h("h3", {}, "Sensor events around it"), timeline);
+    h("h3", {}, "Sensor events around it (game time)"), timeline);
 }
 
 function onState(s) {
