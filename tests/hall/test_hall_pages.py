@@ -20,6 +20,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "web" / "artifacts"
 G4 = "2026-11-22T0900-b04-001"
 G7 = "2026-11-22T0900-b07-001"
+G9 = "2026-11-22T0900-b09-001"
 #: IT 8.2: an irregularity the opponent accepts (pending until then) - tests/traces/italian.
 KEPT = TRACES / "italian" / "d1_kept_by_accept_8_2.jsonl"
 
@@ -40,7 +41,7 @@ def hall(tmp_path: Path) -> Iterator[dict[str, Any]]:
                              qos=1, retain=True).wait_for_publish(5)
         try:
             with HubRig(tmp_path / "hub", broker.url) as rig:
-                yield {"rig": rig, "b4": b4, "b7": b7}
+                yield {"rig": rig, "b4": b4, "b7": b7, "url": broker.url}
         finally:
             b4.close()
             b7.close()
@@ -100,8 +101,20 @@ def test_hall_page_shows_every_board_and_follows_them_live(hall: dict[str, Any])
             page.wait_for_selector("#board-7:not(.flagged)", timeout=15000)
             # a round filter hides the other rounds' boards (both are round 1 here)
             assert page.locator("#round-filter option").count() == 2
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "hall.png"), full_page=True)
+            # board 9 in mid-game, its clock running: the README's screenshot shows one ticking
+            b9 = FakeBoard(hall["url"], "9")
+            try:
+                b9.add_game(G9, trace_lines(SAMPLE, game=G9, board="9", white="Gialli",
+                                            black="Blu"))
+                b9.client.publish(b9.topics.board("9", "status"),
+                                  P.status_payload("9", G9, 0, [], session="00ff00ff", key=b9.key),
+                                  qos=1, retain=True).wait_for_publish(5)
+                b9.publish_lines(G9, range(1, len(b9.journals[G9]) // 2))
+                page.wait_for_selector("#board-9 .mini-clocks .running", timeout=15000)
+                ARTIFACTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(ARTIFACTS / "hall.png"), full_page=True)
+            finally:
+                b9.close()
             assert errors == []
         finally:
             browser.close()
