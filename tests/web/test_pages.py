@@ -480,6 +480,7 @@ def test_live_page_steps_through_the_moves_flips_and_names_the_board(
     page.goto(d.url + "/")
     page.wait_for_function("document.querySelector('#names').textContent === 'Board 3 · Round 2'",
                            timeout=3000)
+    assert page.title() == "Board 3 · Round 2 — damiera"
     play(d, "-d3", "+c4")  # 22-18
     d.request("/api/sim/button", {"name": "clock", "side": "white"})
     play(d, "-e6", "+f5")  # 11-15

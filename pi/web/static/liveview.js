@@ -147,7 +147,10 @@ export function startLive(opts = {}) {
     $("event").textContent = [m.event, m.round && `round ${m.round}`, m.board && `board ${m.board}`,
       m.variant, m.time_control].filter(Boolean).join(" · ");
     const names = [m.board && `Board ${m.board}`, m.round && `Round ${m.round}`].filter(Boolean);
-    if ($("names")) $("names").textContent = names.join(" · ");
+    if ($("names")) {
+      $("names").textContent = names.join(" · ");
+      if (names.length) document.title = `${names.join(" · ")} — damiera`;
+    }
     // what the OLED says, then what the board cannot see or wants put right
     const faults = (state.sensor_faults || []).map((f) => `sensor fault: ${f.message || f.kind}` +
       (f.squares && f.squares.length ? ` (${f.squares.join(" ")})` : ""));
