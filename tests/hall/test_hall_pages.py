@@ -221,3 +221,29 @@ def test_a_boards_console_names_the_game_and_shows_the_boards_refusal(
             assert errors == []
         finally:
             browser.close()
+
+
+def test_a_boards_live_page_on_the_hub_names_it_and_links_its_pdn(hall: dict[str, Any]) -> None:
+    """Issue 16: the live page served by the hub names the board and the round, says whose move
+    it is and links the board's PDN (a link that answers)."""
+    from playwright import sync_api
+    rig, b7 = hall["rig"], hall["b7"]
+    b7.publish_lines(G7, [1, 2, 3])
+    wait(lambda: rig.held("7", G7) == 3)
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_context(viewport={"width": 1000, "height": 800}).new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"http://127.0.0.1:{rig.port}/boards/7/")
+            page.wait_for_function(
+                "document.querySelector('#names').textContent === 'Board 7 · Round 1'",
+                timeout=15000)
+            assert page.text_content("#turn") in ("White to move", "Black to move")
+            href = page.eval_on_selector("#pdn-link", "a => a.href")
+            answer = page.request.get(href)
+            assert answer.status == 200 and '[White "Rossi"]' in answer.text()
+            assert errors == []
+        finally:
+            browser.close()
