@@ -194,8 +194,12 @@ _COMP: dict[str, tuple[str, Kind, str]] = {
     "press_without_move": ("COMP 4.4.5", _N, "the clock is pressed only after moving"),
     "press_in_correction": ("COMP 4.13", _N, "time spent correcting an irregularity is charged "
                                              "to the offender"),
-    "draw_offer": ("COMP 6.15", _N, "a draw is offered after one's own move, before pressing "
-                                    "the clock"),
+    # COMP 6.15: "Un giocatore può proporre la patta al suo avversario solamente dopo aver
+    # effettuato la propria mossa e (se sono in funzione gli orologi) prima di aver messo in moto
+    # l'orologio dell'altro" - the rule, said as a rule, so that a flag's text (what was done
+    # against it) never reads as its contradiction
+    "draw_offer": ("COMP 6.15", _N, "a draw may be offered only after making one's own move and "
+                                    "before starting the opponent's clock"),
     "note": ("COMP 6.16", _N, "arbiter's note"),
     "no_procedure": ("COMP 6.16", _N, "arbiter's note"),
     "lost_on_time": ("COMP 4.8", _R, "the flag fell: loss on time"),

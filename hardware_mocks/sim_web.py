@@ -30,6 +30,10 @@ __all__ = ["sim_routes"]
 def sim_routes(sim: Simulation, variant: str) -> Any:
     """``Parts.web_routes`` for the simulation ``sim`` of a ``variant`` board."""
     v = find_variant(variant)
+    #: The set of pieces the board has: both sides' men (24, or 40 on a 10x10 board). A place
+    #: puts down a piece lifted before, or one from the box of captured pieces; never a piece
+    #: from nowhere (a 25th piece is refused).
+    pieces = 2 * v.men_rows * v.size // 2
 
     def square(body: dict[str, Any]) -> str:
         value = body.get("square")
@@ -63,6 +67,8 @@ def sim_routes(sim: Simulation, variant: str) -> Any:
 
         async def place(request: web.Request) -> web.Response:
             sq = square(await _body(request))
+            if len(board().occupied) >= pieces:
+                raise _bad(f"all {pieces} pieces are on the board: lift one first", 409)
             try:
                 board().place(sq)
             except ValueError as exc:
@@ -83,7 +89,7 @@ def sim_routes(sim: Simulation, variant: str) -> Any:
             return web.json_response({"ok": True})
 
         async def state(request: web.Request) -> web.Response:
-            return web.json_response({"occupied": sorted(board().occupied)})
+            return web.json_response({"occupied": sorted(board().occupied), "pieces": pieces})
 
         async def oled(request: web.Request) -> web.Response:
             hw = sim.hardware

@@ -522,7 +522,7 @@ class BoardController:
             elif isinstance(d, MoveRetracted):
                 log.info("move %d retracted (%s)", d.ply, d.article)
             elif isinstance(d, BoardToFix):
-                self._message = "" if d.cleared else "put right: " + " ".join(d.squares)
+                self._message = "" if d.cleared else "put right: " + self._square_labels(d.squares)
             elif isinstance(d, GameEnded):
                 log.info("result %s: %s (%s)", d.result, d.reason, d.article)
                 self.phase = Phase.OVER
@@ -531,6 +531,12 @@ class BoardController:
                 self._message = f"{d.result} {d.reason}"
                 self._beep("end")
                 self._set_status(f"game over {d.result} ({d.reason})")
+
+    def _square_labels(self, squares: Iterable[str]) -> str:
+        """Squares as the screen and the pages name them: the variant's official number of a dark
+        square, the algebraic name of a light one (a piece put on it, IT 7.5)."""
+        numbers = self.variant.geometry.number_of_algebraic
+        return " ".join(str(numbers[s]) if s in numbers else s for s in squares)
 
     def _publish(self, fed: Fed) -> None:
         if fed.line == 1:

@@ -1,5 +1,9 @@
 """The 128×64 OLED: clock faces, move count, last move and a message line.
 
+A message too long for its line takes the last move's line too (:func:`message_layout`): the
+instruction after its last ``"; "`` (``black: correct or accept``) gets a line of its own, in a
+smaller font if need be, and is the last thing ever cut.
+
 The clock faces are the engine's (:mod:`engine.clock_display`, COMP 3.6.2 h): ``1h05``, ``9:59``,
 ``19.9``, the mosse-lampo countdown (COMP 5.7), never a format of our own, so the OLED, the web
 and the journal show one clock.
@@ -16,6 +20,7 @@ import logging
 import math
 import unicodedata
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from engine.clock_display import DEFAULT_RULES, DisplayRules, face_display, format_time
@@ -87,6 +92,56 @@ def face_texts(state: DisplayState,
              running == "black"))
 
 
+#: Font sizes (px) of the message lines, largest first: a long message tries each in turn.
+MESSAGE_SIZES = (10, 9, 8)
+
+
+def _cut(text: str, fits: Callable[[str], bool]) -> str:
+    """``text``, or its longest prefix with ``..`` that fits."""
+    if fits(text):
+        return text
+    while text and not fits(text + ".."):
+        text = text[:-1]
+    return text + ".."
+
+
+def _wrap(text: str, fits: Callable[[str], bool]) -> tuple[str, str]:
+    """``text`` in two lines at a space: the first as long as fits (the second may not fit)."""
+    words = text.split(" ")
+    for n in range(len(words) - 1, 0, -1):
+        head = " ".join(words[:n])
+        if fits(head):
+            return head, " ".join(words[n:])
+    return text, ""
+
+
+def message_layout(text: str, measure: Callable[[str, int], float],
+                   width: int = WIDTH) -> tuple[tuple[str, int], ...]:
+    """The lines (text, font size) a message is drawn in, ``measure(text, size)`` giving its
+    width in pixels. One line at the largest size when it fits; else two lines (the second the
+    instruction after the message's last ``"; "``, or the words that wrap), at the largest size
+    at which both fit; else, at the smallest size, the instruction kept whole (cut only if it
+    alone is wider than the screen) and the line above cut with ``..``."""
+    if not text or measure(text, MESSAGE_SIZES[0]) <= width:
+        return ((text, MESSAGE_SIZES[0]),) if text else ()
+    for size in MESSAGE_SIZES:
+        def fits(t: str, size: int = size) -> bool:
+            return measure(t, size) <= width
+        head, sep, tail = text.rpartition("; ")
+        if not sep:
+            head, tail = _wrap(text, fits)
+        if fits(head) and fits(tail):
+            return ((head, size), (tail, size))
+    size = MESSAGE_SIZES[-1]
+
+    def fits_small(t: str) -> bool:
+        return measure(t, size) <= width
+    head, sep, tail = text.rpartition("; ")
+    if not sep:
+        head, tail = _wrap(text, fits_small)
+    return ((_cut(head, fits_small), size), (_cut(tail, fits_small), size))
+
+
 def _font(size: int) -> Any:
     from PIL import ImageFont
     try:
@@ -103,6 +158,7 @@ class BoardDisplay:
         self.rules = rules
         self.small = _font(10)
         self.large = _font(18)
+        self.fonts = {size: _font(size) for size in MESSAGE_SIZES}
         self.state = DisplayState()
 
     def render(self, state: DisplayState) -> None:
@@ -146,12 +202,14 @@ class BoardDisplay:
             width = draw.textlength(text, font=self.large)
             x = left + (right - left - width) / 2
             draw.text((x, top + 2), text, font=self.large, fill=0 if running else 1)
-        if s.last_move:
+        lines = message_layout(s.message, lambda text, size: float(
+            draw.textlength(text, font=self.fonts[size])))
+        if s.last_move and len(lines) < 2:  # a long message takes the last move's line
             draw.text((0, LAST_MOVE_BOX[1]), self._fit(draw, f"last: {s.last_move}", self.small,
                                                        WIDTH), font=self.small, fill=1)
-        if s.message:
-            draw.text((0, MESSAGE_BOX[1]), self._fit(draw, s.message, self.small, WIDTH),
-                      font=self.small, fill=1)
+        tops = (LAST_MOVE_BOX[1], MESSAGE_BOX[1])[2 - len(lines):]
+        for top, (text, size) in zip(tops, lines, strict=True):
+            draw.text((0, top), text, font=self.fonts[size], fill=1)
 
     def clear(self) -> None:
         from luma.core.render import canvas

@@ -185,14 +185,16 @@ def metadata(board: BoardView) -> dict[str, Any]:
         return {"event": cfg.event, "round": cfg.round, "site": cfg.site, "date": None,
                 "board": cfg.board, "white": cfg.white, "black": cfg.black,
                 "variant": cfg.variant, "time_control": cfg.time_control, "started_at": None,
-                "clock": cfg.clock, "size": board.variant.size}
+                "clock": cfg.clock, "size": board.variant.size, "start_fen": cfg.fen,
+                "results": list(board.variant.results)}
     line = session.start_line
     game = session.arbiter.game
     return {"event": line.get("event"), "round": line.get("round"), "site": line.get("site"),
             "date": line.get("date"), "board": line.get("board"), "white": line.get("white"),
             "black": line.get("black"), "variant": session.variant.name,
             "time_control": game.time_control, "started_at": line.get("started_at"),
-            "clock": bool(line.get("clock", True)), "size": session.variant.size}
+            "clock": bool(line.get("clock", True)), "size": session.variant.size,
+            "start_fen": line.get("fen"), "results": list(session.variant.results)}
 
 
 @dataclass

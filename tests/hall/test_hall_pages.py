@@ -20,6 +20,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "web" / "artifacts"
 G4 = "2026-11-22T0900-b04-001"
 G7 = "2026-11-22T0900-b07-001"
+G9 = "2026-11-22T0900-b09-001"
 #: IT 8.2: an irregularity the opponent accepts (pending until then) - tests/traces/italian.
 KEPT = TRACES / "italian" / "d1_kept_by_accept_8_2.jsonl"
 
@@ -40,7 +41,7 @@ def hall(tmp_path: Path) -> Iterator[dict[str, Any]]:
                              qos=1, retain=True).wait_for_publish(5)
         try:
             with HubRig(tmp_path / "hub", broker.url) as rig:
-                yield {"rig": rig, "b4": b4, "b7": b7}
+                yield {"rig": rig, "b4": b4, "b7": b7, "url": broker.url}
         finally:
             b4.close()
             b7.close()
@@ -100,8 +101,20 @@ def test_hall_page_shows_every_board_and_follows_them_live(hall: dict[str, Any])
             page.wait_for_selector("#board-7:not(.flagged)", timeout=15000)
             # a round filter hides the other rounds' boards (both are round 1 here)
             assert page.locator("#round-filter option").count() == 2
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "hall.png"), full_page=True)
+            # board 9 in mid-game, its clock running: the README's screenshot shows one ticking
+            b9 = FakeBoard(hall["url"], "9")
+            try:
+                b9.add_game(G9, trace_lines(SAMPLE, game=G9, board="9", white="Gialli",
+                                            black="Blu"))
+                b9.client.publish(b9.topics.board("9", "status"),
+                                  P.status_payload("9", G9, 0, [], session="00ff00ff", key=b9.key),
+                                  qos=1, retain=True).wait_for_publish(5)
+                b9.publish_lines(G9, range(1, len(b9.journals[G9]) // 2))
+                page.wait_for_selector("#board-9 .mini-clocks .running", timeout=15000)
+                ARTIFACTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(ARTIFACTS / "hall.png"), full_page=True)
+            finally:
+                b9.close()
             assert errors == []
         finally:
             browser.close()
@@ -117,10 +130,14 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
     with sync_api.sync_playwright() as p:
         browser = _browser(p)
         try:
-            page = browser.new_context(viewport={"width": 1200, "height": 800}).new_page()
+            # an en-US browser (its toLocaleTimeString says "02:03:07 PM"): the console still
+            # writes 24-hour local time and says so (issue 16)
+            page = browser.new_context(viewport={"width": 1200, "height": 800},
+                                       locale="en-US").new_page()
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(f"http://127.0.0.1:{rig.port}/arbiter")
+            assert page.locator("th:text('when (local time)')").count() == 2
             # not logged in: nothing but the login box
             page.wait_for_selector("#token", timeout=15000)
             assert page.locator("#flags tbody tr").count() == 0
@@ -135,11 +152,15 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
                                                 '{"t": 1.0, "type": "x"}', "ab" * 32))
             alarm = page.wait_for_selector("#alarms tbody tr[data-board='4']", timeout=15000)
             assert "does not verify" in alarm.text_content()
+            assert re.fullmatch(r"[0-2]\d:[0-5]\d:[0-5]\d",
+                                alarm.query_selector("td").text_content()), alarm.text_content()
             assert page.locator("#alarms-empty").is_hidden()
             # a flag raised now, on board 7, reaches the console live
             sent = _until_pending(rig, b7, G7)
             row = page.wait_for_selector("#flags tbody tr[data-board='7']", timeout=15000)
             assert "IT 8" in row.text_content() and "pending" in row.text_content()
+            assert re.fullmatch(r"[0-2]\d:[0-5]\d:[0-5]\d",
+                                row.query_selector("td").text_content()), row.text_content()
             href = page.get_attribute("#flags tbody tr[data-board='7'] a", "href")
             assert href is not None and href.startswith("/boards/7/arbiter?flag=")
             # decided: it leaves the pending list
@@ -253,5 +274,31 @@ def test_a_boards_pages_on_the_hub_have_no_dead_link(hall: dict[str, Any]) -> No
                 assert links or path == "", path  # the console has its nav at least
                 for href in links:
                     assert page.request.get(href).status != 404, href
+        finally:
+            browser.close()
+
+
+def test_a_boards_live_page_on_the_hub_names_it_and_links_its_pdn(hall: dict[str, Any]) -> None:
+    """Issue 16: the live page served by the hub names the board and the round, says whose move
+    it is and links the board's PDN (a link that answers)."""
+    from playwright import sync_api
+    rig, b7 = hall["rig"], hall["b7"]
+    b7.publish_lines(G7, [1, 2, 3])
+    wait(lambda: rig.held("7", G7) == 3)
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_context(viewport={"width": 1000, "height": 800}).new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"http://127.0.0.1:{rig.port}/boards/7/")
+            page.wait_for_function(
+                "document.querySelector('#names').textContent === 'Board 7 · Round 1'",
+                timeout=15000)
+            assert page.text_content("#turn") in ("White to move", "Black to move")
+            href = page.eval_on_selector("#pdn-link", "a => a.href")
+            answer = page.request.get(href)
+            assert answer.status == 200 and '[White "Rossi"]' in answer.text()
+            assert errors == []
         finally:
             browser.close()

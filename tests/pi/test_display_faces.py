@@ -18,6 +18,8 @@ from hardware_mocks.display import dummy_oled
 from pi.drivers.display import BLACK_FACE_BOX, WHITE_FACE_BOX, BoardDisplay, DisplayState, face_texts
 
 GOLDEN = Path(__file__).parent / "golden"
+#: The controller's message for a touch-move irregularity (pi/board/controller.py).
+TOUCH_MESSAGE = "IT 8.1.3 touched 21, moved 22; black: correct or accept"
 
 
 def _picture(image) -> str:
@@ -58,6 +60,10 @@ def _faces() -> dict[str, DisplayState]:
         "lampo": DisplayState(clock=lampo.read(80.0), move_number=1, side_to_move="white"),
         "fischer": DisplayState(clock=fischer.read(3541.5), move_number=2, side_to_move="white"),
         "no_clock": DisplayState(move_number=5, last_move="11x18"),
+        # Issue 16: an irregularity's message, whose instruction must be seen whole.
+        "touch_irregularity": DisplayState(white_time=590, black_time=600, move_number=1,
+                                           side_to_move="white", last_move="22-18",
+                                           message=TOUCH_MESSAGE),
     }
 
 
@@ -77,7 +83,8 @@ def test_golden_faces_show_the_engines_texts() -> None:
              for name, state in _faces().items()}
     assert texts == {"hours_and_seconds": ("1h01", "0:20"), "minutes_and_tenths": ("20:00", "19.9"),
                      "flag": ("FLAG", "10:00"), "lampo": ("-10", "1:00"),
-                     "fischer": ("1h00", "1:05"), "no_clock": ("--:--", "--:--")}
+                     "fischer": ("1h00", "1:05"), "no_clock": ("--:--", "--:--"),
+                     "touch_irregularity": ("9:50", "10:00")}
 
 
 def test_a_clock_reading_is_drawn_as_the_engine_faces_it() -> None:
@@ -126,3 +133,51 @@ def test_every_face_of_the_last_hour_fits_its_box_with_its_seconds() -> None:
     # the faces' frames are whole: the text drew inside them
     for box in (WHITE_FACE_BOX, BLACK_FACE_BOX):
         assert frame.crop(box).getbbox() is not None
+
+
+def test_a_long_message_keeps_who_decides_and_what_in_view() -> None:
+    """Issue 16: the OLED cut ``IT 8.1.3 touched 21, mov..`` and never showed who must decide.
+    A message too long for its line takes the last move's line too: the instruction after its
+    last "; " is drawn whole on the bottom line, the article and what happened above it."""
+    from PIL import Image, ImageDraw
+
+    from pi.drivers.display import LAST_MOVE_BOX, MESSAGE_BOX
+    display = BoardDisplay(dummy_oled())
+    state = _faces()["touch_irregularity"]
+    frame = _frame(state)
+    # the frame's two bottom lines are exactly these two texts, each whole, in one font
+    for size in (10, 9, 8):
+        font = display.fonts[size]
+        reference = Image.new("1", (128, 64))
+        draw = ImageDraw.Draw(reference)
+        if draw.textlength("IT 8.1.3 touched 21, moved 22", font=font) > 128:
+            continue
+        draw.text((0, LAST_MOVE_BOX[1]), "IT 8.1.3 touched 21, moved 22", font=font, fill=1)
+        draw.text((0, MESSAGE_BOX[1]), "black: correct or accept", font=font, fill=1)
+        bottom = (0, LAST_MOVE_BOX[1], 128, 64)
+        assert frame.crop(bottom).tobytes() == reference.crop(bottom).tobytes()
+        break
+    else:
+        raise AssertionError("no font size fits the article's line")
+    # a short message keeps one line and the last move stays
+    short = _frame(DisplayState(white_time=590, black_time=600, last_move="22-18",
+                                message="put right: 17 21"))
+    assert short.crop(LAST_MOVE_BOX).getbbox() is not None
+
+
+def test_message_layout_never_drops_the_instruction() -> None:
+    """With any width of text, the instruction after the last "; " is the bottom line, whole
+    whenever it fits the screen alone; a message with no "; " wraps at a space."""
+    from pi.drivers.display import message_layout
+
+    def measure(text: str, size: int) -> float:  # a fixed-width font: size * 0.6 px a character
+        return len(text) * size * 0.6
+
+    assert message_layout("put right: 17", measure) == (("put right: 17", 10),)
+    assert message_layout("", measure) == ()
+    long = "IT 8.1.2 5x14: no piece of that kind can make this move; white: correct or accept"
+    lines = message_layout(long, measure)
+    assert lines[-1][0] == "white: correct or accept" and lines[0][0].endswith("..")
+    assert all(measure(text, size) <= 128 for text, size in lines)
+    wrapped = message_layout("one two three four five six seven eight nine ten eleven", measure)
+    assert len(wrapped) == 2 and wrapped[0][0].startswith("one two")

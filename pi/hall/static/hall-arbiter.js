@@ -24,9 +24,16 @@ function beep() {
   } catch { /* no audio device: the flashing row is the signal */ }
 }
 
+/** A Unix time (seconds) as the hall's local wall-clock time, 24-hour ("14:03:07"), whatever
+ * the browser's locale (an en-US browser's toLocaleTimeString says "02:03:07 PM"). */
+function clock24(unixSeconds) {
+  const d = new Date(unixSeconds * 1000), two = (n) => String(n).padStart(2, "0");
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
 function when(item) {
   if (!item.wall) return "";
-  return new Date(item.wall * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  return clock24(item.wall);
 }
 
 function key(item) { return `${item.board}/${item.game_id || ""}/${item.flag.id}`; }
@@ -92,7 +99,7 @@ function renderAlarms() {
   const rows = [...alarms.values()].sort((a, b) => b.last - a.last || b.id - a.id);
   $("alarms").querySelector("tbody").replaceChildren(...rows.map((a) => h("tr",
     { class: "alarm", "data-board": a.board, "data-kind": a.kind },
-    h("td", {}, new Date(a.time * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })),
+    h("td", {}, clock24(a.time)),
     h("td", {}, h("a", { href: `/boards/${encodeURIComponent(a.board)}/arbiter` }, a.board)),
     h("td", {}, a.what),
     h("td", {}, a.count > 1 ? `×${a.count}` : ""))));

@@ -2,9 +2,12 @@
 // note) as a form posting to /api/arbiter; shared by the console and the simulator.
 import { api, h } from "./live.js";
 
-const RESULTS = ["1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"];
+/** The results offered before the game's variant is known: the common set (engine/variants.py). */
+const RESULTS = ["1-0", "1/2-1/2", "0-1"];
 
 /** Fill `container` with the action buttons; `report(text, ok)` is told each answer.
+ * Returns {setResults(list)}: the results the adjudication offers, the variant's own set
+ * (state.metadata.results: 1-0 1/2-1/2 0-1, or 2-0 1-1 0-2 in international draughts).
  * `context()` gives what each action names: `{game, seen}` (the game shown and the last journal
  * line seen), so that the board refuses it for another game or a position moved on. */
 export function arbiterActions(container, report, context = () => ({})) {
@@ -21,6 +24,7 @@ export function arbiterActions(container, report, context = () => ({})) {
     ["restore", "Restore position (IT 7.8)"], ["impose_count", "Impose move count"]];
   const result = h("select", { id: "adjudicate-result", "aria-label": "result to adjudicate" },
     ...RESULTS.map((r) => h("option", { value: r }, r)));
+  let offered = RESULTS.join();
   const note = h("input", { id: "note-text", type: "text", maxlength: "500",
     "aria-label": "note text", placeholder: "note for the record" });
   const noteForm = h("form", { class: "note" }, note, h("button", { type: "submit", id: "action-note" }, "Add note"));
@@ -37,4 +41,11 @@ export function arbiterActions(container, report, context = () => ({})) {
         onclick: () => { if (confirm(`Adjudicate ${result.value}?`)) send({ action: "adjudicate", result: result.value }); } },
       "Adjudicate")),
     h("fieldset", {}, h("legend", {}, "Note"), noteForm));
+  return {
+    setResults(list) {
+      if (!Array.isArray(list) || !list.length || list.join() === offered) return;
+      offered = list.join();
+      result.replaceChildren(...list.map((r) => h("option", { value: r }, r)));
+    },
+  };
 }

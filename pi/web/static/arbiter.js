@@ -2,7 +2,7 @@
 // around them, the game line by line, the arbiter's actions, downloads.
 import { boardSvg, drawBoard } from "./board.js";
 import { api, formatTime, gameTime, h, loginBox } from "./live.js";
-import { startLive } from "./liveview.js";
+import { flagWhen, squareLabels, startLive } from "./liveview.js";
 import { arbiterActions } from "./actions.js";
 import { describe, flagWindow, parseJournal, replayStates } from "./replay.js";
 
@@ -37,6 +37,7 @@ async function loadJournal() {
  * /api/replay): the pages then show exactly what the arbiter knew. Null if it cannot be had
  * (an older board): the replay is then worked out here from the journal. */
 async function engineStates(recs) {
+  if (state.view !== "arbiter") return null;  // arbiter only: never ask (a 401 in the console)
   try {
     const r = await fetch("api/replay", { credentials: "same-origin" });
     if (!r.ok) return null;
@@ -66,13 +67,13 @@ function showStep() {
   $("replay-slider").value = step;
   drawBoard($("replay-board"), { variant: state.metadata.variant, pieces: s.pieces,
     numbers: $("numbers").checked, lastMove: s.lastMove });
-  $("replay-step").textContent = `line ${s.line}/${states.length} · t ${gameTime(s.record.t)} · ` +
+  $("replay-step").textContent = `line ${s.line}/${states.length} · game time ${gameTime(s.record.t)} · ` +
     `${describe(state.metadata.variant, s.record)} · ${plies(s.moves)} · ${s.turn} to move` +
     (s.hand.length ? ` · ${s.hand.length} in hand` : "") +
     ` · ${s.flags.length} flags${s.flags.length ? " (last " + s.flags[s.flags.length - 1].code + " " +
       (s.flags[s.flags.length - 1].status || "") + ")" : ""}` +
     (s.pending != null ? ` · awaiting the opponent's decision on flag ${s.pending}` : "") +
-    (s.toFix && s.toFix.length ? ` · put right: ${s.toFix.join(" ")}` : "") +
+    (s.toFix && s.toFix.length ? ` · put right: ${squareLabels(state.metadata.variant, s.toFix)}` : "") +
     (s.clock ? ` · clocks W ${formatTime(s.clock.white * 1000)} B ${formatTime(s.clock.black * 1000)}` : "") +
     (s.result && s.result !== "*" ? ` · result ${s.result}` : "");
   $("replay-record").textContent = JSON.stringify(s.record);
@@ -89,7 +90,7 @@ function review(flag) {
     h("div", {}, h("span", { class: "code" }, flag.code), " ", flag.title || ""),
     h("div", {}, flag.text),
     h("div", { class: "muted" }, `offender: ${flag.side || "—"} · ${flag.kind} · status ${flag.status} · ` +
-      `t ${gameTime(flag.t)}${flag.line != null ? " · journal line " + flag.line : ""}`));
+      `${flagWhen(flag, state.metadata.started_at)}${flag.line != null ? " · journal line " + flag.line : ""}`));
   if (!states.length) {
     $("review-body").replaceChildren(head, h("p", { class: "muted" }, "loading the journal…"));
     loadJournal();
@@ -110,11 +111,16 @@ function review(flag) {
   $("review-body").replaceChildren(head,
     h("div", { class: "diagrams" }, figure(before, "before", "diagram-before"),
       figure(after, "after", "diagram-after")),
-    h("h3", {}, "Sensor events around it"), timeline);
+    h("h3", {}, "Sensor events around it (game time)"), timeline);
 }
 
 function onState(s) {
+  const newGame = !state || state.game_id !== s.game_id;
   state = s;
+  actions.setResults(s.metadata.results);
+  if (s.view === "arbiter") {
+    if (newGame) loadGames(); else renderGames();
+  }
   $("flags").querySelectorAll(".flag").forEach((el) => {
     el.setAttribute("tabindex", "0");
     el.setAttribute("role", "button");
@@ -137,22 +143,42 @@ async function whoami() {
     if (who.arbiter) {
       loadedLine = -1;  // the public journal was cut at the broadcast's line: read it all
       live.refresh();  // the stream again, now with the arbiter's view
-      const games = await api("api/games");
-      $("games").replaceChildren(...games.map((g) => h("li", {}, `${g.id} ${g.white || "?"}–${g.black || "?"} ` +
-        `${g.result || "*"} (${plies(g.moves)}) `,
-      h("a", { href: `api/games/${g.id}/game.pdn`, download: `${g.id}.pdn` }, "PDN"), " ",
-      h("a", { href: `api/games/${g.id}/trace.jsonl`, download: `${g.id}.jsonl` }, "trace"), " ",
-      h("a", { href: `api/games/${g.id}/report.json`, download: `${g.id}.json` }, "report"))));
+      await loadGames();
     }
   } catch (e) { $("who").textContent = e.message; }
 }
 
-const live = startLive({ onState });
+/** The list of the board's games. The files it is read from (report.json) are written after
+ * the board has shown a move, so the game in play is told by the live state instead: its plies
+ * and result follow each move and the result (read from the files, they lagged one behind). */
+let games = [], gamesAsked = 0;
+async function loadGames() {
+  const ask = ++gamesAsked;
+  let list;
+  try { list = await api("api/games"); } catch { return; }
+  if (ask !== gamesAsked) return;
+  games = list;
+  renderGames();
+}
+
+function renderGames() {
+  $("games").replaceChildren(...games.map((g) => {
+    const live = state && g.id === state.game_id;
+    const result = live ? state.result : g.result, moves = live ? state.moves.length : g.moves;
+    return h("li", {}, `${g.id} ${g.white || "?"}–${g.black || "?"} ` +
+      `${result || "*"} (${plies(moves)}) `,
+    h("a", { href: `api/games/${g.id}/game.pdn`, download: `${g.id}.pdn` }, "PDN"), " ",
+    h("a", { href: `api/games/${g.id}/trace.jsonl`, download: `${g.id}.jsonl` }, "trace"), " ",
+    h("a", { href: `api/games/${g.id}/report.json`, download: `${g.id}.json` }, "report"));
+  }));
+}
+
 loginBox($("login"), whoami);
-arbiterActions($("actions"), (text, ok) => {
+const actions = arbiterActions($("actions"), (text, ok) => {
   $("action-status").textContent = text;
   $("action-status").className = ok ? "" : "error";
 }, () => (state && state.game_id ? { game: state.game_id, seen: state.line } : {}));
+const live = startLive({ onState });
 $("replay-first").addEventListener("click", () => { step = 1; showStep(); });
 $("replay-prev").addEventListener("click", () => { step -= 1; showStep(); });
 $("replay-next").addEventListener("click", () => { step += 1; showStep(); });

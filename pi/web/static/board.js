@@ -128,8 +128,8 @@ function el(name, attrs, parent) {
 }
 
 /**
- * Draw a board into `svg` (an <svg> element), seen from White's side (a1 bottom-left).
- * opts: variant, pieces {name: "w"|"b"|"W"|"B"}, numbers (bool: official numbers on the dark
+ * Draw a board into `svg` (an <svg> element), seen from White's side (a1 bottom-left), or from
+ * Black's with opts.flip. opts: variant, pieces {name: "w"|"b"|"W"|"B"}, numbers (bool: official numbers on the dark
  * squares), lastMove (report move: its path squares are highlighted, captures marked),
  * marks {name: css class} (extra highlights), onClick(name) (makes every square a button).
  */
@@ -142,6 +142,10 @@ export function drawBoard(svg, opts) {
   svg.setAttribute("role", "img");
   svg.classList.add("board");
   svg.dataset.variant = g.variant;
+  svg.dataset.flipped = opts.flip ? "true" : "false";
+  // the cell of (file, rank): White's side at the bottom, or Black's when flipped
+  const at = (file, rank) => opts.flip ? [(size - 1 - file) * cell, rank * cell]
+    : [file * cell, (size - 1 - rank) * cell];
   const highlight = new Map();
   if (opts.lastMove) {
     const path = opts.lastMove.path && opts.lastMove.path.length
@@ -157,7 +161,7 @@ export function drawBoard(svg, opts) {
   for (let rank = 0; rank < size; rank++) {
     for (let file = 0; file < size; file++) {
       const name = FILES[file] + (rank + 1);
-      const x = file * cell, y = (size - 1 - rank) * cell;
+      const [x, y] = at(file, rank);
       const number = g.numberOf[name];
       const group = el("g", { "data-square": name, class: "sq" }, svg);
       if (number) group.setAttribute("data-number", number);
@@ -191,11 +195,12 @@ export function drawBoard(svg, opts) {
       }
     }
   }
-  // file letters and rank numbers on the edges (seen from White)
+  // file letters and rank numbers on the edges (seen from the side at the bottom)
   for (let i = 0; i < size; i++) {
-    const f = el("text", { x: i * cell + 5, y: size * cell + 3.2, class: "coord" }, svg);
+    const [fx] = at(i, 0), [, ry] = at(0, i);
+    const f = el("text", { x: fx + 5, y: size * cell + 3.2, class: "coord" }, svg);
     f.textContent = FILES[i];
-    const r = el("text", { x: -2, y: (size - 1 - i) * cell + 6, class: "coord" }, svg);
+    const r = el("text", { x: -2, y: ry + 6, class: "coord" }, svg);
     r.textContent = i + 1;
   }
   return svg;

@@ -135,7 +135,10 @@ export function loginBox(container, onLogin) {
   const input = h("input", { type: "password", id: "token", autocomplete: "current-password",
     "aria-label": "arbiter token" });
   const status = h("span", { class: "login-status", role: "status" });
-  const form = h("form", { class: "login" },
+  // the password manager's username, so that the form is a complete login form
+  const user = h("input", { type: "text", autocomplete: "username", value: "arbiter",
+    hidden: true, "aria-hidden": "true", tabindex: "-1" });
+  const form = h("form", { class: "login" }, user,
     h("label", { for: "token" }, "Arbiter token "), input, h("button", { type: "submit" }, "Log in"),
     status);
   form.addEventListener("submit", async (ev) => {

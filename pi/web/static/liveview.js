@@ -1,29 +1,109 @@
 // The live board panel (board, clocks, moves, flags, result) kept up to date from /events.
 // Used by the live page and by the arbiter's console; the ids of the elements are index.html's.
 
-import { drawBoard, parseFen } from "./board.js";
+import { applyMove, drawBoard, geometry, initialPosition, parseFen, squareNumber } from "./board.js";
 import { clockNow, followEvents, formatTime, gameTime, h, moveRows } from "./live.js";
 
 const RESULT_TEXT = { "1-0": "White wins", "0-1": "Black wins", "1/2-1/2": "Draw",
   "2-0": "White wins", "0-2": "Black wins", "1-1": "Draw", "0-0": "Both lose", "*": "in play" };
 
+/** Squares as the page names them: the variant's official number of a dark square (engine/squares.py
+ * numbering), the algebraic name of a light one (a piece put on a light square, IT 7.5). */
+export function squareLabels(variant, squares) {
+  const g = geometry(variant);
+  return (squares || []).map((sq) => squareNumber(g, sq) ?? sq).join(" ");
+}
+
+/** Local wall time, 24-hour ("14:03:07"), of a Unix time in seconds; "" if none. */
+export function wallTime(unixSeconds) {
+  if (typeof unixSeconds !== "number" || !isFinite(unixSeconds)) return "";
+  const d = new Date(unixSeconds * 1000), two = (n) => String(n).padStart(2, "0");
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+/** When a flag was raised, naming each clock: the game time (since the game began) and, when the
+ * start is known, the local wall time (24-hour). */
+export function flagWhen(flag, startedAt) {
+  const parts = [`game time ${gameTime(flag.t)}`];
+  const start = typeof startedAt === "string" ? Date.parse(startedAt) / 1000 : startedAt;
+  if (typeof start === "number" && isFinite(start) && typeof flag.t === "number") {
+    parts.push(`local time ${wallTime(start + flag.t)}`);
+  }
+  return parts.join(", ");
+}
+
 /** Start following the game. opts.onState(state) is called after each render (the arbiter page
- * uses it); opts.onFlag(flag) for each flag as it happens. Returns {state(), refresh()}. */
+ * uses it); opts.onFlag(flag) for each flag as it happens. Returns {state(), refresh()}.
+ * A click on a move shows the position after it (the page is then "not live" until the
+ * "live" button or the last move); the board may be flipped (Black at the bottom). */
 export function startLive(opts = {}) {
-  let state = null, clockReceived = 0, stream = null;
+  let state = null, clockReceived = 0, stream = null, viewing = null;  // viewing: plies shown, null = live
   const $ = (id) => document.getElementById(id);
   const numbers = $("numbers");
+  const flip = $("flip");
+
+  /** The position after the first `plies` moves, from the game's start position. */
+  function positionAfter(plies) {
+    const variant = state.metadata.variant;
+    const start = state.metadata.start_fen;
+    let position = start ? parseFen(variant, start) : initialPosition(variant);
+    for (const m of state.moves.slice(0, plies)) position = applyMove(variant, position, m);
+    return position;
+  }
 
   function renderBoard() {
     if (!state) return;
     const variant = state.metadata.variant;
-    let position = { pieces: {} };
-    try { position = parseFen(variant, state.fen); } catch (e) { $("message").textContent = e.message; }
+    let position = { pieces: {} }, last = null;
     const marks = {};
-    for (const sq of state.squares_to_fix || []) marks[sq] = "fix";
-    const last = state.moves.length ? state.moves[state.moves.length - 1] : null;
+    try {
+      if (viewing === null) {
+        position = parseFen(variant, state.fen);
+        for (const sq of state.squares_to_fix || []) marks[sq] = "fix";
+        last = state.moves.length ? state.moves[state.moves.length - 1] : null;
+      } else {
+        position = positionAfter(viewing);
+        last = viewing ? state.moves[viewing - 1] : null;
+      }
+    } catch (e) { $("message").textContent = e.message; }
     drawBoard($("board"), { variant, pieces: position.pieces, numbers: numbers.checked,
-      lastMove: last, marks });
+      lastMove: last, marks, flip: !!(flip && flip.checked) });
+    if (flip) {  // the player whose pieces are at the bottom is named below the board
+      const board = $("board"), black = $("black-name").parentElement, white = $("white-name").parentElement;
+      if (flip.checked) { board.before(white); board.after(black); } else { board.before(black); board.after(white); }
+    }
+    renderTurn(position.turn);
+    renderViewing();
+  }
+
+  /** Whose move it is, said in words (no clock need run to tell it). */
+  function renderTurn(turn) {
+    const el = $("turn");
+    if (!el) return;
+    const res = state.result || "*";
+    if (viewing === null && res !== "*") el.textContent = "game over";
+    else if (viewing === null && state.phase === "setup") el.textContent = "setting up";
+    else el.textContent = turn === "b" ? "Black to move" : "White to move";
+    el.dataset.turn = turn === "b" ? "black" : "white";
+  }
+
+  function renderViewing() {
+    const bar = $("viewing");
+    if (!bar) return;
+    bar.hidden = viewing === null;
+    if (viewing !== null) {
+      const m = state.moves[viewing - 1];
+      const row = m ? moveRows(state.moves).find((r) => r[1] === m || r[2] === m) : null;
+      $("viewing-text").textContent = !m ? "the start position (not live)"
+        : `after ${row[0]}${m.side === "black" ? "…" : "."} ${m.notation} (not live)`;
+    }
+  }
+
+  /** Show the position after `plies` moves; the last move (or beyond) is live again. */
+  function show(plies) {
+    if (!state) return;
+    viewing = plies === null || plies >= state.moves.length ? null : Math.max(0, plies);
+    renderBoard(); renderMoves();
   }
 
   function renderClock() {
@@ -41,13 +121,13 @@ export function startLive(opts = {}) {
   function renderMoves() {
     const body = $("moves").tBodies[0];
     const rows = moveRows(state.moves);
-    const last = state.moves[state.moves.length - 1];
+    const shown = viewing === null ? state.moves[state.moves.length - 1] : state.moves[viewing - 1];
+    const cell = (m) => h("td", { class: m && m === shown ? "last" : null },
+      m ? h("button", { type: "button", class: "move linkish", "data-ply": m.ply,
+        title: `game time ${gameTime(m.t)}: show the position after this move`,
+        onclick: () => show(state.moves.indexOf(m) + 1) }, m.notation) : "");
     body.replaceChildren(...rows.map(([n, w, b]) => h("tr", {},
-      h("td", {}, `${n}.`),
-      h("td", { class: w && w === last ? "last" : null, title: w ? gameTime(w.t) : null },
-        w ? w.notation : "…"),
-      h("td", { class: b && b === last ? "last" : null, title: b ? gameTime(b.t) : null },
-        b ? b.notation : ""))));
+      h("td", {}, `${n}.`), w ? cell(w) : h("td", {}, "…"), cell(b))));
   }
 
   function renderFlags() {
@@ -55,7 +135,7 @@ export function startLive(opts = {}) {
       class: `flag ${f.kind}`, "data-flag-id": f.id, "data-code": f.code },
     h("span", { class: "code" }, f.code), " ", f.title ? h("span", {}, f.title, " — ") : null,
     f.text, " ", h("span", { class: "muted" },
-      `${f.side || ""} · ${f.status} · ${gameTime(f.t)}`))));
+      `${f.side || ""} · ${f.status} · ${flagWhen(f, state.metadata.started_at)}`))));
     if (!state.flags.length) $("flags").replaceChildren(h("p", { class: "muted" }, "none"));
   }
 
@@ -66,11 +146,19 @@ export function startLive(opts = {}) {
     $("black-name").textContent = `Black: ${m.black || "?"}`;
     $("event").textContent = [m.event, m.round && `round ${m.round}`, m.board && `board ${m.board}`,
       m.variant, m.time_control].filter(Boolean).join(" · ");
+    const names = [m.board && `Board ${m.board}`, m.round && `Round ${m.round}`].filter(Boolean);
+    if ($("names")) {
+      $("names").textContent = names.join(" · ");
+      if (names.length) document.title = `${names.join(" · ")} — damiera`;
+    }
     // what the OLED says, then what the board cannot see or wants put right
     const faults = (state.sensor_faults || []).map((f) => `sensor fault: ${f.message || f.kind}` +
       (f.squares && f.squares.length ? ` (${f.squares.join(" ")})` : ""));
-    const fix = (state.squares_to_fix || []).length ? [`put right: ${state.squares_to_fix.join(" ")}`] : [];
-    $("message").textContent = [state.message, ...fix, ...faults].filter(Boolean).join(" · ");
+    // the squares to put right, in the page's numbering, once (the board's own message may say it)
+    const fix = (state.squares_to_fix || []).length
+      ? [`put right: ${squareLabels(m.variant, state.squares_to_fix)}`] : [];
+    const message = (state.message || "").startsWith("put right:") && fix.length ? "" : state.message;
+    $("message").textContent = [message, ...fix, ...faults].filter(Boolean).join(" · ");
     const res = state.result || "*";
     $("result").textContent = res === "*" ? (state.phase === "setup" ? "setting up" : "in play")
       : `${res} — ${RESULT_TEXT[res] || ""}${state.result_reason ? " (" + state.result_reason + ")" : ""}`;
@@ -82,10 +170,19 @@ export function startLive(opts = {}) {
   function setClock(clock) { state.clock = clock; clockReceived = performance.now(); }
 
   numbers.addEventListener("change", renderBoard);
+  if (flip) flip.addEventListener("change", renderBoard);
+  const button = (id, f) => { if ($(id)) $(id).addEventListener("click", f); };
+  button("back-to-live", () => show(null));
+  button("step-prev", () => show((viewing ?? state.moves.length) - 1));
+  button("step-next", () => show((viewing ?? state.moves.length) + 1));
   setInterval(() => { if (state) renderClock(); }, 100);
 
   const handlers = {
-    state(data) { state = data; clockReceived = performance.now(); render(); },
+    state(data) {
+      state = data; clockReceived = performance.now();
+      if (viewing !== null && viewing > state.moves.length) viewing = null;  // another game
+      render();
+    },
     move(data) {
       if (!state) return;
       state.moves = state.moves.filter((m) => m.ply < data.ply);

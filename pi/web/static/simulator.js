@@ -2,7 +2,9 @@
 // the players' controls; everything goes through the real daemon (the effect comes back by
 // /events like a real board's). The board's sensors see occupancy only: the colours shown are
 // the game's position, with the pieces in hand carried from where they were lifted.
-import { drawBoard, parseFen } from "./board.js";
+// The simulator is a board and nothing more: its set of pieces (24, or 40) is on the board, in
+// the player's hand or in the box of captured pieces; a piece is put down only from the hand.
+import { drawBoard, geometry, parseFen, squareNumber } from "./board.js";
 import { api, h, loginBox } from "./live.js";
 import { startLive } from "./liveview.js";
 import { arbiterActions } from "./actions.js";
@@ -12,18 +14,33 @@ const BUTTONS = [["clock", "Clock"], ["accomodo", "Accomodo"], ["correct", "Corr
   ["resign", "Resign"], ["count", "Count"], ["repetition", "Repetition"]];
 const $ = (id) => document.getElementById(id);
 let pieces = {}, hand = [], occupied = new Set(), variant = "italian", fenPieces = {}, busy = false;
-let turn = "w";
+let turn = "w", setSize = 24, actions = null;
+
+const PIECE_NAMES = { w: "white man", b: "black man", W: "white king", B: "black king" };
+
+/** A square as the page names it: "c4 (18)". */
+function label(square) {
+  const n = squareNumber(geometry(variant), square);
+  return n ? `${square} (${n})` : square;
+}
+
+/** The pieces in the box: the set less those on the board and in hand. */
+function inBox() { return Math.max(0, setSize - occupied.size - hand.length); }
 
 /** The piece a place puts down: the latest lifted of the side to move (a capture lifts the
- * opponent's men too), else the latest lifted. */
+ * opponent's men too), else the latest lifted. Called with a piece in hand only. */
 function fromHand() {
   for (let j = hand.length - 1; j >= 0; j--) {
     if (hand[j].toLowerCase() === turn) return hand.splice(j, 1)[0];
   }
-  return hand.length ? hand.pop() : "?";
+  return hand.pop();
 }
 
-function say(text) { $("sim-error").textContent = text || ""; }
+/** An error (red, `#sim-error`) or, with ok, what was done (`#sim-status`); each clears the other. */
+function say(text, ok = false) {
+  $("sim-error").textContent = ok ? "" : text || "";
+  $("sim-status").textContent = ok ? text || "" : "";
+}
 
 function draw() {
   const shown = {};
@@ -31,15 +48,19 @@ function draw() {
   const marks = {};
   drawBoard($("simboard"), { variant, pieces: shown, numbers: $("numbers").checked, marks,
     onClick: click });
-  $("hand").textContent = hand.length ? hand.map((p) => ({ w: "white man", b: "black man",
-    W: "white king", B: "black king" }[p] || "a piece")).join(", ") : "nothing";
+  $("hand").textContent = hand.length ? hand.map((p) => PIECE_NAMES[p] || "a piece").join(", ")
+    : "nothing";
+  const box = inBox();
+  $("box").textContent = `${box} piece${box === 1 ? "" : "s"}`;
+  $("box-white").disabled = $("box-black").disabled = box === 0;
+  $("to-box").disabled = hand.length === 0;
 }
 
 async function refreshBoard() {
   try {
     const board = await api("api/sim/board");
     occupied = new Set(board.occupied);
-    if (board.pieces) pieces = { ...board.pieces };
+    if (board.pieces) setSize = board.pieces;
     for (const sq of Object.keys(pieces)) if (!occupied.has(sq)) delete pieces[sq];
     draw();
   } catch (e) {
@@ -58,18 +79,25 @@ async function click(square) {
   try {
     if (occupied.has(square)) {
       await api("api/sim/lift", { square });
-      hand.push(pieces[square] || fenPieces[square] || "?");
+      const piece = pieces[square] || fenPieces[square] || "?";
+      hand.push(piece);
       delete pieces[square];
       occupied.delete(square);
+      say(`lifted ${PIECE_NAMES[piece] || "a piece"} from ${label(square)}`, true);
+    } else if (!hand.length) {
+      // a board has no piece from nowhere: put down only what was lifted or taken from the box
+      say(inBox() ? "nothing in hand: lift a piece, or take one from the box"
+        : "nothing in hand: lift a piece first");
     } else {
       await api("api/sim/place", { square });
-      pieces[square] = fromHand();
+      const piece = fromHand();
+      pieces[square] = piece;
       occupied.add(square);
+      say(`placed ${PIECE_NAMES[piece] || "a piece"} on ${label(square)}`, true);
     }
-    say("");
     draw();
   } catch (e) {
-    say(e.message.startsWith("401") ? "log in with the arbiter's token to use the controls" : e.message);
+    say(refusal(e));
   } finally { busy = false; }
 }
 
@@ -85,13 +113,43 @@ function onState(state) {
   if (fenSquares === [...occupied].sort().join()) { pieces = { ...fenPieces }; hand = []; }
   refreshBoard();
   $("oled").src = `/api/sim/oled.png?line=${state.line}&t=${Date.now()}`;
+  if (actions) actions.setResults(state.metadata.results);
+}
+
+const label_of = (name) => (BUTTONS.find(([n]) => n === name) || [name, name])[1].toLowerCase();
+
+/** An answer's error in words: a 401 asks for the token. */
+function refusal(e) {
+  return e.message.startsWith("401") ? "log in with the arbiter's token to use the controls"
+    : e.message;
+}
+
+/** The box of captured pieces: a piece taken out goes to the hand, the hand's pieces go back. */
+function boxControls() {
+  const take = (piece) => () => {
+    if (!inBox()) return;
+    hand.push(piece);
+    say(`took a ${PIECE_NAMES[piece]} from the box`, true);
+    draw();
+  };
+  $("box-white").addEventListener("click", take("w"));
+  $("box-black").addEventListener("click", take("b"));
+  $("to-box").addEventListener("click", () => {
+    const n = hand.length;
+    hand = [];
+    say(`put ${n} piece${n === 1 ? "" : "s"} into the box`, true);
+    draw();
+  });
 }
 
 function buttons() {
   const row = (side) => h("fieldset", {}, h("legend", {}, side === "white" ? "White" : "Black"),
     ...BUTTONS.map(([name, label]) => h("button", { type: "button", id: `btn-${side}-${name}`,
       "data-side": side, "data-name": name, onclick: async () => {
-        try { await api("api/sim/button", { name, side }); say(""); } catch (e) { say(e.message); }
+        try {
+          await api("api/sim/button", { name, side });
+          say(`${side === "white" ? "White" : "Black"} pressed ${label_of(name)}`, true);
+        } catch (e) { say(refusal(e)); }
       } }, label)));
   $("buttons").replaceChildren(row("white"), row("black"));
 }
@@ -101,13 +159,15 @@ async function whoami() {
     const who = await api("api/whoami");
     $("login-section").hidden = who.arbiter;
     if (who.arbiter) refreshBoard();  // the board and the OLED are the arbiter's (API.md)
+    if (who.arbiter && $("sim-error").textContent.startsWith("log in")) say("logged in", true);
   } catch { /* the login box stays */ }
 }
 
 loginBox($("login"), whoami);
 whoami();
 buttons();
-arbiterActions($("actions"), (text, ok) => say(ok ? "" : text));
+actions = arbiterActions($("actions"), (text, ok) => say(text, ok));
+boxControls();
 $("numbers").addEventListener("change", draw);
 startLive({ onState });
 refreshBoard();
