@@ -39,8 +39,8 @@ from engine.pdn import PdnSnapshot, PdnText, write_pdn
 from engine.trace import load_line, parse_event, parse_start
 from engine.variants import Variant
 
-__all__ = ["Report", "RecordText", "RecordSnapshot", "Replay", "Fed", "Stage", "Verdict", "LineFault", "ErrorPolicy",
-           "ContainArbiter", "RAISE", "replay_lines"]
+__all__ = ["Report", "RecordText", "RecordSnapshot", "Replay", "Fed", "Stage", "Verdict",
+           "LineFault", "ErrorPolicy", "ContainArbiter", "RAISE", "replay_lines"]
 
 
 class Stage(enum.Enum):

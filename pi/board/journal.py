@@ -473,7 +473,7 @@ def _call(callback: Callable[[Any], None], value: object) -> None:
     """A write-behind callback, contained: the writer thread must go on (or end) cleanly."""
     try:
         callback(value)
-    except Exception:  # noqa: BLE001 - a bad callback never kills the journal's writer
+    except Exception:  # a bad callback never kills the journal's writer
         log.exception("journal callback %r failed", callback)
 
 
