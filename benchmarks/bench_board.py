@@ -44,9 +44,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE)]
 
-import bench_length  # noqa: E402
-import bench_web  # noqa: E402
-from daemon_rig import HandOff, Sample, latency_run, shown_and_drawn  # noqa: E402
+import bench_length
+import bench_web
+from daemon_rig import HandOff, Sample, latency_run, shown_and_drawn
 
 
 def pct(values: list[float], q: float) -> float:
