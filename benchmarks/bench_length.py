@@ -28,6 +28,7 @@ import gc
 import random
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -45,13 +46,18 @@ FEN = "W:WK29,K32:BK1,K4"  # two kings each, in opposite corners
 def king_endgame(events: int, seed: int = 1) -> list[Event]:
     """About ``events`` physical events of a king endgame in which every king shuttles between
     its square and a neighbour (never near an enemy piece: no capture, no forced end)."""
+    return list(king_endgame_events(events, seed))
+
+
+def king_endgame_events(events: int, seed: int = 1) -> Iterator[Event]:
+    """:func:`king_endgame`'s events one by one (a long trace streamed, never all held)."""
     rng = random.Random(seed)
     ref = Board(FEN, find_variant("italian"))
     home = {sq: sq for sq in ref.pieces()}
     occupied = set(ref.occupied_algebraic())
-    out: list[Event] = []
+    count = 0
     t = 0.0
-    while len(out) < events:
+    while count < events:
         moves = [m for m in ref.legal_moves if home.get(m.from_square) is not None]
         back = [m for m in moves if home[m.from_square] != m.from_square
                 and m.to_square == home[m.from_square]]
@@ -62,13 +68,14 @@ def king_endgame(events: int, seed: int = 1) -> list[Event]:
         home[move.to_square] = origin
         side = Colour(ref.turn).label
         evs, t = physical(ref, move, rng, t, occupied)
-        out.extend(evs)
+        yield from evs
         t += 0.2
-        out.append(ButtonPressed(round(t, 3), "clock", side))
+        yield ButtonPressed(round(t, 3), "clock", side)
+        count += len(evs) + 1
         ref.push(move)
+        ref.set_fen(ref.fen())  # the reference board's own undo stack: not the record's
         occupied = set(ref.occupied_algebraic())
-    out.append(TraceEnded(round(t + 5, 3)))
-    return out
+    yield TraceEnded(round(t + 5, 3))
 
 
 def _far(board: Board, square: int) -> bool:
