@@ -185,12 +185,14 @@ class GameSession:
 
     @property
     def line(self) -> int:
-        """Lines in the journal (the number of the last one written or handed to its writer)."""
-        return self.journal.line_count
+        """Lines of the journal on disk: what the board may let out (the web's, the hall's
+        line count). With write-behind, later lines may be numbered and fed to the arbiter
+        already (``journal.line_count``)."""
+        return self.journal.durable_count
 
     @property
     def durable_line(self) -> int:
-        """Lines of the journal on disk (:attr:`line` without write-behind)."""
+        """Lines of the journal on disk (:attr:`line`)."""
         return self.journal.durable_count
 
     def write_behind(self, on_durable: Callable[[], None],
@@ -222,8 +224,9 @@ class GameSession:
 
     @property
     def finished(self) -> bool:
-        """The game has a result (the ``finished`` marker is written)."""
-        return self._finished
+        """The game has a result and the ``finished`` marker is written (with write-behind, once
+        the game's last line is durable)."""
+        return self._finished and self._marker is None
 
     def feed(self, event: Event) -> Fed:
         """Journals ``event`` (``t`` clamped to the last journaled ``t``), then feeds it to the
