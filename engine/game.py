@@ -250,6 +250,12 @@ class Game:
         notation = sys.intern(b.notation(move))  # a long game plays the same moves again
         pieces_before = (b.white | b.black).bit_count()
         b.push(move)
+        if clock is not None and self.moves:
+            # the face that did not run keeps its reading: one number, not a copy per move
+            before = self.moves[-1].clock
+            if before is not None:
+                clock = (before[0] if before[0] == clock[0] else clock[0],
+                         before[1] if before[1] == clock[1] else clock[1])
         rec = RecordedMove(len(self.moves) + 1, Colour(side), move, notation, t, clock)
         self.moves.append(rec)
         irreversible = move.is_capture or not was_king

@@ -50,3 +50,30 @@ def test_memory_per_move_of_a_long_replay_is_the_records_entry() -> None:
     # before issue 19 ~1,000 B (undo stack, a Move and a notation string per move, a
     # repetition key per ply)
     assert per_move < 400, f"{per_move:.0f} bytes per move"
+
+
+def held_by_touches(pairs: int) -> int:
+    """Bytes still allocated by a replay of one endless turn: a piece lifted and put back
+    ``pairs`` times (every touch is kept: IT 3.7's first touch, IT 5.12's order)."""
+    lines = []
+    for i in range(pairs):
+        lines.append(json.dumps({"t": i * 0.02, "type": "lift", "square": 22}))
+        lines.append(json.dumps({"t": i * 0.02 + 0.01, "type": "place", "square": 22}))
+    tracemalloc.start(1)
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        replay = Replay({"type": "start", "variant": "italian", "clock": False})
+        for number, line in enumerate(lines, start=2):
+            replay.feed(line, number)
+        held: int = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert not replay.arbiter.game.moves
+    return held
+
+
+def test_memory_per_touch_of_an_endless_turn_is_its_time_and_a_reference() -> None:
+    per_touch = (held_by_touches(8_000) - held_by_touches(2_000)) / 12_000
+    # an 8-byte time and an 8-byte reference (before issue 19: a Touch object and its time,
+    # ~100 bytes)
+    assert per_touch < 40, f"{per_touch:.0f} bytes per touch"
