@@ -69,7 +69,7 @@ class Touches(Sequence[Touch]):
         return Touch(action, square, self._t[index], origin)
 
     def __iter__(self) -> Iterator[Touch]:
-        for (action, square, origin), t in zip(self._what, self._t):
+        for (action, square, origin), t in zip(self._what, self._t, strict=True):
             yield Touch(action, square, t, origin)
 
 

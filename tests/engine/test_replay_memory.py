@@ -10,13 +10,14 @@ import json
 import sys
 import tracemalloc
 from pathlib import Path
+from types import ModuleType
 
 from engine.replay import Replay
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_length.py"
 
 
-def _bench_length():  # type: ignore[no-untyped-def]
+def _bench_length() -> ModuleType:
     spec = importlib.util.spec_from_file_location("bench_length", BENCH)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
