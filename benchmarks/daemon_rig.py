@@ -319,12 +319,47 @@ def stalled_journal(seconds: float) -> Iterator[None]:
         yield
 
 
+def drive_unpaced(sim: Sim, probe: Probe, handoff: HandOff, plies: int, seed: int) -> list[Sample]:
+    """Plays ``plies`` moves of a game without a clock on the virtual board (driver thread),
+    each physical event as soon as the loop has taken the scan of the one before — not once
+    its line is durable: with a stalled disk, the next scans are handed over while the journal
+    is still in its fsync (what a player does, who does not wait for the disk). No samples:
+    the figure is ``handoff``'s."""
+    rng = random.Random(seed)
+    variant = find_variant(VARIANT)
+    probe.wait_line(0, {"type": "snapshot"})
+    handoff.arm()
+    ref = Board(None, variant)
+    for _ in range(plies):
+        if not ref.legal_moves:
+            break
+        move = rng.choice(ref.legal_moves)
+        events, _ = physical(ref, move, rng, 0.0, set(ref.occupied_algebraic()))
+        for e in events:
+            taken = len(handoff.delays)
+            if isinstance(e, PieceLifted):
+                sim.board.lift(e.square)
+            else:
+                assert isinstance(e, PiecePlaced)
+                sim.board.place(e.square)
+            deadline = now() + WAIT
+            while len(handoff.delays) == taken:
+                if now() > deadline:
+                    raise RuntimeError(f"the scan of {e} never reached the controller")
+                time.sleep(0.001)
+            time.sleep(GAP)
+        ref.push(move)
+    return []
+
+
 def latency_run(clock: bool, plies: int, seed: int, state_root: Path,
                 stages: Stages | None = None, handoff: HandOff | None = None,
-                stall: float = 0.0) -> tuple[list[Sample], Probe]:
+                stall: float = 0.0, paced: bool = True) -> tuple[list[Sample], Probe]:
     """One daemon, in this process, until the driver has played ``plies`` moves (``stages``:
     where the time goes, recorded on the way; ``handoff``: the scans' wait for the loop, from
-    the first move on; ``stall``: every journal fsync held that many seconds)."""
+    the first move on; ``stall``: every journal fsync held that many seconds; ``paced``: each
+    physical event once the last one is journaled, else :func:`drive_unpaced`, which needs
+    ``handoff`` and a game without a clock)."""
     wiring = load_wiring(example_wiring(WIRING))
     variant = find_variant(VARIANT)
     sim = Sim(wiring, Board(None, variant).occupied_algebraic())
@@ -340,7 +375,12 @@ def latency_run(clock: bool, plies: int, seed: int, state_root: Path,
         if handoff is not None:
             handoff.install(controller, sim.scan_loop)
             probe.armed = handoff.arm
-        out["samples"] = await asyncio.to_thread(drive, sim, probe, clock, plies, seed)
+        if paced:
+            out["samples"] = await asyncio.to_thread(drive, sim, probe, clock, plies, seed)
+        else:
+            assert handoff is not None and not clock
+            out["samples"] = await asyncio.to_thread(drive_unpaced, sim, probe, handoff, plies,
+                                                     seed)
 
     with StateDir.open(state_root) as state, \
             (stages.installed() if stages is not None else nullcontext()), \
