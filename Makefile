@@ -1,42 +1,56 @@
 # Two commands for a newcomer: `make run` and `make test` (`make test-slow`: the long tests). Each
-# creates .venv and installs what it needs from pyproject.toml (pinned versions) first.
+# creates .venv and installs what it needs from pyproject.toml (pinned versions) first: `make run`
+# the daemon's own dependencies (stamp .installed-run), `make test` the test tools as well
+# (stamp .installed, which counts for `make run` too).
 PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: run sample test test-slow bench clean system-deps
+.PHONY: run sample hall test test-slow bench clean system-deps
 
-$(VENV)/.installed: pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+
+$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-# The main job: the daemon on the simulated board, its pages served on http://127.0.0.1:8080/
-# (the address is printed; play on /simulator; Ctrl-C stops it). `make sample` plays the bundled
-# sample game by itself at 4x (SPEED=max: as fast as possible), the terminal showing what the
-# OLED would. Games are left in .state/games/.
-SPEED ?= 4
-run: $(VENV)/.installed
-	$(BIN)/damiera run --simulate --state-dir .state --quiet
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed-run
 
-sample: $(VENV)/.installed
+# The main job: the daemon on the simulated board, its pages served on http://127.0.0.1:8080/
+# (the address is printed; play on /simulator; Ctrl-C stops it), with a clock: TIME_CONTROL, a
+# PDN TimeControl (default 3600: an hour each; 300+3 a blitz, 3600:1/30 then mosse lampo, '-'
+# none). `make sample` plays the bundled sample game by itself at 4x (SPEED=max: as fast as
+# possible), the terminal showing what the OLED would. Games are left in .state/games/.
+SPEED ?= 4
+TIME_CONTROL ?= 3600
+run: $(VENV)/.installed-run
+	$(BIN)/damiera run --simulate --state-dir .state --time-control '$(TIME_CONTROL)' --quiet
+
+sample: $(VENV)/.installed-run
 	$(BIN)/damiera run --simulate --trace pi/samples/italian_sample.jsonl --speed $(SPEED) \
 		--state-dir .state --quiet
+
+# A hall on this PC: `damiera hub demo` makes it in .hall/ with `hub init`, starts Mosquitto on
+# .hall/mosquitto.conf as the README says, the hub (the hall page on http://127.0.0.1:8090/) and
+# BOARDS simulated boards playing at SPEED; Ctrl-C stops them all. Needs Debian's mosquitto and
+# openssl (`make system-deps`).
+BOARDS ?= 8
+hall: $(VENV)/.installed
+	$(BIN)/damiera hub demo --boards $(BOARDS) --dir .hall --speed $(SPEED)
 
 # Debian packages the tests use for real: systemd-analyze (the unit's checks), chromium (the
 # pages in a real browser, tests/web/test_pages.py), mosquitto (the hall's broker, tests/hall/),
 # openssl (the hall's TLS certificates, tests/hall/test_hub_init.py).
 SYSTEM_DEPS = systemd-analyze:systemd chromium:chromium mosquitto:mosquitto openssl:openssl
 
+# Installed as root; another apt process's lock is waited for (APT_LOCK_WAIT s, default 120);
+# not root or no network: said in plain words (.ci/system-deps).
 system-deps:
-	@for dep in $(SYSTEM_DEPS); do \
-		command -v $${dep%%:*} >/dev/null 2>&1 || missing="$$missing $${dep#*:}"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing Debian packages:$$missing"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	fi
+	@.ci/system-deps $(SYSTEM_DEPS)
 
 # The suite on every core (pytest-xdist), one test file per worker at a time (--dist loadfile:
 # a file's tests share its module-level rigs); servers take free ports and files live in each

@@ -98,6 +98,8 @@ class Arbiter:
         self._keeper = self._memory.timekeeper
         self._clock = self._keeper.clock
         self._clock_mode = start.clock
+        # COMP 4.4.2: with clock_start "arbiter" only the arbiter's start_clock starts it
+        self._waits_for_arbiter = start.clock_start == "arbiter"
         self._settle = start.settle
         self._game = self._memory.game
 
@@ -173,8 +175,8 @@ class Arbiter:
             self._keeper.poll(min(event.t, max(s.tracker.last_change, self._keeper.last_t)))
         else:
             self._keeper.poll(self._held(event.t))
-        if self._clock_mode and not self._keeper.started and not (
-                isinstance(event, ArbiterActed) and event.action == "start_clock"):
+        if self._clock_mode and not self._keeper.started and not self._waits_for_arbiter \
+                and not (isinstance(event, ArbiterActed) and event.action == "start_clock"):
             # COMP 4.4.2: the arbiter starts the clock; a trace that does not say when starts
             # it at its first event
             self._keeper.start(s.mover(), event.t)

@@ -12,7 +12,8 @@ a takeback (IT 8.1.4) when the board shows the position before the last move; a 
 side not on move moved (IT 8.1.1 when that side pressed the clock, else 8.1.5); own pieces removed
 (8.1.13, 8.1.7); a capture with the right ends but the wrong pieces removed (8.1.10-8.1.12); a
 complete capture that the choice rule forbids (8.1.8, 8.1.15); a capture stopped part-way (8.1.9);
-a plain move while a capture is due (8.1.6); pieces removed by no possible capture (8.1.14); any
+a plain move while a capture is due (8.1.6; a displacement no piece of its kind can make
+then is 8.1.2, its text naming 8.1.6 too); pieces removed by no possible capture (8.1.14); any
 other displacement (8.1.2). More than one piece displaced, or pieces appearing: a disturbance (IT
 7.8), which is not judged but put right.
 
@@ -49,6 +50,8 @@ class Judgement:
     ``engine.articles``. ``offender``: the colour at fault. ``move``: the move as played, when it can
     be written from/to/captures. ``legal``: ``move`` is legal in the reference position.
     ``after_fen``: the position on the board (side to move included) if the irregularity is kept.
+    ``also``: keys of the other irregularities the same move is (a man moved straight ahead while
+    a capture was due: IT 8.1.2 and IT 8.1.6); the flag cites ``key``, its text names these.
     """
 
     key: str | None
@@ -57,6 +60,7 @@ class Judgement:
     move: Move | None = None
     legal: bool = False
     after_fen: str | None = None
+    also: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=None)
@@ -207,8 +211,16 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
                                      f"{m.notation(full_path=True)}",
                                      move=Move((a, b), order[:i]), after_fen=after)
     if captures_now and not opp_gone:
-        return Judgement("omit_capture", c, f"played {a}-{b} where a capture was due",
-                         move=Move((a, b)), after_fen=after)
+        if any(m.from_square == a and m.to_square == b for m in ref.quiet_moves):
+            return Judgement("omit_capture", c, f"played {a}-{b} where a capture was due",
+                             move=Move((a, b)), after_fen=after)
+        # IT 8.1.2 (INT 5.4.02): a move no piece of its kind can make, and IT 8.1.6 (INT
+        # 5.4.06) besides: the flag is the first, its text names both
+        kind = "king" if piece.king else "man"
+        omitted = article(ref.variant, "omit_capture").code
+        return Judgement("irregular_move", c, f"moved {a}-{b}, a move no {kind} can make, "
+                         f"where a capture was due ({omitted})", move=Move((a, b)),
+                         after_fen=after, also=("omit_capture",))
     if opp_gone:
         return Judgement("impossible", c, f"captured {', '.join(say(*sorted(opp_gone)))} "
                          f"with {a}-{b}, no such capture", move=Move((a, b), sorted(opp_gone)),
@@ -242,6 +254,21 @@ def _crowned_and_went_on(ref: Board, free: Board, free_moves: list[Move], a: int
                 return Move(tuple(m.path) + tuple(k.path[1:]),
                             tuple(m.captures) + tuple(k.captures)), m.to_square
     return None
+
+
+def _king_touched(ref: Board, j: Judgement) -> int | None:
+    """IT 3.7 after IT 8.1.2: the playable king an irregular move displaced, which binds the
+    offender if the move is corrected (he touched it on move; IT 8.4 puts the position back,
+    not the touch): another piece moved then is IT 8.1.3 (issue 16). None for a man: a man
+    displaced by an irregular move does not bind after the correction, touches start afresh
+    there (issue 8's d7 scenarios, ``tests/traces``)."""
+    if j.key != "irregular_move" or j.move is None or j.offender != ref.turn:
+        return None
+    piece = ref.piece_at(j.move.from_square)
+    if piece is None or not piece.king:
+        return None
+    playable = {m.from_square for m in ref.legal_moves}
+    return j.move.from_square if j.move.from_square in playable else None
 
 
 def _occupancy_after(occupied: frozenset[int], m: Move) -> frozenset[int]:
@@ -294,7 +321,7 @@ class Judge:
             assert j.move is not None
             self._regular(t, j.move)
             return
-        self.irregular(t, j)
+        self.irregular(t, j, touched=_king_touched(s.tracker.ref, j))
 
     def _regular(self, t: float, move: Move) -> None:
         """A legal move shown on the board: touch-move (IT 3.7) and the execution of a capture
@@ -403,15 +430,21 @@ class Judge:
             assert j.after_fen is not None
             after = Board(j.after_fen, s.variant)
         pressed = False
+        clock: tuple[float, float] | None = None
         if self._clock_mode and offender == s.mover():
             # the offender completed it with his press; a counted press is retracted if the
             # move is corrected (COMP 4.13), one the clock ignored (stopped) is not
             event = self._keeper.press(offender, t, s.tracker.last_change)
             pressed = isinstance(event, ClockPressed) and event.counted
+            if isinstance(event, ClockPressed):
+                clock = (event.white, event.black)
+        if clock is None:
+            clock = self._keeper.reading(t)
         mark, previous = self._game.mark(), s.previous
         s.pending = Pending(flag.id, offender, ref.copy(stack=False), after, t, touched,
                             pressed, mark, previous)
-        self._write_in(t, j, offender, after, flag.code)
+        codes = [flag.code] + [article(s.variant, k).code for k in j.also]
+        self._write_in(t, j, offender, after, clock, codes)
         s.obligation = None
         s.reset_turn(after)
         # the decider is the side to move in ``after`` unless the offender must move again
@@ -421,27 +454,30 @@ class Judge:
             s.tracker.playable = {m.from_square for m in other.legal_moves}
 
     def _write_in(self, t: float, j: Judgement, offender: Colour, after: Board,
-                  code: str) -> None:
+                  clock: tuple[float, float] | None, codes: list[str]) -> None:
         """TRACE.md ``moves``: the irregular move stands in the transcript, in its place with the
-        side that played it, while the opponent decides (IT 8.2) and if it is kept (IT 8.3); the
-        game goes on from the position on the board, ``/FEN/`` in the PDN. The end rules wait
-        for the decision."""
+        side that played it, with the clocks after it like every move (``clock``), while the
+        opponent decides (IT 8.2) and if it is kept (IT 8.3); the game goes on from the
+        position on the board, ``/FEN/`` in the PDN. A move the rules do not allow carries the
+        comment ``irregular move: <codes>`` (``engine.pdn``: never read as a legal one). The end
+        rules wait for the decision."""
         s = self._memory
         game = self._game
         if j.legal and j.move is not None:
-            self._play(t, j.move, None, code, pending=True)
+            self._play(t, j.move, clock, codes[0], pending=True)
             return
         if j.move is not None and after.turn != offender:
             names = s.geometry.algebraic_of if s.variant.algebraic_pdn else None
             game.record_irregular(j.move, j.move.notation(names=names), offender,
-                                  after.fen(), t, provisional=True)
+                                  after.fen(), t, provisional=True, clock=clock,
+                                  comment=f"irregular move: {', '.join(codes)}")
             rec = game.moves[-1]
             s.emit(MoveCommitted(t, rec.ply, offender, rec.move, rec.notation, rec.clock,
-                                 game.board.fen(), code, setup_fen=rec.setup_fen,
+                                 game.board.fen(), codes[0], setup_fen=rec.setup_fen,
                                  pending=True))
         else:
             game.set_position(after.fen(), t, provisional=True)
-            s.emit(PositionSet(t, game.board.fen(), code))
+            s.emit(PositionSet(t, game.board.fen(), codes[0]))
         s.previous = None
 
     def maintain(self, t: float, by_play: bool) -> None:

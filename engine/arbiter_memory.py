@@ -26,6 +26,7 @@ from engine.decisions import (BoardToFix, ClockChanged, ClockRefused, Decision, 
 from engine.errors import ClockError
 from engine.events import GameStarted
 from engine.game import Game, GameMark
+from engine.pdn import record_tags
 from engine.squares import square_sort_key
 from engine.timecontrol import parse_time_control_tag
 from engine.tracking import TurnTracker
@@ -217,7 +218,7 @@ class ArbiterMemory:
         self._start = start
         self._variant = find_variant(start.variant)
         self._dark = frozenset(self._variant.geometry.number_of_algebraic)  # dark squares' names
-        tags = {k.capitalize(): v for k, v in start.tags}
+        tags = record_tags(dict(start.tags))
         if start.time_control:
             tags["TimeControl"] = start.time_control
         self._game = Game(self._variant, start.fen, tags=tags, transcribed=start.transcribed,

@@ -416,6 +416,13 @@ class Board:
         """Every legal move of the side to move, captures filtered by the variant's choice rule."""
         return [self._to_move(r) for r in self._legal_raw()]
 
+    @property
+    def quiet_moves(self) -> list[Move]:
+        """Every non-capturing move the pieces of the side to move can make, whether or not a
+        capture is due (IT 6.1): a move of this list played while one is, is omitting the capture
+        (IT 8.1.6); a displacement not in it is a move no piece of that kind can make (IT 8.1.2)."""
+        return [self._to_move(r) for r in self._quiet_raw()]
+
     def count_legal_moves(self) -> int:
         caps = self._capture_raw()
         return len(caps) if caps else self._count_quiet()

@@ -3,17 +3,19 @@
 Display rules (COMP 3.6.2 h–i, 4.3, 5.7), with the thresholds in :class:`DisplayRules`:
 
 - One face text per reading, read at a glance on the 128×64 OLED as on a clock, and never
-  ambiguous: the separator names the units. ``1h05`` (an ``h``: hours and minutes) from 10
-  minutes up, ``9:59`` (a colon: minutes and seconds) below, ``19.9`` (a point: seconds and
-  tenths) in the last 20 s. The rule asks for the running seconds "in the last minutes"
-  (COMP 3.6.2 h); we take the last 10 minutes, when a player starts counting his moves against
-  the seconds, and tenths, the resolution of the clock, when every tenth counts. Why these
-  forms: the old ``h:mm``/``m:ss`` pair showed 20 minutes and 20 seconds both as ``0:20`` and
-  1 hour and 1 minute both as ``1:00``; ``h:mm:ss`` would settle it but is seven characters,
-  too wide for a face at a readable size, and shows seconds no rule asks for. ``0h45`` keeps the
-  hour digit in place from ``1h00`` down (the face does not change shape at the hour), and the
-  switch to ``9:59`` tells the player, by the new separator, that the seconds now run. Always
-  floored: a face never shows more time than is left.
+  ambiguous: the separator names the units. ``1h05`` (an ``h``: hours and minutes) from an hour
+  up, ``59:59`` (a colon: minutes and seconds) below, ``19.9`` (a point: seconds and tenths) in
+  the last 20 s. The rule asks for the running seconds "in the last minutes" (COMP 3.6.2 h); we
+  show them through the whole last hour (issue 16: with ``0h59`` … ``0h10`` nothing visibly moved
+  for fifty minutes of an hour's control), and tenths, the resolution of the clock, when every
+  tenth counts. Why these forms: the old ``h:mm``/``m:ss`` pair showed 20 minutes and 20 seconds
+  both as ``0:20`` and 1 hour and 1 minute both as ``1:00``; ``h:mm:ss`` would settle it but is
+  seven characters, as wide as a face at a readable size (``10:00:00`` is wider), so above an
+  hour the OLED keeps ``1h05``; the switch to ``59:59`` tells the player, by the new separator,
+  that the seconds now run. Always floored: a face never shows more time than is left.
+- Where there is room (the web pages, the hall), :func:`format_time_full` gives the form of a
+  DGT3000 or a lichess board: ``1:05:00``, ``58:12``, ``9:58``, ``0:19.9``, which changes every
+  second (every tenth in the last 20 s) at any time left; its colons and point say its units too.
 - Beeps (optional, COMP 3.6.2 i): one short beep as the time crosses 10, 5, 4, 3, 2 and 1 s left,
   a long one at zero (the flag).
 - Mosse lampo (COMP 5.7): the arbiter's countdown "-15, -10, -5, 4, 3, 2, 1, 0!" as screen labels
@@ -41,7 +43,7 @@ from engine.colour import COLOURS, Colour
 
 __all__ = [
     "DisplayRules", "DEFAULT_RULES", "LAMPO_COUNTDOWN", "Cue", "FaceDisplay", "format_time",
-    "lampo_label", "moves_text", "face_display", "cues_crossed", "CueTracker",
+    "format_time_full", "lampo_label", "moves_text", "face_display", "cues_crossed", "CueTracker",
 ]
 
 #: COMP 5.7: the arbiter's countdown of a mosse-lampo move, (seconds left, what he says).
@@ -55,7 +57,7 @@ class DisplayRules:
     """Thresholds of the display, in milliseconds / seconds (module docstring). Raises
     ValueError unless ``0 <= tenths_below_ms <= seconds_below_ms``."""
 
-    seconds_below_ms: int = 10 * 60 * 1000   # COMP 3.6.2 h: seconds shown in the last minutes
+    seconds_below_ms: int = 60 * 60 * 1000   # COMP 3.6.2 h: seconds shown in the last hour
     tenths_below_ms: int = 20 * 1000
     beep_seconds: tuple[int, ...] = (10, 5, 4, 3, 2, 1)  # COMP 3.6.2 i: optional beeps
     beeps: bool = True
@@ -96,11 +98,11 @@ class FaceDisplay:
 
 
 def format_time(ms: int, rules: DisplayRules = DEFAULT_RULES) -> str:
-    """The text of a face showing ``ms`` milliseconds (module docstring): ``1h05`` (hours, minutes)
-    from ``rules.seconds_below_ms`` up, ``9:59`` (minutes, seconds) from ``rules.tenths_below_ms``
-    up, else ``19.9`` (seconds, tenths); always floored. Two times give the same text only when
-    they are in the same range and floor to the same unit of it. Raises ValueError for a
-    negative time."""
+    """The OLED's text of a face showing ``ms`` milliseconds (module docstring): ``1h05`` (hours,
+    minutes) from ``rules.seconds_below_ms`` up (an hour by default), ``59:59`` (minutes,
+    seconds) from ``rules.tenths_below_ms`` up, else ``19.9`` (seconds, tenths); always floored.
+    Two times give the same text only when they are in the same range and floor to the same unit
+    of it. Raises ValueError for a negative time."""
     if ms < 0:
         raise ValueError(f"a face cannot show a negative time ({ms} ms)")
     if ms >= rules.seconds_below_ms:
@@ -111,6 +113,25 @@ def format_time(ms: int, rules: DisplayRules = DEFAULT_RULES) -> str:
         return f"{seconds // 60}:{seconds % 60:02d}"
     tenths = ms // 100
     return f"{tenths // 10}.{tenths % 10}"
+
+
+def format_time_full(ms: int, rules: DisplayRules = DEFAULT_RULES) -> str:
+    """The text of a face with room for seconds at any time (the pages; module docstring), as a
+    DGT3000 or a lichess board shows it: ``1:05:00`` (hours, minutes, seconds) from an hour up,
+    ``58:12`` / ``9:58`` (minutes, seconds) from ``rules.tenths_below_ms`` up, else ``0:19.9``
+    (minutes, seconds and tenths: the same clock, a tenth finer); always floored.
+    Raises ValueError for a negative time."""
+    if ms < 0:
+        raise ValueError(f"a face cannot show a negative time ({ms} ms)")
+    if ms >= rules.tenths_below_ms:
+        seconds = ms // 1000
+        hours, minutes = seconds // 3600, seconds // 60 % 60
+        if hours:
+            return f"{hours}:{minutes:02d}:{seconds % 60:02d}"
+        return f"{minutes}:{seconds % 60:02d}"
+    tenths = ms // 100
+    seconds = tenths // 10
+    return f"{seconds // 60}:{seconds % 60:02d}.{tenths % 10}"
 
 
 def lampo_label(ms: int) -> str:

@@ -81,6 +81,12 @@ class PdnError(InputError):
     """A PDN text that cannot be read."""
 
 
+class UndecidedCaptureError(PdnError):
+    """A game of a PDN text holding a capture written short (``3x26``) that fits several legal
+    captures, and the rest of the game does not tell which (or replays from none): that game
+    cannot be read, the text's other games can."""
+
+
 class TraceError(InputError):
     """A physical-event trace that is malformed (TRACE.md): carries the 1-based line number."""
 

@@ -36,7 +36,12 @@ class GameStarted:
     transcribed: bool = True
     settle: float = 2.0
     time_control: str | None = None
-    tags: tuple[tuple[str, str], ...] = ()  # white, black, event, round (PDN tags)
+    # white, black, event, round, site, date, board, started_at: what names the game (its PDN tags)
+    tags: tuple[tuple[str, str], ...] = ()
+    #: "arbiter": the clock stands ready until the arbiter's ``start_clock`` (COMP 4.4.2: a
+    #: hall's round starts when the arbiter starts the clocks); None: it starts at the first
+    #: event when no ``start_clock`` comes first
+    clock_start: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": "start", "variant": self.variant, "fen": self.fen,
@@ -45,6 +50,8 @@ class GameStarted:
             d["settle"] = self.settle
         if self.time_control is not None:
             d["time_control"] = self.time_control
+        if self.clock_start is not None:
+            d["clock_start"] = self.clock_start
         for key, value in self.tags:
             d[key] = value
         return d
@@ -103,12 +110,16 @@ class ButtonPressed:
 
 @dataclass(frozen=True, slots=True)
 class ArbiterActed:
-    """An arbiter action (``action`` in ARBITER_ACTIONS); ``result`` for adjudicate, ``text`` for note."""
+    """An arbiter action (``action`` in ARBITER_ACTIONS); ``result`` for adjudicate, ``text`` for
+    note; ``public`` (note only): the arbiter lets the public see the note (COMP 6.16: a note is
+    the arbiter's own otherwise). ``public`` is an optional key of the line, written only when
+    true: a line without it is a private note, as every older journal's."""
 
     t: float
     action: str
     result: str | None = None
     text: str | None = None
+    public: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"t": self.t, "type": "arbiter", "action": self.action}
@@ -116,6 +127,8 @@ class ArbiterActed:
             d["result"] = self.result
         if self.text is not None:
             d["text"] = self.text
+        if self.public:
+            d["public"] = True
         return d
 
 

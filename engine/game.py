@@ -283,11 +283,16 @@ class Game:
             self._check_end()
 
     def record_irregular(self, move: Move, notation: str, side: int, fen: str,
-                         t: float | None = None, provisional: bool = False) -> None:
+                         t: float | None = None, provisional: bool = False,
+                         clock: tuple[float, float] | None = None,
+                         comment: str | None = None) -> None:
         """Record a move that broke the rules but was kept (IT 8.3, INT 5.7): the transcript keeps
-        it as played and the game goes on from ``fen``, the position on the board, which the PDN
-        writes as ``/FEN "…"/`` after the move so that it replays elsewhere."""
-        self.moves.append(RecordedMove(len(self.moves) + 1, Colour(side), move, notation, t))
+        it as played (``clock``: the (white, black) seconds after it, as for every move;
+        ``comment``: what it broke) and the game goes on from ``fen``, the position on the
+        board, which the PDN writes as ``/FEN "…"/`` after the move so that it replays
+        elsewhere."""
+        self.moves.append(RecordedMove(len(self.moves) + 1, Colour(side), move, notation, t,
+                                       clock, comment=comment))
         self.set_position(fen, t, provisional)
 
     def annotate(self, nag: str | None = None, comment: str | None = None) -> None:

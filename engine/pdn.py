@@ -1,6 +1,7 @@
 """PDN 3.0 reading and writing.
 
-Written games carry the seven standard tags (Event, Site, Date, Round, White, Black, Result), the
+Written games carry the seven standard tags (Event, Site, Date, Round, White, Black, Result;
+:func:`record_tags` makes them, and ``Board``, of a game's start line), the
 full ``GameType`` string of the variant (``22,W,8,8,N2,1`` Italian, ``21,B,8,8,N1,0`` English,
 ``20,W,10,10,N2,0`` international, ``26,W,8,8,A0,0`` Brazilian with algebraic squares), ``SetUp``
 and ``FEN`` for a game that does not start from the initial position, ``TimeControl`` and the final
@@ -9,6 +10,16 @@ followed by its clock comment ``{[%clock …]}`` when known; a ``/FEN "…"/`` s
 move where the game went on from another position (a maintained irregularity); annotation signs of
 IT 13 (``! !! ? ?? !? ?! * + =``) glued to the move; the result set of the variant (international
 ``2-0 1-1 0-2``).
+
+A move that broke the rules and was kept (IT 8.2-8.3, INT 5.4-5.7) is written as played
+(``22-14``), with its clock comment like every move, then the comment ``{irregular move: IT 8.1.2,
+IT 8.1.6}`` (the articles it broke), then the ``/FEN "…"/`` of the position the game went on
+from. Why a comment: PDN 3.0 has no sign for a move against the rules; its move-strength signs
+(IT 13: ``?``, ``??``…) judge a legal move and would be read as that, a NAG likewise, and a
+changed move text (``22-14 (irregular)``, ``22~14``) is no move token for other programs, which
+would stop reading the game there. A comment is the standard's means for text about a move: a
+person reading the score sees at the move that it was no legal one, and every PDN reader keeps
+or skips it (pydraughts reads the game; its moves list holds the move as played).
 
 Reading accepts all of that plus ``;`` line comments, ``(…)`` variations (skipped), ``$n`` NAGs,
 ``:`` as capture separator, either result set, and several games in one text; and what archives
@@ -26,20 +37,24 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterator
+from datetime import datetime
+from typing import Callable, Iterator, Mapping
 
 from engine.board import Board, Move
 from engine.colour import BLACK, WHITE, Colour
 from engine.timecontrol import (format_clock_comment, format_pdn_time, parse_clock_comment,
                                 parse_pdn_time, parse_time_control_tag)
 from engine.errors import (AmbiguousMoveError, IllegalMoveError, InputError, InputTooLargeError,
-                           InvalidMoveError, PdnError, excerpt)
+                           InvalidMoveError, PdnError, UndecidedCaptureError, excerpt)
 from engine.game import Game
 from engine.variants import VARIANTS, Variant, find_variant
 
 SEVEN_TAGS = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 _TAG_DEFAULTS = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "White": "?",
                  "Black": "?"}
+#: The PDN tag of each start-line key (TRACE.md) that names the game (``started_at`` gives Date).
+START_TAGS = {"event": "Event", "site": "Site", "date": "Date", "round": "Round",
+              "white": "White", "black": "Black", "board": "Board"}
 ANNOTATIONS = ("!!", "??", "!?", "?!", "!", "?", "*", "+", "=")  # IT 13
 RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*")
 _GAME_TYPES = {int(v.game_type.split(",")[0]): v for v in VARIANTS.values()}
@@ -68,7 +83,8 @@ _SQUARE = r"(?:[0-9]+|[a-jA-J][0-9]+)"
 # Every repetition below is a plain character class or bounded, so that a 5 MB comment costs a few
 # MB, not a regex backtracking stack per character; a tag's value is scanned by hand
 # (:func:`_tag_value`: with a regex, a 5 MB value cost 1 GB, and one full of ``\"`` 250 MB).
-# Move numbers and NAGs have a few ASCII digits (a number of thousands of digits is not read as one).
+# NAGs have a few ASCII digits; a move number any number of them: it is a label, checked against
+# nothing and never converted to an int (a 26-digit one was refused, issue 16).
 _TOKEN = re.compile(rf"""
     (?P<ws>\s+)
   | (?<![^\n])%(?P<escape>[^\n]*)
@@ -80,7 +96,7 @@ _TOKEN = re.compile(rf"""
   | (?P<open>\() | (?P<close>\))
   | (?P<nag>\$[0-9]{{1,3}})(?![0-9])
   | (?P<result>1-0|0-1|1/2-1/2|2-0|0-2|1-1|0-0)(?![-x:0-9a-z])
-  | (?P<number>[0-9]{{1,6}}(?:\.\.\.|\.|…))
+  | (?P<number>[0-9]+(?:\.\.\.|\.|…))
   | (?P<ellipsis>\.\.\.|…)
   | (?P<move>{_SQUARE}(?:\s*[-x:]\s*{_SQUARE}){{1,{_MAX_PATH}}})(?P<sign>{_SIGN}|\*|\+|=)?
   | (?P<glyph>{_SIGN})
@@ -258,72 +274,120 @@ def read_pdn(text: str, variant: Variant | str | None = None) -> list[Game]:
     return list(iter_pdn(text, variant))
 
 
-def iter_pdn(text: str, variant: Variant | str | None = None) -> Iterator[Game]:
+def iter_pdn(text: str, variant: Variant | str | None = None,
+             on_undecided: Callable[[UndecidedCaptureError], None] | None = None
+             ) -> Iterator[Game]:
     """The games of a PDN text one at a time (an archive of any number of games is read in the
     memory of one), each replayed through the rules, in time linear in the length of the
     text. ``variant`` is used when a game has no GameType tag. A capture written short that fits
     several legal captures taking different pieces is the one from which the rest of the game
-    replays. Raises PdnError (bad syntax, illegal move, bad FEN, a short capture that none or
-    several readings of the rest of the game fit), naming game and move."""
+    replays. Raises PdnError (bad syntax, illegal move, bad FEN), naming game and move (``move
+    12`` / ``move 12...``: the move number as the PDN writes it). A game with a short capture
+    that none or several readings of the rest of the game fit raises UndecidedCaptureError,
+    or, given ``on_undecided``, is handed to it (the error names game and move) and left out:
+    the text's other games are read all the same (an archive is not lost for one game)."""
     for gi, g in enumerate(iter_pdn_text(text), 1):
         try:
-            v = variant_of_tags(g.tags, variant)
-        except PdnError as exc:
-            raise PdnError(f"PDN game {gi}: {str(exc).removeprefix('PDN: ')}") from None
-        fen = g.tags.get("FEN")
-        tags = {k: val for k, val in g.tags.items()
-                if k not in ("GameType", "FEN", "SetUp", "Result", "TimeControl", "WhiteTime",
-                             "BlackTime")}
+            game = _replay_game(gi, g, variant)
+        except UndecidedCaptureError as exc:
+            if on_undecided is None:
+                raise
+            on_undecided(exc)
+            continue
+        yield game
+
+
+def _replay_game(gi: int, g: PdnGameText, variant: Variant | str | None) -> Game:
+    """Game number ``gi`` of a text, ``g``, replayed (:func:`iter_pdn`)."""
+    try:
+        v = variant_of_tags(g.tags, variant)
+    except PdnError as exc:
+        raise PdnError(f"PDN game {gi}: {str(exc).removeprefix('PDN: ')}") from None
+    fen = g.tags.get("FEN")
+    tags = {k: val for k, val in g.tags.items()
+            if k not in ("GameType", "FEN", "SetUp", "Result", "TimeControl", "WhiteTime",
+                         "BlackTime")}
+    try:
+        control = g.tags.get("TimeControl")
+        if control is not None:
+            parse_time_control_tag(control)  # carried, but checked: a number is read there
+        game = Game(v, fen=fen, tags=tags, time_control=control)
+    except InputError as exc:
+        raise PdnError(f"PDN game {gi}: {exc}") from None
+    setup_after = _setups_after(g.items)
+    for index, item in enumerate(g.items):
         try:
-            control = g.tags.get("TimeControl")
-            if control is not None:
-                parse_time_control_tag(control)  # carried, but checked: a number is read there
-            game = Game(v, fen=fen, tags=tags, time_control=control)
+            if item[0] == "move":
+                setup = setup_after[index]
+                try:
+                    try:
+                        game.play_notation(item[1])
+                    except AmbiguousMoveError:  # a short capture: the rest of the game decides
+                        candidates = game.board.move_candidates(item[1])
+                        game.play(_resolve(game.board, g.items, index, candidates))
+                except (InvalidMoveError, IllegalMoveError):
+                    if setup is None:
+                        raise
+                    # a kept irregularity (IT 8.3): the move as played, then the position
+                    game.record_irregular(_as_played(game, item[1]), item[1], game.turn, setup)
+                if item[2]:
+                    game.annotate(nag=item[2])
+            elif item[0] == "setup":
+                # already applied when it followed a kept irregular move
+                if not (game.moves and game.moves[-1].setup_fen == Board(item[1], v).fen()):
+                    game.set_position(item[1])
+            elif item[0] == "comment" and game.moves:
+                clock = parse_clock_comment(item[1])
+                if clock is not None:
+                    game.set_clock_of_last_move(clock)
+                # other programs' commands ([%eval …], [%emt …], …) are theirs: dropped
+                rest = " ".join(_COMMAND.sub(" ", item[1]).split())
+                if rest:
+                    game.annotate(comment=rest)
+        except InputError as exc:
+            # a move token is short (its path is bounded): quoted as written
+            where = f"move {_move_label(game)} ({item[1]})" if item[0] == "move" else "setup"
+            error = UndecidedCaptureError if isinstance(exc, UndecidedCaptureError) else PdnError
+            raise error(f"PDN game {gi}, {where}: {exc}") from None
+    if "WhiteTime" in g.tags and "BlackTime" in g.tags:
+        try:
+            game.final_clock = (parse_pdn_time(g.tags["WhiteTime"]),
+                                parse_pdn_time(g.tags["BlackTime"]))
         except InputError as exc:
             raise PdnError(f"PDN game {gi}: {exc}") from None
-        setup_after = _setups_after(g.items)
-        for index, item in enumerate(g.items):
-            try:
-                if item[0] == "move":
-                    setup = setup_after[index]
-                    try:
-                        try:
-                            game.play_notation(item[1])
-                        except AmbiguousMoveError:  # a short capture: the rest of the game decides
-                            candidates = game.board.move_candidates(item[1])
-                            game.play(_resolve(game.board, g.items, index, candidates))
-                    except (InvalidMoveError, IllegalMoveError):
-                        if setup is None:
-                            raise
-                        # a kept irregularity (IT 8.3): the move as played, then the position
-                        game.record_irregular(_as_played(game, item[1]), item[1], game.turn, setup)
-                    if item[2]:
-                        game.annotate(nag=item[2])
-                elif item[0] == "setup":
-                    # already applied when it followed a kept irregular move
-                    if not (game.moves and game.moves[-1].setup_fen == Board(item[1], v).fen()):
-                        game.set_position(item[1])
-                elif item[0] == "comment" and game.moves:
-                    clock = parse_clock_comment(item[1])
-                    if clock is not None:
-                        game.set_clock_of_last_move(clock)
-                    # other programs' commands ([%eval …], [%emt …], …) are theirs: dropped
-                    rest = " ".join(_COMMAND.sub(" ", item[1]).split())
-                    if rest:
-                        game.annotate(comment=rest)
-            except InputError as exc:
-                # a move token is short (its path is bounded): quoted as written
-                where = f"move {game.ply + 1} ({item[1]})" if item[0] == "move" else "setup"
-                raise PdnError(f"PDN game {gi}, {where}: {exc}") from None
-        if "WhiteTime" in g.tags and "BlackTime" in g.tags:
-            try:
-                game.final_clock = (parse_pdn_time(g.tags["WhiteTime"]),
-                                    parse_pdn_time(g.tags["BlackTime"]))
-            except InputError as exc:
-                raise PdnError(f"PDN game {gi}: {exc}") from None
-        if g.result != "*" and game.outcome is None:
-            game.adjudicate(g.result, reason="result recorded in the PDN")
-        yield game
+    if g.result != "*" and game.outcome is None:
+        game.adjudicate(g.result, reason="result recorded in the PDN")
+    return game
+
+
+def _move_label(game: Game) -> str:
+    """The number of the game's next move for a message: ``12`` or ``12...``
+    (:func:`move_labels`)."""
+    label = move_labels(game)[-1]
+    return label if label.endswith("...") else label[:-1]
+
+
+def move_labels(game: Game) -> list[str]:
+    """The move number the PDN writes before each ply of ``game`` and before the next one
+    (``len(game.moves) + 1`` labels): ``12.`` for the first mover's ply, ``12...`` for the
+    other's; a move is a pair of plies, and a side that moved twice (an irregular move kept)
+    numbers on, as :func:`write_pdn` does."""
+    first = game.variant.first_to_move
+    number = 1
+    previous: int | None = None
+    out: list[str] = []
+    for rec in game.moves:
+        if rec.side == first and previous == first:
+            number += 1
+        out.append(f"{number}." if rec.side == first else f"{number}...")
+        previous = rec.side
+        if rec.side != first:
+            number += 1
+    if game.turn == first:
+        out.append(f"{number + 1 if previous == first else number}.")
+    else:
+        out.append(f"{number}...")
+    return out
 
 
 # a PDN 3.0 comment command ``[%name …]``; a comment is not nested, so no ``]`` inside
@@ -376,8 +440,8 @@ def _resolve(board: Board, items: list[tuple[str, ...]], index: int,
                 nb.push(m)
                 following.append((root, nb))
             if len(following) > _MAX_BRANCHES:
-                raise PdnError(f"{excerpt(items[index][1])} and the moves after it have more than "
-                               f"{_MAX_BRANCHES} readings")
+                raise UndecidedCaptureError(f"{excerpt(items[index][1])} and the moves after it "
+                                            f"have more than {_MAX_BRANCHES} readings")
         branches = following
         roots = len({root.key for root, _ in branches})
     kept = {root.key: root for root, _ in branches}
@@ -386,12 +450,12 @@ def _resolve(board: Board, items: list[tuple[str, ...]], index: int,
     names = board.variant.geometry.algebraic_of if board.variant.algebraic_pdn else None
     written = " or ".join(c.notation(True, names) for c in candidates)
     if not kept:
-        raise PdnError(f"{excerpt(items[index][1])} may be {written}, and the rest of the game "
-                       "replays from none of them")
+        raise UndecidedCaptureError(f"{excerpt(items[index][1])} may be {written}, and the rest "
+                                    "of the game replays from none of them")
     which = ("each of them" if len(kept) == len(candidates)
              else " and from ".join(m.notation(True, names) for m in kept.values()))
-    raise PdnError(f"{excerpt(items[index][1])} may be {written}, and the rest of the game does "
-                   f"not tell which: it replays from {which}")
+    raise UndecidedCaptureError(f"{excerpt(items[index][1])} may be {written}, and the rest of "
+                                f"the game does not tell which: it replays from {which}")
 
 
 def _as_played(game: Game, text: str) -> Move:
@@ -402,6 +466,56 @@ def _as_played(game: Game, text: str) -> Move:
         return Move([g.square(tok) for tok in text.split(sep)])
     except InputError as exc:
         raise InvalidMoveError(f"cannot read move {text!r}: {exc}") from None
+
+
+def record_tags(start: Mapping[str, object], board_in_round: bool = False) -> dict[str, str]:
+    """The PDN tags a game's start line (TRACE.md ``start``: ``event``, ``site``, ``date``,
+    ``started_at``, ``round``, ``white``, ``black``, ``board``; a pairing's names and round
+    given the same way) knows, in the order of the seven standard tags, then ``Board`` (the
+    board's number in the hall). ``Date`` is the start line's ``date`` (``YYYY.MM.DD`` or ISO
+    ``YYYY-MM-DD``), else the day of ``started_at`` as written there (the daemon writes UTC);
+    ``board_in_round``: ``Round`` is ``round.board`` (the hall's round feeds, HUB_API.md).
+    Unknown or empty values are left out (:func:`seven_tags` writes them ``?``). This is the one
+    place a record's tags are made: ``game.pdn``, ``/broadcast.pdn`` and the round feeds."""
+    out: dict[str, str] = {}
+    for key, name in START_TAGS.items():
+        value = start.get(key)
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            continue
+        text = " ".join(str(value).split())
+        if key == "date":
+            text = _pdn_date(text) or ""
+        if text:
+            out[name] = text
+    if "Date" not in out:
+        stamp = start.get("started_at")
+        day = _pdn_date(stamp[:10]) if isinstance(stamp, str) else None
+        if day is not None and isinstance(stamp, str):
+            try:
+                datetime.fromisoformat(stamp)
+            except ValueError:
+                day = None
+        if day is not None:
+            out["Date"] = day
+    if board_in_round and "Board" in out:
+        out["Round"] = f"{out.get('Round', '?')}.{out['Board']}"
+    return {name: out[name] for name in (*SEVEN_TAGS, "Board") if name in out}
+
+
+_DATE = re.compile(r"([0-9?]{4})[.-]([0-9?]{2})[.-]([0-9?]{2})")
+
+
+def _pdn_date(text: str) -> str | None:
+    """``YYYY.MM.DD`` (PDN) of ``YYYY.MM.DD`` or ``YYYY-MM-DD``; None for anything else."""
+    m = _DATE.fullmatch(text)
+    return None if m is None else ".".join(m.groups())
+
+
+def seven_tags(tags: Mapping[str, str], result: str) -> dict[str, str]:
+    """The seven standard tags of a written game, in their order (PDN 3.0): each from ``tags``,
+    ``?`` (``????.??.??`` for Date) when unknown, and ``Result`` = ``result``."""
+    return {name: result if name == "Result" else tags.get(name) or _TAG_DEFAULTS[name]
+            for name in SEVEN_TAGS}
 
 
 def _quote(value: str) -> str:
@@ -510,12 +624,7 @@ class PdnText:
                            self.width)
 
     def _tags(self, game: Game) -> tuple[str, ...]:
-        tags: dict[str, str] = {}
-        for name in SEVEN_TAGS:
-            if name == "Result":
-                tags[name] = game.result
-            else:
-                tags[name] = game.tags.get(name, _TAG_DEFAULTS[name])
+        tags = seven_tags(game.tags, game.result)
         tags["GameType"] = game.variant.game_type
         if game.custom_start:
             tags["SetUp"] = "1"

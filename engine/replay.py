@@ -291,12 +291,22 @@ class Report:
                 "fen": self.game.board.fen(), "result": self.game.result, "pdn": self.pdn()}
 
     def to_text(self) -> str:
-        """A readable summary: moves, flags with their article titles, result."""
-        lines = [f"{self.game.variant.name} game, {len(self.game.moves)} move(s)", "", "Moves:"]
+        """A readable summary: plies, flags with their article titles, result. Words: a *ply* is
+        one player's move (the transcript's entries, numbered ``ply`` 1, 2, 3…), a *move* the
+        pair numbered ``N.`` in the PDN (White's and Black's); the same everywhere a person
+        reads them (pi/web/API.md, Words)."""
+        plies = len(self.game.moves)
+        lines = [f"{self.game.variant.name} game, {plies} {'ply' if plies == 1 else 'plies'}", "",
+                 "Plies (ply, move as the PDN numbers it):"]
+        from engine.pdn import move_labels
+        labels = move_labels(self.game)
         row: list[str] = []
         for m in self.game.moves:
             t = "" if m.t is None else f" ({m.t:g}s)"
-            row.append(f"{m.ply:>3}. {m.notation}{t}" + (f"  [FEN {m.setup_fen}]" if m.setup_fen else ""))
+            # a kept irregular move says so (its comment) before the position it left
+            row.append(f"  ply {m.ply:>3}  {labels[m.ply - 1]} {m.notation}{t}"
+                       + (f"  {{{m.comment}}}" if m.comment else "")
+                       + (f"  [FEN {m.setup_fen}]" if m.setup_fen else ""))
         lines.extend(row or ["  (none)"])
         lines += ["", "Flags:"]
         if not self.flags:

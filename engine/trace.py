@@ -24,9 +24,12 @@ from engine.events import (ARBITER_ACTIONS, BUTTON_NAMES, SIDES, ArbiterActed, B
                            SensorsRecovered, SnapshotTaken, TraceEnded)
 from engine.variants import Geometry, Variant, find_variant
 
-__all__ = ["read_trace", "parse_trace", "load_line", "parse_start", "parse_event"]
+__all__ = ["read_trace", "parse_trace", "load_line", "parse_start", "parse_event", "CLOCK_START_ARBITER"]
 
-_TAG_KEYS = ("white", "black", "event", "round")
+#: Start-line keys that name the game (``engine.pdn.record_tags`` makes its PDN tags of them).
+_TAG_KEYS = ("white", "black", "event", "round", "site", "date", "board", "started_at")
+#: The start line's ``clock_start`` value: the clock waits for the arbiter's ``start_clock``.
+CLOCK_START_ARBITER = "arbiter"
 #: Results an ``adjudicate`` action may carry (both scoring sets, COMP 6.14).
 RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1")
 
@@ -126,6 +129,10 @@ def parse_start(number: int, obj: dict[str, Any]) -> tuple[GameStarted, Variant]
             parse_time_control_tag(time_control)
         except InputError as exc:
             raise TraceError(number, f"invalid time_control: {exc}") from None
+    clock_start = _opt(number, obj, "clock_start", str)
+    if clock_start not in (None, CLOCK_START_ARBITER):
+        raise TraceError(number, f"clock_start must be {CLOCK_START_ARBITER!r} (the arbiter "
+                                 f"starts the clock), not {excerpt(clock_start)}")
     tags = []
     for key in _TAG_KEYS:
         value = obj.get(key)
@@ -136,7 +143,7 @@ def parse_start(number: int, obj: dict[str, Any]) -> tuple[GameStarted, Variant]
     start = GameStarted(variant=variant.name, fen=fen, clock=True if clock is None else clock,
                         transcribed=True if transcribed is None else transcribed,
                         settle=2.0 if settle is None else float(settle),
-                        time_control=time_control, tags=tuple(tags))
+                        time_control=time_control, tags=tuple(tags), clock_start=clock_start)
     return start, variant
 
 
@@ -168,13 +175,15 @@ def parse_event(number: int, obj: dict[str, Any], variant: Variant) -> Event:
         if action not in ARBITER_ACTIONS:
             raise TraceError(number, f"unknown arbiter action {excerpt(action)}")
         result = text = None
+        public = False
         if action == "adjudicate":
             result = _key(number, obj, "result", str)
             if result not in RESULTS:
                 raise TraceError(number, f"unknown result {excerpt(result)}")
         if action == "note":
             text = _key(number, obj, "text", str)
-        return ArbiterActed(t, action, result, text)
+            public = obj.get("public") is True  # optional; any other value: private
+        return ArbiterActed(t, action, result, text, public)
     if kind == "end":
         return TraceEnded(t)
     if kind in ("fault", "fault_cleared"):

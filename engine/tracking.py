@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, overload
 
-from engine.board import Board, Move
+from engine.board import Board, Move, Piece
 
 __all__ = ["MaybeBrush", "Touch", "Touches", "TurnTracker"]
 
@@ -177,6 +177,12 @@ class TurnTracker:
             if p is not None and p.color == c:
                 return i
         return len(self.hand) - 1
+
+    def piece_on(self, square: str) -> Piece | None:
+        """The piece of the reference position that stands on ``square`` now (followed from
+        its origin), None when the square is empty or holds a piece of unknown origin."""
+        origin = self.phys.get(square)
+        return self.ref.piece_at(origin) if origin is not None else None
 
     def on_board(self) -> dict[int, int | None]:
         """Official number -> origin of every dark square occupied (light squares excluded)."""

@@ -11,6 +11,8 @@ result — and publishes each line after writing it (QoS 1, with its line number
 retained will, answers ``resend`` from the journal file, journals arbiter ``action`` commands and
 takes ``pairing`` commands for its next game, answering a repeated command id as the first time.
 Games follow one another with a pause; ``pace`` runs game time N times faster than the wall.
+With ``key`` (the board's key of a hall made by ``damiera hub init``) its journal lines and its
+status are signed as a real board's (``pi.hall.signing``).
 
 The MQTT side is :mod:`hardware_mocks.hall_fleet` (many boards in one thread): a board only
 calls its ``publish(topic, payload, retained)`` (QoS 1) and is given ``cmd`` payloads.
@@ -39,6 +41,7 @@ from pi.hall import protocol
 from pi.board.journal import encode_line
 from pi.board.statedir import make_game_id
 from pi.hall.errors import BadMessage
+from pi.hall.signing import line_mac
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +62,10 @@ class LightBoard:
                  variant: str = "italian", pace: float = 1.0, pause: float = 120.0,
                  max_plies: tuple[int, int] = (60, 120), games: int | None = None,
                  think: Pace | None = None, accomodo: float = 0.04, on_line: OnLine | None = None,
-                 first_game_at: float | None = None) -> None:
+                 first_game_at: float | None = None, key: bytes | None = None) -> None:
         self.number = number
+        self.key = key
+        self._mac = ""  # the mac of the current game's last line written
         self.name = str(number)
         self.topics = protocol.Topics(hall)
         self.root = Path(root)
@@ -116,7 +121,8 @@ class LightBoard:
         games = [(g, n, f) for g, n, f in self.heads]
         current = self.game_id
         self.publish(self.topic("status"), protocol.status_payload(
-            self.name, current, self.lines if current else 0, games), True)
+            self.name, current, self.lines if current else 0, games,
+            session=None if self.key is None else f"{self.number:08x}", key=self.key), True)
 
     def publish_state(self) -> None:
         self.publish(self.topic("state"), json.dumps(
@@ -206,8 +212,13 @@ class LightBoard:
         self._last_t = max(self._last_t, float(record.get("t", 0.0)))
         self._last_record = record
         game = str(self.heads[-1][0])
-        self.publish(self.topic("journal"),
-                     protocol.journal_payload(game, line, data[:-1].decode("utf-8")), False)
+        text = data[:-1].decode("utf-8")
+        mac = None
+        if self.key is not None:
+            self._mac = line_mac(self.key, game, line, text, self._mac if line > 1 else "")
+            mac = self._mac
+        self.publish(self.topic("journal"), protocol.journal_payload(game, line, text, mac),
+                     False)
         if self.on_line is not None:
             self.on_line(self.number, game, line, time.time())
         return line
@@ -255,10 +266,16 @@ class LightBoard:
         path = self.root / "games" / game / "trace.jsonl"
         try:
             with open(path, "rb") as f:
+                mac = ""
                 for number, raw in enumerate(f, start=1):
-                    if number >= start and raw.endswith(b"\n"):
+                    if not raw.endswith(b"\n"):
+                        break
+                    text = raw[:-1].decode("utf-8")
+                    if self.key is not None:
+                        mac = line_mac(self.key, game, number, text, mac)
+                    if number >= start:
                         self.publish(self.topic("journal"), protocol.journal_payload(
-                            game, number, raw[:-1].decode("utf-8")), False)
+                            game, number, text, mac if self.key is not None else None), False)
         except OSError as exc:
             log.warning("board %s: resend of %s: %s", self.name, game, exc)
 

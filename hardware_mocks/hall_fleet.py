@@ -10,7 +10,10 @@ times. A lost or refused connection is retried every ``retry`` seconds; what a b
 meanwhile waits in paho's queue and its journal (the hub's resend fetches anything lost).
 
 ``python -m hardware_mocks.hall_fleet --mqtt URL --boards 1-50 --dir DIR [--pace 10]`` runs a
-fleet until SIGTERM/SIGINT or ``--seconds``; ``--times FILE`` gets one line
+fleet until SIGTERM/SIGINT or ``--seconds``; ``--hall-dir HALL`` instead of ``--mqtt``: a hall
+made by ``damiera hub init``, each board logging in as its ``HALL/board-<N>.toml`` says (the
+broker's URL with its user and password, the hall's CA for TLS, its signing key, the hall's
+name: :func:`hall_specs`); ``--times FILE`` gets one line
 ``board<TAB>game<TAB>line<TAB>wall`` per published journal line (the benchmark's start of
 latency). The boards' journals are ``DIR/<N>/games/<id>/trace.jsonl``.
 """
@@ -26,9 +29,10 @@ import re
 import resource
 import selectors
 import signal
+import ssl
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
@@ -37,26 +41,32 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from hardware_mocks.hall_boards import LightBoard, OnLine
+from pi.board.config import MqttSpec, load_config
+from pi.board.errors import ConfigError
 from pi.hall import protocol
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Fleet", "parse_boards", "main"]
+__all__ = ["Fleet", "parse_boards", "hall_specs", "hall_fleet", "main"]
 
 
 class _Link:
     """One board's paho client and its connection's state."""
 
-    def __init__(self, fleet: Fleet, board: LightBoard, host: str, port: int,
-                 keepalive: int) -> None:
+    def __init__(self, fleet: Fleet, board: LightBoard, spec: MqttSpec, keepalive: int) -> None:
         self.fleet = fleet
         self.board = board
-        self.host, self.port, self.keepalive = host, port, keepalive
+        self.host, self.port, self.keepalive = spec.host, spec.port, keepalive
         self.up = False
         self.retry_at = 0.0
         c = mqtt.Client(CallbackAPIVersion.VERSION2,
                         client_id=protocol.client_id(board.topics.hall, board.name),
                         clean_session=False, protocol=mqtt.MQTTv311)
+        if spec.username is not None:
+            c.username_pw_set(spec.username, spec.password)
+        if spec.tls:
+            c.tls_set(ca_certs=None if spec.ca is None else str(spec.ca),
+                      cert_reqs=ssl.CERT_REQUIRED)
         c.max_inflight_messages_set(100)
         c.will_set(board.topic("status"), protocol.offline_payload(board.name), qos=1,
                    retain=True)
@@ -68,7 +78,7 @@ class _Link:
         c.on_socket_register_write = lambda _c, _u, sock: fleet.want_write(sock, self, True)
         c.on_socket_unregister_write = lambda _c, _u, sock: fleet.want_write(sock, self, False)
         c.on_publish = self._on_publish
-        c.connect_async(host, port, keepalive)
+        c.connect_async(spec.host, spec.port, keepalive)
         self.client = c
         self.unacked = 0  # QoS 1 messages published and not yet acknowledged by the broker
         board.attach(self._publish)
@@ -104,17 +114,26 @@ class _Link:
 
 
 class Fleet:
-    """Boards driven from one thread (module docstring). ``url``: ``mqtt://host:port``."""
+    """Boards driven from one thread (module docstring). ``url``: ``mqtt://host:port``, every
+    board anonymous; or ``specs``: each board's broker, user, password and CA by its number
+    (:func:`hall_specs`). Raises ValueError for a URL that is not ``mqtt://host[:port]`` or a
+    board without a spec."""
 
-    def __init__(self, url: str, boards: Sequence[LightBoard], *, keepalive: int = 30,
-                 retry: float = 1.0) -> None:
-        parts = urlsplit(url)
-        if parts.scheme != "mqtt" or not parts.hostname:
-            raise ValueError(f"expected mqtt://host[:port], got {url!r}")
+    def __init__(self, url: str | None, boards: Sequence[LightBoard], *, keepalive: int = 30,
+                 retry: float = 1.0, specs: Mapping[int, MqttSpec] | None = None) -> None:
+        if specs is None:
+            parts = urlsplit(url or "")
+            if parts.scheme != "mqtt" or not parts.hostname:
+                raise ValueError(f"expected mqtt://host[:port], got {url!r}")
+            anonymous = MqttSpec(f"mqtt://{parts.netloc}", parts.hostname, parts.port or 1883,
+                                 False, "", "")
+            specs = {b.number: anonymous for b in boards}
+        missing = [b.number for b in boards if b.number not in specs]
+        if missing:
+            raise ValueError(f"no broker given for board {missing[0]}")
         self.retry = retry
         self.selector = selectors.DefaultSelector()
-        self.links = [_Link(self, b, parts.hostname, parts.port or 1883, keepalive)
-                      for b in boards]
+        self.links = [_Link(self, b, specs[b.number], keepalive) for b in boards]
         self.stopping = False
 
     # -- the selector ----------------------------------------------------------------------
@@ -205,10 +224,43 @@ def parse_boards(text: str) -> list[int]:
     return out
 
 
+def hall_specs(hall_dir: Path, numbers: Sequence[int]) -> dict[int, MqttSpec]:
+    """Each board's broker, user, password, CA, signing key and hall from
+    ``hall_dir/board-<N>.toml`` (written by ``damiera hub init``). Raises ConfigError (one
+    line: a file missing or not a hall board's)."""
+    out: dict[int, MqttSpec] = {}
+    for n in numbers:
+        config = load_config(Path(hall_dir) / f"board-{n}.toml")
+        if config.mqtt is None:
+            raise ConfigError(config.source, "mqtt", "missing: not a board of a hall")
+        out[n] = config.mqtt
+    return out
+
+
+def hall_fleet(hall_dir: Path, boards: int, journals: Path, pace: float = 1.0,
+               seed: int = 0) -> Fleet:
+    """Boards 1..``boards`` of the hall made by ``damiera hub init`` in ``hall_dir``, each
+    logged in with its own ``board-<N>.toml`` and signing its lines with its key, playing
+    natural games without end at ``pace``, their journals in ``journals/<N>/games/``: what
+    ``damiera hub demo`` runs (the ``damiera.hall_fleet`` entry point). Call ``run()`` (until
+    ``stop()``) on one thread. Raises ConfigError."""
+    numbers = list(range(1, boards + 1))
+    specs = hall_specs(hall_dir, numbers)
+    now = time.time()
+    made = [LightBoard(n, specs[n].hall, Path(journals) / str(n), seed=seed, pace=pace,
+                       key=specs[n].key, first_game_at=now + (i / boards) * 5.0 / pace)
+            for i, n in enumerate(numbers)]
+    return Fleet(None, made, specs=specs)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m hardware_mocks.hall_fleet",
                                 description="light simulated boards publishing to a hall")
-    p.add_argument("--mqtt", required=True, help="mqtt://host:port")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--mqtt", help="mqtt://host:port (anonymous boards)")
+    where.add_argument("--hall-dir", default=None, metavar="DIR",
+                       help="a hall made by 'damiera hub init': each board logs in as its "
+                       "DIR/board-<N>.toml says (user, password, CA, key, hall)")
     p.add_argument("--hall", default="hall")
     p.add_argument("--boards", required=True, help="numbers: 1-50,60")
     p.add_argument("--dir", required=True, help="the boards' journals: DIR/<N>/games/…")
@@ -220,6 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--stagger", type=float, default=5.0,
                    help="game seconds over which the boards' first games begin")
     p.add_argument("--times", default=None, help="write board, game, line, wall per line here")
+    p.add_argument("--hub-config", default=None, metavar="HUB_TOML",
+                   help="sign each board's lines with its key from this hub.toml's [keys] "
+                   "(a hall made by 'damiera hub init'); without it the boards do not sign")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: "
                         "%(message)s")
@@ -235,12 +290,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if out is not None:
         def on_line(board: int, game: str, line: int, wall: float) -> None:
             out.write(f"{board}\t{game}\t{line}\t{wall:.6f}\n")
+    keys: Mapping[str, bytes] = {}
+    specs: dict[int, MqttSpec] | None = None
+    try:
+        if args.hub_config is not None:
+            from pi.hall.hub_config import load_hub_config
+            keys = load_hub_config(args.hub_config).keys
+        if args.hall_dir is not None:
+            specs = hall_specs(Path(args.hall_dir), numbers)
+            keys = {str(n): spec.key for n, spec in specs.items() if spec.key is not None}
+    except ConfigError as exc:
+        print(f"hall_fleet: {exc}", file=sys.stderr)
+        return 2
     now = time.time()
-    boards = [LightBoard(n, args.hall, Path(args.dir) / str(n), seed=args.seed,
+    boards = [LightBoard(n, args.hall if specs is None else specs[n].hall,
+                         Path(args.dir) / str(n), seed=args.seed,
                          variant=args.variant, pace=args.pace, games=args.games, on_line=on_line,
-                         first_game_at=now + (i / max(1, len(numbers))) * args.stagger / args.pace)
+                         first_game_at=now + (i / max(1, len(numbers))) * args.stagger / args.pace,
+                         key=keys.get(str(n)))
               for i, n in enumerate(numbers)]
-    fleet = Fleet(args.mqtt, boards)
+    fleet = Fleet(args.mqtt, boards, specs=specs)
     signal.signal(signal.SIGTERM, lambda *_: fleet.stop())
     signal.signal(signal.SIGINT, lambda *_: fleet.stop())
     fleet.run(math.inf if args.seconds is None else now + args.seconds)

@@ -17,6 +17,7 @@ the physical state of the journal's last line and the rest of the trace is playe
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import math
@@ -38,6 +39,7 @@ from hardware_mocks.terminal import TerminalDisplay
 from hardware_mocks.trace_player import TracePlayer, resume_point
 from hardware_mocks.virtual_board import VirtualBoard
 from pi.board.config import Config
+from pi.board.controller import BoardController
 from pi.board.scan_loop import ScanLoop
 from pi.daemon import Parts
 from pi.drivers.faults import Inbox
@@ -78,15 +80,19 @@ def parse_speed(text: str) -> float | None:
 def config_from_start(config: Config, start: GameStarted, raw: dict[str, Any],
                       source: str) -> Config:
     """The game's settings from a trace's start line (variant, clock, time control, settle,
-    transcription, FEN, tags, site, board) over ``config`` (its state directory stays)."""
+    transcription, FEN, tags) over ``config``. The config's state directory, board number and
+    site stay: they say where this board is (``board-<N>.toml`` of a hall: its game ids, its
+    start lines, its topics); the trace's ``board`` and ``site`` fill in only what the config
+    leaves out."""
     tags = dict(start.tags)
-    board = raw.get("board")
+    board = config.board if config.board is not None else raw.get("board")
+    site = config.site if config.site is not None else raw.get("site")
     return dataclasses.replace(
         config, source=source, variant=start.variant, clock=start.clock,
         time_control=start.time_control, settle=start.settle, transcribed=start.transcribed,
         fen=start.fen, white=tags.get("white"), black=tags.get("black"),
         event=tags.get("event"), round=tags.get("round"),
-        site=raw.get("site") if isinstance(raw.get("site"), str) else None,
+        site=site if isinstance(site, str) else None,
         board=board if isinstance(board, int) and not isinstance(board, bool) else None)
 
 
@@ -133,13 +139,21 @@ class Simulation:
                             pin_factory=self.factory, display_device=device,
                             serial_port=BroadcastPort() if self.wiring.serial is not None else None)
         if self.terminal and hw.display is not None:
-            hw.display = TerminalDisplay(hw.display.device)
+            # held until the board is up (release_terminal): a daemon that refuses to start
+            # (its address taken) leaves nothing on standard output
+            hw.display = TerminalDisplay(hw.display.device, held=True)
         pin = (self.factory.pin(self.wiring.interrupt_gpio)
                if self.wiring.interrupt_gpio is not None else None)
         self.board = VirtualBoard(self.wiring, self.bus, interrupt_pin=pin)
         self.board.set_occupied(self.occupied)
         self.hardware = hw
         return hw
+
+    def release_terminal(self) -> None:
+        """The terminal's lines start (the board is up); nothing without a terminal."""
+        display = self.hardware.display if self.hardware is not None else None
+        if isinstance(display, TerminalDisplay):
+            display.release()
 
     def press(self, item: Any) -> None:
         """An input put where the drivers put theirs (a press of a control no pin is wired
@@ -157,11 +171,13 @@ def default_wiring(variant: str) -> Path:
 
 def main(*, config: Config, wiring_path: str | None = None, state_dir: str | None = None,
          trace: str | None = None, speed: str = "1", http: tuple[str, int] | None = None,
-         http_default: bool = False) -> int:
+         http_default: bool = False, announce: Callable[[str, Path], None] | None = None) -> int:
     """``damiera run --simulate``. Returns the exit status (0). Raises DamieraError (one line,
     exit 2) for a bad trace, speed, wiring or state directory. ``http``: where the web server
     listens (with the simulator's controls, ``hardware_mocks.sim_web``), None for none;
-    ``http_default``: it is only the default address (another port when it is in use)."""
+    ``http_default``: it is only the default address (another port when it is in use);
+    ``announce``: ``Parts.announce`` (the pages' address told to the user). A trace's game is
+    printed on the terminal as the OLED shows it, at every speed (``max`` included)."""
     from pi.run import run_board  # the daemon's own runner
     pace = parse_speed(speed)
     raw_start: dict[str, Any] = {}
@@ -180,8 +196,10 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
     if trace is None:
         sim = Simulation(wiring, _expected(config))
         return run_board(config, wiring, root, sim.parts(http=http, http_default=http_default,
-                                                         web_routes=_web_routes(sim, config, http)))
-    return run_trace(config, wiring, root, events, pace, http=http, http_default=http_default)
+                                                         web_routes=_web_routes(sim, config, http),
+                                                         announce=announce))
+    return run_trace(config, wiring, root, events, pace, http=http, http_default=http_default,
+                     terminal=True, announce=announce)
 
 
 def _web_routes(sim: Simulation, config: Config, http: tuple[str, int] | None) -> Any:
@@ -193,22 +211,32 @@ def _web_routes(sim: Simulation, config: Config, http: tuple[str, int] | None) -
 
 def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
               pace: float | None, *, hooks: Mapping[int, Callable[[Simulation], None]] | None = None,
-              http: tuple[str, int] | None = None, http_default: bool = False) -> int:
+              http: tuple[str, int] | None = None, http_default: bool = False,
+              terminal: bool | None = None,
+              announce: Callable[[str, Path], None] | None = None) -> int:
     """Runs the daemon on a simulation acting out ``events`` (resuming the unfinished game of
     ``root`` where its journal ends). ``hooks``: called with the simulation just before the
-    event of that index is acted (a test's fault injection: ``sim.bus.fail(0x20)``)."""
+    event of that index is acted (a test's fault injection: ``sim.bus.fail(0x20)``);
+    ``terminal``: print the OLED's frames on stdout (None: when paced)."""
     from pi.run import run_board
     journal = _unfinished_journal(root)
     point = resume_point(events, journal, _expected(config))
-    sim = Simulation(wiring, point.occupied, stepped=True, terminal=pace is not None)
+    sim = Simulation(wiring, point.occupied, stepped=True,
+                     terminal=pace is not None if terminal is None else terminal)
     shifted = {i - point.index: f for i, f in (hooks or {}).items() if i >= point.index}
     player = TracePlayer(sim, events[point.index:], pace=pace, resumed=point.resumed,
                          resumed_at=point.t,
                          settle=config.settle, journal=journal or (), hooks=shifted,
                          setup=point.setup)
+
+    async def play(controller: BoardController, inbox: asyncio.Queue[Any]) -> None:
+        """``Parts.companion``, called once the board is up: the terminal, then the trace."""
+        sim.release_terminal()
+        await player.play(controller, inbox)
+
     return run_board(config, wiring, root, sim.parts(
-        companion=player.play, http=http, http_default=http_default,
-        web_routes=_web_routes(sim, config, http)))
+        companion=play, http=http, http_default=http_default,
+        web_routes=_web_routes(sim, config, http), announce=announce))
 
 
 def _expected(config: Config) -> frozenset[str]:

@@ -32,32 +32,51 @@ class TerminalDisplay(BoardDisplay):
     """A BoardDisplay that also writes each state to ``out`` (default stdout) as a text line;
     the luma ``device`` (a ``dummy`` in the simulator) still gets the frame."""
 
-    def __init__(self, device: Any, out: TextIO | None = None) -> None:
+    def __init__(self, device: Any, out: TextIO | None = None, held: bool = False) -> None:
+        """``held``: nothing is written until :meth:`release` (the daemon may still refuse to
+        start, and a refusal leaves nothing on standard output); the state then shown is."""
         super().__init__(device)
         self.out = out if out is not None else sys.stdout
         self._tty = bool(getattr(self.out, "isatty", lambda: False)())
         self._last: tuple[str, str] | None = None
         self._lock = threading.Lock()
+        self._holding = held
+        self._waiting: DisplayState | None = None
+
+    def release(self) -> None:
+        """Starts writing (after ``held``), with the state shown meanwhile. Any thread."""
+        with self._lock:
+            self._holding = False
+            waiting, self._waiting = self._waiting, None
+            if waiting is not None:
+                self._write(waiting)
 
     def render(self, state: DisplayState) -> None:
         super().render(state)
-        line, key = state_line(state)
         with self._lock:
-            last = self._last
-            if last is not None and line == last[0]:
+            if self._holding:
+                self._waiting = state
                 return
-            self._last = (line, key)
-            try:
-                if last is not None and key == last[1]:
-                    if self._tty:  # only the running clock changed: rewrite the line
-                        self.out.write("\r" + line.ljust(len(last[0])))
-                        self.out.flush()
-                    return
-                self.out.write(("\n" if self._tty and last is not None else "") + line
-                               + ("" if self._tty else "\n"))
-                self.out.flush()
-            except (OSError, ValueError):  # a closed terminal must not stop the game
-                pass
+            self._write(state)
+
+    def _write(self, state: DisplayState) -> None:
+        """Writes ``state``'s line; called with ``self._lock`` held."""
+        line, key = state_line(state)
+        last = self._last
+        if last is not None and line == last[0]:
+            return
+        self._last = (line, key)
+        try:
+            if last is not None and key == last[1]:
+                if self._tty:  # only the running clock changed: rewrite the line
+                    self.out.write("\r" + line.ljust(len(last[0])))
+                    self.out.flush()
+                return
+            self.out.write(("\n" if self._tty and last is not None else "") + line
+                           + ("" if self._tty else "\n"))
+            self.out.flush()
+        except (OSError, ValueError):  # a closed terminal must not stop the game
+            pass
 
     def close(self) -> None:
         if self._tty and self._last is not None:

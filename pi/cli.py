@@ -7,8 +7,12 @@
   standard input, one per line, and answered one line each, in order.
 * ``damiera replay TRACE.jsonl [--json]``: the report of shared/TRACE.md.
 * ``damiera pdn FILE [--variant V]``: read a PDN file, replay every move through the rules and
-  print the game(s) as PDN.
+  print the game(s) as PDN. A game holding a capture written short that the rest of the game
+  cannot decide (``3x26`` fitting two captures) is left out, named on standard error with its
+  move, and the file's other games are printed: exit status ``EXIT_PARTIAL`` (3).
 * ``damiera bench``: perft leaves per second per variant, and the ratio to pydraughts.
+* ``damiera hardware probe|watch|map|test`` and ``damiera doctor``: bringing up a board
+  (``pi.hardware_cli``); exit 0 all well, 1 a fault of the board or the Pi, 2 bad input.
 
 Bad input (unknown variant, malformed FEN, impossible position, bad trace or PDN, an option out of
 its range, a file with no game) gives one line on standard error quoting at most an excerpt of
@@ -28,14 +32,18 @@ import re
 import shutil
 import sys
 import tempfile
+from pathlib import Path
 from typing import IO, Iterator, NoReturn, Sequence
 
 from engine.board import Board
-from engine.errors import DamieraError, InputError, InputTooLargeError, excerpt
+from engine.errors import (DamieraError, InputError, InputTooLargeError, UndecidedCaptureError,
+                           excerpt)
 from engine.trace import MAX_LINE_CHARS
 from engine.variants import VARIANTS, find_variant
 
 EXIT_BAD_INPUT = 2
+#: ``damiera pdn``: the games printed are not all the file's (each one left out is named).
+EXIT_PARTIAL = 3
 #: Deepest perft counted: far beyond any count that finishes, and well inside the recursion limit.
 MAX_PERFT_DEPTH = 64
 #: Longest ``damiera bench --seconds``: an hour per measurement.
@@ -44,9 +52,9 @@ MAX_BENCH_SECONDS = 3600.0
 _MAX_MESSAGE = 200
 
 
-def _one_line(message: str) -> str:
+def _one_line(message: str, limit: int = _MAX_MESSAGE) -> str:
     text = " ".join(message.split())
-    return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE - 1] + "…"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -121,6 +129,9 @@ def _cmd_moves(args: argparse.Namespace) -> int:
         board = Board(args.fen, variant)
         print(_moves_line(board) if args.json else " ".join(board.notation(m) for m in board.legal_moves))
         return 0
+    if sys.stdin is None:  # started with standard input closed (``<&-``)
+        return _fail("no --fen and standard input is closed: give --fen FEN or FENs on "
+                     "standard input")
     lineno = 0
     lines = _capped_lines(sys.stdin)
     while True:
@@ -188,18 +199,26 @@ def _cmd_pdn(args: argparse.Namespace) -> int:
     text = _decode_pdn(data)
     # One game at a time, its PDN kept aside (in memory up to 16 MB, then on disk) and printed
     # only once every game has been read: a bad game late in an archive prints nothing.
+    left_out: list[UndecidedCaptureError] = []
     with tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024, mode="w+",
                                        encoding="utf-8") as out:
         count = 0
-        for game in iter_pdn(text, args.variant):
+        for game in iter_pdn(text, args.variant, on_undecided=left_out.append):
             out.write(("\n" if count else "") + write_pdn(game))
             count += 1
         del text
         if not count:
+            if left_out:
+                return _fail(str(left_out[0]))
             return _fail(f"{args.file}: no game in it")
         out.seek(0)
         shutil.copyfileobj(out, sys.stdout)
-    return 0
+    sys.stdout.flush()
+    for undecided in left_out:
+        # the error quotes only excerpts: whole, so that the move and its readings are seen
+        print(_one_line(f"damiera: {args.file}: left out: {undecided}",
+                        2 * _MAX_MESSAGE + len(args.file)), file=sys.stderr)
+    return EXIT_PARTIAL if left_out else 0
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -211,7 +230,9 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="damiera", description="Electronic draughts board: rules, arbiter, tools.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                           title="commands", metavar="COMMAND",
+                           help="'damiera COMMAND --help' for its options")
 
     s = sub.add_parser("perft", help="count leaf positions at a depth")
     s.add_argument("--variant", required=True, help=", ".join(VARIANTS))
@@ -222,44 +243,61 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("moves", help="legal moves of positions")
     s.add_argument("--variant", required=True, help=", ".join(VARIANTS))
-    s.add_argument("--fen", default=None, help="PDN FEN; without it, FENs are read from stdin")
+    s.add_argument("--fen", default=None,
+                   help="PDN FEN (default: FENs read from standard input, one a line)")
     s.add_argument("--json", action="store_true", help="one JSON list of moves per position")
     s.set_defaults(func=_cmd_moves)
 
     s = sub.add_parser("replay", help="replay a physical-event trace (shared/TRACE.md)")
-    s.add_argument("trace")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("trace", help="the trace: JSON lines, a start line then physical events "
+                   "(a game's STATE/games/<id>/trace.jsonl is one)")
+    s.add_argument("--json", action="store_true",
+                   help="the report as one JSON object (default: text)")
     s.set_defaults(func=_cmd_replay)
 
     s = sub.add_parser("pdn", help="read a PDN file, check every move, print it as PDN")
-    s.add_argument("file")
-    s.add_argument("--variant", default=None, help="variant of games without a GameType tag")
+    s.add_argument("file", help="the PDN file (UTF-8, or Windows-1252 / Latin-1)")
+    s.add_argument("--variant", default=None,
+                   help="variant of games without a GameType tag (default: from the tag)")
     s.set_defaults(func=_cmd_pdn)
 
     s = sub.add_parser("bench", help="perft speed per variant, and the ratio to pydraughts")
     s.add_argument("--seconds", type=_seconds, default=2.0,
-                   help=f"time per measurement (above 0, up to {MAX_BENCH_SECONDS:g})")
-    s.add_argument("--variant", action="append", help="only these variants (repeatable)")
+                   help=f"time per measurement, in seconds (above 0, up to "
+                        f"{MAX_BENCH_SECONDS:g}; default 2)")
+    s.add_argument("--variant", action="append",
+                   help="only this variant, repeatable (default: every one: "
+                        f"{', '.join(VARIANTS)})")
     s.set_defaults(func=_cmd_bench)
 
-    from pi.run import add_run_parser
+    from pi.run import DEFAULT_WIRING, add_run_parser
     add_run_parser(sub, _whole)
     from pi.hall.hub_cli import add_hub_parser
     add_hub_parser(sub, _whole)
+    from pi.hardware_cli import add_hardware_parsers
+    add_hardware_parsers(sub, _whole, DEFAULT_WIRING, state_root)
 
     s = sub.add_parser("token", help="print the arbiter's web token (STATE/arbiter.token)")
     s.add_argument("--state-dir", default=None, help="the daemon's state directory (default: "
                    "the config's state_dir, $STATE_DIRECTORY, or ./.state)")
-    s.add_argument("--config", default=None, help="damiera.toml (for its state_dir)")
+    s.add_argument("--config", default=None, help="damiera.toml, for its state_dir (default: "
+                   "/etc/damiera/damiera.toml when it exists)")
     s.set_defaults(func=_cmd_token)
     return p
 
 
-def _cmd_token(args: argparse.Namespace) -> int:
-    from pi.run import run_config
+def state_root(state_dir: str | None, config: str | None) -> Path:
+    """The daemon's state directory as the commands find it: ``--state-dir``, else the config's
+    ``state_dir`` (``--config``, else /etc/damiera/damiera.toml when it exists), else
+    ``$STATE_DIRECTORY``, else ``./.state``."""
     from pi.board.statedir import resolve_state_dir
+    from pi.run import run_config
+    return resolve_state_dir(state_dir, run_config(config).state_dir)
+
+
+def _cmd_token(args: argparse.Namespace) -> int:
     from pi.web.auth import TOKEN_FILE, read_token
-    root = resolve_state_dir(args.state_dir, run_config(args.config).state_dir)
+    root = state_root(args.state_dir, args.config)
     token = read_token(root)
     if token is None:
         return _fail(f"{root / TOKEN_FILE}: no token yet (the daemon creates it when it first "
@@ -270,8 +308,13 @@ def _cmd_token(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs one command. Every error of ours (``engine.errors.DamieraError``: bad input, hardware,
-    state, configuration, network) is caught here, once: its one line on stderr, exit status 2."""
-    args = build_parser().parse_args(argv)
+    state, configuration, network) is caught here, once: its one line on stderr, exit status 2.
+    No command at all: the usage and the list of commands on stderr, exit status 2."""
+    parser = build_parser()
+    if not (sys.argv[1:] if argv is None else argv):
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    args = parser.parse_args(argv)
     try:
         return int(args.func(args))
     except DamieraError as exc:

@@ -9,7 +9,9 @@ in reverse in ``finally``):
 2. resume of an unfinished game (its journal replayed, a ``restart`` line journaled); the web
    server (``--http``) and the hall's MQTT link (``[mqtt]``, ``pi.hall.link``), both
    controller listeners;
-3. the sensors powered up: their first snapshot goes to the controller, then the scan loop's
+3. the board probed (``pi.drivers.bringup.startup_probe``: a chip missing or of the wrong type,
+   a square stuck or chattering is the OLED's message until the first game), then the sensors
+   powered up: their first snapshot goes to the controller, then the scan loop's
    thread (``pi.board.scan_loop``) hands every later scan to the event loop; buttons and serial
    commands, stamped on their own threads, arrive on the same queue, all through the one
    bridge into the loop (``pi.board.handoff.LoopInbox``);
@@ -40,17 +42,22 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import shlex
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.squares import all_squares
 from pi.board.config import Config
 from pi.board.controller import BoardController, Input, Listener
+from pi.board.errors import GameFilesError
 from pi.board.handoff import LatestWorker, LoopInbox
 from pi.board.notify import Notifier
 from pi.board.scan_loop import ScanLoop
 from pi.board.statedir import StateDir
+from pi.board.view import Phase
 from pi.drivers.display import BoardDisplay, DisplayState
 from pi.drivers.faults import Inbox
 from pi.drivers.hardware import Hardware
@@ -108,6 +115,10 @@ class Parts:
     web_routes: Routes | None = None
     #: Called with the started web server (tests, benchmarks: its port, its token).
     on_web: Callable[[WebServer], None] | None = None
+    #: Tells the user where the pages are, once the web server listens: called with their
+    #: address (``http://HOST:PORT/``) and the state directory (where the arbiter's token is);
+    #: the command line prints it, so that ``--quiet`` never hides it. None: logged at INFO.
+    announce: Callable[[str, Path], None] | None = None
     #: Called with the started hall link (``pi.hall.link.BoardLink``; tests, benchmarks).
     on_link: Callable[[BoardLink], None] | None = None
     #: False: the scan loop gets no thread; whoever gets it from ``on_scan_loop`` steps it (the
@@ -121,7 +132,9 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
                      stop: asyncio.Event | None = None) -> int:
     """Runs the board until ``stop`` is set (or SIGTERM/SIGINT, or the companion ends).
     Returns the exit status (0). Raises the journal's errors when the game cannot be recorded
-    (nothing may be shown that is not on disk: systemd restarts the daemon, which resumes)."""
+    (nothing may be shown that is not on disk: systemd restarts the daemon, which resumes), and
+    GameFilesError when it stops with a game's ``game.pdn``/``report.json`` unwritten (a full
+    disk: the next start rewrites them from the journal)."""
     loop = asyncio.get_running_loop()
     stop = stop if stop is not None else asyncio.Event()
     inbox: asyncio.Queue[Input | Sequence[Input]] = asyncio.Queue()
@@ -150,6 +163,7 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
             web = await _start_web(config, state, parts, controller)
         if config.mqtt is not None:
             link = _start_link(config, state, parts, controller, loop)
+        controller.notice = _startup_probe(hardware, wiring, controller)
         first = hardware.start()
         if parts.scan_thread:
             scan.start()
@@ -186,6 +200,9 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
         exc = companion.exception()
         if exc is not None:
             raise exc
+    failure = controller.files_failure()
+    if failure is not None:  # the journal has the game; its record does not: say so
+        raise GameFilesError(f"stopped: {failure}")
     return 0
 
 
@@ -201,6 +218,12 @@ async def _start_web(config: Config, state: StateDir, parts: Parts,
     web.prime()
     controller.listeners.append(web.on_fed)
     await web.start(fallback=parts.http_default)
+    url = f"http://{web.host}:{web.port}/"
+    if parts.announce is not None:
+        parts.announce(url, state.root)
+    else:
+        log.info("web pages on %s (arbiter token: damiera token --state-dir %s)", url,
+                 shlex.quote(str(state.root)))
     if parts.on_web is not None:
         parts.on_web(web)
     return web
@@ -218,6 +241,22 @@ def _start_link(config: Config, state: StateDir, parts: Parts, controller: Board
     if parts.on_link is not None:
         parts.on_link(link)
     return link
+
+
+def _startup_probe(hardware: Hardware, wiring: Wiring, controller: BoardController) -> str:
+    """The board checked before the sensors power up (``pi.drivers.bringup.startup_probe``):
+    every chip answers and is of its type, no square chatters and, while the pieces are being
+    set up, none is closed outside every allowed start position (stuck). Returns the screen's
+    line for what is wrong ("" when nothing); every finding is logged."""
+    from pi.drivers.bringup import probe_message, start_squares, startup_probe
+    setting_up = controller.phase is Phase.SETUP
+    allowed = (start_squares(wiring, controller.expected) if setting_up
+               else frozenset(all_squares(wiring.size)))  # a game's pieces may be anywhere
+    with hardware.lock.scan():
+        findings = startup_probe(hardware.bus, wiring, allowed)
+    for finding in findings:
+        log.error("start-up probe: %s", finding.line())
+    return probe_message(findings)
 
 
 def _orienter(scan: ScanLoop, wiring: Wiring) -> Callable[[frozenset[str]], None]:

@@ -1,4 +1,5 @@
-"""``damiera run [--config FILE] [--wiring FILE] [--state-dir DIR] [--simulate ...]``.
+"""``damiera run [--config FILE] [--wiring FILE] [--state-dir DIR] [--time-control TAG]
+[--simulate ...]``.
 
 Reads and checks the config (``pi.board.config``) and the wiring (``pi.drivers.wiring``) before touching
 anything: an error in either is one line on stderr and exit status 2. Then the state directory is
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import shlex
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -37,7 +39,7 @@ if TYPE_CHECKING:  # built lazily: the hardware drivers are loaded only for a re
 log = logging.getLogger(__name__)
 
 __all__ = ["add_run_parser", "cmd_run", "run_board", "run_config", "hall_options", "DEFAULT_WIRING",
-           "DEFAULT_CONFIG"]
+           "DEFAULT_CONFIG", "announce", "with_time_control"]
 
 DEFAULT_CONFIG = Path("/etc/damiera/damiera.toml")
 DEFAULT_WIRING = Path("/etc/damiera/wiring.toml")
@@ -61,26 +63,33 @@ def add_run_parser(sub: Any, whole: Any) -> None:
                    "config's state_dir, $STATE_DIRECTORY, or ./.state)")
     s.add_argument("--simulate", action="store_true",
                    help="run on the simulated board (fake I2C bus, gpiozero MockFactory, "
-                        "luma dummy OLED)")
+                        "luma dummy OLED), its pieces moved on the /simulator page")
     s.add_argument("--trace", default=None,
                    help="with --simulate: act out this trace's physical events (TRACE.md); the "
-                        "game's settings come from its start line; exit when it ends")
-    s.add_argument("--speed", default="1",
-                   help="with --trace: time scale (1 = real time), or 'max' (simulated clock)")
+                        "game's settings come from its start line; exit when it ends (default: none, "
+                        "the game is played on /simulator)")
+    s.add_argument("--speed", default=None, metavar="X",
+                   help="with --trace: the time scale (default 1, real time; 4: four times as "
+                        "fast), or 'max' (as fast as it goes, on a simulated clock)")
+    s.add_argument("--time-control", default=None, metavar="TAG",
+                   help="the game's time control, a PDN TimeControl: 3600 (an hour each), "
+                        "300+3 (5 minutes, 3 s a move), 3600:1/30 (then mosse lampo), '-' for "
+                        "none (over the config's time_control; default: the config's, else none)")
     s.add_argument("--http", default=None, metavar="HOST:PORT",
                    help="serve the live pages, feeds and arbiter console here (default "
                         f"{DEFAULT_SIM_HTTP} with --simulate; otherwise the config's http, else "
                         "none; 'off' for none)")
     s.add_argument("--mqtt", default=None, metavar="URL",
                    help="the hall's broker, mqtt://[user:password@]host[:port] or mqtts://… "
-                        "(over the config's [mqtt] url; pi/hall/PROTOCOL.md)")
+                        "(pi/hall/PROTOCOL.md; default: the config's [mqtt] url, else no hall)")
     s.add_argument("--board", default=None, metavar="N",
                    help="this board's number in the hall (1..9999): its topics, its game ids "
-                        "(over the config's board)")
+                        "(default: the config's board)")
     s.add_argument("--hall", default=None, metavar="NAME",
                    help="the hall's topic level (over the config's [mqtt] hall; default "
                         f"{DEFAULT_HALL!r} with --mqtt)")
-    s.add_argument("--quiet", action="store_true", help="log warnings only")
+    s.add_argument("--quiet", action="store_true",
+                   help="log warnings only (the pages' address is printed all the same)")
     s.set_defaults(func=cmd_run)
 
 
@@ -88,15 +97,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
-    if (args.trace is not None or args.speed != "1") and not args.simulate:
+    if (args.trace is not None or args.speed is not None) and not args.simulate:
         raise RunError("--trace and --speed need --simulate")
+    if args.speed is not None and args.trace is None:
+        raise RunError("--speed needs --trace (it paces the trace's events; a game played on "
+                       "/simulator runs in real time)")
+    if args.time_control is not None and args.trace is not None:
+        raise RunError("--time-control and --trace: the trace's start line sets its time control")
     config = hall_options(run_config(args.config), args.mqtt, args.board, args.hall)
+    config = with_time_control(config, args.time_control)
     http = _http(args.http, config, args.simulate)
     if args.simulate:
         simulator = _simulator()
         return int(simulator(config=config, wiring_path=args.wiring, state_dir=args.state_dir,
-                             trace=args.trace, speed=args.speed, http=http,
-                             http_default=args.http is None and config.http is None))
+                             trace=args.trace, speed=args.speed or "1", http=http,
+                             http_default=args.http is None and config.http is None,
+                             announce=announce))
     wiring = load_wiring(args.wiring or DEFAULT_WIRING)
     root = resolve_state_dir(args.state_dir, config.state_dir)
     from pi.drivers.hardware import build_hardware
@@ -104,7 +120,36 @@ def cmd_run(args: argparse.Namespace) -> int:
     def build(out: Inbox) -> Hardware:
         return build_hardware(wiring, out, _game_time())
 
-    return run_board(config, wiring, root, Parts(build=build, http=http))
+    return run_board(config, wiring, root, Parts(build=build, http=http, announce=announce))
+
+
+def announce(url: str, state_dir: Path) -> None:
+    """``Parts.announce``: the pages' address and the full command that prints the arbiter's
+    token, on stderr whatever the log level (``--quiet`` hides INFO, never this). The command is
+    the one this process was started as (``.venv/bin/damiera`` after ``make run``), with the
+    state directory this daemon uses."""
+    program = sys.argv[0] if Path(sys.argv[0]).name == "damiera" else "damiera"
+    print(f"damiera: web pages on {url} (the arbiter's console: {url}arbiter, its token: "
+          f"{shlex.quote(program)} token --state-dir {shlex.quote(str(state_dir.resolve()))})",
+          file=sys.stderr, flush=True)
+
+
+def with_time_control(config: Config, tag: str | None) -> Config:
+    """``--time-control TAG`` over the config's ``time_control`` (None: the config's; ``-``,
+    ``?`` or empty: none). Raises RunError (one line) for a tag that is no time control."""
+    if tag is None:
+        return config
+    from dataclasses import replace
+
+    from engine.errors import excerpt
+    from engine.timecontrol import parse_time_control_tag
+    if len(tag) > 64:  # as the config's time_control
+        raise RunError(f"--time-control: longer than 64 characters: {excerpt(tag)}")
+    try:
+        control = parse_time_control_tag(tag)
+    except InputError as exc:
+        raise RunError(f"--time-control: {exc}") from None
+    return replace(config, time_control=None if control is None else tag.strip())
 
 
 def _http(option: str | None, config: Config, simulate: bool) -> tuple[str, int] | None:
@@ -130,7 +175,8 @@ def hall_options(config: Config, url: str | None, board: str | None, hall: str |
     number = config.board
     if board is not None:
         text = board.strip()
-        if not text.isdigit() or not 1 <= int(text) <= 9999:
+        # ASCII digits only, a few (int() takes "²" and fails past 4,300 digits)
+        if not (text.isascii() and text.isdigit() and len(text) <= 9) or not 1 <= int(text) <= 9999:
             raise RunError(f"--board: a board number 1..9999, got {board[:20]!r}")
         number = int(text)
         config = replace(config, board=number)

@@ -1,20 +1,32 @@
 #!/bin/bash
 # Installs damiera on a Raspberry Pi from this checkout, in one command:
 #
-#   sudo systemd/install-pi.sh [--wiring FILE] [--no-start] [--dry-run]
+#   sudo systemd/install-pi.sh [--wiring FILE] [--config FILE] [--credential NAME=FILE]...
+#                              [--hall-network CIDR]... [--no-start] [--dry-run]
 #
-# - enables I²C (raspi-config nonint do_i2c 0) and installs the build tools RPi.GPIO needs
-#   (it has no wheel on PyPI);
+# - updates apt's lists, enables I²C (raspi-config nonint do_i2c 0) and installs the build tools
+#   RPi.GPIO needs (it has no wheel for the Pi on PyPI; nor has Pillow for 32-bit armv7l);
 # - creates the system user `damiera` in the groups i2c, gpio and dialout;
-# - creates a virtualenv in /opt/damiera/venv with damiera and its `pi` extra (the GPIO backends
-#   lgpio and RPi.GPIO, pinned in pyproject.toml);
-# - copies the example config to /etc/damiera/damiera.toml and a wiring file (default
-#   pi/drivers/wiring/mcp23017_8x8.toml, or --wiring FILE) to /etc/damiera/wiring.toml, never
-#   overwriting files already there (your edits survive a re-install);
-# - installs systemd/damiera.service, enables it and (unless --no-start) (re)starts it.
+# - creates a virtualenv in /opt/damiera/venv with exactly the versions and files of
+#   systemd/requirements-pi.txt (damiera's dependencies and its `pi` extra, each with its
+#   SHA-256; pip --require-hashes refuses anything else). Only wheels are installed as root; the
+#   packages built from source are fetched and built by `damiera` (no root, no new privileges)
+#   while the service is stopped;
+# - copies the example config (or --config FILE, e.g. a hall's board-<n>.toml) to
+#   /etc/damiera/damiera.toml, root:damiera 0640 (it may hold the broker password: readable by the
+#   service, not by every user), and a wiring file (default pi/drivers/wiring/mcp23017_8x8.toml,
+#   or --wiring FILE) to /etc/damiera/wiring.toml, never overwriting files already there except
+#   with --config (your edits survive a re-install);
+# - --credential NAME=FILE: a secret kept out of the config, root-only in
+#   /etc/damiera/credentials/NAME and passed by systemd to the service alone (LoadCredential=;
+#   the config names it, e.g. [mqtt] password_credential = "mqtt-password");
+# - --hall-network CIDR (repeatable): the hall's network, the only one besides loopback the
+#   service talks to (IPAddressAllow=); default the private and link-local ranges;
+# - installs systemd/damiera.service and its drop-ins, enables it and (unless --no-start)
+#   (re)starts it.
 #
 # Running it again upgrades damiera in the venv from the checkout and restarts the service.
-# --dry-run prints the commands instead of running them (no root needed).
+# --dry-run prints the commands and the files it would write instead (no root needed).
 set -euo pipefail
 
 PREFIX=/opt/damiera
@@ -22,11 +34,22 @@ VENV="$PREFIX/venv"
 CONF=/etc/damiera
 STATE=/var/lib/damiera
 UNIT_DIR=/etc/systemd/system
+DROPIN_DIR="$UNIT_DIR/damiera.service.d"
+CREDENTIALS="$CONF/credentials"
 USER_NAME=damiera
 GROUPS_NEEDED=(i2c gpio dialout)
+# The only index, whatever /etc/pip.conf says (Raspberry Pi OS adds piwheels): the locks hold
+# PyPI's hashes.
+INDEX=https://pypi.org/simple
+# The hall's network when --hall-network is not given: the private and link-local ranges, so
+# that a board set up at home still works in the hall, and nothing on the Internet is reached.
+DEFAULT_NETWORKS=(10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7 link-local)
 
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WIRING="$SRC/pi/drivers/wiring/mcp23017_8x8.toml"
+CONFIG=""
+CREDENTIAL_ARGS=()
+NETWORKS=()
 START=1
 DRY_RUN=0
 
@@ -45,6 +68,20 @@ run() {
     fi
 }
 
+# put_file MODE OWNER:GROUP PATH TEXT: writes TEXT (and a line break) to PATH.
+put_file() {
+    local mode=$1 owner=$2 path=$3 text=$4 tmp
+    if [[ $DRY_RUN -eq 1 ]]; then
+        printf '+ write %s (%s %s)\n' "$path" "$mode" "$owner"
+        printf '%s\n' "$text" | sed 's/^/| /'
+    else
+        tmp="$(mktemp)"
+        printf '%s\n' "$text" > "$tmp"
+        install -m "$mode" -o "${owner%%:*}" -g "${owner#*:}" "$tmp" "$path"
+        rm -f "$tmp"
+    fi
+}
+
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --wiring)
@@ -52,14 +89,41 @@ while [[ $# -gt 0 ]]; do
             WIRING="$2"
             shift 2
             ;;
+        --config)
+            [[ $# -ge 2 ]] || die "--config needs a file"
+            CONFIG="$2"
+            shift 2
+            ;;
+        --credential)
+            [[ $# -ge 2 ]] || die "--credential needs NAME=FILE"
+            CREDENTIAL_ARGS+=("$2")
+            shift 2
+            ;;
+        --hall-network)
+            [[ $# -ge 2 ]] || die "--hall-network needs an address range (e.g. 192.168.10.0/24)"
+            NETWORKS+=("$2")
+            shift 2
+            ;;
         --no-start) START=0; shift ;;
         --dry-run) DRY_RUN=1; shift ;;
-        -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,${/^#/!q;p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
 done
 
 [[ -f "$WIRING" ]] || die "no wiring file $WIRING"
+[[ -z "$CONFIG" || -f "$CONFIG" ]] || die "no config file $CONFIG"
+for arg in "${CREDENTIAL_ARGS[@]}"; do
+    name="${arg%%=*}"
+    # The name as the daemon's config reader takes it (pi.board.config.read_credential).
+    [[ "$arg" == *=* && "$name" =~ ^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$ ]] \
+        || die "--credential wants NAME=FILE, NAME of letters, digits, '.', '_', '-': $arg"
+    [[ -f "${arg#*=}" ]] || die "no credential file ${arg#*=}"
+done
+for network in "${NETWORKS[@]}"; do
+    python3 -c 'import ipaddress, sys; ipaddress.ip_network(sys.argv[1], strict=False)' \
+        "$network" 2>/dev/null || die "--hall-network: not an address range: $network"
+done
 [[ -f "$SRC/pyproject.toml" && -f "$SRC/systemd/damiera.service" ]] \
     || die "run it from a damiera checkout ($SRC has no pyproject.toml)"
 if [[ $DRY_RUN -eq 0 && $EUID -ne 0 ]]; then
@@ -68,8 +132,19 @@ fi
 python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
     || die "damiera needs Python 3.11 or later (Raspberry Pi OS Bookworm has 3.11)"
 
-echo "== packages (venv, and a compiler for RPi.GPIO, which has no wheel)"
-run apt-get install -y --no-install-recommends python3-venv python3-dev gcc i2c-tools
+# Packages built from source on the Pi (PyPI has no wheel for it): RPi.GPIO, and on 32-bit
+# Raspberry Pi OS also Pillow (which needs the JPEG and zlib headers).
+FROM_SOURCE=rpi-gpio
+APT_PACKAGES=(python3-venv python3-dev gcc i2c-tools)
+# 32-bit Raspberry Pi OS may run a 64-bit kernel (uname says aarch64): ask Python.
+if [[ "$(python3 -c 'import struct; print(struct.calcsize("P") * 8)')" == 32 ]]; then
+    FROM_SOURCE=rpi-gpio,pillow
+    APT_PACKAGES+=(libjpeg-dev zlib1g-dev)
+fi
+
+echo "== packages (venv, and a compiler for what has no wheel: $FROM_SOURCE)"
+run apt-get update
+run apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
 
 echo "== I²C"
 if command -v raspi-config >/dev/null; then
@@ -88,27 +163,96 @@ if ! id "$USER_NAME" >/dev/null 2>&1; then
 fi
 run usermod --append --groups "$(IFS=,; echo "${GROUPS_NEEDED[*]}")" "$USER_NAME"
 
-echo "== virtualenv $VENV"
+echo "== virtualenv $VENV (systemd/requirements-*.txt: pinned, hash-checked)"
+# Made afresh each time (--clear): root never starts a Python whose site-packages hold what an
+# earlier run built as `damiera` (a .pth file there would run as root).
+if systemctl is-active --quiet damiera.service 2>/dev/null; then
+    run systemctl stop damiera.service
+fi
 run install -d -m 0755 "$PREFIX"
-run python3 -m venv "$VENV"
-run "$VENV/bin/python" -m pip install --quiet --upgrade pip
-run "$VENV/bin/python" -m pip install --quiet "${SRC}[pi]"
+run python3 -m venv --clear "$VENV"
+# pip is the one python3-venv brings (Debian's, updated by apt), not upgraded from PyPI.
+PIP_ENV=(PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1)
+PIP=(env "${PIP_ENV[@]}" "$VENV/bin/python" -m pip)
+AS_USER=(setpriv --reuid="$USER_NAME" --regid="$USER_NAME" --clear-groups --no-new-privs)
+# The tools that build the packages without a wheel: wheels only, so nothing runs as root.
+run "${PIP[@]}" install --quiet --require-hashes --only-binary=:all: --no-deps \
+    --index-url "$INDEX" -r "$SRC/systemd/requirements-build.txt"
+# damiera itself, from this checkout (root's own files), with the locked setuptools.
+run "${PIP[@]}" install --quiet --no-index --no-deps --no-build-isolation "$SRC"
+# Everything else is fetched and built by the service's user with no way to gain privileges,
+# in a fresh folder, while the service is stopped (no process of that user runs to tamper).
+if [[ $DRY_RUN -eq 1 ]]; then
+    BUILD=/tmp/damiera-build.XXXXXX
+else
+    BUILD="$(mktemp -d /tmp/damiera-build.XXXXXX)"
+    trap 'rm -rf "$BUILD"' EXIT
+fi
+run install -m 0644 "$SRC/systemd/requirements-pi.txt" "$BUILD/requirements-pi.txt"
+run chown "$USER_NAME:$USER_NAME" "$BUILD"
+run "${AS_USER[@]}" env HOME="$BUILD" "${PIP_ENV[@]}" "$VENV/bin/python" -m pip wheel \
+    --quiet --require-hashes --no-build-isolation --only-binary=:all: \
+    --no-binary="$FROM_SOURCE" --index-url "$INDEX" --wheel-dir "$BUILD/wheels" \
+    -r "$BUILD/requirements-pi.txt"
+# The last run of the venv's Python as root: the code just installed is not run by it.
+run "${PIP[@]}" install --quiet --no-index --no-deps "$BUILD"/wheels/*.whl
+run "${AS_USER[@]}" env HOME="$BUILD" "${PIP_ENV[@]}" "$VENV/bin/python" -m pip check
 
 echo "== configuration $CONF"
 run install -d -m 0755 "$CONF"
-if [[ -e "$CONF/damiera.toml" ]]; then
+# root:damiera 0640: the service reads it; other users do not see a password in it.
+if [[ -n "$CONFIG" ]]; then
+    run install -m 0640 -o root -g "$USER_NAME" "$CONFIG" "$CONF/damiera.toml"
+elif [[ -e "$CONF/damiera.toml" ]]; then
     echo "keeping $CONF/damiera.toml"
+    run chown root:"$USER_NAME" "$CONF/damiera.toml"
+    run chmod 0640 "$CONF/damiera.toml"
 else
-    run install -m 0644 "$SRC/pi/damiera.example.toml" "$CONF/damiera.toml"
+    run install -m 0640 -o root -g "$USER_NAME" "$SRC/pi/damiera.example.toml" "$CONF/damiera.toml"
 fi
 if [[ -e "$CONF/wiring.toml" ]]; then
     echo "keeping $CONF/wiring.toml"
 else
     run install -m 0644 "$WIRING" "$CONF/wiring.toml"
 fi
+# Secrets: root-only on disk; systemd copies each into the service's own credentials folder.
+CREDENTIAL_NAMES=()
+if [[ -d "$CREDENTIALS" ]]; then
+    while IFS= read -r -d '' file; do
+        CREDENTIAL_NAMES+=("${file##*/}")
+    done < <(find "$CREDENTIALS" -mindepth 1 -maxdepth 1 -type f -print0)
+fi
+if [[ ${#CREDENTIAL_ARGS[@]} -gt 0 ]]; then
+    run install -d -m 0700 -o root -g root "$CREDENTIALS"
+fi
+for arg in "${CREDENTIAL_ARGS[@]}"; do
+    run install -m 0600 -o root -g root "${arg#*=}" "$CREDENTIALS/${arg%%=*}"
+    CREDENTIAL_NAMES+=("${arg%%=*}")
+done
 
 echo "== service"
 run install -m 0644 "$SRC/systemd/damiera.service" "$UNIT_DIR/damiera.service"
+run install -d -m 0755 "$DROPIN_DIR"
+if [[ ${#NETWORKS[@]} -gt 0 || ! -e "$DROPIN_DIR/hall-network.conf" ]]; then
+    [[ ${#NETWORKS[@]} -gt 0 ]] || NETWORKS=("${DEFAULT_NETWORKS[@]}")
+    put_file 0644 root:root "$DROPIN_DIR/hall-network.conf" "\
+# Written by install-pi.sh (--hall-network): the hall's network, which the board talks to and
+# answers besides loopback (the unit denies every other address).
+[Service]
+IPAddressAllow=${NETWORKS[*]}"
+else
+    echo "keeping $DROPIN_DIR/hall-network.conf"
+fi
+if [[ ${#CREDENTIAL_NAMES[@]} -gt 0 ]]; then
+    loads=""
+    while IFS= read -r name; do
+        loads+=$'\n'"LoadCredential=$name:$CREDENTIALS/$name"
+    done < <(printf '%s\n' "${CREDENTIAL_NAMES[@]}" | sort -u)
+    put_file 0644 root:root "$DROPIN_DIR/credentials.conf" "\
+# Written by install-pi.sh (--credential): the secrets in $CREDENTIALS,
+# passed to the service alone as \$CREDENTIALS_DIRECTORY/<name>.
+[Service]$loads"
+fi
 run systemctl daemon-reload
 run systemctl enable damiera.service
 if [[ $START -eq 1 ]]; then

@@ -8,40 +8,65 @@ one path is refused on the other with the same words.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from engine.events import ARBITER_ACTIONS
 
-__all__ = ["ArbiterRequest", "check_arbiter_request", "RESULTS"]
+__all__ = ["ArbiterRequest", "check_arbiter_request", "note_text", "RESULTS", "DECIDES_POSITION"]
 
 #: The results ``adjudicate`` takes (PDN results of every variant's style).
 RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*")
 _MAX_NOTE = 2000
+_MAX_GAME_ID = 128
+#: The actions that decide on the position the arbiter saw: refused once the game moved on
+#: past the journal line the arbiter last saw (``seen``).
+DECIDES_POSITION = ("restore", "impose_count", "adjudicate")
 
 
 @dataclass(frozen=True, slots=True)
 class ArbiterRequest:
     """A checked action: ``action`` (one of ``ARBITER_ACTIONS``), ``result`` (adjudicate only),
-    ``text`` (note only)."""
+    ``text`` (note only: valid Unicode, no control character), ``public`` (note only: the
+    public may see it; COMP 6.16 notes are the arbiter's otherwise); ``game``: the id of the
+    game it is meant for, and ``seen``: the last journal line the arbiter saw of it (the board
+    refuses an action for another game, or one of :data:`DECIDES_POSITION` once the game moved
+    on past ``seen``; None: not said)."""
 
     action: str
     result: str | None = None
     text: str | None = None
+    public: bool = False
+    game: str | None = None
+    seen: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The TRACE.md arbiter object less ``t`` (``result`` and ``text`` only when set)."""
+        """The TRACE.md arbiter object less ``t`` (``result`` and ``text`` only when set,
+        ``public`` only when true)."""
         out: dict[str, Any] = {"action": self.action}
         if self.result is not None:
             out["result"] = self.result
         if self.text is not None:
             out["text"] = self.text
+        if self.public:
+            out["public"] = True
+        return out
+
+    def to_command(self) -> dict[str, Any]:
+        """:meth:`to_dict` with ``game`` and ``seen`` when set (a hall command's action)."""
+        out = self.to_dict()
+        if self.game is not None:
+            out["game"] = self.game
+        if self.seen is not None:
+            out["seen"] = self.seen
         return out
 
     def matches(self, record: dict[str, Any]) -> bool:
         """``record`` (a journal line) is this action journaled."""
         return (record.get("type") == "arbiter" and record.get("action") == self.action
-                and record.get("result") == self.result and record.get("text") == self.text)
+                and record.get("result") == self.result and record.get("text") == self.text
+                and (record.get("public") is True) == self.public)
 
 
 def check_arbiter_request(body: Any) -> ArbiterRequest:
@@ -51,7 +76,7 @@ def check_arbiter_request(body: Any) -> ArbiterRequest:
     action = body.get("action")
     if not isinstance(action, str) or action not in ARBITER_ACTIONS:
         raise ValueError(f"unknown action; expected one of {', '.join(ARBITER_ACTIONS)}")
-    extra = set(body) - {"action", "result", "text", "type"}
+    extra = set(body) - {"action", "result", "text", "type", "public", "game", "seen"}
     if extra:
         raise ValueError(f"unexpected key(s): {', '.join(sorted(map(str, extra)))[:120]}")
     result, text = body.get("result"), body.get("text")
@@ -60,9 +85,40 @@ def check_arbiter_request(body: Any) -> ArbiterRequest:
             raise ValueError("adjudicate needs \"result\": a PDN result")
     elif result is not None:
         raise ValueError("only adjudicate takes a result")
+    public = body.get("public", False)
     if action == "note":
         if not isinstance(text, str) or not text.strip() or len(text) > _MAX_NOTE:
             raise ValueError(f"note needs \"text\": 1 to {_MAX_NOTE} characters")
+        text = note_text(text)
+        if not isinstance(public, bool):
+            raise ValueError("\"public\" is true or false")
     elif text is not None:
         raise ValueError("only note takes a text")
-    return ArbiterRequest(action, result, text)
+    elif public is not False:
+        raise ValueError("only note takes \"public\"")
+    game, seen = body.get("game"), body.get("seen")
+    if game is not None and (not isinstance(game, str) or not 1 <= len(game) <= _MAX_GAME_ID):
+        raise ValueError("\"game\" is the id of the game the action is for")
+    if seen is not None and (isinstance(seen, bool) or not isinstance(seen, int)
+                             or not 0 <= seen <= 10**9):
+        raise ValueError("\"seen\" is the last journal line the arbiter saw (a number)")
+    return ArbiterRequest(action, result, text, public, game, seen)
+
+
+def note_text(text: str) -> str:
+    """A note's ``text`` as it is journaled: each control character (a newline, a tab, a line
+    or paragraph separator: the board's screen draws one line) replaced by a space. Raises
+    ValueError for text that is not valid Unicode (a lone surrogate: the journal, UTF-8,
+    cannot hold it) or that is blank once cleaned."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("note \"text\" is not valid Unicode (a lone surrogate)") from None
+    clean = "".join(" " if unicodedata.category(ch) in _CONTROL else ch for ch in text)
+    if not clean.strip():
+        raise ValueError(f"note needs \"text\": 1 to {_MAX_NOTE} characters")
+    return clean
+
+
+#: Unicode categories a note may not hold: control characters, line and paragraph separators.
+_CONTROL = frozenset({"Cc", "Zl", "Zp"})

@@ -33,7 +33,7 @@ from pi.board.errors import ConfigError
 
 __all__ = ["Config", "HttpSpec", "MqttSpec", "load_config", "parse_config", "parse_http",
            "parse_host_port", "parse_mqtt_url", "read_config_text", "load_toml", "TomlReader",
-           "MAX_CONFIG_BYTES"]
+           "read_credential", "MAX_CONFIG_BYTES", "MAX_CREDENTIAL_BYTES"]
 
 #: A configuration file larger than this is refused unread (the example is ~3 kB).
 MAX_CONFIG_BYTES = 64 * 1024
@@ -45,7 +45,10 @@ _MAX_HTTP = 300          # characters of an http = "host:port"
 _TOP_KEYS = frozenset({"variant", "clock", "time_control", "settle", "transcribed", "fen", "event",
                        "site", "round", "board", "white", "black", "state_dir", "http", "mqtt",
                        "broadcast_delay"})
-_MQTT_KEYS = frozenset({"url", "hall", "board", "ca"})
+_MQTT_KEYS = frozenset({"url", "hall", "board", "ca", "password_credential", "key",
+                        "key_credential"})
+#: A credential (a password, a key) larger than this is refused unread.
+MAX_CREDENTIAL_BYTES = 4096
 _TOPIC_SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
 
@@ -63,7 +66,9 @@ class MqttSpec:
     """The hall's MQTT broker: ``url`` (``mqtt://`` or ``mqtts://``, host and port; the
     credentials taken out of it, so that it can be logged), the ``hall`` and ``board`` topic
     segments, the ``username`` and ``password`` given in the URL (``mqtt://user:pw@host``,
-    percent-encoded), and ``ca``: a CA certificate file for mqtts (None: the system's)."""
+    percent-encoded), ``ca``: a CA certificate file for mqtts (None: the system's), and ``key``:
+    the board's own key that signs its journal lines for the hub (``pi/hall/PROTOCOL.md``; 32
+    bytes, 64 hex digits in the file; None: the board's lines go unsigned)."""
 
     url: str
     host: str
@@ -74,6 +79,7 @@ class MqttSpec:
     username: str | None = None
     password: str | None = field(default=None, repr=False)
     ca: Path | None = None
+    key: bytes | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +106,9 @@ class Config:
     mqtt: MqttSpec | None = None
     #: Minutes the public web feeds lag behind the board (anti-cheating rules ask for 15).
     broadcast_delay: float = 0.0
+    #: "arbiter": the next game's clock waits for the arbiter's start_clock (a hall's round,
+    #: set by its pairing); None: it starts with the game
+    clock_start: str | None = None
 
     def game_started(self) -> GameStarted:
         """The start of a game under this configuration, as the arbiter takes it."""
@@ -108,7 +117,8 @@ class Config:
                      if v is not None)
         return GameStarted(variant=self.variant, fen=self.fen, clock=self.clock,
                            transcribed=self.transcribed, settle=self.settle,
-                           time_control=self.time_control, tags=tags)
+                           time_control=self.time_control, tags=tags,
+                           clock_start=self.clock_start)
 
     def start_line(self, game_id: str | None = None, started_at: str | None = None
                    ) -> dict[str, Any]:
@@ -198,6 +208,9 @@ def load_toml(text: str, source: str) -> dict[str, Any]:
         raise ConfigError(source, "", f"not valid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(source, "", "not valid TOML: nested too deeply") from None
+    except ValueError:  # tomllib's int() of a literal over Python's 4,300 digits
+        raise ConfigError(source, "", "not valid TOML: a number too long to read "
+                          "(more than 4,300 digits)") from None
 
 
 def _http(r: TomlReader) -> HttpSpec | None:
@@ -257,8 +270,66 @@ def _mqtt(r: TomlReader, board: int | None, base: Path | None = None) -> MqttSpe
         topic_board = str(board)
     if not _TOPIC_SEGMENT.fullmatch(topic_board):
         raise m.error("board", "letters, digits, '.', '_' or '-' only (an MQTT topic level)")
+    password = spec.password
+    credential = m.text("password_credential", None, limit=64)
+    if credential is not None:
+        if password is not None:
+            raise m.error("password_credential", "the url holds a password too: give it one way")
+        if spec.username is None:
+            raise m.error("password_credential", "the url names no user (mqtt://user@host)")
+        password = read_credential(credential, lambda p: m.error("password_credential", p))
     return MqttSpec(spec.url, spec.host, spec.port, spec.tls, hall, topic_board, spec.username,
-                    spec.password, ca)
+                    password, ca, _signing_key(m))
+
+
+def _signing_key(m: TomlReader) -> bytes | None:
+    """``key`` (64 hex digits) or ``key_credential`` (the systemd credential holding them), or
+    None: the board's lines go unsigned."""
+    key_text = m.text("key", None, limit=200)
+    credential = m.text("key_credential", None, limit=64)
+    name = "key"
+    if credential is not None:
+        if key_text is not None:
+            raise m.error("key_credential", "key is given too: give it one way")
+        name = "key_credential"
+        key_text = read_credential(credential, lambda p: m.error("key_credential", p))
+    if key_text is None:
+        return None
+    text = key_text.strip()
+    if len(text) != 64 or any(c not in "0123456789abcdefABCDEF" for c in text):
+        raise m.error(name, "64 hexadecimal digits (damiera hub init writes one)")
+    return bytes.fromhex(text)
+
+
+def read_credential(name: str, error: Callable[[str], Exception],
+                    environ: Mapping[str, str] = os.environ) -> str:
+    """The secret systemd passed to the service as credential ``name`` (``LoadCredential=`` in
+    the unit, the file ``$CREDENTIALS_DIRECTORY/<name>``, readable by the service alone): its
+    UTF-8 text, one trailing line break removed. A secret given so stays out of the config file,
+    which may then be world-readable. ``error(problem)`` makes the exception raised: no such
+    credential, no ``$CREDENTIALS_DIRECTORY``, a bad name, empty, over ``MAX_CREDENTIAL_BYTES``,
+    not one line of UTF-8."""
+    if not _TOPIC_SEGMENT.fullmatch(name) or name.startswith("."):
+        raise error(f"not a credential name (letters, digits, '.', '_', '-'): {_excerpt(name)}")
+    directory = environ.get("CREDENTIALS_DIRECTORY")
+    if not directory:
+        raise error(f"credential {name!r}: no $CREDENTIALS_DIRECTORY (systemd sets it for a unit "
+                    "with LoadCredential=; install-pi.sh --credential writes that)")
+    try:
+        with open(Path(directory) / name, "rb") as f:
+            data = f.read(MAX_CREDENTIAL_BYTES + 1)
+    except OSError as exc:
+        raise error(f"credential {name!r}: cannot read it ({exc.strerror or exc})") from None
+    if len(data) > MAX_CREDENTIAL_BYTES:
+        raise error(f"credential {name!r}: larger than {MAX_CREDENTIAL_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise error(f"credential {name!r}: not UTF-8 text") from None
+    text = text.removesuffix("\n").removesuffix("\r")  # as `echo` or an editor leaves it
+    if not text or any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise error(f"credential {name!r}: empty or not one line")
+    return text
 
 
 def parse_mqtt_url(url: str, error: Callable[[str], Exception]) -> MqttSpec:

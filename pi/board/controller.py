@@ -55,13 +55,14 @@ from typing import Any, Protocol, Union
 from engine.board import Board
 from engine.clock import ClockState, GameClock
 from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
+from engine.trace import CLOCK_START_ARBITER
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
-                              MoveCommitted, MoveRetracted)
+                              MoveCommitted, MoveRetracted, PositionSet)
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
                            TraceEnded)
 from engine.squares import square_mirror, square_sort_key
 from engine.variants import find_variant
-from pi.board.arbiter_request import ArbiterRequest
+from pi.board.arbiter_request import DECIDES_POSITION, ArbiterRequest
 from pi.board.config import Config
 from pi.drivers.display import DisplayState, face_texts
 from pi.drivers.faults import SensorFault, SensorFaultCleared, SensorInterrupt
@@ -69,7 +70,7 @@ from engine.replay import Fed
 from pi.board.notify import Notifier
 from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, JournalError,
                              JournalWriteError)
-from pi.board.session import GameSession
+from pi.board.session import GameSession, refresh_game_files
 from pi.board.statedir import StateDir
 from pi.board.view import PAIRING_FIELDS, Phase
 from pi.drivers.timebase import GameTime
@@ -104,6 +105,9 @@ Listener = Callable[[Fed], None]
 #: An arbiter's action not journaled after this many seconds is answered as late
 #: (``ActionLate``: the web's 503, the hall's ``ok: false``).
 ACT_TIMEOUT = 10.0
+#: What an arbiter decides on moves on with these (a stale ``seen``: ``BoardController._misfit``).
+_POSITION_DECISIONS = (MoveCommitted, MoveRetracted, PositionSet, FlagRaised, FlagDecided,
+                       GameEnded)
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,6 +117,9 @@ class Acting:
 
     event: ArbiterActed
     answer: asyncio.Future[Fed]
+    #: the game the action is for and the last line the arbiter saw (ArbiterRequest's)
+    game: str | None = None
+    seen: int | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,6 +173,9 @@ class BoardController:
     #: Shown on the screen's header while no game is in play (set-up, a result left on the
     #: board): the hall's pairing of this board (``pi.hall.link``); "" for the usual header.
     banner: str = ""
+    #: What the start-up probe found wrong with the board (``pi.drivers.bringup``): shown on
+    #: the screen's message line, before anything else, until the first game begins.
+    notice: str = ""
 
     phase: Phase = Phase.SETUP
     session: GameSession | None = None
@@ -185,6 +195,11 @@ class BoardController:
     #: what waits for its line to be durable: the line for the listeners, and an act's answer
     _held: deque[tuple[GameSession, Fed, asyncio.Future[Fed] | None]] = \
         field(default_factory=deque)
+    #: the current game's last journal line that changed what the arbiter decides on (a line
+    #: with decisions: a move, a flag, an end; at a resume every line so far)
+    _decided_line: int = 0
+    #: games whose game.pdn/report.json could not be rewritten at start (one line each)
+    _files_failures: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.variant = find_variant(self.config.variant)
@@ -194,8 +209,13 @@ class BoardController:
 
     def resume(self) -> str:
         """At start-up: resumes the unfinished game of the state directory, if any. Returns a
-        line saying what was done (for the log and systemd's STATUS)."""
+        line saying what was done (for the log and systemd's STATUS). Every game's
+        ``game.pdn``/``report.json`` older than its journal is rewritten first
+        (:func:`pi.board.session.refresh_game_files`); a failure is on the screen
+        (:meth:`files_failure`)."""
         game = self.state.unfinished()
+        self._files_failures = refresh_game_files(self.state,
+                                                  skip=None if game is None else game.id)
         if game is None:
             return self._set_status("waiting for the pieces to be set up")
         try:
@@ -209,6 +229,7 @@ class BoardController:
             log.error("%s", exc)
             raise
         self.session = session
+        self._decided_line = session.line  # what happened before the restart is not known here
         self._offset = self.time.stamp() - session.last_t
         if session.finished:
             self.phase = Phase.OVER
@@ -269,6 +290,11 @@ class BoardController:
         if self.session is not None:
             self.session.close()
             self._release()
+        # a last try at the files a full disk kept from being written (space may be free now)
+        if self.files_failure() is not None:
+            self._files_failures = refresh_game_files(self.state)
+            if self.session is not None and not self.session.game.derived_stale():
+                self.session.files_error = None
         for answer in list(self._acting):
             if not answer.done():
                 answer.set_exception(ActionRefused("the board is stopping"))
@@ -282,6 +308,13 @@ class BoardController:
     def game(self) -> GameSession | None:
         """The current game (or the last one, over), None before the first."""
         return self.session
+
+    def files_failure(self) -> str | None:
+        """Why a game's ``game.pdn``/``report.json`` are not written (one line: the game, the
+        system's reason), None when every game's are. The daemon's exit status says it too."""
+        if self.session is not None and self.session.files_error is not None:
+            return self.session.files_error
+        return self._files_failures[0] if self._files_failures else None
 
     @property
     def message(self) -> str:
@@ -302,9 +335,10 @@ class BoardController:
         # answered after its asker gave up (late): nobody reads it, and that is no error
         answer.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._acting.add(answer)
-        event = ArbiterActed(self.time.stamp(), request.action, request.result, request.text)
+        event = ArbiterActed(self.time.stamp(), request.action, request.result, request.text,
+                             request.public)
         try:
-            (self.submit or self.handle)(Acting(event, answer))
+            (self.submit or self.handle)(Acting(event, answer, request.game, request.seen))
             return await asyncio.wait_for(asyncio.shield(answer), ACT_TIMEOUT)
         except asyncio.TimeoutError:
             raise ActionLate("the board did not journal the action in time") from None
@@ -312,18 +346,22 @@ class BoardController:
             self._acting.discard(answer)
 
     def set_pairing(self, fields: Mapping[str, str | None], banner: str) -> None:
-        """The hall's pairing: ``fields`` (``event``, ``round``, ``white``, ``black``; None
-        clears one) go into the next game's start line (a game in play is not changed);
+        """The hall's pairing: ``fields`` (``event``, ``round``, ``white``, ``black``,
+        ``clock_start`` "arbiter": the clock waits for the arbiter's start_clock; None clears
+        one) go into the next game's start line (a game in play is not changed);
         ``banner`` is the screen's header while no game is in play. Raises ValueError for
-        another field."""
+        another field or another ``clock_start``."""
         unknown = set(fields) - set(PAIRING_FIELDS)
         if unknown:
             raise ValueError(f"not a pairing field: {', '.join(sorted(unknown))}")
+        if fields.get("clock_start") not in (None, CLOCK_START_ARBITER):
+            raise ValueError(f"clock_start: {CLOCK_START_ARBITER!r} or nothing")
         c = self.config
         self.config = replace(c, event=fields.get("event", c.event),
                               round=fields.get("round", c.round),
                               white=fields.get("white", c.white),
-                              black=fields.get("black", c.black))
+                              black=fields.get("black", c.black),
+                              clock_start=fields.get("clock_start", c.clock_start))
         self.banner = banner
         self._refresh()
 
@@ -389,6 +427,11 @@ class BoardController:
             if not answer.done():
                 answer.set_exception(ActionRefused("no game in play"))
             return
+        refusal = self._misfit(item)
+        if refusal is not None:
+            if not answer.done():
+                answer.set_exception(ActionRefused(refusal))
+            return
         try:
             fed = self._play(item.event)
         except Exception as exc:
@@ -402,6 +445,21 @@ class BoardController:
                 assert self.session is not None
                 self._held.append((self.session, fed, answer))  # answered once durable
                 self._release()
+
+    def _misfit(self, item: Acting) -> str | None:
+        """Why an action does not fit the game in play in its turn (an action kept in a broker's
+        session for minutes may reach the next game), or None. The one place this is checked
+        (``POST /api/arbiter`` and the hall's commands both come through :meth:`act`)."""
+        session = self.session
+        assert session is not None
+        if item.game is not None and item.game != session.id:
+            return (f"this action is for game {item.game[:64]}; the board plays game "
+                    f"{session.id}: not done")
+        if (item.seen is not None and item.event.action in DECIDES_POSITION
+                and self._decided_line > item.seen):
+            return (f"the game moved on since line {item.seen} (line {self._decided_line}): "
+                    f"{item.event.action} no longer fits; look again and act anew")
+        return None
 
     def _play(self, item: Input) -> Fed | None:
         session = self.session
@@ -485,6 +543,7 @@ class BoardController:
         self._left_start = False
         self._oriented_for = None
         self._message = ""
+        self.notice = ""
         self._cues = CueTracker()
         self._offset = self.time.stamp()
         fed = session.feed(SnapshotTaken(0.0, self.occupied))
@@ -535,6 +594,10 @@ class BoardController:
 
     def _publish(self, fed: Fed) -> None:
         """``fed`` to the listeners once its line is durable (at once without write-behind)."""
+        if fed.line == 1:
+            self._decided_line = 0
+        elif any(isinstance(d, _POSITION_DECISIONS) for d in fed.decisions):
+            self._decided_line = fed.line
         assert self.session is not None
         self._held.append((self.session, fed, None))
         self._release()
@@ -578,6 +641,11 @@ class BoardController:
     def display_state(self) -> DisplayState:
         """What the screen shows now."""
         message = self._message
+        failure = self.files_failure()
+        if failure is not None:  # the screen's words: the game is known, the reason matters
+            failure = "record not written: " + failure.rsplit("not written: ", 1)[-1]
+            if not message:
+                message = failure
         if self.faults:
             f = next(iter(self.faults.values()))
             message = f"{f.message} ({f.kind})"
@@ -592,8 +660,10 @@ class BoardController:
                            + " " + " ".join(f"-{s}" for s in view.extra)).strip()
             elif not self.faults:
                 message = "set up the pieces"
+            if self.notice:
+                message = self.notice
             return DisplayState(message=message[:80], side_to_move="-", move_number=0,
-                                title=self.banner[:80])
+                                title=(failure or self.banner)[:80])
         session = self.session
         assert session is not None
         arbiter = session.arbiter
@@ -631,7 +701,7 @@ class BoardController:
 
     def next_refresh(self) -> float | None:
         """Monotonic time at which the running face shows its next change (COMP 3.6.2 h: a
-        minute while it shows ``h:mm``, a second below ten minutes, a tenth in the last 20 s),
+        minute while it shows ``1h05``, a second in the last hour, a tenth in the last 20 s),
         or None when no face runs. The cues (COMP 3.6.2 i) fall on such changes."""
         if self.phase != Phase.PLAYING or self.session is None:
             return None

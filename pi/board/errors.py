@@ -10,7 +10,7 @@ from pathlib import Path
 from engine.errors import ConfigurationError, StateError
 
 __all__ = ["ConfigError", "StateDirError", "StateDirBusyError", "JournalError", "JournalWriteError",
-           "JournalDamagedError", "ActionRefused", "ActionLate"]
+           "JournalDamagedError", "GameFilesError", "ActionRefused", "ActionLate"]
 
 
 class ConfigError(ConfigurationError):
@@ -48,6 +48,12 @@ class JournalDamagedError(JournalError):
         self.path = path
         self.line = line
         self.problem = problem
+
+
+class GameFilesError(StateError):
+    """A game's ``game.pdn``/``report.json`` (derived from its journal, which has everything)
+    could not be written: said on the screen while the board runs, and as the daemon's exit
+    status when it stops with them still unwritten."""
 
 
 class ActionRefused(StateError):

@@ -56,7 +56,7 @@ from pi.board.statedir import GameDir, StateDir
 
 log = logging.getLogger(__name__)
 
-__all__ = ["GameSession", "RECORD_DECISIONS", "POLICY"]
+__all__ = ["GameSession", "RECORD_DECISIONS", "POLICY", "refresh_game_files"]
 
 #: Decisions after which ``game.pdn`` and ``report.json`` are rewritten.
 RECORD_DECISIONS = (MoveCommitted, MoveRetracted, PositionSet, FlagRaised, FlagDecided, GameEnded)
@@ -85,6 +85,8 @@ class GameSession:
         self._text = RecordText()
         #: texts made, each with the journal line it reflects, waiting for that line to be durable
         self._texts: deque[tuple[int, RecordSnapshot]] = deque()
+        #: the last rewrite of game.pdn/report.json failed: why (one line); None once written
+        self.files_error: str | None = None
         #: newest text only: a text made while another is being written replaces any waiting
         self._writer: LatestWorker[RecordSnapshot] = LatestWorker(self._write_body, "game-files")
 
@@ -164,6 +166,9 @@ class GameSession:
             session._finished = True
             log.info("game %s was over (%s); marked finished", game.id, arbiter.game.result)
             return session
+        # files older than the journal (a write that failed before the stop): rewritten at the
+        # next write (the next change, or the close)
+        session._files_stale = game.derived_stale()
         down = _time_away(rec, wall_now)
         restart = _restart_line(rec.last_t, down)
         session._append_and_feed(restart)
@@ -354,10 +359,14 @@ class GameSession:
         try:
             self.game.write_pdn(text.pdn())
             self.game.write_report_text(text.report_json() + "\n")
-        except (OSError, ValueError) as exc:
+        except OSError as exc:
             # The journal holds the truth; the files are derived and rewritten at the next
-            # change. Say so loudly, never stop the game for it.
-            log.error("game %s: cannot rewrite game.pdn/report.json: %s", self.game.id, exc)
+            # change (and at the next start: pi.board.session.refresh_game_files). Say so
+            # loudly (the log, the screen, the exit status), never stop the game for it.
+            self.files_error = _files_failure(self.game, exc)
+            log.error("%s", self.files_error)
+        else:
+            self.files_error = None
 
     def close(self) -> None:
         """Waits for the journal's writer, brings the files up to date (and writes the
@@ -375,6 +384,51 @@ class GameSession:
         self.write_files()
         self._writer.close()
         self.journal.close()
+
+
+# ---------------------------------------------------------------------- derived files
+
+def refresh_game_files(state: StateDir, skip: str | None = None) -> list[str]:
+    """Rewrites, from its journal, every game's ``game.pdn``/``report.json`` that is missing or
+    older than the journal (:meth:`GameDir.derived_stale`): a finished game is never left with
+    a stale record after a write failed (a full disk). ``skip``: a game id left alone (the game
+    being resumed: its session replays it and rewrites them). Returns one line per game whose
+    files could not be written (OSError); a journal that cannot be replayed is logged and
+    skipped (its files stay as they are: the journal has everything)."""
+    failures: list[str] = []
+    for game in state.game_dirs():
+        if game.id == skip or not game.derived_stale():
+            continue
+        try:
+            with open(game.trace, encoding="utf-8") as f:
+                text = f.read()
+            end = text.rfind("\n")  # a torn last line (a power cut) is not read
+            replay = Replay.read(text[:end + 1].splitlines(), POLICY)
+            for _ in replay:
+                pass
+            body = replay.report().to_json()
+        except OSError as exc:
+            failures.append(_files_failure(game, exc))
+            log.error("%s", failures[-1])
+            continue
+        except Exception as exc:  # noqa: BLE001 - a journal the replay refuses: left as it is
+            log.warning("game %s: game.pdn/report.json not rewritten: the journal cannot be "
+                        "replayed (%s)", game.id, exc)
+            continue
+        try:
+            game.write_pdn(body["pdn"])
+            game.write_report(body)
+        except OSError as exc:
+            failures.append(_files_failure(game, exc))
+            log.error("%s", failures[-1])
+        else:
+            log.info("game %s: game.pdn/report.json were older than the journal: rewritten",
+                     game.id)
+    return failures
+
+
+def _files_failure(game: GameDir, exc: OSError) -> str:
+    return f"game {game.id}: game.pdn/report.json not written: {exc.strerror or exc}"
 
 
 # ---------------------------------------------------------------------- helpers

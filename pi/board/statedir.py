@@ -199,6 +199,22 @@ class GameDir:
             return {"result": None, "unreadable": str(exc)}
         return obj if isinstance(obj, dict) else {"result": None, "unreadable": "not an object"}
 
+    def derived_stale(self) -> bool:
+        """``game.pdn`` or ``report.json`` is missing or older than the journal (a write that
+        failed, a disk that was full, a stop before the writer caught up). False without a
+        journal (nothing to derive them from)."""
+        try:
+            journal = self.trace.stat().st_mtime_ns
+        except OSError:
+            return False
+        for path in (self.pdn, self.report):
+            try:
+                if path.stat().st_mtime_ns < journal:
+                    return True
+            except OSError:
+                return True
+        return False
+
     def write_pdn(self, text: str) -> None:
         """Atomically replaces ``game.pdn`` (see :func:`atomic_write`)."""
         atomic_write(self.pdn, text)

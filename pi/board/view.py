@@ -144,8 +144,9 @@ class BoardView(Protocol):
     def variant(self) -> Variant: ...
 
 
-#: The configuration fields a pairing sets (the next game's start line takes them).
-PAIRING_FIELDS = ("event", "round", "white", "black")
+#: The configuration fields a pairing sets (the next game's start line takes them);
+#: ``clock_start`` "arbiter": the game's clock waits for the arbiter (a hall's round start).
+PAIRING_FIELDS = ("event", "round", "white", "black", "clock_start")
 
 
 class BoardActions(Protocol):

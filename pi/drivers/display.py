@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,8 @@ WHITE_FACE_BOX = (0, 13, 63, 37)
 BLACK_FACE_BOX = (65, 13, 128, 37)
 LAST_MOVE_BOX = (0, 40, 128, 51)
 MESSAGE_BOX = (0, 53, 128, 64)
+#: Unicode categories drawn as a space: control characters, line and paragraph separators.
+_NOT_ONE_LINE = frozenset({"Cc", "Zl", "Zp"})
 
 
 #: A face with no clock behind it.
@@ -120,6 +123,9 @@ class BoardDisplay:
                                  s.title))
 
     def _fit(self, draw: Any, text: str, font: Any, width: int) -> str:
+        # one line: PIL refuses to measure a text with a newline (an arbiter's note, a hall
+        # banner), and every frame would fail while it is shown
+        text = "".join(" " if unicodedata.category(ch) in _NOT_ONE_LINE else ch for ch in text)
         if draw.textlength(text, font=font) <= width:
             return text
         while text and draw.textlength(text + "..", font=font) > width:

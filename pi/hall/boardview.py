@@ -367,7 +367,7 @@ class ReplicaServer(WebServer):
         """``POST /api/arbiter``: the action sent to the board as a command (the hub's)."""
         await self.require_arbiter(request)
         action = check_action(await json_body(request))
-        return await self._act(self.replica.board, action.to_dict())
+        return await self._act(self.replica.board, action.to_command())
 
     async def whoami(self, request: web.Request) -> web.Response:
         return web.json_response({"arbiter": await self.is_arbiter(request), "simulate": False,

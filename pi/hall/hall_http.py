@@ -22,8 +22,10 @@ from engine.replay import Fed
 from pi.hall.boardview import ReplicaServer
 from pi.hall.errors import PairingError
 from pi.hall.hub import Hub
+from pi.hall.protocol import SEGMENT
 from pi.hall.replica import board_key
-from pi.hall.rounds import game_feed, parse_pairings, results, results_csv, round_feed
+from pi.hall.rounds import (game_feed, pairing_command, parse_pairings, results, results_csv,
+                            round_feed, round_order)
 from pi.web.feeds import Client, encode, ping_loop, serve_sse
 from pi.web.httputil import conditional, http
 from pi.web.server import STATIC, ArbiterSite
@@ -56,6 +58,7 @@ class HallServer(ArbiterSite):
         self.shown: dict[tuple[str, bool], tuple[int, str, dict[str, Any]]] = {}
         self.hall_clients: set[tuple[Client, bool]] = set()
         hub.listeners.append(self.on_board)
+        hub.alarm_listeners.append(self.on_alarm)
         self.app = self._make_hall_app()
 
     # ------------------------------------------------------------------ life
@@ -91,6 +94,14 @@ class HallServer(ArbiterSite):
                 if arbiter:
                     client.offer(msg)
 
+    def on_alarm(self, alarm: dict[str, Any]) -> None:
+        """Hub alarm listener: an ``alarm`` event to the arbiter's streams (HUB_API.md)."""
+        self.seq += 1
+        msg = encode(self.seq, "alarm", alarm)
+        for client, arbiter in list(self.hall_clients):
+            if arbiter:
+                client.offer(msg)
+
     def publish_board(self, board: str) -> None:
         for arbiter in (False, True):
             s = self.hub.summary(board, arbiter)
@@ -111,6 +122,7 @@ class HallServer(ArbiterSite):
             await asyncio.sleep(1.0)
             try:
                 self.hub.tick()
+                self.hub.rounds.tick()
                 for board in list(self.hub.views):
                     self.publish_board(board)
             except Exception:
@@ -153,8 +165,12 @@ class HallServer(ArbiterSite):
         r.add_get("/api/hall", self.api_hall)
         r.add_get("/events", self.hall_events)
         r.add_get("/api/flags", self.api_flags)
+        r.add_get("/api/alarms", self.api_alarms)
         r.add_get("/api/pairings", self.get_pairings)
         r.add_post("/api/pairings", self.post_pairings)
+        r.add_get("/api/rounds", self.get_rounds)
+        r.add_get("/api/rounds/{round}", self.get_round)
+        r.add_post("/api/rounds/{round}/start", self.start_round)
         r.add_get("/api/results", self.api_results)
         r.add_get("/results.csv", self.results_csv)
         r.add_get("/rounds/{round}/games.pdn", self.round_pdn)
@@ -229,6 +245,13 @@ class HallServer(ArbiterSite):
                and ("status" not in q or f["flag"]["status"] == q["status"])]
         return web.json_response(out, headers={"Cache-Control": "no-store"})
 
+    async def api_alarms(self, request: web.Request) -> web.Response:
+        """The hall's alarms, newest first (arbiter; ``?board=7`` filters)."""
+        await self.require_arbiter(request)
+        board = request.query.get("board")
+        out = [a for a in reversed(self.hub.alarms) if board is None or a["board"] == board]
+        return web.json_response(out)
+
     async def get_pairings(self, request: web.Request) -> web.Response:
         rows = sorted(self.pairings.rows.values(),
                       key=lambda r: (r["round"], board_key(r["board"])))
@@ -250,16 +273,52 @@ class HallServer(ArbiterSite):
         self.pairings.merge(rows)
         for row in rows:  # a paired board is listed in the hall before it is heard from
             self.hub.board(row["board"])
-        for row in rows:
+        # kept whole: each round's pairings go to its boards when the arbiter starts it
+        # (POST /api/rounds/<r>/start); a row of the round in play goes at once
+        current = self.hub.rounds.current
+        pushed = [row for row in rows if row["round"] == current]
+        for row in pushed:
             self.hub.push_pairing(row["board"], self.pairing_command(row))
-        return web.json_response({"pushed": len(rows)})
+        rounds = sorted({row["round"] for row in rows}, key=round_order)
+        return web.json_response({"kept": len(rows), "rounds": rounds, "pushed": len(pushed)})
 
     def pairing_command(self, row: dict[str, str]) -> dict[str, str]:
         """A pairings.csv row as the board's ``pairing`` command (PROTOCOL.md)."""
-        pairing = {"round": row["round"], "white": row["white"], "black": row["black"]}
-        if self.hub.config.event:
-            pairing["event"] = self.hub.config.event
-        return pairing
+        return pairing_command(row, self.hub.config.event)
+
+    def _round(self, request: web.Request) -> str:
+        rnd = request.match_info["round"]
+        if not rnd or len(rnd) > 32 or not SEGMENT.fullmatch(rnd):
+            raise http(400, "not a round name")
+        return rnd
+
+    async def get_rounds(self, request: web.Request) -> web.Response:
+        """The rounds of the pairings, in order, and the one started last."""
+        await self.require_arbiter(request)
+        return web.json_response({"rounds": self.pairings.rounds(),
+                                  "current": self.hub.rounds.current},
+                                 headers={"Cache-Control": "no-store"})
+
+    async def get_round(self, request: web.Request) -> web.Response:
+        """The round's boards: where each stands, and why a board is not ready."""
+        await self.require_arbiter(request)
+        rnd = self._round(request)
+        if not self.pairings.of_round(rnd):
+            raise http(404, f"round {rnd} has no pairings")
+        return web.json_response({"round": rnd, "started": self.hub.rounds.current == rnd,
+                                  "boards": self.hub.rounds.table(rnd)},
+                                 headers={"Cache-Control": "no-store"})
+
+    async def start_round(self, request: web.Request) -> web.Response:
+        """COMP 4.4.2: the arbiter starts the round: its pairings to its boards, and each
+        board's clock started once it is set up."""
+        await self.require_arbiter(request)
+        rnd = self._round(request)
+        try:
+            table = self.hub.rounds.start(rnd)
+        except PairingError as exc:
+            raise http(404, str(exc)) from None
+        return web.json_response({"round": rnd, "started": True, "boards": table})
 
     async def api_results(self, request: web.Request) -> web.Response:
         return web.json_response(results(self.hub, await self.is_arbiter(request)))

@@ -5,6 +5,14 @@ summaries. The MQTT client is ``pi.hall.mqttlink``; the HTTP side ``pi.hall.hall
 
 Everything here runs on the event loop's thread; messages arrive in batches from paho's thread.
 A bad message is one logged line and dropped; nothing a board sends stops the hub.
+
+A board with a key (``hub.toml``'s ``[keys]``) has its journal lines and its ``status`` checked
+(``pi.hall.signing``): the replica takes only lines that verify. What looks like someone else
+speaking for a board — a line or status that does not verify, an unsigned line from a board not
+accepted unsigned, a conflicting copy, a game newer than the board announced, the board's
+session taken over by another client with its credentials — is an **alarm** (:meth:`Hub.alarm`:
+board, time, what; ``GET /api/alarms`` and the arbiter's ``alarm`` events, HUB_API.md), and the
+hub asks the board again for the lines concerned.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 import uuid
 from collections import deque
@@ -27,7 +36,8 @@ from pi.hall.boardview import BoardReplica, ReplicaServer, wall_of
 from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
 from pi.hall.replica import GameReplica, Replica, board_key, game_order, sync_taken
-from pi.hall.rounds import Pairings
+from pi.hall.rounds import Pairings, RoundStart
+from pi.hall.signing import Chain, same_mac, status_mac
 from engine.replay import Fed
 from pi.web import auth
 from pi.web.httputil import http
@@ -35,7 +45,7 @@ from pi.web.views import clock_dict, flag_dict
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Hub", "RESEND_AFTER", "ACK_TIMEOUT", "board_key"]
+__all__ = ["Hub", "RESEND_AFTER", "ACK_TIMEOUT", "board_key", "MAX_ALARMS", "ALARM_REPEAT"]
 
 #: A resend without progress is asked again after this many seconds (PROTOCOL.md).
 RESEND_AFTER = 5.0
@@ -43,6 +53,14 @@ RESEND_AFTER = 5.0
 MAX_LIVE_CLIENTS = 2000
 #: An arbiter action without the board's ack is answered 504 after this many seconds.
 ACK_TIMEOUT = 10.0
+#: Alarms kept (the newest; the console shows them newest first).
+MAX_ALARMS = 500
+#: The same alarm (board, kind and game) within this many seconds of its last is counted on it,
+#: not repeated: a flood of forged lines is one alarm that counts, not a flood of alarms (its
+#: count goes to the console at most once a second).
+ALARM_REPEAT = 10.0
+#: A line that did not verify is asked again at most this often per game (seconds).
+ASK_AGAIN_AFTER = 1.0
 
 
 @dataclass
@@ -64,12 +82,16 @@ class Hub:
         self.views: dict[str, BoardReplica] = {}
         self.servers: dict[str, ReplicaServer] = {}
         self.heads: dict[str, P.Heads] = {}
+        #: per board: its last online status (what it announced: its games and heads)
+        self.announced: dict[str, P.Heads] = {}
         #: per board, per game: the lines known to exist at the board (status heads, lines seen)
         self.known: dict[str, dict[str, int]] = {}
         self.asks: dict[tuple[str, str], _Ask] = {}
         self.acks: dict[str, asyncio.Future[P.Ack]] = {}
         #: board → (command id, pairing) sent and not yet acked (push_pairing)
         self.pairing_out: dict[str, tuple[str, dict[str, str]]] = {}
+        #: board → why it refused its last pairing (until it takes one)
+        self.pairing_refused: dict[str, str] = {}
         self.recent: dict[str, deque[Fed]] = {}
         self.token = auth.load_or_create_token(self.root)
         self.throttle = auth.Throttle()
@@ -77,8 +99,20 @@ class Hub:
         self.listeners: list[Callable[[str, list[Fed]], None]] = []
         #: the hall's pairings (``DIR/pairings.csv``; read by the hub's start)
         self.pairings = Pairings(self.root)
+        #: the round started last and its boards' clocks (HUB_API.md, start a round)
+        self.rounds = RoundStart(self)
         self.bad_messages = 0
         self.started = time.time()
+        #: the newest alarms, oldest first (HUB_API.md ``GET /api/alarms``)
+        self.alarms: deque[dict[str, Any]] = deque(maxlen=MAX_ALARMS)
+        self._alarm_seq = 0
+        self._told: dict[int, float] = {}  # alarm id → when the console was last told
+        self.alarm_listeners: list[Callable[[dict[str, Any]], None]] = []
+        #: per board with a key: the chain of macs of its games (rebuilt from the replica)
+        self.chains: dict[str, Chain] = {}
+        #: per board: the ``taken_over`` count of its last signed status
+        self.taken: dict[str, int] = {}
+        self._asked_again: dict[tuple[str, str], float] = {}
 
     # ------------------------------------------------------------------ start
 
@@ -121,6 +155,9 @@ class Hub:
         """A batch of MQTT messages (topic, payload), in the broker's order."""
         changed: dict[str, list[Fed]] = {}
         for topic, payload in batch:
+            if topic.startswith("$SYS/"):
+                self._broker_log(payload)
+                continue
             try:
                 board, leaf = P.parse_topic(self.topics, topic)
                 fed = self._message(board, leaf, payload)
@@ -145,11 +182,15 @@ class Hub:
             heads = P.parse_status(payload)
             if heads.board != board:
                 raise BadMessage(f"status of board {heads.board!r} on board {board}'s topic")
+            if not self._status_ok(board, heads):
+                return []
             view = self.board(board)
             came_online = heads.online and not view.online
             view.online = heads.online
             view.last_heard = time.time()
             self.heads[board] = heads
+            if heads.online:
+                self.announced[board] = heads
             if came_online:
                 self._repush_pairing(board)
             for game, lines, _finished in heads.games:
@@ -170,6 +211,9 @@ class Hub:
                 del self.pairing_out[board]
                 if not ack.ok:
                     log.warning("board %s refused its pairing: %s", board, ack.error)
+                    self.pairing_refused[board] = (ack.error or "no reason given")[:200]
+                else:
+                    self.pairing_refused.pop(board, None)
             future = self.acks.pop(ack.id, None)
             if future is not None and not future.done():
                 future.set_result(ack)
@@ -177,9 +221,37 @@ class Hub:
         return []  # cmd: the hub's own, echoed by nobody (not subscribed)
 
     def _journal(self, board: str, j: P.JournalLine) -> list[Fed]:
-        got = self.replica.offer(board, j.game, j.line, j.text)
+        mode = self.config.signing(board)
+        if mode == "refused":
+            self.alarm(board, "unsigned", "a journal line from a board with no key in hub.toml "
+                       "and not in accept_unsigned: refused")
+            return []
+        chain = self._chain(board) if mode == "signed" else None
+        if chain is not None and j.mac is None:
+            self._refused(board, j, "carries no mac (the board signs every line)")
+            return []
+        check = None if chain is None else (
+            lambda n, text, mac: chain.verify(j.game, n, text, mac))
+        got = self.replica.offer(board, j.game, j.line, j.text, j.mac, check)
+        if got.refused is not None:
+            self._refused(board, P.JournalLine(j.game, got.refused, ""), "does not verify")
+        if got.kind == "conflict":
+            kept = "the verified one" if chain is not None else "its first"
+            self.alarm(board, "conflict", f"game {j.game} line {j.line}: a conflicting copy "
+                       f"received (the replica keeps {kept})", subject=j.game)
+            if chain is None:  # nothing tells the copies apart: the board is asked again
+                self._ask_again(board, j.game, j.line)
+            return []
         if got.kind in ("ahead", "dropped", "failed"):
-            self._want(board, j.game, j.line)
+            if chain is None:
+                self._want(board, j.game, j.line)
+            elif self.replica.game(board, j.game) is not None:
+                # a line ahead proves lines exist only once it verifies: until then it proves
+                # the next line missing, no more (a forged line numbered 10**9 does not make
+                # the hub wait for it)
+                self._want(board, j.game, self.replica.held(board, j.game) + 1)
+            else:  # a game not held: asked once, nothing known of it (it may be invented)
+                self._ask_again(board, j.game, j.line)
             return []
         if got.kind != "appended":
             return []
@@ -195,6 +267,119 @@ class Hub:
                                       game_order(g.id) > game_order(current.id)):
             return self._follow(board, g, rebuilt=False)
         return []
+
+    def _chain(self, board: str) -> Chain:
+        chain = self.chains.get(board)
+        if chain is None:
+            def texts(game: str, upto: int) -> list[str]:
+                g = self.replica.game(board, game)
+                return [] if g is None else g.lines[:upto]
+            chain = Chain(self.config.keys[board], texts)
+            self.chains[board] = chain
+        return chain
+
+    def _refused(self, board: str, j: P.JournalLine, why: str) -> None:
+        """Line ``j.line`` of ``j.game`` was not taken (``why``): an alarm, and the board is
+        asked for it again (its own copy verifies)."""
+        heads = self.announced.get(board)
+        ahead = ""
+        if heads is not None and heads.game is not None and game_order(j.game) > \
+                game_order(heads.game) and all(j.game != g for g, _, _ in heads.games):
+            ahead = f" (a game ahead of the one the board announced, {heads.game})"
+        elif heads is not None and heads.game is None and j.game not in \
+                {g for g, _, _ in heads.games}:
+            ahead = " (a game the board never announced)"
+        self.alarm(board, "forged", f"game {j.game}{ahead} line {j.line}: {why}; refused, the "
+                   "board asked again", subject=j.game)
+        self._ask_again(board, j.game, j.line)
+
+    def _ask_again(self, board: str, game: str, line: int) -> None:
+        """A resend of ``game`` from the first line not held (at most every ASK_AGAIN_AFTER
+        seconds): what the board has there replaces what was refused. Known heads unchanged."""
+        key = (board, game)
+        now = time.monotonic()
+        if now - self._asked_again.get(key, -ASK_AGAIN_AFTER) < ASK_AGAIN_AFTER:
+            return
+        if len(self._asked_again) > 4096:  # games invented by a stranger cost nothing kept
+            self._asked_again = {k: t for k, t in self._asked_again.items()
+                                 if now - t < ASK_AGAIN_AFTER}
+        self._asked_again[key] = now
+        held = self.replica.held(board, game)
+        self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, held + 1))
+
+    def alarm(self, board: str, kind: str, what: str, subject: str = "") -> dict[str, Any]:
+        """An alarm for the hall's arbiter (HUB_API.md): ``kind`` one of ``forged``,
+        ``unsigned``, ``conflict``, ``status``, ``taken_over``; ``what`` one line; ``subject``
+        what it is about (a game id). The same board, kind and subject within ALARM_REPEAT
+        seconds of the last counts on that alarm (``count``, ``last``) instead."""
+        now = time.time()
+        old: dict[str, Any]
+        for old in reversed(self.alarms):
+            if old["board"] == board and old["kind"] == kind and \
+                    old["subject"] == subject and old["last"] >= now - ALARM_REPEAT:
+                old["count"] += 1
+                old["last"] = now
+                old["what"] = what
+                if now - self._told.get(old["id"], 0.0) >= 1.0:
+                    self._tell_alarm(old)
+                return old
+        self._alarm_seq += 1
+        alarm: dict[str, Any] = {"id": self._alarm_seq, "board": board, "time": now,
+                                 "last": now, "kind": kind, "what": what, "count": 1,
+                                 "subject": subject}
+        self.alarms.append(alarm)
+        log.warning("ALARM board %s: %s", board, what)
+        self._tell_alarm(alarm)
+        return alarm
+
+    def _tell_alarm(self, a: dict[str, Any]) -> None:
+        self._told[a["id"]] = a["last"]
+        if len(self._told) > MAX_ALARMS:
+            kept = {x["id"] for x in self.alarms}
+            self._told = {k: t for k, t in self._told.items() if k in kept}
+        for listener in self.alarm_listeners:
+            try:
+                listener(dict(a))
+            except Exception:
+                log.exception("alarm listener failed")
+
+    def _broker_log(self, payload: bytes) -> None:
+        """A line of the broker's error log: a second connection with a user's credentials
+        (Mosquitto takes the client id from the user name, so the same id twice is the same
+        credentials twice) is an alarm for that board (or the hub)."""
+        m = _TAKEN_OVER.search(payload[:300].decode("utf-8", "replace"))
+        if m is None:
+            return
+        user = m.group(1)
+        board = user.removeprefix("board-") if user.startswith("board-") else user
+        if not P.SEGMENT.fullmatch(board):
+            return
+        self.alarm(board, "taken_over", f"{user}'s credentials are used by another client "
+                   "at once: the broker closed the first connection (board and intruder now "
+                   "take turns)")
+
+    def _status_ok(self, board: str, heads: P.Heads) -> bool:
+        """A board's ``status`` is its own: signed with its key (a board with one), or from a
+        board accepted unsigned. The offline will (the broker's, fixed at connection) is taken
+        unsigned. Otherwise an alarm, and the status is ignored."""
+        mode = self.config.signing(board)
+        if not heads.online or mode == "unsigned":
+            return True
+        if mode == "refused":
+            self.alarm(board, "unsigned", "a status from a board with no key in hub.toml and "
+                       "not in accept_unsigned: ignored")
+            return False
+        if not same_mac(heads.mac, status_mac(self.config.keys[board], heads.body)):
+            self.alarm(board, "status", "a status not signed by the board's key: ignored "
+                       "(someone else publishes with the board's credentials)")
+            return False
+        before = self.taken.get(board, 0)
+        self.taken[board] = heads.taken_over
+        if heads.taken_over > before:
+            self.alarm(board, "taken_over", f"board-{board}'s credentials are used by another "
+                       "client at once: the broker handed it the board's session "
+                       f"({heads.taken_over} time(s) since the board started)")
+        return True
 
     def _feed(self, board: str, lines: tuple[tuple[int, str], ...] | list[tuple[int, str]]
               ) -> list[Fed]:
@@ -300,7 +485,12 @@ class Hub:
     # ------------------------------------------------------------------ commands
 
     async def act(self, board: str, action: dict[str, Any]) -> web.Response:
-        """An arbiter action sent to ``board`` as a command; the board's ack as the answer."""
+        """An arbiter action sent to ``board`` as a command; the board's ack as the answer.
+        The action names its game (the console's ``game``, else the game the hub shows for
+        the board): a command kept for an offline board is refused by it if its game is over."""
+        view = self.views.get(board)
+        if "game" not in action and view is not None and view.game is not None:
+            action = {**action, "game": view.game.id}
         cmd_id = uuid.uuid4().hex
         future: asyncio.Future[P.Ack] = asyncio.get_running_loop().create_future()
         self.acks[cmd_id] = future
@@ -314,7 +504,6 @@ class Hub:
         if not ack.ok:
             raise http(409, ack.error or "the board refused the action")
         record, decisions = None, []
-        view = self.views.get(board)
         deadline = time.monotonic() + 2.0  # the journal line itself is published before the ack
         while view is not None and ack.line is not None and time.monotonic() < deadline:
             s = view.game
@@ -421,6 +610,10 @@ class Hub:
 
     def close(self) -> None:
         self.replica.close()
+
+
+#: Mosquitto's log line when a client connects with the id of one connected.
+_TAKEN_OVER = re.compile(r"Client (\S{1,80}) already connected, closing old connection")
 
 
 def _json_object(payload: bytes, what: str) -> dict[str, Any]:

@@ -1,6 +1,7 @@
-"""``damiera hub`` (the hall's hub: ``pi.hall.hub_run``) and ``damiera hub init`` (a hall's broker
+"""``damiera hub`` (the hall's hub: ``pi.hall.hub_run``), ``damiera hub init`` (a hall's broker
 configuration, passwords, ACL and the hub's and boards' configuration files:
-``pi.hall.hub_init``). The parsers only; each command's module is imported when it runs."""
+``pi.hall.hub_init``) and ``damiera hub demo`` (a hall on one PC: ``pi.hall.hub_demo``). The
+parsers only; each command's module is imported when it runs."""
 
 from __future__ import annotations
 
@@ -14,32 +15,62 @@ __all__ = ["add_hub_parser"]
 def add_hub_parser(sub: Any, whole: Any) -> None:
     h = sub.add_parser("hub", help="the hall's hub: every board's journal replicated, hall page, "
                        "round feeds, arbiter console ('hub init' writes a hall's configuration)")
-    h.add_argument("--config", default=None, help="hub.toml (written by 'damiera hub init')")
+    h.add_argument("--config", default=None, help="hub.toml (written by 'damiera hub init'; "
+                   "default: none, then --mqtt and --state-dir are needed)")
     h.add_argument("--mqtt", default=None, metavar="URL",
-                   help="the broker, mqtt://[user:password@]host[:port] (instead of --config's)")
+                   help="the broker, mqtt://[user:password@]host[:port] (default: --config's "
+                        "[mqtt] url)")
     h.add_argument("--http", default=None, metavar="HOST:PORT",
-                   help="serve the hall page, the boards' pages, the feeds and the console here")
+                   help="serve the hall page, the boards' pages, the feeds and the console here "
+                        "(default: --config's http, else 127.0.0.1:8080)")
     h.add_argument("--state-dir", default=None, metavar="DIR",
-                   help="the replicas (DIR/boards/<N>/games/<id>/trace.jsonl) and the hub's files")
+                   help="the replicas (DIR/boards/<N>/games/<id>/trace.jsonl) and the hub's files "
+                        "(default: --config's state_dir)")
+    h.add_argument("--accept-unsigned", action="append", default=None, metavar="BOARD",
+                   help="take this board's journal lines unsigned (a board without a key; "
+                   "repeat for each; adds to hub.toml's accept_unsigned; default: none)")
     h.add_argument("--quiet", action="store_true", help="log warnings only")
     h.set_defaults(func=_cmd_hub)
-    hs = h.add_subparsers(dest="hub_command", required=False, parser_class=type(h))
+    hs = h.add_subparsers(dest="hub_command", required=False, parser_class=type(h),
+                          title="subcommand", metavar="[init]",
+                          help="first, on the hall's PC: write the hall's files ('damiera hub "
+                               "init --help'); without it, run the hub")
     i = hs.add_parser("init", help="write a hall's mosquitto.conf, passwd, acl, hub.toml and "
                       "board-<N>.toml")
     i.add_argument("--boards", type=whole, required=True, help="how many boards (1..9999)")
-    i.add_argument("--dir", required=True, help="where to write the files")
-    i.add_argument("--port", type=whole, default=1883, help="the broker's port (default 1883)")
+    i.add_argument("--dir", required=True, help="the folder to write the files in")
+    i.add_argument("--port", type=whole, default=None, help="the broker's port (default 8883; "
+                   "1883 with --plain-mqtt)")
     i.add_argument("--hall", default="hall", help="the hall's name, a topic segment "
                    "(letters, digits, . _ -; default 'hall')")
     i.add_argument("--host", default=None, help="the broker's address as boards reach it "
                    "(default: this machine's host name)")
     i.add_argument("--force", action="store_true", help="replace a hall already in --dir (its "
                    "boards' passwords stop working: give them their new board-<N>.toml)")
+    i.add_argument("--plain-mqtt", action="store_true", help="a plain MQTT listener instead of "
+                   "TLS: every password crosses the hall's network in clear (the hub warns)")
     i.set_defaults(func=_cmd_hub_init)
+    d = hs.add_parser("demo", help="a whole hall on this PC: hub init, mosquitto, the hub and "
+                      "simulated boards playing; Ctrl-C stops them all")
+    d.add_argument("--boards", type=whole, required=True, help="how many simulated boards "
+                   "(1..200)")
+    d.add_argument("--dir", default="hall-demo", help="the hall's files, the replicas "
+                   "(DIR/hub) and the boards' journals (DIR/boards); a hall already there is "
+                   "used again (default ./hall-demo)")
+    d.add_argument("--http", default="127.0.0.1:8090", metavar="HOST:PORT",
+                   help="the hall page and the arbiter console (default 127.0.0.1:8090)")
+    d.add_argument("--speed", default="1", help="game seconds per wall second (default 1: "
+                   "games at a real player's pace)")
+    d.add_argument("--verbose", action="store_true", help="log the hub's work (INFO)")
+    d.set_defaults(func=_cmd_hub_demo)
 
 
 def _cmd_hub(args: argparse.Namespace) -> int:
     return int(import_module("pi.hall.hub_run").main_hub(args))
+
+
+def _cmd_hub_demo(args: argparse.Namespace) -> int:
+    return int(import_module("pi.hall.hub_demo").main_demo(args))
 
 
 def _cmd_hub_init(args: argparse.Namespace) -> int:

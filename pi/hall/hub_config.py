@@ -7,9 +7,16 @@ the file and the key; unknown keys are refused.
     broadcast_delay = 15           # minutes the public feeds lag behind (0: live)
     http = "0.0.0.0:8080"          # where the hub serves the hall
     state_dir = "state"            # the replicas and the hub's files (relative: to this file)
+    accept_unsigned = ["12"]       # boards whose lines are taken without a key (old boards)
     [mqtt]
-    url = "mqtt://hub:secret@broker.local:1883"
+    url = "mqtts://hub:secret@broker.local:8883"
     ca = "ca.crt"                  # optional, mqtts only
+    [keys]                         # each board's key: its journal lines must verify
+    "1" = "<64 hex digits>"
+
+Journal lines and ``status`` of a board with a key must carry its ``mac`` (``pi.hall.signing``);
+a board without a key is refused unless ``accept_unsigned`` names it (PROTOCOL.md, "Signed
+lines").
 
 The command line's ``--mqtt``, ``--http`` and ``--state-dir`` override the file's values.
 """
@@ -17,6 +24,7 @@ The command line's ``--mqtt``, ``--http`` and ``--state-dir`` override the file'
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -29,7 +37,8 @@ __all__ = ["HubConfig", "load_hub_config", "parse_hub_config", "hub_config_from_
 
 DEFAULT_HALL = "hall"
 DEFAULT_HTTP = HttpSpec("127.0.0.1", 8080)
-_TOP_KEYS = frozenset({"hall", "event", "broadcast_delay", "http", "state_dir", "mqtt"})
+_TOP_KEYS = frozenset({"hall", "event", "broadcast_delay", "http", "state_dir", "mqtt",
+                       "keys", "accept_unsigned"})
 _MQTT_KEYS = frozenset({"url", "ca"})
 
 
@@ -45,6 +54,16 @@ class HubConfig:
     http: HttpSpec = field(default_factory=lambda: DEFAULT_HTTP)
     state_dir: Path | None = None
     mqtt: MqttSpec | None = None
+    #: board → its key (the HMAC of its journal lines and status, ``pi.hall.signing``)
+    keys: Mapping[str, bytes] = field(default_factory=dict, repr=False)
+    #: boards without a key whose unsigned lines are taken all the same (named one by one)
+    accept_unsigned: frozenset[str] = frozenset()
+
+    def signing(self, board: str) -> str:
+        """``signed`` (the board has a key), ``unsigned`` (accepted by name) or ``refused``."""
+        if board in self.keys:
+            return "signed"
+        return "unsigned" if board in self.accept_unsigned else "refused"
 
 
 def load_hub_config(path: str | os.PathLike[str]) -> HubConfig:
@@ -79,7 +98,39 @@ def parse_hub_config(text: str, source: str = "hub.toml", base: Path | None = No
     return HubConfig(source=source, hall=hall, event=r.text("event", None),
                      broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0),
                      http=http, state_dir=None if state_dir is None else root / state_dir,
-                     mqtt=mqtt)
+                     mqtt=mqtt, keys=_keys(r), accept_unsigned=_unsigned(r))
+
+
+def _keys(r: TomlReader) -> dict[str, bytes]:
+    from pi.hall.protocol import SEGMENT
+    from pi.hall.signing import parse_key
+    k = r.sub("keys")
+    if k is None:
+        return {}
+    out = {}
+    for board in k.table:
+        if not isinstance(board, str) or not SEGMENT.fullmatch(board):
+            raise k.error(str(board)[:40], "a board's number (a topic segment)")
+        text = k.text(board, ..., limit=200)
+        assert text is not None
+        try:
+            out[board] = parse_key(text)
+        except ValueError as exc:
+            raise k.error(board, str(exc)) from None
+    return out
+
+
+def _unsigned(r: TomlReader) -> frozenset[str]:
+    from pi.hall.protocol import SEGMENT
+    value = r.table.get("accept_unsigned", [])
+    if not isinstance(value, list) or not all(isinstance(v, (str, int)) and
+                                               not isinstance(v, bool) for v in value):
+        raise r.error("accept_unsigned", "a list of board numbers")
+    boards = frozenset(str(v) for v in value)
+    bad = sorted(b for b in boards if not SEGMENT.fullmatch(b))
+    if bad:
+        raise r.error("accept_unsigned", f"not a board number: {bad[0][:40]!r}")
+    return boards
 
 
 def _check_hall(r: TomlReader, hall: str) -> None:
@@ -89,7 +140,8 @@ def _check_hall(r: TomlReader, hall: str) -> None:
 
 
 def hub_config_from_args(config: str | None, mqtt: str | None, http: str | None,
-                         state_dir: str | None) -> HubConfig:
+                         state_dir: str | None,
+                         accept_unsigned: list[str] | None = None) -> HubConfig:
     """The file's configuration (or the defaults) with the command line's overrides. Raises
     ConfigError (one line; ``--mqtt`` etc. named as the key) and requires a broker and a state
     directory from one or the other."""
@@ -102,8 +154,15 @@ def hub_config_from_args(config: str | None, mqtt: str | None, http: str | None,
         cfg = replace(cfg, http=parse_http(http, lambda problem: cli.error("--http", problem)))
     if state_dir is not None:
         cfg = replace(cfg, state_dir=Path(state_dir).resolve())
+    if accept_unsigned:
+        from pi.hall.protocol import SEGMENT
+        bad = [b for b in accept_unsigned if not SEGMENT.fullmatch(b)]
+        if bad:
+            raise cli.error("--accept-unsigned", f"not a board number: {bad[0][:40]!r}")
+        cfg = replace(cfg, accept_unsigned=cfg.accept_unsigned | frozenset(accept_unsigned))
     if cfg.mqtt is None:
-        raise ConfigError(cfg.source, "mqtt", "no broker: give --mqtt URL or [mqtt] url")
+        raise ConfigError(cfg.source, "mqtt", "no broker: give --config DIR/hub.toml (written "
+                          "by damiera hub init --boards N --dir DIR), --mqtt URL or [mqtt] url")
     if cfg.state_dir is None:
         raise ConfigError(cfg.source, "state_dir", "no state directory: give --state-dir DIR "
                                                    "or state_dir")

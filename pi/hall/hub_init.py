@@ -1,8 +1,16 @@
-"""``damiera hub init --boards N --dir DIR [--port P] [--hall NAME] [--host HOST] [--force]``:
-the files that make a hall (README "The hall: security").
+"""``damiera hub init --boards N --dir DIR [--port P] [--hall NAME] [--host HOST] [--force]
+[--plain-mqtt]``: the files that make a hall (README "The hall: security").
 
-- ``DIR/mosquitto.conf`` — the broker: one listener on every interface, no anonymous clients,
-  the password file and the ACL below, persistence in ``DIR/data/``, queue sizes for the hall.
+- ``DIR/mosquitto.conf`` — the broker: one TLS listener on every interface (port 8883), no
+  anonymous clients, the password file and the ACL below, persistence in ``DIR/data/``, queue
+  sizes for the hall. With ``--plain-mqtt`` (asked for by name) a plain MQTT listener (port
+  1883) instead: the passwords then cross the hall's network in clear, and the hub warns at
+  start. Its ``user`` line names who ran ``hub init`` (the owner of the 0600 files), so
+  that the file starts as written by that user or by root (sudo on a Pi).
+- ``DIR/hall-ca.crt``, ``DIR/hall-ca.key`` — the hall's own certificate authority (made here
+  with ``openssl``; the key never leaves this folder) and ``DIR/broker.crt``,
+  ``DIR/broker.key`` — the broker's certificate, signed by it, for ``--host`` (and this
+  machine's loopback: a hub beside the broker). Boards and hub trust only this CA.
 - ``DIR/passwd`` — the users ``hub`` and ``board-1`` … ``board-N`` with random passwords, hashed
   in Mosquitto 2's own format (``$7$``: PBKDF2-HMAC-SHA512), made here in Python so that a
   machine without Mosquitto can prepare a hall.
@@ -10,9 +18,12 @@ the files that make a hall (README "The hall: security").
   and reads only its own ``cmd``; the hub reads the whole hall and writes the boards' ``cmd``;
   nobody else may do anything.
 - ``DIR/hub.toml`` and ``DIR/board-<n>.toml`` — the hub's and each board's configuration, with
-  the broker's URL and that user's password in it.
+  the broker's URL (``mqtts://``) and that user's password in it, the CA (``ca``), and each
+  board's own signing key (``[mqtt] key`` of ``board-<n>.toml``; every board's in the hub's
+  ``[keys]``): the key signs the board's journal lines for the hub (``pi.hall.signing``) and
+  never crosses the network. Copy ``hall-ca.crt`` beside each ``board-<n>.toml``.
 
-Files holding a password are written mode 0600, each atomically. An existing hall in ``DIR`` is
+Files holding a password or a key are written mode 0600, each atomically. An existing hall in ``DIR`` is
 not overwritten without ``--force``: new passwords would lock out every board configured with
 the old ones. Every refusal is one line (:class:`HallInitError`, exit 2).
 """
@@ -25,10 +36,15 @@ import hashlib
 import ipaddress
 import json
 import logging
+import os
+import pwd
 import re
 import secrets
+import shutil
 import socket
+import subprocess
 import sys
+import tempfile
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,13 +53,15 @@ from engine.errors import excerpt
 from pi.board.config import parse_mqtt_url
 from pi.hall.errors import HallInitError
 from pi.hall.protocol import SEGMENT
+from pi.hall.signing import new_key
 from pi.board.statedir import atomic_write
 
 log = logging.getLogger(__name__)
 
 __all__ = ["Hall", "MAX_BOARDS", "HASH_ITERATIONS", "hash_password",
            "make_hall", "write_hall", "main_init", "conf_text", "acl_text", "passwd_text",
-           "hub_toml_text", "board_toml_text", "queue_limit"]
+           "hub_toml_text", "board_toml_text", "queue_limit", "make_certs", "CA_FILE",
+           "TLS_PORT", "PLAIN_PORT"]
 
 #: Board numbers of a hall: 1 … MAX_BOARDS (as ``board`` in damiera.toml).
 MAX_BOARDS = 9999
@@ -53,6 +71,13 @@ HASH_ITERATIONS = 101
 SALT_BYTES = 12
 #: Random bytes in a generated password (192 bits; URL-safe base64, nothing to percent-encode).
 PASSWORD_BYTES = 24
+#: The broker's port with TLS (the default) and without (``--plain-mqtt``).
+TLS_PORT = 8883
+PLAIN_PORT = 1883
+#: The hall's CA certificate, copied beside every board's configuration.
+CA_FILE = "hall-ca.crt"
+#: Days the broker's certificate (and, ten times that, the CA's) is valid.
+CERT_DAYS = 825
 
 #: What a board publishes in a minute at a rapid pace, the high end of a tournament: a ply every
 #: 15 s is 4 plies a minute, each some 4 journal lines (lift, place, a captured piece's lift,
@@ -65,7 +90,8 @@ QUEUE_MIN_BOARDS = 200
 #: The broker's memory bound on one client's queue (the hub's): 512 MiB.
 QUEUE_MAX_BYTES = 512 * 1024 * 1024
 
-_FILES = ("mosquitto.conf", "passwd", "acl", "hub.toml")
+_FILES = ("mosquitto.conf", "passwd", "acl", "hub.toml", CA_FILE, "hall-ca.key", "broker.crt",
+          "broker.key")
 _BOARD_FILE = re.compile(r"board-([0-9]{1,4})\.toml")
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
                        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
@@ -75,7 +101,8 @@ _HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-
 class Hall:
     """What ``hub init`` writes: the hall's name, its boards 1..``boards``, where boards reach
     the broker (``host``, ``port``), the folder ``dir`` (absolute) and the users' passwords
-    (``hub``, ``board-<n>``) in clear (they go into the TOML files; ``passwd`` has hashes)."""
+    (``hub``, ``board-<n>``) in clear (they go into the TOML files; ``passwd`` has hashes),
+    ``tls`` (False: plain MQTT, asked for by name) and each board's signing key (hex)."""
 
     hall: str
     boards: int
@@ -83,12 +110,15 @@ class Hall:
     port: int
     dir: Path
     passwords: dict[str, str] = field(repr=False)
+    tls: bool = True
+    keys: dict[str, str] = field(default_factory=dict, repr=False)
 
     def url(self, user: str) -> str:
         """The broker's URL with ``user``'s credentials, percent-encoded."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         password = urllib.parse.quote(self.passwords[user], safe="")
-        return f"mqtt://{urllib.parse.quote(user, safe='')}:{password}@{host}:{self.port}"
+        scheme = "mqtts" if self.tls else "mqtt"
+        return f"{scheme}://{urllib.parse.quote(user, safe='')}:{password}@{host}:{self.port}"
 
 
 def hash_password(password: str, salt: bytes | None = None,
@@ -120,9 +150,12 @@ def _check_host(host: str) -> str:
     return text
 
 
-def make_hall(boards: int, directory: str | Path, port: int = 1883, hall: str = "hall",
-              host: str | None = None) -> Hall:
-    """Checks the options and draws a fresh password for every user. Raises HallInitError."""
+def make_hall(boards: int, directory: str | Path, port: int | None = None, hall: str = "hall",
+              host: str | None = None, *, tls: bool = True) -> Hall:
+    """Checks the options and draws a fresh password for every user and a key for every board.
+    ``port`` None: 8883 with TLS, 1883 without. Raises HallInitError."""
+    if port is None:
+        port = TLS_PORT if tls else PLAIN_PORT
     if not 1 <= boards <= MAX_BOARDS:
         raise HallInitError(f"--boards: {boards} is out of range 1..{MAX_BOARDS}")
     if not 1 <= port <= 65535:
@@ -144,7 +177,8 @@ def make_hall(boards: int, directory: str | Path, port: int = 1883, hall: str = 
         host = _check_host(host)
     users = ["hub", *(f"board-{n}" for n in range(1, boards + 1))]
     passwords = {user: secrets.token_urlsafe(PASSWORD_BYTES) for user in users}
-    hall_ = Hall(hall, boards, host, port, Path(directory).absolute(), passwords)
+    keys = {str(n): new_key() for n in range(1, boards + 1)}
+    hall_ = Hall(hall, boards, host, port, Path(directory).absolute(), passwords, tls, keys)
     try:  # the URLs written must read back (pi.board.config's reader is the boards' and the hub's)
         parse_mqtt_url(hall_.url("hub"), lambda problem: HallInitError(problem))
     except HallInitError as exc:
@@ -161,11 +195,10 @@ def conf_text(hall: Hall) -> str:
     return f"""\
 # Mosquitto configuration of the damiera hall "{hall.hall}" ({hall.boards} boards), written by
 # 'damiera hub init'. Run it with:  mosquitto -c {hall.dir / 'mosquitto.conf'}
-# as the user who ran 'hub init' (the password file is readable by that user only).
+# as the user who ran 'hub init', or as root (sudo).
 
-# The boards and the hub connect here, on every interface of this machine (plain MQTT; for TLS
-# see the commented listener at the end and README "The hall: security").
-listener {hall.port}
+{_user_text()}
+{_listener_text(hall)}
 # The broker takes the client id from the user name: one session per user, so that no board,
 # even with its own valid password, can take over the hub's session (or another board's) by
 # connecting with its client id. The sessions stay fixed and persistent, as PROTOCOL.md asks.
@@ -177,6 +210,11 @@ allow_anonymous false
 password_file {hall.dir / 'passwd'}
 # Who may publish and subscribe to what: a board its own topics, the hub the whole hall.
 acl_file {hall.dir / 'acl'}
+# The broker's log goes to its output and to $SYS/broker/log/… (only the hub may read it): the
+# hub reads there when a second client connects with a user's credentials ("already
+# connected, closing old connection") and raises an alarm on the arbiter's console.
+log_dest stderr
+log_dest topic
 
 # The queues of the persistent sessions (the hub's above all) and the retained states survive a
 # broker restart: saved under {data}/ .
@@ -204,15 +242,48 @@ max_inflight_messages 100
 persistent_client_expiration 1d
 # Small messages go out at once (latency from a board's move to the hall page).
 set_tcp_nodelay true
+"""
 
-# TLS (README "The hall: security"): uncomment, give the certificate files, point the boards
-# at mqtts://{hall.host}:8883 (with [mqtt] ca = "…" for a private CA), and comment out the plain
-# listener above once every board has moved.
-#listener 8883
-#use_username_as_clientid true
-#cafile /etc/mosquitto/ca_certificates/hall-ca.crt
-#certfile /etc/mosquitto/certs/hall.crt
-#keyfile /etc/mosquitto/certs/hall.key
+
+def _user_text() -> str:
+    """The ``user`` line: the user who runs ``hub init`` owns the password file and the
+    broker's key (mode 0600). Started as root, Mosquitto drops to the user named here (by
+    default ``mosquitto``, who could read neither: "Unable to open pwfile"); started as any
+    other user, the line has no effect."""
+    try:
+        name = pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # a user id without a name (a container's): nobody to name
+        return ("# This hall's files belong to a user id without a name: run the broker as that\n"
+                "# user (started as root, Mosquitto would become 'mosquitto' and could not read\n"
+                "# them).\n")
+    return f"""\
+# The password file and the broker's key belong to {name}, who ran 'hub init', and only they
+# may read them. Started as root (sudo, as on a Pi), Mosquitto drops its privileges to the
+# user named here (without this line to 'mosquitto', who could not read them); started as
+# anyone else, it stays who it is.
+user {name}
+"""
+
+
+def _listener_text(hall: Hall) -> str:
+    if not hall.tls:
+        return f"""\
+# The boards and the hub connect here, on every interface of this machine: PLAIN MQTT, asked
+# for with --plain-mqtt. Every password crosses the hall's network in clear: anyone on it can
+# read them and publish as a board (README "The hall: security"). 'hub init' without
+# --plain-mqtt makes a TLS listener.
+listener {hall.port}
+"""
+    d = hall.dir
+    return f"""\
+# The boards and the hub connect here, on every interface of this machine, over TLS (1.2 at
+# least): the broker's certificate is signed by the hall's own CA ({CA_FILE}, made by
+# 'hub init'), which the boards and the hub trust, and nobody else's.
+listener {hall.port}
+cafile {d / CA_FILE}
+certfile {d / 'broker.crt'}
+keyfile {d / 'broker.key'}
+tls_version tlsv1.2
 """
 
 
@@ -226,6 +297,8 @@ def acl_text(hall: Hall) -> str:
              "# The hub reads the whole hall and sends the boards their commands.",
              "user hub",
              f"topic read {root}/#",
+             "# the broker's error log: a second connection with someone's credentials",
+             "topic read $SYS/broker/log/E",
              f"topic write {root}/boards/+/cmd"]
     for n in range(1, hall.boards + 1):
         prefix = f"{root}/boards/{n}"
@@ -245,10 +318,13 @@ def _toml(text: str) -> str:
 
 
 def hub_toml_text(hall: Hall) -> str:
-    """``hub.toml``: the hall's name and the hub's broker URL (the rest commented out)."""
+    """``hub.toml``: the hall's name, the hub's broker URL and CA, every board's key (the rest
+    commented out)."""
+    ca = f"ca = {_toml(CA_FILE)}\n" if hall.tls else ""
+    keys = "".join(f"{_toml(n)} = {_toml(k)}\n" for n, k in hall.keys.items())
     return f"""\
 # The hub of the damiera hall "{hall.hall}", written by 'damiera hub init'. Secret: it holds the
-# hub's broker password. Run:
+# hub's broker password and every board's signing key. Run:
 #   damiera hub --config {hall.dir / 'hub.toml'} --http 0.0.0.0:8090 --state-dir DIR
 hall = {_toml(hall.hall)}
 # The event's name, shown on the hall page and in the round feeds.
@@ -259,30 +335,43 @@ hall = {_toml(hall.hall)}
 # http = "0.0.0.0:8090"
 # The replicas of every board's journal and the hub's files (or --state-dir).
 # state_dir = "/var/lib/damiera-hub"
+# Boards whose journal lines are taken unsigned (boards without a key: older versions);
+# every other board's lines must verify with its key below, or they are refused.
+# accept_unsigned = ["12"]
 
 [mqtt]
-# The broker, with the hub's user and password (mqtts://… and ca = "…" once TLS is on).
+# The broker, with the hub's user and password, and the hall's CA (beside this file).
 url = {_toml(hall.url('hub'))}
-"""
+{ca}
+[keys]
+# Each board's signing key (the same as [mqtt] key in its board-<n>.toml).
+{keys}"""
 
 
 def board_toml_text(hall: Hall, board: int) -> str:
     """``board-<n>.toml``: a damiera.toml for board ``board`` of the hall."""
     name = f"board-{board}.toml"
+    ca = f"ca = {_toml(CA_FILE)}\n" if hall.tls else ""
+    ca_note = f",\n# with {CA_FILE} beside it" if hall.tls else ""
+    ca_what = f", and the hall's CA ({CA_FILE}, beside this file)" if hall.tls else " (plain MQTT)"
     return f"""\
 # Board {board} of the damiera hall "{hall.hall}", written by 'damiera hub init'. Secret: it
-# holds this board's broker password. A damiera.toml (keys in pi/damiera.example.toml): copy it
-# to the board as /etc/damiera/damiera.toml (mode 0600), add the game's keys (variant,
-# time_control, …) if need be, and run the board with it:
+# holds this board's broker password and its signing key. A damiera.toml (keys in
+# pi/damiera.example.toml): install it on the board with
+#   sudo systemd/install-pi.sh --config {name}
+# (it becomes /etc/damiera/damiera.toml, root:damiera 0640: the service reads it, nobody else){ca_note}.
+# Add the game's keys (variant, time_control, …) if need be, and run the board with it:
 #   damiera run --config {hall.dir / name}
 # or try it on a PC with the simulated board:
 #   damiera run --config {hall.dir / name} --simulate --trace GAME.jsonl
 board = {board}
 
 [mqtt]
-# The broker, with this board's user and password (mqtts://… and ca = "…" once TLS is on).
+# The broker, with this board's user and password{ca_what}.
 url = {_toml(hall.url(f'board-{board}'))}
 hall = {_toml(hall.hall)}
+{ca}# This board's own key: it signs every journal line for the hub; it never crosses the network.
+key = {_toml(hall.keys[str(board)])}
 """
 
 
@@ -313,6 +402,8 @@ def write_hall(hall: Hall, force: bool = False) -> list[Path]:
             atomic_write(d / name, text, mode=mode)
             written.append(d / name)
 
+        if hall.tls:
+            written += make_certs(hall)
         put("passwd", passwd_text(hall), 0o600)
         put("acl", acl_text(hall), 0o644)
         put("hub.toml", hub_toml_text(hall), 0o600)
@@ -325,13 +416,60 @@ def write_hall(hall: Hall, force: bool = False) -> list[Path]:
         put("mosquitto.conf", conf_text(hall), 0o644)  # last: a hall is whole once it is there
     except OSError as exc:
         raise HallInitError(f"{d}: cannot write the hall ({exc.strerror or exc})") from None
+    except subprocess.SubprocessError as exc:
+        raise HallInitError(f"openssl failed to make the hall's certificates: {exc}"[:300]) \
+            from None
     log.info("hall %s: %d boards written to %s", hall.hall, hall.boards, d)
     return written
 
 
+def make_certs(hall: Hall) -> list[Path]:
+    """The hall's CA and the broker's certificate for ``hall.host`` (and localhost, 127.0.0.1,
+    ::1), made with ``openssl`` (EC P-256) in a private temporary folder, then moved into
+    ``hall.dir``; keys mode 0600. Raises HallInitError (no openssl), OSError or
+    SubprocessError."""
+    tool = shutil.which("openssl")
+    if tool is None:
+        raise HallInitError("openssl is not installed: it makes the hall's TLS certificates "
+                            "(Debian's openssl package), or give --plain-mqtt")
+    try:
+        ip = ipaddress.ip_address(hall.host)
+        names = [f"IP:{ip}"]
+    except ValueError:
+        names = [f"DNS:{hall.host}"]
+    names += [n for n in ("DNS:localhost", "IP:127.0.0.1", "IP:::1") if n not in names]
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    with tempfile.TemporaryDirectory(dir=hall.dir) as tmp:
+        t = Path(tmp)
+
+        def run(*args: str) -> None:
+            subprocess.run([tool, *args], cwd=t, check=True, capture_output=True, timeout=60)
+        run("req", "-x509", *ec, "-keyout", "hall-ca.key", "-out", CA_FILE,
+            "-days", str(CERT_DAYS * 10), "-subj", f"/CN=damiera hall {hall.hall} CA",
+            "-addext", "basicConstraints=critical,CA:TRUE",
+            "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+        run("req", "-new", *ec, "-keyout", "broker.key", "-out", "broker.csr",
+            "-subj", f"/CN={hall.host}")
+        (t / "ext").write_text(f"subjectAltName={','.join(names)}\nbasicConstraints=CA:FALSE\n"
+                               "keyUsage=critical,digitalSignature\n"
+                               "extendedKeyUsage=serverAuth\n", encoding="ascii")
+        run("x509", "-req", "-in", "broker.csr", "-CA", CA_FILE, "-CAkey", "hall-ca.key",
+            "-set_serial", f"0x{secrets.token_hex(16)}", "-days", str(CERT_DAYS),
+            "-extfile", "ext", "-out", "broker.crt")
+        out = []
+        for name, mode in ((CA_FILE, 0o644), ("hall-ca.key", 0o600), ("broker.crt", 0o644),
+                           ("broker.key", 0o600)):
+            os.chmod(t / name, mode)
+            os.replace(t / name, hall.dir / name)
+            out.append(hall.dir / name)
+        return out
+
+
 def main_init(args: argparse.Namespace) -> int:
     """``damiera hub init``: writes the hall and prints what to run. Raises HallInitError."""
-    hall = make_hall(args.boards, args.dir, port=args.port, hall=args.hall, host=args.host)
+    tls = not bool(getattr(args, "plain_mqtt", False))
+    hall = make_hall(args.boards, args.dir, port=args.port, hall=args.hall, host=args.host,
+                     tls=tls)
     write_hall(hall, force=bool(getattr(args, "force", False)))
     out = sys.stdout
     print(f"hall {hall.hall}: {hall.boards} boards, broker {hall.host}:{hall.port}, in {hall.dir}",
@@ -341,4 +479,9 @@ def main_init(args: argparse.Namespace) -> int:
           "--state-dir DIR", file=out)
     print(f"  boards: damiera run --config {hall.dir}/board-<n>.toml (copy each to its board)",
           file=out)
+    if hall.tls:
+        print(f"  tls:    copy {hall.dir / CA_FILE} beside each board-<n>.toml", file=out)
+    else:
+        print("  WARNING: plain MQTT (--plain-mqtt): passwords cross the network in clear",
+              file=out)
     return 0

@@ -19,10 +19,11 @@ from typing import Any
 from engine.errors import StateError
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
+from pi.hall.rounds import round_order
 
 log = logging.getLogger(__name__)
 
-__all__ = ["main_hub", "run_hub", "HubApp"]
+__all__ = ["main_hub", "run_hub", "HubApp", "warn_insecure"]
 
 
 class HubApp:
@@ -45,18 +46,16 @@ class HubApp:
         self.server.pairings.load()
         for _, board in self.server.pairings.rows:
             self.hub.board(board)
-        # each board's latest pairing (the highest round) goes to it again when it is next seen
-        # online: the hub cannot know whether the board had it before the hub stopped
-        latest: dict[str, dict[str, str]] = {}
-        for row in sorted(self.server.pairings.rows.values(), key=lambda r: round_key(r["round"])):
-            latest[row["board"]] = row
-        for board, row in latest.items():
-            self.hub.push_pairing(board, self.server.pairing_command(row), send=False)
+        # the pairings of the round started last go to its boards again when each is next
+        # seen online (the hub cannot know whether a board had its pairing before it stopped);
+        # later rounds wait for the arbiter's start
+        self.hub.rounds.load()
         for ws in self.hub.servers.values():
             ws.start_feeds()
         await self.server.start()
         loop = asyncio.get_running_loop()
         assert self.config.mqtt is not None
+        warn_insecure(self.config)
         self.link = MqttLink(self.config.mqtt, self.config.hall, loop, self.hub.deliver,
                              self.hub.connected)
         self.hub.publish = self.link.publish
@@ -77,6 +76,19 @@ class HubApp:
         self.hub.close()
 
 
+def warn_insecure(config: HubConfig) -> None:
+    """The hub's warnings at start about what leaves the hall open (README "The hall:
+    security"): a plain MQTT broker, boards taken unsigned."""
+    if config.mqtt is not None and not config.mqtt.tls:
+        log.warning("PLAIN MQTT to %s: every board's password crosses the hall's network in "
+                    "clear; anyone on it can publish as a board (signed journal lines are "
+                    "still checked). 'damiera hub init' without --plain-mqtt makes a TLS hall",
+                    config.mqtt.url)
+    if config.accept_unsigned:
+        log.warning("boards taken UNSIGNED (accept_unsigned): %s; their lines cannot be told "
+                    "from forgeries", ", ".join(sorted(config.accept_unsigned)))
+
+
 async def run_hub(config: HubConfig) -> None:
     app = HubApp(config)
     stop = asyncio.Event()
@@ -92,11 +104,8 @@ async def run_hub(config: HubConfig) -> None:
 
 
 def round_key(rnd: str) -> tuple[int, float, str]:
-    """Rounds in their order: numbers by value ("2" before "10", "3.1" after "3"), then names."""
-    try:
-        return (0, float(rnd), "")
-    except ValueError:
-        return (1, 0.0, rnd)
+    """Rounds in their order (``pi.hall.rounds.round_order``)."""
+    return round_order(rnd)
 
 
 def main_hub(args: argparse.Namespace) -> int:
@@ -105,7 +114,8 @@ def main_hub(args: argparse.Namespace) -> int:
                         stream=sys.stderr)
     # a bad configuration (ConfigError) or an address that cannot be had (WebError) is a
     # DamieraError: the command line prints its one line (exit 2)
-    config = hub_config_from_args(args.config, args.mqtt, args.http, args.state_dir)
+    config = hub_config_from_args(args.config, args.mqtt, args.http, args.state_dir,
+                                  getattr(args, "accept_unsigned", None))
     try:
         asyncio.run(run_hub(config))
     except OSError as exc:  # the state directory cannot be made or written

@@ -20,6 +20,13 @@ Threads (the daemon's loop never waits for the network or the disk):
 Every line is published only after it is durable (a listener is called after the journal's
 fsync). What the broker or the board lost is found again by the hub from the ``status`` heads
 and asked for with a ``resend``.
+
+With ``[mqtt] key`` every journal line carries its ``mac`` and every ``status`` is signed
+(``pi.hall.signing``): the hub keeps only what verifies. The board connects with MQTT 5 (a
+persistent session of a day, as the 3.1.1 session it replaces) so that the broker tells it when
+another client took its session over with its credentials (reason "Session taken over"): the
+board counts it in its next ``status`` (``taken_over``), which the hub turns into an alarm,
+and connects again at once.
 """
 
 from __future__ import annotations
@@ -33,8 +40,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import secrets
+
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from engine.decisions import FlagRaised, GameEnded
 from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
@@ -44,6 +55,7 @@ from pi.hall.board_store import HallStore, banner_text, find_action, journal_lin
 from pi.hall.protocol import (MAX_PAYLOAD, PAIRING_KEYS, Ack, Command, Resend, Topics,
                               ack_payload, client_id, journal_payload, offline_payload,
                               parse_command, status_payload)
+from pi.hall.signing import Chain
 from pi.board.journal import encode_line
 from engine.replay import Fed
 from pi.board.statedir import StateDir
@@ -53,7 +65,13 @@ from pi.web.views import state_dict
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BoardLink"]
+__all__ = ["BoardLink", "SESSION_EXPIRY", "TAKEN_OVER"]
+
+#: The board's persistent session at the broker lasts this long without it (seconds): a day,
+#: as ``persistent_client_expiration`` of the hall's mosquitto.conf.
+SESSION_EXPIRY = 24 * 3600
+#: MQTT 5's DISCONNECT reason "Session taken over": a client connected with this board's id.
+TAKEN_OVER = 0x8E
 
 
 class BoardLink:
@@ -99,6 +117,15 @@ class BoardLink:
         self.states = 0
         self.state_bytes = 0  # the largest state published (bytes)
         self._stopping = False
+        #: this connection's random id, in every ``status`` (the hub tells connections apart)
+        self.session = secrets.token_hex(8)
+        #: how often the broker handed the board's session to another client (its credentials
+        #: used elsewhere): in every ``status`` (the hub's alarm)
+        self.taken_over = 0
+        key = spec.key
+        # one chain per thread that signs: the out thread (live lines), the I/O thread (resends)
+        self._live_chain = None if key is None else Chain(key, self._disk_texts)
+        self._resend_chain = None if key is None else Chain(key, self._disk_texts)
         self.client = self._make_client(reconnect, keepalive)
         self._keepalive = keepalive
 
@@ -107,8 +134,7 @@ class BoardLink:
     def _make_client(self, reconnect: tuple[int, int], keepalive: int) -> mqtt.Client:
         spec = self.spec
         c = mqtt.Client(CallbackAPIVersion.VERSION2,
-                        client_id=client_id(spec.hall, spec.board), clean_session=False,
-                        protocol=mqtt.MQTTv311)
+                        client_id=client_id(spec.hall, spec.board), protocol=mqtt.MQTTv5)
         c.max_queued_messages_set(0)  # unlimited: a partition of minutes is kept whole
         c.reconnect_delay_set(min_delay=reconnect[0], max_delay=reconnect[1])
         c.will_set(self.topics.board(self.board, "status"), offline_payload(self.board),
@@ -136,7 +162,10 @@ class BoardLink:
         if pairing is not None:
             self._apply_pairing(pairing)
         self._out_thread.start()
-        self.client.connect_async(self.spec.host, self.spec.port, keepalive=self._keepalive)
+        props = Properties(PacketTypes.CONNECT)
+        props.SessionExpiryInterval = SESSION_EXPIRY
+        self.client.connect_async(self.spec.host, self.spec.port, keepalive=self._keepalive,
+                                  clean_start=False, properties=props)
         self.client.loop_start()
         self._poll_timer = self.loop.call_later(self.poll, self._poll)
         log.info("hall: board %s of hall %s on %s", self.board, self.spec.hall, self.spec.url)
@@ -282,7 +311,10 @@ class BoardLink:
                 if item[0] == "journal":
                     _, game, line, record = item
                     text = encode_line(record)[:-1].decode("utf-8")
-                    self.client.publish(journal, journal_payload(game, line, text), qos=1)
+                    mac = None
+                    if self._live_chain is not None:
+                        mac = self._live_chain.sign(game, line, text)
+                    self.client.publish(journal, journal_payload(game, line, text, mac), qos=1)
                     self.published_lines += 1
                 else:
                     payload = json.dumps(item[1], separators=(",", ":"), ensure_ascii=False,
@@ -306,6 +338,7 @@ class BoardLink:
             return
         log.info("hall: connected to %s (session %s)", self.spec.url,
                  "resumed" if getattr(flags, "session_present", False) else "new")
+        self.session = secrets.token_hex(8)
         self.connected.set()
         client.subscribe(self.topics.board(self.board, "cmd"), qos=1)
         self._submit(self._publish_status)
@@ -325,6 +358,12 @@ class BoardLink:
         was = self.connected.is_set()
         self.connected.clear()
         self.subscribed.clear()
+        if getattr(reason, "value", None) == TAKEN_OVER:
+            # another client connected with this board's id, that is with its credentials
+            # (the broker takes the client id from the user name): said in the next status
+            self.taken_over += 1
+            log.warning("hall: the broker handed the board's session to another client using "
+                        "its credentials (%d time(s)); connecting again", self.taken_over)
         if was and not self._stopping:
             log.warning("hall: lost the broker %s (%s); the board plays on, lines are kept",
                         self.spec.url, reason)
@@ -357,8 +396,15 @@ class BoardLink:
     def _publish_status(self) -> None:
         game, lines = self.game, self.lines
         heads = self.store.heads(None if self.finished else game, lines)
-        self.client.publish(self.topics.board(self.board, "status"),
-                            status_payload(self.board, game, lines, heads), qos=1, retain=True)
+        payload = status_payload(self.board, game, lines, heads, session=self.session,
+                                 taken_over=self.taken_over, key=self.spec.key)
+        self.client.publish(self.topics.board(self.board, "status"), payload, qos=1, retain=True)
+
+    def _disk_texts(self, game: str, upto: int) -> list[str]:
+        """Lines 1..``upto`` of ``game``'s journal on disk (a chain rebuilt: after a restart,
+        for a resend). Raises OSError or ValueError."""
+        path = self.store.state.game(game).trace
+        return [text for _, text in journal_lines(path, 1, upto)]
 
     def _command(self, cmd: Command) -> None:
         first = self.store.answer(cmd.id)
@@ -429,6 +475,8 @@ class BoardLink:
             log.warning("hall: resend of %s from %d: %s", r.game, r.start, exc)
             return
         topic = self.topics.board(self.board, "journal")
+        chain = self._resend_chain
         for number, text in lines:
-            self.client.publish(topic, journal_payload(r.game, number, text), qos=1)
+            mac = None if chain is None else chain.sign(r.game, number, text)
+            self.client.publish(topic, journal_payload(r.game, number, text, mac), qos=1)
         log.info("hall: resent %d lines of %s from %d", len(lines), r.game, r.start)

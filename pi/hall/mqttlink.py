@@ -5,7 +5,10 @@ tournament pace must not flood the loop with callbacks).
 MQTT 3.1.1 with a persistent session (``clean_session = False``, the fixed client id
 ``damiera-<hall>-hub``: the broker queues what boards publish while the hub is away), QoS 1
 subscriptions to every board's ``state``, ``status``, ``journal`` and ``ack``, renewed on every
-(re)connection (which also brings the retained ``status`` again: the hub compares heads).
+(re)connection (which also brings the retained ``status`` again: the hub compares heads), and to the broker's
+error log (``BROKER_LOG``, Mosquitto's ``log_dest topic``): the broker's own word when a
+second client connects with a user's credentials ("Client board-7 already connected, closing
+old connection."), which the hub turns into an alarm.
 """
 
 from __future__ import annotations
@@ -24,9 +27,11 @@ from pi.hall.protocol import Topics, client_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MqttLink", "LEAVES"]
+__all__ = ["MqttLink", "LEAVES", "BROKER_LOG"]
 
 LEAVES = ("state", "status", "journal", "ack")
+#: Mosquitto's error log lines, published when ``log_dest topic`` is set (hub init sets it).
+BROKER_LOG = "$SYS/broker/log/E"
 
 
 class MqttLink:
@@ -87,7 +92,8 @@ class MqttLink:
         self.is_connected = True
         log.info("connected to %s (session present: %s)", self.spec.url,
                  getattr(flags, "session_present", "?"))
-        client.subscribe([(self.topics.all_boards(leaf), 1) for leaf in LEAVES])
+        client.subscribe([(self.topics.all_boards(leaf), 1) for leaf in LEAVES]
+                         + [(BROKER_LOG, 0)])
         self._call(self._connected)
 
     def _on_disconnect(self, client: mqtt.Client, userdata: object, flags: object,

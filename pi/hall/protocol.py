@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pi.board.statedir import parse_game_id
 from pi.hall.errors import BadMessage
+from pi.hall.signing import status_mac
 
 __all__ = ["MAX_PAYLOAD", "SEGMENT", "Topics", "JournalLine", "Heads", "Resend",
            "Command", "Ack", "parse_topic", "journal_payload", "parse_journal", "status_payload",
@@ -27,11 +28,14 @@ MAX_PAYLOAD = 64 * 1024
 SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 #: ``status`` lists at most this many of the board's newest games.
 MAX_GAMES = 64
-#: The pairing's keys a board takes (strings, one line, at most 200 characters).
-PAIRING_KEYS = ("event", "round", "white", "black")
+#: The pairing's keys a board takes (strings, one line, at most 200 characters);
+#: ``clock_start`` is "arbiter" only (the game's clock waits for the arbiter's start_clock).
+PAIRING_KEYS = ("event", "round", "white", "black", "clock_start")
 _MAX_TEXT = 200
 _MAX_ID = 128
 _LEAVES = ("state", "status", "journal", "ack", "cmd")
+_MAC = re.compile(r"[0-9a-f]{64}")
+_SESSION = re.compile(r"[0-9a-f]{8,64}")
 
 
 def _segment(value: str, what: str) -> str:
@@ -124,10 +128,15 @@ class JournalLine:
     game: str
     line: int
     text: str
+    #: the board's HMAC of the line (``pi.hall.signing``), None from a board without a key
+    mac: str | None = None
 
 
-def journal_payload(game: str, line: int, text: str) -> bytes:
-    return _dump({"game": game, "line": line, "text": text})
+def journal_payload(game: str, line: int, text: str, mac: str | None = None) -> bytes:
+    obj: dict[str, Any] = {"game": game, "line": line, "text": text}
+    if mac is not None:
+        obj["mac"] = mac
+    return _dump(obj)
 
 
 def parse_journal(payload: bytes) -> JournalLine:
@@ -137,7 +146,15 @@ def parse_journal(payload: bytes) -> JournalLine:
     text = obj.get("text")
     if not isinstance(text, str) or not text or "\n" in text or "\r" in text:
         raise BadMessage(f"journal {game}:{line}: text is not one journal line")
-    return JournalLine(game, line, text)
+    return JournalLine(game, line, text, _mac(obj.get("mac"), f"journal {game}:{line}"))
+
+
+def _mac(value: Any, what: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or _MAC.fullmatch(value) is None:
+        raise BadMessage(f"{what}: mac is not 64 lowercase hex digits")
+    return value
 
 
 # ---------------------------------------------------------------------- status
@@ -153,12 +170,29 @@ class Heads:
     game: str | None
     lines: int
     games: tuple[tuple[str, int, bool], ...]
+    #: the board's connection (a fresh random hex string each time it connects), or None
+    session: str | None = None
+    #: how often the broker handed this board's session to another client since it started
+    taken_over: int = 0
+    #: the board's HMAC of the status (``pi.hall.signing.status_mac``), None if unsigned
+    mac: str | None = None
+    #: the object as received (what the mac covers)
+    body: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def status_payload(board: str, game: str | None, lines: int,
-                   games: list[tuple[str, int, bool]]) -> bytes:
-    return _dump({"online": True, "board": board, "game": game, "lines": lines,
-                  "games": [list(g) for g in games[-MAX_GAMES:]]})
+                   games: list[tuple[str, int, bool]], *, session: str | None = None,
+                   taken_over: int = 0, key: bytes | None = None) -> bytes:
+    """The board's ``status``; ``session`` and ``taken_over`` when given, signed with ``key``
+    when given (``pi.hall.signing``)."""
+    obj: dict[str, Any] = {"online": True, "board": board, "game": game, "lines": lines,
+                           "games": [list(g) for g in games[-MAX_GAMES:]]}
+    if session is not None:
+        obj["session"] = session
+        obj["taken_over"] = taken_over
+    if key is not None:
+        obj["mac"] = status_mac(key, obj)
+    return _dump(obj)
 
 
 def offline_payload(board: str) -> bytes:
@@ -189,7 +223,15 @@ def parse_status(payload: bytes) -> Heads:
                 or not isinstance(g[1], int) or g[1] < 0 or not isinstance(g[2], bool)):
             raise BadMessage("status: each game is [id, lines, finished]")
         games.append((_game_id(g[0], "status"), g[1], g[2]))
-    return Heads(True, board, game, lines, tuple(games))
+    session = obj.get("session")
+    if session is not None and (not isinstance(session, str)
+                                or _SESSION.fullmatch(session) is None):
+        raise BadMessage("status: session is not 8..64 lowercase hex digits")
+    taken = obj.get("taken_over", 0)
+    if isinstance(taken, bool) or not isinstance(taken, int) or not 0 <= taken <= 10**9:
+        raise BadMessage("status: bad taken_over")
+    return Heads(True, board, game, lines, tuple(games), session, taken,
+                 _mac(obj.get("mac"), "status"), obj)
 
 
 # ---------------------------------------------------------------------- commands
@@ -255,6 +297,8 @@ def parse_command(payload: bytes) -> Command | Resend:
         unknown = set(p) - set(PAIRING_KEYS)
         if unknown:
             raise BadMessage(f"cmd {cmd_id}: pairing: unknown key {sorted(unknown)[0]!r}")
+        if p.get("clock_start", "arbiter") != "arbiter":
+            raise BadMessage(f"cmd {cmd_id}: pairing: clock_start is 'arbiter' or absent")
         return Command(cmd_id, pairing={k: _one_line(v, f"pairing {k}") for k, v in p.items()})
     raise BadMessage(f"cmd {cmd_id}: neither action, pairing nor resend")
 

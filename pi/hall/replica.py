@@ -6,6 +6,10 @@ holds exactly *n − 1* lines; a line already held is dropped (a duplicate from 
 a different text is logged as a conflict and the first copy kept); a line ahead is kept in
 memory (at most :data:`MAX_AHEAD` per game) until the gap is filled, then appended with the
 lines it was waiting for. Every accepted line is reported once, in order, to the caller.
+With ``check`` (the hub's signature check of a board with a key) a line is appended only when
+``check(line, text, mac)`` says it verifies, in order: the first that does not is dropped
+(reported as ``refused``) and nothing after it is appended, so the replica never holds a line
+it could not verify.
 
 Durability: lines are written (``os.write`` of whole lines, on the caller's thread: cheap) but
 fsynced in batches by :meth:`Replica.sync` (the hub runs it off the event loop every half
@@ -23,14 +27,17 @@ import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from pi.hall.protocol import SEGMENT
 from pi.board.statedir import fsync_dir, parse_game_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Replica", "GameReplica", "Offered", "MAX_AHEAD", "game_order", "board_key"]
+__all__ = ["Replica", "GameReplica", "Offered", "Check", "MAX_AHEAD", "game_order", "board_key"]
+
+#: ``check(line, text, mac)``: the line verifies as the next of its game (``pi.hall.hub``).
+Check = Callable[[int, str, "str | None"], bool]
 
 #: Lines ahead of a gap kept in memory per game; more are dropped (a resend brings them back).
 MAX_AHEAD = 4096
@@ -54,10 +61,13 @@ class Offered:
     """What :meth:`Replica.offer` did: ``kind`` is ``appended`` (``lines``: every line appended,
     in order, the offered one and the buffered ones it released), ``ahead`` (kept for later),
     ``duplicate``, ``conflict`` (a held line with another text: first kept), ``dropped`` (ahead
-    and the buffer full) or ``failed`` (the disk refused the write; nothing appended)."""
+    and the buffer full), ``failed`` (the disk refused the write; nothing appended) or
+    ``refused`` (nothing appended: line ``refused`` did not verify). ``appended`` may also
+    have ``refused``: the lines before it were appended, it and those after it were not."""
 
     kind: str
     lines: tuple[tuple[int, str], ...] = ()
+    refused: int | None = None
 
 
 @dataclass(eq=False)
@@ -68,7 +78,8 @@ class GameReplica:
     id: str
     path: Path
     lines: list[str] = field(default_factory=list)
-    ahead: dict[int, str] = field(default_factory=dict)
+    #: line number → (text, mac) received ahead of a gap
+    ahead: dict[int, tuple[str, str | None]] = field(default_factory=dict)
     size: int = 0
     fresh: bool = False  # its folder is new: fsync the directories at the next sync
 
@@ -158,13 +169,21 @@ class Replica:
 
     # ------------------------------------------------------------------ offering lines
 
-    def offer(self, board: str, game: str, line: int, text: str) -> Offered:
+    def offer(self, board: str, game: str, line: int, text: str, mac: str | None = None,
+              check: Check | None = None) -> Offered:
         """One ``journal`` message (see the module docstring)."""
-        g = self.boards.setdefault(board, {}).get(game)
+        g = self.boards.get(board, {}).get(game)
         if g is None:
+            if check is not None and line > 1:
+                # a game not held, from a board that signs: nothing can verify this line yet,
+                # and a stranger's invented games must cost nothing (the resend brings it)
+                return Offered("dropped")
             path = self.root / "boards" / board / "games" / game / "trace.jsonl"
             g = GameReplica(board, game, path, fresh=True)
-            self.boards[board][game] = g
+            if check is not None and not check(line, text, mac):
+                return Offered("refused", refused=line)  # an invented game is not kept
+            self.boards.setdefault(board, {})[game] = g
+            check = None  # line 1 verified
         if line <= g.held:
             if g.lines[line - 1] != text:
                 log.warning("board %s game %s line %d: conflicting copy received "
@@ -173,25 +192,36 @@ class Replica:
             return Offered("duplicate")
         if line > g.held + 1:
             if line in g.ahead:
-                if g.ahead[line] != text:
+                if g.ahead[line][0] != text:
                     log.warning("board %s game %s line %d: conflicting copy received ahead "
                                 "(first kept)", board, game, line)
                     return Offered("conflict")
                 return Offered("duplicate")
             if len(g.ahead) >= MAX_AHEAD:
                 return Offered("dropped")
-            g.ahead[line] = text
+            g.ahead[line] = (text, mac)
             return Offered("ahead")
-        run = [(line, text)]
+        run = [(line, text, mac)]
         n = line + 1
         while n in g.ahead:
-            run.append((n, g.ahead.pop(n)))
+            run.append((n, *g.ahead.pop(n)))
             n += 1
-        if not self._append(g, [t for _, t in run]):
-            for number, t in run[1:]:
-                g.ahead[number] = t
+        refused = None
+        if check is not None:
+            for i, (number, t, m) in enumerate(run):
+                if not check(number, t, m):
+                    refused = number
+                    for later in run[i + 1:]:  # verified once the refused line comes again
+                        g.ahead[later[0]] = (later[1], later[2])
+                    run = run[:i]
+                    break
+            if not run:
+                return Offered("refused", refused=refused)
+        if not self._append(g, [t for _, t, _ in run]):
+            for number, t, m in run[1:]:
+                g.ahead[number] = (t, m)
             return Offered("failed")
-        return Offered("appended", tuple(run))
+        return Offered("appended", tuple((n, t) for n, t, _ in run), refused)
 
     def _append(self, g: GameReplica, texts: list[str]) -> bool:
         data = "".join(t + "\n" for t in texts).encode("utf-8")

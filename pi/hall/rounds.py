@@ -1,6 +1,7 @@
-"""The hall's rounds: the pairings (CSV in, ``pairing`` commands out, kept in
-``DIR/pairings.csv``), the round feeds for broadcasters (``/rounds/<r>/games.pdn``, one PDN per
-board) and the results table (HUB_API.md).
+"""The hall's rounds: the pairings (CSV in, kept whole in ``DIR/pairings.csv``, every round in
+it), the start of a round (:class:`RoundStart`: its boards' ``pairing`` commands, then each
+board's clock started once it is set up), the round feeds for broadcasters
+(``/rounds/<r>/games.pdn``, one PDN per board) and the results table (HUB_API.md).
 
 Round feeds follow the broadcast policy (``pi.web.views.public_snapshot``: moves under a pending
 irregularity held; the delay of ``broadcast_delay``), list the round's boards in board-number
@@ -12,8 +13,11 @@ GameType lidraughts reads, and after a kept irregularity a ``[SetUp "1"] [FEN]``
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
+import json
+import logging
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -21,21 +25,31 @@ from typing import TYPE_CHECKING, Any
 
 from engine.articles import code as article_code
 from engine.board import Board
+from engine.pdn import record_tags
 from engine.variants import Variant, find_variant
 from pi.board.statedir import atomic_write
+from pi.board.view import Phase
 from pi.hall.boardview import BoardReplica, GameInfo, ReplicaServer
 from pi.hall.errors import PairingError
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import GameReplica, board_key
-from pi.web.views import PublicSnapshot, broadcast_pdn, game_type_tag, public_snapshot
+from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, game_type_tag,
+                          public_snapshot)
 
 if TYPE_CHECKING:  # the hub holds the pairings: it imports this module
     from pi.hall.hub import Hub
 
-__all__ = ["Pairings", "game_feed", "round_feed", "results", "results_csv",
-           "PAIRINGS_FILE"]
+__all__ = ["Pairings", "RoundStart", "pairing_command", "game_feed", "round_feed", "results",
+           "results_csv", "PAIRINGS_FILE", "ROUND_FILE"]
+
+log = logging.getLogger(__name__)
 
 PAIRINGS_FILE = "pairings.csv"
+#: The round the arbiter started last (``{"round": "3"}``): its pairings go to the boards again
+#: after a hub restart, and its boards' clocks are started as they become ready.
+ROUND_FILE = "round.json"
+#: Seconds before a ``start_clock`` the board did not carry out is sent again.
+START_RETRY = 5.0
 _HEADER = ["round", "board", "white", "black"]
 _MAX_ROWS = 10_000
 
@@ -67,6 +81,163 @@ class Pairings:
 
     def of_round(self, rnd: str) -> dict[str, dict[str, str]]:
         return {b: r for (rr, b), r in self.rows.items() if rr == rnd}
+
+    def rounds(self) -> list[str]:
+        """The rounds of the pairings, in their order."""
+        return sorted({rr for rr, _ in self.rows}, key=round_order)
+
+
+def round_order(rnd: str) -> tuple[int, float, str]:
+    """Rounds in their order: numbers by value ("2" before "10", "3.1" after "3"), then names."""
+    try:
+        return (0, float(rnd), "")
+    except ValueError:
+        return (1, 0.0, rnd)
+
+
+def pairing_command(row: dict[str, str], event: str | None) -> dict[str, str]:
+    """A pairings.csv row as the board's ``pairing`` command of a started round (PROTOCOL.md):
+    its game's clock waits for the arbiter (``clock_start``), whom the hub stands for once the
+    board is set up (:class:`RoundStart`)."""
+    pairing = {"round": row["round"], "white": row["white"], "black": row["black"],
+               "clock_start": "arbiter"}
+    if event:
+        pairing["event"] = event
+    return pairing
+
+
+class RoundStart:
+    """"Start round N" of the hall's console (HUB_API.md ``POST /api/rounds/<r>/start``).
+
+    A round starts when the arbiter starts the clocks (COMP 4.4.2). :meth:`start` sends every
+    board paired in the round its pairing (its next game's start line takes it) and remembers
+    the round (``DIR/round.json``). From then on, once a second (:meth:`tick`), every board of
+    that round that is ready — online, its pairing taken, a game of this round begun (the board
+    begins one only once the pieces stand as they should, IT 7.1, and the right way round, IT
+    7.2), no set-up flag pending — and whose clock has not been started is sent the arbiter
+    action ``start_clock`` for that game: the face of the player to move runs, whether or not
+    he is there (COMP 6.9, 6.10). :meth:`table` says, board by board, where each stands and,
+    for a board not ready, why. Runs on the hub's loop."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.path = hub.root / ROUND_FILE
+        #: the round started last (None: none yet)
+        self.current: str | None = None
+        #: board → (game id, monotonic time) of the last ``start_clock`` sent for it
+        self._sent: dict[str, tuple[str, float]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def load(self) -> None:
+        """The round started last, from ``DIR/round.json`` (none when missing or unreadable);
+        its boards' pairings kept again for them (sent when each is next seen online: the hub
+        cannot know whether a board had it before the hub stopped)."""
+        try:
+            obj = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        rnd = obj.get("round") if isinstance(obj, dict) else None
+        if isinstance(rnd, str) and rnd:
+            self.current = rnd
+            for board, row in self.hub.pairings.of_round(rnd).items():
+                self.hub.board(board)
+                self.hub.push_pairing(board, pairing_command(row, self.hub.config.event),
+                                      send=False)
+
+    def start(self, rnd: str) -> list[dict[str, Any]]:
+        """Starts round ``rnd``: its pairings sent, the round kept; returns :meth:`table`.
+        Raises PairingError when no board is paired in it."""
+        rows = self.hub.pairings.of_round(rnd)
+        if not rows:
+            raise PairingError(f"round {rnd[:32]!r} has no pairings (upload them first)")
+        atomic_write(self.path, json.dumps({"round": rnd}) + "\n")
+        self.current = rnd
+        self._sent.clear()
+        for board, row in sorted(rows.items(), key=lambda br: board_key(br[0])):
+            self.hub.board(board)  # listed in the hall before it is heard from
+            self.hub.push_pairing(board, pairing_command(row, self.hub.config.event))
+        log.info("round %s started: %d boards paired", rnd, len(rows))
+        return self.table(rnd)
+
+    def table(self, rnd: str) -> list[dict[str, Any]]:
+        """Every board paired in round ``rnd``, in board order: ``board``, ``white``,
+        ``black``, ``game_id``, ``state`` (``not_ready``, ``ready``: its clock is being
+        started, ``started``, ``over``) and ``why`` (a board not ready: one line)."""
+        rows = self.hub.pairings.of_round(rnd)
+        return [{"board": b, "white": row["white"], "black": row["black"],
+                 **self.readiness(b, rnd)}
+                for b, row in sorted(rows.items(), key=lambda br: board_key(br[0]))]
+
+    def readiness(self, board: str, rnd: str) -> dict[str, Any]:
+        """Where ``board`` stands in round ``rnd`` (see :meth:`table`)."""
+        view = self.hub.board(board)
+        s = view.game
+        ours = s is not None and str(s.start_line.get("round")) == rnd
+        game_id = s.id if s is not None and ours else None
+
+        def out(state: str, why: str = "") -> dict[str, Any]:
+            return {"game_id": game_id, "state": state, "why": why}
+        if ours and s is not None and view.phase == Phase.OVER:
+            return out("over", f"game over: {s.arbiter.game.result}")
+        if not view.online:
+            return out("not_ready", "offline: the board is not connected")
+        pending = self.hub.pairing_out.get(board)
+        if pending is not None and pending[1].get("round") == rnd:
+            return out("not_ready", "its pairing is sent, the board has not taken it yet")
+        refused = self.hub.pairing_refused.get(board)
+        if refused is not None:
+            return out("not_ready", f"the board refused its pairing: {refused}")
+        if view.faults:
+            first = next(iter(view.faults.values()))
+            return out("not_ready", f"sensor fault: {first.message or first.kind}")
+        if not ours or s is None:
+            st = view.retained or {}
+            message = str(st.get("message") or "").strip()
+            if s is not None and view.phase == Phase.PLAYING:
+                return out("not_ready", f"a game of round {s.start_line.get('round') or '?'} "
+                                        "is still in play")
+            # IT 7.1, 7.2: the board begins the game once the pieces stand right
+            return out("not_ready", "not set up (IT 7.1, 7.2)" + (f": {message}" if message
+                                                                  else ""))
+        setup = {article_code(s.variant, k) for k in ("setup", "orientation", "light_square")}
+        flag = next((f for f in s.arbiter.flags if f.status == "pending" and f.code in setup),
+                    None)
+        if flag is not None:
+            return out("not_ready", f"{flag.code} pending: {flag.text}")
+        clock = clock_dict(view)
+        if clock is None:
+            return out("started", "no clock on this board")
+        if clock.get("state") == "ready":
+            return out("ready")
+        return out("started")
+
+    def tick(self) -> None:
+        """Starts the clock of every board of the current round that is ready (at most one
+        ``start_clock`` per board and game every ``START_RETRY`` s)."""
+        rnd = self.current
+        if rnd is None:
+            return
+        now = time.monotonic()
+        for board in self.hub.pairings.of_round(rnd):
+            r = self.readiness(board, rnd)
+            game = r["game_id"]
+            if r["state"] != "ready" or game is None:
+                continue
+            sent = self._sent.get(board)
+            if sent is not None and sent[0] == game and now - sent[1] < START_RETRY:
+                continue
+            self._sent[board] = (game, now)
+            task = asyncio.get_running_loop().create_task(self._start_clock(board, game))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _start_clock(self, board: str, game: str) -> None:
+        try:
+            await self.hub.act(board, {"action": "start_clock", "game": game})
+            log.info("round %s: board %s's clock started (game %s)", self.current, board, game)
+        except Exception as exc:  # noqa: BLE001 - an HTTP error or a timeout: tried again
+            log.warning("round %s: board %s did not start its clock: %s", self.current, board,
+                        getattr(exc, "text", None) or exc)
 
 
 def _row_key(r: dict[str, str]) -> tuple[Any, ...]:
@@ -117,8 +288,7 @@ def _termination(code: str | None, reason: str | None, variant: Variant) -> str 
 def _placeholder(start: dict[str, Any], variant: Variant) -> PublicSnapshot:
     fen = start.get("fen") if isinstance(start.get("fen"), str) else None
     board = Board(fen, variant) if fen else Board(None, variant)
-    tags = {k.capitalize(): str(v) for k, v in start.items()
-            if k in ("white", "black", "event", "round") and v is not None}
+    tags = record_tags(start)
     if start.get("time_control"):
         tags["TimeControl"] = str(start["time_control"])
     return PublicSnapshot(0, time.time(), [], [], board.fen(), "*", None,
@@ -164,21 +334,15 @@ def game_feed(view: BoardReplica, ws: ReplicaServer, g: GameReplica | None, rnd:
     snap, code, reason = (None, None, None)
     if g is not None:
         snap, code, reason = _shown(view, ws, g, delay)
+    # what names the game: its start line, else the pairing and the hall's event
+    known: dict[str, Any] = {"event": event, **(pairing or {})}
+    known.update({k: v for k, v in start.items() if v not in (None, "")})
+    if rnd is not None:
+        known["round"] = rnd
+    known["board"] = view.board
     if snap is None:
-        base = dict(start)
-        if pairing is not None:
-            base.setdefault("white", pairing["white"])
-            base.setdefault("black", pairing["black"])
-        snap = _placeholder(base, variant)
-    tags = {k: v for k, v in snap.tags.items()}
-    if rnd is None:
-        rnd = str(start.get("round") or (pairing or {}).get("round") or "?")
-    tags["Round"] = f"{rnd}.{view.board}"
-    for side in ("White", "Black"):
-        name = tags.get(side) or (pairing or {}).get(side.lower()) or ""
-        tags[side] = name.strip() or "?"
-    if not tags.get("Event") and event:
-        tags["Event"] = event
+        snap = _placeholder(known, variant)
+    tags = {**snap.tags, **record_tags(known, board_in_round=True)}
     tags.setdefault("TimeControl", "-")
     term = _termination(code, reason, variant) if snap.result != "*" else None
     if term is not None:

@@ -53,8 +53,7 @@ def _state(a: Arbiter, line: int, record: dict[str, Any]) -> dict[str, Any]:
     tr = a.tracking
     pieces: dict[str, str] = {}
     for square in a.sensed:
-        origin = tr.phys.get(square)
-        piece = tr.ref.piece_at(origin) if origin is not None else None
+        piece = tr.piece_on(square)
         pieces[square] = "?" if piece is None else piece_code(piece.color, piece.king)
     game = a.game
     last = game.moves[-1] if game.moves else None
@@ -71,7 +70,7 @@ def _state(a: Arbiter, line: int, record: dict[str, Any]) -> dict[str, Any]:
         "line": line,
         "record": record,
         "pieces": pieces,
-        "hand": len(tr.hand),
+        "hand": len(tr.hand),  # pieces lifted and not yet put down
         "moves": len(game.moves),
         "last_move": None if last is None else {"notation": last.notation, "ply": last.ply,
                                                 "side": last.side.label},

@@ -34,11 +34,15 @@ from pi.web import auth
 from pi.web.errors import WebError
 from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,
                              keep_auth, line_of, read, whole_lines)
+from pi.web.guard import (HEADER_TIMEOUT, ConnectionGuard, GuardedHandler, GuardedSite,
+                          OneLineHttpErrors, accept_error_handler)
 from pi.web.feeds import (Client, Stream, encode, encode_state, ping_loop, replay_journal_events,
                           serve_sse)
 from pi.web.replay import replay_states
-from pi.web.views import (MoveDicts, PublicSnapshot, board_snapshot, broadcast_pdn, clock_dict,
-                          decisions_json, line_events, public_events, state_dict)
+from pi.web.views import (MoveDicts, PublicSnapshot, board_snapshot, broadcast_pdn,
+                          NOTE_CODE, changes_clock, clock_dict, decisions_json,
+                          journal_snapshot, line_events, note_flags, public_events,
+                          state_dict)
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +75,14 @@ class ArbiterSite:
         self.throttle = auth.Throttle()
         self.app = web.Application()
         self._runner: web.AppRunner | None = None
+        self.guard = ConnectionGuard()
+        self.header_timeout = HEADER_TIMEOUT
+        # aiohttp's handlers log through this one (its own filter, its own rate limit: one per
+        # site, not registered by name, its records handled as pi.web's)
+        self._http_log = logging.Logger("pi.web.http")
+        self._http_log.parent = logging.getLogger("pi.web")
+        self._http_log.addFilter(OneLineHttpErrors(log))
+        self._handler_set = False
 
     async def listen(self, fallback: bool = False) -> None:
         """Serves :attr:`app` on (host, port). ``fallback``: the address is only the default
@@ -80,32 +92,45 @@ class ArbiterSite:
         # otherwise hold its place until the next write), freeing its place under the limit
         # shutdown_timeout: a stopping server waits at most 2 s for slow clients (systemd's
         # stop must not wait on a phone's connection)
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False,
-                                     handler_cancellation=True, shutdown_timeout=2.0)
+        self._runner = web.AppRunner(self.app, handle_signals=False, handler_cancellation=True,
+                                     shutdown_timeout=2.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
+        # the connections: capped (per address, in all, below the descriptor budget), closed
+        # when no whole request came within HEADER_TIMEOUT, malformed requests one INFO line
+        handler_args: dict[str, Any] = {"access_log": None, "logger": self._http_log,
+                                        "keepalive_timeout": self.header_timeout}
+        site = GuardedSite(self._runner, self.host, self.port, self.guard, **handler_args)
+        loop = asyncio.get_running_loop()
+        if loop.get_exception_handler() is None:
+            loop.set_exception_handler(accept_error_handler(self.guard.flood))
+            self._handler_set = True
         try:
             await site.start()
         except OSError as exc:
             if not fallback:
-                await self._runner.cleanup()
+                await self.close()
                 raise WebError(f"--http {self.host}:{self.port}: cannot listen "
                                f"({exc.strerror or exc})") from None
             log.warning("http %s:%d in use (%s): another free port taken", self.host, self.port,
                         exc.strerror or exc)
-            site = web.TCPSite(self._runner, self.host, 0, reuse_address=True)
+            site = GuardedSite(self._runner, self.host, 0, self.guard, **handler_args)
             await site.start()
-        sockets = getattr(site._server, "sockets", None) or []  # noqa: SLF001 - the bound port
-        if sockets:
-            self.port = sockets[0].getsockname()[1]
+        self.port = site.port
 
     async def close(self) -> None:
         """Stops listening (clients still connected get up to 2 s)."""
         if self._runner is not None:
             await self._runner.cleanup()
+            self._runner = None
+        if self._handler_set:
+            asyncio.get_running_loop().set_exception_handler(None)
+            self._handler_set = False
 
     @web.middleware
     async def _errors(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        protocol = request.protocol
+        if isinstance(protocol, GuardedHandler):  # a request in progress: not closed for room
+            self.guard.busy(protocol)
         try:
             if request.method == "OPTIONS":  # CORS preflight, for GETs only
                 return await self.options(request)
@@ -126,6 +151,9 @@ class ArbiterSite:
         except Exception:
             log.exception("web request %s %s failed", request.method, request.path)
             return error(503, "the server could not answer this request (logged)")
+        finally:
+            if isinstance(protocol, GuardedHandler):
+                self.guard.idle(protocol)
 
     async def _cors(self, request: web.Request, response: web.StreamResponse) -> None:
         if request.method in ("GET", "HEAD", "OPTIONS"):
@@ -246,6 +274,8 @@ class WebServer(ArbiterSite):
         self.last_line = 0
         self.last_record: dict[str, Any] | None = None
         self.snapshot: PublicSnapshot | None = None
+        #: the game's notes: flag id → public (COMP 6.16; None: unknown, all kept private)
+        self.notes: dict[int, bool] | None = {}
         self.public_state: dict[str, Any] | None = None
         self._delayed: deque[tuple[float, int, str | None, list[bytes], dict[str, Any] | None,
                                    PublicSnapshot | None]] = deque()
@@ -262,8 +292,7 @@ class WebServer(ArbiterSite):
         WebError (one line) when the address cannot be had."""
         await self.listen(fallback)
         self.start_feeds()
-        log.warning("web pages on http://%s:%d/ (arbiter token: damiera token)", self.host,
-                    self.port)
+        log.info("web pages on http://%s:%d/", self.host, self.port)
 
     def start_feeds(self) -> None:
         """Starts the clients' pings, and releasing the delayed public lines (when a broadcast
@@ -285,13 +314,26 @@ class WebServer(ArbiterSite):
 
     def prime(self) -> None:
         """Picks up a game resumed before the server started: its line count and broadcast view
-        (the lines themselves are read back from the journal by a resuming client)."""
+        (the lines themselves are read back from the journal by a resuming client). With an
+        irregularity pending, the broadcast view is derived from the journal
+        (:func:`pi.web.views.journal_snapshot`): the held move stays held after a restart."""
         g = self.board.game
         if g is None:
             return
         line = g.line
         self.last_line = line
         self.snapshot = board_snapshot(self.board, line, None, self.moves)
+        held = g.arbiter.pending is not None or any(
+            f.kind == "irregularity" and f.status == "pending" for f in g.arbiter.flags)
+        if held or any(f.code == NOTE_CODE for f in g.arbiter.flags):
+            try:
+                text = whole_lines(read(g.trace)).decode("utf-8")
+                view = journal_snapshot(g.id, text.splitlines())
+                self.snapshot, self.notes = view.snapshot, view.notes
+            except (OSError, ValueError) as exc:  # say so; the notes kept private
+                self.notes = None
+                log.error("broadcast view not derived from the journal (%s): %s", exc,
+                          "the pending move is shown" if held else "notes kept private")
         self.public_snap = self.snapshot
         for stream in (self.arbiter_stream, self.public_stream):
             stream.game, stream.last = g.id, line
@@ -306,6 +348,9 @@ class WebServer(ArbiterSite):
         game = None if c.game is None else c.game.id
         if fed.line == 1:
             self.flag_lines = {}
+            self.notes = {}
+        if self.notes is not None:
+            note_flags(fed, self.notes)
         self.last_line = fed.line
         self.last_record = fed.record
         events = line_events(fed, self.flag_lines, self.clock_now)
@@ -318,13 +363,14 @@ class WebServer(ArbiterSite):
         self.arbiter_stream.publish(game, fed.line, msgs, state)
         # the public stream: events derived from the broadcast view (held moves stay out)
         prev = self.snapshot
-        snap = board_snapshot(c, fed.line, prev, self.moves)
+        snap = board_snapshot(c, fed.line, prev, self.moves, changes_clock(fed))
         self.snapshot = snap
-        pub = public_events(fed, events, prev, snap)
+        pub = public_events(fed, events, prev, snap, self.clock_now, self.notes)
         pub_state = None
         if self.delay > 0 or self.public_stream.clients:
             pub_state = state_dict(c, fed.line, arbiter_view=False, snap=snap, last_record=None,
-                                   flag_lines=self.flag_lines, cache=self.moves)
+                                   flag_lines=self.flag_lines, cache=self.moves,
+                                   notes=self.notes)
         pub_msgs = [encode(fed.line, n, d) for n, d in pub]
         if self.delay > 0:
             at = time.monotonic() if received is None else received
@@ -392,7 +438,7 @@ class WebServer(ArbiterSite):
             return state_dict(c, self.last_line, arbiter_view=arbiter_view,
                               snap=None if arbiter_view else self.snapshot,
                               last_record=self.last_record, flag_lines=self.flag_lines,
-                              cache=self.moves)
+                              cache=self.moves, notes=self.notes)
         if self.public_state is not None:
             return dict(self.public_state)
         # delayed and nothing old enough yet: the game's start, no moves, no flags

@@ -9,9 +9,11 @@ thread, between the board's own steps.
 from __future__ import annotations
 
 import json
+import logging
 import time
-from dataclasses import dataclass, field
-from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.articles import title
@@ -19,14 +21,18 @@ from engine.decisions import (ClockChanged, Flag, FlagDecided, FlagRaised, GameE
                               MoveCommitted, MoveRetracted, PositionSet)
 from engine.clock import GameClock
 from engine.game import Game, RecordedMove
-from engine.pdn import SEVEN_TAGS
+from engine.pdn import seven_tags
 from engine.variants import Variant
-from engine.replay import Fed
+from engine.replay import ContainArbiter, Fed, Replay
 from pi.board.view import BoardView, Phase
+
+log = logging.getLogger(__name__)
 
 __all__ = ["MoveDicts", "flag_dict", "flag_view", "public_flag", "HELD_TEXT", "clock_dict",
            "clock_at", "state_dict", "line_events", "PublicSnapshot", "public_snapshot",
-           "public_events", "broadcast_pdn", "game_type_tag", "decisions_json", "board_snapshot"]
+           "public_events", "broadcast_pdn", "game_type_tag", "decisions_json", "board_snapshot",
+           "journal_snapshot", "frozen_clock", "changes_clock", "JournalView", "NOTE_CODE",
+           "is_private_note", "note_flags"]
 
 #: GameType as lidraughts reads it. Checked in lidraughts' draughts library (RoepStoep/lidraughts):
 #: ``format/pdn/Tags.scala`` ``Tags.variant`` matches the tag's whole value against
@@ -108,6 +114,31 @@ def flag_view(flag: dict[str, Any], line: int | None) -> dict[str, Any]:
 HELD_TEXT = "an irregularity: the opponent decides whether it is corrected"
 
 
+#: The article of an arbiter's note (COMP 6.16): the code of flags a ``note`` line raises.
+NOTE_CODE = "COMP 6.16"
+
+
+def is_private_note(flag: dict[str, Any], notes: Mapping[int, bool] | None) -> bool:
+    """``flag`` (a :func:`flag_dict`) is an arbiter's note kept from the public (COMP 6.16: the
+    arbiter's own unless its line says ``"public": true``). ``notes``: flag id → public, for
+    the flags the game's note lines raised; None: unknown (a journal that could not be read
+    again): every COMP 6.16 flag is then kept from the public."""
+    if notes is None:
+        return bool(flag.get("code") == NOTE_CODE)
+    return notes.get(flag["id"]) is False
+
+
+def note_flags(fed: Fed, notes: dict[int, bool]) -> None:
+    """Records in ``notes`` (flag id → public) the flags raised by line ``fed`` when it is an
+    arbiter's note."""
+    r = fed.record
+    if r.get("type") != "arbiter" or r.get("action") != "note":
+        return
+    for d in fed.decisions:
+        if isinstance(d, FlagRaised):
+            notes[d.flag.id] = r.get("public") is True
+
+
 def public_flag(flag: dict[str, Any]) -> dict[str, Any]:
     """``flag`` (a :func:`flag_dict`) as the public sees it: a pending irregularity keeps its
     code and title, not its text (the broadcast policy holds the move it names)."""
@@ -181,18 +212,25 @@ class PublicSnapshot:
     game_type: str = ""
     #: the game's RecordedMove objects behind ``moves`` (frozen: the same object, the same dict)
     objs: tuple[RecordedMove, ...] = ()
+    #: the ``clock`` object (API.md) read at the last line that changed the clock up to this
+    #: view: what the public's clock is frozen at while a move is held (the reading when the
+    #: side to move got the move: nothing of how long it took, or whether it pressed)
+    clock: dict[str, Any] | None = None
+    #: this view is an earlier one kept while an irregularity is pending (its move held)
+    held: bool = False
 
 
 def public_snapshot(game_id: str, game: Game, flags: Sequence[Flag], line: int,
-                    previous: PublicSnapshot | None, cache: MoveDicts | None = None
-                    ) -> PublicSnapshot:
+                    previous: PublicSnapshot | None, cache: MoveDicts | None = None,
+                    clock: dict[str, Any] | None = None) -> PublicSnapshot:
     """The broadcast view of game ``game_id`` (its record ``game`` and ``flags``) after journal
-    line ``line``, or ``previous`` kept when an irregularity is pending (its move is held until
-    the opponent decides: viewers never see a move taken back)."""
+    line ``line``, or ``previous`` kept (marked ``held``) when an irregularity is pending (its
+    move is held until the opponent decides: viewers never see a move taken back). ``clock``:
+    the view's :attr:`PublicSnapshot.clock` (:func:`next_clock`)."""
     pending = any(f.kind == "irregularity" and f.status == "pending" for f in flags)
     same_game = previous is not None and previous.tags.get("_id") == game_id
     if pending and same_game and previous is not None:
-        return previous
+        return previous if previous.held else replace(previous, held=True)
     outcome = game.outcome
     tags = {k: v for k, v in game.tags.items()}
     tags["_id"] = game_id
@@ -212,16 +250,79 @@ def public_snapshot(game_id: str, game: Game, flags: Sequence[Flag], line: int,
         [(m.notation + (m.nag or ""), m.side.label, m.setup_fen, m.clock) for m in game.moves],
         game.board.fen(), game.result, None if outcome is None else outcome.reason,
         game.start_fen if game.custom_start else None, tags,
-        game_type_tag(v), tuple(game.moves))
+        game_type_tag(v), tuple(game.moves), clock)
+
+
+def changes_clock(fed: Fed) -> bool:
+    """Line ``fed`` changed the clock (a start, a restart, a clock decision)."""
+    return (fed.record.get("type") in ("start", "restart")
+            or any(isinstance(d, ClockChanged) for d in fed.decisions))
+
+
+def next_clock(previous: PublicSnapshot | None, game_id: str, changed: bool,
+               read: Callable[[], dict[str, Any] | None]) -> dict[str, Any] | None:
+    """The :attr:`PublicSnapshot.clock` of the view after a line: ``read()`` when the line
+    ``changed`` the clock (or there is no earlier view of this game), else the earlier view's."""
+    if changed or previous is None or previous.tags.get("_id") != game_id:
+        return read()
+    return previous.clock
+
+
+def frozen_clock(clock: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``clock`` (a held view's :attr:`PublicSnapshot.clock`) as the public is shown it while
+    the move is held: its reading, no face running."""
+    if clock is None:
+        return None
+    return {**clock, "running": None, "server_time": time.time()}
+
+
+def public_clock(snap: PublicSnapshot | None, live: dict[str, Any] | None
+                 ) -> dict[str, Any] | None:
+    """The ``clock`` object the public sees: ``live`` unless ``snap`` holds a move back."""
+    if snap is not None and snap.held:
+        return frozen_clock(snap.clock)
+    return live
 
 
 def board_snapshot(board: BoardView, line: int, previous: PublicSnapshot | None,
-                   cache: MoveDicts | None = None) -> PublicSnapshot | None:
-    """:func:`public_snapshot` of the board's current game; None: no game."""
+                   cache: MoveDicts | None = None, changed: bool = True
+                   ) -> PublicSnapshot | None:
+    """:func:`public_snapshot` of the board's current game; None: no game. ``changed``: the
+    line changed the clock (its reading now is the view's clock)."""
     g = board.game
     if g is None:
         return None
-    return public_snapshot(g.id, g.arbiter.game, g.arbiter.flags, line, previous, cache)
+    clock = next_clock(previous, g.id, changed, lambda: clock_dict(board))
+    return public_snapshot(g.id, g.arbiter.game, g.arbiter.flags, line, previous, cache, clock)
+
+
+@dataclass
+class JournalView:
+    """What the public may see of a game, derived from its journal alone: the broadcast view
+    after its last line, and which of its flags are notes and whether each is public."""
+
+    snapshot: PublicSnapshot
+    notes: dict[int, bool]
+
+
+def journal_snapshot(game_id: str, lines: Iterable[str]) -> JournalView:
+    """The broadcast view after the last of a game's journal ``lines``, derived from the journal
+    alone (a restarted server holds back what the running one held: the move of a pending
+    irregularity, the clock as it was before it, the arbiter's private notes). Lines the
+    reader or the arbiter refuse are skipped and logged (the daemon's own resume policy).
+    Raises ``TraceError`` for a journal without a good start line."""
+    replay = Replay.read(lines, ContainArbiter(log))
+    a = replay.arbiter
+    snap = public_snapshot(game_id, a.game, a.flags, replay.first.line, None,
+                           clock=clock_at(a.clock, 0.0, 0.0))
+    notes: dict[int, bool] = {}
+    for fed in replay:
+        t = fed.record.get("t")
+        at = float(t) if isinstance(t, (int, float)) else replay.last_t
+        clock = next_clock(snap, game_id, changes_clock(fed), partial(clock_at, a.clock, at, at))
+        snap = public_snapshot(game_id, a.game, a.flags, fed.line, snap, clock=clock)
+        note_flags(fed, notes)
+    return JournalView(snap, notes)
 
 
 def broadcast_pdn(snap: PublicSnapshot, variant: Variant) -> str:
@@ -236,10 +337,7 @@ def broadcast_pdn(snap: PublicSnapshot, variant: Variant) -> str:
         if records[i][2] is not None:
             start, records = records[i][2], records[i + 1:]
             break
-    tags: dict[str, str] = {}
-    for name in SEVEN_TAGS:
-        tags[name] = snap.result if name == "Result" else snap.tags.get(
-            name, "????.??.??" if name == "Date" else "?")
+    tags = seven_tags(snap.tags, snap.result)
     tags["GameType"] = snap.game_type
     if start is not None:
         fen = Board(start, variant).fen(algebraic=True) if variant.algebraic_pdn else start
@@ -290,9 +388,11 @@ def _q(value: str) -> str:
 
 def state_dict(board: BoardView, line: int, *, arbiter_view: bool,
                snap: PublicSnapshot | None, last_record: dict[str, Any] | None,
-               flag_lines: dict[int, int], cache: MoveDicts | None = None) -> dict[str, Any]:
+               flag_lines: dict[int, int], cache: MoveDicts | None = None,
+               notes: Mapping[int, bool] | None = None) -> dict[str, Any]:
     """The ``/api/state`` object (API.md). ``cache``: the moves' dicts made once (the web
-    server's, for the game in play)."""
+    server's, for the game in play); ``notes``: the game's notes, public or not
+    (:func:`is_private_note`; the public view leaves the private ones out)."""
     session = board.game
     faults = [{"address": f.address, "kind": f.kind, "message": f.message,
                "squares": list(f.squares)} for f in board.faults.values()]
@@ -310,9 +410,15 @@ def state_dict(board: BoardView, line: int, *, arbiter_view: bool,
     game = arbiter.game
     out["flags"] = [flag_dict(f, flag_lines.get(f.id)) for f in arbiter.flags]
     if not arbiter_view:
-        out["flags"] = [public_flag(f) for f in out["flags"]]
+        private = [f for f in out["flags"] if is_private_note(f, notes)]
+        out["flags"] = [public_flag(f) for f in out["flags"] if not is_private_note(f, notes)]
+        for f in private:  # the screen's line shows a new note's text (pi.board.controller)
+            if out["message"] and out["message"] == f"{f['code']} {f['text']}"[:80]:
+                out["message"] = f"{f['code']} {f['title']}"
         if arbiter.pending is not None:  # the screen's prompt names the held move too
             out["message"] = HELD_TEXT
+        # the live clock would tell the held move (its move count, the face passed over)
+        out["clock"] = public_clock(snap, out["clock"])
     out["squares_to_fix"] = list(arbiter.squares_to_fix)
     if arbiter_view or snap is None:
         out["moves"] = _move_dicts(game, cache)
@@ -378,12 +484,18 @@ def decisions_json(fed: Fed) -> list[dict[str, Any]]:
 
 
 def public_events(fed: Fed, events: list[tuple[str, dict[str, Any]]],
-                   prev: PublicSnapshot | None, snap: PublicSnapshot | None
+                   prev: PublicSnapshot | None, snap: PublicSnapshot | None,
+                   clock: Callable[[], dict[str, Any] | None] | None = None,
+                   notes: Mapping[int, bool] | None = None
                    ) -> list[tuple[str, dict[str, Any]]]:
     """The public stream's events of one journal line: moves as the broadcast view shows them
     (held moves stay out; a view that lost moves says so as retractions), flags as the public
-    sees them (:func:`public_flag`), the clock, and the result once the view has it."""
+    sees them (:func:`public_flag`), the clock as the public sees it (:func:`public_clock`:
+    frozen while a move is held; a clock event when a hold begins or ends), and the result
+    once the view has it; never an arbiter's private note (:func:`is_private_note`).
+    ``clock``: the live clock (for the end of a hold)."""
     out: list[tuple[str, dict[str, Any]]] = []
+    clock_sent = False
     if snap is not None:
         same = prev is not None and prev.tags.get("_id") == snap.tags.get("_id")
         before = prev.moves if (same and prev is not None) else []
@@ -399,9 +511,15 @@ def public_events(fed: Fed, events: list[tuple[str, dict[str, Any]]],
                                  "move": m, "fen": snap.fen, "retracted": False}))
     for name, data in events:
         if name == "flag":
-            out.append((name, {**data, "flag": public_flag(data["flag"])}))
+            if not is_private_note(data["flag"], notes):
+                out.append((name, {**data, "flag": public_flag(data["flag"])}))
         elif name == "clock":
-            out.append((name, data))
+            out.append((name, {**data, "clock": public_clock(snap, data["clock"])}))
+            clock_sent = True
+    was_held = prev is not None and prev.held
+    if not clock_sent and snap is not None and snap.held != was_held:
+        live = clock() if clock is not None else None
+        out.append(("clock", {"line": fed.line, "clock": public_clock(snap, live)}))
     if snap is not None and snap.result != "*" and (prev is None or prev.result == "*"):
         out.append(("result", {"line": fed.line, "result": snap.result,
                                "reason": snap.reason, "article": None}))

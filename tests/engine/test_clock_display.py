@@ -10,7 +10,7 @@ from engine.clock import FaceReading, GameClock
 from engine.colour import BLACK, WHITE
 from engine.clock_display import (
     DEFAULT_RULES, Cue, CueTracker, DisplayRules, cues_crossed, face_display, format_time,
-    lampo_label, moves_text,
+    format_time_full, lampo_label, moves_text,
 )
 from engine.timecontrol import TimeControl
 
@@ -25,18 +25,52 @@ def started(text: str) -> GameClock:
 
 @pytest.mark.parametrize("ms, text", [
     (7_200_000, "2h00"), (3_659_999, "1h00"), (3_660_000, "1h01"),  # hours and minutes, floored
-    (1_200_000, "0h20"), (600_000, "0h10"),
-    (599_999, "9:59"), (60_000, "1:00"), (20_000, "0:20"),          # COMP 3.6.2 h: seconds
+    (3_600_000, "1h00"),
+    (3_599_999, "59:59"), (1_200_000, "20:00"), (600_000, "10:00"),  # COMP 3.6.2 h: seconds
+    (599_999, "9:59"), (60_000, "1:00"), (20_000, "0:20"),
     (19_999, "19.9"), (1_050, "1.0"), (99, "0.0"), (0, "0.0"),     # tenths in the last 20 s
 ])
 def test_comp_3_6_2_h_seconds_shown_in_the_last_minutes(ms: int, text: str) -> None:
     assert format_time(ms) == text
 
 
+def test_the_oled_face_moves_every_second_of_the_last_hour() -> None:
+    """Issue 16: with an hour's control the OLED read ``0h59``, ``0h58`` … and nothing visibly
+    changed for 50 minutes. COMP 3.6.2 h: in the last hour every second shows."""
+    texts = [format_time(ms) for ms in range(3_599_999, 19_999, -1000)]
+    assert len(set(texts)) == len(texts)
+    assert not any("h" in text for text in texts)
+
+
+@pytest.mark.parametrize("ms, text", [
+    (36_000_000, "10:00:00"), (3_900_000, "1:05:00"), (3_600_000, "1:00:00"),  # h:mm:ss
+    (3_599_999, "59:59"), (3_492_000, "58:12"), (598_999, "9:58"), (20_000, "0:20"),
+    (19_999, "0:19.9"), (5_349, "0:05.3"), (99, "0:00.0"), (0, "0:00.0"),  # tenths under 20 s
+])
+def test_the_pages_face_is_a_dgt3000s(ms: int, text: str) -> None:
+    """Issue 16: the pages show what a DGT3000 or a lichess board shows, floored."""
+    assert format_time_full(ms) == text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.integers(1_000, 100 * 3_600_000))
+def test_the_pages_face_ticks_every_second(ms: int) -> None:
+    """Issue 16: at any time left, the pages' face changes every second, and what it says
+    (``h:mm:ss``, ``m:ss``, ``m:ss.t``) is a span holding the time, never more than is left."""
+    assert format_time_full(ms) != format_time_full(ms - 1000)
+    text = format_time_full(ms)
+    whole, _, tenth = text.partition(".")
+    parts = [int(part) for part in whole.split(":")]
+    assert all(part < 60 for part in parts[1:]) and all(len(p) == 2 for p in whole.split(":")[1:])
+    seconds = sum(part * 60 ** i for i, part in enumerate(reversed(parts)))
+    start = seconds * 1000 + (int(tenth) * 100 if tenth else 0)
+    assert start <= ms < start + (100 if tenth else 1000)
+
+
 def test_faces_once_ambiguous_now_differ() -> None:
     """Issue 8: 20 minutes and 20 seconds were both ``0:20``; 1 hour and 1 minute both ``1:00``;
     1 hour 1 minute and 1 minute 1 second both ``1:01``."""
-    assert (format_time(1_200_000), format_time(20_000)) == ("0h20", "0:20")
+    assert (format_time(1_200_000), format_time(20_000)) == ("20:00", "0:20")
     assert (format_time(3_600_000), format_time(60_000)) == ("1h00", "1:00")
     assert (format_time(3_660_000), format_time(61_000)) == ("1h01", "1:01")
 

@@ -187,7 +187,7 @@ def test_pdn_numbers_on_when_a_side_moved_twice() -> None:
     report = Report(a.game, a.flags)
     assert [m["side"] for m in report.moves] == ["white", "black", "black"]
     movetext = report.pdn().split("\n\n")[1]
-    assert movetext.startswith("1. 22-18 11-15 2... 10-14 /FEN")
+    assert movetext.startswith("1. 22-18 11-15 2... 10-14 {irregular move: IT 8.1.1}\n/FEN")
 
 
 @pytest.mark.parametrize("variant", ["italian", "english", "international", "brazilian"])

@@ -173,3 +173,56 @@ def test_pdn_round_trip_property(variant: str, seed: int, clock: bool) -> None:
 def test_clk_command_is_read_and_not_kept_as_comment() -> None:
     [g] = read_pdn('[GameType "22,W,8,8,N2,1"]\n1. 22-18 {[%clk w0:00:10 B0:00:03] fast} *')
     assert g.moves[0].clock == (10.0, 3.0) and g.moves[0].comment == "fast"
+
+
+def test_the_start_line_names_the_record() -> None:
+    # issue 16: Site and Date were written "?" and "????.??.??" although the start line has
+    # site and started_at; the board's number was lost
+    from engine.replay import Replay
+    start = {"type": "start", "variant": "italian", "event": "Campionato", "site": "Napoli",
+             "round": "3", "white": "Rossi", "black": "Bianchi", "board": 7,
+             "started_at": "2026-11-22T05:12:30.000+00:00", "id": "g1"}
+    text = Replay(start).finish().pdn()
+    head = text.split("\n\n")[0].splitlines()
+    assert head[:7] == ['[Event "Campionato"]', '[Site "Napoli"]', '[Date "2026.11.22"]',
+                       '[Round "3"]', '[White "Rossi"]', '[Black "Bianchi"]', '[Result "*"]']
+    assert '[Board "7"]' in head
+    assert read_pdn(text)[0].tags["Board"] == "7"
+
+
+@pytest.mark.parametrize("start,tags", [
+    ({"date": "2026-01-02", "started_at": "2026-11-22T05:12:30Z"}, {"Date": "2026.01.02"}),
+    ({"started_at": "not a time"}, {}),
+    ({"round": 3, "board": 12}, {"Round": "3", "Board": "12"}),
+    ({"white": "  ", "black": None, "event": True}, {}),
+])
+def test_record_tags_of_a_start_line(start: dict[str, object], tags: dict[str, str]) -> None:
+    from engine.pdn import record_tags
+    assert record_tags(start) == tags
+
+
+def test_record_tags_round_of_the_hall_feeds() -> None:
+    from engine.pdn import record_tags
+    assert record_tags({"round": "2", "board": "5"}, board_in_round=True)["Round"] == "2.5"
+    assert record_tags({"board": "5"}, board_in_round=True)["Round"] == "?.5"
+
+
+def test_a_kept_irregular_move_is_written_so_that_nobody_takes_it_for_a_legal_one() -> None:
+    # issue 16: a man moved straight ahead while a capture was due (IT 8.1.2, IT 8.1.6), kept:
+    # written with its clock, the comment naming what it broke, then the position (/FEN/)
+    from pathlib import Path
+
+    from engine.replay import replay_lines
+    trace = (Path(__file__).resolve().parents[1] / "traces" / "italian" /
+             "i16_straight_ahead_while_capture_due_8_1_2.jsonl")
+    text = replay_lines(trace.read_text(encoding="utf-8").splitlines()).pdn()
+    flat = " ".join(text.split())
+    assert ('1. 22-14 {[%clock w0:09:58 B0:10:00]} {irregular move: IT 8.1.2, IT 8.1.6} '
+            '/FEN "B:W14,31:B3,18"/ 3-7') in flat
+    again = read_pdn(text)[0]
+    assert again.moves[0].comment == "irregular move: IT 8.1.2, IT 8.1.6"
+    assert write_pdn(again) == text  # read back and written the same
+    # other programs still read the game: the comment is skipped (pydraughts knows no /FEN/
+    # setup: it takes it for a move after the kept one, as before the comment)
+    game = PDNReader(pdn_text=text).games[0]
+    assert game.moves[0] == "22-14"

@@ -110,3 +110,24 @@ def test_variation_in_parentheses_is_still_skipped() -> None:
 def test_a_tag_inside_a_variation_is_skipped_whole() -> None:
     [game] = read_pdn('1. 22-18 ([Note "a (b) 1-0 {c"] 21-17) 10-14 *', "italian")
     assert [m.notation for m in game.moves] == ["22-18", "10-14"]
+
+
+def test_an_undecided_game_is_handed_over_and_the_others_are_read() -> None:
+    # issue 16: one game's short capture that the rest of it cannot decide lost a whole archive
+    from engine.errors import UndecidedCaptureError
+    from engine.pdn import iter_pdn
+    ok = '[GameType "22"]\n\n1. 22-18 *\n\n'
+    undecided = (CORPUS / "italian" / "short_capture_several.pdn").read_text(encoding="utf-8")
+    left_out: list[UndecidedCaptureError] = []
+    games = list(iter_pdn(ok + undecided + "\n" + ok, on_undecided=left_out.append))
+    assert len(games) == 2 and [str(e)[:26] for e in left_out] == ["PDN game 2, move 1 (25x2):"]
+    with pytest.raises(UndecidedCaptureError):
+        list(iter_pdn(ok + undecided))
+
+
+def test_errors_name_the_move_as_the_pdn_numbers_it() -> None:
+    # a move is a pair of plies: Black's first move is "move 1...", not "move 2"
+    with pytest.raises(PdnError, match=r"^PDN game 1, move 1\.\.\. \(12-13\)"):
+        read_pdn('[GameType "22"]\n\n1. 22-18 12-13 *\n')
+    with pytest.raises(PdnError, match=r"^PDN game 1, move 2 \(21-13\)"):
+        read_pdn('[GameType "22"]\n\n1. 22-18 12-16 2. 21-13 *\n')

@@ -82,6 +82,10 @@ def test_scenario(path: Path) -> None:
         assert part in flat
     for part in expected.get("pdn_excludes", []):
         assert part not in flat
+    if "flag_texts" in expected:
+        assert len(expected["flag_texts"]) == len(report.flags)
+        for part, flag in zip(expected["flag_texts"], report.flags, strict=True):
+            assert part is None or part in flag.text, flag.text
     if "outcome" in expected:
         assert report.game.outcome is not None
         assert report.game.outcome.code == expected["outcome"]

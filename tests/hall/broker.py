@@ -47,6 +47,7 @@ def free_port() -> int:
 
 
 _LISTENER = re.compile(r"^\s*listener\s+\d+.*$", re.MULTILINE)
+_USER = re.compile(r"^\s*user\s", re.MULTILINE)
 
 
 class Broker:
@@ -74,9 +75,11 @@ class Broker:
             text, n = _LISTENER.subn(listener, base, count=1)
             if n == 0:
                 text = listener + "\n" + base
-        # Started as root, Mosquitto would drop to the ``mosquitto`` user, which cannot write
-        # the test's private folders: it stays who runs the tests.
-        text += f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
+        if _USER.search(text) is None:
+            # Started as root, Mosquitto would drop to the ``mosquitto`` user, which cannot
+            # read the test's private folders: it stays who runs the tests. A configuration
+            # from ``hub init`` names its user itself, and keeps it (the line is its fix).
+            text += f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
         text += f"log_dest file {self.log}\nlog_type error\nlog_type warning\nlog_type notice\n"
         self.conf.write_text(text, encoding="utf-8")
         self.proc: subprocess.Popen[bytes] | None = None

@@ -6,6 +6,7 @@ from their journal, actions journaled then acked). Nothing here reaches beyond 1
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import http.client
 import json
 import os
@@ -14,14 +15,17 @@ import sys
 import threading
 import time
 from pathlib import Path
+from collections.abc import Iterator, Mapping
 from typing import Any, Callable
 
 import paho.mqtt.client as mqtt
 
+from pi.board.arbiter_request import check_arbiter_request
 from pi.board.config import HttpSpec, parse_mqtt_url
 from pi.hall import protocol as P
 from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
+from pi.hall.signing import line_mac
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT / "tests" / "traces"
@@ -35,12 +39,38 @@ def trace_lines(path: Path, *, game: str, board: str, rnd: str = "1",
     players and start time (the keys ``pi.board.session.GameSession.begin`` adds)."""
     lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
     start = json.loads(lines[0])
-    start.update(id=game, board=int(board), round=rnd, started_at="2026-11-22T09:00:00Z")
+    start.update(id=game, board=int(board), round=rnd, started_at="2026-11-22T09:00:00Z",
+                 site="Sala Roma")
     if white is not None:
         start["white"] = white
     if black is not None:
         start["black"] = black
     return [json.dumps(start)] + lines[1:]
+
+
+def rig_key(board: str) -> bytes:
+    """The signing key of board ``board`` in the rigs (derived: any board number has one)."""
+    return hashlib.sha256(f"damiera test board key {board}".encode()).digest()
+
+
+class RigKeys(Mapping[str, bytes]):
+    """``hub.toml``'s ``[keys]`` for every board of the rigs: :func:`rig_key` of any board."""
+
+    def __getitem__(self, board: str) -> bytes:
+        if not isinstance(board, str) or not P.SEGMENT.fullmatch(board):
+            raise KeyError(board)
+        return rig_key(board)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+def rig_keys_toml(boards: range = range(1, 21)) -> str:
+    """The ``[keys]`` table of a hub.toml for boards ``boards`` (the process tests)."""
+    return "[keys]\n" + "".join(f'"{b}" = "{rig_key(str(b)).hex()}"\n' for b in boards)
 
 
 def wait(predicate: Callable[[], Any], timeout: float = 15.0, what: str = "condition") -> Any:
@@ -56,10 +86,15 @@ def wait(predicate: Callable[[], Any], timeout: float = 15.0, what: str = "condi
 class FakeBoard:
     """A board on the broker: ``journals`` game id → journal lines (texts); ``publish_lines``
     sends some of them (the order and loss a test wants); resends are answered from the whole
-    journal; actions are journaled and acked (``refuse`` makes it say no)."""
+    journal; actions are journaled and acked (``refuse`` makes it say no). Lines and status
+    are signed with :func:`rig_key` as a real board with a key signs them (``key`` None:
+    unsigned, an old board)."""
 
-    def __init__(self, url: str, board: str, hall: str = HALL) -> None:
+    def __init__(self, url: str, board: str, hall: str = HALL,
+                 key: bytes | None | bool = True) -> None:
         self.board = board
+        self.key = rig_key(board) if key is True else (key or None)
+        self._macs: dict[str, list[str]] = {}
         self.topics = P.Topics(hall)
         self.journals: dict[str, list[str]] = {}
         self.current: str | None = None
@@ -84,13 +119,16 @@ class FakeBoard:
 
     def add_game(self, game: str, lines: list[str]) -> None:
         self.journals[game] = list(lines)
+        self._macs.pop(game, None)
         self.current = game
 
     def status(self) -> None:
         games = [(g, len(lines), False) for g, lines in self.journals.items()]
         lines = len(self.journals[self.current]) if self.current else 0
         self.client.publish(self.topics.board(self.board, "status"),
-                            P.status_payload(self.board, self.current, lines, games),
+                            P.status_payload(self.board, self.current, lines, games,
+                                             session="0123abcd" if self.key else None,
+                                             key=self.key),
                             qos=1, retain=True).wait_for_publish(5)
 
     def state(self, obj: dict[str, Any]) -> None:
@@ -100,7 +138,19 @@ class FakeBoard:
     def publish_line(self, game: str, number: int) -> None:
         text = self.journals[game][number - 1]
         self.client.publish(self.topics.board(self.board, "journal"),
-                            P.journal_payload(game, number, text), qos=1)
+                            P.journal_payload(game, number, text, self.mac(game, number)),
+                            qos=1)
+
+    def mac(self, game: str, number: int) -> str | None:
+        """The mac of line ``number`` of ``game`` (None without a key)."""
+        if self.key is None:
+            return None
+        macs = self._macs.setdefault(game, [])
+        journal = self.journals[game]
+        while len(macs) < number:
+            n = len(macs) + 1
+            macs.append(line_mac(self.key, game, n, journal[n - 1], macs[-1] if macs else ""))
+        return macs[number - 1]
 
     def publish_lines(self, game: str, numbers: list[int] | range | None = None) -> None:
         for n in numbers if numbers is not None else range(1, len(self.journals[game]) + 1):
@@ -131,7 +181,8 @@ class FakeBoard:
         if cmd.action is not None and self.current is not None:
             journal = self.journals[self.current]
             last_t = max((json.loads(t).get("t", 0.0) for t in journal[1:]), default=0.0)
-            journal.append(json.dumps({"t": last_t, "type": "arbiter", **cmd.action}))
+            action = check_arbiter_request(cmd.action).to_dict()  # as a board journals it
+            journal.append(json.dumps({"t": last_t, "type": "arbiter", **action}))
             line = len(journal)
             self.publish_line(self.current, line)
         client.publish(self.topics.board(self.board, "ack"),
@@ -151,7 +202,7 @@ class HubRig:
         from dataclasses import replace
         self.config = HubConfig(hall=hall, event=event, broadcast_delay=delay,
                                 http=HttpSpec("127.0.0.1", 0), state_dir=Path(state_dir),
-                                mqtt=replace(spec, hall=hall))
+                                mqtt=replace(spec, hall=hall), keys=RigKeys())
         self.app: Any = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._ready = threading.Event()
@@ -240,8 +291,8 @@ def request(port: int, method: str, path: str, body: Any = None, *, token: str |
 def hub_process(state_dir: Path, url: str, port: int, hall: str = HALL) -> subprocess.Popen[bytes]:
     """``damiera hub`` as a subprocess (for kill -9), with a hub.toml naming the hall."""
     conf = Path(state_dir).parent / f"hub-{port}.toml"
-    conf.write_text(f'hall = "{hall}"\nevent = "Test Open"\n[mqtt]\nurl = "{url}"\n',
-                    encoding="utf-8")
+    conf.write_text(f'hall = "{hall}"\nevent = "Test Open"\n[mqtt]\nurl = "{url}"\n'
+                    + rig_keys_toml(), encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.Popen([sys.executable, "-m", "pi.cli", "hub", "--config", str(conf),
                              "--http", f"127.0.0.1:{port}", "--state-dir", str(state_dir),

@@ -182,3 +182,29 @@ def test_a_fleet_through_a_real_broker_delivers_every_line_and_resends(tmp_path:
         assert got[(b.name, game_id)] == dict(enumerate(disk, start=1))
         heads = protocol.parse_status(status[b.name])
         assert heads.online and heads.games == ((game_id, lines, True),)
+
+
+def test_a_light_board_with_a_key_signs_as_a_real_board(tmp_path: Path) -> None:
+    from pi.hall.hub import Hub
+    from pi.hall.hub_config import HubConfig
+    key = bytes(range(32))
+    board, wire = play(tmp_path, key=key)
+    game, lines = str(board.heads[-1][0]), int(board.heads[-1][1])
+    root = tmp_path / "hub"
+    root.mkdir()
+    hub = Hub(HubConfig(hall="h", state_dir=root, keys={"7": key}), root)
+    hub.deliver([(t, p) for t, p, _ in wire.sent])
+    assert hub.replica.held("7", game) == lines and not hub.alarms
+    assert hub.heads["7"].mac is not None
+    macs = [j.mac for j in wire.journal()]
+    n = len(wire.sent)
+    board.resend(game, 3)  # read back from its journal: the same macs
+    assert [j.mac for j in wire.journal()[len(macs):]] == macs[2:] and len(wire.sent) > n
+    hub.close()
+    other = tmp_path / "other-hub"
+    other.mkdir()
+    wrong = Hub(HubConfig(hall="h", state_dir=other, keys={"7": bytes(32)}), other)
+    wrong.deliver([(t, p) for t, p, _ in wire.sent])  # another key: nothing verifies
+    assert wrong.replica.held("7", game) == 0 and {a["kind"] for a in wrong.alarms} == \
+        {"forged", "status"}
+    wrong.close()

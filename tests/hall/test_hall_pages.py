@@ -5,6 +5,7 @@ the boards and shows the results. Screenshots are saved in tests/web/artifacts/.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -34,7 +35,8 @@ def hall(tmp_path: Path) -> Iterator[dict[str, Any]]:
         b4.add_game(G4, trace_lines(SAMPLE, game=G4, board="4", white="Bianchi", black="Neri"))
         b7.add_game(G7, trace_lines(KEPT, game=G7, board="7", white="Rossi", black="Verdi"))
         for b, g in ((b4, G4), (b7, G7)):  # online, as a board says on connecting; its lines follow
-            b.client.publish(b.topics.board(b.board, "status"), P.status_payload(b.board, g, 0, []),
+            b.client.publish(b.topics.board(b.board, "status"),
+                             P.status_payload(b.board, g, 0, [], session="00ff00ff", key=b.key),
                              qos=1, retain=True).wait_for_publish(5)
         try:
             with HubRig(tmp_path / "hub", broker.url) as rig:
@@ -79,6 +81,10 @@ def test_hall_page_shows_every_board_and_follows_them_live(hall: dict[str, Any])
             assert "Bianchi" in page.text_content("#board-4 .white")
             assert "Neri" in page.text_content("#board-4 .black")
             assert page.locator("#board-4 svg circle.piece").count() > 0
+            # issue 16: the card's clocks read as a DGT3000's (58:03, not 0h58)
+            for face in ("cw", "cb"):
+                text = page.text_content(f"#board-4 .mini-clocks .{face}") or ""
+                assert re.fullmatch(r"[○●] [1-5]?[0-9]:[0-5][0-9]", text), text
             # board 7: the pending irregularity is a badge, its card framed
             page.wait_for_selector("#board-7.flagged .badge.flag", timeout=15000)
             assert "Rossi" in page.text_content("#board-7 .white")
@@ -123,6 +129,13 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
             page.wait_for_function("document.querySelector('#who').textContent === 'arbiter'",
                                    timeout=15000)
             page.wait_for_selector("#conn:text('live')", timeout=15000)
+            assert page.locator("#alarms tbody tr").count() == 0
+            # someone publishing for board 4 with its password but not its key: an alarm, live
+            b4.raw("journal", P.journal_payload(G4, len(b4.journals[G4]) + 1,
+                                                '{"t": 1.0, "type": "x"}', "ab" * 32))
+            alarm = page.wait_for_selector("#alarms tbody tr[data-board='4']", timeout=15000)
+            assert "does not verify" in alarm.text_content()
+            assert page.locator("#alarms-empty").is_hidden()
             # a flag raised now, on board 7, reaches the console live
             sent = _until_pending(rig, b7, G7)
             row = page.wait_for_selector("#flags tbody tr[data-board='7']", timeout=15000)
@@ -135,14 +148,38 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
                                    timeout=15000)
             page.select_option("#status-filter", "")
             assert page.locator("#flags tbody tr[data-board='7']").count() >= 1
-            # pairings to the boards
-            page.fill("#pairings-csv", "round,board,white,black\n2,4,Gialli,Blu\n2,7,Viola,Rosa\n")
+            # pairings of two rounds: kept whole, nothing sent before a round starts
+            page.fill("#pairings-csv", "round,board,white,black\n2,4,Gialli,Blu\n2,7,Viola,Rosa\n"
+                      "3,4,Rosa,Gialli\n3,7,Blu,Viola\n")
             page.click("#pairings-send")
-            page.wait_for_selector("#pairings-status:text('2 pairings sent')", timeout=15000)
+            page.wait_for_selector("#pairings-status:text('4 pairings kept (rounds 2, 3)')",
+                                   timeout=15000)
+            assert not [c for c in b4.commands + b7.commands if c.pairing]
+            # "Start round 2": each board gets round 2's pairing (not round 3's, the last rows)
+            page.wait_for_selector("#round-select option[value='2']", state="attached")
+            page.select_option("#round-select", "2")
+            page.click("#round-start")
             wait(lambda: any(c.pairing and c.pairing.get("white") == "Gialli"
                              for c in b4.commands), what="board 4's pairing")
             wait(lambda: any(c.pairing and c.pairing.get("black") == "Rosa"
                              for c in b7.commands), what="board 7's pairing")
+            assert {c.pairing["round"] for c in b4.commands + b7.commands if c.pairing} == {"2"}
+            # neither board has begun a game of round 2: both listed as not ready, with why
+            # (its pairing taken, its round 1 game still in play)
+            page.wait_for_selector("#round-boards tbody tr[data-board='7'].not_ready"
+                                   ":has-text('round 1 is still in play')", timeout=15000)
+            assert page.locator("#round-boards tbody tr[data-board='4'].not_ready").count() == 1
+            # board 7's round 2 game begins (set up): the hub starts its clock (COMP 4.4.2)
+            g = "2026-11-22T1400-b07-002"
+            b7.add_game(g, [trace_lines(SAMPLE, game=g, board="7", rnd="2", white="Viola",
+                                        black="Rosa")[0]])
+            b7.status()
+            b7.publish_lines(g)
+            page.wait_for_selector("#round-boards tbody tr[data-board='7'].started",
+                                   timeout=15000)
+            assert [c.action for c in b7.commands if c.action] == \
+                [{"action": "start_clock", "game": g}]
+            assert "round 2: 1 of 2 boards" in page.text_content("#round-status")
             # a bad CSV is refused, nothing sent
             page.fill("#pairings-csv", "round,board,white,black\n2,4,Gialli\n")  # a column short
             page.click("#pairings-send")
@@ -152,5 +189,69 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "hall-arbiter.png"), full_page=True)
             assert errors == []
+        finally:
+            browser.close()
+
+
+def test_a_boards_console_names_the_game_and_shows_the_boards_refusal(
+        hall: dict[str, Any]) -> None:
+    """An action from the board's review console (served by the hub) names the game shown and
+    the last line seen; the board's refusal is shown as the answer (PROTOCOL.md, Commands)."""
+    from playwright import sync_api
+    rig, b7 = hall["rig"], hall["b7"]
+    b7.publish_lines(G7, [1, 2, 3])
+    wait(lambda: rig.held("7", G7) == 3)
+    b7.refuse = f"this action is for game {G4}; the board plays game {G7}: not done"
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_context(viewport={"width": 1200, "height": 800}).new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"http://127.0.0.1:{rig.port}/boards/7/arbiter")
+            page.wait_for_selector("#token", timeout=15000)
+            page.fill("#token", rig.token)
+            page.keyboard.press("Enter")
+            page.wait_for_selector("#action-stop_clock", timeout=15000)
+            page.wait_for_function("document.querySelector('#login-section').hidden",
+                                   timeout=15000)
+            page.click("#action-stop_clock")
+            shown = page.wait_for_selector("#action-status.error", timeout=15000)
+            assert "stop_clock refused" in shown.text_content()
+            assert "this action is for game" in shown.text_content()
+            sent = b7.commands[-1].action
+            assert sent is not None and sent["game"] == G7 and sent["seen"] >= 1, sent
+            assert errors == []
+        finally:
+            browser.close()
+
+
+def test_a_boards_pages_on_the_hub_have_no_dead_link(hall: dict[str, Any]) -> None:
+    """Issue 16: the board's review console served by the hub linked to a simulator that
+    answers 404 there. Every link shown on the board's pages answers."""
+    from playwright import sync_api
+    rig, b7 = hall["rig"], hall["b7"]
+    b7.publish_lines(G7, [1, 2, 3])
+    wait(lambda: rig.held("7", G7) == 3)
+    with sync_api.sync_playwright() as p:
+        browser = _browser(p)
+        try:
+            page = browser.new_context(viewport={"width": 1200, "height": 800}).new_page()
+            base = f"http://127.0.0.1:{rig.port}/boards/7/"
+            for path in ("arbiter", ""):
+                page.goto(base + path)
+                if path == "arbiter":
+                    page.fill("#token", rig.token)
+                    page.keyboard.press("Enter")
+                    page.wait_for_function("document.querySelector('#who').textContent "
+                                           "=== 'arbiter'", timeout=15000)
+                else:
+                    page.wait_for_load_state("networkidle")
+                links = page.eval_on_selector_all(
+                    "a[href]", "as => as.filter(a => a.offsetParent !== null)"
+                    ".map(a => a.href)")
+                assert links or path == "", path  # the console has its nav at least
+                for href in links:
+                    assert page.request.get(href).status != 404, href
         finally:
             browser.close()

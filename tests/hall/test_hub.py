@@ -133,7 +133,7 @@ def test_arbiter_actions_go_to_the_board_and_come_back_with_its_ack(tmp_path, br
             assert status == 200, got
             assert got["line"] == len(lines) + 1
             assert got["record"] == {"t": got["record"]["t"], "type": "arbiter", **body}
-            assert board.commands[-1].action == body
+            assert board.commands[-1].action == {**body, "game": G2}  # the command names its game
             wait(lambda: rig.held("2", G2) == len(lines) + 1)
             board.refuse = "no game in play"
             status, got = rig.json("POST", "/boards/2/api/arbiter", body, token=rig.token)
@@ -233,7 +233,8 @@ def test_resends_are_repeated_without_progress_and_state_and_will_are_shown(tmp_
                 wait(lambda: len(board.resends) >= 3, 10, "repeated resends")
                 assert {(r.game, r.start) for r in board.resends} == {(G1, 3)}
                 summary = rig.json("GET", "/api/hall")[1]["boards"][0]
-                assert summary["lines"] == 2 and summary["missing"] == 3
+                # line 5 ahead of the gap is not verified yet: it proves only that line 3 is missing
+                assert summary["lines"] == 2 and summary["missing"] == 1
                 board.serve_resends = True
                 # the next repeat is answered: from line 3 to the journal's end
                 wait(lambda: rig.held("1", G1) == len(lines), 10, "the resend answered")

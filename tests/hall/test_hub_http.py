@@ -5,6 +5,8 @@ results, the token rules, and a request fuzzer (never a 500)."""
 
 from __future__ import annotations
 
+import time
+
 import random
 import subprocess
 import sys
@@ -81,6 +83,19 @@ def test_round_feed_is_read_back_by_the_engine_in_stable_board_order(hall, tmp_p
     assert "[%clock" in text or all(not g.moves for g in games)
 
 
+@pytest.mark.parametrize("path", ["/rounds/1/games.pdn", "/boards/3/game.pdn",
+                                  "/boards/3/broadcast.pdn"])
+def test_every_record_names_site_date_round_players_and_board(hall, path):
+    # issue 16: the start line's site and started_at were written "?" and "????.??.??"
+    rig, _ = hall
+    text = rig.request("GET", path)[2].decode()
+    game = read_pdn(text)[0]
+    assert game.tags["Site"] == "Sala Roma" and game.tags["Date"] == "2026.11.22"
+    assert game.tags["White"] == "White 3" and game.tags["Black"] == "Black 3"
+    assert game.tags["Board"] == "3"
+    assert game.tags["Round"] == "1.3"  # the hall's form, HUB_API.md
+
+
 def test_a_move_under_a_pending_irregularity_is_held_from_the_feeds(hall):
     rig, _ = hall
     _, live = rig.json("GET", "/boards/5/api/state", token=rig.token)
@@ -120,10 +135,15 @@ def test_pairings_are_pushed_kept_and_give_results(hall):
                        headers={"Content-Type": "text/csv"})[0] == 401
     status, got = rig.json("POST", "/api/pairings", raw=csv.encode(), token=rig.token,
                            headers={"Content-Type": "text/csv"})
-    assert status == 200 and got == {"pushed": 3}
+    # kept whole, every round; nothing goes to the boards before its round starts (issue 16)
+    assert status == 200 and got == {"kept": 3, "rounds": ["1", "2"], "pushed": 0}
     three = [b for b in boards if b.board == "3"][0]
-    wait(lambda: len([c for c in three.commands if c.pairing]) == 2)
-    assert {c.pairing["round"] for c in three.commands if c.pairing} == {"1", "2"}
+    time.sleep(0.3)
+    assert [c for c in three.commands if c.pairing] == []
+    status, got = rig.json("POST", "/api/rounds/1/start", token=rig.token)
+    assert status == 200 and [b["board"] for b in got["boards"]] == ["3", "6"]
+    wait(lambda: len([c for c in three.commands if c.pairing]) == 1)
+    assert {c.pairing["round"] for c in three.commands if c.pairing} == {"1"}
     assert all(c.pairing["event"] == "Test Open" for c in three.commands if c.pairing)
     kept = (rig.app.root / "pairings.csv").read_text()
     assert kept.splitlines()[0] == "round,board,white,black" and "1,6,Anna,Marco" in kept

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import base64
 import os
+import pwd
 import shutil
+import ssl
 import stat
 import subprocess
 import sys
@@ -22,12 +24,14 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from broker import Broker, free_port
+from broker import Broker
 
 from pi.cli import main
+from pi.hall.hub_run import warn_insecure
 from pi.board.config import load_config, parse_mqtt_url
 from pi.hall.errors import HallInitError
-from pi.hall.hub_init import (Hall, hash_password, make_hall, queue_limit,
+from pi.hall.hub_config import load_hub_config
+from pi.hall.hub_init import (CA_FILE, Hall, hash_password, make_hall, queue_limit,
                               write_hall)
 
 HALL = "club-7"
@@ -94,8 +98,10 @@ class Client:
         self.c.loop_stop()
 
 
-def init_hall(directory: Path, boards: int = 4) -> Hall:
-    hall = make_hall(boards, directory, port=1883, hall=HALL, host="127.0.0.1")
+def init_hall(directory: Path, boards: int = 4, tls: bool = False) -> Hall:
+    """A hall for the ACL tests: plain MQTT by default (the ACL is the same over TLS; the TLS
+    listener has its own tests below)."""
+    hall = make_hall(boards, directory, port=1883, hall=HALL, host="127.0.0.1", tls=tls)
     write_hall(hall)
     return hall
 
@@ -245,35 +251,76 @@ def test_the_hubs_session_is_persisted_in_the_data_folder(tmp_path: Path) -> Non
 # --- the files ---------------------------------------------------------------------------------
 
 def test_files_secrets_modes_and_configurations(tmp_path: Path) -> None:
-    h = init_hall(tmp_path / "hall", boards=3)
+    h = make_hall(3, tmp_path / "hall", hall=HALL, host="127.0.0.1")  # TLS: the default
+    write_hall(h)
     d = h.dir
-    for name in ("passwd", "hub.toml", "board-1.toml", "board-2.toml", "board-3.toml"):
+    for name in ("passwd", "hub.toml", "board-1.toml", "board-2.toml", "board-3.toml",
+                 "hall-ca.key", "broker.key"):
         assert stat.S_IMODE(os.stat(d / name).st_mode) == 0o600, name
+    for name in (CA_FILE, "broker.crt"):
+        assert stat.S_IMODE(os.stat(d / name).st_mode) == 0o644, name
     assert sorted(line.split(":")[0] for line in (d / "passwd").read_text().splitlines()) == \
         ["board-1", "board-2", "board-3", "hub"]
-    assert len(set(h.passwords.values())) == 4
+    assert len(set(h.passwords.values())) == 4 and len(set(h.keys.values())) == 3
     for n in (1, 3):
         cfg = load_config(d / f"board-{n}.toml")
         assert cfg.board == n and cfg.mqtt is not None
-        assert (cfg.mqtt.hall, cfg.mqtt.board, cfg.mqtt.host, cfg.mqtt.port) == \
-            (HALL, str(n), "127.0.0.1", 1883)
+        assert (cfg.mqtt.hall, cfg.mqtt.board, cfg.mqtt.host, cfg.mqtt.port, cfg.mqtt.tls) == \
+            (HALL, str(n), "127.0.0.1", 8883, True)
         assert (cfg.mqtt.username, cfg.mqtt.password) == (f"board-{n}", h.passwords[f"board-{n}"])
+        assert cfg.mqtt.ca == d / CA_FILE and cfg.mqtt.key == bytes.fromhex(h.keys[str(n)])
         assert f"damiera run --config {d / f'board-{n}.toml'}" in (d / f"board-{n}.toml").read_text()
     hub_text = (d / "hub.toml").read_text()
     hub = tomllib.loads(hub_text)
-    assert set(hub) == {"hall", "mqtt"} and hub["hall"] == HALL and set(hub["mqtt"]) == {"url"}
+    assert set(hub) == {"hall", "mqtt", "keys"} and hub["hall"] == HALL
+    assert set(hub["mqtt"]) == {"url", "ca"} and hub["keys"] == h.keys
     spec = parse_mqtt_url(hub["mqtt"]["url"], ValueError)
-    assert (spec.username, spec.password, spec.port) == ("hub", h.passwords["hub"], 1883)
-    for key in ("# event = ", "# broadcast_delay = 0", '# http = "0.0.0.0:8090"', "# state_dir = "):
+    assert (spec.username, spec.password, spec.port, spec.tls) == \
+        ("hub", h.passwords["hub"], 8883, True)
+    cfg_hub = load_hub_config(d / "hub.toml")
+    assert cfg_hub.mqtt is not None and cfg_hub.mqtt.ca == d / CA_FILE
+    assert dict(cfg_hub.keys) == {n: bytes.fromhex(k) for n, k in h.keys.items()}
+    assert cfg_hub.accept_unsigned == frozenset() and cfg_hub.signing("4") == "refused"
+    for key in ("# event = ", "# broadcast_delay = 0", '# http = "0.0.0.0:8090"', "# state_dir = ",
+                "# accept_unsigned = "):
         assert key in hub_text
     conf = (d / "mosquitto.conf").read_text()
-    for line in ("listener 1883", "allow_anonymous false", f"password_file {d / 'passwd'}",
-                 f"acl_file {d / 'acl'}", "persistence true", f"persistence_location {d}/data/",
-                 f"max_queued_messages {queue_limit(3)}", "persistent_client_expiration 1d",
-                 "#listener 8883", "#cafile ", "#certfile ", "#keyfile "):
+    for line in ("listener 8883", f"cafile {d / CA_FILE}", f"certfile {d / 'broker.crt'}",
+                 f"keyfile {d / 'broker.key'}", "tls_version tlsv1.2", "allow_anonymous false",
+                 f"password_file {d / 'passwd'}", f"acl_file {d / 'acl'}", "log_dest topic",
+                 "persistence true", f"persistence_location {d}/data/",
+                 f"max_queued_messages {queue_limit(3)}", "persistent_client_expiration 1d"):
         assert f"\n{line}" in conf, line
-    assert "\nuser " not in conf and (d / "data").is_dir()
+    # the owner of the 0600 files: the broker started with sudo becomes them (issue 16)
+    assert f"\nuser {pwd.getpwuid(os.getuid()).pw_name}\n" in conf and (d / "data").is_dir()
+    assert "topic read $SYS/broker/log/E" in (d / "acl").read_text()
     assert queue_limit(200) == 120_000 and queue_limit(1000) == 600_000
+
+
+def test_plain_mqtt_only_when_asked_for_by_name(tmp_path: Path,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    h = make_hall(1, tmp_path / "plain", hall=HALL, host="127.0.0.1", tls=False)
+    write_hall(h)
+    assert h.port == 1883 and h.url("hub").startswith("mqtt://")
+    assert not (h.dir / CA_FILE).exists()
+    conf = (h.dir / "mosquitto.conf").read_text()
+    assert "\nlisten" + "er 1883\n" in conf and "PLAIN MQTT" in conf and "cafile" not in conf
+    cfg = load_hub_config(h.dir / "hub.toml")
+    assert cfg.mqtt is not None and not cfg.mqtt.tls and cfg.mqtt.ca is None
+    with caplog.at_level("WARNING", logger="pi.hall.hub_run"):
+        warn_insecure(cfg)
+    assert "PLAIN MQTT" in caplog.text and "in clear" in caplog.text
+    caplog.clear()
+    tls = load_hub_config(_tls_hall(tmp_path / "tls").dir / "hub.toml")
+    with caplog.at_level("WARNING", logger="pi.hall.hub_run"):
+        warn_insecure(tls)
+    assert caplog.text == ""
+
+
+def _tls_hall(directory: Path) -> Hall:
+    h = make_hall(1, directory, hall=HALL, host="127.0.0.1")
+    write_hall(h)
+    return h
 
 
 def test_percent_encoding_of_a_password_and_ipv6_host(tmp_path: Path) -> None:
@@ -374,64 +421,50 @@ def test_cli_as_a_process(tmp_path: Path) -> None:
     assert r.returncode == 2 and r.stdout == "" and len(r.stderr.splitlines()) == 1
 
 
-# --- TLS as README "The hall: security" says ---------------------------------------------------
+# --- TLS, as hub init writes it -----------------------------------------------------------------
 
-def _openssl(*args: str) -> None:
-    tool = shutil.which("openssl")
-    assert tool is not None, "openssl missing (make test installs Debian's openssl)"
-    subprocess.run([tool, *args], check=True, capture_output=True, timeout=60)
-
-
-def test_tls_listener_as_the_readme_says(tmp_path: Path) -> None:
-    h = make_hall(1, tmp_path / "hall", hall=HALL, host="127.0.0.1")
-    write_hall(h)
-    c = tmp_path / "certs"
-    c.mkdir()
-    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj",
-             "/CN=damiera hall CA", "-keyout", str(c / "ca.key"), "-out", str(c / "ca.crt"))
-    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout",
-             str(c / "hall.key"), "-out", str(c / "hall.csr"))
-    (c / "san").write_text("subjectAltName=IP:127.0.0.1\n")
-    _openssl("x509", "-req", "-in", str(c / "hall.csr"), "-CA", str(c / "ca.crt"), "-CAkey",
-             str(c / "ca.key"), "-CAcreateserial", "-days", "30", "-extfile", str(c / "san"),
-             "-out", str(c / "hall.crt"))
-    tls_port = free_port()
-    conf = (h.dir / "mosquitto.conf").read_text()
-    for commented, line in (("#listener 8883", f"listener {tls_port} 127.0.0.1"),
-                            ("#use_username_as_clientid true", "use_username_as_clientid true"),
-                            ("#cafile ", f"cafile {c / 'ca.crt'}\n#"),
-                            ("#certfile ", f"certfile {c / 'hall.crt'}\n#"),
-                            ("#keyfile ", f"keyfile {c / 'hall.key'}\n#")):
-        assert f"\n{commented}" in conf
-        conf = conf.replace(f"\n{commented}", f"\n{line}", 1)
-    (tmp_path / "tls.conf").write_text(conf)
-    board_toml = (h.dir / "board-1.toml").read_text().replace("mqtt://", "mqtts://").replace(
-        ":1883", f":{tls_port}") + f'ca = "{c / "ca.crt"}"\n'
-    (h.dir / "board-1.toml").write_text(board_toml)
+def test_the_default_hall_speaks_tls_with_its_own_ca_only(tmp_path: Path) -> None:
+    """The broker of a default hall: a board with its board-1.toml (mqtts, the hall's CA) is
+    carried; a plain client and a client trusting only the system's CAs are not."""
+    h = _tls_hall(tmp_path / "hall")
     spec = load_config(h.dir / "board-1.toml").mqtt
-    assert spec is not None and spec.tls and spec.port == tls_port and spec.ca == c / "ca.crt"
-    with Broker(tmp_path, conf=tmp_path / "tls.conf"):
+    assert spec is not None and spec.tls and spec.ca == h.dir / CA_FILE
+    with Broker(tmp_path, conf=h.dir / "mosquitto.conf") as broker:
         got = threading.Event()
         sub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
-        sub.tls_set(ca_certs=str(c / "ca.crt"))
+        sub.tls_set(ca_certs=str(h.dir / CA_FILE))
         sub.username_pw_set("hub", h.passwords["hub"])
+        ready = threading.Event()
         sub.on_connect = lambda cl, *a: cl.subscribe(f"{ROOT}/#", 1)
-        sub.on_subscribe = lambda *a: pub_when_ready.set()
+        sub.on_subscribe = lambda *a: ready.set()
         sub.on_message = lambda cl, u, m: got.set() if m.payload == b"over tls" else None
-        pub_when_ready = threading.Event()
-        sub.connect("127.0.0.1", tls_port)
+        sub.connect("127.0.0.1", broker.port)
         sub.loop_start()
         try:
-            assert pub_when_ready.wait(10)
+            assert ready.wait(10)
             pub = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
             pub.tls_set(ca_certs=str(spec.ca))
             pub.username_pw_set(spec.username, spec.password)
-            pub.connect(spec.host, spec.port)
+            pub.connect(spec.host, broker.port)
             pub.loop_start()
             pub.publish(topic(1, "journal"), b"over tls", qos=1).wait_for_publish(10)
             assert got.wait(10)
             pub.disconnect()
             pub.loop_stop()
+            plain = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+            plain.username_pw_set(spec.username, spec.password)
+            refused = False
+            try:  # no TLS: the broker drops the connection
+                plain.connect(spec.host, broker.port)
+                refused = plain.loop(timeout=2.0) != mqtt.MQTT_ERR_SUCCESS or \
+                    plain.loop(timeout=2.0) != mqtt.MQTT_ERR_SUCCESS
+            except OSError:
+                refused = True
+            assert refused
+            stranger = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+            stranger.tls_set()  # the system's CAs: the hall's certificate is not theirs
+            with pytest.raises(ssl.SSLError):
+                stranger.connect(spec.host, broker.port)
         finally:
             sub.disconnect()
             sub.loop_stop()

@@ -2,7 +2,8 @@
 arbiter uploads the round before the boards are switched on). A board that never connected has
 no session at the broker to queue the command in, so the hub keeps each board's pairing until
 the board acks it and sends it again when the board's status says online; after a restart it
-sends each board its latest round's pairing again (the board does a repeated pairing once)."""
+sends each board its pairing of the round started last again (the board does a repeated pairing
+once). A CSV of several rounds is kept whole and a round's pairings go out when it starts."""
 
 from __future__ import annotations
 
@@ -24,29 +25,33 @@ def test_a_pairing_waits_for_a_board_that_was_never_connected(tmp_path: Path) ->
         with HubRig(tmp_path / "hub", broker.url) as rig:
             status, got = rig.json("POST", "/api/pairings", raw=CSV.encode(), token=rig.token,
                                    headers={"Content-Type": "text/csv"})
-            assert status == 200 and got == {"pushed": 2}
-            board = FakeBoard(broker.url, "8")  # switched on after the upload
+            assert status == 200 and got == {"kept": 2, "rounds": ["1", "2"], "pushed": 0}
+            assert rig.json("POST", "/api/rounds/1/start", token=rig.token)[0] == 200
+            board = FakeBoard(broker.url, "8")  # switched on after the round's start
             try:
                 time.sleep(0.5)
                 assert _pairings(board) == []  # nothing was queued for it at the broker
-                board.client.publish(board.topics.board("8", "status"),
-                                     b'{"online": true, "board": "8", "game": null, "lines": 0,'
-                                     b' "games": []}', qos=1, retain=True).wait_for_publish(5)
+                board.status()  # signed with the board's key, as a board's status is
                 wait(lambda: _pairings(board), what="the pairing sent again")
-                assert _pairings(board)[-1]["white"] == "Bruno"  # the latest, round 2
+                # round 1's, not the CSV's last row (round 2: it has not started)
+                assert _pairings(board)[-1]["white"] == "Anna"
                 wait(lambda: rig.call(lambda: "8" not in rig.hub.pairing_out),
                      what="the ack")
                 n = len(_pairings(board))
                 # acked: going offline and online again sends nothing more
-                for online in (b"false", b"true"):
-                    board.client.publish(board.topics.board("8", "status"),
-                                         b'{"online": %s, "board": "8"}' % online, qos=1,
-                                         retain=True).wait_for_publish(5)
+                board.client.publish(board.topics.board("8", "status"),
+                                     b'{"online": false, "board": "8"}', qos=1,
+                                     retain=True).wait_for_publish(5)
+                board.status()
                 time.sleep(0.5)
                 assert len(_pairings(board)) == n
+                # round 2 starts: its pairing goes out
+                assert rig.json("POST", "/api/rounds/2/start", token=rig.token)[0] == 200
+                wait(lambda: _pairings(board)[-1]["white"] == "Bruno", what="round 2's")
+                wait(lambda: rig.call(lambda: "8" not in rig.hub.pairing_out), what="acked")
             finally:
                 board.close()
-        # a hub restart: the latest round's pairing goes to the board again when it is seen
+        # a hub restart: the started round's pairing goes to the board again when it is seen
         board = FakeBoard(broker.url, "8")
         try:
             before = len(_pairings(board))

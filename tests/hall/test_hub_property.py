@@ -1,7 +1,8 @@
 """The hub's catch-up as a property (no broker: the hub's own message path, ``Hub.deliver``):
 whatever order, duplication and loss the journal messages of several games of a board come in,
 answering the hub's resend requests as a board does ends with every replica equal to its
-journal, and the board's view equal to ``damiera replay`` of its newest game."""
+journal, and the board's view equal to ``damiera replay`` of its newest game. The board signs
+its lines and status (its key in the hub's configuration), as ``hub init`` sets a hall up."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from engine.replay import replay_lines
 from pi.hall import protocol as P
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig
-from tests.hall.hub_rig import SAMPLE, TRACES, trace_lines
+from pi.hall.signing import line_mac
+from tests.hall.hub_rig import SAMPLE, TRACES, rig_key, trace_lines
 
 GAMES = {
     "2026-11-22T0900-b03-001": TRACES / "italian" / "d1_kept_by_accept_8_2.jsonl",
@@ -22,6 +24,17 @@ GAMES = {
 }
 JOURNALS = {g: trace_lines(p, game=g, board="3") for g, p in GAMES.items()}
 MESSAGES = [(g, n) for g, lines in JOURNALS.items() for n in range(1, len(lines) + 1)]
+KEY = rig_key("3")
+
+
+def _macs(game: str) -> list[str]:
+    macs: list[str] = []
+    for n, text in enumerate(JOURNALS[game], start=1):
+        macs.append(line_mac(KEY, game, n, text, macs[-1] if macs else ""))
+    return macs
+
+
+MACS = {g: _macs(g) for g in JOURNALS}
 TOPICS = P.Topics("h")
 
 
@@ -31,16 +44,17 @@ TOPICS = P.Topics("h")
        st.booleans())
 def test_any_delivery_with_resends_ends_equal(tmp_path_factory, stream, status_first):
     root = tmp_path_factory.mktemp("hub")
-    hub = Hub(HubConfig(hall="h", state_dir=root), root)
+    hub = Hub(HubConfig(hall="h", state_dir=root, keys={"3": KEY}), root)
     asked: list[tuple[str, bytes]] = []
     hub.publish = lambda topic, payload: asked.append((topic, payload))
 
     def journal(game: str, n: int) -> tuple[str, bytes]:
-        return (TOPICS.board("3", "journal"), P.journal_payload(game, n, JOURNALS[game][n - 1]))
+        return (TOPICS.board("3", "journal"),
+                P.journal_payload(game, n, JOURNALS[game][n - 1], MACS[game][n - 1]))
 
     status = (TOPICS.board("3", "status"), P.status_payload(
         "3", max(JOURNALS), len(JOURNALS[max(JOURNALS)]),
-        [(g, len(lines), False) for g, lines in JOURNALS.items()]))
+        [(g, len(lines), False) for g, lines in JOURNALS.items()], session="00aa00aa", key=KEY))
     batch = [status] if status_first else []
     batch += [journal(*MESSAGES[i]) for i, lost in stream if not lost]
     hub.deliver(batch)

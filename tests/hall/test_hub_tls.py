@@ -14,7 +14,8 @@ import pytest
 from pi.board.config import parse_mqtt_url
 from pi.hall import protocol as P
 from tests.hall.broker import Broker
-from tests.hall.hub_rig import HALL, SAMPLE, HubRig, trace_lines, wait
+from pi.hall.signing import line_mac
+from tests.hall.hub_rig import HALL, SAMPLE, HubRig, rig_key, trace_lines, wait
 
 G = "2026-11-22T0900-b05-001"
 
@@ -52,8 +53,11 @@ def test_hub_and_board_over_tls(tmp_path):
             c.loop_start()
             try:
                 topics = P.Topics(HALL)
+                mac = ""
                 for n, text in enumerate(lines, start=1):
-                    c.publish(topics.board("5", "journal"), P.journal_payload(G, n, text), qos=1)
+                    mac = line_mac(rig_key("5"), G, n, text, mac)
+                    c.publish(topics.board("5", "journal"), P.journal_payload(G, n, text, mac),
+                              qos=1)
                 wait(lambda: rig.held("5", G) == len(lines), 20, "the replica over TLS")
             finally:
                 c.loop_stop()

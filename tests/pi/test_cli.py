@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from engine.pdn import read_pdn
 from pi.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -124,3 +127,74 @@ def test_errors_of_every_family_are_one_line_exit_2(tmp_path) -> None:  # type: 
             r = run(*args)
             assert r.returncode == 2 and r.stdout == "", (args, r.stderr)
             assert len(r.stderr.strip().splitlines()) == 1 and words in r.stderr, r.stderr
+
+
+def test_pdn_archive_with_one_undecided_short_capture_keeps_the_other_games(
+        tmp_path: Path) -> None:
+    # issue 16: a championship archive was refused whole for one game's "3x26" that fits two
+    # captures and that the rest of that game does not decide
+    corpus = ROOT / "tests" / "corpus" / "pdn" / "italian"
+    ok = (corpus / "archive_forms.pdn").read_text(encoding="utf-8")
+    undecided = (corpus / "short_capture_several.pdn").read_text(encoding="utf-8")
+    path = tmp_path / "campionato.pdn"
+    path.write_text(ok + "\n" + undecided + "\n" + ok, encoding="utf-8")
+    r = run("pdn", str(path))
+    assert r.returncode == 3 and "Traceback" not in r.stderr
+    [line] = r.stderr.strip().splitlines()
+    assert "PDN game 4, move 1 (25x2)" in line and "does not tell which" in line
+    assert len(read_pdn(r.stdout)) == 6  # the six other games, whole
+
+
+def test_pdn_file_of_only_undecided_games_is_refused() -> None:
+    r = run("pdn", str(ROOT / "tests" / "corpus" / "pdn" / "italian" /
+                       "short_capture_several.pdn"))
+    assert r.returncode == 2 and r.stdout == "" and "does not tell which" in r.stderr
+
+
+def test_moves_with_standard_input_closed_is_one_line() -> None:
+    # issue 16: `damiera moves --variant italian --json <&-` ended in a traceback
+    r = subprocess.run(["sh", "-c", f'exec "{sys.executable}" -m pi.cli moves --variant italian '
+                        "--json <&-"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and "standard input is closed" in r.stderr
+
+
+FIVE_THOUSAND = "9" * 5000  # over Python's 4,300-digit limit of int()
+
+
+@pytest.mark.parametrize("config,args", [
+    (f"board = {FIVE_THOUSAND}\n", ("token", "--config")),
+    (f"round = {FIVE_THOUSAND}\n", ("token", "--config")),
+    (None, ("run", "--simulate", "--http", "off", "--board", FIVE_THOUSAND)),
+])
+def test_numbers_of_five_thousand_digits_are_one_line(tmp_path: Path, config: str | None,
+                                                      args: tuple[str, ...]) -> None:
+    # issue 16: a config's or an option's number past the int-string limit was a traceback
+    if config is not None:
+        path = tmp_path / "damiera.toml"
+        path.write_text(config, encoding="utf-8")
+        args = (*args, str(path))
+    r = run(*args, "--state-dir", str(tmp_path / "state"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_move_number_of_26_digits_is_a_label(tmp_path: Path) -> None:
+    # issue 16: move numbers are only labels; a 26-digit one was refused
+    path = tmp_path / "game.pdn"
+    path.write_text('[GameType "22"]\n\n12345678901234567890123456. 22-18 12-16 *\n',
+                    encoding="utf-8")
+    r = run("pdn", str(path))
+    assert r.returncode == 0 and "1. 22-18 12-16 *" in r.stdout
+
+
+def test_replay_text_counts_plies_and_numbers_moves_as_the_pdn(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 16: "5 move(s)" counted plies; one word for each: ply (one player's), move (the pair)
+    trace = ROOT / "tests" / "traces" / "italian" / "d1_moved_twice_kept_8_1_1.jsonl"
+    assert main(["replay", str(trace)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("italian game, 5 plies\n")
+    assert "  ply   2  1... 11-15 " in out
+    assert "  ply   4  3. 25-21 (6s)  {irregular move: IT 8.1.1}  [FEN " in out
+    assert "move(s)" not in out

@@ -75,8 +75,8 @@ def test_golden_faces_show_the_engines_texts() -> None:
     """The faces in the golden frames are the engine's (no format of the OLED's own)."""
     texts = {name: tuple(text for text, _ in face_texts(state))
              for name, state in _faces().items()}
-    assert texts == {"hours_and_seconds": ("1h01", "0:20"), "minutes_and_tenths": ("0h20", "19.9"),
-                     "flag": ("FLAG", "0h10"), "lampo": ("-10", "1:00"),
+    assert texts == {"hours_and_seconds": ("1h01", "0:20"), "minutes_and_tenths": ("20:00", "19.9"),
+                     "flag": ("FLAG", "10:00"), "lampo": ("-10", "1:00"),
                      "fischer": ("1h00", "1:05"), "no_clock": ("--:--", "--:--")}
 
 
@@ -101,3 +101,28 @@ def test_a_flag_from_the_clock_is_drawn() -> None:
     assert texts == (("FLAG", False), ("5.0", False))
     assert face_texts(DisplayState(white_time=1, black_time=1, flagged=(BLACK,))) == (
         ("1.0", False), ("FLAG", False))
+
+
+def test_every_face_of_the_last_hour_fits_its_box_with_its_seconds() -> None:
+    """Issue 16: the OLED never drops the seconds in the last hour, and the face texts it shows
+    fit the face's box in the font drawn (a text too wide would be cut to ``59:..``)."""
+    from PIL import Image, ImageDraw
+
+    from engine.clock_display import format_time
+    display = BoardDisplay(dummy_oled())
+    draw = ImageDraw.Draw(Image.new("1", (128, 64)))
+    texts = {format_time(seconds * 1000) for seconds in range(3600)}
+    texts |= {format_time(ms) for ms in range(0, 20_000, 100)}
+    texts |= {format_time(hours * 3_600_000 + minutes * 60_000)
+              for hours in range(1, 100) for minutes in range(60)}
+    assert "59:59" in texts and not any(text.startswith("0h") for text in texts)
+    for left, _top, right, _bottom in (WHITE_FACE_BOX, BLACK_FACE_BOX):
+        room = right - left - 4  # what BoardDisplay leaves inside a face's frame
+        too_wide = sorted(t for t in texts if draw.textlength(t, font=display.large) > room)
+        assert too_wide == []
+    frame = _frame(DisplayState(white_time=3_599.5, black_time=2_748.0, running="white"))
+    assert face_texts(DisplayState(white_time=3_599.5, black_time=2_748.0)) == (
+        ("59:59", False), ("45:48", False))
+    # the faces' frames are whole: the text drew inside them
+    for box in (WHITE_FACE_BOX, BLACK_FACE_BOX):
+        assert frame.crop(box).getbbox() is not None

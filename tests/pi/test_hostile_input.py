@@ -87,7 +87,9 @@ def _pdn_cases() -> list[Case]:
             if (j == 8 or j == 4) and n == "":
                 continue  # an empty Variant tag names nothing; "W:W:B1" is a valid FEN
             out.append(Case(f"pdn-{i}-{j}", ("pdn", "{file}"), file=text))
-        if n != "3.5":  # '3.5.' reads as the move numbers '3.' and '5.'
+        # '3.5.' reads as the move numbers '3.' and '5.'; ASCII digits of any length are a move
+        # number, a label (test_cli: a 26-digit one is read)
+        if n != "3.5" and not (n.isascii() and n.isdigit()):
             out.append(Case(f"pdn-number-{i}", ("pdn", "{file}"),
                             file=f'[GameType "22"]\n\n{n}. 22-18 *\n'))
         out.append(Case(f"pdn-nag-{i}", ("pdn", "{file}"),

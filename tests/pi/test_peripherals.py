@@ -83,6 +83,7 @@ def test_tonal_buzzer_pattern_uses_tones_and_silence():
 # -- display ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("seconds,text", [(None, "--:--"), (3723, "1h02"), (299.9, "4:59"),
+                                          (3599.9, "59:59"), (3600, "1h00"),
                                           (20, "0:20"), (19.99, "19.9"), (0.05, "0.0"),
                                           (-1, "0.0"), (float("nan"), "--:--")])
 def test_clock_format(seconds, text):

@@ -27,7 +27,8 @@ import pytest
 from hardware_mocks.simulate import SimulateError, config_from_start, main as simulate, \
     parse_speed
 from pi.cli import main as cli
-from pi.board.config import Config
+from engine.trace import parse_trace
+from pi.board.config import Config, parse_config
 from pi.drivers.wiring import example_wiring
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -206,6 +207,24 @@ def test_the_games_settings_come_from_the_start_line() -> None:
         ("international", True, False, "600+5", 1.5)
     assert (c.white, c.black, c.event, c.round, c.site, c.board, c.state_dir) == \
         ("A", "B", "E", "3", "S", 7, Path("/x"))
+
+
+def test_the_configs_board_and_site_stay_under_a_trace(tmp_path: Path) -> None:
+    # damiera run --config board-5.toml --simulate --trace FILE (issue 16): the game is board
+    # 5's, in its id and its start line, whatever board the trace was recorded on (or none)
+    for recorded in ({}, {"board": 7, "site": "Elsewhere"}):
+        line = {"type": "start", "variant": "italian", "fen": None, "clock": True,
+                "transcribed": True, **recorded}
+        start, _ = parse_trace([json.dumps(line)])
+        c = config_from_start(Config(board=5, site="Roma"), start, line, "t.jsonl")
+        assert (c.board, c.site) == (5, "Roma")
+    config = parse_config('board = 5\n', "board-5.toml")
+    state = tmp_path / "s"
+    assert simulate(config=config, state_dir=str(state), trace=str(TRACES / "italian" /
+                    "resign_and_note.jsonl"), speed="max") == 0
+    journal = next(state.glob("games/*/trace.jsonl"))
+    assert journal.parent.name.endswith(tuple(f"-b05-{n:03d}" for n in range(1, 10)))
+    assert json.loads(journal.read_text().splitlines()[0])["board"] == 5
 
 
 @pytest.mark.parametrize("text", ["0", "-1", "nan", "inf", "fast", ""])

@@ -14,7 +14,8 @@ and ``result`` always; the scenarios of ``ISSUE8`` may add, in a dict after the 
 ``fen`` (the final position), ``sides`` (the side of each move of ``moves``: an irregular move
 that stands is in the transcript with the side that played it, TRACE.md), ``pdn_contains`` /
 ``pdn_excludes`` (substrings of the report's PDN, e.g. the ``/FEN "…"/`` after a kept irregular
-move) and ``outcome`` (the article that ended the game). Traces that today's arbiter gets wrong
+move), ``outcome`` (the article that ended the game) and ``flag_texts`` (for each flag a
+substring of its text, or null; issue 16). Traces that today's arbiter gets wrong
 are listed in ``PENDING.txt`` with the defect of issue 8 they show.
 """
 
@@ -23,8 +24,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-# issue 8's scenarios, kept apart (this file runs as a script: the folder is on sys.path)
+# issue 8's and issue 16's scenarios, kept apart (this file runs as a script: the folder is on
+# sys.path)
 from issue8_scenarios import ISSUE8
+from issue16_scenarios import ISSUE16
 
 HERE = Path(__file__).parent
 BUTTONS = ("clock", "accomodo", "correct", "accept", "draw_offer", "draw_accept", "resign", "count",
@@ -261,7 +264,7 @@ EXISTING_EXTRAS: dict[tuple[str, str], dict[str, object]] = {
 def main() -> None:
     extras: dict[tuple[str, str], dict[str, object]] = dict(EXISTING_EXTRAS)
     scenarios = list(SCENARIOS)
-    for variant, name, overrides, script, moves, flags, result, extra in ISSUE8:
+    for variant, name, overrides, script, moves, flags, result, extra in ISSUE8 + ISSUE16:
         scenarios.append((variant, name, overrides, script, moves, flags, result))
         extras[variant, name] = extra
     seen: set[tuple[str, str]] = set()

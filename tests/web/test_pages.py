@@ -172,9 +172,9 @@ def test_board_numbering_per_variant(page: Any, daemon_factory: Any) -> None:
 
 
 def test_clock_face_matches_the_engine(page: Any, daemon_factory: Any) -> None:
-    """formatTime in the browser is engine.clock_display.format_time, at and around every
-    boundary."""
-    from engine.clock_display import format_time
+    """formatTime in the browser is engine.clock_display.format_time_full (a DGT3000's face:
+    1:05:00, 58:12, 0:19.9), at and around every boundary."""
+    from engine.clock_display import format_time_full
     d = daemon_factory()
     page.goto(d.url + "/")
     samples = [0, 1, 99, 100, 999, 19_999, 20_000, 20_001, 59_999, 60_000, 599_999, 600_000,
@@ -184,7 +184,24 @@ def test_clock_face_matches_the_engine(page: Any, daemon_factory: Any) -> None:
         const l = await import('/static/live.js');
         return samples.map((ms) => l.formatTime(ms));
     }""", samples)
-    assert got == [format_time(ms) for ms in samples]
+    assert got == [format_time_full(ms) for ms in samples]
+
+
+def test_an_hours_clock_ticks_every_second_on_the_page(page: Any, daemon_factory: Any) -> None:
+    """Issue 16: with an hour's control the faces read 0h59, 0h58, … and nothing visibly changed
+    for 50 minutes. The page shows 1:05:00 and then every second (h:mm:ss, as a DGT3000)."""
+    import re
+    d = daemon_factory(time_control="3900")
+    page.goto(d.url + "/")
+    page.wait_for_selector("#clock-white.running")  # White's clock runs from the start
+    seen = [page.text_content("#clock-white .face")]
+    for _ in range(2):
+        page.wait_for_function(
+            f"document.querySelector('#clock-white .face').textContent !== '{seen[-1]}'",
+            timeout=1500)
+        seen.append(page.text_content("#clock-white .face"))
+    assert all(re.fullmatch(r"1:0[45]:[0-5][0-9]", text or "") for text in seen), seen
+    assert page.text_content("#clock-black .face") == "1:05:00"
 
 
 def test_live_page_shows_a_move_within_a_second(page: Any, daemon_factory: Any) -> None:
@@ -208,8 +225,9 @@ def test_live_page_shows_a_move_within_a_second(page: Any, daemon_factory: Any) 
     page.wait_for_function(f"document.querySelector('#clock-black .face').textContent !== '{first}'",
                            timeout=2500)
     white = d.request("/api/state")["clock"]["white"]
-    from engine.clock_display import format_time
-    assert page.text_content("#clock-white .face") == format_time(int(round(white * 1e6)) // 1000)
+    from engine.clock_display import format_time_full
+    assert page.text_content("#clock-white .face") == format_time_full(
+        int(round(white * 1e6)) // 1000)
     # the numbers toggle
     page.uncheck("#numbers")
     assert page.locator("#board .num").count() == 0
@@ -286,6 +304,9 @@ def test_arbiter_reviews_a_flag_and_acts(page: Any, daemon_factory: Any) -> None
     step = page.text_content("#replay-step")
     assert f"line {press}/" in step and "awaiting the opponent's decision" in step
     assert "IT 8.1.3 pending" in step
+    # plies counted as plies (issue 16: "1 moves"); the irregular move stands in the transcript
+    assert " · 1 ply · " in step
+    assert "(1 ply)" in page.text_content("#games")
     # an action from the console reaches the journal
     page.fill("#note-text", "players warned about touching")
     page.click("#action-note")
@@ -434,3 +455,34 @@ def test_clock_ticks_from_the_reading(page: Any, daemon_factory: Any) -> None:
     assert got == [{"white": 97500, "black": 59950}, {"white": 100000, "black": 57450},
                    {"white": 100000, "black": 59950}, {"white": 0, "black": 59950},
                    {"white": 99700, "black": 59950}, {"white": 99700, "black": 59950}]
+
+
+def test_live_page_freezes_the_clock_while_a_move_is_held(page: Any, daemon_factory: Any) -> None:
+    """Issue 17: Black's irregular move (IT 8.1.2, 11-19 two rows straight ahead) is held from
+    the public: the live page shows neither the move nor its clock — no face running, the faces
+    standing at the times when Black got the move — until White decides."""
+    from engine.clock_display import format_time
+    d = daemon_factory()
+    play(d, "-d3", "+c4")
+    d.request("/api/sim/button", {"name": "clock", "side": "white"})
+    page.goto(d.url + "/")
+    page.wait_for_function("document.querySelector('#moves').textContent.includes('22-18')",
+                           timeout=3000)
+    page.wait_for_function("document.querySelector('#clock-black').className.includes('running')",
+                           timeout=3000)
+    play(d, "-e6", "+e4")
+    d.request("/api/sim/button", {"name": "clock", "side": "black"})
+    page.wait_for_function(
+        "!document.querySelector('#clock-black').className.includes('running')", timeout=3000)
+    live = d.request("/api/state")["clock"]
+    assert live["running"] == "white" and live["moves"]["black"] == 1  # the arbiter's view
+    public = d.get("/api/state")["clock"]
+    assert public["running"] is None and public["moves"]["black"] == 0
+    faces = [page.text_content(f"#clock-{side} .face") for side in ("white", "black")]
+    page.wait_for_timeout(1500)
+    assert [page.text_content(f"#clock-{side} .face") for side in ("white", "black")] == faces
+    assert faces == [format_time(int(round(public[side] * 1e6)) // 1000)
+                     for side in ("white", "black")]
+    assert "running" not in (page.get_attribute("#clock-white", "class") or "")
+    assert "11-19" not in page.text_content("#moves")
+    shoot(page, "held-clock")

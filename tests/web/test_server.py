@@ -187,6 +187,29 @@ def test_broadcast_pdn_etag_and_last_modified_give_304(rig: Rig) -> None:
                        headers={"If-Modified-Since": "garbage"})[0] == 200
 
 
+def test_the_boards_records_name_site_date_round_and_board(tmp_path: Path) -> None:
+    # issue 16: game.pdn and /broadcast.pdn wrote [Site "?"] and [Date "????.??.??"] although
+    # the config has the site and the journal's start line started_at
+    import datetime
+
+    from engine.pdn import read_pdn
+    from pi.board.config import Config
+    config = Config(source="(test)", white="Ann", black="Bob", event="Test", site="Napoli",
+                    round="4", board=7)
+    with Rig(tmp_path, config) as rig:
+        state = rig.wait(lambda s: s["phase"] == "playing")
+        started = state["metadata"]["started_at"]
+        day = datetime.datetime.fromisoformat(started).strftime("%Y.%m.%d")
+        texts = [rig.request("GET", "/broadcast.pdn")[2].decode(),
+                 rig.request("GET", f"/api/games/{state['game_id']}/game.pdn",
+                             token=rig.token)[2].decode()]
+    for text in texts:
+        tags = read_pdn(text)[0].tags
+        assert (tags["Event"], tags["Site"], tags["Date"], tags["Round"]) == (
+            "Test", "Napoli", day, "4")
+        assert (tags["White"], tags["Black"], tags["Board"]) == ("Ann", "Bob", "7")
+
+
 def test_options_preflight_and_unknown_paths(rig: Rig) -> None:
     status, headers, _ = rig.request("OPTIONS", "/api/state")
     assert status == 204 and "GET" in headers["access-control-allow-methods"]

@@ -6,6 +6,7 @@ import { api, h, loginBox } from "/static/live.js";
 const $ = (id) => document.getElementById(id);
 const flags = new Map();      // `${board}/${game_id}/${flag id}` -> {board, round, game_id, flag, wall, order, fresh}
 const summaries = new Map();  // board -> board summary
+const alarms = new Map();     // alarm id -> {id, board, time, last, kind, what, count}
 let arbiter = false, skew = 0, audio = null, arrival = 0;
 const STALE_S = 60;
 
@@ -85,6 +86,31 @@ function silent() {
     s.missing ? ` — ${s.missing} journal lines not yet copied` : "")) : [h("li", { class: "muted" }, "none")]));
 }
 
+// Alarms: someone speaking for a board (a forged or unsigned line, a conflicting copy, a status
+// not signed by the board, its credentials used by another client). Newest first, with a sound.
+function renderAlarms() {
+  const rows = [...alarms.values()].sort((a, b) => b.last - a.last || b.id - a.id);
+  $("alarms").querySelector("tbody").replaceChildren(...rows.map((a) => h("tr",
+    { class: "alarm", "data-board": a.board, "data-kind": a.kind },
+    h("td", {}, new Date(a.time * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })),
+    h("td", {}, h("a", { href: `/boards/${encodeURIComponent(a.board)}/arbiter` }, a.board)),
+    h("td", {}, a.what),
+    h("td", {}, a.count > 1 ? `×${a.count}` : ""))));
+  $("alarms-empty").hidden = rows.length > 0;
+}
+
+function addAlarm(a, live) {
+  const old = alarms.get(a.id);
+  alarms.set(a.id, a);
+  if (live && !old) beep();
+}
+
+async function loadAlarms() {
+  const list = await api("/api/alarms");
+  for (const a of list) addAlarm(a, false);
+  renderAlarms();
+}
+
 async function loadFlags() {
   const list = await api("/api/flags");
   for (const item of list) addFlag(item, false);
@@ -111,7 +137,10 @@ async function loadHall() {
 
 function follow() {
   const source = new EventSource("/events");
-  source.onopen = () => { $("conn").textContent = "live"; };
+  source.onopen = () => {
+    $("conn").textContent = "live";
+    loadAlarms().catch(() => {});  // those raised while the stream was away
+  };
   source.onerror = () => {
     $("conn").textContent = "reconnecting…";
     if (source.readyState === EventSource.CLOSED) setTimeout(follow, 3000);
@@ -127,6 +156,12 @@ function follow() {
       clearTimeout(resultsDue);
       resultsDue = setTimeout(() => loadResults().catch(() => {}), 300);
     }
+  });
+  source.addEventListener("alarm", (ev) => {
+    let a;
+    try { a = JSON.parse(ev.data); } catch { return; }
+    addAlarm(a, true);
+    renderAlarms();
   });
   source.addEventListener("flag", (ev) => {
     let item;
@@ -152,13 +187,72 @@ async function sendPairings() {
       headers: { "Content-Type": "text/csv" }, body: $("pairings-csv").value });
     const body = await r.json().catch(() => ({}));
     if (!r.ok) throw new Error(body.error || `${r.status}`);
-    status.textContent = `${body.pushed} pairings sent to their boards`;
+    status.textContent = `${body.kept} pairings kept (round${body.rounds.length > 1 ? "s" : ""} ` +
+      `${body.rounds.join(", ")})` + (body.pushed ? `; ${body.pushed} of the round in play sent` : "");
+    await loadRounds();
   } catch (e) {
     status.className = "error";
     status.textContent = `refused: ${e.message}`;
   }
 }
 
+// ---- start a round: its boards, ready or not and why, until every clock runs
+const STATES = { not_ready: "not ready", ready: "starting the clock", started: "clock started",
+  over: "game over" };
+let shownRound = null;
+let roundTimer = null;
+
+async function loadRounds() {
+  const got = await api("/api/rounds");
+  const select = $("round-select");
+  const keep = select.value;
+  select.replaceChildren(...got.rounds.map((r) => h("option", { value: r },
+    r === got.current ? `${r} (started)` : r)));
+  if (got.rounds.includes(keep)) select.value = keep;
+  else if (got.current) select.value = got.current;
+  if (got.current && shownRound === null) showRound(got.current);
+}
+
+function renderRound(got) {
+  const rows = got.boards;
+  const waiting = rows.filter((b) => b.state === "not_ready");
+  $("round-status").className = "";
+  $("round-status").textContent = got.started
+    ? `round ${got.round}: ${rows.length - waiting.length} of ${rows.length} boards started or starting` +
+      (waiting.length ? `; ${waiting.length} not ready` : "")
+    : `round ${got.round} is not started`;
+  $("round-boards").querySelector("tbody").replaceChildren(...rows.map((b) =>
+    h("tr", { "data-board": b.board, class: b.state },
+      h("td", {}, b.board), h("td", {}, b.white || "?"), h("td", {}, b.black || "?"),
+      h("td", {}, STATES[b.state] || b.state), h("td", {}, b.why || ""))));
+}
+
+function showRound(rnd) {
+  shownRound = rnd;
+  clearTimeout(roundTimer);
+  const poll = async () => {
+    try { renderRound(await api(`/api/rounds/${encodeURIComponent(rnd)}`)); } catch { /* next time */ }
+    if (shownRound === rnd) roundTimer = setTimeout(poll, 2000);
+  };
+  poll();
+}
+
+async function startRound() {
+  const rnd = $("round-select").value;
+  if (!rnd) return;
+  $("round-status").className = "";
+  $("round-status").textContent = `starting round ${rnd}…`;
+  try {
+    renderRound(await api(`/api/rounds/${encodeURIComponent(rnd)}/start`, {}));
+    showRound(rnd);
+    await loadRounds();
+  } catch (e) {
+    $("round-status").className = "error";
+    $("round-status").textContent = `refused: ${e.message}`;
+  }
+}
+
+$("round-start").addEventListener("click", startRound);
 $("pairings-file").addEventListener("change", async (ev) => {
   const file = ev.target.files[0];
   if (file) $("pairings-csv").value = await file.text();
@@ -174,7 +268,7 @@ async function start() {
     $("conn").textContent = "log in";
     return;
   }
-  await Promise.all([loadFlags(), loadResults()]);
+  await Promise.all([loadFlags(), loadResults(), loadAlarms(), loadRounds()]);
   source = follow();
   setInterval(silent, 5000);
 }

@@ -4,9 +4,12 @@ import { api, h } from "./live.js";
 
 const RESULTS = ["1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"];
 
-/** Fill `container` with the action buttons; `report(text, ok)` is told each answer. */
-export function arbiterActions(container, report) {
-  async function send(body) {
+/** Fill `container` with the action buttons; `report(text, ok)` is told each answer.
+ * `context()` gives what each action names: `{game, seen}` (the game shown and the last journal
+ * line seen), so that the board refuses it for another game or a position moved on. */
+export function arbiterActions(container, report, context = () => ({})) {
+  async function send(action) {
+    const body = { ...action, ...context() };
     try {
       const answer = await api("api/arbiter", body);
       report(`${body.action}: journaled as line ${answer.line}`, true);

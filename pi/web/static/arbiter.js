@@ -54,6 +54,11 @@ async function engineStates(recs) {
   } catch { return null; }
 }
 
+/** A count of plies (one player's move each; a "move" is the pair the PDN numbers: API.md). */
+function plies(n) {
+  return `${n} ${n === 1 ? "ply" : "plies"}`;
+}
+
 function showStep() {
   if (!states.length) return;
   step = Math.min(Math.max(1, step), states.length);
@@ -62,7 +67,7 @@ function showStep() {
   drawBoard($("replay-board"), { variant: state.metadata.variant, pieces: s.pieces,
     numbers: $("numbers").checked, lastMove: s.lastMove });
   $("replay-step").textContent = `line ${s.line}/${states.length} · t ${gameTime(s.record.t)} · ` +
-    `${describe(state.metadata.variant, s.record)} · ${s.moves} moves · ${s.turn} to move` +
+    `${describe(state.metadata.variant, s.record)} · ${plies(s.moves)} · ${s.turn} to move` +
     (s.hand.length ? ` · ${s.hand.length} in hand` : "") +
     ` · ${s.flags.length} flags${s.flags.length ? " (last " + s.flags[s.flags.length - 1].code + " " +
       (s.flags[s.flags.length - 1].status || "") + ")" : ""}` +
@@ -125,6 +130,8 @@ function onState(s) {
 async function whoami() {
   try {
     const who = await api("api/whoami");
+    // only a simulated board has a simulator (the hub's board pages and a Pi's answer 404)
+    $("nav-simulator").hidden = !who.simulate;
     $("login-section").hidden = who.arbiter;
     $("who").textContent = who.arbiter ? "arbiter" : "public view";
     if (who.arbiter) {
@@ -132,7 +139,7 @@ async function whoami() {
       live.refresh();  // the stream again, now with the arbiter's view
       const games = await api("api/games");
       $("games").replaceChildren(...games.map((g) => h("li", {}, `${g.id} ${g.white || "?"}–${g.black || "?"} ` +
-        `${g.result || "*"} (${g.moves} moves) `,
+        `${g.result || "*"} (${plies(g.moves)}) `,
       h("a", { href: `api/games/${g.id}/game.pdn`, download: `${g.id}.pdn` }, "PDN"), " ",
       h("a", { href: `api/games/${g.id}/trace.jsonl`, download: `${g.id}.jsonl` }, "trace"), " ",
       h("a", { href: `api/games/${g.id}/report.json`, download: `${g.id}.json` }, "report"))));
@@ -145,7 +152,7 @@ loginBox($("login"), whoami);
 arbiterActions($("actions"), (text, ok) => {
   $("action-status").textContent = text;
   $("action-status").className = ok ? "" : "error";
-});
+}, () => (state && state.game_id ? { game: state.game_id, seen: state.line } : {}));
 $("replay-first").addEventListener("click", () => { step = 1; showStep(); });
 $("replay-prev").addEventListener("click", () => { step -= 1; showStep(); });
 $("replay-next").addEventListener("click", () => { step += 1; showStep(); });

@@ -1,20 +1,20 @@
 // Clock faces, the event stream and small helpers shared by the pages.
 
-/** The face text of `ms` milliseconds, as engine/clock_display.py format_time with the default
- * rules: "1h05" from 10 minutes up, "9:59" from 20 s up, "19.9" below; always floored. */
+/** The face text of `ms` milliseconds, as engine/clock_display.py format_time_full with the
+ * default rules (what a DGT3000 or a lichess board shows): "1:05:00" from an hour up, "58:12",
+ * "9:58" from 20 s up, "0:19.9" below; always floored, so the face changes every second. */
 export function formatTime(ms) {
   ms = Math.floor(ms);
-  if (!(ms >= 0)) ms = 0;  // a face never shows a negative time: the flag shows 0.0
-  if (ms >= 600000) {
-    const minutes = Math.floor(ms / 60000);
-    return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, "0")}`;
-  }
+  if (!(ms >= 0)) ms = 0;  // a face never shows a negative time: the flag shows 0:00.0
+  const two = (n) => String(n).padStart(2, "0");
   if (ms >= 20000) {
     const seconds = Math.floor(ms / 1000);
-    return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+    const hours = Math.floor(seconds / 3600), minutes = Math.floor(seconds / 60) % 60;
+    return hours ? `${hours}:${two(minutes)}:${two(seconds % 60)}`
+      : `${minutes}:${two(seconds % 60)}`;
   }
-  const tenths = Math.floor(ms / 100);
-  return `${Math.floor(tenths / 10)}.${tenths % 10}`;
+  const tenths = Math.floor(ms / 100), seconds = Math.floor(tenths / 10);
+  return `${Math.floor(seconds / 60)}:${two(seconds % 60)}.${tenths % 10}`;
 }
 
 /** Seconds (float, as the API gives them) to whole milliseconds, without the float's 0.9999...

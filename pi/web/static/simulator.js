@@ -42,7 +42,14 @@ async function refreshBoard() {
     if (board.pieces) pieces = { ...board.pieces };
     for (const sq of Object.keys(pieces)) if (!occupied.has(sq)) delete pieces[sq];
     draw();
-  } catch (e) { say(`board: ${e.message}`); }
+  } catch (e) {
+    if (!e.message.startsWith("401")) { say(`board: ${e.message}`); return; }
+    // not logged in: the sensors are the arbiter's (they show a held move); the game's
+    // position as the public sees it is drawn instead
+    occupied = new Set(Object.keys(fenPieces));
+    pieces = { ...fenPieces };
+    draw();
+  }
 }
 
 async function click(square) {
@@ -93,6 +100,7 @@ async function whoami() {
   try {
     const who = await api("api/whoami");
     $("login-section").hidden = who.arbiter;
+    if (who.arbiter) refreshBoard();  // the board and the OLED are the arbiter's (API.md)
   } catch { /* the login box stays */ }
 }
 

@@ -1,0 +1,433 @@
+"""``damiera hardware probe|watch|map|test|diagram`` and ``damiera doctor``: bringing up a real
+board. The forms are a contract:
+
+* ``damiera hardware probe [--wiring FILE] [--bus N]``
+* ``damiera hardware watch [--wiring FILE]`` (``--seconds S``: stop after S seconds; ``--http
+  HOST:PORT``: the board on a web page too)
+* ``damiera hardware map --variant V --out FILE``
+* ``damiera hardware test --wiring FILE --variant V`` (``--free``: the squares in any order;
+  ``--state-dir DIR``, ``--config FILE``: where the report goes, found as ``damiera token``
+  finds the state directory)
+* ``damiera doctor`` (``--state-dir DIR``, ``--config FILE``: the state directory whose free
+  space and fsync latency count)
+* ``damiera hardware diagram --wiring FILE [--out FILE]``: the wiring as an SVG drawing.
+
+Each takes ``--simulate`` (the fakes of ``hardware_mocks``, found through the ``damiera/bench``
+entry point: ``pi`` never imports them) with ``--fault KIND:ARG`` (repeatable:
+``missing-chip:0x21``, ``swap:SQ,SQ``, ``dead:SQ``, ``stuck:SQ``, ``chatter:SQ``, ``bus-off``).
+Exit status 0 when all is well, 1 when the board (or the Pi) has a fault, 2 on bad input (one
+line on stderr, through ``pi.cli``'s one catch).
+
+The logic is in the drivers (:mod:`pi.drivers.probe`, :mod:`pi.drivers.bringup`,
+:mod:`pi.drivers.system`, :mod:`pi.drivers.diagram`); here are the options, the output, the
+state directory (the test's report, the doctor's fsync measure through the journal's own
+append) and the choice of bench.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from http.server import ThreadingHTTPServer
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from engine.board import Board
+from engine.errors import InputError
+from engine.variants import VARIANTS, find_variant
+from pi.drivers.bringup import (Bench, HostBench, PlantedFault, WatchView, map_wiring,
+                                parse_fault, run_board_test, watch, wiring_text)
+from pi.drivers.errors import BusUnavailableError
+from pi.drivers.probe import FAIL, OK, WARN, Finding, probe_chips, propose_wiring, worst
+from pi.drivers.wiring import Wiring, load_wiring
+
+__all__ = ["add_hardware_parsers", "EXIT_OK", "EXIT_FAULT", "REPORTS_DIR", "fsync_latency"]
+
+EXIT_OK, EXIT_FAULT = 0, 1
+#: The test reports' folder in the state directory (one pair of files per test).
+REPORTS_DIR = "board-tests"
+#: Journal-sized appends timed by the doctor, and the p99 above which it warns / fails.
+FSYNC_SAMPLES = 50
+FSYNC_WARN, FSYNC_FAIL = 0.050, 0.300
+#: Free space in the state directory below which the doctor warns (a game is ~100 KB).
+FREE_WARN = 100 * 1024 * 1024
+
+
+def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: Path,
+                         state_root: Callable[[str | None, str | None], Path]) -> None:
+    """The ``hardware`` and ``doctor`` subcommands on ``damiera``'s subparsers;
+    ``default_wiring``: ``watch``'s wiring file without ``--wiring`` (the daemon's);
+    ``state_root(state_dir, config)``: the daemon's state directory as ``damiera token`` finds
+    it (``--state-dir``, the config's, ``$STATE_DIRECTORY``, ``./.state``)."""
+    hw = sub.add_parser("hardware", help="bring up a board: probe, watch, map, test, diagram")
+    cmds = hw.add_subparsers(dest="hardware_command", required=True, parser_class=type(hw),
+                             metavar="COMMAND", help="probe, watch, map, test or diagram")
+
+    def common(p: Any) -> None:
+        p.add_argument("--simulate", action="store_true",
+                       help="on the register-level fakes instead of /dev/i2c-*")
+        p.add_argument("--fault", action="append", default=None, metavar="KIND:ARG",
+                       help="with --simulate: plant a fault (missing-chip:0x21, swap:SQ,SQ, "
+                            "dead:SQ, stuck:SQ, chatter:SQ, bus-off); repeatable (default: none)")
+
+    def state_options(p: Any, what: str) -> None:
+        p.add_argument("--state-dir", default=None, help=f"{what} (default: the config's "
+                       "state_dir, $STATE_DIRECTORY, or ./.state)")
+        p.add_argument("--config", default=None,
+                       help="damiera.toml, for its state_dir (default: none)")
+
+    s = cmds.add_parser("probe", help="what answers on the bus, set against the wiring file")
+    s.add_argument("--wiring", default=None,
+                   help="the wiring file (default: none — propose one for what answers)")
+    s.add_argument("--bus", type=whole, default=None, help="I²C bus number (default: the "
+                   "wiring's, else 1)")
+    common(s)
+    s.set_defaults(func=cmd_probe)
+
+    s = cmds.add_parser("watch", help="the live occupancy of every square")
+    s.add_argument("--wiring", default=None, help=f"the wiring file (default {default_wiring}; "
+                   "with --simulate the 8×8 MCP23017 example)")
+    s.add_argument("--seconds", type=whole, default=None,
+                   help="stop after this many seconds (default: Ctrl-C; 2 with --simulate)")
+    s.add_argument("--http", default=None, metavar="HOST:PORT",
+                   help="also show the board on a web page here, which reads /watch.json "
+                        "(default: the terminal only)")
+    common(s)
+    s.set_defaults(func=cmd_watch, default_wiring=default_wiring)
+
+    s = cmds.add_parser("map", help="learn the wiring, one square at a time")
+    s.add_argument("--variant", required=True, help=", ".join(VARIANTS))
+    s.add_argument("--out", required=True, help="the wiring file to write")
+    common(s)
+    s.set_defaults(func=cmd_map)
+
+    s = cmds.add_parser("test", help="a guided test of a wired board, with a report")
+    s.add_argument("--wiring", required=True, help="the board's wiring file")
+    s.add_argument("--variant", required=True, help=", ".join(VARIANTS))
+    s.add_argument("--free", action="store_true", help="the squares in any order, ticked "
+                   "off as they are seen (swapped wires cannot be told then)")
+    state_options(s, "where the report goes")
+    common(s)
+    s.set_defaults(func=cmd_test, state_root=state_root)
+
+    s = cmds.add_parser("diagram", help="the wiring file drawn as an SVG")
+    s.add_argument("--wiring", required=True, help="the wiring file to draw")
+    s.add_argument("--out", default=None, help="the SVG file (default: standard output)")
+    s.set_defaults(func=cmd_diagram)
+
+    s = sub.add_parser("doctor", help="check the Pi: I²C, groups, GPIO, OLED, disk, clock, unit")
+    state_options(s, "the daemon's state directory, whose disk is measured")
+    common(s)
+    s.set_defaults(func=cmd_doctor, state_root=state_root)
+
+
+# ---------------------------------------------------------------------------- helpers
+
+def _faults(args: argparse.Namespace, size: int) -> list[PlantedFault]:
+    if args.fault and not args.simulate:
+        raise InputError("--fault needs --simulate")
+    return [parse_fault(text, size) for text in args.fault or ()]
+
+
+def _bench(args: argparse.Namespace, wiring: Wiring | None, size: int = 8) -> Bench:
+    faults = _faults(args, wiring.size if wiring is not None else size)
+    if not args.simulate:
+        return HostBench()
+    for ep in entry_points(group="damiera", name="bench"):
+        make = ep.load()
+        bench: Bench = make(wiring=wiring, size=size, faults=faults)
+        return bench
+    raise InputError("--simulate: the simulator is not installed (entry point "
+                           "damiera/bench of the damiera package; pip install -e .)")
+
+
+def _print(finding: Finding) -> None:
+    print(finding.line(), flush=True)
+
+
+def _summary(findings: Sequence[Finding]) -> int:
+    counts = {level: sum(1 for f in findings if f.level == level) for level in (OK, WARN, FAIL)}
+    verdict = worst(findings)
+    print(f"{verdict}: {counts[OK]} ok, {counts[WARN]} warnings, {counts[FAIL]} faults",
+          flush=True)
+    return EXIT_FAULT if verdict == FAIL else EXIT_OK
+
+
+def _default_wiring(path: str | None, simulate: bool, default: Path) -> Wiring:
+    if path is not None:
+        return load_wiring(path)
+    if simulate:
+        from pi.drivers.wiring import example_wiring
+        return load_wiring(example_wiring("mcp23017_8x8"))
+    return load_wiring(default)
+
+
+def _bus_gone(exc: Exception) -> int:
+    """The bus cannot be opened or went away: a board fault, said as one finding."""
+    finding = Finding(FAIL, "bus", str(exc), "run damiera doctor")
+    _print(finding)
+    return _summary([finding])
+
+# ---------------------------------------------------------------------------- commands
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    wiring = load_wiring(args.wiring) if args.wiring is not None else None
+    if args.bus is not None and not 0 <= args.bus <= 255:
+        raise InputError(f"--bus: an I²C bus number 0..255, got {args.bus}")
+    bench = _bench(args, wiring)
+    number: int | str = args.bus if args.bus is not None else (wiring.bus if wiring else 1)
+    try:
+        bus = bench.open_bus(number)
+        findings, chips = probe_chips(bus, wiring)
+    except (BusUnavailableError, OSError) as exc:
+        return _bus_gone(exc)
+    for finding in findings:
+        _print(finding)
+    if wiring is not None:
+        from pi.drivers.bringup import BoardSquares
+        from pi.drivers.probe import closed_squares
+        from pi.drivers.probe import check_lines
+        squares = BoardSquares(wiring, bus)
+        squares.init()
+        closed, changed = closed_squares(squares.read)
+        more = [Finding(FAIL, s, "chattering", "a loose joint or a broken switch")
+                for s in sorted(changed)]
+        more += [Finding(FAIL, s, "closed with the board empty", "a stuck switch, or a piece "
+                         "left on it (probe wants an empty board)") for s in sorted(closed)]
+        more += check_lines(wiring, bench.pin_factory)
+        for finding in more:
+            _print(finding)
+        findings += more
+    elif chips:
+        oled = next((int(f.subject, 16) for f in findings if "OLED" in f.text), None)
+        print("# no wiring file: a proposal for what answers")
+        print(propose_wiring(chips, display=oled))
+    else:
+        findings.append(Finding(FAIL, "bus", "no expander answers at 0x20-0x27",
+                                "check the supply and SDA/SCL"))
+        _print(findings[-1])
+    return _summary(findings)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    wiring = _default_wiring(args.wiring, args.simulate, args.default_wiring)
+    bench = _bench(args, wiring)
+    seconds = args.seconds if args.seconds is not None else (2 if args.simulate else None)
+    view = WatchView(wiring.size)
+    server = None
+    if args.http is not None:
+        from pi.board.config import parse_http
+        spec = parse_http(args.http, lambda problem: InputError(f"--http: {problem}"))
+        server = serve_watch(view, spec.host, spec.port)
+        print(f"watch page: http://{spec.host}:{server.server_port}/", flush=True)
+    try:
+        watch(bench, wiring, lambda line: print(line, flush=True), seconds, view)
+    except (BusUnavailableError, OSError) as exc:
+        return _bus_gone(exc)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if server is not None:
+            server.shutdown()
+            server.server_close()
+    return EXIT_OK
+
+
+#: The watch page: the board drawn from /watch.json four times a second, closed squares dark,
+#: each square's bounces in it, the newest changes below.
+WATCH_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>damiera hardware watch</title>
+<style>body{font-family:sans-serif}td{width:44px;height:44px;border:1px solid #555;
+text-align:center;font-size:11px}td.on{background:#333;color:#fff}pre{font-size:12px}</style>
+</head><body><h1>damiera hardware watch</h1><table id="board"></table><pre id="log"></pre>
+<script>
+async function tick() {
+  const s = await (await fetch("watch.json")).json();
+  const files = "abcdefghij".slice(0, s.size);
+  let html = "";
+  for (let r = s.size; r >= 1; r--) {
+    html += "<tr>";
+    for (const f of files) {
+      const sq = f + r, on = s.closed.includes(sq), b = s.bounces[sq] || 0;
+      html += `<td class="${on ? "on" : ""}">${sq}${b ? "<br>" + b : ""}</td>`;
+    }
+    html += "</tr>";
+  }
+  document.getElementById("board").innerHTML = html;
+  document.getElementById("log").textContent = s.changes.slice().reverse().join("\n");
+}
+setInterval(tick, 250); tick();
+</script></body></html>
+"""
+
+
+def serve_watch(view: WatchView, host: str, port: int) -> ThreadingHTTPServer:
+    """The watch page on ``host:port``, served on a thread of its own until ``shutdown()``:
+    ``/`` the page, ``/watch.json`` ``view.snapshot()``. Raises InputError (one line, exit 2) when
+    the address cannot be taken."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # the name http.server calls
+            if self.path == "/":
+                body, kind = WATCH_PAGE.encode(), "text/html; charset=utf-8"
+            elif self.path == "/watch.json":
+                body, kind = json.dumps(view.snapshot()).encode(), "application/json"
+            else:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: the terminal shows the board."""
+
+    try:
+        server = ThreadingHTTPServer((host, port), Handler)
+    except OSError as exc:
+        raise InputError(f"--http: cannot listen on {host}:{port} "
+                               f"({exc.strerror or exc})") from None
+    threading.Thread(target=server.serve_forever, name="watch-page", daemon=True).start()
+    return server
+
+
+def cmd_map(args: argparse.Namespace) -> int:
+    variant = find_variant(args.variant)
+    bench = _bench(args, None, variant.size)
+    try:
+        result = map_wiring(bench, variant, lambda line: print(line, flush=True))
+    except (BusUnavailableError, OSError) as exc:
+        return _bus_gone(exc)
+    for finding in result.findings:
+        _print(finding)
+    if not result.ok:
+        print(f"{args.out}: not written", flush=True)
+        return _summary(result.findings)
+    mapped = sum(len(pins) for pins in result.squares.values())
+    Path(args.out).write_text(wiring_text(result), encoding="utf-8")
+    load_wiring(args.out)  # what was written reads back as a wiring file
+    findings = [*result.findings, Finding(OK, args.out, f"{mapped} squares on "
+                                          f"{len(result.chips)} expanders written")]
+    _print(findings[-1])
+    return _summary(findings)
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    from pi.board.statedir import atomic_write
+    variant = find_variant(args.variant)
+    wiring = load_wiring(args.wiring)
+    if wiring.size != variant.size:
+        raise InputError(f"{wiring.source}: a {wiring.size}x{wiring.size} board cannot "
+                               f"play {variant.name}")
+    bench = _bench(args, wiring)
+    expected = Board(None, variant).occupied_algebraic()
+    try:
+        report = run_board_test(bench, wiring, variant, expected,
+                                lambda line: print(line, flush=True), free=args.free)
+    except (BusUnavailableError, OSError) as exc:
+        return _bus_gone(exc)
+    now = datetime.now(timezone.utc)
+    report.when = now.isoformat(timespec="seconds")
+    print(report.to_text(), end="", flush=True)
+    folder = args.state_root(args.state_dir, args.config) / REPORTS_DIR
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = now.strftime("%Y%m%dT%H%M%SZ")
+        base = folder / f"{stamp}-{Path(wiring.source).stem}"
+        atomic_write(base.with_suffix(".txt"), report.to_text())
+        atomic_write(base.with_suffix(".json"), report.json_text())
+    except OSError as exc:
+        raise InputError(f"{folder}: the report cannot be written "
+                               f"({exc.strerror or exc})") from None
+    print(f"report: {base}.txt, {base}.json", flush=True)
+    return EXIT_FAULT if report.verdict == FAIL else EXIT_OK
+
+
+def cmd_diagram(args: argparse.Namespace) -> int:
+    from pi.drivers.diagram import wiring_svg
+    svg = wiring_svg(load_wiring(args.wiring))
+    if args.out is None:
+        sys.stdout.write(svg)
+    else:
+        Path(args.out).write_text(svg, encoding="utf-8")
+    return EXIT_OK
+
+
+def fsync_latency(folder: Path, samples: int = FSYNC_SAMPLES) -> tuple[float, float]:
+    """(p50, p99) seconds of journal-sized appends in ``folder``, each written and fsync'd by
+    the journal's own :meth:`pi.board.journal.Journal.append` to a scratch journal (removed)."""
+    from pi.board.journal import Journal
+    scratch = Path(tempfile.mkdtemp(prefix=".doctor-", dir=folder))
+    try:
+        journal = Journal.create(scratch / "trace.jsonl", {"t": 0.0, "type": "start",
+                                                           "variant": "italian"})
+        times = []
+        try:
+            for i in range(samples):
+                line = {"t": float(i + 1), "type": "place", "square": "c3"}
+                began = time.perf_counter()
+                journal.append(line)
+                times.append(time.perf_counter() - began)
+        finally:
+            journal.close()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    times.sort()
+    return statistics.median(times), times[min(len(times) - 1, int(len(times) * 0.99))]
+
+
+def _state_checks(root: Path) -> list[Finding]:
+    if not root.is_dir():
+        try:
+            root.mkdir(parents=True)
+        except OSError as exc:
+            return [Finding(FAIL, str(root), f"cannot be made ({exc.strerror or exc})",
+                            "sudo systemd/install-pi.sh makes /var/lib/damiera")]
+    free = shutil.disk_usage(root).free
+    out = [Finding(OK if free >= FREE_WARN else WARN, str(root),
+                   f"{free // (1024 * 1024)} MB free",
+                   "" if free >= FREE_WARN else "make room: each game keeps its journal")]
+    if not os.access(root, os.W_OK):
+        return out + [Finding(FAIL, str(root), "not writable", "run as the daemon's user")]
+    p50, p99 = fsync_latency(root)
+    level = OK if p99 < FSYNC_WARN else WARN if p99 < FSYNC_FAIL else FAIL
+    out.append(Finding(level, "fsync", f"journal append p50 {p50 * 1000:.1f} ms, p99 "
+                       f"{p99 * 1000:.1f} ms", "" if level == OK else
+                       "a slow SD card delays every move: use an A1/A2 card or an SSD"))
+    return out
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from pi.drivers.probe import OLED_ADDRESSES, answering
+    from pi.drivers.system import pi_checks
+    bench = _bench(args, None)
+    findings = pi_checks(bench.system())
+    for finding in findings:
+        _print(finding)
+    try:
+        found = [a for a in answering(bench.open_bus(1), OLED_ADDRESSES)]
+        oled = (Finding(OK, f"0x{found[0]:02x}", "the OLED answers") if found else
+                Finding(FAIL, "OLED", "nothing answers at 0x3c or 0x3d",
+                        "check its supply and SDA/SCL (i2cdetect -y 1)"))
+    except (BusUnavailableError, OSError) as exc:
+        oled = Finding(FAIL, "OLED", f"not checked: {exc}")
+    _print(oled)
+    findings.append(oled)
+    more = _state_checks(args.state_root(args.state_dir, args.config))
+    for finding in more:
+        _print(finding)
+    return _summary([*findings, *more])

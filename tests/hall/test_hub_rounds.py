@@ -1,0 +1,92 @@
+"""Starting a round from the hall (issue 16; HUB_API.md ``POST /api/rounds/<r>/start``): a round
+starts when the arbiter starts the clocks (COMP 4.4.2). Every board of the round gets its
+pairing; once it has begun its game set up (IT 7.1, 7.2), the hub starts its clock for the
+player to move, whether or not the players are there (COMP 6.9, 6.10); the boards not ready are
+listed with the reason."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.hall.broker import Broker
+from tests.hall.hub_rig import FakeBoard, HubRig, wait
+
+CSV = ("round,board,white,black\n1,4,Anna,Bruno\n1,7,Carla,Dario\n1,9,Elena,Fabio\n"
+       "2,4,Carla,Anna\n2,7,Bruno,Elena\n")
+G4 = "2026-11-22T0900-b04-001"
+G7 = "2026-11-22T0900-b07-001"
+
+
+def start_line(game: str, board: str, rnd: str, white: str, black: str) -> str:
+    """The journal's first line of a game just begun on a set-up board (its clock not yet
+    started: nothing has happened in the game)."""
+    return json.dumps({"type": "start", "variant": "italian", "fen": None, "clock": True,
+                       "transcribed": True, "time_control": "40/3600:1800", "white": white,
+                       "black": black, "event": "Test Open", "round": rnd, "board": int(board),
+                       "id": game, "started_at": "2026-11-22T09:00:00Z"})
+
+
+def _row(rig: HubRig, rnd: str, board: str) -> dict[str, Any]:
+    status, got = rig.json("GET", f"/api/rounds/{rnd}", token=rig.token)
+    assert status == 200, got
+    return {b["board"]: b for b in got["boards"]}[board]
+
+
+def _clock_starts(board: FakeBoard) -> list[dict[str, Any]]:
+    return [c.action for c in board.commands
+            if c.action is not None and c.action.get("action") == "start_clock"]
+
+
+def test_start_round_pairs_every_board_and_starts_each_clock_once_set_up(
+        tmp_path: Path) -> None:
+    with Broker(tmp_path) as broker, HubRig(tmp_path / "hub", broker.url) as rig:
+        b4, b7 = FakeBoard(broker.url, "4"), FakeBoard(broker.url, "7")
+        try:
+            for b in (b4, b7):
+                b.status()
+            assert rig.json("POST", "/api/pairings", raw=CSV.encode(), token=rig.token)[0] == 200
+            assert rig.json("POST", "/api/rounds/1/start")[0] == 401  # the arbiter's only
+            assert rig.json("GET", "/api/rounds/1")[0] == 401
+            assert rig.json("POST", "/api/rounds/5/start", token=rig.token)[0] == 404
+            status, got = rig.json("POST", "/api/rounds/1/start", token=rig.token)
+            assert status == 200 and got["round"] == "1" and got["started"] is True
+            assert [b["board"] for b in got["boards"]] == ["4", "7", "9"]
+            # every board of round 1 gets round 1's pairing (not round 2's, the CSV's last rows)
+            for b, white in ((b4, "Anna"), (b7, "Carla")):
+                wait(lambda b=b: [c.pairing for c in b.commands if c.pairing], what="pairing")
+                # (sent again with the same id when the board's status is seen: done once)
+                assert {(c.id, c.pairing["white"]) for c in b.commands if c.pairing} == \
+                    {(next(c.id for c in b.commands if c.pairing), white)}
+            wait(lambda: rig.call(lambda: not rig.hub.pairing_out.get("4")
+                                  and not rig.hub.pairing_out.get("7")), what="the acks")
+            # board 9 never connected; board 4's pieces are not set up yet (IT 7.1)
+            assert _row(rig, "1", "9")["why"].startswith("offline")
+            b4.state({"phase": "setup", "game_id": None, "message": "put right: 22 23",
+                      "sensor_faults": []})
+            wait(lambda: "put right: 22 23" in _row(rig, "1", "4")["why"], what="board 4")
+            row = _row(rig, "1", "4")
+            assert row["state"] == "not_ready" and "IT 7.1" in row["why"]
+            # board 7 is set up: its game of round 1 begins; the hub starts its clock, no
+            # player's press needed (COMP 6.9, 6.10: the face of the player to move runs)
+            b7.add_game(G7, [start_line(G7, "7", "1", "Carla", "Dario")])
+            b7.status()
+            b7.publish_lines(G7)
+            wait(lambda: _clock_starts(b7), what="board 7's start_clock")
+            assert _clock_starts(b7) == [{"action": "start_clock", "game": G7}]
+            wait(lambda: _row(rig, "1", "7")["state"] == "started", what="board 7 started")
+            assert _row(rig, "1", "7")["game_id"] == G7
+            # board 4 set up later: its clock is started then, once
+            b4.add_game(G4, [start_line(G4, "4", "1", "Anna", "Bruno")])
+            b4.status()
+            b4.publish_lines(G4)
+            wait(lambda: _row(rig, "1", "4")["state"] == "started", what="board 4 started")
+            time.sleep(1.5)  # two more ticks of the hub: nothing sent twice
+            assert len(_clock_starts(b4)) == 1 and len(_clock_starts(b7)) == 1
+            # round 2 is round 2: kept, not sent, until it starts
+            assert all(c.pairing["round"] == "1" for c in b4.commands if c.pairing)
+        finally:
+            b4.close()
+            b7.close()

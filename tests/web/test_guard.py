@@ -1,0 +1,176 @@
+"""The web server's connection guard (``pi.web.guard``, issue 17), fast: an ``ArbiterSite`` on a
+free loopback port with one route, raw sockets from 127.0.0.x as clients. The flood against the
+real daemon under a descriptor limit is ``tests/web/test_flood.py`` (slow)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+from pi.web.guard import ConnectionGuard
+from pi.web.server import ArbiterSite
+
+HALF_HEADER = b"GET /api/state HTTP/1.1\r\nHost: x\r\nX-a: "
+REQUEST = b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+async def site(root: Path, guard: ConnectionGuard | None = None,
+               header_timeout: float = 5.0) -> ArbiterSite:
+    s = ArbiterSite(root, "127.0.0.1", 0)
+
+    async def hello(request: web.Request) -> web.Response:
+        return web.Response(text="hello")
+    s.app = web.Application(middlewares=[s._errors])  # noqa: SLF001 - the site's own middleware
+    s.app.router.add_get("/hello", hello)
+    if guard is not None:
+        s.guard = guard
+    s.header_timeout = header_timeout
+    await s.listen()
+    return s
+
+
+async def connect(port: int, source: str = "127.0.0.1"
+                  ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    return await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+
+
+async def closed(reader: asyncio.StreamReader, within: float) -> bool:
+    """The server closed this connection within ``within`` seconds (EOF or reset)."""
+    try:
+        return await asyncio.wait_for(reader.read(), within) == b""
+    except ConnectionResetError:
+        return True
+    except asyncio.TimeoutError:
+        return False
+
+
+async def ask(port: int, source: str = "127.0.0.1") -> bytes:
+    reader, writer = await connect(port, source)
+    writer.write(REQUEST)
+    head = await asyncio.wait_for(reader.readuntil(b"hello"), 2.0)
+    writer.close()
+    return head
+
+
+def test_half_sent_header_is_closed_after_the_deadline(tmp_path: Path) -> None:
+    """Issue 17: a connection that has not sent a whole request within the header deadline is
+    closed (aiohttp would wait an hour); one that sends its request is answered. One that
+    sends nothing is not even handed to the server (Linux's TCP_DEFER_ACCEPT): no descriptor,
+    no handler (the kernel hands it over after its own deadline, then the header deadline)."""
+    async def main() -> None:
+        s = await site(tmp_path, header_timeout=0.5)
+        try:
+            silent_reader, silent = await connect(s.port)
+            reader, writer = await connect(s.port)
+            writer.write(HALF_HEADER)
+            await asyncio.sleep(0.2)
+            if hasattr(socket, "TCP_DEFER_ACCEPT"):
+                assert s.guard.open == 1  # the half header's only
+            assert await closed(reader, 2.0)
+            assert b"200 OK" in await ask(s.port)
+            writer.close()
+            silent.close()
+        finally:
+            await s.close()
+    asyncio.run(main())
+
+
+def test_a_peer_over_its_cap_is_refused_at_once(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 17: one address holds ``per_peer`` connections at most: the next ones are reset
+    before a request handler is built for them; another address is not affected; a flood is
+    one log line."""
+    async def main() -> None:
+        s = await site(tmp_path, ConnectionGuard(per_peer=4, total=64))
+        try:
+            flood = [await connect(s.port, "127.0.0.2") for _ in range(12)]
+            for _, w in flood:
+                w.write(HALF_HEADER)
+            await asyncio.sleep(0.2)
+            assert s.guard.open == 4 and s.guard.closed == 8
+            shut = [await closed(r, 0.3) for r, _ in flood]
+            assert shut == [False] * 4 + [True] * 8
+            assert b"200 OK" in await ask(s.port)
+            for _, w in flood:
+                w.close()
+        finally:
+            await s.close()
+    with caplog.at_level(logging.INFO):
+        asyncio.run(main())
+    flood_lines = [r for r in caplog.records if "over the cap" in r.getMessage()]
+    assert len(flood_lines) == 1
+
+
+def test_total_cap_makes_room_for_a_newcomer(tmp_path: Path) -> None:
+    """Issue 17: at the total cap, a new connection closes the longest idle one (a
+    stranger's half header), so the arbiter's request from another address is answered;
+    a connection with a request in progress is never closed for room."""
+    async def main() -> None:
+        s = await site(tmp_path, ConnectionGuard(per_peer=100, total=8))
+        try:
+            flood = [await connect(s.port, f"127.0.0.{2 + i % 3}") for i in range(8)]
+            for _, w in flood:
+                w.write(HALF_HEADER)
+            await asyncio.sleep(0.1)
+            assert s.guard.open == 8
+            assert b"200 OK" in await ask(s.port)
+            assert await closed(flood[0][0], 0.5)
+            for _, w in flood:
+                w.close()
+        finally:
+            await s.close()
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("raw", [
+    b"GET /\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"POST /hello HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n"
+    b"0\r\n\r\n",
+])
+def test_malformed_request_is_one_info_line(tmp_path: Path, caplog: pytest.LogCaptureFixture,
+                                            raw: bytes) -> None:
+    """Issue 17: a request aiohttp's parser refuses (a non-ASCII byte in the URL,
+    ``Transfer-Encoding`` with ``Content-Length``) is a 400 and one INFO line without a
+    traceback, however many arrive."""
+    async def main() -> None:
+        s = await site(tmp_path)
+        try:
+            for _ in range(5):
+                reader, writer = await connect(s.port)
+                writer.write(raw)
+                answer = await asyncio.wait_for(reader.read(), 2.0)
+                assert answer.split(b"\r\n")[0].endswith(b" 400 Bad Request"), answer[:80]
+                writer.close()
+        finally:
+            await s.close()
+    with caplog.at_level(logging.DEBUG):
+        asyncio.run(main())
+    mine = [r for r in caplog.records if r.name.startswith(("pi.web", "aiohttp"))
+            and r.levelno >= logging.INFO and r.name != "pi.web.auth"]
+    assert len(mine) == 1, [r.getMessage() for r in mine]
+    assert mine[0].levelno == logging.INFO and mine[0].exc_info is None
+    assert "malformed HTTP request" in mine[0].getMessage()
+
+
+def test_the_board_itself_has_no_cap_of_its_own(tmp_path: Path) -> None:
+    """The board's own address (a reverse proxy on the Pi, the benchmarks' hundred SSE clients)
+    is not capped per address (no stranger on the hall's network has it); the total still
+    counts it."""
+    async def main() -> None:
+        s = await site(tmp_path, ConnectionGuard(per_peer=2, total=64))
+        try:
+            local = [await connect(s.port, "127.0.0.1") for _ in range(6)]
+            for _, w in local:
+                w.write(HALF_HEADER)
+            await asyncio.sleep(0.2)
+            assert s.guard.open == 6 and s.guard.closed == 0
+            for _, w in local:
+                w.close()
+        finally:
+            await s.close()
+    asyncio.run(main())
