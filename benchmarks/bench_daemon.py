@@ -10,8 +10,8 @@ Run: ``.venv/bin/python benchmarks/bench_daemon.py [--quick]`` (``--help`` for t
    clock button pin. Measured from the change (for a sensor: the moment it is stable, i.e. the
    change + the wiring's ``debounce_ms``; for a press: the pin edge) to
 
-   * *journaled*: a controller listener is called (listeners run after the journal's fsync'd
-     append and after the arbiter);
+   * *journaled*: a controller listener is called (listeners run once the line is durable:
+     the journal's writer thread wrote and fsync'd it, and the loop heard so);
    * *show()*: the controller hands the new state to the screen (``OledScreen.show``);
    * *frame*: the OLED worker finished drawing a frame begun after that ``show()`` (luma's dummy
      device: no wire time; a real SSD1306 frame adds ~23 ms at 400 kHz, on its own thread).
@@ -204,7 +204,7 @@ def print_stages(free: list[Sample], free_stages: Stages, clocked: list[Sample],
     print("|---|---|---|---|")
     print(f"| stable → scan outputs handed to the event loop | {fmt(hand_commit)} | "
           f"{fmt(hand_other)} | - |")
-    for name, key in (("journal append (write + fsync)", "append"),
+    for name, key in (("journal submit (on the loop; written and fsync'd behind)", "append"),
                       ("parse + arbiter", "rest"),
                       ("game.pdn + report.json rewrite (atomic, fsync'd)", "files")):
         print(f"| {name} | {fmt(parts(commit, key))} | {fmt(parts(other, key))} | "

@@ -20,6 +20,7 @@ Run: ``.venv/bin/python benchmarks/bench_trace.py [lines ...]`` (default 100000 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from engine.board import Board
 from engine.replay import replay_lines
@@ -48,8 +50,21 @@ def lift_place_lines(n: int) -> Iterator[str]:
         yield json.dumps({"t": i * 0.02 + 0.01, "type": "place", "square": 22}) + "\n"
 
 
+def move_lines(n: int) -> Iterator[str]:
+    """A game of ``n`` events that never ends: ``bench_length``'s king endgame (kings shuttling
+    far apart, natural physical events, a clock press after every move under a Fischer time
+    control): the record grows by a move every four or five lines."""
+    from bench_length import FEN, king_endgame_events
+    yield json.dumps({"type": "start", "variant": "italian", "fen": FEN,
+                      "time_control": "5400+30"}) + "\n"
+    for i, e in enumerate(king_endgame_events(n)):
+        if i >= n:
+            break
+        yield json.dumps(e.to_dict()) + "\n"
+
+
 def child(kind: str, n: int, whole: bool) -> None:
-    make = {"snapshots": snapshot_lines, "lift/place": lift_place_lines}[kind]
+    make = {"snapshots": snapshot_lines, "lift/place": lift_place_lines, "moves": move_lines}[kind]
     start = time.perf_counter()
     if whole:
         parse_trace(make(n))
@@ -76,10 +91,17 @@ def main() -> None:
     if sys.argv[1:2] == ["--child"]:
         child(sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1")
         return
-    sizes = [int(a) for a in sys.argv[1:]] or [100_000, 1_000_000]
+    args = sys.argv[1:]
+    kinds = ["snapshots", "lift/place", "moves"]
+    if "--kinds" in args:
+        i = args.index("--kinds")
+        kinds = args[i + 1].split(",")
+        del args[i:i + 2]
+    sizes = [int(a) for a in args] or [1_000, 10_000, 100_000, 1_000_000]
+    print(f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'trace':<14}{'lines':>10}{'replay s':>10}{'peak MB':>10}"
           f"{'parse-all s':>13}{'peak MB':>10}")
-    for name in ("snapshots", "lift/place"):
+    for name in kinds:
         for n in sizes:
             t, peak = measure(name, n)
             row = f"{name:<14}{n:>10,}{t:>10.1f}{peak:>10.1f}"

@@ -59,6 +59,8 @@ class Probe:
     shows: list[float] = field(default_factory=list)
     frames: list[tuple[float, float]] = field(default_factory=list)  # (begun, drawn)
     cond: threading.Condition = field(default_factory=threading.Condition)
+    #: called once the game is on (its first snapshot journaled), before the first move
+    armed: Any = None
 
     def listener(self, fed: Any) -> None:
         t = now()
@@ -133,9 +135,11 @@ class Sim:
 
 class Stages:
     """Where a journal line's time goes inside the daemon: the scan loop's hand-over to the event
-    loop (its sink, wrapped), and inside ``GameSession._append_and_feed`` the journal's append
-    (write + fsync), the game files' rewrite (``game.pdn`` + ``report.json``, atomic) and the
-    rest (parsing, the arbiter). The session's methods are wrapped only inside :meth:`installed`."""
+    loop (its sink, wrapped), and inside ``GameSession._append_and_feed`` the journal's share on
+    the loop (``Journal.submit``: the line handed to the journal's writer thread, which writes
+    and fsyncs it), the game files' rewrite when done on the loop (``game.pdn`` +
+    ``report.json``, atomic: at a game's start and end) and the rest (parsing, the arbiter). The
+    session's methods are wrapped only inside :meth:`installed`."""
 
     def __init__(self) -> None:
         self.handed: list[float] = []  # when a scan's outputs were handed to the loop
@@ -153,7 +157,7 @@ class Stages:
     @contextmanager
     def installed(self) -> Iterator[None]:
         from pi.board.journal import Journal
-        saved = (GameSession._append_and_feed, GameSession._write_files, Journal.append)
+        saved = (GameSession._append_and_feed, GameSession._write_files, Journal.submit)
         feed, files, append = saved
         stages = self
 
@@ -173,7 +177,7 @@ class Stages:
             if stages._current is not None:
                 stages._current["files"] += now() - t0
 
-        def timed_append(journal: Journal, obj: Any) -> int:  # what Journal.append takes
+        def timed_append(journal: Journal, obj: Any) -> int:  # what Journal.submit takes
             t0 = now()
             number = append(journal, obj)
             if stages._current is not None:
@@ -183,7 +187,7 @@ class Stages:
         # patch.object puts the originals back when the block ends, whatever happens
         with patch.object(GameSession, "_append_and_feed", timed_feed), \
                 patch.object(GameSession, "_write_files", timed_files), \
-                patch.object(Journal, "append", timed_append):
+                patch.object(Journal, "submit", timed_append):
             yield
 
 
@@ -203,6 +207,8 @@ def drive(sim: Sim, probe: Probe, clock: bool, plies: int, seed: int) -> list[Sa
     buttons = sim.wiring.buttons
     samples: list[Sample] = []
     index = probe.wait_line(0, {"type": "snapshot"}) + 1
+    if probe.armed is not None:
+        probe.armed()
     ref = Board(None, variant)
     played = 0
 
@@ -264,10 +270,96 @@ def drive(sim: Sim, probe: Probe, clock: bool, plies: int, seed: int) -> list[Sa
     return samples
 
 
+class HandOff:
+    """How long each scan's outputs wait between the scan thread's hand-off (the scan loop's
+    sink) and the controller taking them on the event loop: the scan's lateness a slow disk
+    would cause if anything on the loop waited on it. Only scans handed after :meth:`arm`."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+        self._handed: dict[int, float] = {}
+        self._armed = False
+
+    def install(self, controller: BoardController, scan_loop: Any) -> None:
+        sink = scan_loop.sink
+        handle = controller.handle
+
+        def timed_sink(outputs: Any) -> None:
+            if self._armed:
+                self._handed[id(outputs)] = now()
+            sink(outputs)
+
+        def timed_handle(item: Any) -> None:
+            t = self._handed.pop(id(item), None)
+            if t is not None:
+                self.delays.append(now() - t)
+            handle(item)
+        scan_loop.sink = timed_sink
+        controller.handle = timed_handle  # type: ignore[method-assign]
+
+    def arm(self) -> None:
+        self._armed = True
+
+
+@contextmanager
+def stalled_journal(seconds: float) -> Iterator[None]:
+    """Every fsync of a game's journal (``trace.jsonl``) held ``seconds`` first: a state disk
+    stalling under other tenants' writes (the other files' fsyncs are not held)."""
+    real = os.fsync
+
+    def slow(fd: Any) -> None:
+        try:
+            journal = os.readlink(f"/proc/self/fd/{fd}").endswith("trace.jsonl")
+        except OSError:
+            journal = False
+        if journal:
+            time.sleep(seconds)
+        real(fd)
+    with patch.object(os, "fsync", slow):
+        yield
+
+
+def drive_unpaced(sim: Sim, probe: Probe, handoff: HandOff, plies: int, seed: int) -> list[Sample]:
+    """Plays ``plies`` moves of a game without a clock on the virtual board (driver thread),
+    each physical event as soon as the loop has taken the scan of the one before — not once
+    its line is durable: with a stalled disk, the next scans are handed over while the journal
+    is still in its fsync (what a player does, who does not wait for the disk). No samples:
+    the figure is ``handoff``'s."""
+    rng = random.Random(seed)
+    variant = find_variant(VARIANT)
+    probe.wait_line(0, {"type": "snapshot"})
+    handoff.arm()
+    ref = Board(None, variant)
+    for _ in range(plies):
+        if not ref.legal_moves:
+            break
+        move = rng.choice(ref.legal_moves)
+        events, _ = physical(ref, move, rng, 0.0, set(ref.occupied_algebraic()))
+        for e in events:
+            taken = len(handoff.delays)
+            if isinstance(e, PieceLifted):
+                sim.board.lift(e.square)
+            else:
+                assert isinstance(e, PiecePlaced)
+                sim.board.place(e.square)
+            deadline = now() + WAIT
+            while len(handoff.delays) == taken:
+                if now() > deadline:
+                    raise RuntimeError(f"the scan of {e} never reached the controller")
+                time.sleep(0.001)
+            time.sleep(GAP)
+        ref.push(move)
+    return []
+
+
 def latency_run(clock: bool, plies: int, seed: int, state_root: Path,
-                stages: Stages | None = None) -> tuple[list[Sample], Probe]:
+                stages: Stages | None = None, handoff: HandOff | None = None,
+                stall: float = 0.0, paced: bool = True) -> tuple[list[Sample], Probe]:
     """One daemon, in this process, until the driver has played ``plies`` moves (``stages``:
-    where the time goes, recorded on the way)."""
+    where the time goes, recorded on the way; ``handoff``: the scans' wait for the loop, from
+    the first move on; ``stall``: every journal fsync held that many seconds; ``paced``: each
+    physical event once the last one is journaled, else :func:`drive_unpaced`, which needs
+    ``handoff`` and a game without a clock)."""
     wiring = load_wiring(example_wiring(WIRING))
     variant = find_variant(VARIANT)
     sim = Sim(wiring, Board(None, variant).occupied_algebraic())
@@ -280,10 +372,19 @@ def latency_run(clock: bool, plies: int, seed: int, state_root: Path,
         controller.screen = TimingScreen(controller.screen, probe)
         if stages is not None:
             stages.wrap_sink(sim.scan_loop)
-        out["samples"] = await asyncio.to_thread(drive, sim, probe, clock, plies, seed)
+        if handoff is not None:
+            handoff.install(controller, sim.scan_loop)
+            probe.armed = handoff.arm
+        if paced:
+            out["samples"] = await asyncio.to_thread(drive, sim, probe, clock, plies, seed)
+        else:
+            assert handoff is not None and not clock
+            out["samples"] = await asyncio.to_thread(drive_unpaced, sim, probe, handoff, plies,
+                                                     seed)
 
     with StateDir.open(state_root) as state, \
-            (stages.installed() if stages is not None else nullcontext()):
+            (stages.installed() if stages is not None else nullcontext()), \
+            (stalled_journal(stall) if stall > 0 else nullcontext()):
         asyncio.run(run_daemon(config, wiring, state,
                                sim.parts(notifier=Notifier({}), listeners=[probe.listener],
                                          companion=companion)))
@@ -344,8 +445,9 @@ def task_cpu(task: Path) -> float:
 
 
 def shown_and_drawn(samples: list[Sample], probe: Probe) -> tuple[list[float], list[float]]:
-    """For each line that committed a move: the next ``show()`` and the first frame begun after
-    it, as times after ``t0``."""
+    """For each line that committed a move: the first ``show()`` after its ``t0`` (the screen
+    shows a move as soon as it is decided, before its line is durable: the journal writes
+    behind) and the first frame begun after it, as times after ``t0``."""
     shows = sorted(probe.shows)
     frames = sorted(probe.frames)
     begun = [f[0] for f in frames]
@@ -354,7 +456,7 @@ def shown_and_drawn(samples: list[Sample], probe: Probe) -> tuple[list[float], l
     for s in samples:
         if not s.commits:
             continue
-        i = bisect.bisect_left(shows, s.journaled)
+        i = bisect.bisect_left(shows, s.t0)
         if i == len(shows):
             continue
         shown.append(shows[i] - s.t0)

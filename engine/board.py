@@ -13,6 +13,7 @@ filters the complete sequences; sequences with the same start, end and captured 
 
 from __future__ import annotations
 
+import functools
 from typing import Iterator, NamedTuple, Sequence
 
 from engine.colour import BLACK, WHITE, Colour
@@ -135,6 +136,9 @@ class Board:
         self.turn: Colour = self.variant.first_to_move
         self.move_stack: list[Move] = []
         self._states: list[tuple[int, int, int, Colour]] = []
+        #: The most recent plies :meth:`pop` can undo (None: all of them). A game's board keeps
+        #: a bounded stack (``engine.game``): its memory must not grow with the game.
+        self.stack_limit: int | None = None
         self.set_fen(fen if fen is not None else self.variant.initial_fen())
 
     # ------------------------------------------------------------------ position I/O
@@ -403,7 +407,7 @@ class Board:
     def _to_move(self, raw: _Raw) -> Move:
         num = self._g.number_of
         if raw[3] is None:
-            return Move((num[raw[0]], num[raw[1]]))
+            return _simple_move(num[raw[0]], num[raw[1]])
         alts = [(tuple(num[b] for b in p), tuple(num[b] for b in c)) for p, c in raw[3]]
         return Move(alts[0][0], alts[0][1], alts)
 
@@ -503,14 +507,26 @@ class Board:
             capmask |= 1 << g.bit_of[c]
         self._push_bits(g.bit_of[move.from_square], g.bit_of[move.to_square], capmask)
         self.move_stack.append(move)
+        if self.stack_limit is not None and len(self._states) > 2 * self.stack_limit:
+            self._trim()
+
+    def _trim(self) -> None:
+        """Forgets all but the last :attr:`stack_limit` plies (amortised: every ``limit``
+        pushes)."""
+        keep = self.stack_limit or 0
+        del self._states[:-keep or None]
+        del self.move_stack[:-keep or None]
 
     def push_null(self) -> None:
         """Pass the turn without moving (used by the arbiter when a position is set up)."""
         self._states.append((self.white, self.black, self.kings, self.turn))
         self.turn = _NEXT[self.turn]
+        if self.stack_limit is not None and len(self._states) > 2 * self.stack_limit:
+            self._trim()
 
     def pop(self) -> Move:
-        """Undo the last ``push``; returns its move. Raises IndexError on an empty stack."""
+        """Undo the last ``push``; returns its move. Raises IndexError on an empty stack (or
+        beyond the last :attr:`stack_limit` plies)."""
         move = self.move_stack.pop()
         self.white, self.black, self.kings, self.turn = self._states.pop()
         return move
@@ -559,6 +575,14 @@ class Board:
             out.append((m, self.perft(depth - 1)))
             self.pop()
         return out
+
+
+@functools.lru_cache(maxsize=None)
+def _simple_move(start: int, end: int) -> Move:
+    """The move ``start``-``end`` without capture: one immutable object per pair of squares
+    (at most 50 × 50), shared by every board and record that plays it, so that a long game's
+    record does not hold one object per move."""
+    return Move((start, end))
 
 
 def _is_subsequence(needle: Sequence[int], hay: Sequence[int]) -> bool:

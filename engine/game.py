@@ -20,6 +20,7 @@ A "move" in these counts is one player's move; "N moves each" is 2N plies.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from dataclasses import dataclass, field
 
 from engine import articles
@@ -27,6 +28,10 @@ from engine.board import Board, Move
 from engine.colour import BLACK, WHITE, Colour
 from engine.errors import IllegalMoveError
 from engine.variants import Variant, find_variant
+
+
+#: Plies the game's board can undo with ``pop`` (its memory bounded in a long game).
+_STACK = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +113,11 @@ class Game:
                  time_control: str | None = None) -> None:
         self.variant = find_variant(variant) if isinstance(variant, str) else variant
         self.board = Board(fen, self.variant)
+        # the record is the transcript, not the board's undo stack: bounded (IT 8.2's
+        # correction goes back one move, through mark/undo_to, not pop)
+        self.board.stack_limit = _STACK
+        # one object per position (the repetition history refers to it every time it occurs)
+        self._keys: dict[tuple[int, ...], tuple[int, ...]] = {}
         self.start_fen = self.board.fen()
         self.custom_start = fen is not None
         self.tags: dict[str, str] = dict(tags or {})
@@ -237,9 +247,15 @@ class Game:
         side = b.turn
         piece = b.piece_at(move.from_square)
         was_king = piece is not None and piece.king
-        notation = b.notation(move)
+        notation = sys.intern(b.notation(move))  # a long game plays the same moves again
         pieces_before = (b.white | b.black).bit_count()
         b.push(move)
+        if clock is not None and self.moves:
+            # the face that did not run keeps its reading: one number, not a copy per move
+            before = self.moves[-1].clock
+            if before is not None:
+                clock = (before[0] if before[0] == clock[0] else clock[0],
+                         before[1] if before[1] == clock[1] else clock[1])
         rec = RecordedMove(len(self.moves) + 1, Colour(side), move, notation, t, clock)
         self.moves.append(rec)
         irreversible = move.is_capture or not was_king
@@ -295,6 +311,7 @@ class Game:
     def _after_move(self, side: int, was_king: bool, irreversible: bool, pieces_before: int,
                     provisional: bool = False) -> None:
         key = self._rep_key()
+        key = self._keys.setdefault(key, key)
         self._history.append(key)
         self._seen[key] = self._seen.get(key, 0) + 1
         self._king_streak = 0 if irreversible else self._king_streak + 1

@@ -524,59 +524,121 @@ def _quote(value: str) -> str:
 
 def write_pdn(game: Game, width: int = 79) -> str:
     """The game as PDN 3.0 text (see the module docstring), ending with a newline."""
-    v = game.variant
-    tags = seven_tags(game.tags, game.result)
-    tags["GameType"] = v.game_type
-    if game.custom_start:
-        tags["SetUp"] = "1"
-        tags["FEN"] = _fen_for(game, game.start_fen)
-    if game.time_control:
-        tags["TimeControl"] = game.time_control
-    final = game.final_clock or next((m.clock for m in reversed(game.moves) if m.clock), None)
-    if final is not None:
-        tags["WhiteTime"] = format_pdn_time(final[WHITE])
-        tags["BlackTime"] = format_pdn_time(final[BLACK])
-    for k, val in game.tags.items():
-        if k not in tags:
-            tags[k] = val
-    lines = [f'[{k} "{_quote(val)}"]' for k, val in tags.items()]
+    return PdnText(width).update(game).text()
 
-    tokens: list[str] = []
-    first = v.first_to_move
-    number = 1
-    previous: int | None = None
-    for rec in game.moves:
-        # a side that moved twice (an irregular move kept, IT 8.1.1) numbers on: never "2. … 2."
-        if rec.side == first:
-            if previous == first:
-                number += 1
-            tokens.append(f"{number}.")
-        elif previous != first:
-            tokens.append(f"{number}...")
-        previous = rec.side
-        text = rec.notation + (rec.nag or "")
-        tokens.append(text)
-        if rec.clock is not None:
-            # after a move the opponent's face runs: its letter is upper case (PDN 3.0, lidraughts)
-            running = Colour(rec.side).opponent.label
-            tokens.append("{" + format_clock_comment(rec.clock[WHITE], rec.clock[BLACK], running) + "}")
-        if rec.comment:
-            tokens.append("{" + rec.comment.replace("}", ")") + "}")
-        if rec.setup_fen:
-            tokens.append(f'/FEN "{_fen_for(game, rec.setup_fen)}"/')
-        if rec.side != first:
-            number += 1
-    tokens.append(game.result)
-    lines.append("")
-    line = ""
-    for tok in tokens:
-        if line and len(line) + 1 + len(tok) > width:
-            lines.append(line)
-            line = tok
+
+@dataclass(frozen=True, slots=True)
+class PdnSnapshot:
+    """A game's PDN at one moment, immutable: the tag lines, the finished lines of the move text
+    and the line the result goes on. :meth:`text` may run on any thread."""
+
+    tags: tuple[str, ...]
+    lines: tuple[str, ...]
+    line: str
+    result: str
+    width: int
+
+    def text(self) -> str:
+        """The PDN text, ending with a newline (what :func:`write_pdn` returns)."""
+        line, tok = self.line, self.result
+        if line and len(line) + 1 + len(tok) > self.width:
+            last = [line, tok]
         else:
-            line = f"{line} {tok}" if line else tok
-    lines.append(line)
-    return "\n".join(lines) + "\n"
+            last = [f"{line} {tok}" if line else tok]
+        return "\n".join([*self.tags, "", *self.lines, *last]) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where the move text stood before a move: finished lines, the open line, the move number,
+    the side that moved last, and the last clock of the record so far."""
+
+    lines: int
+    line: str
+    number: int
+    previous: int | None
+    clock: tuple[float, float] | None
+
+
+class PdnText:
+    """``game.pdn`` kept up to date move by move: :meth:`update` lays out only the moves that
+    changed since the last call, so its cost does not grow with the game. A record changes only
+    at its end (a move added, the last one replaced, moves taken back: ``engine.game``), and a
+    move is known by identity (``RecordedMove`` is immutable). One instance per game; not
+    thread-safe (the snapshot is)."""
+
+    def __init__(self, width: int = 79) -> None:
+        self.width = width
+        self._recs: list[object] = []  # the game's moves laid out so far (compared by identity)
+        self._before: list[_Layout] = []  # the layout before each of them
+        self._lines: list[str] = []
+        self._at = _Layout(0, "", 1, None, None)  # after the last move
+
+    def update(self, game: Game) -> PdnSnapshot:
+        """The PDN of ``game`` now (``write_pdn(game, width)``)."""
+        moves = game.moves
+        keep = min(len(self._recs), len(moves))
+        # a record changes only at its end: the first move that differs, looking back from there
+        while keep and self._recs[keep - 1] is not moves[keep - 1]:
+            keep -= 1
+        if keep < len(self._recs):
+            self._at = self._before[keep]
+            del self._recs[keep:], self._before[keep:], self._lines[self._at.lines:]
+        first = game.variant.first_to_move
+        for rec in moves[keep:]:
+            self._recs.append(rec)
+            self._before.append(self._at)
+            number, previous = self._at.number, self._at.previous
+            line = self._at.line
+            tokens: list[str] = []
+            # a side that moved twice (an irregular move kept, IT 8.1.1) numbers on: never
+            # "2. … 2."
+            if rec.side == first:
+                if previous == first:
+                    number += 1
+                tokens.append(f"{number}.")
+            elif previous != first:
+                tokens.append(f"{number}...")
+            tokens.append(rec.notation + (rec.nag or ""))
+            if rec.clock is not None:
+                # after a move the opponent's face runs: its letter is upper case (PDN 3.0,
+                # lidraughts)
+                running = Colour(rec.side).opponent.label
+                tokens.append("{" + format_clock_comment(rec.clock[WHITE], rec.clock[BLACK],
+                                                         running) + "}")
+            if rec.comment:
+                tokens.append("{" + rec.comment.replace("}", ")") + "}")
+            if rec.setup_fen:
+                tokens.append(f'/FEN "{_fen_for(game, rec.setup_fen)}"/')
+            if rec.side != first:
+                number += 1
+            for tok in tokens:
+                if line and len(line) + 1 + len(tok) > self.width:
+                    self._lines.append(line)
+                    line = tok
+                else:
+                    line = f"{line} {tok}" if line else tok
+            self._at = _Layout(len(self._lines), line, number, rec.side,
+                               rec.clock if rec.clock else self._at.clock)
+        return PdnSnapshot(self._tags(game), tuple(self._lines), self._at.line, game.result,
+                           self.width)
+
+    def _tags(self, game: Game) -> tuple[str, ...]:
+        tags = seven_tags(game.tags, game.result)
+        tags["GameType"] = game.variant.game_type
+        if game.custom_start:
+            tags["SetUp"] = "1"
+            tags["FEN"] = _fen_for(game, game.start_fen)
+        if game.time_control:
+            tags["TimeControl"] = game.time_control
+        final = game.final_clock or self._at.clock
+        if final is not None:
+            tags["WhiteTime"] = format_pdn_time(final[WHITE])
+            tags["BlackTime"] = format_pdn_time(final[BLACK])
+        for k, val in game.tags.items():
+            if k not in tags:
+                tags[k] = val
+        return tuple(f'[{k} "{_quote(val)}"]' for k, val in tags.items())
 
 
 def _fen_for(game: Game, fen: str) -> str:

@@ -23,6 +23,7 @@ readable summary with the article title of every flag.
 from __future__ import annotations
 
 import enum
+import json
 import logging
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -34,11 +35,12 @@ from engine.decisions import Decision, Flag
 from engine.errors import TraceError
 from engine.events import Event, GameStarted, TraceEnded
 from engine.game import Game
+from engine.pdn import PdnSnapshot, PdnText, write_pdn
 from engine.trace import load_line, parse_event, parse_start
 from engine.variants import Variant
 
-__all__ = ["Report", "Replay", "Fed", "Stage", "Verdict", "LineFault", "ErrorPolicy",
-           "ContainArbiter", "RAISE", "replay_lines"]
+__all__ = ["Report", "RecordText", "RecordSnapshot", "Replay", "Fed", "Stage", "Verdict",
+           "LineFault", "ErrorPolicy", "ContainArbiter", "RAISE", "replay_lines"]
 
 
 class Stage(enum.Enum):
@@ -281,7 +283,6 @@ class Report:
 
     def pdn(self) -> str:
         """PDN 3.0 text of the game (``engine.pdn.write_pdn``)."""
-        from engine.pdn import write_pdn  # written by the lead alongside
         return write_pdn(self.game)
 
     def to_json(self) -> dict[str, Any]:
@@ -321,6 +322,69 @@ class Report:
         o = self.game.outcome
         lines.append(f"Result: {self.game.result}" + (f" ({o.code}: {o.reason})" if o else ""))
         return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class RecordSnapshot:
+    """A game's derived files at one moment, immutable (made on the board's loop, written by
+    another thread): :meth:`pdn` is ``Report.pdn()`` and :meth:`report_json` is
+    ``json.dumps(Report.to_json(), ensure_ascii=False, allow_nan=False)``, byte for byte."""
+
+    moves: tuple[str, ...]  # each move's JSON object
+    flags: tuple[str, ...]
+    fen: str
+    result: str
+    pdn_text: PdnSnapshot
+
+    def pdn(self) -> str:
+        return self.pdn_text.text()
+
+    def report_json(self) -> str:
+        # json.dumps of the report without indent is its parts' dumps joined with its separators
+        return (f'{{"moves": [{", ".join(self.moves)}], "flags": [{", ".join(self.flags)}], '
+                f'"fen": {_dumps(self.fen)}, "result": {_dumps(self.result)}, '
+                f'"pdn": {_dumps(self.pdn())}}}')
+
+
+class RecordText:
+    """The report and the PDN of a game kept up to date: :meth:`update` encodes only the moves
+    and flags that changed since the last call (a record changes at its end; moves and flags
+    are immutable values, known by identity), so a move late in a long game costs what one early
+    does. One instance per game, on one thread; its snapshots go anywhere."""
+
+    def __init__(self) -> None:
+        self._pdn = PdnText()
+        self._recs: list[object] = []
+        self._moves: list[str] = []
+        self._flags: list[Flag] = []
+        self._flag_json: list[str] = []
+
+    def update(self, game: Game, flags: list[Flag]) -> RecordSnapshot:
+        """The files of ``game`` with ``flags`` (the arbiter's) now. Raises ValueError for a
+        value JSON cannot hold."""
+        moves = game.moves
+        keep = min(len(self._recs), len(moves))
+        while keep and self._recs[keep - 1] is not moves[keep - 1]:
+            keep -= 1
+        del self._recs[keep:], self._moves[keep:]
+        for rec in moves[keep:]:
+            self._recs.append(rec)
+            self._moves.append(_dumps(rec.to_dict()))
+        # a flag changes status anywhere in the list (a few per game): each is checked
+        del self._flags[len(flags):], self._flag_json[len(flags):]
+        for i, flag in enumerate(flags):
+            if i == len(self._flags):
+                self._flags.append(flag)
+                self._flag_json.append(_dumps(flag.to_dict()))
+            elif self._flags[i] is not flag:
+                self._flags[i] = flag
+                self._flag_json[i] = _dumps(flag.to_dict())
+        return RecordSnapshot(tuple(self._moves), tuple(self._flag_json), game.board.fen(),
+                              game.result, self._pdn.update(game))
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
 
 
 def replay_lines(lines: Iterable[str]) -> Report:

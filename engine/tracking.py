@@ -10,12 +10,14 @@ capturing piece landed before (IT 5.13, INT 4.10).
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, overload
 
 from engine.board import Board, Move, Piece
 
-__all__ = ["MaybeBrush", "Touch", "TurnTracker"]
+__all__ = ["MaybeBrush", "Touch", "Touches", "TurnTracker"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +34,43 @@ class Touch:
     @property
     def is_lift(self) -> bool:
         return self.action == "lift"
+
+
+class Touches(Sequence[Touch]):
+    """The touches of a turn, in order, kept compact: a turn that never ends (a piece lifted and
+    put back a million times) holds 16 bytes per touch, not a :class:`Touch` object (its time in
+    an array, the rest shared: a few squares and origins recur). Reading an item makes its
+    :class:`Touch`."""
+
+    def __init__(self) -> None:
+        self._t = array("d")
+        self._what: list[tuple[Literal["lift", "place"], str, int | None]] = []
+        self._shared: dict[tuple[Literal["lift", "place"], str, int | None],
+                           tuple[Literal["lift", "place"], str, int | None]] = {}
+
+    def append(self, touch: Touch) -> None:
+        what = (touch.action, touch.square, touch.origin)
+        self._what.append(self._shared.setdefault(what, what))
+        self._t.append(touch.t)
+
+    def __len__(self) -> int:
+        return len(self._what)
+
+    @overload
+    def __getitem__(self, index: int) -> Touch: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Touch]: ...
+
+    def __getitem__(self, index: int | slice) -> Touch | list[Touch]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        action, square, origin = self._what[index]
+        return Touch(action, square, self._t[index], origin)
+
+    def __iter__(self) -> Iterator[Touch]:
+        for (action, square, origin), t in zip(self._what, self._t, strict=True):
+            yield Touch(action, square, t, origin)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +100,7 @@ class TurnTracker:
             o = num.get(s)
             self.phys[s] = o if o is not None and ref.piece_at(o) is not None else None
         self.hand: list[int | None] = []
-        self.touches: list[Touch] = []
+        self.touches = Touches()
         self.first_touch: int | None = obligation  # IT 3.7, 3.8: the piece that must be played
         self.accomodo = False  # IT 3.9 / INT 3.13 announced
         self.maybe_brush: MaybeBrush | None = None

@@ -30,9 +30,11 @@ Blocking work never runs on the loop: scans run on the scan loop's thread, OLED 
 worker thread (:class:`OledScreen`, the newest state only, under the bus lock that gives scans
 priority), ``game.pdn``/``report.json`` on the game session's writer thread (both
 ``pi.board.handoff.LatestWorker``); the hall link
-publishes and reads its files on threads of its own. The one fsync left on the loop is the
-journal's: the write-ahead rule (nothing is shown before its line is durable) puts it on the
-path of every input.
+publishes and reads its files on threads of its own; the journal is written and fsync'd on its
+own writer thread, which tells the loop through the same bridge when lines are durable: the
+write-ahead rule holds what leaves the board (the web's and the hall's lines, an arbiter's
+answer) until then, and the scans' hand-off never waits on the disk. Left on the loop: the
+journal's creation at a game's start and the files and marker at its end.
 """
 
 from __future__ import annotations
@@ -147,7 +149,7 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
         config, state, hardware.time, screen=screen,
         orient=_orienter(scan, wiring) if wiring.orientation is None else None,
         beep=beeper.play if beeper is not None else None,
-        listeners=list(parts.listeners), submit=inbox.put_nowait)
+        listeners=list(parts.listeners), submit=inbox.put_nowait, post=into_loop.put)
     if parts.wall is not None:
         controller.wall = parts.wall
     notifier = parts.notifier

@@ -15,9 +15,19 @@ Life of the board:
   wiring, a board that shows the starting position under another allowed rotation is oriented
   (``orient``) instead. Once the position is right, a game begins: a new game folder, the
   journal's start line and a snapshot at ``t`` = 0 (``pi.board.session``).
-* **play** — every input goes through the game's session: journaled (fsync'd) first, then given
-  to the arbiter; its decisions are shown on the screen, sounded on the buzzer and handed to
-  the listeners (web, broadcast) in order, each with its journal line number.
+* **play** — every input goes through the game's session: journaled first, then given to the
+  arbiter; its decisions are shown on the screen and sounded on the buzzer at once, and handed
+  to the listeners (web, broadcast, serial) in order, each with its journal line number, once
+  that line is durable. With ``post`` (the daemon) the journal's fsync runs on its writer
+  thread (``pi.board.journal``: write-behind), which says so through ``post``
+  (:class:`JournalDurable`): the loop never waits on the disk, the screen may show a move
+  before its lines are on disk (the board itself holds the position, and a resume commits a
+  move complete on the board), and nothing leaves the board — a listener's line, an
+  :meth:`BoardController.act` answer — before its line is durable (SSE ids and the hall's lines
+  are line numbers: a line shown, then lost, would come back with another content). A journal
+  that fails (:class:`JournalFailed`) stops the daemon. Without ``post`` (the tests, a
+  controller driven by hand) every line is fsync'd before :meth:`BoardController.handle` goes
+  on.
 * **over** — once the result is in, the screen shows it until the pieces have been taken off
   and set up again: the next game begins when the starting position shows again after the board
   has shown something else.
@@ -36,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time as _time
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -57,7 +68,8 @@ from pi.drivers.display import DisplayState, face_texts
 from pi.drivers.faults import SensorFault, SensorFaultCleared, SensorInterrupt
 from engine.replay import Fed
 from pi.board.notify import Notifier
-from pi.board.errors import ActionLate, ActionRefused, JournalDamagedError, JournalError
+from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, JournalError,
+                             JournalWriteError)
 from pi.board.session import GameSession, refresh_game_files
 from pi.board.statedir import StateDir
 from pi.board.view import PAIRING_FIELDS, Phase
@@ -65,7 +77,8 @@ from pi.drivers.timebase import GameTime
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BoardController", "Phase", "Screen", "Listener", "Input", "Acting", "ACT_TIMEOUT"]
+__all__ = ["BoardController", "Phase", "Screen", "Listener", "Input", "Acting", "JournalDurable",
+           "JournalFailed", "ACT_TIMEOUT"]
 
 #: The longest :meth:`BoardController.run` sleeps with nothing to do (the running clock wakes
 #: it when its face changes: :meth:`BoardController.next_refresh`).
@@ -74,7 +87,8 @@ IDLE = 5.0
 #: What :meth:`BoardController.handle` takes.
 #: (``SensorInterrupt``: only where nobody scans, never in the daemon; ignored.)
 Input = Union[PieceLifted, PiecePlaced, SnapshotTaken, SensorFault, SensorFaultCleared,
-              ButtonPressed, ArbiterActed, TraceEnded, SensorInterrupt, "Acting"]
+              ButtonPressed, ArbiterActed, TraceEnded, SensorInterrupt, "Acting",
+              "JournalDurable", "JournalFailed"]
 
 
 class Screen(Protocol):
@@ -108,6 +122,24 @@ class Acting:
     seen: int | None = None
 
 
+@dataclass(frozen=True, eq=False)
+class JournalDurable:
+    """The input the journal's writer thread posts (write-behind) when more lines of
+    ``session``'s journal are on disk: what they caused may leave the board."""
+
+    session: GameSession
+
+
+@dataclass(frozen=True, eq=False)
+class JournalFailed:
+    """The input the journal's writer thread posts when ``session``'s journal failed: the
+    lines not yet durable are lost, the daemon stops (``error`` is raised by
+    :meth:`BoardController.handle`)."""
+
+    session: GameSession
+    error: JournalWriteError
+
+
 @dataclass
 class _SetupView:
     missing: tuple[str, ...] = ()
@@ -122,7 +154,8 @@ class BoardController:
     act later (a snapshot follows). ``beep(pattern)``: plays a buzzer pattern (``pi.drivers.buzzer``).
     ``wall()``: Unix time, or None when the wall clock cannot be trusted. ``submit(input)``:
     how an input reaches :meth:`handle` in turn with the others (the daemon's queue); None: at
-    once.
+    once. ``post(input)``: the same from any thread (the daemon's ``LoopInbox.put``); with it
+    the journal writes behind (module docstring), without it every line is fsync'd in turn.
 
     It is the board's :class:`pi.board.view.BoardView` (what the web and the hall read) and its
     :class:`pi.board.view.BoardActions` (:meth:`act`, :meth:`set_pairing`)."""
@@ -136,6 +169,7 @@ class BoardController:
     wall: Callable[[], float | None] = _time.time
     listeners: list[Listener] = field(default_factory=list)
     submit: Callable[[Input], None] | None = None
+    post: Callable[[Input], None] | None = None
     #: Shown on the screen's header while no game is in play (set-up, a result left on the
     #: board): the hall's pairing of this board (``pi.hall.link``); "" for the usual header.
     banner: str = ""
@@ -158,6 +192,9 @@ class BoardController:
     _oriented_for: frozenset[str] | None = None
     _final: frozenset[str] = frozenset()
     _acting: set[asyncio.Future[Fed]] = field(default_factory=set)
+    #: what waits for its line to be durable: the line for the listeners, and an act's answer
+    _held: deque[tuple[GameSession, Fed, asyncio.Future[Fed] | None]] = \
+        field(default_factory=deque)
     #: the current game's last journal line that changed what the arbiter decides on (a line
     #: with decisions: a move, a flag, an end; at a resume every line so far)
     _decided_line: int = 0
@@ -199,6 +236,7 @@ class BoardController:
             session.close()
             return self._set_status(f"game {game.id} was over ({session.arbiter.game.result})")
         self.phase = Phase.PLAYING
+        self._write_behind(session)
         return self._set_status(f"game {game.id} resumed at move "
                                 f"{len(session.arbiter.game.moves) + 1}; clocks stopped "
                                 "until the arbiter restarts them")
@@ -251,6 +289,7 @@ class BoardController:
         not journaled yet are answered as refused."""
         if self.session is not None:
             self.session.close()
+            self._release()
         # a last try at the files a full disk kept from being written (space may be free now)
         if self.files_failure() is not None:
             self._files_failures = refresh_game_files(self.state)
@@ -351,6 +390,15 @@ class BoardController:
                 log.exception("game files not rewritten; the journal has everything")
 
     def _handle_one(self, item: Input) -> None:
+        if isinstance(item, JournalDurable):
+            if item.session is self.session:
+                item.session.durable()
+                self._release()
+            return
+        if isinstance(item, JournalFailed):
+            if item.session is self.session:
+                raise item.error  # nothing may leave the board that is not on disk: stop
+            return
         if isinstance(item, Acting):
             self._acted(item)
             return
@@ -394,7 +442,9 @@ class BoardController:
             if fed is None:
                 answer.set_exception(ActionRefused("the action was not journaled"))
             else:
-                answer.set_result(fed)
+                assert self.session is not None
+                self._held.append((self.session, fed, answer))  # answered once durable
+                self._release()
 
     def _misfit(self, item: Acting) -> str | None:
         """Why an action does not fit the game in play in its turn (an action kept in a broker's
@@ -483,10 +533,12 @@ class BoardController:
     def _begin(self) -> None:
         if self.session is not None:
             self.session.close()
+            self._release()
         start = self.config.start_line()
         session = GameSession.begin(self.state, start, when=datetime.now(timezone.utc),
                                     board=self.config.board)
         self.session = session
+        self._write_behind(session)
         self.phase = Phase.PLAYING
         self._left_start = False
         self._oriented_for = None
@@ -538,11 +590,44 @@ class BoardController:
         numbers = self.variant.geometry.number_of_algebraic
         return " ".join(str(numbers[s]) if s in numbers else s for s in squares)
 
+    def _write_behind(self, session: GameSession) -> None:
+        """With ``post``: the session's journal writes behind, telling the loop through it."""
+        post = self.post
+        if post is None:
+            return
+        session.write_behind(lambda: post(JournalDurable(session)),
+                             lambda error: post(JournalFailed(session, error)))
+
     def _publish(self, fed: Fed) -> None:
+        """``fed`` to the listeners once its line is durable (at once without write-behind)."""
         if fed.line == 1:
             self._decided_line = 0
         elif any(isinstance(d, _POSITION_DECISIONS) for d in fed.decisions):
             self._decided_line = fed.line
+        assert self.session is not None
+        self._held.append((self.session, fed, None))
+        self._release()
+
+    def _release(self) -> None:
+        """Hands out, in order, what waits for lines now durable; drops what a closed journal
+        never made durable (it was never recorded: it never leaves the board)."""
+        held = self._held
+        while held:
+            session, fed, answer = held[0]
+            if fed.line > session.durable_line:
+                if session is self.session and not session.journal.closed:
+                    return
+                held.popleft()
+                if answer is not None and not answer.done():
+                    answer.set_exception(ActionRefused("the action was not recorded"))
+                continue
+            held.popleft()
+            if answer is None:
+                self._tell(fed)
+            elif not answer.done():
+                answer.set_result(fed)
+
+    def _tell(self, fed: Fed) -> None:
         for listener in list(self.listeners):
             try:
                 listener(fed)

@@ -6,6 +6,14 @@ Durability contract
   returns the line's number (1-based; the start line is 1). Whatever the daemon shows or
   publishes because of an event comes after that return, so nothing seen on the board, the
   screen or the network is ever missing from the journal after a crash or a power cut.
+- Write-behind (:meth:`Journal.write_behind`, the daemon): :meth:`Journal.submit` numbers the
+  line and hands it to the journal's writer thread, which writes and fsyncs whatever is waiting
+  (one fsync for every line that came while the last one ran) and then calls ``on_durable``
+  (:attr:`Journal.durable_count` says how far). The caller keeps the write-ahead rule by
+  releasing what a line causes only once it is durable; the event loop never waits on the disk.
+  Any failure of the writer (write or fsync) breaks the journal for good and calls
+  ``on_failed``: the lines after the last durable one are not recorded, and the caller has
+  already fed them to its arbiter, so it must stop and resume from the disk.
 - A failed append raises :class:`JournalWriteError` (a full disk, an I/O error): the event is
   *not* recorded and the message says so. After a failed write the partial line is cut off
   again, so the file stays a valid journal and appends may go on once space is back; after a
@@ -25,7 +33,8 @@ writer applies the same test before writing (ValueError, nothing written), so a 
 A game's folder and journal are begun and resumed by ``pi.board.session.GameSession`` (the
 daemon's one path); this module only reads and writes the file.
 
-Not thread-safe: one writer (the event loop's thread) per journal.
+Not thread-safe: one caller (the event loop's thread) per journal; with write-behind, the
+writer thread is the journal's own.
 """
 
 from __future__ import annotations
@@ -35,7 +44,8 @@ import json
 import logging
 import math
 import os
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -219,10 +229,17 @@ class Journal:
         """Use :meth:`create` or :meth:`resume`; this takes an fd opened for appending."""
         self.path = path
         self._fd: int | None = fd
-        self._lines = lines
-        self._size = size
+        self._lines = lines  # numbered (handed over); the caller's thread
+        self._durable = lines  # written and fsync'd
+        self._size = size  # bytes durable
         self._last_t = last_t
         self._broken: str | None = None
+        # write-behind (None: every line is written and fsync'd by the caller)
+        self._cond = threading.Condition()
+        self._queue: list[bytes] = []
+        self._writer: threading.Thread | None = None
+        self._closing = False
+        self._failure: JournalWriteError | None = None
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], start: Mapping[str, Any] | _HasToDict) -> Journal:
@@ -242,6 +259,7 @@ class Journal:
         journal = cls(p, fd, 0, 0)
         try:
             journal._write(first)
+            journal._lines = journal._durable = 1
             fsync_dir(p.parent)
         except OSError as exc:
             journal.close()
@@ -275,8 +293,13 @@ class Journal:
 
     @property
     def line_count(self) -> int:
-        """Lines in the journal (the number of the last one appended)."""
+        """Lines in the journal (the number of the last one appended or submitted)."""
         return self._lines
+
+    @property
+    def durable_count(self) -> int:
+        """Lines written and fsync'd (equal to :attr:`line_count` without write-behind)."""
+        return self._durable
 
     @property
     def closed(self) -> bool:
@@ -292,7 +315,96 @@ class Journal:
         ValueError (nothing written) for an object JSON cannot hold or a line resume would refuse:
         a second start line, no ``t``, or ``t`` earlier than :attr:`last_t`. Raises
         JournalWriteError when the line could not be made durable (it is then not in the
-        journal)."""
+        journal). With write-behind: :meth:`submit` then :meth:`sync`."""
+        if self._writer is not None:
+            number = self.submit(obj)
+            self.sync()
+            return number
+        data, d = self._checked(obj)
+        try:
+            self._write(data)
+        except OSError as exc:
+            raise JournalWriteError(f"{self.path}: the event is NOT recorded: "
+                                    f"{_describe(exc)}") from exc
+        self._lines += 1
+        self._durable = self._lines
+        self._last_t = float(d["t"])
+        return self._lines
+
+    def write_behind(self, on_durable: Callable[[int], None],
+                     on_failed: Callable[[JournalWriteError], None]) -> None:
+        """From now on :meth:`submit` returns at once and the journal's writer thread (named
+        ``journal``) writes and fsyncs: after each batch it calls ``on_durable(durable_count)``;
+        after a failure (the journal is then broken for good) ``on_failed(error)`` once, with
+        every line not yet durable lost. Both are called on the writer thread."""
+        if self._writer is not None:
+            raise RuntimeError(f"{self.path}: write-behind is already on")
+        self._writer = threading.Thread(target=self._write_lines, args=(on_durable, on_failed),
+                                        name="journal", daemon=True)
+        self._writer.start()
+
+    def submit(self, obj: Mapping[str, Any] | _HasToDict) -> int:
+        """Numbers ``obj``'s line and returns its number; with write-behind the line is handed to
+        the writer thread (durable later: :attr:`durable_count`), without it this is
+        :meth:`append`. Raises ValueError as :meth:`append` (nothing handed over), or
+        JournalWriteError when the journal is broken or closed."""
+        if self._writer is None:
+            return self.append(obj)
+        data, d = self._checked(obj)
+        with self._cond:
+            if self._failure is not None:
+                raise JournalWriteError(f"{self.path}: the event is NOT recorded: {self._failure}")
+            self._queue.append(data)
+            self._cond.notify_all()
+        self._lines += 1
+        self._last_t = float(d["t"])
+        return self._lines
+
+    def sync(self) -> None:
+        """Returns once every line submitted so far is durable. Raises JournalWriteError when the
+        writer failed first (those lines are not recorded)."""
+        target = self._lines
+        with self._cond:
+            while self._durable < target and self._failure is None and not self._closing:
+                self._cond.wait()
+            if self._failure is not None:
+                raise self._failure
+            if self._durable < target:
+                raise JournalWriteError(f"{self.path}: lines {self._durable + 1}-{target} are NOT "
+                                        "recorded: journal closed")
+
+    def _write_lines(self, on_durable: Callable[[int], None],
+                     on_failed: Callable[[JournalWriteError], None]) -> None:
+        """The writer thread: every line waiting, one write and one fsync, then ``on_durable``."""
+        while True:
+            with self._cond:
+                while not self._queue and not self._closing:
+                    self._cond.wait()
+                if not self._queue:
+                    return
+                batch, self._queue = self._queue, []
+            first = self._durable + 1
+            try:
+                self._write(b"".join(batch))
+            except OSError as exc:
+                if self._broken is None:  # a write that failed whole: no later line may follow
+                    self._broken = _describe(exc)
+                failure = JournalWriteError(
+                    f"{self.path}: lines {first}-{first + len(batch) - 1} and any after them are "
+                    f"NOT recorded: {_describe(exc)}")
+                with self._cond:
+                    self._failure = failure
+                    self._queue.clear()
+                    self._cond.notify_all()
+                _call(on_failed, failure)
+                return
+            with self._cond:
+                self._durable += len(batch)
+                durable = self._durable
+                self._cond.notify_all()
+            _call(on_durable, durable)
+
+    def _checked(self, obj: Mapping[str, Any] | _HasToDict) -> tuple[bytes, Mapping[str, Any]]:
         data = encode_line(obj)
         d = obj if isinstance(obj, Mapping) else obj.to_dict()
         problem = _form_problem(d, False, self._last_t)
@@ -301,15 +413,9 @@ class Journal:
         if self._broken is not None:
             raise JournalWriteError(f"{self.path}: the event is NOT recorded: the journal "
                                     f"stopped after an earlier failure ({self._broken})")
-        if self._fd is None:
+        if self._fd is None or self._closing:
             raise JournalWriteError(f"{self.path}: the event is NOT recorded: journal closed")
-        try:
-            self._write(data)
-        except OSError as exc:
-            raise JournalWriteError(f"{self.path}: the event is NOT recorded: "
-                                    f"{_describe(exc)}") from exc
-        self._last_t = float(d["t"])
-        return self._lines
+        return data, d
 
     def _write(self, data: bytes) -> None:
         """Appends ``data`` (whole lines) durably; on failure restores the last good size or
@@ -341,10 +447,17 @@ class Journal:
             self._broken = _describe(exc)
             raise
         self._size += len(data)
-        self._lines += data.count(b"\n")
 
     def close(self) -> None:
-        """Closes the file (everything appended is already durable). Idempotent."""
+        """Closes the file: with write-behind, once the writer thread has written what was
+        submitted (or failed); everything appended is already durable. Never raises for the
+        writer's failure (:meth:`sync` does). Idempotent."""
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+            writer = self._writer
+        if writer is not None and writer is not threading.current_thread():
+            writer.join()
         if self._fd is not None:
             fd, self._fd = self._fd, None
             os.close(fd)
@@ -354,6 +467,14 @@ class Journal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _call(callback: Callable[[Any], None], value: object) -> None:
+    """A write-behind callback, contained: the writer thread must go on (or end) cleanly."""
+    try:
+        callback(value)
+    except Exception:  # a bad callback never kills the journal's writer
+        log.exception("journal callback %r failed", callback)
 
 
 def _describe(exc: OSError) -> str:

@@ -1,16 +1,21 @@
 """One game on the board: the write-ahead journal, the arbiter and the game's files, in that order.
 
 :class:`GameSession` is the only way the daemon gives the arbiter an event: the event's TRACE.md
-line is appended to ``STATE/games/<id>/trace.jsonl`` and fsync'd (``pi.board.journal``) *before* the
-arbiter sees it, so whatever the event causes (a move on the screen, a flag on the web) is on
-disk first. After every decision that changes the record (a move committed or retracted, a flag
-raised or decided, the result) ``game.pdn`` and ``report.json`` are rewritten atomically
+line goes to ``STATE/games/<id>/trace.jsonl`` (``pi.board.journal``) before the arbiter sees it.
+Without write-behind the line is fsync'd before :meth:`GameSession.feed` returns; with it
+(:meth:`GameSession.write_behind`, the daemon) the journal's writer thread makes it durable and
+the caller releases what the line caused (the web, the hall, the arbiter's answer) only once
+:attr:`GameSession.durable_line` has reached it, so whatever an event causes outside the board is
+on disk first. After every decision that changes the record (a move committed or retracted, a
+flag raised or decided, the result) ``game.pdn`` and ``report.json`` are rewritten atomically
 (``pi.board.statedir.atomic_write``) by :meth:`GameSession.write_files`, which the daemon calls once
-it has shown and published what the input caused (``wait=False``: the text is made on the loop,
-written and fsync'd by the session's writer thread, so those four fsyncs never hold the loop; the
-files may lag the journal by that write, never go backwards; at the game's end they are written
-before the ``finished`` marker); ``report.json`` is exactly the ``damiera replay --json`` report
-of the journal, so an arbiter can check one against the other.
+it has shown and published what the input caused (``wait=False``: the record's text is kept up to
+date move by move on the loop (``engine.replay.RecordText``: its cost does not grow with the
+game), joined, written and fsync'd by the session's writer thread once the journal holds every
+line it comes from, so those four fsyncs never hold the loop; the files may lag the journal,
+never go backwards or ahead of it; at the game's end they are written before the ``finished``
+marker, itself written once the last line is durable); ``report.json`` is exactly the
+``damiera replay --json`` report of the journal, so an arbiter can check one against the other.
 
 Every line goes through the game's :class:`engine.replay.Replay` (policy :data:`POLICY`), the one
 replay of the project. Resume (:meth:`GameSession.resume`): the journal of the unfinished game is
@@ -24,13 +29,16 @@ Time: ``t`` is game time in seconds since the start line (the journal's ``t``). 
 keeps it non-decreasing: an event stamped earlier than the last journaled one (a sensor event
 stamped when first seen, merged after a button press) is journaled at the last ``t``.
 
-Not thread-safe: the daemon's event-loop thread owns it.
+Not thread-safe: the daemon's event-loop thread owns it (the journal's and the files' writer
+threads are its own).
 """
 
 from __future__ import annotations
 
 import logging
 import math
+from collections import deque
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
@@ -39,9 +47,9 @@ from engine.arbiter import Arbiter
 from engine.decisions import (Decision, FlagDecided, FlagRaised, GameEnded, MoveCommitted,
                               MoveRetracted, PositionSet)
 from engine.events import Event, GameStarted
-from engine.replay import ContainArbiter, Fed, Replay, Report
+from engine.replay import ContainArbiter, Fed, RecordSnapshot, RecordText, Replay, Report
 from engine.variants import Variant
-from pi.board.errors import JournalDamagedError, JournalError
+from pi.board.errors import JournalDamagedError, JournalError, JournalWriteError
 from pi.board.handoff import LatestWorker
 from pi.board.journal import Journal, Recovered
 from pi.board.statedir import GameDir, StateDir
@@ -71,11 +79,16 @@ class GameSession:
         self.replay = replay
         self._last_t = last_t
         self._finished = game.is_finished()
+        #: the game's result, waiting for its last line to be durable before its marker
+        self._marker: tuple[str | None] | None = None
         self._files_stale = False
+        self._text = RecordText()
+        #: texts made, each with the journal line it reflects, waiting for that line to be durable
+        self._texts: deque[tuple[int, RecordSnapshot]] = deque()
         #: the last rewrite of game.pdn/report.json failed: why (one line); None once written
         self.files_error: str | None = None
         #: newest text only: a text made while another is being written replaces any waiting
-        self._writer: LatestWorker[dict[str, Any]] = LatestWorker(self._write_body, "game-files")
+        self._writer: LatestWorker[RecordSnapshot] = LatestWorker(self._write_body, "game-files")
 
     @property
     def arbiter(self) -> Arbiter:
@@ -177,8 +190,37 @@ class GameSession:
 
     @property
     def line(self) -> int:
-        """Lines in the journal (the number of the last one written)."""
-        return self.journal.line_count
+        """Lines of the journal on disk: what the board may let out (the web's, the hall's
+        line count). With write-behind, later lines may be numbered and fed to the arbiter
+        already (``journal.line_count``)."""
+        return self.journal.durable_count
+
+    @property
+    def durable_line(self) -> int:
+        """Lines of the journal on disk (:attr:`line`)."""
+        return self.journal.durable_count
+
+    def write_behind(self, on_durable: Callable[[], None],
+                     on_failed: Callable[[JournalWriteError], None]) -> None:
+        """From now on :meth:`feed` (and the other ways a line is journaled) hands the line to
+        the journal's writer thread and returns at once: ``on_durable()`` is called on that
+        thread when more lines are durable (the caller then calls :meth:`durable` on its own
+        thread), ``on_failed(error)`` once if the journal fails (every line not yet durable is
+        lost: the daemon must stop)."""
+        self.journal.write_behind(lambda _n: on_durable(), on_failed)
+
+    def durable(self) -> None:
+        """More of the journal is on disk (:attr:`durable_line`): the game's files that reflect
+        only durable lines go to the writer thread, and the ``finished`` marker is written once
+        the game's last line is durable. On the session's thread."""
+        done = self.journal.durable_count
+        ready = None
+        while self._texts and self._texts[0][0] <= done:
+            ready = self._texts.popleft()[1]
+        if ready is not None:
+            self._writer.submit(ready)
+        if self._marker is not None and done >= self.journal.line_count:
+            self._mark_finished()
 
     @property
     def trace(self) -> Path:
@@ -187,14 +229,15 @@ class GameSession:
 
     @property
     def finished(self) -> bool:
-        """The game has a result (the ``finished`` marker is written)."""
-        return self._finished
+        """The game has a result and the ``finished`` marker is written (with write-behind, once
+        the game's last line is durable)."""
+        return self._finished and self._marker is None
 
     def feed(self, event: Event) -> Fed:
         """Journals ``event`` (``t`` clamped to the last journaled ``t``), then feeds it to the
-        arbiter; rewrites the game's files when the record changed. Raises
-        ``pi.board.journal.JournalWriteError`` when the line could not be made durable: then the
-        arbiter has NOT seen the event (nothing is shown that is not on disk)."""
+        arbiter. Raises ``pi.board.journal.JournalWriteError`` when the line could not be made
+        durable (without write-behind) or the journal failed before (with it): then the arbiter
+        has NOT seen the event."""
         return self._append_and_feed(_event_line(event, self._last_t))
 
     def advance(self, t: float) -> tuple[tuple[Decision, ...], Fed | None]:
@@ -204,12 +247,13 @@ class GameSession:
         brings the same decisions."""
         t = max(t, self._last_t)
         decisions = self.replay.advance(t)
-        self._after(decisions)
         end = None
         if any(isinstance(d, GameEnded) for d in decisions):
             # The game ended by time alone (a flag fell): journal where, so that a replay of
-            # the journal ends it at the same moment (TRACE.md ``end``).
+            # the journal ends it at the same moment (TRACE.md ``end``), before the game is
+            # marked over.
             end = self._append_and_feed({"t": _round_t(t), "type": "end"})
+        self._after(decisions)
         return decisions, end
 
     def next_deadline(self) -> float | None:
@@ -230,7 +274,8 @@ class GameSession:
 
     def _append_and_feed(self, line: dict[str, Any]) -> Fed:
         event = self.replay.read_event(line, self.journal.line_count + 1)
-        number = self.journal.append(line)  # durable before anything it causes is seen
+        # durable before anything it causes leaves the board (write-behind: see durable_line)
+        number = self.journal.submit(line)
         self._last_t = float(line["t"])
         fed = self.replay.take(line, event, number)
         self._after(fed.decisions)
@@ -244,11 +289,23 @@ class GameSession:
             if isinstance(d, GameEnded):
                 ended = d
         if ended is not None and not self._finished:
-            self.write_files()  # the record whole before the game is marked over
-            self.game.mark_finished(ended.result)
             self._finished = True
+            self._marker = (ended.result,)
             log.info("game %s ended %s (%s, %s)", self.game.id, ended.result, ended.reason,
                      ended.article)
+            if self.journal.durable_count >= self.journal.line_count:
+                self._mark_finished()
+
+    def _mark_finished(self) -> None:
+        """The record whole, then the ``finished`` marker: only once the journal holds the
+        game's last line (a marker ahead of its journal would close a game it cannot replay)."""
+        marker, self._marker = self._marker, None
+        if marker is None:
+            return
+        self._texts.clear()
+        self._files_stale = True
+        self._write_files()
+        self.game.mark_finished(marker[0])
 
     # ------------------------------------------------------------------ files
 
@@ -261,41 +318,47 @@ class GameSession:
         written. The daemon calls it after showing and publishing what an input caused: only
         the journal must be on disk before that (it holds the truth; these files are derived
         from it, and cost four fsyncs). ``wait=False`` (the daemon's loop): the files' text is
-        made now, on the caller's thread, and written by the session's writer thread (newest
-        text only): the four fsyncs never hold the loop; the files may lag the journal by the
-        time of those writes, never go backwards (a newer text is never overwritten by an
-        older one)."""
+        brought up to date now, on the caller's thread (at a cost that does not grow with the
+        game), and written by the session's writer thread (newest text only) once the journal
+        holds the lines it reflects: the fsyncs never hold the loop; the files may lag the
+        journal, never go backwards (a newer text is never overwritten by an older one) nor
+        ahead of it. ``wait=True`` (every line durable: begin, resume, close): written now."""
         if not self._files_stale:
             return
         if wait:
             self._write_files()
             return
         self._files_stale = False
-        body = self._body()
-        if body is not None:
-            self._writer.submit(body)
+        text = self._snapshot()
+        if text is not None:
+            self._texts.append((self.journal.line_count, text))
+            self.durable()
 
     def flush(self) -> None:
-        """Waits until the writer thread has written the last text handed to it."""
+        """Waits until the journal holds every line handed to it (raises JournalWriteError if it
+        failed) and the writer thread has written the last text that reflects them."""
+        self.journal.sync()
+        self.durable()
         self._writer.flush()
 
-    def _body(self) -> dict[str, Any] | None:
+    def _snapshot(self) -> RecordSnapshot | None:
         try:
-            return self.report().to_json()
+            return self._text.update(self.arbiter.game, self.arbiter.flags)
         except Exception:  # derived files: the journal has everything
             log.exception("game %s: cannot make game.pdn/report.json", self.game.id)
             return None
 
     def _write_files(self) -> None:
         self._files_stale = False
-        body = self._body()
-        if body is not None:
-            self._writer.run_now(body)
+        text = self._snapshot()
+        if text is not None:
+            self._texts.clear()
+            self._writer.run_now(text)
 
-    def _write_body(self, body: dict[str, Any]) -> None:
+    def _write_body(self, text: RecordSnapshot) -> None:
         try:
-            self.game.write_pdn(body["pdn"])
-            self.game.write_report(body)
+            self.game.write_pdn(text.pdn())
+            self.game.write_report_text(text.report_json() + "\n")
         except OSError as exc:
             # The journal holds the truth; the files are derived and rewritten at the next
             # change (and at the next start: pi.board.session.refresh_game_files). Say so
@@ -306,7 +369,18 @@ class GameSession:
             self.files_error = None
 
     def close(self) -> None:
-        """Brings the files up to date and closes the journal (already durable)."""
+        """Waits for the journal's writer, brings the files up to date (and writes the
+        ``finished`` marker of a game over) and closes the journal. Never raises for a journal
+        that failed: then only what is durable stays, the files and the marker are not
+        rewritten."""
+        try:
+            self.journal.sync()
+        except JournalWriteError as exc:
+            log.error("game %s closed with lines not recorded: %s", self.game.id, exc)
+            self._writer.close()
+            self.journal.close()
+            return
+        self.durable()
         self.write_files()
         self._writer.close()
         self.journal.close()

@@ -224,6 +224,11 @@ class GameDir:
         newline). Raises ValueError for values JSON cannot hold (NaN included)."""
         atomic_write(self.report, json.dumps(report, ensure_ascii=False, allow_nan=False) + "\n")
 
+    def write_report_text(self, text: str) -> None:
+        """Atomically replaces ``report.json`` with ``text``: JSON made as :meth:`write_report`
+        makes it (``engine.replay.RecordSnapshot.report_json`` and its newline)."""
+        atomic_write(self.report, text)
+
     def mark_finished(self, result: str | None, abandoned: str | None = None) -> None:
         """Writes the ``finished`` marker: ``result`` (PDN result) for a game played out, or
         ``abandoned`` (why) for a game given up. Idempotent; atomic."""

@@ -361,8 +361,10 @@ class WebServer(ArbiterSite):
             raise http(404, "no game yet")
         path = session.trace
 
+        durable = session.line  # the journal writes behind: no line that is not on disk
+
         def compute() -> list[dict[str, Any]]:
-            text = whole_lines(read(path)).decode("utf-8")
+            text = b"".join(read(path).splitlines(keepends=True)[:durable]).decode("utf-8")
             return replay_states(text.splitlines())
 
         try:
@@ -376,7 +378,9 @@ class WebServer(ArbiterSite):
         session = self.board.game
         if session is None:
             raise http(404, "no game yet")
+        durable = session.line  # the journal writes behind: no line that is not on disk
         data = await asyncio.get_running_loop().run_in_executor(None, read, session.trace)
+        data = b"".join(data.splitlines(keepends=True)[:durable])
         if not arbiter_view:
             snap = self.feeds.public_pdn_snapshot()
             keep = 0 if snap is None else self._public_cut(snap)

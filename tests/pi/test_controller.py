@@ -305,3 +305,129 @@ def test_a_pairing_goes_into_the_next_games_start_line_and_the_header(rig) -> No
     c.handle(SnapshotTaken(_stamp(time), INITIAL))
     start = _journal(c)[0]
     assert (start["round"], start["white"], start.get("black")) == ("3", "Ann", None)
+
+
+# ---------------------------------------------------------------------- write-behind (the daemon)
+
+class Stall:
+    """The journal's fsync held until :meth:`release` (a disk stalling): posted inputs are
+    collected as the daemon's bridge would carry them to the loop."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import os
+        import threading
+        self.real = os.fsync
+        self.gate = threading.Event()
+        self.gate.set()
+        self.posted: list[object] = []
+        self.arrived = threading.Condition()
+        monkeypatch.setattr(os, "fsync", self.fsync)
+
+    def fsync(self, fd: int) -> None:
+        assert self.gate.wait(10)
+        self.real(fd)
+
+    def post(self, item: object) -> None:
+        with self.arrived:
+            self.posted.append(item)
+            self.arrived.notify_all()
+
+    def hold(self) -> None:
+        self.gate.clear()
+
+    def release(self) -> None:
+        self.gate.set()
+
+    def deliver(self, c: BoardController) -> None:
+        """Waits until every journaled line is durable, then hands the posts to ``c``."""
+        assert c.session is not None
+        with self.arrived:
+            assert self.arrived.wait_for(lambda: c.session is not None and
+                                         c.session.durable_line == c.session.journal.line_count,
+                                         10)
+        while self.posted:
+            c.handle(self.posted.pop(0))  # type: ignore[arg-type]
+
+
+def test_write_behind_shows_at_once_and_publishes_once_durable(rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The disk stalls during a move: the screen shows it at once (the issue allows the OLED's
+    early show); the listeners get its lines only once they are durable, in order."""
+    c, clock, time, screen, _, published, _ = rig
+    stall = Stall(monkeypatch)
+    c.post = stall.post
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    stall.deliver(c)
+    assert [f.line for f in published] == [1, 2]
+    stall.hold()
+    clock.advance(1.0)
+    c.handle(PieceLifted(_stamp(time), "d3"))
+    clock.advance(0.4)
+    c.handle(PiecePlaced(_stamp(time), "c4"))
+    clock.advance(0.6)
+    c.handle(ButtonPressed(_stamp(time), "clock", "white"))
+    assert screen.shown[-1].last_move == "22-18"  # shown, its lines not on disk
+    assert [f.line for f in published] == [1, 2]  # nothing has left the board
+    assert c.session is not None and c.session.journal.line_count == 5
+    assert c.session.line == c.session.durable_line < 5  # what the web and the hall may read
+    stall.release()
+    stall.deliver(c)
+    assert [f.line for f in published] == [1, 2, 3, 4, 5]
+    assert [x["type"] for x in _journal(c)] == ["start", "snapshot", "lift", "place", "button"]
+
+
+def test_write_behind_answers_an_action_once_durable(rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+
+    from pi.board.arbiter_request import ArbiterRequest
+    c, clock, time, _, _, _, _ = rig
+    stall = Stall(monkeypatch)
+    c.post = stall.post
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    stall.deliver(c)
+    queued: list[object] = []
+    c.submit = queued.append
+
+    async def scenario() -> Fed:
+        asking = asyncio.ensure_future(c.act(ArbiterRequest("note", None, "held")))
+        await asyncio.sleep(0)
+        stall.hold()
+        c.handle(queued.pop())  # type: ignore[arg-type]
+        await asyncio.sleep(0.05)
+        assert not asking.done()  # journaled, not durable: no answer yet
+        stall.release()
+        stall.deliver(c)
+        return await asyncio.wait_for(asking, 5)
+
+    fed = asyncio.run(scenario())
+    assert fed.line == 3 and _journal(c)[2]["text"] == "held"
+
+
+def test_write_behind_a_failed_journal_stops_the_board(rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A failed fsync: the lines after the last durable one are lost; what they caused never
+    leaves the board and ``handle`` raises (the daemon stops and resumes from the disk)."""
+    import errno
+    import os
+
+    from pi.board.controller import JournalFailed
+    from pi.board.errors import JournalWriteError
+    c, clock, time, _, _, published, _ = rig
+    stall = Stall(monkeypatch)
+    c.post = stall.post
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    stall.deliver(c)
+
+    def failing(fd: int) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "fsync", failing)
+    clock.advance(1.0)
+    c.handle(PieceLifted(_stamp(time), "d3"))
+    with stall.arrived:
+        assert stall.arrived.wait_for(lambda: any(isinstance(p, JournalFailed)
+                                                  for p in stall.posted), 10)
+    with pytest.raises(JournalWriteError, match=r"lines 3-3 .*NOT recorded.*\[EIO\]"):
+        for item in list(stall.posted):
+            c.handle(item)  # type: ignore[arg-type]
+    monkeypatch.setattr(os, "fsync", stall.real)
+    c.stop()
+    assert [f.line for f in published] == [1, 2]  # line 3 never left the board

@@ -18,6 +18,8 @@ import random
 import signal
 import subprocess
 import sys
+import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -355,3 +357,101 @@ def test_a_bad_wiring_is_one_line_exit_2(tmp_path: Path,
     out, err = capsys.readouterr()
     assert rc == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "wiring.toml" in err
+
+
+_SHOW_THEN_KILL = textwrap.dedent('''
+    import asyncio, os, sys, threading
+    from engine.board import Board
+    from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
+    from pi.board.config import Config
+    from pi.board.controller import BoardController, Phase
+    from pi.board.handoff import LoopInbox
+    from pi.board.notify import Notifier
+    from pi.board.statedir import StateDir
+    from pi.drivers.timebase import GameTime
+
+    INITIAL = Board(None, "italian").occupied_algebraic()
+    real_write = os.write
+    stalled = threading.Event()
+
+    def write(fd, data):
+        # from the piece's place on, the disk never answers: the lines stay in the writer
+        # thread, as when the power goes before the fsync
+        if stalled.is_set() and os.readlink(f"/proc/self/fd/{fd}").endswith("trace.jsonl"):
+            threading.Event().wait()
+        return real_write(fd, data)
+
+    os.write = write
+
+    class Screen:
+        def show(self, state):
+            if state.last_move:
+                print("SHOWN", state.last_move, flush=True)
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        inbox = asyncio.Queue()
+        bridge = LoopInbox(loop, inbox)
+        time = GameTime()
+        with StateDir.open(sys.argv[1]) as state:
+            c = BoardController(Config(clock=False, settle=0.2), state, time, screen=Screen(),
+                                wall=lambda: None, submit=inbox.put_nowait, post=bridge.put)
+            c.resume()
+            c.handle(SnapshotTaken(time.stamp(), INITIAL))
+            assert c.phase == Phase.PLAYING
+            c.handle(PieceLifted(time.stamp(), "d3"))
+            c.session.flush()  # the game's first lines and the lift on disk
+            print("BEGUN", flush=True)
+            stalled.set()
+            inbox.put_nowait(PiecePlaced(time.stamp(), "c4"))
+            await c.run(inbox, asyncio.Event(), Notifier())
+
+    asyncio.run(main())
+''')
+
+
+def test_a_kill_between_show_and_fsync_resumes_with_the_move_committed(tmp_path: Path) -> None:
+    """Write-behind lets the OLED show a move before its lines are on disk: the piece lifted
+    (durable), put down (the disk stalls: never written), the settle time passes and the move is
+    shown; killed with SIGKILL right then, the journal ends with the piece in the hand. At
+    resume the board still holds the moved pieces, and the move complete on the board is
+    committed there (IT 3.5, no clock)."""
+    from engine.board import Board
+    from engine.events import SnapshotTaken
+    from hardware_mocks.clock import FakeClock
+    from pi.board.controller import BoardController, Phase
+    from pi.drivers.timebase import GameTime
+
+    state = tmp_path / "state"
+    proc = subprocess.Popen([sys.executable, "-c", _SHOW_THEN_KILL, str(state)], env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watchdog = threading.Timer(60, proc.kill)  # a board that never shows: no endless wait
+    watchdog.start()
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "BEGUN"
+        assert proc.stdout.readline().strip() == "SHOWN 22-18"  # on the screen ...
+        journal = game_journals(state)[0]
+        assert [json.loads(x)["type"] for x in journal.read_text().splitlines()] == \
+            ["start", "snapshot", "lift"]  # ... its place never on disk
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        _, err = proc.communicate(timeout=30)
+        watchdog.cancel()
+    assert proc.returncode == -signal.SIGKILL, err
+
+    board = Board(None, "italian")
+    board.push(board.parse_move("22-18"))
+    clock = FakeClock(1000.0)
+    with StateDir.open(state) as sd:
+        c = BoardController(Config(clock=False, settle=0.2), sd, GameTime(clock),
+                            wall=lambda: None)
+        assert "resumed" in c.resume()
+        c.handle(SnapshotTaken(c.time.stamp(), board.occupied_algebraic()))
+        clock.advance(1.0)  # the settle time (IT 3.5: the move complete on the board)
+        c.tick()
+        assert c.phase == Phase.PLAYING and c.session is not None
+        assert [m.notation for m in c.session.arbiter.game.moves] == ["22-18"]
+        c.stop()
+    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    assert [x["type"] for x in lines] == ["start", "snapshot", "lift", "restart", "snapshot"]

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -151,6 +152,105 @@ def test_failed_fsync_stops_the_journal(tmp_path: Path, monkeypatch: pytest.Monk
     with pytest.raises(JournalWriteError, match="stopped after an earlier failure"):
         j.append(events(1)[0])
     j.close()
+
+
+# -- write-behind (the daemon: the fsync on the journal's writer thread) ------------------------
+
+class Gate:
+    """``os.fsync`` held until :meth:`open`: the disk stalls for as long as the test says."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.real = os.fsync
+        self.event = threading.Event()
+        self.waiting = threading.Event()
+        monkeypatch.setattr(os, "fsync", self.fsync)
+
+    def fsync(self, fd: int) -> None:
+        self.waiting.set()
+        assert self.event.wait(10)
+        self.real(fd)
+
+    def open(self) -> None:
+        self.event.set()
+
+
+def test_write_behind_returns_before_the_fsync_and_says_when_durable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "trace.jsonl"
+    j = Journal.create(path, START)
+    told: list[int] = []
+    failed: list[JournalWriteError] = []
+    j.write_behind(told.append, failed.append)
+    gate = Gate(monkeypatch)
+    assert j.submit(events(1)[0]) == 2  # numbered at once, the disk stalled
+    assert gate.waiting.wait(10)
+    assert j.submit(PieceLifted(t=1.0, square="c3")) == 3
+    assert j.submit(PieceLifted(t=2.0, square="c3")) == 4
+    assert (j.line_count, j.durable_count, told) == (4, 1, [])
+    gate.open()
+    j.sync()
+    assert j.durable_count == 4 and told[-1] == 4 and not failed
+    # lines 3 and 4 came while line 2's fsync ran: one write and one fsync for both
+    assert told == [2, 4]
+    j.close()
+    assert [x["type"] for x in read_journal(path).lines] == ["start", "lift", "lift", "lift"]
+
+
+def test_write_behind_failed_fsync_loses_what_is_not_durable_and_stops(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "trace.jsonl"
+    j = Journal.create(path, START)
+    told: list[int] = []
+    failed: list[JournalWriteError] = []
+    done = threading.Event()
+    j.write_behind(told.append, lambda e: (failed.append(e), done.set()))
+    j.append(events(1)[0])  # line 2: durable
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "fsync", failing_fsync)
+    assert j.submit(PieceLifted(t=1.0, square="c3")) == 3
+    assert done.wait(10)
+    monkeypatch.undo()
+    assert [str(e) for e in failed] == [f"{path}: lines 3-3 and any after them are NOT recorded: "
+                                        "Input/output error [EIO]"]
+    assert j.durable_count == 2 and told == [2]
+    with pytest.raises(JournalWriteError, match="NOT recorded"):
+        j.submit(PieceLifted(t=2.0, square="c3"))
+    with pytest.raises(JournalWriteError, match=r"\[EIO\]"):
+        j.sync()
+    j.close()
+
+
+def test_write_behind_partial_write_is_cut_off_and_stops(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "trace.jsonl"
+    j = Journal.create(path, START)
+    failed: list[JournalWriteError] = []
+    done = threading.Event()
+    j.write_behind(lambda _n: None, lambda e: (failed.append(e), done.set()))
+    j.append(events(1)[0])
+    good = path.read_bytes()
+    real_write = os.write
+    calls: list[int] = []
+
+    def half_then_enospc(fd: int, data: Any) -> int:
+        calls.append(fd)
+        if len(calls) == 1:
+            return real_write(fd, bytes(data[: len(data) // 2]))
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "write", half_then_enospc)
+    j.submit(PieceLifted(t=1.0, square="c3"))
+    assert done.wait(10)
+    monkeypatch.undo()
+    assert path.read_bytes() == good  # the half line was cut off: the journal stays valid
+    # the arbiter already had the line: the journal goes on no more (the daemon stops)
+    with pytest.raises(JournalWriteError, match="NOT recorded"):
+        j.submit(PieceLifted(t=2.0, square="c3"))
+    j.close()
+    assert len(read_journal(path).lines) == 2
 
 
 def test_file_size_limit_gives_a_clear_error_in_a_real_process(tmp_path: Path) -> None:

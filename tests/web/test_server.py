@@ -279,7 +279,8 @@ def _fresh_moves(tmp_path: Path, keep: int | None = None) -> None:
         seen: list[tuple[str | None, str, Any]] = []
         rig.move("c6", "d5", "black")  # black answers while a second client is away
         rig.move("e4", "c6", "white")  # a capture
-        s = rig.wait(lambda s: len(s["moves"]) == 3)
+        # the state shows a move as soon as it is decided; its lines reach the SSE once durable
+        s = rig.wait(lambda s: len(s["moves"]) == 3 and s["line"] == _numbered(rig))
         while True:
             ev = live.next()
             seen.append(ev)
@@ -294,6 +295,13 @@ def _fresh_moves(tmp_path: Path, keep: int | None = None) -> None:
         assert got[-1][2]["moves"] == s["moves"]
         ids = [int(e[0]) for e in got if e[0] is not None]
         assert ids == sorted(ids) and min(ids) > first_line
+
+
+def _numbered(rig: Rig) -> int:
+    """Lines the board's journal has numbered (some may not be durable yet: write-behind)."""
+    session = rig.controller.session
+    assert session is not None
+    return session.journal.line_count
 
 
 def _same(event: tuple[str | None, str, Any]) -> tuple[Any, ...]:
@@ -386,7 +394,7 @@ def test_replay_gives_the_arbiters_state_after_every_journal_line(tmp_path: Path
     with Rig(tmp_path / "state") as r:
         r.wait(lambda s: s["phase"] == "playing")
         r.move("d3", "e4", "white")
-        r.wait(lambda s: len(s["moves"]) == 1)
+        r.wait(lambda s: len(s["moves"]) == 1 and s["line"] == _numbered(r))
         assert r.request("GET", "/api/replay")[0] == 401
         _, body = r.json("GET", "/api/replay", token=r.token)
         states = body["states"]

@@ -18,13 +18,21 @@ from pi.web.views import HELD_TEXT
 from web_rig import SSE, Rig
 
 
+def _durable(rig: Rig, state: dict[str, object]) -> bool:
+    """The arbiter's state (live: a move shows when decided) is that of lines all durable, so
+    the public feeds, which get a line once durable (the journal writes behind), have it too."""
+    session = rig.controller.session
+    return session is not None and state["line"] == session.journal.line_count
+
+
 def test_irregular_move_held_until_decided_then_broadcast_from_fen(tmp_path: Path) -> None:
     with Rig(tmp_path) as rig:
         rig.wait(lambda s: s["phase"] == "playing")
         public = SSE(rig.port)
         assert public.next()[1] == "state"
         rig.move("d3", "d5", "white")  # IT 8.1.2: a man two rows straight ahead
-        arbiter = rig.wait(lambda s: s["flags"] and s["flags"][0]["status"] == "pending")
+        arbiter = rig.wait(lambda s: s["flags"] and s["flags"][0]["status"] == "pending"
+                           and _durable(rig, s))
         assert arbiter["flags"][0]["code"] == "IT 8.1.2" and len(arbiter["moves"]) == 1
         seen = rig.state_now(arbiter=False)
         assert seen["moves"] == [] and seen["fen"] == "W:W21-32:B1-12"
@@ -40,7 +48,7 @@ def test_irregular_move_held_until_decided_then_broadcast_from_fen(tmp_path: Pat
         status, _ = rig.json("POST", "/api/sim/button", {"name": "accept", "side": "black"},
                              token=rig.token)
         assert status == 200
-        rig.wait(lambda s: s["flags"][0]["status"] == "maintained")
+        rig.wait(lambda s: s["flags"][0]["status"] == "maintained" and _durable(rig, s))
         seen = rig.state_now(arbiter=False)
         assert [m["notation"] for m in seen["moves"]] == ["22-14"]
         _, _, move = public.until("move")  # the public stream shows it only now, never taken back
@@ -146,12 +154,13 @@ def test_held_move_freezes_the_public_clock(tmp_path: Path) -> None:
     with Rig(tmp_path) as rig:
         rig.wait(lambda s: s["phase"] == "playing")
         rig.move("d3", "c4", "white")  # 22-18
-        after_white = rig.wait(lambda s: len(s["moves"]) == 1
-                               and s["clock"]["running"] == "black")["clock"]
+        after_white = rig.wait(lambda s: len(s["moves"]) == 1 and s["clock"]["running"] == "black"
+                               and _durable(rig, s))["clock"]
         public = SSE(rig.port)
         assert public.next()[1] == "state"
         rig.move("e6", "e4", "black")  # IT 8.1.2: 11-19, two rows straight ahead, held
-        live = rig.wait(lambda s: any(f["status"] == "pending" for f in s["flags"]))["clock"]
+        live = rig.wait(lambda s: any(f["status"] == "pending" for f in s["flags"])
+                        and _durable(rig, s))["clock"]
         assert live["running"] == "white" and live["moves"]["black"] == 1
         seen = rig.state_now(arbiter=False)["clock"]
         assert seen["running"] is None
