@@ -115,6 +115,13 @@ def _wrap(text: str, fits: Callable[[str], bool]) -> tuple[str, str]:
     return text, ""
 
 
+def _one_line(text: str) -> str:
+    """``text`` with each control character (a newline: an arbiter's note journaled by an older
+    daemon, a hall banner) as a space: PIL refuses to measure a text with a newline, and every
+    frame would fail while it is shown."""
+    return "".join(" " if unicodedata.category(ch) in _NOT_ONE_LINE else ch for ch in text)
+
+
 def message_layout(text: str, measure: Callable[[str, int], float],
                    width: int = WIDTH) -> tuple[tuple[str, int], ...]:
     """The lines (text, font size) a message is drawn in, ``measure(text, size)`` giving its
@@ -179,9 +186,7 @@ class BoardDisplay:
                                  s.title))
 
     def _fit(self, draw: Any, text: str, font: Any, width: int) -> str:
-        # one line: PIL refuses to measure a text with a newline (an arbiter's note, a hall
-        # banner), and every frame would fail while it is shown
-        text = "".join(" " if unicodedata.category(ch) in _NOT_ONE_LINE else ch for ch in text)
+        text = _one_line(text)
         if draw.textlength(text, font=font) <= width:
             return text
         while text and draw.textlength(text + "..", font=font) > width:
@@ -202,7 +207,7 @@ class BoardDisplay:
             width = draw.textlength(text, font=self.large)
             x = left + (right - left - width) / 2
             draw.text((x, top + 2), text, font=self.large, fill=0 if running else 1)
-        lines = message_layout(s.message, lambda text, size: float(
+        lines = message_layout(_one_line(s.message), lambda text, size: float(
             draw.textlength(text, font=self.fonts[size])))
         if s.last_move and len(lines) < 2:  # a long message takes the last move's line
             draw.text((0, LAST_MOVE_BOX[1]), self._fit(draw, f"last: {s.last_move}", self.small,
