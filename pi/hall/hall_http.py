@@ -26,21 +26,72 @@ from pi.hall.protocol import SEGMENT
 from pi.hall.replica import board_key
 from pi.hall.rounds import (game_feed, pairing_command, parse_pairings, results, results_csv,
                             round_feed, round_order)
-from pi.web.feeds import Client, encode, ping_loop, serve_sse
+from pi.web.feeds import PING, encode
 from pi.web.httputil import conditional, http
 from pi.web.server import STATIC, ArbiterSite
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HallServer", "HALL_STATIC", "MAX_CSV"]
+__all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS"]
 
 HALL_STATIC = Path(__file__).parent / "static"
 #: A pairings upload larger than this is refused (a 9-round, 500-board event is ~200 kB).
 MAX_CSV = 1024 * 1024
 PDN = "application/x-chess-pdn; charset=utf-8"
+#: Flag and alarm events waiting for one slow hall client; past this it is closed (its page
+#: reconnects and is sent the whole hall at once). Board summaries wait coalesced: one per board.
+MAX_EVENTS = 10_000
 _BOARD_GETS = {"": "page_index", "arbiter": "page_arbiter", "api/state": "api_state",
                "api/whoami": "whoami", "events": "events", "record.pdn": "game_pdn",
                "api/trace.jsonl": "trace", "api/replay": "replay", "api/games": "games"}
+
+
+class HallClient:
+    """One page on the hall's live stream. What it has not been sent yet waits here coalesced:
+    the newest summary of each board (an older one is replaced, not queued) and the flag and
+    alarm events in order. Its writer (:meth:`HallServer.hall_events`) sends all that waits in
+    one write, in ``id`` order, and awaits the socket's drain: a page that reads slowly gets the
+    newest state of every board when it reads again, and is never dropped for being slow (what
+    waits is bounded by the number of boards, and :data:`MAX_EVENTS`)."""
+
+    def __init__(self, arbiter: bool) -> None:
+        self.arbiter = arbiter
+        self.closed = False
+        self.wake = asyncio.Event()
+        self._boards: dict[str, tuple[int, bytes]] = {}
+        self._events: list[tuple[int, bytes]] = []
+
+    def board(self, board: str, seq: int, message: bytes) -> None:
+        """Board ``board``'s summary number ``seq``: replaces the one waiting, if any."""
+        self._boards[board] = (seq, message)
+        self.wake.set()
+
+    def event(self, seq: int, message: bytes) -> None:
+        """A flag or alarm event (never coalesced)."""
+        if len(self._events) >= MAX_EVENTS:
+            log.info("a hall client left %d events unread: closed (it reconnects)", MAX_EVENTS)
+            self.close()
+            return
+        self._events.append((seq, message))
+        self.wake.set()
+
+    def ping(self) -> None:
+        """A ping, when nothing else waits (anything waiting keeps the stream alive itself)."""
+        if not self._boards and not self._events:
+            self._events.append((0, PING))
+            self.wake.set()
+
+    def take(self) -> bytes:
+        """Everything waiting, in ``id`` order (a page cut mid-write resumes from its last id
+        and is sent every board newer than it: nothing is skipped)."""
+        waiting = sorted([*self._boards.values(), *self._events], key=lambda x: x[0])
+        self._boards, self._events = {}, []
+        self.wake.clear()
+        return b"".join(m for _, m in waiting)
+
+    def close(self) -> None:
+        self.closed = True
+        self.wake.set()
 
 
 class HallServer(ArbiterSite):
@@ -56,7 +107,7 @@ class HallServer(ArbiterSite):
         self._pinger: asyncio.Task[None] | None = None
         self.seq = 0
         self.shown: dict[tuple[str, bool], tuple[int, str, dict[str, Any]]] = {}
-        self.hall_clients: set[tuple[Client, bool]] = set()
+        self.hall_clients: set[HallClient] = set()
         hub.listeners.append(self.on_board)
         hub.alarm_listeners.append(self.on_alarm)
         self.app = self._make_hall_app()
@@ -68,14 +119,14 @@ class HallServer(ArbiterSite):
         WebError (one line) when the address cannot be had."""
         await self.listen(fallback)
         self._pinger = asyncio.get_running_loop().create_task(
-            ping_loop(self.ping, lambda: [c for c, _ in self.hall_clients]))
+            self._ping_loop())
         log.warning("hall on http://%s:%d/ (arbiter token: damiera token --state-dir %s)",
                     self.host, self.port, self.hub.root)
 
     async def stop(self) -> None:
         if self._pinger is not None:
             self._pinger.cancel()
-        for client, _ in list(self.hall_clients):
+        for client in list(self.hall_clients):
             client.close()
         for ws in self.hub.servers.values():
             await ws.stop()
@@ -90,17 +141,17 @@ class HallServer(ArbiterSite):
         for data in events:
             self.seq += 1
             msg = encode(self.seq, "flag", data)
-            for client, arbiter in list(self.hall_clients):
-                if arbiter:
-                    client.offer(msg)
+            for client in list(self.hall_clients):
+                if client.arbiter:
+                    client.event(self.seq, msg)
 
     def on_alarm(self, alarm: dict[str, Any]) -> None:
         """Hub alarm listener: an ``alarm`` event to the arbiter's streams (HUB_API.md)."""
         self.seq += 1
         msg = encode(self.seq, "alarm", alarm)
-        for client, arbiter in list(self.hall_clients):
-            if arbiter:
-                client.offer(msg)
+        for client in list(self.hall_clients):
+            if client.arbiter:
+                client.event(self.seq, msg)
 
     def publish_board(self, board: str) -> None:
         for arbiter in (False, True):
@@ -112,9 +163,9 @@ class HallServer(ArbiterSite):
             self.seq += 1
             self.shown[(board, arbiter)] = (self.seq, key, s)
             msg = encode(self.seq, "board", s)
-            for client, who in list(self.hall_clients):
-                if who == arbiter:
-                    client.offer(msg)
+            for client in list(self.hall_clients):
+                if client.arbiter == arbiter:
+                    client.board(board, self.seq, msg)
 
     async def tick_loop(self) -> None:
         """Once a second: resends retried, delayed public views released, boards re-summed."""
@@ -143,12 +194,39 @@ class HallServer(ArbiterSite):
                 self.publish_board(board)
         first = sorted((seq, s) for (b, who), (seq, _, s) in self.shown.items()
                        if who == arbiter and (after is None or seq > after))
-        client = Client(asyncio.Queue(maxsize=self.client_queue))
-        entry = (client, arbiter)
-        self.hall_clients.add(entry)
-        return await serve_sse(request, client,
-                               b"".join(encode(seq, "board", s) for seq, s in first),
-                               lambda: self.hall_clients.discard(entry))
+        client = HallClient(arbiter)
+        self.hall_clients.add(client)
+        try:
+            return await self._serve_hall(request, client,
+                                          b"".join(encode(seq, "board", s) for seq, s in first))
+        finally:
+            self.hall_clients.discard(client)
+
+    async def _serve_hall(self, request: web.Request, client: HallClient, first: bytes
+                          ) -> web.StreamResponse:
+        """The hall client's writer: the whole hall (``first``) in one write, then whatever
+        waits on ``client`` each time it wakes. ``response.write`` waits for the socket to
+        drain, meanwhile the client coalesces (HallClient)."""
+        response = web.StreamResponse(headers={
+            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no"})
+        try:
+            await response.prepare(request)
+            await response.write(b"retry: 2000\n\n" + first)
+            while not client.closed:
+                await client.wake.wait()
+                data = client.take()
+                if data:
+                    await response.write(data)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        return response
+
+    async def _ping_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.ping)
+            for client in list(self.hall_clients):
+                client.ping()
 
     # ------------------------------------------------------------------ the app
 
