@@ -26,9 +26,11 @@ from pi.hall.protocol import SEGMENT
 from pi.hall.replica import board_key
 from pi.hall.rounds import (game_feed, pairing_command, parse_pairings, results, results_csv,
                             round_feed, round_order)
+from pi.board.view import Phase
 from pi.web.feeds import PING, encode
 from pi.web.httputil import conditional, http
 from pi.web.server import STATIC, ArbiterSite
+from pi.web.views import clock_dict
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,9 @@ PDN = "application/x-chess-pdn; charset=utf-8"
 #: Flag and alarm events waiting for one slow hall client; past this it is closed (its page
 #: reconnects and is sent the whole hall at once). Board summaries wait coalesced: one per board.
 MAX_EVENTS = 10_000
+#: A board's messages within this many seconds make one summary (a journal line and the
+#: ``state`` that follows it are one change on the hall page, not two).
+COALESCE = 0.02
 _BOARD_GETS = {"": "page_index", "arbiter": "page_arbiter", "api/state": "api_state",
                "api/whoami": "whoami", "events": "events", "record.pdn": "game_pdn",
                "api/trace.jsonl": "trace", "api/replay": "replay", "api/games": "games"}
@@ -108,6 +113,14 @@ class HallServer(ArbiterSite):
         self.seq = 0
         self.shown: dict[tuple[str, bool], tuple[int, str, dict[str, Any]]] = {}
         self.hall_clients: set[HallClient] = set()
+        #: boards changed since their summaries were last built (built at the next flush)
+        self.dirty: set[str] = set()
+        #: per side (arbiter or not): boards changed while that side had no page (built when
+        #: a page of that side connects)
+        self.stale: dict[bool, set[str]] = {False: set(), True: set()}
+        self._flush: asyncio.TimerHandle | None = None
+        #: per board in play: its clock's (running, state) at the last tick
+        self._clock_key: dict[str, tuple[object, object]] = {}
         hub.listeners.append(self.on_board)
         hub.alarm_listeners.append(self.on_alarm)
         self.app = self._make_hall_app()
@@ -126,6 +139,9 @@ class HallServer(ArbiterSite):
     async def stop(self) -> None:
         if self._pinger is not None:
             self._pinger.cancel()
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
         for client in list(self.hall_clients):
             client.close()
         for ws in self.hub.servers.values():
@@ -135,8 +151,16 @@ class HallServer(ArbiterSite):
     # ------------------------------------------------------------------ the hall's stream
 
     def on_board(self, board: str, feds: list[Fed]) -> None:
-        """Hub listener: a board's messages were taken; its summaries (and flags) go out."""
-        self.publish_board(board)
+        """Hub listener: a board's messages were taken; its flags go out, its summaries at
+        the next flush (one per board and side however many messages came meanwhile)."""
+        self.dirty.add(board)
+        if self._flush is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop (a synchronous caller): built now
+                self.flush()
+            else:
+                self._flush = loop.call_later(COALESCE, self.flush)
         events = self.hub.flag_events(board, feds)
         for data in events:
             self.seq += 1
@@ -153,8 +177,24 @@ class HallServer(ArbiterSite):
             if client.arbiter:
                 client.event(self.seq, msg)
 
+    def flush(self) -> None:
+        """The summaries of the boards changed since the last flush, built and sent."""
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
+        dirty, self.dirty = self.dirty, set()
+        for board in sorted(dirty, key=board_key):
+            self.publish_board(board)
+
     def publish_board(self, board: str) -> None:
+        """Board ``board``'s summaries, for each side with a page connected (a side without
+        one: built when one connects)."""
+        sides = {client.arbiter for client in self.hall_clients}
         for arbiter in (False, True):
+            if arbiter not in sides:
+                self.stale[arbiter].add(board)
+                continue
+            self.stale[arbiter].discard(board)
             s = self.hub.summary(board, arbiter)
             key = _key(s)
             old = self.shown.get((board, arbiter))
@@ -168,16 +208,36 @@ class HallServer(ArbiterSite):
                     client.board(board, self.seq, msg)
 
     async def tick_loop(self) -> None:
-        """Once a second: resends retried, delayed public views released, boards re-summed."""
+        """Once a second: resends retried, delayed public views released, and the boards
+        whose summaries time changes re-summed: a board shown with a broadcast delay (its
+        public view is released by time), a board whose clock started, stopped or ran out
+        (the page ticks a running clock itself). Messages re-sum a board as they come."""
         while True:
             await asyncio.sleep(1.0)
             try:
                 self.hub.tick()
                 self.hub.rounds.tick()
-                for board in list(self.hub.views):
-                    self.publish_board(board)
+                self.tick()
             except Exception:
                 log.exception("hall tick failed")
+
+    def tick(self) -> None:
+        """See :meth:`tick_loop`: the boards time changes, re-summed."""
+        delayed = self.hub.config.broadcast_delay > 0
+        for board, view in self.hub.views.items():
+            if view.phase != Phase.PLAYING:
+                if self._clock_key.pop(board, None) is not None:
+                    self.dirty.add(board)
+                continue
+            if delayed:
+                self.dirty.add(board)
+                continue
+            clock = clock_dict(view)
+            key = (None, None) if clock is None else (clock["running"], clock["state"])
+            if self._clock_key.get(board) != key:
+                self._clock_key[board] = key
+                self.dirty.add(board)
+        self.flush()
 
     async def hall_events(self, request: web.Request) -> web.StreamResponse:
         arbiter = await self.is_arbiter(request)
@@ -189,13 +249,17 @@ class HallServer(ArbiterSite):
                 after = None  # an id from another life of the hub: everything again
         if len(self.hall_clients) >= self.max_clients:
             raise http(503, "too many live clients", retry=True)
-        for board in self.hub.views:
-            if (board, arbiter) not in self.shown:
-                self.publish_board(board)
-        first = sorted((seq, s) for (b, who), (seq, _, s) in self.shown.items()
-                       if who == arbiter and (after is None or seq > after))
         client = HallClient(arbiter)
         self.hall_clients.add(client)
+        self.flush()
+        for board in self.hub.views:  # the whole hall, built now for this side
+            if (board, arbiter) not in self.shown:
+                self.stale[arbiter].add(board)
+        for board in sorted(self.stale[arbiter], key=board_key):
+            self.publish_board(board)
+        client.take()  # what that sent it comes in the catch-up
+        first = sorted((seq, s) for (b, who), (seq, _, s) in self.shown.items()
+                       if who == arbiter and (after is None or seq > after))
         try:
             return await self._serve_hall(request, client,
                                           b"".join(encode(seq, "board", s) for seq, s in first))

@@ -81,6 +81,7 @@ def test_a_slow_page_ends_with_every_boards_current_state(tmp_path: Path) -> Non
                     hub.known[b] = {"g": rnd}  # lines known and not held: "missing"
                     server.on_board(b, [])
                 await asyncio.sleep(0.01)
+            server.flush()
             want = {b: server.shown[(b, False)][2] for b in boards}
             seen: dict[str, dict[str, object]] = {}
             buf = b""
@@ -96,6 +97,47 @@ def test_a_slow_page_ends_with_every_boards_current_state(tmp_path: Path) -> Non
                             seen[s["board"]] = s
             assert {b: seen[b]["missing"] for b in boards} == {b: 119 for b in boards}
             writer.close()
+        finally:
+            await server.stop()
+            hub.close()
+
+    asyncio.run(scenario())
+
+
+def test_one_summary_per_board_per_batch_and_a_tick_of_quiet_boards_builds_none(
+        tmp_path: Path) -> None:
+    """A board's messages coming together make one summary (for the side with a page), not
+    two per message; the once-a-second tick re-sums no board whose clock does not run and
+    that did not change."""
+    async def scenario() -> None:
+        hub = Hub(HubConfig(hall="t", state_dir=tmp_path), tmp_path)
+        server = HallServer(hub, "127.0.0.1", 0)
+        for b in range(1, 101):
+            hub.board(str(b))
+        built: list[str] = []
+        summary = hub.summary
+
+        def counted(board: str, arbiter_view: bool) -> dict[str, object]:
+            built.append(board)
+            return summary(board, arbiter_view)
+        hub.summary = counted  # type: ignore[method-assign]
+        await server.start()
+        try:
+            async with aiohttp.ClientSession() as http:
+                async with http.get(f"http://127.0.0.1:{server.port}/events") as resp:
+                    got = b""
+                    while got.count(b"event: board") < 100:
+                        got += await asyncio.wait_for(resp.content.readany(), 5.0)
+                    built.clear()
+                    for n in range(10):  # ten messages of board 7 in one batch
+                        hub.known["7"] = {"g": n + 1}
+                        server.on_board("7", [])
+                    while b'"missing":10' not in got:
+                        got += await asyncio.wait_for(resp.content.readany(), 5.0)
+                    assert built == ["7"]
+                    built.clear()
+                    server.tick()
+                    assert built == []
         finally:
             await server.stop()
             hub.close()
