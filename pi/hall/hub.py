@@ -59,6 +59,8 @@ MAX_ALARMS = 500
 #: not repeated: a flood of forged lines is one alarm that counts, not a flood of alarms (its
 #: count goes to the console at most once a second).
 ALARM_REPEAT = 10.0
+#: Finished games per board whose public view (as the board moved on) is kept in memory.
+KEPT_PUBLIC = 2
 #: A line that did not verify is asked again at most this often per game (seconds).
 ASK_AGAIN_AFTER = 1.0
 
@@ -124,6 +126,9 @@ class Hub:
             for g in games.values():
                 view.replica_games[g.id] = g
             newest = max(games.values(), key=lambda g: game_order(g.id), default=None)
+            for g in games.values():
+                if g is not newest:  # read back on demand (feeds, pages, reports)
+                    self.replica.park(g)
             if newest is not None and newest.held:
                 self._follow(board, newest, rebuilt=True)
         log.info("replicas read back: %d game(s) of %d board(s)", n, len(self.replica.boards))
@@ -266,6 +271,7 @@ class Hub:
         if got.lines[0][0] == 1 and (current is None or
                                       game_order(g.id) > game_order(current.id)):
             return self._follow(board, g, rebuilt=False)
+        self.replica.park(g)  # lines resent of a game not followed: not kept in memory
         return []
 
     def _chain(self, board: str) -> Chain:
@@ -397,7 +403,14 @@ class Hub:
         """Board ``board`` shows game ``g`` from now on (a new game, or the newest at start)."""
         view, ws = self.board(board), self.servers[board]
         if view.game is not None:
-            view.kept[view.game.id] = ws.feeds.public_pdn_snapshot()
+            old = view.game.replica
+            view.kept[old.id] = ws.feeds.public_pdn_snapshot()
+            # the public view of a game is wanted while it ended within the broadcast delay:
+            # the board's last games' only (a game takes longer than any delay)
+            for gone in list(view.kept)[:-KEPT_PUBLIC]:
+                del view.kept[gone]
+            if old is not g:
+                self.replica.park(old)
         first = view.begin(g)
         if first is None:
             return []
