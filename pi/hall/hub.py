@@ -159,20 +159,25 @@ class Hub:
     def deliver(self, batch: list[tuple[str, bytes]]) -> None:
         """A batch of MQTT messages (topic, payload), in the broker's order."""
         changed: dict[str, list[Fed]] = {}
-        for topic, payload in batch:
-            if topic.startswith("$SYS/"):
-                self._broker_log(payload)
-                continue
-            try:
-                board, leaf = P.parse_topic(self.topics, topic)
-                fed = self._message(board, leaf, payload)
-                changed.setdefault(board, []).extend(fed)
-            except BadMessage as exc:
-                self.bad_messages += 1
-                log.warning("bad message on %s dropped: %s", topic[:80], exc)
-            except Exception:
-                self.bad_messages += 1
-                log.exception("message on %s failed; dropped", topic[:80])
+        self.replica.defer()  # the batch's lines written at its end, one write per game
+        try:
+            for topic, payload in batch:
+                if topic.startswith("$SYS/"):
+                    self._broker_log(payload)
+                    continue
+                try:
+                    board, leaf = P.parse_topic(self.topics, topic)
+                    fed = self._message(board, leaf, payload)
+                    changed.setdefault(board, []).extend(fed)
+                except BadMessage as exc:
+                    self.bad_messages += 1
+                    log.warning("bad message on %s dropped: %s", topic[:80], exc)
+                except Exception:
+                    self.bad_messages += 1
+                    log.exception("message on %s failed; dropped", topic[:80])
+        finally:
+            for g in self.replica.flush():
+                self._unwritten(g)
         for board, feds in changed.items():
             for listener in self.listeners:
                 listener(board, feds)
@@ -273,6 +278,15 @@ class Hub:
             return self._follow(board, g, rebuilt=False)
         self.replica.park(g)  # lines resent of a game not followed: not kept in memory
         return []
+
+    def _unwritten(self, g: GameReplica) -> None:
+        """The disk refused game ``g``'s lines of the batch: they are not held; the board's
+        view of it is rebuilt from what is, and the board asked for the rest again."""
+        view = self.views.get(g.board)
+        if view is not None and view.game is not None and view.game.id == g.id:
+            self._follow(g.board, g, rebuilt=True)
+        self.asks.pop((g.board, g.id), None)
+        self._check((g.board, g.id), time.monotonic())
 
     def _chain(self, board: str) -> Chain:
         chain = self.chains.get(board)

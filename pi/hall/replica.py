@@ -143,6 +143,9 @@ class Replica:
         self.boards: dict[str, dict[str, GameReplica]] = {}
         self._fds: OrderedDict[GameReplica, int] = OrderedDict()
         self._dirty: set[GameReplica] = set()
+        #: per game, lines appended and not written yet (defer): (file size and lines held
+        #: before them, their bytes); None: lines are written as they come
+        self._deferred: dict[GameReplica, tuple[int, int, list[bytes]]] | None = None
 
     # ------------------------------------------------------------------ reading back
 
@@ -267,6 +270,23 @@ class Replica:
 
     def _append(self, g: GameReplica, texts: list[str]) -> bool:
         data = "".join(t + "\n" for t in texts).encode("utf-8")
+        if self._deferred is not None:  # written at flush(), one write per game
+            pending = self._deferred.get(g)
+            if pending is None:
+                pending = self._deferred[g] = (g.size, g.held, [])
+            pending[2].append(data)
+            g.size += len(data)
+            g.extend(texts)
+            return True
+        if not self._write(g, data, g.size):
+            return False
+        g.size += len(data)
+        g.extend(texts)
+        return True
+
+    def _write(self, g: GameReplica, data: bytes, size: int) -> bool:
+        """``data`` appended to ``g``'s file (``size`` bytes long before it); on failure the
+        file is cut back to ``size`` (no partial line left behind) and False returned."""
         try:
             fd = self._fd(g)
             written = 0
@@ -276,14 +296,37 @@ class Replica:
             log.error("replica %s: cannot append (%s); the line will be asked for again",
                       g.path, exc.strerror or exc)
             try:
-                os.truncate(g.path, g.size)  # no partial line left behind
+                os.truncate(g.path, size)
             except OSError:
                 pass
             return False
-        g.size += len(data)
-        g.extend(texts)
         self._dirty.add(g)
         return True
+
+    def defer(self) -> None:
+        """From now until :meth:`flush`, appended lines are held and written then: one write
+        per game however many lines a batch brings. They count as held meanwhile."""
+        if self._deferred is None:
+            self._deferred = {}
+
+    def flush(self) -> list[GameReplica]:
+        """The lines held since :meth:`defer` written, one write per game. Returns the games
+        whose write the disk refused: their lines since :meth:`defer` are taken back (not
+        held; the board is to be asked for them again)."""
+        deferred, self._deferred = self._deferred or {}, None
+        failed = []
+        for g, pending in deferred.items():
+            if not self._flush_one(g, pending):
+                failed.append(g)
+        return failed
+
+    def _flush_one(self, g: GameReplica, pending: tuple[int, int, list[bytes]]) -> bool:
+        size, held, chunks = pending
+        if self._write(g, b"".join(chunks), size):
+            return True
+        g.size = size
+        g.lines = g.lines[:held]
+        return False
 
     def park(self, g: GameReplica) -> None:
         """Game ``g`` is no longer followed: its lines leave memory (read back on demand) and
@@ -291,6 +334,8 @@ class Replica:
         ahead of a gap stays as it is (they are completed from memory)."""
         if g.ahead:
             return
+        if self._deferred is not None and g in self._deferred:
+            self._flush_one(g, self._deferred.pop(g))
         fd = self._fds.pop(g, None)
         if fd is not None:
             if g in self._dirty:

@@ -1,14 +1,19 @@
 """The hub's memory is flat in the games played (issue 19): a game the board has moved on from
 is parked — its lines read back from its replica on demand (the games list, its files, the
-reports), its file closed — so a board's hundredth game costs the hub what its first did. No
+reports), its file closed — so a board's hundredth game costs the hub what its first did; a
+batch's lines are written once per game. No
 broker needed: the hub in-process, its messages delivered as the MQTT link would."""
 
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
 import tracemalloc
 from datetime import datetime, timezone
 from pathlib import Path
+
+import pytest
 
 from pi.board.statedir import make_game_id
 from pi.hall import protocol as P
@@ -51,6 +56,53 @@ def test_finished_games_are_read_back_on_demand_and_memory_stays_flat(tmp_path: 
             {len(trace_lines(SAMPLE, game="g", board="7"))}
         first = hub.replica.games("7")[0]
         assert first.parked and hub.views["7"].info(first, report=True).report is not None
+        hub.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_batch_is_written_once_per_game_and_a_refused_write_is_asked_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch's lines of one game are appended to its replica in one write (not one per
+    line); when the disk refuses it, none of them is held, the file is as it was, and the
+    board is asked for them again."""
+
+    async def scenario() -> None:
+        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
+                  tmp_path)
+        sent: list[tuple[str, bytes]] = []
+        hub.publish = lambda topic, payload: sent.append((topic, payload))
+        topic = hub.topics.board("7", "journal")
+        game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, 7)
+        lines = trace_lines(SAMPLE, game=game, board="7")
+        writes: list[int] = []
+        real_write = os.write
+
+        def counted(fd: int, data: bytes) -> int:
+            writes.append(len(data))
+            return real_write(fd, data)
+        monkeypatch.setattr("pi.hall.replica.os.write", counted)
+        hub.deliver([(topic, P.journal_payload(game, i, text))
+                     for i, text in enumerate(lines[:100], start=1)])
+        assert len(writes) == 1 and hub.replica.held("7", game) == 100
+        g = hub.replica.game("7", game)
+        assert g is not None
+        size = g.path.stat().st_size
+
+        def refused(fd: int, data: bytes) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        monkeypatch.setattr("pi.hall.replica.os.write", refused)
+        sent.clear()
+        hub.deliver([(topic, P.journal_payload(game, i, text))
+                     for i, text in enumerate(lines[100:110], start=101)])
+        assert hub.replica.held("7", game) == 100 and g.path.stat().st_size == size
+        assert (hub.topics.board("7", "cmd"), P.resend_payload(game, 101)) in sent
+        view = hub.views["7"].game
+        assert view is not None and view.replica.held == 100
+        monkeypatch.setattr("pi.hall.replica.os.write", real_write)
+        hub.deliver([(topic, P.journal_payload(game, i, text))
+                     for i, text in enumerate(lines[100:], start=101)])
+        assert g.path.read_text(encoding="utf-8") == "".join(t + "\n" for t in lines)
         hub.close()
 
     asyncio.run(scenario())
