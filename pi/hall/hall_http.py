@@ -121,6 +121,8 @@ class HallServer(ArbiterSite):
         self._flush: asyncio.TimerHandle | None = None
         #: per board in play: its clock's (running, state) at the last tick
         self._clock_key: dict[str, tuple[object, object]] = {}
+        #: per board in play: no need to read its clock before this (monotonic) time
+        self._clock_due: dict[str, float] = {}
         hub.listeners.append(self.on_board)
         hub.alarm_listeners.append(self.on_alarm)
         self.app = self._make_hall_app()
@@ -154,6 +156,7 @@ class HallServer(ArbiterSite):
         """Hub listener: a board's messages were taken; its flags go out, its summaries at
         the next flush (one per board and side however many messages came meanwhile)."""
         self.dirty.add(board)
+        self._clock_due.pop(board, None)  # its clock may have started or stopped
         if self._flush is None:
             try:
                 loop = asyncio.get_running_loop()
@@ -224,6 +227,7 @@ class HallServer(ArbiterSite):
     def tick(self) -> None:
         """See :meth:`tick_loop`: the boards time changes, re-summed."""
         delayed = self.hub.config.broadcast_delay > 0
+        now = time.monotonic()
         for board, view in self.hub.views.items():
             if view.phase != Phase.PLAYING:
                 if self._clock_key.pop(board, None) is not None:
@@ -232,11 +236,18 @@ class HallServer(ArbiterSite):
             if delayed:
                 self.dirty.add(board)
                 continue
+            if now < self._clock_due.get(board, now):
+                continue  # its running clock cannot have run out yet
             clock = clock_dict(view)
             key = (None, None) if clock is None else (clock["running"], clock["state"])
             if self._clock_key.get(board) != key:
                 self._clock_key[board] = key
                 self.dirty.add(board)
+            left = None if clock is None or clock["running"] is None else \
+                clock.get(clock["running"])
+            if isinstance(left, (int, float)) and left > 1.0:
+                # nothing but a journal line (which re-sums the board) changes it before then
+                self._clock_due[board] = now + left - 1.0
         self.flush()
 
     async def hall_events(self, request: web.Request) -> web.StreamResponse:

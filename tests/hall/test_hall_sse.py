@@ -7,13 +7,22 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+from datetime import datetime, timezone
 from pathlib import Path
 
-import aiohttp
+from typing import Any
 
-from pi.hall.hall_http import HallServer
+import aiohttp
+import pytest
+
+from pi.board.statedir import make_game_id
+from pi.board.view import BoardView
+from pi.hall import protocol as P
+from pi.hall.hall_http import HallClient, HallServer
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig
+from pi.web.views import clock_dict
+from tests.hall.hub_rig import SAMPLE, trace_lines
 
 
 def test_hall_clients_share_the_boards_writer_and_pinger(tmp_path: Path) -> None:
@@ -141,5 +150,46 @@ def test_one_summary_per_board_per_batch_and_a_tick_of_quiet_boards_builds_none(
         finally:
             await server.stop()
             hub.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_tick_reads_a_running_clock_once_until_it_can_run_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A board in play with its clock running (an hour left) is neither re-summed nor has its
+    clock read by every tick: once, then not before its running side could run out (a
+    journal line re-sums it meanwhile)."""
+    async def scenario() -> None:
+        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
+                  tmp_path)
+        server = HallServer(hub, "127.0.0.1", 0)
+        server.hall_clients.add(HallClient(False))  # a public page
+        game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, 7)
+        lines = trace_lines(SAMPLE, game=game, board="7")[:100]
+        hub.deliver([(hub.topics.board("7", "journal"), P.journal_payload(game, i, text))
+                     for i, text in enumerate(lines, start=1)])
+        server.flush()
+        clock = clock_dict(hub.views["7"])
+        assert clock is not None and clock["running"] == "black"
+        built: list[str] = []
+        summary = hub.summary
+
+        def counted(board: str, arbiter_view: bool) -> dict[str, object]:
+            built.append(board)
+            return summary(board, arbiter_view)
+        hub.summary = counted  # type: ignore[method-assign]
+        read: list[str] = []
+
+        def reading(view: BoardView) -> dict[str, Any] | None:
+            read.append("7")
+            return clock_dict(view)
+        monkeypatch.setattr("pi.hall.hall_http.clock_dict", reading)
+        server.tick()  # the clock's first reading by a tick
+        built.clear()
+        read.clear()
+        for _ in range(5):
+            server.tick()
+        assert built == [] and read == []
+        hub.close()
 
     asyncio.run(scenario())
