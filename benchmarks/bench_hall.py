@@ -15,6 +15,8 @@ hub's ``GET /events``. Printed:
   shown are counted apart). Targets: p99 <= 100 ms at 200 boards at 10x pace.
 - **hub CPU** (percent of one core over the measured window, every thread) and **RSS** (now and
   peak). Target: RSS <= 200 MB.
+- **hub CPU per journal line** (the hub's CPU over the window / the lines published in it).
+  Target: <= 0.3 ms.
 - **lines lost**: after the boards stop and the hub has caught up, every board's journal
   compared with its replica ``<state-dir>/boards/<N>/games/<id>/trace.jsonl`` (must be 0).
 - ``--sweep 200,400,800``: one run per number of boards, a table, and the first count where
@@ -184,6 +186,8 @@ def show(r: dict[str, Any]) -> None:
           f"p99 {r['p99']:.1f} ms, "
           f"max {r['max']:.1f} ms over {r['measured']} lines ({r['unseen']} never shown)")
     print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
+    per_line = r["cpu"] / 100 / r["rate"] * 1000 if r["rate"] else math.nan
+    print(f"  hub CPU per journal line: {per_line:.3f} ms (target <= 0.3 ms)")
     print(f"  boards: {r['fleets']} process(es), CPU {r['fleet_cpu']:.0f}% of a core in all, "
           f"RSS {r['fleet_rss']:.0f} MB the largest")
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not byte-equal)")

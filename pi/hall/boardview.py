@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -116,6 +117,10 @@ def wall_of(view: ReplayedGame, t: float) -> float:
     return time.time() if w is None else w
 
 
+#: Finished games' reports kept per board (the newest asked for); older ones are replayed.
+REPORTS_KEPT = 2
+
+
 @dataclass(frozen=True, slots=True)
 class GameInfo:
     """A held game summed up (the games list, the results table, the round feeds)."""
@@ -173,6 +178,7 @@ class BoardReplica:
         self._fen: tuple[tuple[str, int], str] | None = None
         #: the public view a game had when the board moved on to the next (the round feeds)
         self.kept: dict[str, PublicSnapshot | None] = {}
+        self._reports: OrderedDict[str, GameInfo] = OrderedDict()
 
     # ------------------------------------------------------------------ what the views read
 
@@ -262,12 +268,27 @@ class BoardReplica:
             return s.arbiter.game.result
         return self.info(g).result
 
-    def info(self, g: GameReplica) -> GameInfo:
-        """The game summed up (cached while it does not grow)."""
+    def info(self, g: GameReplica, report: bool = False) -> GameInfo:
+        """The game summed up (cached while it does not grow, without its report: the memory
+        kept per game played is its few figures). ``report``: with the report, replayed from
+        the replica when the cached one has none."""
+        if report:
+            kept = self._reports.get(g.id)
+            if kept is not None and kept.lines == g.held:
+                self._reports.move_to_end(g.id)
+                return kept
         cached = self._infos.get(g.id)
-        if cached is None or cached.lines != g.held:
-            cached = game_info(g)
-            self._infos[g.id] = cached
+        if cached is None or cached.lines != g.held or (report and cached.report is None):
+            full = game_info(g)
+            self._infos[g.id] = replace(full, report=None)
+            if full.report is not None:
+                # the board's last games' reports (a round's feed asks for them again and
+                # again); older ones are replayed when asked
+                self._reports[g.id] = full
+                self._reports.move_to_end(g.id)
+                while len(self._reports) > REPORTS_KEPT:
+                    self._reports.popitem(last=False)
+            return full
         return cached
 
     # ------------------------------------------------------------------ feeding
@@ -355,7 +376,7 @@ class ReplicaServer(WebServer):
         if name == "trace.jsonl":  # the replica's whole lines, as held
             data = "".join(t + "\n" for t in g.lines).encode("utf-8")
             return web.Response(body=data, content_type="application/jsonl", charset="utf-8")
-        info = self.replica.info(g)
+        info = self.replica.info(g, report=True)
         if info.report is None:
             raise http(404, "the game cannot be replayed")
         if name == "game.pdn":

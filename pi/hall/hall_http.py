@@ -26,21 +26,77 @@ from pi.hall.protocol import SEGMENT
 from pi.hall.replica import board_key
 from pi.hall.rounds import (game_feed, pairing_command, parse_pairings, results, results_csv,
                             round_feed, round_order)
-from pi.web.feeds import Client, encode, ping_loop, serve_sse
+from pi.board.view import Phase
+from pi.web.feeds import PING, encode
 from pi.web.httputil import conditional, http
 from pi.web.server import STATIC, ArbiterSite
+from pi.web.views import clock_dict
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HallServer", "HALL_STATIC", "MAX_CSV"]
+__all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS"]
 
 HALL_STATIC = Path(__file__).parent / "static"
 #: A pairings upload larger than this is refused (a 9-round, 500-board event is ~200 kB).
 MAX_CSV = 1024 * 1024
 PDN = "application/x-chess-pdn; charset=utf-8"
+#: Flag and alarm events waiting for one slow hall client; past this it is closed (its page
+#: reconnects and is sent the whole hall at once). Board summaries wait coalesced: one per board.
+MAX_EVENTS = 10_000
+#: A board's messages within this many seconds make one summary (a journal line and the
+#: ``state`` that follows it are one change on the hall page, not two).
+COALESCE = 0.02
 _BOARD_GETS = {"": "page_index", "arbiter": "page_arbiter", "api/state": "api_state",
                "api/whoami": "whoami", "events": "events", "record.pdn": "game_pdn",
                "api/trace.jsonl": "trace", "api/replay": "replay", "api/games": "games"}
+
+
+class HallClient:
+    """One page on the hall's live stream. What it has not been sent yet waits here coalesced:
+    the newest summary of each board (an older one is replaced, not queued) and the flag and
+    alarm events in order. Its writer (:meth:`HallServer.hall_events`) sends all that waits in
+    one write, in ``id`` order, and awaits the socket's drain: a page that reads slowly gets the
+    newest state of every board when it reads again, and is never dropped for being slow (what
+    waits is bounded by the number of boards, and :data:`MAX_EVENTS`)."""
+
+    def __init__(self, arbiter: bool) -> None:
+        self.arbiter = arbiter
+        self.closed = False
+        self.wake = asyncio.Event()
+        self._boards: dict[str, tuple[int, bytes]] = {}
+        self._events: list[tuple[int, bytes]] = []
+
+    def board(self, board: str, seq: int, message: bytes) -> None:
+        """Board ``board``'s summary number ``seq``: replaces the one waiting, if any."""
+        self._boards[board] = (seq, message)
+        self.wake.set()
+
+    def event(self, seq: int, message: bytes) -> None:
+        """A flag or alarm event (never coalesced)."""
+        if len(self._events) >= MAX_EVENTS:
+            log.info("a hall client left %d events unread: closed (it reconnects)", MAX_EVENTS)
+            self.close()
+            return
+        self._events.append((seq, message))
+        self.wake.set()
+
+    def ping(self) -> None:
+        """A ping, when nothing else waits (anything waiting keeps the stream alive itself)."""
+        if not self._boards and not self._events:
+            self._events.append((0, PING))
+            self.wake.set()
+
+    def take(self) -> bytes:
+        """Everything waiting, in ``id`` order (a page cut mid-write resumes from its last id
+        and is sent every board newer than it: nothing is skipped)."""
+        waiting = sorted([*self._boards.values(), *self._events], key=lambda x: x[0])
+        self._boards, self._events = {}, []
+        self.wake.clear()
+        return b"".join(m for _, m in waiting)
+
+    def close(self) -> None:
+        self.closed = True
+        self.wake.set()
 
 
 class HallServer(ArbiterSite):
@@ -56,7 +112,17 @@ class HallServer(ArbiterSite):
         self._pinger: asyncio.Task[None] | None = None
         self.seq = 0
         self.shown: dict[tuple[str, bool], tuple[int, str, dict[str, Any]]] = {}
-        self.hall_clients: set[tuple[Client, bool]] = set()
+        self.hall_clients: set[HallClient] = set()
+        #: boards changed since their summaries were last built (built at the next flush)
+        self.dirty: set[str] = set()
+        #: per side (arbiter or not): boards changed while that side had no page (built when
+        #: a page of that side connects)
+        self.stale: dict[bool, set[str]] = {False: set(), True: set()}
+        self._flush: asyncio.TimerHandle | None = None
+        #: per board in play: its clock's (running, state) at the last tick
+        self._clock_key: dict[str, tuple[object, object]] = {}
+        #: per board in play: no need to read its clock before this (monotonic) time
+        self._clock_due: dict[str, float] = {}
         hub.listeners.append(self.on_board)
         hub.alarm_listeners.append(self.on_alarm)
         self.app = self._make_hall_app()
@@ -68,14 +134,17 @@ class HallServer(ArbiterSite):
         WebError (one line) when the address cannot be had."""
         await self.listen(fallback)
         self._pinger = asyncio.get_running_loop().create_task(
-            ping_loop(self.ping, lambda: [c for c, _ in self.hall_clients]))
+            self._ping_loop())
         log.warning("hall on http://%s:%d/ (arbiter token: damiera token --state-dir %s)",
                     self.host, self.port, self.hub.root)
 
     async def stop(self) -> None:
         if self._pinger is not None:
             self._pinger.cancel()
-        for client, _ in list(self.hall_clients):
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
+        for client in list(self.hall_clients):
             client.close()
         for ws in self.hub.servers.values():
             await ws.stop()
@@ -84,26 +153,51 @@ class HallServer(ArbiterSite):
     # ------------------------------------------------------------------ the hall's stream
 
     def on_board(self, board: str, feds: list[Fed]) -> None:
-        """Hub listener: a board's messages were taken; its summaries (and flags) go out."""
-        self.publish_board(board)
+        """Hub listener: a board's messages were taken; its flags go out, its summaries at
+        the next flush (one per board and side however many messages came meanwhile)."""
+        self.dirty.add(board)
+        self._clock_due.pop(board, None)  # its clock may have started or stopped
+        if self._flush is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop (a synchronous caller): built now
+                self.flush()
+            else:
+                self._flush = loop.call_later(COALESCE, self.flush)
         events = self.hub.flag_events(board, feds)
         for data in events:
             self.seq += 1
             msg = encode(self.seq, "flag", data)
-            for client, arbiter in list(self.hall_clients):
-                if arbiter:
-                    client.offer(msg)
+            for client in list(self.hall_clients):
+                if client.arbiter:
+                    client.event(self.seq, msg)
 
     def on_alarm(self, alarm: dict[str, Any]) -> None:
         """Hub alarm listener: an ``alarm`` event to the arbiter's streams (HUB_API.md)."""
         self.seq += 1
         msg = encode(self.seq, "alarm", alarm)
-        for client, arbiter in list(self.hall_clients):
-            if arbiter:
-                client.offer(msg)
+        for client in list(self.hall_clients):
+            if client.arbiter:
+                client.event(self.seq, msg)
+
+    def flush(self) -> None:
+        """The summaries of the boards changed since the last flush, built and sent."""
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
+        dirty, self.dirty = self.dirty, set()
+        for board in sorted(dirty, key=board_key):
+            self.publish_board(board)
 
     def publish_board(self, board: str) -> None:
+        """Board ``board``'s summaries, for each side with a page connected (a side without
+        one: built when one connects)."""
+        sides = {client.arbiter for client in self.hall_clients}
         for arbiter in (False, True):
+            if arbiter not in sides:
+                self.stale[arbiter].add(board)
+                continue
+            self.stale[arbiter].discard(board)
             s = self.hub.summary(board, arbiter)
             key = _key(s)
             old = self.shown.get((board, arbiter))
@@ -112,21 +206,49 @@ class HallServer(ArbiterSite):
             self.seq += 1
             self.shown[(board, arbiter)] = (self.seq, key, s)
             msg = encode(self.seq, "board", s)
-            for client, who in list(self.hall_clients):
-                if who == arbiter:
-                    client.offer(msg)
+            for client in list(self.hall_clients):
+                if client.arbiter == arbiter:
+                    client.board(board, self.seq, msg)
 
     async def tick_loop(self) -> None:
-        """Once a second: resends retried, delayed public views released, boards re-summed."""
+        """Once a second: resends retried, delayed public views released, and the boards
+        whose summaries time changes re-summed: a board shown with a broadcast delay (its
+        public view is released by time), a board whose clock started, stopped or ran out
+        (the page ticks a running clock itself). Messages re-sum a board as they come."""
         while True:
             await asyncio.sleep(1.0)
             try:
                 self.hub.tick()
                 self.hub.rounds.tick()
-                for board in list(self.hub.views):
-                    self.publish_board(board)
+                self.tick()
             except Exception:
                 log.exception("hall tick failed")
+
+    def tick(self) -> None:
+        """See :meth:`tick_loop`: the boards time changes, re-summed."""
+        delayed = self.hub.config.broadcast_delay > 0
+        now = time.monotonic()
+        for board, view in self.hub.views.items():
+            if view.phase != Phase.PLAYING:
+                if self._clock_key.pop(board, None) is not None:
+                    self.dirty.add(board)
+                continue
+            if delayed:
+                self.dirty.add(board)
+                continue
+            if now < self._clock_due.get(board, now):
+                continue  # its running clock cannot have run out yet
+            clock = clock_dict(view)
+            key = (None, None) if clock is None else (clock["running"], clock["state"])
+            if self._clock_key.get(board) != key:
+                self._clock_key[board] = key
+                self.dirty.add(board)
+            left = None if clock is None or clock["running"] is None else \
+                clock.get(clock["running"])
+            if isinstance(left, (int, float)) and left > 1.0:
+                # nothing but a journal line (which re-sums the board) changes it before then
+                self._clock_due[board] = now + left - 1.0
+        self.flush()
 
     async def hall_events(self, request: web.Request) -> web.StreamResponse:
         arbiter = await self.is_arbiter(request)
@@ -138,17 +260,48 @@ class HallServer(ArbiterSite):
                 after = None  # an id from another life of the hub: everything again
         if len(self.hall_clients) >= self.max_clients:
             raise http(503, "too many live clients", retry=True)
-        for board in self.hub.views:
+        client = HallClient(arbiter)
+        self.hall_clients.add(client)
+        self.flush()
+        for board in self.hub.views:  # the whole hall, built now for this side
             if (board, arbiter) not in self.shown:
-                self.publish_board(board)
+                self.stale[arbiter].add(board)
+        for board in sorted(self.stale[arbiter], key=board_key):
+            self.publish_board(board)
+        client.take()  # what that sent it comes in the catch-up
         first = sorted((seq, s) for (b, who), (seq, _, s) in self.shown.items()
                        if who == arbiter and (after is None or seq > after))
-        client = Client(asyncio.Queue(maxsize=self.client_queue))
-        entry = (client, arbiter)
-        self.hall_clients.add(entry)
-        return await serve_sse(request, client,
-                               b"".join(encode(seq, "board", s) for seq, s in first),
-                               lambda: self.hall_clients.discard(entry))
+        try:
+            return await self._serve_hall(request, client,
+                                          b"".join(encode(seq, "board", s) for seq, s in first))
+        finally:
+            self.hall_clients.discard(client)
+
+    async def _serve_hall(self, request: web.Request, client: HallClient, first: bytes
+                          ) -> web.StreamResponse:
+        """The hall client's writer: the whole hall (``first``) in one write, then whatever
+        waits on ``client`` each time it wakes. ``response.write`` waits for the socket to
+        drain, meanwhile the client coalesces (HallClient)."""
+        response = web.StreamResponse(headers={
+            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no"})
+        try:
+            await response.prepare(request)
+            await response.write(b"retry: 2000\n\n" + first)
+            while not client.closed:
+                await client.wake.wait()
+                data = client.take()
+                if data:
+                    await response.write(data)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        return response
+
+    async def _ping_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.ping)
+            for client in list(self.hall_clients):
+                client.ping()
 
     # ------------------------------------------------------------------ the app
 

@@ -59,6 +59,8 @@ MAX_ALARMS = 500
 #: not repeated: a flood of forged lines is one alarm that counts, not a flood of alarms (its
 #: count goes to the console at most once a second).
 ALARM_REPEAT = 10.0
+#: Finished games per board whose public view (as the board moved on) is kept in memory.
+KEPT_PUBLIC = 2
 #: A line that did not verify is asked again at most this often per game (seconds).
 ASK_AGAIN_AFTER = 1.0
 
@@ -124,6 +126,9 @@ class Hub:
             for g in games.values():
                 view.replica_games[g.id] = g
             newest = max(games.values(), key=lambda g: game_order(g.id), default=None)
+            for g in games.values():
+                if g is not newest:  # read back on demand (feeds, pages, reports)
+                    self.replica.park(g)
             if newest is not None and newest.held:
                 self._follow(board, newest, rebuilt=True)
         log.info("replicas read back: %d game(s) of %d board(s)", n, len(self.replica.boards))
@@ -154,20 +159,25 @@ class Hub:
     def deliver(self, batch: list[tuple[str, bytes]]) -> None:
         """A batch of MQTT messages (topic, payload), in the broker's order."""
         changed: dict[str, list[Fed]] = {}
-        for topic, payload in batch:
-            if topic.startswith("$SYS/"):
-                self._broker_log(payload)
-                continue
-            try:
-                board, leaf = P.parse_topic(self.topics, topic)
-                fed = self._message(board, leaf, payload)
-                changed.setdefault(board, []).extend(fed)
-            except BadMessage as exc:
-                self.bad_messages += 1
-                log.warning("bad message on %s dropped: %s", topic[:80], exc)
-            except Exception:
-                self.bad_messages += 1
-                log.exception("message on %s failed; dropped", topic[:80])
+        self.replica.defer()  # the batch's lines written at its end, one write per game
+        try:
+            for topic, payload in batch:
+                if topic.startswith("$SYS/"):
+                    self._broker_log(payload)
+                    continue
+                try:
+                    board, leaf = P.parse_topic(self.topics, topic)
+                    fed = self._message(board, leaf, payload)
+                    changed.setdefault(board, []).extend(fed)
+                except BadMessage as exc:
+                    self.bad_messages += 1
+                    log.warning("bad message on %s dropped: %s", topic[:80], exc)
+                except Exception:
+                    self.bad_messages += 1
+                    log.exception("message on %s failed; dropped", topic[:80])
+        finally:
+            for g in self.replica.flush():
+                self._unwritten(g)
         for board, feds in changed.items():
             for listener in self.listeners:
                 listener(board, feds)
@@ -266,7 +276,17 @@ class Hub:
         if got.lines[0][0] == 1 and (current is None or
                                       game_order(g.id) > game_order(current.id)):
             return self._follow(board, g, rebuilt=False)
+        self.replica.park(g)  # lines resent of a game not followed: not kept in memory
         return []
+
+    def _unwritten(self, g: GameReplica) -> None:
+        """The disk refused game ``g``'s lines of the batch: they are not held; the board's
+        view of it is rebuilt from what is, and the board asked for the rest again."""
+        view = self.views.get(g.board)
+        if view is not None and view.game is not None and view.game.id == g.id:
+            self._follow(g.board, g, rebuilt=True)
+        self.asks.pop((g.board, g.id), None)
+        self._check((g.board, g.id), time.monotonic())
 
     def _chain(self, board: str) -> Chain:
         chain = self.chains.get(board)
@@ -397,7 +417,14 @@ class Hub:
         """Board ``board`` shows game ``g`` from now on (a new game, or the newest at start)."""
         view, ws = self.board(board), self.servers[board]
         if view.game is not None:
-            view.kept[view.game.id] = ws.feeds.public_pdn_snapshot()
+            old = view.game.replica
+            view.kept[old.id] = ws.feeds.public_pdn_snapshot()
+            # the public view of a game is wanted while it ended within the broadcast delay:
+            # the board's last games' only (a game takes longer than any delay)
+            for gone in list(view.kept)[:-KEPT_PUBLIC]:
+                del view.kept[gone]
+            if old is not g:
+                self.replica.park(old)
         first = view.begin(g)
         if first is None:
             return []

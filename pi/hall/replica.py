@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -70,22 +70,64 @@ class Offered:
     refused: int | None = None
 
 
-@dataclass(eq=False)
 class GameReplica:
-    """One game's replica: its lines (texts without newline), the lines ahead of a gap."""
+    """One game's replica: its lines (texts without newline), the lines ahead of a gap.
 
-    board: str
-    id: str
-    path: Path
-    lines: list[str] = field(default_factory=list)
-    #: line number → (text, mac) received ahead of a gap
-    ahead: dict[int, tuple[str, str | None]] = field(default_factory=dict)
-    size: int = 0
-    fresh: bool = False  # its folder is new: fsync the directories at the next sync
+    A game the hub no longer follows is **parked** (:meth:`Replica.park`): its lines are not
+    held in memory, only their count; :attr:`lines` reads them back from its file each time
+    (the hub's memory does not grow with the games played)."""
+
+    __slots__ = ("board", "id", "path", "ahead", "size", "fresh", "_lines", "_count")
+
+    def __init__(self, board: str, id: str, path: Path, lines: list[str] | None = None,
+                 *, size: int = 0, fresh: bool = False) -> None:
+        self.board = board
+        self.id = id
+        self.path = path
+        #: line number → (text, mac) received ahead of a gap
+        self.ahead: dict[int, tuple[str, str | None]] = {}
+        self.size = size
+        self.fresh = fresh  # its folder is new: fsync the directories at the next sync
+        self._lines: list[str] | None = [] if lines is None else lines
+        self._count = len(self._lines)
+
+    @property
+    def lines(self) -> list[str]:
+        """The lines held: in memory, or read back from the file (parked: a fresh list each
+        time, the file's whole lines up to the count held)."""
+        if self._lines is not None:
+            return self._lines
+        return self.read_back()
+
+    @lines.setter
+    def lines(self, lines: list[str]) -> None:
+        self._lines = lines
+        self._count = len(lines)
+
+    def read_back(self) -> list[str]:
+        try:
+            data = self.path.read_bytes()[:self.size]
+        except OSError as exc:
+            log.error("replica %s cannot be read back (%s)", self.path, exc.strerror or exc)
+            return []
+        return data.decode("utf-8", errors="replace").split("\n")[:self._count]
+
+    @property
+    def parked(self) -> bool:
+        return self._lines is None
+
+    def extend(self, texts: list[str]) -> None:
+        if self._lines is None:
+            self._lines = self.read_back()
+        self._lines.extend(texts)
+        self._count = len(self._lines)
+
+    def park(self) -> None:
+        self._lines = None
 
     @property
     def held(self) -> int:
-        return len(self.lines)
+        return self._count
 
     @property
     def wanted(self) -> int | None:
@@ -101,6 +143,9 @@ class Replica:
         self.boards: dict[str, dict[str, GameReplica]] = {}
         self._fds: OrderedDict[GameReplica, int] = OrderedDict()
         self._dirty: set[GameReplica] = set()
+        #: per game, lines appended and not written yet (defer): (file size and lines held
+        #: before them, their bytes); None: lines are written as they come
+        self._deferred: dict[GameReplica, tuple[int, int, list[bytes]]] | None = None
 
     # ------------------------------------------------------------------ reading back
 
@@ -225,6 +270,23 @@ class Replica:
 
     def _append(self, g: GameReplica, texts: list[str]) -> bool:
         data = "".join(t + "\n" for t in texts).encode("utf-8")
+        if self._deferred is not None:  # written at flush(), one write per game
+            pending = self._deferred.get(g)
+            if pending is None:
+                pending = self._deferred[g] = (g.size, g.held, [])
+            pending[2].append(data)
+            g.size += len(data)
+            g.extend(texts)
+            return True
+        if not self._write(g, data, g.size):
+            return False
+        g.size += len(data)
+        g.extend(texts)
+        return True
+
+    def _write(self, g: GameReplica, data: bytes, size: int) -> bool:
+        """``data`` appended to ``g``'s file (``size`` bytes long before it); on failure the
+        file is cut back to ``size`` (no partial line left behind) and False returned."""
         try:
             fd = self._fd(g)
             written = 0
@@ -234,14 +296,58 @@ class Replica:
             log.error("replica %s: cannot append (%s); the line will be asked for again",
                       g.path, exc.strerror or exc)
             try:
-                os.truncate(g.path, g.size)  # no partial line left behind
+                os.truncate(g.path, size)
             except OSError:
                 pass
             return False
-        g.size += len(data)
-        g.lines.extend(texts)
         self._dirty.add(g)
         return True
+
+    def defer(self) -> None:
+        """From now until :meth:`flush`, appended lines are held and written then: one write
+        per game however many lines a batch brings. They count as held meanwhile."""
+        if self._deferred is None:
+            self._deferred = {}
+
+    def flush(self) -> list[GameReplica]:
+        """The lines held since :meth:`defer` written, one write per game. Returns the games
+        whose write the disk refused: their lines since :meth:`defer` are taken back (not
+        held; the board is to be asked for them again)."""
+        deferred, self._deferred = self._deferred or {}, None
+        failed = []
+        for g, pending in deferred.items():
+            if not self._flush_one(g, pending):
+                failed.append(g)
+        return failed
+
+    def _flush_one(self, g: GameReplica, pending: tuple[int, int, list[bytes]]) -> bool:
+        size, held, chunks = pending
+        if self._write(g, b"".join(chunks), size):
+            return True
+        g.size = size
+        g.lines = g.lines[:held]
+        return False
+
+    def park(self, g: GameReplica) -> None:
+        """Game ``g`` is no longer followed: its lines leave memory (read back on demand) and
+        its file is closed (synced first when written since the last sync). A game with lines
+        ahead of a gap stays as it is (they are completed from memory)."""
+        if g.ahead:
+            return
+        if self._deferred is not None and g in self._deferred:
+            self._flush_one(g, self._deferred.pop(g))
+        fd = self._fds.pop(g, None)
+        if fd is not None:
+            if g in self._dirty:
+                os.fsync(fd)
+                self._dirty.discard(g)
+            os.close(fd)
+        if g.fresh:
+            for d in (g.path.parent, g.path.parent.parent, g.path.parent.parent.parent,
+                      self.root / "boards"):
+                fsync_dir(d)
+            g.fresh = False
+        g.park()
 
     def _fd(self, g: GameReplica) -> int:
         fd = self._fds.get(g)

@@ -306,7 +306,7 @@ def _shown(view: BoardReplica, ws: ReplicaServer, g: GameReplica, delay: float
             return None, None, None
         o = s.arbiter.game.outcome
         return snap, None if o is None else o.code, None if o is None else o.reason
-    info: GameInfo = view.info(g)
+    info: GameInfo = view.info(g, report=True)
     if delay > 0:
         try:
             age = time.time() - g.path.stat().st_mtime

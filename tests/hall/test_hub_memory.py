@@ -1,0 +1,108 @@
+"""The hub's memory is flat in the games played (issue 19): a game the board has moved on from
+is parked — its lines read back from its replica on demand (the games list, its files, the
+reports), its file closed — so a board's hundredth game costs the hub what its first did; a
+batch's lines are written once per game. No
+broker needed: the hub in-process, its messages delivered as the MQTT link would."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import os
+import tracemalloc
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from pi.board.statedir import make_game_id
+from pi.hall import protocol as P
+from pi.hall.hub import Hub
+from pi.hall.hub_config import HubConfig
+from tests.hall.hub_rig import SAMPLE, trace_lines
+
+GAMES = 40
+
+
+def test_finished_games_are_read_back_on_demand_and_memory_stays_flat(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
+                  tmp_path)
+        topic = hub.topics.board("7", "journal")
+        games: list[str] = []
+        in_memory, open_files, traced = [], [], []
+        tracemalloc.start()
+        try:
+            for n in range(1, GAMES + 1):
+                game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), n, 7)
+                games.append(game)
+                hub.deliver([(topic, P.journal_payload(game, i, text)) for i, text in
+                             enumerate(trace_lines(SAMPLE, game=game, board="7"), start=1)])
+                in_memory.append(sum(1 for g in hub.replica if not g.parked))
+                open_files.append(hub.replica.open_files)
+                traced.append(tracemalloc.get_traced_memory()[0])
+        finally:
+            tracemalloc.stop()
+        per_game = (traced[-1] - traced[9]) / (GAMES - 10)
+        assert per_game < 8 * 1024, f"{per_game / 1024:.0f} KiB kept per game played"
+        assert max(open_files) == 1      # not one more open file per game
+        assert in_memory == [1] * GAMES  # only the game the board shows is held parsed
+        # read back on demand: every game's lines, its list entry and its report
+        for g in hub.replica:
+            assert g.lines == trace_lines(SAMPLE, game=g.id, board="7")
+        view = hub.views["7"]
+        assert [g.id for g in view.games()] == games
+        assert {view.info(g).lines for g in view.games()} == \
+            {len(trace_lines(SAMPLE, game="g", board="7"))}
+        first = hub.replica.games("7")[0]
+        assert first.parked and hub.views["7"].info(first, report=True).report is not None
+        hub.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_batch_is_written_once_per_game_and_a_refused_write_is_asked_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch's lines of one game are appended to its replica in one write (not one per
+    line); when the disk refuses it, none of them is held, the file is as it was, and the
+    board is asked for them again."""
+
+    async def scenario() -> None:
+        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
+                  tmp_path)
+        sent: list[tuple[str, bytes]] = []
+        hub.publish = lambda topic, payload: sent.append((topic, payload))
+        topic = hub.topics.board("7", "journal")
+        game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, 7)
+        lines = trace_lines(SAMPLE, game=game, board="7")
+        writes: list[int] = []
+        real_write = os.write
+
+        def counted(fd: int, data: bytes) -> int:
+            writes.append(len(data))
+            return real_write(fd, data)
+        monkeypatch.setattr("pi.hall.replica.os.write", counted)
+        hub.deliver([(topic, P.journal_payload(game, i, text))
+                     for i, text in enumerate(lines[:100], start=1)])
+        assert len(writes) == 1 and hub.replica.held("7", game) == 100
+        g = hub.replica.game("7", game)
+        assert g is not None
+        size = g.path.stat().st_size
+
+        def refused(fd: int, data: bytes) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        monkeypatch.setattr("pi.hall.replica.os.write", refused)
+        sent.clear()
+        hub.deliver([(topic, P.journal_payload(game, i, text))
+                     for i, text in enumerate(lines[100:110], start=101)])
+        assert hub.replica.held("7", game) == 100 and g.path.stat().st_size == size
+        assert (hub.topics.board("7", "cmd"), P.resend_payload(game, 101)) in sent
+        view = hub.views["7"].game
+        assert view is not None and view.replica.held == 100
+        monkeypatch.setattr("pi.hall.replica.os.write", real_write)
+        hub.deliver([(topic, P.journal_payload(game, i, text))
+                     for i, text in enumerate(lines[100:], start=101)])
+        assert g.path.read_text(encoding="utf-8") == "".join(t + "\n" for t in lines)
+        hub.close()
+
+    asyncio.run(scenario())
