@@ -13,6 +13,9 @@ import tracemalloc
 from datetime import datetime, timezone
 from pathlib import Path
 
+import subprocess
+import sys
+
 import pytest
 
 from pi.board.statedir import make_game_id
@@ -22,9 +25,23 @@ from pi.hall.hub_config import HubConfig
 from tests.hall.hub_rig import SAMPLE, trace_lines
 
 GAMES = 40
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_finished_games_are_read_back_on_demand_and_memory_stays_flat(tmp_path: Path) -> None:
+    """Measured in a process of its own: tracemalloc counts every thread's allocations, and a
+    test worker holds other tests' threads."""
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+            f"from tests.hall.test_hub_memory import flat_memory; flat_memory({str(tmp_path)!r})")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+
+
+def flat_memory(root: str) -> None:
+    """The scenario of the test above (raises AssertionError)."""
+    tmp_path = Path(root)
+
     async def scenario() -> None:
         hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
                   tmp_path)
