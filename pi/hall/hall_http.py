@@ -27,7 +27,7 @@ from pi.hall.replica import board_key
 from pi.hall.rounds import (game_feed, pairing_command, parse_pairings, results, results_csv,
                             round_feed, round_order)
 from pi.board.view import Phase
-from pi.web.feeds import PING, encode
+from pi.web.feeds import PING, Socket, encode, serve_sse
 from pi.web.httputil import conditional, http
 from pi.web.server import STATIC, ArbiterSite
 from pi.web.views import clock_dict
@@ -93,6 +93,19 @@ class HallClient:
         self._boards, self._events = {}, []
         self.wake.clear()
         return b"".join(m for _, m in waiting)
+
+    def attach(self, transport: Socket, chunked: bool) -> None:
+        """Nothing: a hall page's writes go through the response, which waits for the socket
+        to drain while what comes meanwhile is coalesced here."""
+
+    async def next(self) -> bytes | None:
+        """Everything waiting, once something does (None: closed)."""
+        while not self.closed:
+            await self.wake.wait()
+            data = self.take()
+            if data:
+                return data
+        return None
 
     def close(self) -> None:
         self.closed = True
@@ -271,31 +284,9 @@ class HallServer(ArbiterSite):
         client.take()  # what that sent it comes in the catch-up
         first = sorted((seq, s) for (b, who), (seq, _, s) in self.shown.items()
                        if who == arbiter and (after is None or seq > after))
-        try:
-            return await self._serve_hall(request, client,
-                                          b"".join(encode(seq, "board", s) for seq, s in first))
-        finally:
-            self.hall_clients.discard(client)
-
-    async def _serve_hall(self, request: web.Request, client: HallClient, first: bytes
-                          ) -> web.StreamResponse:
-        """The hall client's writer: the whole hall (``first``) in one write, then whatever
-        waits on ``client`` each time it wakes. ``response.write`` waits for the socket to
-        drain, meanwhile the client coalesces (HallClient)."""
-        response = web.StreamResponse(headers={
-            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
-            "X-Accel-Buffering": "no"})
-        try:
-            await response.prepare(request)
-            await response.write(b"retry: 2000\n\n" + first)
-            while not client.closed:
-                await client.wake.wait()
-                data = client.take()
-                if data:
-                    await response.write(data)
-        except (ConnectionResetError, asyncio.CancelledError):
-            pass
-        return response
+        return await serve_sse(request, client,
+                               b"".join(encode(seq, "board", s) for seq, s in first),
+                               lambda: self.hall_clients.discard(client))
 
     async def _ping_loop(self) -> None:
         while True:

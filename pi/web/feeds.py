@@ -30,8 +30,8 @@ from pi.web.views import (NOTE_CODE, MoveDicts, PublicSnapshot, board_snapshot, 
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Client", "Stream", "LiveFeeds", "encode", "encode_state", "replay_journal_events",
-           "serve_sse", "ping_loop", "PING"]
+__all__ = ["Client", "SseSource", "Socket", "Stream", "LiveFeeds", "encode", "encode_state",
+           "replay_journal_events", "serve_sse", "ping_loop", "PING"]
 
 #: The SSE comment every client gets every ``ping`` seconds.
 PING = b": ping\n\n"
@@ -125,6 +125,14 @@ class Client:
         log.info("an SSE client %s: dropped", why)
         self.close()
 
+    async def next(self) -> bytes | None:
+        """What the writer sends next (None: the end). Attached, only the end comes this way:
+        a plain get (no ``asyncio.wait_for``: a task and a timer per message and client); the
+        pings come from one task for all (:func:`ping_loop`)."""
+        if self.dropped:
+            return None
+        return await self.queue.get()
+
     def close(self) -> None:
         """Ends the client's response: its handler wakes on None (a message dropped if full)."""
         try:
@@ -193,13 +201,23 @@ def replay_journal_events(trace: Path, after: int) -> Iterator[bytes]:
                 yield encode(fed.line, name, data)
 
 
-async def serve_sse(request: web.Request, client: Client, first: bytes,
+class SseSource(Protocol):
+    """What :func:`serve_sse` writes: a board stream's :class:`Client` (messages straight to
+    the socket once attached), or a hall page (``pi.hall.hall_http.HallClient``: what waits
+    coalesced, written through the response so that a slow page is waited for, not dropped)."""
+
+    def attach(self, transport: Socket, chunked: bool) -> None:
+        """The headers are out: ``transport`` may take messages directly from now on."""
+
+    async def next(self) -> bytes | None:
+        """The next bytes to write through the response; None ends the stream."""
+
+
+async def serve_sse(request: web.Request, source: SseSource, first: bytes,
                     gone: Callable[[], None]) -> web.StreamResponse:
     """The one SSE writer: the response to ``request``, ``first`` (the catch-up) after the
-    ``retry`` line, then every message offered to ``client`` until it is closed or dropped, or
-    the peer goes away. ``gone``: called once at the end, whatever ended it (the caller forgets
-    the client). Messages go straight to the socket once the headers are out
-    (:meth:`Client.attach`); only the end comes through the client's queue."""
+    ``retry`` line, then what ``source`` gives until it ends or the peer goes away. ``gone``:
+    called once at the end, whatever ended it (the caller forgets the source)."""
     response = web.StreamResponse(headers={
         "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
         "X-Accel-Buffering": "no"})
@@ -208,17 +226,14 @@ async def serve_sse(request: web.Request, client: Client, first: bytes,
         await response.write(b"retry: 2000\n\n" + first)
         transport = request.transport
         if transport is not None and not response.compression:
-            # from here on offers write to the socket itself (framed as aiohttp frames the
-            # response: chunked for HTTP/1.1, no Content-Length)
-            client.attach(transport, chunked=tuple(request.version) >= (1, 1))
-        while not client.dropped:
-            # a plain get (no asyncio.wait_for: a task and a timer per message and client);
-            # attached, only the end (None) comes this way; the pings come from one task for
-            # all (ping_loop)
-            msg = await client.queue.get()
+            # framed as aiohttp frames the response: chunked for HTTP/1.1, no Content-Length
+            source.attach(transport, chunked=tuple(request.version) >= (1, 1))
+        while True:
+            msg = await source.next()
             if msg is None:
                 break
-            await response.write(msg)
+            if msg:
+                await response.write(msg)
     except (ConnectionResetError, asyncio.CancelledError):
         pass
     finally:
