@@ -18,7 +18,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from collections.abc import Mapping
+from typing import Any, Awaitable, Callable, Protocol
 
 from aiohttp import web
 
@@ -28,7 +29,7 @@ from engine.replay import ContainArbiter, Replay, Report, Verdict
 from engine.variants import Variant, find_variant
 from pi.board.config import Config
 from engine.replay import Fed
-from pi.board.view import Phase
+from pi.board.view import BoardView, Phase
 from pi.hall.replica import GameReplica, game_order
 from pi.web.auth import Throttle
 from pi.web.httputil import check_action, http, json_body
@@ -37,7 +38,7 @@ from pi.web.views import PublicSnapshot
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BoardReplica", "ReplayedGame", "ReportedFault", "ReplicaServer", "GameInfo",
+__all__ = ["ReplicatedBoard", "BoardReplica", "ReplayedGame", "ReportedFault", "ReplicaServer", "GameInfo",
            "game_info", "wall_of"]
 
 
@@ -157,6 +158,37 @@ def game_info(g: GameReplica) -> GameInfo:
     return GameInfo(g.id, g.held, replay.start_line, game.result,
                     None if o is None else o.reason, None if o is None else o.code,
                     len(game.moves), replay.report())
+
+
+class ReplicatedBoard(BoardView, Protocol):
+    """A board as the hub holds it: a :class:`pi.board.view.BoardView`, and its games' history
+    from the replica — what the round feeds read (:class:`BoardReplica` implements it)."""
+
+    @property
+    def board(self) -> str:
+        """The board's number (its MQTT topic segment)."""
+        ...
+
+    @property
+    def kept(self) -> Mapping[str, PublicSnapshot | None]:
+        """Game id → what the public had of it when the board moved on (a broadcast delay)."""
+        ...
+
+    def games(self) -> list[GameReplica]:
+        """The board's games held in the replica, oldest first."""
+        ...
+
+    def start_of(self, g: GameReplica) -> dict[str, Any]:
+        """Game ``g``'s start line ({} when unreadable)."""
+        ...
+
+    def result_of(self, g: GameReplica) -> str:
+        """Game ``g``'s result in the arbiter's view."""
+        ...
+
+    def info(self, g: GameReplica, report: bool = False) -> GameInfo:
+        """Game ``g`` summed up (with its report when ``report``)."""
+        ...
 
 
 class BoardReplica:

@@ -19,6 +19,7 @@ import io
 import json
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +30,7 @@ from engine.pdn import record_tags
 from engine.variants import Variant, find_variant
 from pi.board.statedir import atomic_write
 from pi.board.view import Phase
-from pi.hall.boardview import BoardReplica, GameInfo, ReplicaServer
+from pi.hall.boardview import GameInfo, ReplicaServer, ReplicatedBoard
 from pi.hall.errors import PairingError
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import GameReplica, board_key
@@ -296,7 +297,7 @@ def _placeholder(start: dict[str, Any], variant: Variant) -> PublicSnapshot:
                           game_type_tag(variant))
 
 
-def _shown(view: BoardReplica, ws: ReplicaServer, g: GameReplica, delay: float
+def _shown(view: ReplicatedBoard, ws: ReplicaServer, g: GameReplica, delay: float
            ) -> tuple[PublicSnapshot | None, str | None, str | None]:
     """The public view of game ``g`` of the board: (snapshot, outcome code, reason)."""
     s = view.game
@@ -321,7 +322,7 @@ def _shown(view: BoardReplica, ws: ReplicaServer, g: GameReplica, delay: float
     return snap, info.code, info.reason
 
 
-def game_feed(view: BoardReplica, ws: ReplicaServer, g: GameReplica | None, rnd: str | None,
+def game_feed(view: ReplicatedBoard, ws: ReplicaServer, g: GameReplica | None, rnd: str | None,
               pairing: dict[str, str] | None, event: str | None, delay: float
               ) -> tuple[str, float]:
     """One game's broadcast PDN (``g`` None: the paired board's game not begun) and when it
@@ -350,7 +351,7 @@ def game_feed(view: BoardReplica, ws: ReplicaServer, g: GameReplica | None, rnd:
     return broadcast_pdn(replace(snap, tags=tags), variant), snap.wall
 
 
-def round_games(views: dict[str, BoardReplica], rnd: str) -> dict[str, GameReplica]:
+def round_games(views: Mapping[str, ReplicatedBoard], rnd: str) -> dict[str, GameReplica]:
     """Per board, its newest game of round ``rnd``."""
     out = {}
     for board, view in views.items():
