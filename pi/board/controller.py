@@ -574,7 +574,7 @@ class BoardController:
             elif isinstance(d, MoveRetracted):
                 log.info("move %d retracted (%s)", d.ply, d.article)
             elif isinstance(d, BoardToFix):
-                self._message = "" if d.cleared else "put right: " + self._square_labels(d.squares)
+                self._message = "" if d.cleared else " ".join(["put right:", *self._labels(d.squares)])
             elif isinstance(d, GameEnded):
                 log.info("result %s: %s (%s)", d.result, d.reason, d.article)
                 self.phase = Phase.OVER
@@ -584,11 +584,12 @@ class BoardController:
                 self._beep("end")
                 self._set_status(f"game over {d.result} ({d.reason})")
 
-    def _square_labels(self, squares: Iterable[str]) -> str:
+    def _labels(self, squares: Iterable[str]) -> list[str]:
         """Squares as the screen and the pages name them: the variant's official number of a dark
-        square, the algebraic name of a light one (a piece put on it, IT 7.5)."""
+        square (IT 2.4), the algebraic name of a light one (a piece put on it, IT 7.5)."""
         numbers = self.variant.geometry.number_of_algebraic
-        return " ".join(str(numbers[s]) if s in numbers else s for s in squares)
+        return [str(numbers[s]) if s in numbers else s for s in squares]
+
 
     def _write_behind(self, session: GameSession) -> None:
         """With ``post``: the session's journal writes behind, telling the loop through it."""
@@ -662,8 +663,8 @@ class BoardController:
             if view.turned:
                 message = "IT 7.2 board turned the wrong way"
             elif view.missing or view.extra:
-                message = ("set up: " + " ".join(f"+{s}" for s in view.missing)
-                           + " " + " ".join(f"-{s}" for s in view.extra)).strip()
+                message = " ".join(["set up:", *(f"+{s}" for s in self._labels(view.missing)),
+                                     *(f"-{s}" for s in self._labels(view.extra))])
             elif not self.faults:
                 message = "set up the pieces"
             if self.notice:
