@@ -386,6 +386,23 @@ def test_credentials_are_root_only_and_passed_by_systemd(tmp_path: Path) -> None
         assert f"{DROPINS}/credentials.conf" not in run.files
 
 
+def test_the_halls_ca_is_installed_where_the_boards_config_names_it(tmp_path: Path) -> None:
+    """hub init's board-<n>.toml says ca = "hall-ca.crt" (beside the config): --ca installs it
+    as /etc/damiera/hall-ca.crt; given a hall's folder, the CA beside --config is taken."""
+    hall = tmp_path / "hall"
+    hall.mkdir()
+    config, ca = hall / "board-3.toml", hall / "hall-ca.crt"
+    config.write_text('[mqtt]\nca = "hall-ca.crt"\n')
+    ca.write_text("-----BEGIN CERTIFICATE-----\n")
+    wanted = f"install -m 0644 -o root -g root {ca} /etc/damiera/hall-ca.crt"
+    assert wanted in DryRun("--config", str(config)).commands
+    other = tmp_path / "ca.pem"
+    other.write_text("x\n")
+    assert f"install -m 0644 -o root -g root {other} /etc/damiera/hall-ca.crt" in DryRun(
+        "--config", str(config), "--ca", str(other)).commands
+    assert not any("hall-ca.crt" in c for c in DryRun().commands)
+
+
 def test_hall_network_option_writes_the_dropin() -> None:
     text = DryRun("--hall-network", "192.168.10.0/24").dropin("hall-network.conf")
     assert text.splitlines()[-1] == "IPAddressAllow=192.168.10.0/24"
@@ -396,6 +413,8 @@ def test_hall_network_option_writes_the_dropin() -> None:
     (["--wiring"], "--wiring needs a file"),
     (["--wiring", "/nonexistent.toml"], "no wiring file"),
     (["--config", "/nonexistent.toml"], "no config file"),
+    (["--ca"], "--ca needs a file"),
+    (["--ca", "/nonexistent.crt"], "no CA file"),
     (["--credential", "pw"], "--credential wants NAME=FILE"),
     (["--credential", "../pw=/etc/hostname"], "--credential wants NAME=FILE"),
     (["--credential", "pw=/nonexistent"], "no credential file"),
