@@ -10,7 +10,8 @@ goes on on the next; a line that is only a comment is skipped.
 Ports: a block's fixed ports are replaced by free loopback ones, and only where an option or a
 URL names them — the value of ``--port N``, of ``--http HOST:N`` (``0.0.0.0`` becomes
 ``127.0.0.1``: tests listen on loopback only) and ``http://HOST:N`` in a URL — the same free
-port for the same port throughout the block. Nothing a command generates is edited.
+port for the same port throughout the block; ``make hall`` gets its documented ``HTTP``
+variable from the environment. Nothing a command generates is edited.
 """
 
 from __future__ import annotations
@@ -141,14 +142,14 @@ class Ports:
                       lambda m: f"http://127.0.0.1:{self._free(m.group(1))}", command)
 
 
-def environment() -> dict[str, str]:
+def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The shell's environment: the venv's bin first on PATH (as after ``. .venv/bin/activate``),
-    the venv for make (``VENV``), no state directory inherited."""
+    the venv for make (``VENV``), no state directory inherited; ``extra`` over it."""
     env = {k: v for k, v in os.environ.items() if k not in ("STATE_DIRECTORY", "VIRTUAL_ENV")}
     env["PATH"] = f"{VENV / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}:/usr/sbin:/sbin"
     env["VIRTUAL_ENV"] = str(VENV)
     env["VENV"] = str(VENV)
-    return env
+    return {**env, **(extra or {})}
 
 
 def make_sandbox(folder: Path) -> Path:
@@ -168,9 +169,10 @@ class Finished:
     stderr: str
 
 
-def run_finishing(command: str, cwd: Path, timeout: float = 180) -> Finished:
-    """``bash -c COMMAND`` to its end."""
-    proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=environment(),
+def run_finishing(command: str, cwd: Path, timeout: float = 180,
+                  env: dict[str, str] | None = None) -> Finished:
+    """``bash -c COMMAND`` to its end (``env``: over :func:`environment`)."""
+    proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=environment(env),
                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=timeout)
     return Finished(command, proc.returncode, proc.stdout, proc.stderr)
@@ -179,12 +181,13 @@ def run_finishing(command: str, cwd: Path, timeout: float = 180) -> Finished:
 class Served:
     """A long-running command, started in its own process group; its output in a file."""
 
-    def __init__(self, command: str, cwd: Path, log: Path) -> None:
+    def __init__(self, command: str, cwd: Path, log: Path,
+                 env: dict[str, str] | None = None) -> None:
         self.command = command
         self.cwd = cwd
         self.log_path = log
         self._log: IO[bytes] = open(log, "wb")
-        self.proc = subprocess.Popen(["bash", "-c", command], cwd=cwd, env=environment(),
+        self.proc = subprocess.Popen(["bash", "-c", command], cwd=cwd, env=environment(env),
                                      stdin=subprocess.DEVNULL, stdout=self._log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
 

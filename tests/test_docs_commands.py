@@ -34,6 +34,7 @@ from tests.doc_blocks import (
     Served,
     blocks,
     command_key,
+    free_port,
     guides,
     make_sandbox,
     run_finishing,
@@ -162,6 +163,34 @@ def test_commands_run_elsewhere_are_in_the_guides_and_in_the_named_file() -> Non
         assert guide in text and heading in text, f"{runner} does not read {guide} {heading!r}"
 
 
+def _slug(heading: str) -> str:
+    """A heading's anchor as GitHub makes it."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    return {_slug(line.lstrip("#")) for line in text.splitlines() if line.startswith("#")}
+
+
+def test_links_between_the_guides_resolve() -> None:
+    """Every relative link of the README and the guides names a file that exists and, with
+    ``#anchor``, a heading of that file (the README's sections moved into docs/)."""
+    broken = []
+    for guide in guides():
+        for target in re.findall(r"\]\(([^)\s]+)\)", guide.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (guide.parent / path).resolve() if path else guide
+            if not linked.exists():
+                broken.append(f"{rel(guide)}: {target} (no such file)")
+            elif anchor and linked.suffix == ".md" and anchor not in _anchors(linked):
+                broken.append(f"{rel(guide)}: {target} (no such heading)")
+    assert not broken, broken
+
+
 def test_there_are_commands_to_run() -> None:
     """The guides have runnable blocks (the extraction is not silently empty)."""
     runnable = [c for b in shell_blocks() for c in b.commands]
@@ -200,17 +229,19 @@ def test_block_runs_as_written(block: Block, tmp_path: Path) -> None:
             if key in RUN_ELSEWHERE:
                 continue
             actual = ports.apply(command)
+            # make hall's hall page: its documented HTTP variable (README), a free port
+            env = {"HTTP": f"127.0.0.1:{free_port()}"} if key.startswith("make hall") else {}
             if key.startswith("make "):
                 # the venv is this test's: make must find it installed, not install into it
-                dry = run_finishing(actual.replace("make ", "make -n ", 1), cwd)
+                dry = run_finishing(actual.replace("make ", "make -n ", 1), cwd, env=env)
                 assert "pip install" not in dry.stdout, \
                     f"{key}: the venv {VENV} has no make stamps: run `make test` once"
             if LONG_RUNNING.match(key):
-                served = Served(actual, cwd, tmp_path / f"served-{i}.log")
+                served = Served(actual, cwd, tmp_path / f"served-{i}.log", env=env)
                 started.append(served)
                 served.wait_up()
             else:
-                _check_finished(key, run_finishing(actual, cwd), cwd)
+                _check_finished(key, run_finishing(actual, cwd, env=env), cwd)
         for served in started:
             assert served.running() or served.proc.returncode == 0, \
                 (served.command, served.output()[-2000:])
