@@ -35,12 +35,13 @@ sample: $(VENV)/.installed-run
 		--state-dir .state --quiet
 
 # A hall on this PC: `damiera hub demo` makes it in .hall/ with `hub init`, starts Mosquitto on
-# .hall/mosquitto.conf as the README says, the hub (the hall page on http://127.0.0.1:8090/) and
-# BOARDS simulated boards playing at SPEED; Ctrl-C stops them all. Needs Debian's mosquitto and
+# .hall/mosquitto.conf as docs/organiser.md says, the hub (the hall page on HTTP, default
+# http://127.0.0.1:8090/) and BOARDS simulated boards playing at SPEED; Ctrl-C stops them all. Needs Debian's mosquitto and
 # openssl (`make system-deps`).
 BOARDS ?= 8
+HTTP ?= 127.0.0.1:8090
 hall: $(VENV)/.installed
-	$(BIN)/damiera hub demo --boards $(BOARDS) --dir .hall --speed $(SPEED)
+	$(BIN)/damiera hub demo --boards $(BOARDS) --dir .hall --http $(HTTP) --speed $(SPEED)
 
 # Debian packages the tests use for real: systemd-analyze (the unit's checks), chromium (the
 # pages in a real browser, tests/web/test_pages.py), mosquitto (the hall's broker, tests/hall/),

@@ -1,5 +1,5 @@
 """``damiera hub demo --boards N [--dir DIR] [--http HOST:PORT] [--speed X]``: a whole hall on
-one PC, made and started as the README tells an organiser to.
+one PC, made and started as docs/organiser.md tells an organiser to.
 
 1. ``damiera hub init --boards N --dir DIR --host 127.0.0.1`` (a TLS hall; skipped when ``DIR``
    already holds a hall of at least N boards: its replicas and journals grow on). The broker's
@@ -121,7 +121,7 @@ def prepare_hall(boards: int, directory: Path) -> int:
 
 
 class Broker:
-    """``mosquitto -c DIR/mosquitto.conf`` as a child process, as the README runs it."""
+    """``mosquitto -c DIR/mosquitto.conf`` as a child process, as docs/organiser.md runs it."""
 
     def __init__(self, directory: Path, port: int) -> None:
         self.directory = directory

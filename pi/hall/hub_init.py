@@ -1,5 +1,5 @@
 """``damiera hub init --boards N --dir DIR [--port P] [--hall NAME] [--host HOST] [--force]
-[--plain-mqtt]``: the files that make a hall (README "The hall: security").
+[--plain-mqtt]``: the files that make a hall (docs/organiser.md, "Security").
 
 - ``DIR/mosquitto.conf`` — the broker: one TLS listener on every interface (port 8883), no
   anonymous clients, the password file and the ACL below, persistence in ``DIR/data/``, queue
@@ -270,7 +270,7 @@ def _listener_text(hall: Hall) -> str:
         return f"""\
 # The boards and the hub connect here, on every interface of this machine: PLAIN MQTT, asked
 # for with --plain-mqtt. Every password crosses the hall's network in clear: anyone on it can
-# read them and publish as a board (README "The hall: security"). 'hub init' without
+# read them and publish as a board (docs/organiser.md, "Security"). 'hub init' without
 # --plain-mqtt makes a TLS listener.
 listener {hall.port}
 """

@@ -77,8 +77,8 @@ class HubApp:
 
 
 def warn_insecure(config: HubConfig) -> None:
-    """The hub's warnings at start about what leaves the hall open (README "The hall:
-    security"): a plain MQTT broker, boards taken unsigned."""
+    """The hub's warnings at start about what leaves the hall open (docs/organiser.md,
+    "Security"): a plain MQTT broker, boards taken unsigned."""
     if config.mqtt is not None and not config.mqtt.tls:
         log.warning("PLAIN MQTT to %s: every board's password crosses the hall's network in "
                     "clear; anyone on it can publish as a board (signed journal lines are "

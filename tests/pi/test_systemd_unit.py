@@ -2,7 +2,7 @@
 `systemd-analyze security --offline=yes` at 1.3 alone and 1.4 with the installer's drop-ins (the
 limit is 1.5), the unit's contract with the daemon (notify, watchdog, user, directories,
 devices) and every hardening directive with its value; the install script clean under bash -n
-and shellcheck and doing, in a dry run, what the README promises (apt updated first, only
+and shellcheck and doing, in a dry run, what the board builder's guide promises (apt updated first, only
 hash-checked downloads, nothing built as root, secrets root-only and passed as credentials, the
 hall's network in a drop-in); the lock files complete and pinned; the `pi` extra's markers."""
 
@@ -188,7 +188,7 @@ def test_unit_is_the_daemon_contract() -> None:
     assert "pkill" not in UNIT.read_text()  # STYLE.md
 
 
-#: Every confining directive of the unit with its value. Each is a promise of the README's
+#: Every confining directive of the unit with its value. Each is a promise of docs/board-builder.md's
 #: security section; removing or loosening one fails its own case here.
 HARDENING: dict[str, list[str]] = {
     "User": ["damiera"],
