@@ -29,7 +29,8 @@ def state_line(state: DisplayState, language: str = DEFAULT_LANGUAGE) -> tuple[s
     # TRANSLATORS: the terminal's clocks: W(hite) and B(lack), one letter each
     w, b = t.gettext("W"), t.gettext("B")
     clocks = f"{w} {white}{'*' if w_run else ' '} {b} {black}{'*' if b_run else ' '}"
-    rest = f"{t.gettext('move')} {state.move_number:>3} {localize(state.side_to_move, language):<5}"
+    move = t.gettext("move")
+    rest = f"{move} {state.move_number:>3} {localize(state.side_to_move, language):<5}"
     tail = "  ".join(x for x in (state.last_move, localize(state.message, language)) if x)
     return f"{rest} | {clocks} | {tail}".rstrip(" |"), f"{rest} {tail}"
 
