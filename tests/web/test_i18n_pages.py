@@ -2,12 +2,14 @@
 tests/web/test_pages.py): the language comes from the browser's Accept-Language, the switch on
 the page changes it and the choice is kept; the flags' titles are the regulation's own words,
 their texts and the board's words translated, times 24-hour in the viewer's locale. Leaves the
-Italian live page and arbiter's console, a clock running, in docs/screenshots/ (it-live.png,
-it-arbiter.png)."""
+Italian live page and arbiter's console, a clock running, in tests/web/artifacts/ (it-live.png,
+it-arbiter.png); with DAMIERA_SCREENSHOTS=docs in the environment, in docs/screenshots/ (the
+README's pictures; the tree is not changed by an ordinary run)."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import urllib.request
 from collections.abc import Iterator
@@ -17,9 +19,10 @@ from typing import Any
 import pytest
 from playwright import sync_api as playwright_api
 
-from tests.web.test_pages import ARGS, CHROMIUM, Daemon, login, play
+from tests.web.test_pages import ARGS, ARTIFACTS, CHROMIUM, Daemon, login, play
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SCREENSHOTS = (Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+               if os.environ.get("DAMIERA_SCREENSHOTS") == "docs" else ARTIFACTS)
 
 
 @pytest.fixture(scope="module")
