@@ -33,7 +33,7 @@ from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, 
                            PiecePlaced, SensorsFailed, SensorsRecovered, SnapshotTaken,
                            TraceEnded)
 from engine.game import RecordedMove
-from engine.pdn import record_tags
+from engine.pdn import move_labels, record_tags
 from engine.replay import ErrorPolicy, LineFault, Replay, Verdict
 from engine.trace import load_line
 from engine.variants import Variant
@@ -143,7 +143,8 @@ class Digest:
 
 @dataclass(frozen=True, slots=True)
 class GameReport:
-    """A game's paperwork (module docstring), language-neutral."""
+    """A game's paperwork (module docstring), language-neutral. ``labels``: each move's number
+    as the PDN writes it (``12.``, ``12...``; ``engine.pdn.move_labels``)."""
 
     game_id: str
     variant: Variant
@@ -152,6 +153,7 @@ class GameReport:
     started_at: datetime | None
     clock: bool
     moves: tuple[RecordedMove, ...]
+    labels: tuple[str, ...]
     flags: tuple[FlagBlock, ...]
     arbiter: tuple[Shown, ...]
     machine: tuple[Shown, ...]
@@ -350,7 +352,8 @@ def _read(game_id: str, lines: Iterable[str], digest: Digest) -> GameReport:
         game_id=game_id, variant=replay.variant, tags=record_tags(start),
         time_control=control if isinstance(control, str) and control else None,
         started_at=_started_at(start), clock=bool(start.get("clock", True)),
-        moves=tuple(game.moves), flags=tuple(o.block() for o in opened.values()),
+        moves=tuple(game.moves), labels=tuple(move_labels(game)[:len(game.moves)]),
+        flags=tuple(o.block() for o in opened.values()),
         arbiter=tuple(arbiter), machine=tuple(machine), ending=ending, result=game.result,
         final_fen=board.fen(), digest=digest, unreadable=tuple(policy.faults))
 
