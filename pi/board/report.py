@@ -336,7 +336,8 @@ def _read(game_id: str, lines: Iterable[str], digest: Digest) -> GameReport:
             before: str | None = None  # None: unchanged, the board's own
             if board.position_key() != key:
                 # the position before this line, rebuilt from its key (a FEN only here)
-                scratch.white, scratch.black, scratch.kings, scratch.turn = key
+                scratch.white, scratch.black, scratch.kings = key[:3]
+                scratch.turn = Colour(key[3])
                 before = scratch.fen()
             decide(fed.decisions, number, fed.event, shown, before)
         recent.append(shown)

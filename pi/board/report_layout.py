@@ -22,8 +22,9 @@ from engine.colour import Colour
 from engine.variants import Variant
 from pi.board.report import Actor, FlagBlock, GameReport, Shown
 
-__all__ = ["Document", "Block", "Heading", "Fields", "Table", "Paragraph", "Diagram", "game_time", "clock_time",
-           "Diagrams", "Cell", "FlagSection", "compose", "N_"]
+__all__ = ["Document", "Block", "Heading", "Fields", "Table", "Paragraph", "Diagram",
+           "game_time", "clock_time", "Diagrams", "Cell", "FlagSection", "compose", "N_", "REPORT_LANGUAGES",
+           "translations_for", "pick_language"]
 
 
 def N_(message: str) -> str:
@@ -245,7 +246,7 @@ def _moves(w: _Words) -> list[Block]:
     head = (t.gettext("No."), _side(t, first), t.gettext("clock"), t.gettext("game time"),
             _side(t, first.opponent), t.gettext("clock"), t.gettext("game time"))
     rows: list[list[str]] = []
-    for rec, label in zip(r.moves, r.labels):
+    for rec, label in zip(r.moves, r.labels, strict=True):
         number = label.rstrip(".")
         text = rec.notation + (f" {rec.nag}" if rec.nag else "")
         if rec.comment:
@@ -362,3 +363,25 @@ def compose(report: GameReport, t: gettext.NullTranslations, language: str = "en
                          (t.gettext("Bytes"), str(d.size)))))
     return Document(t.gettext("Game report: {game}").format(game=report.game_id), language,
                     tuple(parts))
+
+
+#: The languages a report is written in (``--lang``, ``?lang=``).
+REPORT_LANGUAGES = ("en", "it")
+
+
+def translations_for(language: str) -> gettext.NullTranslations:
+    """The translations of ``language`` (one of :data:`REPORT_LANGUAGES`)."""
+    return gettext.NullTranslations()
+
+
+def pick_language(asked: str | None, accept_language: str | None = None) -> str:
+    """The report's language: ``asked`` (``?lang=``) when it is one of
+    :data:`REPORT_LANGUAGES`, else the first of them the ``Accept-Language`` header names, else
+    English."""
+    if asked in REPORT_LANGUAGES:
+        return asked
+    for item in (accept_language or "").split(",")[:20]:
+        tag = item.split(";")[0].strip().lower()[:2]
+        if tag in REPORT_LANGUAGES:
+            return tag
+    return "en"

@@ -16,13 +16,14 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING
 
+from pi.board.report import GameReport
 from pi.board.report_layout import (Block, Diagram, Diagrams, Document, Fields, FlagSection,
-                                    Heading, Paragraph, Table)
+                                    Heading, Paragraph, Table, compose, translations_for)
 
 if TYPE_CHECKING:
     from fpdf import FPDF
 
-__all__ = ["pdf_bytes", "html_text", "latin1"]
+__all__ = ["pdf_bytes", "html_text", "latin1", "report_pdf", "report_html"]
 
 # A4 portrait, millimetres
 _MARGIN = 14.0
@@ -38,6 +39,16 @@ _LABEL_ON_PIECE = (90, 90, 90)
 
 _PLAIN = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
           "\u2014": "-", "\u2026": "...", "\u2212": "-", "\u00a0": " ", "\u2022": "\u00b7"}
+
+
+def report_pdf(report: GameReport, language: str = "en") -> bytes:
+    """The PDF of ``report`` in ``language`` (``en``, ``it``)."""
+    return pdf_bytes(compose(report, translations_for(language), language))
+
+
+def report_html(report: GameReport, language: str = "en") -> str:
+    """The HTML page of ``report`` in ``language`` (``en``, ``it``)."""
+    return html_text(compose(report, translations_for(language), language))
 
 
 def latin1(text: str) -> str:
@@ -122,7 +133,7 @@ def _row(pdf: FPDF, cells: Sequence[str], widths: Sequence[float], styles: Seque
     ``repeat`` is drawn first. True when a page was turned."""
     pdf.set_font(_FONT, "", 8)
     lines: list[list[str]] = []
-    for text, w, style in zip(cells, widths, styles):
+    for text, w, style in zip(cells, widths, styles, strict=True):
         pdf.set_font(_FONT, style, 8)
         if pdf.get_string_width(text) <= w - 2 * pdf.c_margin and "\n" not in text:
             lines.append([text])
@@ -140,7 +151,7 @@ def _row(pdf: FPDF, cells: Sequence[str], widths: Sequence[float], styles: Seque
     if fill:
         pdf.set_fill_color(228, 228, 228)
         pdf.rect(x, y, sum(widths), height, style="F")
-    for text_lines, w, style in zip(lines, widths, styles):
+    for text_lines, w, style in zip(lines, widths, styles, strict=True):
         pdf.set_font(_FONT, style, 8)
         for i, text in enumerate(text_lines):
             pdf.set_xy(x, y + i * _LINE)
