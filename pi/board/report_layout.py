@@ -275,7 +275,7 @@ def _flag(w: _Words, number: int, b: FlagBlock) -> FlagSection:
     rows = [(t.gettext("Article"), _article(t, f.code)),
             (t.gettext("Kind"), t.gettext(_KINDS.get(f.kind, f.kind))),
             (t.gettext("Player concerned"), w.player(f.side)),
-            (t.gettext("What the board saw"), f.text),
+            (t.gettext("Description"), f.text),
             (t.gettext("Raised"), w.when(f.t, b.raised_line)),
             (t.gettext("Raised by"), w.actor(b.raised_by))]
     for i, d in enumerate(b.decisions, start=1):

@@ -127,38 +127,44 @@ def _pdf_block(pdf: FPDF, block: Block) -> None:
         _diagrams(pdf, block)
 
 
+def _width(pdf: FPDF, text: str) -> float:
+    """The width of ``text`` (Latin-1) in the current core font, in mm: summed from the font's
+    metrics (``get_string_width`` shapes the text first, ten times slower)."""
+    font = pdf.current_font
+    if font is None:
+        return pdf.get_string_width(text)
+    return float(font.get_text_width(text, pdf.font_size_pt, None)[1]) / pdf.k
+
+
 def _row(pdf: FPDF, cells: Sequence[str], widths: Sequence[float], styles: Sequence[str], *,
-         fill: bool = False, repeat: Sequence[str] = ()) -> bool:
+         fill: bool = False, repeat: Sequence[str] = ()) -> None:
     """One table row of ``cells`` (wrapped within ``widths``); on a new page the head
-    ``repeat`` is drawn first. True when a page was turned."""
-    pdf.set_font(_FONT, "", 8)
+    ``repeat`` is drawn first. Written with ``text`` (``cell`` lays out every string again)."""
     lines: list[list[str]] = []
     for text, w, style in zip(cells, widths, styles, strict=True):
         pdf.set_font(_FONT, style, 8)
-        if pdf.get_string_width(text) <= w - 2 * pdf.c_margin and "\n" not in text:
+        if "\n" not in text and _width(pdf, text) <= w - 2 * pdf.c_margin:
             lines.append([text])
         else:
             split = pdf.multi_cell(w, _LINE, text, dry_run=True, output="LINES")
             lines.append(list(split) if isinstance(split, list) else [text])
     height = _LINE * max(len(x) for x in lines)
-    turned = False
     if pdf.will_page_break(height):
         pdf.add_page()
-        turned = True
         if repeat:
             _row(pdf, tuple(latin1(h) for h in repeat), widths, ("B",) * len(widths), fill=True)
     x, y = pdf.l_margin, pdf.get_y()
     if fill:
         pdf.set_fill_color(228, 228, 228)
         pdf.rect(x, y, sum(widths), height, style="F")
+    baseline = _LINE / 2 + 0.3 * pdf.font_size
     for text_lines, w, style in zip(lines, widths, styles, strict=True):
         pdf.set_font(_FONT, style, 8)
         for i, text in enumerate(text_lines):
-            pdf.set_xy(x, y + i * _LINE)
-            pdf.cell(w, _LINE, text)
+            if text:
+                pdf.text(x + pdf.c_margin, y + i * _LINE + baseline, text)
         x += w
     pdf.set_xy(pdf.l_margin, y + height)
-    return turned
 
 
 def _diagrams(pdf: FPDF, block: Diagrams) -> None:
