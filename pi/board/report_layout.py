@@ -19,17 +19,13 @@ from datetime import datetime
 from engine.articles import title
 from engine.board import Board
 from engine.colour import Colour
+from engine.i18n import N_, localize, translations
 from engine.variants import Variant
 from pi.board.report import Actor, FlagBlock, GameReport, Shown
 
 __all__ = ["Document", "Block", "Heading", "Fields", "Table", "Paragraph", "Diagram",
-           "game_time", "clock_time", "Diagrams", "Cell", "FlagSection", "compose", "N_", "REPORT_LANGUAGES",
-           "translations_for", "pick_language"]
-
-
-def N_(message: str) -> str:
-    """Marks ``message`` for extraction (Babel's default keyword); translated where it is shown."""
-    return message
+           "Diagrams", "Cell", "FlagSection", "compose", "translations_for", "game_time",
+           "clock_time"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,9 +152,15 @@ def _article(t: gettext.NullTranslations, code: str) -> str:
 class _Words:
     """The translations, and the report's names for people."""
 
-    def __init__(self, report: GameReport, t: gettext.NullTranslations) -> None:
+    def __init__(self, report: GameReport, t: gettext.NullTranslations, language: str) -> None:
         self.r = report
         self.t = t
+        self.language = language
+
+    def recorded(self, text: str) -> str:
+        """An English text the engine recorded (a flag's, a result's reason) in the report's
+        language (``engine.i18n.localize``)."""
+        return localize(text, self.language)
 
     def player(self, side: Colour | None) -> str:
         name = self.r.tags.get("White" if side == Colour.WHITE else "Black") if side is not None \
@@ -275,7 +277,7 @@ def _flag(w: _Words, number: int, b: FlagBlock) -> FlagSection:
     rows = [(t.gettext("Article"), _article(t, f.code)),
             (t.gettext("Kind"), t.gettext(_KINDS.get(f.kind, f.kind))),
             (t.gettext("Player concerned"), w.player(f.side)),
-            (t.gettext("Description"), f.text),
+            (t.gettext("Description"), w.recorded(f.text)),
             (t.gettext("Raised"), w.when(f.t, b.raised_line)),
             (t.gettext("Raised by"), w.actor(b.raised_by))]
     for i, d in enumerate(b.decisions, start=1):
@@ -311,9 +313,9 @@ def _lines_table(w: _Words, lines: tuple[Shown, ...]) -> Table:
 
 
 def compose(report: GameReport, t: gettext.NullTranslations, language: str = "en") -> Document:
-    """The document of ``report`` in the language of ``t`` (``language`` its code, for the
-    HTML's ``lang``)."""
-    w = _Words(report, t)
+    """The document of ``report`` in ``language`` (``en``, ``it``), ``t`` its translations
+    (:func:`translations_for`; ``gettext.NullTranslations()`` is English too)."""
+    w = _Words(report, t, language)
     parts: list[Block | FlagSection] = []
     parts += _header(w)
     parts.append(Paragraph(t.gettext("Times: game time is the time since the start of the "
@@ -348,7 +350,7 @@ def compose(report: GameReport, t: gettext.NullTranslations, language: str = "en
                                                           "journal")))))
     else:
         parts.append(Fields(((t.gettext("Result"), e.result),
-                             (t.gettext("How"), f"{e.reason} ({_article(t, e.article)})"),
+                             (t.gettext("How"), f"{w.recorded(e.reason)} ({_article(t, e.article)})"),
                              (t.gettext("When"), w.when(e.t, e.line)),
                              (t.gettext("By"), w.actor(e.by)))))
     parts.append(Fields(((t.gettext("Final position"), report.final_fen),)))
@@ -365,23 +367,8 @@ def compose(report: GameReport, t: gettext.NullTranslations, language: str = "en
                     tuple(parts))
 
 
-#: The languages a report is written in (``--lang``, ``?lang=``).
-REPORT_LANGUAGES = ("en", "it")
-
 
 def translations_for(language: str) -> gettext.NullTranslations:
-    """The translations of ``language`` (one of :data:`REPORT_LANGUAGES`)."""
-    return gettext.NullTranslations()
-
-
-def pick_language(asked: str | None, accept_language: str | None = None) -> str:
-    """The report's language: ``asked`` (``?lang=``) when it is one of
-    :data:`REPORT_LANGUAGES`, else the first of them the ``Accept-Language`` header names, else
-    English."""
-    if asked in REPORT_LANGUAGES:
-        return asked
-    for item in (accept_language or "").split(",")[:20]:
-        tag = item.split(";")[0].strip().lower()[:2]
-        if tag in REPORT_LANGUAGES:
-            return tag
-    return "en"
+    """The translations of ``language`` (``engine.i18n.LANGUAGES``); UnknownLanguageError (one
+    line) for another."""
+    return translations(language)

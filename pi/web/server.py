@@ -31,7 +31,7 @@ from pi.board.report import GameReport, read_game
 from pi.board.view import BoardActions, BoardView
 from pi.web import auth
 from pi.web.errors import WebError
-from pi.web.i18n import catalog_response, page_response
+from pi.web.i18n import catalog_response, choose_language, page_response
 from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,
                              keep_auth, line_of, read, whole_lines)
 from pi.web.guard import (HEADER_TIMEOUT, ConnectionGuard, GuardedHandler, GuardedSite,
@@ -60,12 +60,11 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 async def report_pdf_response(request: web.Request,
                               read: Callable[[], GameReport]) -> web.Response:
     """``GET …/games/<id>/report.pdf`` (arbiter only, checked by the caller): the game's report
-    (``pi.board.report``) made on a worker thread from what ``read`` reads, in the language of
-    ``?lang=`` or the browser's ``Accept-Language`` (``en``, ``it``); a journal the reader
-    refuses is a 409."""
-    from pi.board.report_layout import pick_language
+    (``pi.board.report``) made on a worker thread from what ``read`` reads, in the viewer's
+    language (``?lang=``, the cookie, ``Accept-Language``: ``pi.web.i18n.choose_language``); a
+    journal the reader refuses is a 409."""
     from pi.board.report_render import report_pdf
-    language = pick_language(request.query.get("lang"), request.headers.get("Accept-Language"))
+    language = choose_language(request)
 
     def make() -> bytes:
         return report_pdf(read(), language)

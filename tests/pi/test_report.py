@@ -21,7 +21,7 @@ from pypdf import PdfReader
 from engine.articles import title
 from hardware_mocks.sample_game import SAMPLE_TRACE, flagged_trace
 from pi.board.report import GameReport, read_game_dir
-from pi.board.report_layout import Diagrams, FlagSection, compose, pick_language
+from pi.board.report_layout import Diagrams, FlagSection, compose
 from pi.board.report_render import latin1
 from pi.cli import main as cli
 
@@ -212,8 +212,29 @@ def test_a_damaged_line_is_listed_not_fatal(tmp_path: Path) -> None:
     assert report.result == "1-0" and report.digest.lines == len(lines)
 
 
-def test_the_language_is_asked_or_taken_from_the_browser() -> None:
-    assert pick_language("it", "en") == "it"
-    assert pick_language(None, "fr-FR,it;q=0.8,en;q=0.5") == "it"
-    assert pick_language("xx", None) == "en"
-    assert pick_language(None, "de") == "en"
+ITALIAN = ("Referto della partita", "Note e interventi dell'arbitro", "Segnalazione 1: ",
+           "Guasti e riavvii", "Il registro della partita", "tempo di gioco", "ora reale",
+           "Dama italiana")
+ENGLISH = ("Game report", "The arbiter's notes and actions", "Flag 1: ", "Faults and restarts",
+           "The journal", "wall time")
+
+
+def test_lang_it_gives_italian_headings_in_the_pdf_and_the_html(
+        report: GameReport, game_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "it.pdf"
+    assert cli(["report", str(game_dir), "--pdf", str(out), "--lang", "it"]) == 0
+    text = "\n".join(p.extract_text() for p in PdfReader(out).pages)
+    assert [w for w in ITALIAN if latin1(w) not in text] == []
+    assert [w for w in ENGLISH if w in text] == []
+    # the notation stays the variant's, the digest the file's
+    assert in_order(text, [m.notation for m in report.moves]) == []
+    assert report.digest.sha256 in text
+    page = html_of(game_dir, tmp_path / "it.html", "--lang", "it")
+    html = "\n".join(page.parts)
+    assert page.lang == "it" and [w for w in ITALIAN if w not in html] == []
+    assert [w for w in ENGLISH if w in html] == []
+
+
+def test_an_unknown_language_is_refused_by_the_options(game_dir: Path) -> None:
+    result = run("report", str(game_dir), "--lang", "fr")
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
