@@ -83,6 +83,10 @@ def _msgids(language: str) -> list[tuple[str, str]]:
 
 
 _FIELD = re.compile(r"\{(\w+)\}")
+# What a screen line may begin with and is never translated: an article code ("IT 8.1.3",
+# "COMP 6.15", "BOARD") or a result ("1-0"); the rest of the line is a message.
+_PREFIX = re.compile(r"((?:IT|EN|INT|BR|COMP)(?: \d[\w.]*)?|BOARD|1-0|0-1|1/2-1/2|2-0|0-2|1-1|0-0) "
+                     r"(.+)", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +127,8 @@ def localize(text: str, language: str) -> str:
     message line), in ``language``: its translation when it is a msgid, else the translation
     of the most specific template msgid (``"moved {a}-{b}, not a legal move"``) it was made
     from, filled with the same values (each itself localized: ``"man"``, ``"White"``; a count
-    ``{n}`` chooses the plural form). Text no catalog knows (a player's name, an arbiter's note)
+    ``{n}`` chooses the plural form); a leading article code or result (``"IT 8.1.3 …"``,
+    ``"1-0 …"``) is kept and the rest localized. Text no catalog knows (a player's name, an arbiter's note)
     comes back as it is. UnknownLanguageError for a language without a catalog."""
     t = translations(language)
     if not text:
@@ -140,4 +145,7 @@ def localize(text: str, language: str) -> str:
             n = int(m.group("n")) if "n" in values and m.group("n").isdigit() else 1
             return t.ngettext(tpl.singular, tpl.plural, n).format(**values)
         return t.gettext(tpl.singular).format(**values)
+    prefixed = _PREFIX.fullmatch(text)
+    if prefixed is not None:
+        return f"{prefixed.group(1)} {localize(prefixed.group(2), language)}"
     return text

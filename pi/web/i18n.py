@@ -81,7 +81,8 @@ def catalog_json(language: str) -> str:
     """The compiled catalog of ``language`` as JSON for the pages' scripts:
     ``{"lang": "it", "plural": "(n != 1)", "messages": {msgid: str | [str, …]},
     "plurals": {msgid: msgid_plural}}`` (plural messages keyed by their singular msgid, their
-    forms in order; untranslated ones left out, so a script falls back to the English msgid). UnknownLanguageError for a language without one."""
+    forms in order; untranslated ones left out, so a script falls back to the English msgid).
+    UnknownLanguageError for a language without one."""
     with catalog_path(language).open("rb") as fp:
         catalog = read_mo(fp)
     messages: dict[str, str | list[str]] = {}

@@ -81,6 +81,9 @@ export function localize(text) {
       ? entry[pluralIndex(/^\d+$/.test(values.n ?? "") ? +values.n : 1)] || entry[0] : entry;
     return fmt(form, values);
   }
+  // a leading article code or result ("IT 8.1.3 …", "1-0 …") is kept, the rest is a message
+  const prefixed = /^((?:IT|EN|INT|BR|COMP)(?: \d[\w.]*)?|BOARD|1-0|0-1|1\/2-1\/2|2-0|0-2|1-1|0-0) ([\s\S]+)$/.exec(text);
+  if (prefixed) return `${prefixed[1]} ${localize(prefixed[2])}`;
   return text;
 }
 
