@@ -11,6 +11,10 @@ the first report of a process (which imports fpdf2) apart from the next ones (me
 
 Run: ``.venv/bin/python benchmarks/bench_report.py [--plies N] [--flags N] [--repeat N]``
 (``--quick``: a short game, for the test that keeps it from rotting).
+
+Figures (2-core machine shared with other jobs, load average 5.5, 2026-11-26): 600 plies, 20
+flags, 2,340 journal lines: read 0.56 s, compose 0.02 s, PDF 0.50 s, report 1.09 s (first of a
+process 1.29 s, fpdf2 imported); HTML 0.02 s; ``damiera report`` as a process 4.2 s.
 """
 
 from __future__ import annotations
