@@ -265,17 +265,25 @@ def _started_at(start: Mapping[str, object]) -> datetime | None:
 
 
 def game_report(game_id: str, data: bytes) -> GameReport:
-    """The paperwork of the journal ``data`` (its bytes, TRACE.md) of game ``game_id``. Raises
-    GameDirError (one line) for a journal that is not UTF-8 or has no good start line."""
+    """The paperwork of the journal ``data`` (its bytes, TRACE.md) of game ``game_id``: its
+    newline-ended lines (a last line without its newline, being written or cut short by a power
+    cut, is listed as unreadable; the digest covers every byte). Raises GameDirError (one line)
+    for a journal that is not UTF-8 or has no good start line."""
+    cut = data.rfind(b"\n") + 1
+    whole, tail = data[:cut], data[cut:]
     try:
-        text = data.decode("utf-8")
+        text = whole.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise GameDirError(f"{game_id}: the journal is not UTF-8 text (byte {exc.start})") \
             from None
-    return _read(game_id, text.splitlines(), _digest(data))
+    lines = text.split("\n")[:-1]  # U+2028 and the like may be inside a line: "\n" alone ends one
+    torn = (len(lines) + 1, "an incomplete last line (being written, or cut short)") \
+        if tail else None
+    return _read(game_id, lines, _digest(data), torn)
 
 
-def _read(game_id: str, lines: Iterable[str], digest: Digest) -> GameReport:
+def _read(game_id: str, lines: Iterable[str], digest: Digest,
+          torn: tuple[int, str] | None) -> GameReport:
     numbered = enumerate(lines, start=1)
     policy = _Listed()
     replay: Replay | None = None
@@ -356,7 +364,8 @@ def _read(game_id: str, lines: Iterable[str], digest: Digest) -> GameReport:
         moves=tuple(game.moves), labels=tuple(move_labels(game)[:len(game.moves)]),
         flags=tuple(o.block() for o in opened.values()),
         arbiter=tuple(arbiter), machine=tuple(machine), ending=ending, result=game.result,
-        final_fen=board.fen(), digest=digest, unreadable=tuple(policy.faults))
+        final_fen=board.fen(), digest=digest,
+        unreadable=tuple(policy.faults) + ((torn,) if torn is not None else ()))
 
 
 def read_game(path: Path, game_id: str | None = None) -> GameReport:

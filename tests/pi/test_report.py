@@ -238,3 +238,17 @@ def test_lang_it_gives_italian_headings_in_the_pdf_and_the_html(
 def test_an_unknown_language_is_refused_by_the_options(game_dir: Path) -> None:
     result = run("report", str(game_dir), "--lang", "fr")
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
+
+
+def test_a_last_line_being_written_is_listed_and_counted_in_the_digest(tmp_path: Path) -> None:
+    folder = tmp_path / "games" / "g-001"
+    folder.mkdir(parents=True)
+    data = SAMPLE_TRACE.read_bytes()
+    torn = data + '{"t": 999, "type": "arbiter", "action": "note", "text": "caff\u00e8'.encode()[:-1]
+    (folder / "trace.jsonl").write_bytes(torn)
+    report = read_game_dir(folder)
+    lines = data.count(b"\n")
+    assert [n for n, _ in report.unreadable] == [lines + 1]
+    assert report.digest == type(report.digest)(hashlib.sha256(torn).hexdigest(), lines + 1,
+                                                len(torn))
+    assert report.result == "1-0" and not report.arbiter
