@@ -19,12 +19,12 @@ from datetime import datetime
 from engine.articles import title
 from engine.board import Board
 from engine.colour import Colour
-from engine.i18n import N_, localize, translations
+from engine.i18n import N_, localize
 from engine.variants import Variant
 from pi.board.report import Actor, FlagBlock, GameReport, Shown
 
 __all__ = ["Document", "Block", "Heading", "Fields", "Table", "Paragraph", "Diagram",
-           "Diagrams", "Cell", "FlagSection", "compose", "translations_for", "game_time",
+           "Diagrams", "Cell", "FlagSection", "compose", "game_time",
            "clock_time"]
 
 
@@ -314,7 +314,7 @@ def _lines_table(w: _Words, lines: tuple[Shown, ...]) -> Table:
 
 def compose(report: GameReport, t: gettext.NullTranslations, language: str = "en") -> Document:
     """The document of ``report`` in ``language`` (``en``, ``it``), ``t`` its translations
-    (:func:`translations_for`; ``gettext.NullTranslations()`` is English too)."""
+    (``engine.i18n.translations``; ``gettext.NullTranslations()`` is English too)."""
     w = _Words(report, t, language)
     parts: list[Block | FlagSection] = []
     parts += _header(w)
@@ -365,10 +365,3 @@ def compose(report: GameReport, t: gettext.NullTranslations, language: str = "en
                          (t.gettext("Bytes"), str(d.size)))))
     return Document(t.gettext("Game report: {game}").format(game=report.game_id), language,
                     tuple(parts))
-
-
-
-def translations_for(language: str) -> gettext.NullTranslations:
-    """The translations of ``language`` (``engine.i18n.LANGUAGES``); UnknownLanguageError (one
-    line) for another."""
-    return translations(language)

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING
 
+from engine.i18n import translations
 from pi.board.report import GameReport
 from pi.board.report_layout import (Block, Diagram, Diagrams, Document, Fields, FlagSection,
-                                    Heading, Paragraph, Table, compose, translations_for)
+                                    Heading, Paragraph, Table, compose)
 
 if TYPE_CHECKING:
     from fpdf import FPDF
@@ -43,12 +44,12 @@ _PLAIN = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": 
 
 def report_pdf(report: GameReport, language: str = "en") -> bytes:
     """The PDF of ``report`` in ``language`` (``en``, ``it``)."""
-    return pdf_bytes(compose(report, translations_for(language), language))
+    return pdf_bytes(compose(report, translations(language), language))
 
 
 def report_html(report: GameReport, language: str = "en") -> str:
     """The HTML page of ``report`` in ``language`` (``en``, ``it``)."""
-    return html_text(compose(report, translations_for(language), language))
+    return html_text(compose(report, translations(language), language))
 
 
 def latin1(text: str) -> str:
