@@ -119,10 +119,9 @@ def test_the_diagrams_are_vectors_not_images(game_dir: Path, tmp_path: Path) -> 
     assert cli(["report", str(game_dir), "--pdf", str(out)]) == 0
     reader = PdfReader(out)
     assert all(not page.images for page in reader.pages)
-    content = reader.pages[2].get_contents()
-    assert content is not None
-    ops = content.get_data()
-    assert ops.count(b" re") > 64 and b" c" in ops  # squares (re) and pieces (Bezier curves)
+    drawn = [c.get_data() for c in (p.get_contents() for p in reader.pages) if c is not None]
+    # a flag's page: squares (re) of its three boards and pieces (Bezier curves, c)
+    assert any(ops.count(b" re") > 3 * 32 and ops.count(b" c") > 4 * 30 for ops in drawn)
 
 
 def test_the_html_holds_every_move_every_flag_and_the_digest(
