@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import gettext
 import logging
 import shlex
 import signal
@@ -56,11 +57,13 @@ from pi.board.errors import GameFilesError
 from pi.board.handoff import LatestWorker, LoopInbox
 from pi.board.notify import Notifier
 from pi.board.scan_loop import ScanLoop
+from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
 from pi.board.view import Phase
 from pi.drivers.display import BoardDisplay, DisplayState
 from pi.drivers.faults import Inbox
 from pi.drivers.hardware import Hardware
+from pi.drivers.speech import Espeak
 from pi.drivers.wiring import Wiring
 
 if TYPE_CHECKING:  # aiohttp and paho are loaded only when the web or the hall is on
@@ -145,11 +148,13 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
         parts.on_scan_loop(scan)
     screen = OledScreen(hardware.display) if hardware.display is not None else None
     beeper = hardware.beeper
+    speech = _speech(config)
     controller = BoardController(
         config, state, hardware.time, screen=screen,
         orient=_orienter(scan, wiring) if wiring.orientation is None else None,
         beep=beeper.play if beeper is not None else None,
-        listeners=list(parts.listeners), submit=inbox.put_nowait, post=into_loop.put)
+        listeners=list(parts.listeners), submit=inbox.put_nowait, post=into_loop.put,
+        speech=speech)
     if parts.wall is not None:
         controller.wall = parts.wall
     notifier = parts.notifier
@@ -194,6 +199,8 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
         finally:
             if screen is not None:
                 screen.close()
+            if speech is not None:
+                speech.close()
             scan.stop()  # before the bus closes
             hardware.stop()
     if companion is not None and companion.done() and not companion.cancelled():
@@ -241,6 +248,22 @@ def _start_link(config: Config, state: StateDir, parts: Parts, controller: Board
     if parts.on_link is not None:
         parts.on_link(link)
     return link
+
+
+def _speech(config: Config) -> BoardSpeech | None:
+    """The board's voice when ``[speech]`` turns it on: espeak-ng (``pi.drivers.speech``) with
+    the configured voice (else the board's language's), rate and volume, on a queue of its own
+    (``pi.board.speech``)."""
+    spec = config.speech
+    if not spec.enabled:
+        return None
+    language = "en"
+    voice = spec.voice or language
+    speaker = Espeak(voice, spec.rate, spec.volume, spec.wav_dir)
+    log.info("speech on: %s -v %s -s %d -a %d, %s", speaker.program, voice, spec.rate,
+             spec.volume, "to the audio device" if spec.wav_dir is None
+             else f"written to {spec.wav_dir}")
+    return BoardSpeech(speaker, gettext.NullTranslations())
 
 
 def _startup_probe(hardware: Hardware, wiring: Wiring, controller: BoardController) -> str:
