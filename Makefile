@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: run sample hall test test-slow bench clean system-deps
+.PHONY: run sample hall test test-slow bench clean system-deps catalogs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,23 @@ test: $(VENV)/.installed system-deps
 
 test-slow: $(VENV)/.installed system-deps
 	$(PYTEST) -m slow
+
+# The gettext catalogs (engine/locale/<lang>/LC_MESSAGES/damiera.po, see engine/i18n.py): Babel
+# extracts every marked message (babel.cfg) into a template, merges it into each language's .po
+# (new messages come in untranslated, removed ones go) and compiles the .mo beside it. Translate
+# the new entries of engine/locale/it/LC_MESSAGES/damiera.po, then run it again to compile.
+LOCALES = engine/locale
+catalogs: $(VENV)/.installed-run
+	$(BIN)/pybabel -q extract -F babel.cfg --sort-output --no-location --omit-header \
+		-o $(LOCALES)/damiera.pot .
+	for lang in en it; do \
+		test -f $(LOCALES)/$$lang/LC_MESSAGES/damiera.po || \
+			$(BIN)/pybabel -q init -i $(LOCALES)/damiera.pot -d $(LOCALES) -D damiera -l $$lang; \
+	done
+	$(BIN)/pybabel -q update -i $(LOCALES)/damiera.pot -d $(LOCALES) -D damiera \
+		--ignore-obsolete --no-fuzzy-matching
+	$(BIN)/pybabel -q compile -d $(LOCALES) -D damiera
+	rm -f $(LOCALES)/damiera.pot
 
 bench: $(VENV)/.installed
 	$(BIN)/damiera bench

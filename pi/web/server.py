@@ -30,6 +30,7 @@ from pi.board.errors import ActionLate, ActionRefused
 from pi.board.view import BoardActions, BoardView
 from pi.web import auth
 from pi.web.errors import WebError
+from pi.web.i18n import catalog_response, page_response
 from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,
                              keep_auth, line_of, read, whole_lines)
 from pi.web.guard import (HEADER_TIMEOUT, ConnectionGuard, GuardedHandler, GuardedSite,
@@ -240,7 +241,8 @@ class ArbiterSite:
         async def page(request: web.Request) -> web.StreamResponse:
             if not (STATIC / name).is_file():
                 raise http(404, f"{name} is not installed")
-            return web.FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
+            # in the viewer's language (pi/web/i18n.py)
+            return page_response(request, STATIC / name)
         return page
 
 
@@ -306,6 +308,7 @@ class WebServer(ArbiterSite):
         if self.simulate:
             r.add_get("/simulator", self._page("simulator.html"))
         r.add_get("/static/{name}", self.static)
+        r.add_get("/i18n/{lang}.json", catalog_response)
         r.add_get("/api/state", self.api_state)
         r.add_get("/api/whoami", self.whoami)
         r.add_get("/events", self.events)

@@ -1,4 +1,5 @@
 // Clock faces, the event stream and small helpers shared by the pages.
+import { _, fmt, ngettext } from "./i18n.js";
 
 /** The face text of `ms` milliseconds, as engine/clock_display.py format_time_full with the
  * default rules (what a DGT3000 or a lichess board shows): "1:05:00" from an hour up, "58:12",
