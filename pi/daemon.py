@@ -29,7 +29,8 @@ says "stopped", STOPPING=1, the scan loop stops, the hardware stops in reverse o
 Blocking work never runs on the loop: scans run on the scan loop's thread, OLED frames on one
 worker thread (:class:`OledScreen`, the newest state only, under the bus lock that gives scans
 priority), ``game.pdn``/``report.json`` on the game session's writer thread (both
-``pi.board.handoff.LatestWorker``); the hall link
+``pi.board.handoff.LatestWorker``); the board's voice (``[speech]``) on its phrase queue's
+thread (``pi.board.speech.PhraseQueue``: espeak-ng, one phrase at a time); the hall link
 publishes and reads its files on threads of its own; the journal is written and fsync'd on its
 own writer thread, which tells the loop through the same bridge when lines are durable: the
 write-ahead rule holds what leaves the board (the web's and the hall's lines, an arbiter's
@@ -41,7 +42,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import gettext
 import logging
 import shlex
 import signal
@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.i18n import translations
 from engine.squares import all_squares
 from pi.board.config import Config
 from pi.board.controller import BoardController, Input, Listener
@@ -257,13 +258,12 @@ def _speech(config: Config) -> BoardSpeech | None:
     spec = config.speech
     if not spec.enabled:
         return None
-    language = "en"
-    voice = spec.voice or language
+    voice = spec.voice or config.language
     speaker = Espeak(voice, spec.rate, spec.volume, spec.wav_dir)
     log.info("speech on: %s -v %s -s %d -a %d, %s", speaker.program, voice, spec.rate,
              spec.volume, "to the audio device" if spec.wav_dir is None
              else f"written to {spec.wav_dir}")
-    return BoardSpeech(speaker, gettext.NullTranslations())
+    return BoardSpeech(speaker, translations(config.language))
 
 
 def _startup_probe(hardware: Hardware, wiring: Wiring, controller: BoardController) -> str:

@@ -27,6 +27,7 @@ from typing import Any, Callable
 from engine.board import Board
 from engine.errors import InputError
 from engine.events import GameStarted
+from engine.i18n import DEFAULT_LANGUAGE, check_language
 from engine.timecontrol import minimum_time_warnings, parse_time_control_tag
 from engine.variants import find_variant
 from pi.board.errors import ConfigError
@@ -45,7 +46,7 @@ _EXCERPT = 40
 _MAX_HTTP = 300          # characters of an http = "host:port"
 _TOP_KEYS = frozenset({"variant", "clock", "time_control", "settle", "transcribed", "fen", "event",
                        "site", "round", "board", "white", "black", "state_dir", "http", "mqtt",
-                       "broadcast_delay", "speech"})
+                       "broadcast_delay", "speech", "language"})
 _MQTT_KEYS = frozenset({"url", "hall", "board", "ca", "password_credential", "key",
                         "key_credential"})
 _SPEECH_KEYS = frozenset({"enabled", "voice", "rate", "volume", "output"})
@@ -126,6 +127,8 @@ class Config:
     broadcast_delay: float = 0.0
     #: ``[speech]``: the board's voice (off by default)
     speech: SpeechSpec = SpeechSpec()
+    #: The board's language (``engine.i18n.LANGUAGES``): what it says and shows to people
+    language: str = DEFAULT_LANGUAGE
     #: "arbiter": the next game's clock waits for the arbiter's start_clock (a hall's round,
     #: set by its pairing); None: it starts with the game
     clock_start: str | None = None
@@ -214,11 +217,20 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
         state_dir=(base or Path.cwd()) / state_dir if state_dir is not None else None,
         http=_http(r), mqtt=_mqtt(r, board, base),
         broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0),
-        speech=_speech(r, base))
+        speech=_speech(r, base, _language(r)), language=_language(r))
 
 
-def _speech(r: TomlReader, base: Path | None) -> SpeechSpec:
-    """``[speech]`` (absent: off)."""
+def _language(r: TomlReader) -> str:
+    language = r.text("language", DEFAULT_LANGUAGE, limit=16) or DEFAULT_LANGUAGE
+    try:
+        return check_language(language)
+    except InputError as exc:
+        raise r.error("language", str(exc)) from None
+
+
+def _speech(r: TomlReader, base: Path | None, language: str) -> SpeechSpec:
+    """``[speech]`` (absent: off); its voice must speak the board's ``language`` (the phrases
+    are in it)."""
     m = r.sub("speech")
     if m is None:
         return SpeechSpec()
@@ -227,6 +239,9 @@ def _speech(r: TomlReader, base: Path | None) -> SpeechSpec:
     if voice is not None and not VOICE_PATTERN.fullmatch(voice):
         raise m.error("voice", f"not an espeak-ng voice name (it, en, en-gb, it+f3): "
                                f"{_excerpt(voice)}")
+    if voice is not None and voice.split("+")[0].split("-")[0] != language:
+        raise m.error("voice", f"{voice!r} does not speak the board's language {language!r} "
+                               "(language = …, at the top of the file)")
     rate = m.integer("rate", DEFAULT_RATE, 80, 450)
     volume = m.integer("volume", DEFAULT_VOLUME, 0, 200)
     assert rate is not None and volume is not None

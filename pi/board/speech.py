@@ -90,15 +90,9 @@ def move_phrase(d: MoveCommitted, t: gettext.NullTranslations) -> Phrase:
         text = squares[0]
         for square in squares[1:]:
             # TRANSLATORS: a capture said aloud, square by square: "22 takes 13"
-            text = t.gettext("%(move)s takes %(square)s") % {"move": text, "square": square}
+            text = t.gettext("{move} takes {square}").format(move=text, square=square)
         return Phrase(text, "move")
     return Phrase(" ".join(s for s in d.notation.split("-") if s), "move")
-
-
-def _side(side: Colour | None, t: gettext.NullTranslations) -> str:
-    if side is None:
-        return ""
-    return t.gettext("White") if side is Colour.WHITE else t.gettext("Black")
 
 
 def flag_phrase(flag: Flag, t: gettext.NullTranslations) -> Phrase | None:
@@ -108,8 +102,8 @@ def flag_phrase(flag: Flag, t: gettext.NullTranslations) -> Phrase | None:
     if flag.kind != "irregularity" or flag.status != "pending":
         return None
     name = title(flag.code)
-    return Phrase(t.gettext("irregularity: %(title)s")
-                  % {"title": t.gettext(name) if name else flag.code}, "flag")
+    return Phrase(t.gettext("irregularity: {title}").format(
+        title=t.gettext(name) if name else flag.code), "flag")
 
 
 def decided_phrase(d: FlagDecided, t: gettext.NullTranslations) -> Phrase | None:
@@ -168,17 +162,16 @@ def cue_phrase(cue: Cue, t: gettext.NullTranslations) -> Phrase | None:
         if seconds == 0:
             return Phrase(t.gettext("zero"), "clock")
         if seconds >= 5:
-            return Phrase(t.gettext("minus %(seconds)d") % {"seconds": seconds}, "clock")
+            return Phrase(t.gettext("minus {n}").format(n=seconds), "clock")
         return Phrase(str(seconds), "clock")
     if cue.kind == "beep":
         seconds = cue.threshold_ms // 1000
         if seconds == 60:
             return Phrase(t.gettext("White: last minute") if white
                           else t.gettext("Black: last minute"), "clock")
-        text = (t.ngettext("White: %(seconds)d second", "White: %(seconds)d seconds", seconds)
-                if white else
-                t.ngettext("Black: %(seconds)d second", "Black: %(seconds)d seconds", seconds))
-        return Phrase(text % {"seconds": seconds}, "clock")
+        text = (t.ngettext("White: {n} second", "White: {n} seconds", seconds) if white
+                else t.ngettext("Black: {n} second", "Black: {n} seconds", seconds))
+        return Phrase(text.format(n=seconds), "clock")
     return None
 
 

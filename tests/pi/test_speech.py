@@ -15,7 +15,6 @@ import gettext
 import io
 import logging
 import math
-import os
 import shutil
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from engine.clock_display import Cue
 from engine.colour import Colour
 from engine.decisions import Decision, FlagRaised, MoveCommitted
 from engine.replay import Replay
+from engine.i18n import translations
 from pi.board.config import SpeechSpec, parse_config
 from pi.board.errors import ConfigError
 from pi.board.session import POLICY
@@ -63,7 +63,7 @@ def test_moves_are_said_in_the_variants_notation() -> None:
     moves = [d for d in decisions_of(TRACES / "italian" / "multi_capture_direct.jsonl")
              if isinstance(d, MoveCommitted)]
     said = [move_phrase(d, EN).text for d in moves]
-    for d, text in zip(moves, said):
+    for d, text in zip(moves, said, strict=True):
         if "x" in d.notation:
             squares = d.notation.split("x")
             assert text == " takes ".join(squares), (d.notation, text)  # "22 takes 13 takes 6"
@@ -339,7 +339,7 @@ def test_speech_is_off_by_default() -> None:
 
 
 def test_speech_table(tmp_path: Path) -> None:
-    c = parse_config('[speech]\nenabled = true\nvoice = "it+f3"\nrate = 200\nvolume = 150\n'
+    c = parse_config('language = "it"\n[speech]\nenabled = true\nvoice = "it+f3"\nrate = 200\nvolume = 150\n'
                      'output = "wav:spoken"\n', base=tmp_path)
     assert c.speech == SpeechSpec(True, "it+f3", 200, 150, tmp_path / "spoken")
     assert parse_config('[speech]\noutput = "audio"').speech.wav_dir is None
@@ -393,3 +393,48 @@ def test_board_speech_says_the_clock_warnings_once_per_game() -> None:
     once = ["White: last minute", "White: 10 seconds", "White: mosse lampo", "minus 15",
             "minus 10", "minus 5", "4", "3", "2", "1", "zero"]
     assert said == once + once
+
+
+# ---------------------------------------------------------------------- in Italian
+
+IT = translations("it")
+
+
+def test_italian_phrases() -> None:
+    said = [p.text for batch in batches_of(TRACES / "italian" / "touch_move_corrected.jsonl")
+            for p in phrases(batch, IT)]
+    assert said[:3] == ["22 18", "11 15", "18 14"]
+    assert said[3].startswith("irregolarità: ")  # IT 8.1.3
+    assert said[4:] == ["irregolarità corretta", "21 17"]
+    ds = decisions_of(TRACES / "italian" / "multi_capture_direct.jsonl")
+    captures = [move_phrase(d, IT).text for d in ds
+                if isinstance(d, MoveCommitted) and "x" in d.notation]
+    assert captures and all(" per " in text and "takes" not in text for text in captures)
+    assert [p.text for p in phrases(decisions_of(TRACES / "italian" / "art_no_pieces_9_2_3.jsonl"),
+                                     IT) if p.kind == "result"] == ["partita finita: vince il Bianco"]
+
+
+@pytest.mark.parametrize("kind, ms, side, text", [
+    ("beep", 60_000, Colour.WHITE, "Bianco: ultimo minuto"),        # COMP 3.6.2 h
+    ("beep", 10_000, Colour.BLACK, "Nero: 10 secondi"),             # COMP 3.6.2 i
+    ("lampo_start", 0, Colour.BLACK, "Nero: mosse lampo"),          # COMP 5.6
+    ("lampo", 15_000, Colour.WHITE, "meno 15"),                     # COMP 5.7: "meno 15…
+    ("lampo", 10_000, Colour.WHITE, "meno 10"),                     # … meno 10…
+    ("lampo", 5_000, Colour.WHITE, "meno 5"),                       # … meno 5, 4, 3, 2, 1, 0!"
+    ("lampo", 3_000, Colour.WHITE, "3"),
+    ("lampo", 0, Colour.WHITE, "zero"),
+])
+def test_italian_clock_warnings(kind: CueKind, ms: int, side: Colour, text: str) -> None:
+    phrase = cue_phrase(Cue(side, kind, "", "short", ms), IT)
+    assert phrase is not None and phrase.text == text
+
+
+def test_the_voice_must_speak_the_boards_language() -> None:
+    assert parse_config('language = "it"\n[speech]\nvoice = "it+f3"').speech.voice == "it+f3"
+    assert parse_config('language = "en"\n[speech]\nvoice = "en-gb"').speech.voice == "en-gb"
+    with pytest.raises(ConfigError) as err:
+        parse_config('language = "it"\n[speech]\nvoice = "en-us"', "damiera.toml")
+    assert str(err.value).startswith("damiera.toml: speech.voice: 'en-us' does not speak")
+    with pytest.raises(ConfigError) as err:
+        parse_config('language = "fr"', "damiera.toml")
+    assert str(err.value).startswith("damiera.toml: language: unknown language 'fr'")
