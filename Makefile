@@ -44,8 +44,10 @@ hall: $(VENV)/.installed
 
 # Debian packages the tests use for real: systemd-analyze (the unit's checks), chromium (the
 # pages in a real browser, tests/web/test_pages.py), mosquitto (the hall's broker, tests/hall/),
-# openssl (the hall's TLS certificates, tests/hall/test_hub_init.py).
-SYSTEM_DEPS = systemd-analyze:systemd chromium:chromium mosquitto:mosquitto openssl:openssl
+# openssl (the hall's TLS certificates, tests/hall/test_hub_init.py), espeak-ng (the board's voice,
+# tests/pi/test_speech*.py).
+SYSTEM_DEPS = systemd-analyze:systemd chromium:chromium mosquitto:mosquitto openssl:openssl \
+	espeak-ng:espeak-ng
 
 # Installed as root; another apt process's lock is waited for (APT_LOCK_WAIT s, default 120);
 # not root or no network: said in plain words (.ci/system-deps).
