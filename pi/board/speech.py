@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import gettext
 import logging
+import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -57,6 +58,9 @@ SUPERSEDES: dict[PhraseKind, frozenset[PhraseKind]] = {
     "flag": frozenset({"clock"}),
     "result": frozenset({"clock"}),
 }
+
+#: The niceness of the speech thread and of the espeak-ng it starts (``PhraseQueue``).
+NICE = 10
 
 #: The clock's spoken warnings outside the lampo countdown: the last minute and the last ten
 #: seconds (COMP 3.6.2 h–i; the buzzer beeps the last seconds one by one, the voice says two).
@@ -182,13 +186,15 @@ class PhraseQueue:
     started at the first :meth:`put`). A phrase put drops every phrase still waiting that it
     makes stale (:data:`SUPERSEDES`), and the oldest waiting when ``limit`` wait already; the
     phrase being said is never cut. An exception from ``say`` is logged and contained.
-    Thread-safe; :meth:`put` never blocks."""
+    ``nice``: the thread's niceness (Linux), so that what it starts (espeak-ng) yields the CPU
+    to the daemon's own threads. Thread-safe; :meth:`put` never blocks."""
 
     def __init__(self, say: Callable[[Phrase], object], name: str = "speech",
-                 limit: int = 8) -> None:
+                 limit: int = 8, nice: int = 0) -> None:
         self._say = say
         self.name = name
         self.limit = limit
+        self.nice = nice
         self._cond = threading.Condition()
         self._waiting: deque[Phrase] = deque()
         self._busy = False
@@ -237,6 +243,11 @@ class PhraseQueue:
             thread.join(timeout)
 
     def _run(self) -> None:
+        if self.nice:
+            try:  # Linux: a thread's own niceness, which the processes it starts inherit
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)
+            except OSError as exc:
+                log.info("%s: priority not lowered (%s)", self.name, exc)
         while True:
             with self._cond:
                 while not self._waiting and not self._closing:
@@ -268,7 +279,9 @@ class BoardSpeech:
                  limit: int = 8) -> None:
         self.speaker = speaker
         self.translations = translations
-        self.queue = PhraseQueue(lambda p: speaker.say(p.text), "speech", limit)
+        # nice 10: espeak-ng's synthesis (tens of ms of CPU a phrase) must not delay the
+        # journal's writer or the scans on a Pi's few cores
+        self.queue = PhraseQueue(lambda p: speaker.say(p.text), "speech", limit, nice=NICE)
         self._cues = CueTracker(SPEECH_RULES)
         self._game: str | None = None
 

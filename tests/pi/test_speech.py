@@ -15,6 +15,7 @@ import gettext
 import io
 import logging
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -131,11 +132,12 @@ def fake_synthesizer(tmp_path: Path, *, stderr: str = "", status: int = 0) -> tu
     log, gate = tmp_path / "said.log", tmp_path / "gate"
     script = tmp_path / "fake-espeak"
     script.write_text(f"""#!{sys.executable}
-import sys, time, pathlib
+import os, sys, time, pathlib
 text = sys.stdin.read().strip()
 log = pathlib.Path({str(log)!r})
 with log.open("a") as f:
     f.write("start " + text + "\\n")
+    f.write("nice " + str(os.nice(0)) + "\\n")
 gate = pathlib.Path({str(gate)!r})
 while not gate.exists():
     time.sleep(0.005)
@@ -192,6 +194,18 @@ def test_the_queue_keeps_at_most_limit_phrases(tmp_path: Path) -> None:
     done = [line[5:] for line in log.read_text().splitlines() if line.startswith("done ")]
     assert done == ["first", "flag 2", "flag 3"] and queue.dropped == 2
     queue.close()
+
+
+def test_the_synthesizer_runs_at_a_lower_priority(tmp_path: Path) -> None:
+    script, log, gate = fake_synthesizer(tmp_path)
+    gate.touch()
+    speech = BoardSpeech(Espeak("en", program=str(script)), EN)
+    speech.queue.put(Phrase("22 18", "move"))
+    assert speech.queue.flush(WAIT)
+    speech.close()
+    own = os.nice(0)
+    assert f"nice {min(19, own + 10)}" in log.read_text().splitlines()  # espeak-ng yields the CPU
+    assert os.nice(0) == own  # the thread's niceness, not the daemon's
 
 
 def test_a_failing_say_is_contained(caplog: pytest.LogCaptureFixture) -> None:
