@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-__all__ = ["Colour", "WHITE", "BLACK", "COLOURS"]
+from engine.i18n import N_
+
+__all__ = ["Colour", "WHITE", "BLACK", "COLOURS", "LABELS"]
 
 
 class Colour(IntEnum):
@@ -49,3 +51,7 @@ class Colour(IntEnum):
 WHITE = Colour.WHITE
 BLACK = Colour.BLACK
 COLOURS: tuple[Colour, Colour] = (WHITE, BLACK)
+
+
+#: The labels as a person reads them, translated where shown (``engine.i18n.localize``).
+LABELS = (N_("white"), N_("black"))

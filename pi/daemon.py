@@ -147,6 +147,8 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
     scan = ScanLoop.for_hardware(hardware, into_loop.put)
     if parts.on_scan_loop is not None:
         parts.on_scan_loop(scan)
+    if hardware.display is not None:
+        hardware.display.language = config.language  # the board's language (damiera.toml)
     screen = OledScreen(hardware.display) if hardware.display is not None else None
     beeper = hardware.beeper
     speech = _speech(config)

@@ -27,14 +27,14 @@ from typing import Any, Callable
 from engine.board import Board
 from engine.errors import InputError
 from engine.events import GameStarted
-from engine.i18n import DEFAULT_LANGUAGE, check_language
+from engine.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from engine.timecontrol import minimum_time_warnings, parse_time_control_tag
 from engine.variants import find_variant
 from pi.board.errors import ConfigError
 from pi.drivers.speech import DEFAULT_RATE, DEFAULT_VOLUME, VOICE_PATTERN
 
-__all__ = ["Config", "HttpSpec", "MqttSpec", "SpeechSpec", "load_config", "parse_config", "parse_http",
-           "parse_host_port", "parse_mqtt_url", "read_config_text", "load_toml", "TomlReader",
+__all__ = ["Config", "HttpSpec", "MqttSpec", "SpeechSpec", "load_config", "parse_config",
+           "parse_http", "parse_host_port", "parse_mqtt_url", "read_config_text", "load_toml", "TomlReader",
            "read_credential", "MAX_CONFIG_BYTES", "MAX_CREDENTIAL_BYTES"]
 
 #: A configuration file larger than this is refused unread (the example is ~3 kB).
@@ -46,7 +46,7 @@ _EXCERPT = 40
 _MAX_HTTP = 300          # characters of an http = "host:port"
 _TOP_KEYS = frozenset({"variant", "clock", "time_control", "settle", "transcribed", "fen", "event",
                        "site", "round", "board", "white", "black", "state_dir", "http", "mqtt",
-                       "broadcast_delay", "speech", "language"})
+                       "broadcast_delay", "language", "speech"})
 _MQTT_KEYS = frozenset({"url", "hall", "board", "ca", "password_credential", "key",
                         "key_credential"})
 _SPEECH_KEYS = frozenset({"enabled", "voice", "rate", "volume", "output"})
@@ -127,11 +127,12 @@ class Config:
     broadcast_delay: float = 0.0
     #: ``[speech]``: the board's voice (off by default)
     speech: SpeechSpec = SpeechSpec()
-    #: The board's language (``engine.i18n.LANGUAGES``): what it says and shows to people
-    language: str = DEFAULT_LANGUAGE
     #: "arbiter": the next game's clock waits for the arbiter's start_clock (a hall's round,
     #: set by its pairing); None: it starts with the game
     clock_start: str | None = None
+    #: The language of the board's screen and terminal, one of ``engine.i18n.LANGUAGES``
+    #: ("en", "it"); the web pages follow each viewer's browser instead.
+    language: str = DEFAULT_LANGUAGE
 
     def game_started(self) -> GameStarted:
         """The start of a game under this configuration, as the arbiter takes it."""
@@ -206,6 +207,10 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
         except InputError as exc:
             raise r.error("fen", f"invalid FEN for {variant}: {exc}") from None
     board = r.integer("board", None, 1, _MAX_BOARD)
+    language = r.text("language", DEFAULT_LANGUAGE, limit=8) or DEFAULT_LANGUAGE
+    if language not in LANGUAGES:
+        raise r.error("language", f"unknown language {language!r}: expected one of "
+                                  f"{', '.join(LANGUAGES)}")
     state_dir = r.text("state_dir", None, limit=4096)
     return Config(
         source=source, variant=variant, clock=r.boolean("clock", True), time_control=time_control,
@@ -216,16 +221,8 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
         white=r.text("white", None), black=r.text("black", None),
         state_dir=(base or Path.cwd()) / state_dir if state_dir is not None else None,
         http=_http(r), mqtt=_mqtt(r, board, base),
-        broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0),
-        speech=_speech(r, base, _language(r)), language=_language(r))
-
-
-def _language(r: TomlReader) -> str:
-    language = r.text("language", DEFAULT_LANGUAGE, limit=16) or DEFAULT_LANGUAGE
-    try:
-        return check_language(language)
-    except InputError as exc:
-        raise r.error("language", str(exc)) from None
+        broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0), language=language,
+        speech=_speech(r, base, language))
 
 
 def _speech(r: TomlReader, base: Path | None, language: str) -> SpeechSpec:

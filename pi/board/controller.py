@@ -58,6 +58,7 @@ from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
 from engine.trace import CLOCK_START_ARBITER
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
+from engine.i18n import N_
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
                            TraceEnded)
 from engine.squares import square_mirror, square_sort_key
@@ -227,7 +228,7 @@ class BoardController:
         except JournalDamagedError as exc:
             game.mark_finished(None, abandoned=str(exc))
             log.error("%s; game %s abandoned, a new game starts at the next set-up", exc, game.id)
-            self._message = f"journal damaged: game {game.id} kept, new game"
+            self._message = N_("journal damaged: game {game} kept, new game").format(game=game.id)
             return self._set_status(f"game {game.id}: journal damaged, kept as it is")
         except JournalError as exc:
             log.error("%s", exc)
@@ -302,7 +303,7 @@ class BoardController:
         for answer in list(self._acting):
             if not answer.done():
                 answer.set_exception(ActionRefused("the board is stopping"))
-        self._message = "stopped"
+        self._message = N_("stopped")
         self._set_status("stopped")
         self._refresh(force=True)
 
@@ -566,7 +567,8 @@ class BoardController:
                 log.info("flag %s %s (%s): %s", f.code, f.status, f.kind, f.text)
                 if f.kind == "irregularity" and f.status == "pending":
                     opponent = "?" if f.side is None else f.side.opponent.label
-                    self._message = f"{f.code} {f.text}; {opponent}: correct or accept"
+                    self._message = N_("{code} {text}; {side}: correct or accept").format(
+                        code=f.code, text=f.text, side=opponent)
                     self._beep("flag")
                 elif f.code != "BOARD":
                     self._message = f"{f.code} {f.text}"
@@ -579,7 +581,8 @@ class BoardController:
             elif isinstance(d, MoveRetracted):
                 log.info("move %d retracted (%s)", d.ply, d.article)
             elif isinstance(d, BoardToFix):
-                self._message = "" if d.cleared else "put right: " + self._square_labels(d.squares)
+                self._message = "" if d.cleared else N_("put right: {squares}").format(
+                    squares=self._square_labels(d.squares))
             elif isinstance(d, GameEnded):
                 log.info("result %s: %s (%s)", d.result, d.reason, d.article)
                 self.phase = Phase.OVER
@@ -656,7 +659,8 @@ class BoardController:
         message = self._message
         failure = self.files_failure()
         if failure is not None:  # the screen's words: the game is known, the reason matters
-            failure = "record not written: " + failure.rsplit("not written: ", 1)[-1]
+            failure = N_("record not written: {reason}").format(
+                reason=failure.rsplit("not written: ", 1)[-1])
             if not message:
                 message = failure
         if self.faults:
@@ -667,12 +671,13 @@ class BoardController:
             # the result stays on the screen until the pieces are moved off the final position
             view = getattr(self, "_setup_view", _SetupView())
             if view.turned:
-                message = "IT 7.2 board turned the wrong way"
+                message = "IT 7.2 " + N_("board turned the wrong way")
             elif view.missing or view.extra:
-                message = ("set up: " + " ".join(f"+{s}" for s in view.missing)
-                           + " " + " ".join(f"-{s}" for s in view.extra)).strip()
+                message = N_("set up: {squares}").format(squares=(
+                    " ".join(f"+{s}" for s in view.missing) + " "
+                    + " ".join(f"-{s}" for s in view.extra)).strip())
             elif not self.faults:
-                message = "set up the pieces"
+                message = N_("set up the pieces")
             if self.notice:
                 message = self.notice
             return DisplayState(message=message[:80], side_to_move="-", move_number=0,

@@ -79,12 +79,14 @@ def choose_language(request: web.Request) -> str:
 @cache
 def catalog_json(language: str) -> str:
     """The compiled catalog of ``language`` as JSON for the pages' scripts:
-    ``{"lang": "it", "plural": "(n != 1)", "messages": {msgid: str | [str, …]}}`` (plural
-    messages keyed by their singular msgid, their forms in order; untranslated ones left out, so
-    a script falls back to the English msgid). UnknownLanguageError for a language without one."""
+    ``{"lang": "it", "plural": "(n != 1)", "messages": {msgid: str | [str, …]},
+    "plurals": {msgid: msgid_plural}}`` (plural messages keyed by their singular msgid, their
+    forms in order; untranslated ones left out, so a script falls back to the English msgid).
+    UnknownLanguageError for a language without one."""
     with catalog_path(language).open("rb") as fp:
         catalog = read_mo(fp)
     messages: dict[str, str | list[str]] = {}
+    plurals: dict[str, str] = {}
     for message in catalog:
         if not message.id:
             continue
@@ -92,10 +94,11 @@ def catalog_json(language: str) -> str:
             forms = [str(s) for s in message.string] if message.string else []
             if any(forms):
                 messages[str(message.id[0])] = forms
+                plurals[str(message.id[0])] = str(message.id[1])
         elif message.string:
             messages[str(message.id)] = str(message.string)
-    return json.dumps({"lang": language, "plural": catalog.plural_expr, "messages": messages},
-                      ensure_ascii=False, sort_keys=True)
+    return json.dumps({"lang": language, "plural": catalog.plural_expr, "messages": messages,
+                       "plurals": plurals}, ensure_ascii=False, sort_keys=True)
 
 
 def _has_text(text: str) -> bool:

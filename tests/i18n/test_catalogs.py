@@ -78,6 +78,8 @@ def test_every_message_has_an_italian_translation_and_none_is_fuzzy() -> None:
 def test_english_is_the_msgids_themselves() -> None:
     # English is a catalog whose messages are the msgids (nothing to translate, nothing fuzzy)
     for message in po("en"):
+        if not message.id:
+            continue
         assert not message.fuzzy, message.id
         strings = message.string if isinstance(message.string, (tuple, list)) else (message.string,)
         assert not any(strings), message.id

@@ -71,7 +71,8 @@ def test_a_paced_game_says_every_move_and_flag_in_order_in_italian(tmp_path: Pat
     texts = [text for text, _ in said]
     assert texts == expected(trace, "it")
     assert texts[:3] == ["22 18", "11 15", "18 14"]
-    assert texts[3].startswith("irregolarità: ")  # IT 8.1.3, flagged as the clock was pressed
+    # IT 8.1.3, flagged as the clock was pressed, its title in the regulation's words
+    assert texts[3] == "irregolarità: toccare un proprio pezzo e muoverne un altro"
     assert texts[4:] == ["irregolarità corretta", "21 17"]
     assert all(loud(wav) for _, wav in said)
 

@@ -92,7 +92,8 @@ def test_make_run_with_speech_on(folder: Path) -> None:
             time.sleep(0.05)
         raise AssertionError(f"{pattern!r} never logged: {''.join(lines)}")
     try:
-        port = int(wait_for(r"web pages on http://127\.0\.0\.1:(\d+)/").group(1))
+        # "web pages on http://…" in the board's language: "pagine web su http://…"
+        port = int(wait_for(r"^damiera: .* http://127\.0\.0\.1:(\d+)/ ").group(1))
         token = subprocess.run([str(VENV / "bin" / "damiera"), "token", "--state-dir",
                                 str(folder / ".state")], capture_output=True, text=True,
                                check=True).stdout.strip()

@@ -4,6 +4,7 @@
 // r = (n-1) div half counted from the top (Black's side), column c = (n-1) mod half; its file is
 // 2c + offset, offset = (r + (firstDarkFileEven ? 0 : 1)) mod 2; its rank is size-1-r.
 // Italian: 1 = a8 ... 32 = h1; English, Brazilian: 1 = b8 ... 32 = g1; international: 1 = b10 ... 50 = i1.
+import { _, fmt, ngettext } from "./i18n.js";
 
 export const VARIANTS = {
   italian: { size: 8, firstDarkFileEven: true, code: "IT" },
@@ -156,8 +157,9 @@ export function drawBoard(svg, opts) {
   for (const [name, cls] of Object.entries(opts.marks || {})) highlight.set(name, cls);
   const count = Object.keys(opts.pieces || {}).length;
   const title = el("title", {}, svg);
-  title.textContent = `${g.variant} board, ${count} pieces` +
-    (opts.lastMove ? `, last move ${opts.lastMove.notation || ""}` : "");
+  title.textContent = fmt(ngettext("{variant} board, {n} piece", "{variant} board, {n} pieces", count),
+    { variant: g.variant, n: count }) +
+    (opts.lastMove ? fmt(_(", last move {move}"), { move: opts.lastMove.notation || "" }) : "");
   for (let rank = 0; rank < size; rank++) {
     for (let file = 0; file < size; file++) {
       const name = FILES[file] + (rank + 1);

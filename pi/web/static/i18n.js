@@ -40,6 +40,53 @@ export function ngettext(singular, plural, n) {
   return n === 1 ? singular : plural;
 }
 
+// The catalog's template messages ("moved {a}-{b}, not a legal move"), most specific first, as
+// patterns that recognise the English text made from them (engine/i18n.py localize, the same).
+const templates = (() => {
+  const out = [];
+  const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  for (const [msgid, m] of Object.entries(messages)) {
+    const forms = Array.isArray(m) ? [msgid, ...(data.plurals?.[msgid] ? [data.plurals[msgid]] : [])] : [msgid];
+    for (const text of forms) {
+      const names = [];
+      const literal = text.replace(/\{(\w+)\}/g, "");
+      if (literal === text || !literal.trim()) continue;
+      const source = text.split(/(\{\w+\})/).map((part) => {
+        const f = /^\{(\w+)\}$/.exec(part);
+        if (!f) return escape(part);
+        names.push(f[1]);
+        return "([\\s\\S]+?)";
+      }).join("");
+      out.push({ msgid, names, re: new RegExp(`^${source}$`), literal: literal.length });
+    }
+  }
+  return out.sort((a, b) => b.literal - a.literal);
+})();
+
+/** `text`, an English message as the board wrote it (a flag's text, the board's message line),
+ * in the page's language: its translation, or the translation of the template it was made from
+ * filled with the same values (each localized too; {n} chooses the plural form); as it is when
+ * the catalog does not know it (a name, an arbiter's note). */
+export function localize(text) {
+  if (typeof text !== "string" || !text) return text;
+  const exact = messages[text];
+  if (typeof exact === "string" && exact) return exact;
+  for (const tpl of templates) {
+    const m = tpl.re.exec(text);
+    if (!m) continue;
+    const values = {};
+    tpl.names.forEach((name, i) => { values[name] = localize(m[i + 1]); });
+    const entry = messages[tpl.msgid];
+    const form = Array.isArray(entry)
+      ? entry[pluralIndex(/^\d+$/.test(values.n ?? "") ? +values.n : 1)] || entry[0] : entry;
+    return fmt(form, values);
+  }
+  // a leading article code or result ("IT 8.1.3 …", "1-0 …") is kept, the rest is a message
+  const prefixed = /^((?:IT|EN|INT|BR|COMP)(?: \d[\w.]*)?|BOARD|1-0|0-1|1\/2-1\/2|2-0|0-2|1-1|0-0) ([\s\S]+)$/.exec(text);
+  if (prefixed) return `${prefixed[1]} ${localize(prefixed[2])}`;
+  return text;
+}
+
 /** `text` with each {name} replaced by values[name]. */
 export function fmt(text, values) {
   return text.replace(/\{(\w+)\}/g, (all, name) => (name in values ? String(values[name]) : all));
