@@ -76,7 +76,7 @@ test-slow: $(VENV)/.installed system-deps
 # (new messages come in untranslated, removed ones go) and compiles the .mo beside it. Translate
 # the new entries of engine/locale/it/LC_MESSAGES/damiera.po, then run it again to compile.
 LOCALES = engine/locale
-catalogs: $(VENV)/.installed-run
+catalogs: | $(VENV)/.installed-run
 	$(BIN)/pybabel -q extract -F babel.cfg --sort-output --no-location --omit-header \
 		-o $(LOCALES)/damiera.pot .
 	for lang in en it; do \
@@ -84,7 +84,7 @@ catalogs: $(VENV)/.installed-run
 			$(BIN)/pybabel -q init -i $(LOCALES)/damiera.pot -d $(LOCALES) -D damiera -l $$lang; \
 	done
 	$(BIN)/pybabel -q update -i $(LOCALES)/damiera.pot -d $(LOCALES) -D damiera \
-		--ignore-obsolete --no-fuzzy-matching
+		--ignore-obsolete --no-fuzzy-matching --ignore-pot-creation-date
 	$(BIN)/pybabel -q compile -d $(LOCALES) -D damiera
 	rm -f $(LOCALES)/damiera.pot
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from engine.i18n import N_
-
-__all__ = ["Colour", "WHITE", "BLACK", "COLOURS", "LABELS"]
+__all__ = ["Colour", "WHITE", "BLACK", "COLOURS"]
 
 
 class Colour(IntEnum):
@@ -52,6 +50,3 @@ WHITE = Colour.WHITE
 BLACK = Colour.BLACK
 COLOURS: tuple[Colour, Colour] = (WHITE, BLACK)
 
-
-#: The labels as a person reads them, translated where shown (``engine.i18n.localize``).
-LABELS = (N_("white"), N_("black"))

@@ -30,6 +30,10 @@ from engine.errors import IllegalMoveError
 from engine.i18n import N_
 from engine.variants import Variant, find_variant
 
+#: The colours' labels (``Colour.label``) as a person reads them in a reason ("white resigned"),
+#: translated where shown (``engine.i18n.localize``).
+SIDE_LABELS = (N_("white"), N_("black"))
+
 
 #: Plies the game's board can undo with ``pop`` (its memory bounded in a long game).
 _STACK = 64

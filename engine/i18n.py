@@ -85,8 +85,12 @@ def _msgids(language: str) -> list[tuple[str, str]]:
 _FIELD = re.compile(r"\{(\w+)\}")
 # What a screen line may begin with and is never translated: an article code ("IT 8.1.3",
 # "COMP 6.15", "BOARD") or a result ("1-0"); the rest of the line is a message.
-_PREFIX = re.compile(r"((?:IT|EN|INT|BR|COMP)(?: \d[\w.]*)?|BOARD|1-0|0-1|1/2-1/2|2-0|0-2|1-1|0-0) "
-                     r"(.+)", re.DOTALL)
+_LEAD = r"(?:IT|EN|INT|BR|COMP)(?: \d[\w.]*)?|BOARD|1-0|0-1|1/2-1/2|2-0|0-2|1-1|0-0"
+_PREFIX = re.compile(rf"({_LEAD}) (.+)", re.DOTALL)
+# A template's value never begins with such a lead (but ``{code}``, which is one): the line
+# "1-0 black resigned" is the result and "black resigned", not "{side} resigned" with side
+# "1-0 black"; a `{code}` is always one.
+_VALUE = rf"(?!(?:{_LEAD}) ).+?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +108,8 @@ def _template(singular: str, plural: str, text: str) -> _Template:
     for m in _FIELD.finditer(text):
         parts.append(re.escape(text[at:m.start()]))
         name = m.group(1)
-        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>.+?)")
+        value = f"(?:{_LEAD})" if name == "code" else _VALUE
+        parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>{value})")
         seen.add(name)
         at = m.end()
     parts.append(re.escape(text[at:]))

@@ -115,3 +115,15 @@ def test_plural_forms_follow_each_language() -> None:
     assert it.ngettext("{n} board", "{n} boards", 1) == "{n} damiera"
     assert it.ngettext("{n} board", "{n} boards", 3) == "{n} damiere"
     assert it.ngettext("{n} board", "{n} boards", 0) == "{n} damiere"
+
+
+def test_the_compiled_catalogs_are_package_data() -> None:
+    # pyproject.toml ships them with the engine (an installed board reads them, no Babel needed)
+    import fnmatch
+    import tomllib
+    with (ROOT / "pyproject.toml").open("rb") as fp:
+        patterns = tomllib.load(fp)["tool"]["setuptools"]["package-data"]["engine"]
+    for language in LANGUAGES:
+        relative = catalog_path(language).relative_to(ROOT / "engine").as_posix()
+        assert any(fnmatch.fnmatch(relative, p) for p in patterns), relative
+    assert not (ROOT / "engine" / "locale" / "__init__.py").exists()  # data, not a package

@@ -40,6 +40,8 @@ export function ngettext(singular, plural, n) {
   return n === 1 ? singular : plural;
 }
 
+// What a board's line may begin with and is never translated: an article code or a result.
+const LEAD = "(?:IT|EN|INT|BR|COMP)(?: \\d[\\w.]*)?|BOARD|1-0|0-1|1/2-1/2|2-0|0-2|1-1|0-0";
 // The catalog's template messages ("moved {a}-{b}, not a legal move"), most specific first, as
 // patterns that recognise the English text made from them (engine/i18n.py localize, the same).
 const templates = (() => {
@@ -55,7 +57,8 @@ const templates = (() => {
         const f = /^\{(\w+)\}$/.exec(part);
         if (!f) return escape(part);
         names.push(f[1]);
-        return "([\\s\\S]+?)";
+        // a value never begins with an article code or a result (but {code}, which is one)
+        return f[1] === "code" ? `(${LEAD})` : `((?!(?:${LEAD}) )[\\s\\S]+?)`;
       }).join("");
       out.push({ msgid, names, re: new RegExp(`^${source}$`), literal: literal.length });
     }
@@ -82,7 +85,7 @@ export function localize(text) {
     return fmt(form, values);
   }
   // a leading article code or result ("IT 8.1.3 …", "1-0 …") is kept, the rest is a message
-  const prefixed = /^((?:IT|EN|INT|BR|COMP)(?: \d[\w.]*)?|BOARD|1-0|0-1|1\/2-1\/2|2-0|0-2|1-1|0-0) ([\s\S]+)$/.exec(text);
+  const prefixed = new RegExp(`^(${LEAD}) ([\\s\\S]+)$`).exec(text);
   if (prefixed) return `${prefixed[1]} ${localize(prefixed[2])}`;
   return text;
 }

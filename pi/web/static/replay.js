@@ -86,6 +86,11 @@ export function flagWindow(records, flag, after = 5) {
   return { before: Math.max(0, from), at, end: Math.min(records.length - 1, at + after) };
 }
 
+/** The players' buttons as the timeline names them (TRACE.md names, the English as they are). */
+const BUTTON_TEXT = { clock: _("clock"), accomodo: _("accomodo"), correct: _("correct"),
+  accept: _("accept"), draw_offer: _("draw_offer"), draw_accept: _("draw_accept"),
+  resign: _("resign"), count: _("count"), repetition: _("repetition") };
+
 /** One journal line in words, for the timeline. */
 export function describe(variant, rec) {
   const g = geometry(variant);
@@ -99,7 +104,8 @@ export function describe(variant, rec) {
       const n = (rec.occupied || []).length;
       return fmt(ngettext("snapshot: {n} square occupied", "snapshot: {n} squares occupied", n), { n });
     }
-    case "button": return fmt(_("{side} presses {button}"), { side: localize(rec.side), button: localize(rec.name) });
+    case "button": return fmt(_("{side} presses {button}"),
+      { side: localize(rec.side), button: BUTTON_TEXT[rec.name] || rec.name });
     case "arbiter": return fmt(_("arbiter: {action}"), { action: rec.action }) +
       `${rec.result ? " " + rec.result : ""}${rec.text ? " “" + rec.text + "”" : ""}`;
     case "fault": return fmt(_("sensor fault: {what}"), { what: localize(rec.message) || (rec.squares || []).join(" ") });
