@@ -19,12 +19,15 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import wave
 from pathlib import Path
 from typing import Literal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.clock_display import Cue
 from engine.colour import Colour
@@ -34,8 +37,8 @@ from engine.i18n import translations
 from pi.board.config import SpeechSpec, parse_config
 from pi.board.errors import ConfigError
 from pi.board.session import POLICY
-from pi.board.speech import (BoardSpeech, Phrase, PhraseQueue, cue_phrase, flag_phrase,
-                             move_phrase, phrases)
+from pi.board.speech import (SUPERSEDES, BoardSpeech, Phrase, PhraseKind, PhraseQueue, cue_phrase,
+                             flag_phrase, move_phrase, phrases)
 from pi.drivers.speech import Espeak
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -178,7 +181,7 @@ def test_stale_phrases_are_dropped_while_one_is_said(tmp_path: Path) -> None:
     assert queue.dropped == 3 and speaker.said == 3
     assert put_time < 0.05  # put never waits for the voice (the loop's thread calls it)
     queue.close()
-    assert "speech-test" not in {t.name for t in __import__("threading").enumerate()}
+    assert "speech-test" not in {t.name for t in threading.enumerate()}
 
 
 def test_the_queue_keeps_at_most_limit_phrases(tmp_path: Path) -> None:
@@ -453,3 +456,41 @@ def test_the_voice_must_speak_the_boards_language() -> None:
     with pytest.raises(ConfigError) as err:
         parse_config('language = "fr"', "damiera.toml")
     assert str(err.value).startswith("damiera.toml: language: unknown language 'fr'")
+
+
+# ---------------------------------------------------------------------- the queue's invariant
+
+KINDS: tuple[PhraseKind, ...] = ("move", "flag", "result", "clock")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(KINDS), max_size=20))
+def test_only_stale_phrases_are_dropped(kinds: list[PhraseKind]) -> None:
+    """Whatever comes while a phrase is being said: a phrase is said, in the order put, unless a
+    phrase put after it makes it stale (SUPERSEDES); so irregularities and results are always
+    said, and the last move put always is."""
+    entered, release = threading.Event(), threading.Event()
+    said: list[Phrase] = []
+
+    def say(p: Phrase) -> None:
+        if not said:
+            entered.set()
+            assert release.wait(WAIT)
+        said.append(p)
+    queue = PhraseQueue(say, "speech-property", limit=100)
+    first = Phrase("first", "move")
+    queue.put(first)
+    assert entered.wait(WAIT)
+    rest = [Phrase(f"{kind} {i}", kind) for i, kind in enumerate(kinds)]
+    for p in rest:
+        queue.put(p)
+    release.set()
+    assert queue.flush(WAIT)
+    queue.close()
+    fresh = [p for i, p in enumerate(rest)
+             if not any(p.kind in SUPERSEDES[later.kind] for later in rest[i + 1:])]
+    assert said == [first, *fresh]
+    assert all(p in said for p in rest if p.kind in ("flag", "result"))
+    moves = [p for p in rest if p.kind == "move"]
+    assert not moves or moves[-1] in said
+    assert queue.dropped == len(rest) - len(fresh)
