@@ -262,6 +262,7 @@ def _speech(config: Config) -> BoardSpeech | None:
         return None
     voice = spec.voice or config.language
     speaker = Espeak(voice, spec.rate, spec.volume, spec.wav_dir)
+    speaker.check()  # no espeak-ng: said now, in one line, and the board plays on silently
     log.info("speech on: %s -v %s -s %d -a %d, %s", speaker.program, voice, spec.rate,
              spec.volume, "to the audio device" if spec.wav_dir is None
              else f"written to {spec.wav_dir}")

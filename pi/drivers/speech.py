@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +72,15 @@ class Espeak:
         argv.append("--stdin")
         return argv
 
+    def check(self) -> bool:
+        """At start: whether the program is there; when it is not, says so (the one line) and
+        turns the voice off, so that a board set up without espeak-ng says it before the first
+        move."""
+        if shutil.which(self.program) is None:
+            self.available = False
+            return self._failed(self._missing())
+        return True
+
     def render(self, text: str) -> bytes:
         """``text`` as WAV bytes (espeak-ng's ``--stdout``), for a test or a file. Raises
         OSError when espeak-ng cannot be run, RuntimeError when it fails (its last line)."""
@@ -99,8 +109,7 @@ class Espeak:
                                   capture_output=True, timeout=TIMEOUT, check=False)
         except FileNotFoundError:
             self.available = False
-            return self._failed(f"{self.program} not found: the board does not speak (install "
-                                "the Debian package espeak-ng)")
+            return self._failed(self._missing())
         except subprocess.TimeoutExpired:
             return self._failed(f"{self.program} took over {TIMEOUT:g} s for one phrase; killed")
         except OSError as exc:
@@ -131,6 +140,10 @@ class Espeak:
         path = self.wav_dir / f"{self._next:06d}.wav"
         self._next += 1
         return path
+
+    def _missing(self) -> str:
+        return (f"{self.program} not found: the board does not speak (install the Debian "
+                "package espeak-ng)")
 
     def _failed(self, line: str) -> bool:
         if line != self.fault:

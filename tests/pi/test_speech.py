@@ -232,11 +232,25 @@ def test_a_missing_espeak_is_one_logged_line(tmp_path: Path,
                                              caplog: pytest.LogCaptureFixture) -> None:
     speaker = Espeak("it", program=str(tmp_path / "no-such-espeak-ng"))
     with caplog.at_level(logging.WARNING, logger="pi.drivers.speech"):
+        assert speaker.check() is False  # at start
         assert speaker.say("22 18") is False
         assert speaker.say("11 15") is False
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 1 and "not found" in lines[0] and "espeak-ng" in lines[0]
     assert "\n" not in lines[0] and not speaker.available
+
+
+def test_a_program_vanished_after_start_is_one_logged_line(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    script, _log, gate = fake_synthesizer(tmp_path)
+    gate.touch()
+    speaker = Espeak("it", program=str(script))
+    assert speaker.check() and speaker.say("22 18")
+    script.unlink()  # uninstalled under the running daemon
+    with caplog.at_level(logging.WARNING, logger="pi.drivers.speech"):
+        assert speaker.say("11 15") is False
+        assert speaker.say("21 17") is False
+    assert len(caplog.records) == 1 and "not found" in caplog.records[0].getMessage()
 
 
 def test_an_audio_failure_is_one_logged_line(tmp_path: Path,

@@ -95,3 +95,19 @@ def test_the_lampo_countdown_is_said(tmp_path: Path) -> None:
     countdown = ["meno 15", "meno 10", "meno 5", "4", "3", "2", "1", "zero"]
     assert said[:len(countdown)] == countdown, said
     assert said[len(countdown):] == ["22 18", "Nero: mosse lampo", "11 15"]
+
+
+def test_without_espeak_the_game_goes_on_and_says_so_once(tmp_path: Path) -> None:
+    config = tmp_path / "damiera.toml"
+    config.write_text('[speech]\nenabled = true\n')
+    trace = TRACES / "italian" / "touch_move_corrected.jsonl"
+    done = subprocess.run([str(DAMIERA), "run", "--simulate", "--trace", str(trace), "--speed",
+                           "max", "--config", str(config), "--state-dir", str(tmp_path / "state"),
+                           "--http", "off", "--quiet"], capture_output=True, text=True,
+                          timeout=120, env={"PATH": str(DAMIERA.parent), "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    faults = [line for line in done.stderr.splitlines() if "speech" in line]
+    assert len(faults) == 1 and "espeak-ng not found" in faults[0], done.stderr
+    journal = next((tmp_path / "state" / "games").glob("*/trace.jsonl")).read_text()
+    # the whole game played and journaled: every press of the trace (clock, correct)
+    assert journal.count('"button"') == trace.read_text().count('"button"') == 5
