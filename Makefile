@@ -25,19 +25,18 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 # PDN TimeControl (default 3600: an hour each; 300+3 a blitz, 3600:1/30 then mosse lampo, '-'
 # none). `make sample` plays the bundled sample game by itself at 4x (SPEED=max: as fast as
 # possible), the terminal showing what the OLED would. Games are left in .state/games/.
-# CONFIG: a damiera.toml for the simulated board (its language, its voice: [speech]; see
-# pi/damiera.example.toml), e.g. `make run CONFIG=speech.toml`; default none (the defaults).
+# CONFIG: a damiera.toml for both (e.g. `language = "it"`: the OLED and the terminal in Italian;
+# [speech]: the board's voice, docs/incoming-i20-speech.md).
 SPEED ?= 4
 TIME_CONTROL ?= 3600
 CONFIG ?=
-RUN_CONFIG = $(if $(CONFIG),--config '$(CONFIG)')
 run: $(VENV)/.installed-run
-	$(BIN)/damiera run --simulate $(RUN_CONFIG) --state-dir .state \
-		--time-control '$(TIME_CONTROL)' --quiet
+	$(BIN)/damiera run --simulate --state-dir .state --time-control '$(TIME_CONTROL)' --quiet \
+		$(if $(CONFIG),--config '$(CONFIG)')
 
 sample: $(VENV)/.installed-run
-	$(BIN)/damiera run --simulate $(RUN_CONFIG) --trace pi/samples/italian_sample.jsonl \
-		--speed $(SPEED) --state-dir .state --quiet
+	$(BIN)/damiera run --simulate --trace pi/samples/italian_sample.jsonl --speed $(SPEED) \
+		--state-dir .state --quiet $(if $(CONFIG),--config '$(CONFIG)')
 
 # A hall on this PC: `damiera hub demo` makes it in .hall/ with `hub init`, starts Mosquitto on
 # .hall/mosquitto.conf as the README says, the hub (the hall page on http://127.0.0.1:8090/) and

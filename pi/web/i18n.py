@@ -114,7 +114,8 @@ class _Walker(HTMLParser):
         self.line_starts = [0]
         for m in re.finditer("\n", source):
             self.line_starts.append(m.end())
-        self.found: list[tuple[int, int, int, str]] = []  # offset, length, line, text
+        #: offset, length, line, text, inside an attribute's double quotes
+        self.found: list[tuple[int, int, int, str, bool]] = []
         self.skipping = 0
 
     def _offset(self) -> int:
@@ -130,7 +131,7 @@ class _Walker(HTMLParser):
             m = re.search(rf'\s{re.escape(name)}="([^"]*)"', raw)
             if m and _has_text(m.group(1)):
                 self.found.append((start + m.start(1), len(m.group(1)), self.getpos()[0],
-                                   m.group(1)))
+                                   m.group(1), True))
 
     def handle_endtag(self, tag: str) -> None:
         if tag in _SKIP and self.skipping:
@@ -139,10 +140,10 @@ class _Walker(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.skipping or not _has_text(data):
             return
-        self.found.append((self._offset(), len(data), self.getpos()[0], data))
+        self.found.append((self._offset(), len(data), self.getpos()[0], data, False))
 
 
-def _pieces(source: str) -> list[tuple[int, int, int, str]]:
+def _pieces(source: str) -> list[tuple[int, int, int, str, bool]]:
     walker = _Walker(source)
     walker.feed(source)
     walker.close()
@@ -155,7 +156,7 @@ def _msgid(raw: str) -> str:
 
 def page_texts(source: str) -> Iterator[tuple[int, str]]:
     """(line, msgid) of every message of a page, in order (whitespace collapsed)."""
-    for _, _, line, raw in _pieces(source):
+    for _, _, line, raw, _ in _pieces(source):
         yield line, _msgid(raw)
 
 
@@ -171,11 +172,12 @@ def _translate(source: str, language: str) -> str:
     t = translations(language)
     out: list[str] = []
     at = 0
-    for offset, length, _, raw in _pieces(source):
+    for offset, length, _, raw, attribute in _pieces(source):
         lead = raw[:len(raw) - len(raw.lstrip())]
         tail = raw[len(raw.rstrip()):]
+        text = escape(t.gettext(_msgid(raw)), quote=False)
         out.append(source[at:offset])
-        out.append(lead + escape(t.gettext(_msgid(raw)), quote=True) + tail)
+        out.append(lead + (text.replace('"', "&quot;") if attribute else text) + tail)
         at = offset + length
     out.append(source[at:])
     page = "".join(out)

@@ -2,12 +2,14 @@
 tests/web/test_pages.py): the language comes from the browser's Accept-Language, the switch on
 the page changes it and the choice is kept; the flags' titles are the regulation's own words,
 their texts and the board's words translated, times 24-hour in the viewer's locale. Leaves the
-Italian live page and arbiter's console, a clock running, in docs/screenshots/ (it-live.png,
-it-arbiter.png)."""
+Italian live page and arbiter's console, a clock running, in tests/web/artifacts/ (it-live.png,
+it-arbiter.png); with DAMIERA_SCREENSHOTS=docs in the environment, in docs/screenshots/ (the
+README's pictures; the tree is not changed by an ordinary run)."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import urllib.request
 from collections.abc import Iterator
@@ -17,9 +19,11 @@ from typing import Any
 import pytest
 from playwright import sync_api as playwright_api
 
-from tests.web.test_pages import ARGS, CHROMIUM, Daemon, login, play
+from engine.i18n import localize
+from tests.web.test_pages import ARGS, ARTIFACTS, CHROMIUM, Daemon, login, play
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SCREENSHOTS = (Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+               if os.environ.get("DAMIERA_SCREENSHOTS") == "docs" else ARTIFACTS)
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +69,17 @@ def test_the_live_page_follows_the_browser_then_the_switch(browser: Any, daemon:
         return [0, 1, 2].map((n) => i.fmt(i.ngettext('{n} piece', '{n} pieces', n), { n }));
     }""")
     assert forms == ["0 pezzi", "1 pezzo", "2 pezzi"]
+    # the page's localize() is the engine's: the same Italian for what a board recorded
+    texts = ["touched 21, moved 22", "white resigned", "1-0 black ran out of time",
+             "IT 8.1.3 touched 21, moved 22; black: correct or accept",
+             "moved 9-13, a move no man can make, where a capture was due (IT 8.1.6)",
+             "position disturbed (a piece appeared on e4): put it right or restore",
+             "captured 2 piece(s) with 22x13 where 3 must be taken", "Rossi, Mario"]
+    got = page.evaluate("""async (texts) => {
+        const i = await import('/static/i18n.js');
+        return texts.map((t) => i.localize(t));
+    }""", texts)
+    assert got == [localize(t, "it") for t in texts]
     # the switch: English, and the choice is kept over the browser's Accept-Language
     page.click("#lang-en")
     page.wait_for_selector("#turn:text('White to move')", timeout=10000)

@@ -6,6 +6,10 @@
 // Italian: 1 = a8 ... 32 = h1; English, Brazilian: 1 = b8 ... 32 = g1; international: 1 = b10 ... 50 = i1.
 import { _, fmt, ngettext } from "./i18n.js";
 
+// A king's mark on the diagram (one letter) and the pieces in words, in the page's language.
+const KING_MARK = _("K");
+const PIECE_TEXT = { w: _("white man"), b: _("black man"), W: _("white king"), B: _("black king") };
+
 export const VARIANTS = {
   italian: { size: 8, firstDarkFileEven: true, code: "IT" },
   english: { size: 8, firstDarkFileEven: false, code: "EN" },
@@ -177,7 +181,7 @@ export function drawBoard(svg, opts) {
           "data-piece": piece }, group);
         if (piece === "W" || piece === "B") {
           const k = el("text", { x: x + 5, y: y + 6.6, class: `crown ${colour}` }, group);
-          k.textContent = "K";
+          k.textContent = KING_MARK;
         }
       }
       if (number && opts.numbers) {  // drawn over the piece, in its corner
@@ -187,8 +191,7 @@ export function drawBoard(svg, opts) {
       if (opts.onClick) {
         group.setAttribute("tabindex", "0");
         group.setAttribute("role", "button");
-        const what = piece ? (piece.toLowerCase() === "w" ? "white " : "black ") +
-          (piece === piece.toUpperCase() ? "king" : "man") : "empty";
+        const what = piece ? PIECE_TEXT[piece] || piece : _("empty");
         group.setAttribute("aria-label", `${name}${number ? " (" + number + ")" : ""}: ${what}`);
         group.addEventListener("click", () => opts.onClick(name));
         group.addEventListener("keydown", (ev) => {

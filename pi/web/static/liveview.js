@@ -19,6 +19,10 @@ export const KIND_TEXT = { irregularity: _("irregularity"), incorrectness: _("in
 export function flagTitle(flag) { return flag.title ? _(flag.title) : ""; }
 export function flagText(flag) { return localize(flag.text); }
 
+/** The variants in words (engine/variants.py names; English as they are). */
+export const VARIANT_TEXT = { italian: _("italian"), english: _("english"),
+  international: _("international"), brazilian: _("brazilian") };
+
 /** The players' colours in words (the API's "white"/"black" stay the contract's). */
 export const SIDE_TEXT = { white: _("White"), black: _("Black") };
 
@@ -163,7 +167,7 @@ export function startLive(opts = {}) {
     $("black-name").textContent = fmt(_("Black: {name}"), { name: m.black || "?" });
     $("event").textContent = [m.event, m.round && fmt(_("round {round}"), { round: m.round }),
       m.board && fmt(_("board {board}"), { board: m.board }),
-      m.variant, m.time_control].filter(Boolean).join(" · ");
+      VARIANT_TEXT[m.variant] || m.variant, m.time_control].filter(Boolean).join(" · ");
     const names = [m.board && fmt(_("Board {board}"), { board: m.board }),
       m.round && fmt(_("Round {round}"), { round: m.round })].filter(Boolean);
     if ($("names")) {
