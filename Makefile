@@ -25,7 +25,8 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 # PDN TimeControl (default 3600: an hour each; 300+3 a blitz, 3600:1/30 then mosse lampo, '-'
 # none). `make sample` plays the bundled sample game by itself at 4x (SPEED=max: as fast as
 # possible), the terminal showing what the OLED would. Games are left in .state/games/.
-# CONFIG: a damiera.toml for both (e.g. `language = "it"`: the OLED and the terminal in Italian).
+# CONFIG: a damiera.toml for both (e.g. `language = "it"`: the OLED and the terminal in Italian;
+# [speech]: the board's voice, docs/incoming-i20-speech.md).
 SPEED ?= 4
 TIME_CONTROL ?= 3600
 CONFIG ?=
@@ -48,8 +49,10 @@ hall: $(VENV)/.installed
 
 # Debian packages the tests use for real: systemd-analyze (the unit's checks), chromium (the
 # pages in a real browser, tests/web/test_pages.py), mosquitto (the hall's broker, tests/hall/),
-# openssl (the hall's TLS certificates, tests/hall/test_hub_init.py).
-SYSTEM_DEPS = systemd-analyze:systemd chromium:chromium mosquitto:mosquitto openssl:openssl
+# openssl (the hall's TLS certificates, tests/hall/test_hub_init.py), espeak-ng (the board's voice,
+# tests/pi/test_speech*.py).
+SYSTEM_DEPS = systemd-analyze:systemd chromium:chromium mosquitto:mosquitto openssl:openssl \
+	espeak-ng:espeak-ng
 
 # Installed as root; another apt process's lock is waited for (APT_LOCK_WAIT s, default 120);
 # not root or no network: said in plain words (.ci/system-deps).

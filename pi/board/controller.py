@@ -72,6 +72,7 @@ from pi.board.notify import Notifier
 from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, JournalError,
                              JournalWriteError)
 from pi.board.session import GameSession, refresh_game_files
+from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
 from pi.board.view import PAIRING_FIELDS, Phase
 from pi.drivers.timebase import GameTime
@@ -177,6 +178,9 @@ class BoardController:
     #: What the start-up probe found wrong with the board (``pi.drivers.bringup``): shown on
     #: the screen's message line, before anything else, until the first game begins.
     notice: str = ""
+    #: The board's voice (``[speech]``, ``pi.board.speech``): told every decision and every
+    #: clock reading, on this thread; it only queues what it says. None: silent.
+    speech: BoardSpeech | None = None
 
     phase: Phase = Phase.SETUP
     session: GameSession | None = None
@@ -556,6 +560,7 @@ class BoardController:
     # ------------------------------------------------------------------ decisions
 
     def _decided(self, decisions: Iterable[Decision]) -> None:
+        decisions = tuple(decisions)
         for d in decisions:
             if isinstance(d, FlagRaised):
                 f = d.flag
@@ -586,6 +591,8 @@ class BoardController:
                 self._message = f"{d.result} {d.reason}"
                 self._beep("end")
                 self._set_status(f"game over {d.result} ({d.reason})")
+        if self.speech is not None:
+            self.speech.decided(decisions)
 
     def _labels(self, squares: Iterable[str]) -> list[str]:
         """Squares as the screen and the pages name them: the variant's official number of a dark
@@ -694,6 +701,8 @@ class BoardController:
         if self.session is not None and state.clock is not None:
             for cue in self._cues.update(state.clock):
                 self._cue(cue)
+            if self.speech is not None:
+                self.speech.clock(state.clock, self.session.id)
         drawn = _drawn(state)
         if self.screen is None or (drawn == self._shown and not force):
             return  # the reading's time changed, not what the screen shows: no frame
