@@ -26,7 +26,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 # none). `make sample` plays the bundled sample game by itself at 4x (SPEED=max: as fast as
 # possible), the terminal showing what the OLED would. Games are left in .state/games/.
 # CONFIG: a damiera.toml for both (e.g. `language = "it"`: the OLED and the terminal in Italian;
-# [speech]: the board's voice, docs/incoming-i20-speech.md).
+# [speech]: the board's voice, docs/speech.md).
 SPEED ?= 4
 TIME_CONTROL ?= 3600
 CONFIG ?=

@@ -1,8 +1,10 @@
 """``GET /boards/<N>/api/games/<id>/report.pdf`` on the hub (issue 20): made from the hub's replica
 of the board's journal — its SHA-256 is the board's journal's — the arbiter's only (401 without
 the token or with a wrong one), 404 for an unknown game or board; and the hub's commands of
-docs/incoming-i20-report.md run as written against it (``damiera report`` on the replica's
-folder ``DIR/boards/<N>/games/<id>/``)."""
+docs/arbiter-report.md run as written against it (``damiera report`` on the replica's
+folder ``DIR/boards/<N>/games/<id>/``).
+
+The block it runs: docs/arbiter-report.md, under ## From the web."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from tests.hall.hub_rig import ROOT, SAMPLE, FakeBoard, HubRig, trace_lines, wai
 
 BOARD = "7"
 GAME = "2026-11-22T0900-b07-001"
-DOC = ROOT / "docs" / "incoming-i20-report.md"
+DOC = ROOT / "docs" / "arbiter-report.md"
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,8 @@
-"""docs/incoming-i20-i18n.md: its shell commands are these tests' (``make catalogs``:
+"""docs/languages.md: its shell commands are these tests' (``make catalogs``:
 tests/i18n/test_make_catalogs.py runs it as written; ``make sample CONFIG=… SPEED=max``: run
-here as the Makefile writes it, the way tests/test_makefile.py runs ``make sample``)."""
+here as the Makefile writes it, the way tests/test_makefile.py runs ``make sample``).
+
+The block it runs: docs/languages.md, under ## Choosing the language."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "incoming-i20-i18n.md"
+DOC = ROOT / "docs" / "languages.md"
 VENV = Path(sys.executable).parent.parent
 SAMPLE = "make sample CONFIG=italiano.toml SPEED=max"
 

@@ -1,6 +1,8 @@
-"""``make catalogs`` (docs/incoming-i20-i18n.md), run as written on a copy of the sources: Babel
+"""``make catalogs`` (docs/languages.md), run as written on a copy of the sources: Babel
 extracts, updates and compiles, and the committed catalogs come out unchanged (they are up to
-date with the code); a message added to the code comes into both catalogs, untranslated."""
+date with the code); a message added to the code comes into both catalogs, untranslated.
+
+The block it runs: docs/languages.md, under ## Adding or changing a message."""
 
 from __future__ import annotations
 

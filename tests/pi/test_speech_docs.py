@@ -1,8 +1,10 @@
-"""Every shell command of docs/incoming-i20-speech.md, run as written, in a folder of its own
+"""Every shell command of docs/speech.md, run as written, in a folder of its own
 that sees the checkout's Makefile, pyproject.toml, .venv and pi/ (so the files the commands make
 land there): `make run CONFIG=speech.toml` comes up with the voice on in Italian (a move played
 on the simulator is said; with no audio device that is the one line its fault is), and
-`make sample CONFIG=speech-wav.toml SPEED=max` leaves the phrases said in spoken/."""
+`make sample CONFIG=speech-wav.toml SPEED=max` leaves the phrases said in spoken/.
+
+The block it runs: docs/speech.md, under ## On a PC: `make run` with speech."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "incoming-i20-speech.md"
+DOC = ROOT / "docs" / "speech.md"
 VENV = Path(sys.executable).parent.parent
 
 pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None or shutil.which("make") is None,

@@ -1,7 +1,9 @@
 """``GET /api/games/<id>/report.pdf`` on the board's web server (issue 20): the arbiter's, with
 the same token rules as the other game files (401 without it or with a wrong one), 404 for an
-unknown id, the viewer's language; and the board's commands of docs/incoming-i20-report.md run
-as written against it."""
+unknown id, the viewer's language; and the board's commands of docs/arbiter-report.md run
+as written against it.
+
+The block it runs: docs/arbiter-report.md, under ## From the command line."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from pypdf import PdfReader
 from web_rig import Rig
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "incoming-i20-report.md"
+DOC = ROOT / "docs" / "arbiter-report.md"
 
 
 def pdf_text(data: bytes) -> str:
