@@ -20,6 +20,7 @@ from engine.errors import StateError
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
 from pi.hall.rounds import round_order
+from pi.hall.shares import share_client_id
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +57,14 @@ class HubApp:
         loop = asyncio.get_running_loop()
         assert self.config.mqtt is not None
         warn_insecure(self.config)
+        share = self.config.share
+        boards = None if share is None else [b for b in self.config.boards() if share.owns(b)]
+        client = None if share is None else share_client_id(self.config.hall, share.index)
+        if share is not None:
+            log.warning("share %s of the hub: %d board(s) of the %d named in %s", share,
+                        len(boards or []), len(self.config.boards()), self.config.source)
         self.link = MqttLink(self.config.mqtt, self.config.hall, loop, self.hub.deliver,
-                             self.hub.connected)
+                             self.hub.connected, boards=boards, client=client)
         self.hub.publish = self.link.publish
         self.link.start()
         self._tasks = [asyncio.ensure_future(self.hub.sync_loop()),
@@ -115,7 +122,8 @@ def main_hub(args: argparse.Namespace) -> int:
     # a bad configuration (ConfigError) or an address that cannot be had (WebError) is a
     # DamieraError: the command line prints its one line (exit 2)
     config = hub_config_from_args(args.config, args.mqtt, args.http, args.state_dir,
-                                  getattr(args, "accept_unsigned", None))
+                                  getattr(args, "accept_unsigned", None),
+                                  getattr(args, "share", None))
     try:
         asyncio.run(run_hub(config))
     except OSError as exc:  # the state directory cannot be made or written

@@ -123,7 +123,7 @@ class RoundStart:
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
-        self.path = hub.root / ROUND_FILE
+        self.path = hub.files / ROUND_FILE
         #: the round started last (None: none yet)
         self.current: str | None = None
         #: board → (game id, monotonic time) of the last ``start_clock`` sent for it
