@@ -1,0 +1,232 @@
+"""Issue 19, the hub's scale-out: ``damiera hub --share K/N`` processes each owning the boards
+whose number modulo N is K through their own subscriptions on one Mosquitto, and ``damiera hub
+front``: one hall page, one round feed over every share. A share killed (-9) and restarted: the
+boards play on, the page keeps every board, and at the end every replica is byte for byte its
+board's journal."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from broker import Broker
+from hub_rig import ROOT, SAMPLE, FakeBoard, request, trace_lines, wait
+from shares_rig import ShareHall, fleet, unequal
+
+from pi.board.errors import ConfigError
+from pi.hall.front import front_config_from_args, split_pdn
+from pi.hall.hub_config import hub_config_from_args, parse_hub_config
+from pi.hall.hub_init import acl_text, hub_toml_text, make_hall, passwd_text
+from pi.hall.shares import Share, parse_share, share_of
+
+G = "2026-11-22T0900-b0{}-001"
+
+
+# ---------------------------------------------------------------------- the share function
+
+
+def test_a_board_belongs_to_exactly_one_share_and_always_the_same() -> None:
+    boards = [str(n) for n in range(1, 1001)] + ["A1", "hall-b"]
+    for count in (2, 3, 7):
+        shares = [Share(k, count) for k in range(count)]
+        for b in boards:
+            assert [s.owns(b) for s in shares].count(True) == 1
+            assert share_of(b, count) == share_of(b, count)
+        assert {share_of(str(n), count) for n in range(1, 1001)} == set(range(count))
+    assert share_of("7", 2) == 1 and share_of("8", 2) == 0  # number modulo N
+
+
+@pytest.mark.parametrize("text, problem", [("2", "K/N"), ("0/1", "out of range"),
+                                           ("2/2", "K runs from 0 to 1"), ("a/b", "K/N"),
+                                           ("0/65", "out of range")])
+def test_a_bad_share_is_one_line(text: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        parse_share(text)
+    with pytest.raises(ConfigError, match="--share"):
+        hub_config_from_args(None, "mqtt://127.0.0.1:1", None, "/tmp/x", ["1"], text)
+
+
+def test_a_share_takes_its_address_and_broker_user_from_its_share_table(tmp_path: Path
+                                                                         ) -> None:
+    conf = tmp_path / "hub.toml"
+    conf.write_text('hall = "h"\naccept_unsigned = ["1", "2", "3"]\n[mqtt]\n'
+                    'url = "mqtt://hub:pw@127.0.0.1:1883"\n'
+                    '[[share]]\nhttp = "127.0.0.1:9001"\nmqtt = "mqtt://hub-share-0:a@127.0.0.1:1883"\n'
+                    '[[share]]\nhttp = "127.0.0.1:9002"\n', encoding="utf-8")
+    one = hub_config_from_args(str(conf), None, None, str(tmp_path), None, "0/2")
+    assert one.share == Share(0, 2) and one.http.port == 9001
+    assert one.mqtt is not None and one.mqtt.username == "hub-share-0"
+    two = hub_config_from_args(str(conf), None, "127.0.0.1:9100", str(tmp_path), None, "1/2")
+    assert two.http.port == 9100  # the command line wins
+    assert two.mqtt is not None and two.mqtt.username == "hub"  # no mqtt of its own: [mqtt]
+    assert [b for b in two.boards() if two.owns(b)] == ["1", "3"]
+    with pytest.raises(ConfigError, match="2 \\[\\[share\\]\\] tables, not 3"):
+        hub_config_from_args(str(conf), None, None, str(tmp_path), None, "0/3")
+    with pytest.raises(ConfigError, match="share\\[0\\].bogus"):
+        parse_hub_config('[[share]]\nhttp = "127.0.0.1:1"\nbogus = 1\n')
+    front = front_config_from_args(str(conf), None, None, str(tmp_path))
+    assert [s.port for s in front.shares] == [9001, 9002]
+    with pytest.raises(ConfigError, match="a front serves 2"):
+        front_config_from_args(None, "127.0.0.1:9001", None, str(tmp_path))
+
+
+def test_a_share_without_the_boards_named_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="name them in \\[keys\\]"):
+        hub_config_from_args(None, "mqtt://127.0.0.1:1", None, str(tmp_path), None, "0/2")
+
+
+def test_hub_init_shares_adds_a_user_and_a_share_table_each_and_nothing_for_one(
+        tmp_path: Path) -> None:
+    one = make_hall(3, tmp_path, host="127.0.0.1", tls=False)
+    assert "[[share]]" not in hub_toml_text(one) and "hub-share" not in acl_text(one)
+    assert set(one.passwords) == {"hub", "board-1", "board-2", "board-3"}
+    two = make_hall(3, tmp_path, host="127.0.0.1", tls=False, shares=2)
+    cfg = parse_hub_config(hub_toml_text(two))
+    assert [s.http.port for s in cfg.shares] == [8091, 8092]
+    assert [s.mqtt.username for s in cfg.shares if s.mqtt] == ["hub-share-0", "hub-share-1"]
+    acl = acl_text(two)
+    for k in (0, 1):
+        block = acl.split(f"user hub-share-{k}\n", 1)[1].split("\n\n", 1)[0]
+        assert block.splitlines() == ["topic read damiera/hall/#", "topic read $SYS/broker/log/E",
+                                      "topic write damiera/hall/boards/+/cmd"]
+        assert f"hub-share-{k}:$7$" in passwd_text(two)
+
+
+def test_split_pdn_finds_each_game_and_its_board() -> None:
+    text = ('[Event "E"]\n[Round "1.3"]\n[Board "3"]\n\n1. 22-18 10-14 *\n\n'
+            '[Event "E"]\n[Round "1.5"]\n[Board "5"]\n[SetUp "1"]\n\n{a comment}\n*\n')
+    games = split_pdn(text)
+    assert [b for b, _ in games] == ["3", "5"]
+    assert games[1][1].startswith('[Event "E"]') and games[1][1].endswith("*\n")
+    assert "".join(g for _, g in games).count("[Event") == 2
+
+
+# ---------------------------------------------------------------------- processes
+
+
+def _boards_at(hall: ShareHall) -> dict[str, int]:
+    try:
+        return hall.lines()
+    except (OSError, AssertionError):
+        return {}
+
+
+def _page_boards(port: int) -> dict[str, int]:
+    """What a hall page opening the front's ``/events`` is sent at once: board → lines."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", "/events", headers={"Accept": "text/event-stream"})
+        resp = conn.getresponse()
+        assert resp.status == 200
+        data = b""
+        while b"event: board" not in data or not data.endswith(b"\n\n"):
+            data += resp.read1(65536)
+        out = {}
+        for block in data.decode().split("\n\n"):
+            if "event: board" in block:
+                s = json.loads(block.split("data: ", 1)[1])
+                out[s["board"]] = s["lines"]
+        return out
+    finally:
+        conn.close()
+
+
+def test_two_shares_and_a_front_serve_one_hall(tmp_path: Path) -> None:
+    """Quick: two boards (one per share) publishing a game each; the front's hall lists both,
+    forwards each board's page to its share, merges the round feed; the replicas are equal."""
+    with Broker(tmp_path) as broker:
+        hall = ShareHall(tmp_path, broker.url, boards=4).start()
+        boards: list[FakeBoard] = []
+        try:
+            for n in ("3", "4"):
+                b = FakeBoard(broker.url, n)
+                lines = trace_lines(SAMPLE, game=G.format(n), board=n)
+                b.add_game(G.format(n), lines)
+                b.status()
+                b.publish_lines(G.format(n))
+                boards.append(b)
+            want = {b.board: len(b.journals[G.format(b.board)]) for b in boards}
+            wait(lambda: all(_boards_at(hall).get(n) == k for n, k in want.items()), 30,
+                 "both boards on the front's hall")
+            assert _page_boards(hall.port) == want  # the hall page's stream: every board
+            status, _, body = request(hall.port, "GET", "/boards/3/api/state")
+            assert status == 200 and json.loads(body)["game_id"] == G.format(3)
+            status, _, body = request(hall.port, "GET", "/rounds/1/games.pdn")
+            assert status == 200
+            assert re.findall(r'\[Board "(\d+)"\]', body.decode()) == ["3", "4"]
+            status, _, body = request(hall.port, "GET", "/boards/4/api/state",
+                                      headers={"Authorization": "Bearer nope"})
+            assert status == 401  # the share checks the token (the front forwards it)
+            for b in boards:
+                b.close()
+            boards = []
+            assert hall.stop() == [0, 0, 0]
+            for n in want:
+                replica = tmp_path / "hub" / "boards" / n / "games" / G.format(n) / "trace.jsonl"
+                journal = trace_lines(SAMPLE, game=G.format(n), board=n)
+                assert replica.read_bytes() == "".join(t + "\n" for t in journal).encode()
+            # each share's own files; the share subscribed to its own boards only
+            assert (tmp_path / "hub" / "shares" / "0").is_dir()
+            assert (tmp_path / "hub" / "shares" / "1").is_dir()
+        finally:
+            for b in boards:
+                b.close()
+            for p in [hall.front, *hall.shares]:
+                p.kill()
+
+
+@pytest.mark.slow
+def test_a_share_killed_and_restarted_the_hall_plays_on_and_replicas_are_equal(
+        tmp_path: Path) -> None:
+    boards = 6
+    with Broker(tmp_path) as broker:
+        hall = ShareHall(tmp_path, broker.url, boards=boards).start()
+        journals = tmp_path / "boards"
+        boats = fleet(broker.url, boards, journals, hall.conf)
+        try:
+            everyone = {str(n) for n in range(1, boards + 1)}
+            wait(lambda: {b for b, k in _boards_at(hall).items() if k > 0} == everyone, 60,
+                 "every board on the front's hall")
+            hall.shares[1].kill()  # odd boards
+            at_kill = _boards_at(hall)
+            # share 0's boards play on, shown on the page as they do
+            wait(lambda: all(_boards_at(hall).get(b, 0) > at_kill[b] for b in ("2", "4", "6")),
+                 60, "share 0's boards moving on while share 1 is down")
+            during = _boards_at(hall)
+            assert set(during) == everyone  # the page keeps every board
+            status, _, _ = request(hall.port, "GET", "/boards/3/api/state")
+            assert status == 503  # its share is away: a short answer, no 500
+            hall.shares[1].start()
+            wait(lambda: all(_boards_at(hall).get(b, 0) > during[b] for b in ("1", "3", "5")),
+                 60, "share 1's boards moving on the hall again")
+            boats.send_signal(signal.SIGTERM)
+            out, err = boats.communicate(timeout=60)
+            assert boats.returncode == 0, err[-500:]
+            wait(lambda: not unequal(journals, hall.state), 90, "every replica equal: "
+                 + ", ".join(unequal(journals, hall.state)[:5]))
+            status, _, body = request(hall.port, "GET", "/rounds/1/games.pdn")
+            assert status == 200
+            assert sorted(set(re.findall(r'\[Board "(\d+)"\]', body.decode())), key=int) == \
+                [str(n) for n in range(1, boards + 1)]
+            assert hall.stop() == [0, 0, 0]
+        finally:
+            if boats.poll() is None:
+                boats.kill()
+                boats.wait()
+            for p in [hall.front, *hall.shares]:
+                p.kill()
+
+
+def test_hub_front_help_and_a_bad_configuration_is_one_line(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "pi.cli", "hub", "front", "--shares",
+                           "127.0.0.1:1", "--state-dir", str(tmp_path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "a front serves 2" in proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
