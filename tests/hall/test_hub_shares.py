@@ -118,6 +118,21 @@ def _boards_at(hall: ShareHall) -> dict[str, int]:
         return {}
 
 
+def _first_events(port: int, path: str) -> bytes:
+    """The first SSE events of ``path`` (a stream forwarded as it comes)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path, headers={"Accept": "text/event-stream"})
+        resp = conn.getresponse()
+        assert resp.status == 200 and resp.getheader("Content-Type") == "text/event-stream"
+        data = b""
+        while b"event: " not in data:
+            data += resp.read1(65536)
+        return data
+    finally:
+        conn.close()
+
+
 def _page_boards(port: int) -> dict[str, int]:
     """What a hall page opening the front's ``/events`` is sent at once: board → lines."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -161,16 +176,46 @@ def test_two_shares_and_a_front_serve_one_hall(tmp_path: Path) -> None:
             status, _, body = request(hall.port, "GET", "/rounds/1/games.pdn")
             assert status == 200
             assert re.findall(r'\[Board "(\d+)"\]', body.decode()) == ["3", "4"]
+            assert b"event: state" in _first_events(hall.port, "/boards/4/events")
             status, _, body = request(hall.port, "GET", "/boards/4/api/state",
                                       headers={"Authorization": "Bearer nope"})
             assert status == 401  # the share checks the token (the front forwards it)
+            # each share holds its own boards only (its own subscriptions)
+            for k, mine in enumerate((["4"], ["3"])):
+                status, _, body = request(hall.ports[k], "GET", "/api/hall")
+                assert [b["board"] for b in json.loads(body)["boards"]] == mine
+            token = (tmp_path / "hub" / "arbiter.token").read_text().strip()
+            # an arbiter's action through the front, to board 3's share, to the board and back
+            status, _, body = request(hall.port, "POST", "/boards/3/api/arbiter",
+                                      {"action": "note", "text": "seen by the front"},
+                                      token=token)
+            assert status == 200, body
+            assert json.loads(body)["line"] == want["3"] + 1
+            # pairings kept whole at the front, each share sent its own; a round started
+            csv = "round,board,white,black\n2,3,Ann,Bob\n2,4,Cid,Dan\n"
+            status, _, body = request(hall.port, "POST", "/api/pairings", token=token,
+                                      raw=csv.encode(), headers={"Content-Type": "text/csv"})
+            assert status == 200 and json.loads(body)["kept"] == 2, body
+            for k, mine in enumerate(("4", "3")):
+                status, _, body = request(hall.ports[k], "GET", "/api/pairings")
+                assert [r["board"] for r in json.loads(body)] == [mine]
+            status, _, body = request(hall.port, "POST", "/api/rounds/2/start", token=token)
+            assert status == 200, body
+            assert [b["board"] for b in json.loads(body)["boards"]] == ["3", "4"]
+            for b in boards:
+                wait(lambda b=b: any(c.pairing is not None and c.pairing.get("round") == "2"
+                                     for c in b.commands), 15, f"board {b.board}'s pairing")
+            status, _, body = request(hall.port, "GET", "/api/rounds", token=token)
+            assert json.loads(body) == {"rounds": ["2"], "current": "2"}
+            want["3"] += 1
             for b in boards:
                 b.close()
-            boards = []
+            journals, boards = boards, []
             assert hall.stop() == [0, 0, 0]
-            for n in want:
-                replica = tmp_path / "hub" / "boards" / n / "games" / G.format(n) / "trace.jsonl"
-                journal = trace_lines(SAMPLE, game=G.format(n), board=n)
+            for b in journals:
+                replica = tmp_path / "hub" / "boards" / b.board / "games" / G.format(b.board) \
+                    / "trace.jsonl"
+                journal = b.journals[G.format(b.board)]
                 assert replica.read_bytes() == "".join(t + "\n" for t in journal).encode()
             # each share's own files; the share subscribed to its own boards only
             assert (tmp_path / "hub" / "shares" / "0").is_dir()
