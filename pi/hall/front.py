@@ -3,12 +3,14 @@
 processes behind them).
 
 The front holds no replica and no MQTT connection. It reads each share's hall stream
-(``GET /events``, once as the public and once as the arbiter: the shares' token is the front's,
-from a state directory they share or a copy of ``arbiter.token``) and keeps every board's
-newest summary of each view, which it serves as one hall (``/api/hall`` and its own ``/events``,
-its own ``id`` sequence, the hall page's coalescing client of ``pi.hall.hall_http``). A share
-that stops leaves its boards' last summaries on the page (never a blank hall); its stream is
-read again as soon as it answers, and the whole of its boards comes with it.
+(``GET /events``) as the public, and as the arbiter while an arbiter's page is open here (a
+share builds a view's summaries only for a page of that view: the console's are not built
+while nobody looks; the shares' token is the front's, from a state directory they share or a
+copy of ``arbiter.token``), and keeps every board's newest summary of each view, which it
+serves as one hall (``/api/hall`` and its own ``/events``, its own ``id`` sequence, the hall
+page's coalescing client of ``pi.hall.hall_http``). A share that stops leaves its boards' last
+summaries on the page (never a blank hall); its stream is read again as soon as it answers, and
+the whole of its boards comes with it.
 
 Everything under ``/boards/<N>/`` is forwarded to the share owning board N (:func:`share_of`),
 streams included (a board's live page). The round feeds, results, flags and alarms are asked
@@ -158,6 +160,8 @@ class Front(ArbiterSite):
         self.up: dict[tuple[int, bool], bool] = {}
         self.session: aiohttp.ClientSession | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        #: the shares' arbiter streams, read while an arbiter's page is open here
+        self._arbiter_streams: list[asyncio.Task[None]] = []
         self.app = self._make_app()
 
     # ------------------------------------------------------------------ life
@@ -177,14 +181,13 @@ class Front(ArbiterSite):
             auto_decompress=False, read_bufsize=1 << 20)
         await self.listen()
         loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._stream(k, arbiter))
-                       for k in range(self.count) for arbiter in (False, True)]
+        self._tasks = [loop.create_task(self._stream(k, False)) for k in range(self.count)]
         self._tasks.append(loop.create_task(self._ping_loop()))
         log.warning("hall front on http://%s:%d/ over %d shares: %s", self.host, self.port,
                     self.count, ", ".join(self.bases))
 
     async def stop(self) -> None:
-        for t in self._tasks:
+        for t in [*self._tasks, *self._arbiter_streams]:
             t.cancel()
         for client in list(self.hall_clients):
             client.close()
@@ -213,7 +216,7 @@ class Front(ArbiterSite):
                     self.up[(share, arbiter)] = True
                     log.info("share %d (%s view): stream open", share,
                              "arbiter" if arbiter else "public")
-                    if arbiter:
+                    if not arbiter:
                         self._spawn(self._sync(share))
                     await self._read(share, arbiter, resp)
             except asyncio.CancelledError:
@@ -401,15 +404,24 @@ class Front(ArbiterSite):
     # ------------------------------------------------------------------ the hall
 
     def _summaries(self, arbiter: bool) -> list[dict[str, Any]]:
-        found = [(b, s) for (b, who), (_, _, s) in self.shown.items() if who == arbiter]
+        found = [(b, s) for (b, who), (_, _, s) in self.shown.items() if who is arbiter]
         return [s for _, s in sorted(found, key=lambda bs: board_key(bs[0]))]
 
     async def api_hall(self, request: web.Request) -> web.Response:
+        """The public view from the hall as last heard (a share away: its boards' last
+        summaries); the arbiter's asked of every share."""
         arbiter = await self.is_arbiter(request)
+        if arbiter:
+            got = await self.ask_all("GET", "/api/hall")
+            boards = sorted((b for status, answer in got
+                             if status == 200 and isinstance(answer, dict)
+                             for b in answer.get("boards", [])),
+                            key=lambda b: board_key(str(b.get("board"))))
+        else:
+            boards = self._summaries(False)
         return web.json_response({"hall": self.config.hall, "event": self.config.event,
                                   "view": "arbiter" if arbiter else "public",
-                                  "server_time": time.time(),
-                                  "boards": self._summaries(arbiter)},
+                                  "server_time": time.time(), "boards": boards},
                                  headers={"Cache-Control": "no-store"})
 
     async def hall_events(self, request: web.Request) -> web.StreamResponse:
@@ -425,11 +437,24 @@ class Front(ArbiterSite):
             raise http(503, "too many live clients", retry=True)
         client = HallClient(arbiter)
         self.hall_clients.add(client)
+        if arbiter and not self._arbiter_streams:
+            # the shares' whole halls come on these, and go to the page as they come
+            loop = asyncio.get_running_loop()
+            self._arbiter_streams = [loop.create_task(self._stream(k, True))
+                                     for k in range(self.count)]
         first = sorted((seq, s) for (_, who), (seq, _, s) in self.shown.items()
                        if who == arbiter and (after is None or seq > after))
+
+        def gone() -> None:
+            self.hall_clients.discard(client)
+            if arbiter and not any(c.arbiter for c in self.hall_clients):
+                for t in self._arbiter_streams:
+                    t.cancel()
+                self._arbiter_streams = []
+                # not kept up to date from now on: the next console gets them anew
+                self.shown = {k: v for k, v in self.shown.items() if not k[1]}
         return await serve_sse(request, client,
-                               b"".join(encode(seq, "board", s) for seq, s in first),
-                               lambda: self.hall_clients.discard(client))
+                               b"".join(encode(seq, "board", s) for seq, s in first), gone)
 
     async def api_flags(self, request: web.Request) -> web.Response:
         await self.require_arbiter(request)

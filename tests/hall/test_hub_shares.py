@@ -133,21 +133,24 @@ def _first_events(port: int, path: str) -> bytes:
         conn.close()
 
 
-def _page_boards(port: int) -> dict[str, int]:
-    """What a hall page opening the front's ``/events`` is sent at once: board → lines."""
+def _page_boards(port: int, boards: int, token: str | None = None) -> dict[str, int]:
+    """What a hall page opening the front's ``/events`` is sent first, until ``boards``
+    boards: board → lines (the arbiter's view with ``token``)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    headers = {"Accept": "text/event-stream"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
     try:
-        conn.request("GET", "/events", headers={"Accept": "text/event-stream"})
+        conn.request("GET", "/events", headers=headers)
         resp = conn.getresponse()
         assert resp.status == 200
-        data = b""
-        while b"event: board" not in data or not data.endswith(b"\n\n"):
+        data, out = b"", {}
+        while len(out) < boards:
             data += resp.read1(65536)
-        out = {}
-        for block in data.decode().split("\n\n"):
-            if "event: board" in block:
-                s = json.loads(block.split("data: ", 1)[1])
-                out[s["board"]] = s["lines"]
+            for block in data.decode().split("\n\n")[:-1]:
+                if "event: board" in block:
+                    s = json.loads(block.split("data: ", 1)[1])
+                    out[s["board"]] = s["lines"]
         return out
     finally:
         conn.close()
@@ -170,7 +173,11 @@ def test_two_shares_and_a_front_serve_one_hall(tmp_path: Path) -> None:
             want = {b.board: len(b.journals[G.format(b.board)]) for b in boards}
             wait(lambda: all(_boards_at(hall).get(n) == k for n, k in want.items()), 30,
                  "both boards on the front's hall")
-            assert _page_boards(hall.port) == want  # the hall page's stream: every board
+            assert _page_boards(hall.port, 2) == want  # the hall page's stream: every board
+            token = (tmp_path / "hub" / "arbiter.token").read_text().strip()
+            assert _page_boards(hall.port, 2, token) == want  # and the console's
+            status, _, body = request(hall.port, "GET", "/api/hall", token=token)
+            assert [b["board"] for b in json.loads(body)["boards"]] == ["3", "4"]
             status, _, body = request(hall.port, "GET", "/boards/3/api/state")
             assert status == 200 and json.loads(body)["game_id"] == G.format(3)
             status, _, body = request(hall.port, "GET", "/rounds/1/games.pdn")
@@ -184,7 +191,6 @@ def test_two_shares_and_a_front_serve_one_hall(tmp_path: Path) -> None:
             for k, mine in enumerate((["4"], ["3"])):
                 status, _, body = request(hall.ports[k], "GET", "/api/hall")
                 assert [b["board"] for b in json.loads(body)["boards"]] == mine
-            token = (tmp_path / "hub" / "arbiter.token").read_text().strip()
             # an arbiter's action through the front, to board 3's share, to the board and back
             status, _, body = request(hall.port, "POST", "/boards/3/api/arbiter",
                                       {"action": "note", "text": "seen by the front"},
