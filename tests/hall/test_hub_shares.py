@@ -117,6 +117,18 @@ def _boards_at(hall: ShareHall) -> dict[str, int]:
         return {}
 
 
+def _share_round(port: int, token: str) -> tuple[str | None, list[str]] | None:
+    """A share's round started last and the boards of its pairings (None: not answering)."""
+    try:
+        status, _, body = request(port, "GET", "/api/rounds", token=token, timeout=3)
+        _, _, rows = request(port, "GET", "/api/pairings", timeout=3)
+    except OSError:
+        return None
+    if status != 200:
+        return None
+    return json.loads(body)["current"], [r["board"] for r in json.loads(rows)]
+
+
 def _first_events(port: int, path: str) -> bytes:
     """The first SSE events of ``path`` (a stream forwarded as it comes)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -253,7 +265,20 @@ def test_a_share_killed_and_restarted_the_hall_plays_on_and_replicas_are_equal(
             assert set(during) == everyone  # the page keeps every board
             status, _, _ = request(hall.port, "GET", "/boards/3/api/state")
             assert status == 503  # its share is away: a short answer, no 500
+            # the arbiter uploads round 2 and starts it while share 1 is away
+            token = (hall.state / "arbiter.token").read_text().strip()
+            rows = "".join(f"2,{n},W{n},B{n}\n" for n in range(1, boards + 1))
+            status, _, body = request(hall.port, "POST", "/api/pairings", token=token,
+                                      raw=f"round,board,white,black\n{rows}".encode(),
+                                      headers={"Content-Type": "text/csv"})
+            assert status == 200 and json.loads(body)["kept"] == boards, body
+            status, _, body = request(hall.port, "POST", "/api/rounds/2/start", token=token)
+            assert status == 200, body
             hall.shares[1].start()
+            # ... and share 1, back, is sent its rows and the round
+            wait(lambda: _share_round(hall.ports[1], token) == ("2", ["1", "3", "5"]), 60,
+                 "share 1 given round 2 and its pairings")
+            assert _share_round(hall.ports[0], token) == ("2", ["2", "4", "6"])
             wait(lambda: all(_boards_at(hall).get(b, 0) > during[b] for b in ("1", "3", "5")),
                  60, "share 1's boards moving on the hall again")
             boats.send_signal(signal.SIGTERM)
