@@ -20,12 +20,14 @@ from hub_rig import ROOT, SAMPLE, FakeBoard, request, trace_lines, wait
 from shares_rig import ShareHall, fleet, unequal
 
 from pi.board.errors import ConfigError
+from pi.hall import protocol as P
 from pi.hall.front import front_config_from_args, split_pdn
 from pi.hall.hub_config import hub_config_from_args, parse_hub_config
 from pi.hall.hub_init import acl_text, hub_toml_text, make_hall, passwd_text
 from pi.hall.shares import Share, parse_share, share_of
 
 G = "2026-11-22T0900-b0{}-001"
+CHROMIUM = "/usr/bin/chromium"
 
 
 # ---------------------------------------------------------------------- the share function
@@ -305,3 +307,62 @@ def test_hub_front_help_and_a_bad_configuration_is_one_line(tmp_path: Path) -> N
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "a front serves 2" in proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow  # a browser and three processes: some 10-15 s
+def test_the_front_hall_page_in_a_browser_keeps_every_board_while_a_share_is_down(
+        tmp_path: Path) -> None:
+    """The hall page (Chromium) at the front: both shares' boards, in number order; share 1
+    killed, the page — reloaded too — still shows its board, and share 0's board moves on
+    live."""
+    from playwright import sync_api
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} missing: apt-get install chromium (make system-deps)",
+                    pytrace=False)
+    with Broker(tmp_path) as broker:
+        hall = ShareHall(tmp_path, broker.url, boards=4).start()
+        boards = {n: FakeBoard(broker.url, n) for n in ("3", "4")}
+        try:
+            for n, b in boards.items():
+                b.add_game(G.format(n), trace_lines(SAMPLE, game=G.format(n), board=n,
+                                                    white=f"White{n}", black=f"Black{n}"))
+                # online, as a board says on connecting; its lines follow
+                b.client.publish(b.topics.board(n, "status"),
+                                 P.status_payload(n, G.format(n), 0, [], session="00ff00ff",
+                                                  key=b.key), qos=1, retain=True
+                                 ).wait_for_publish(5)
+            half = len(boards["4"].journals[G.format(4)]) // 2
+            boards["3"].publish_lines(G.format(3))
+            boards["4"].publish_lines(G.format(4), range(1, half + 1))
+            wait(lambda: _boards_at(hall).get("4") == half and _boards_at(hall).get("3", 0) > 0,
+                 30, "both boards at the front")
+            with sync_api.sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+                    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
+                try:
+                    page = browser.new_context(viewport={"width": 900, "height": 700}).new_page()
+                    errors: list[str] = []
+                    page.on("pageerror", lambda e: errors.append(str(e)))
+                    page.goto(f"http://127.0.0.1:{hall.port}/")
+                    page.wait_for_selector("#board-3 .result:text('1-0')", timeout=15000)
+                    assert "White4" in (page.text_content("#board-4 .white") or "")
+                    hall.shares[1].kill()  # board 3's
+                    page.reload()
+                    page.wait_for_selector("#board-3 .result:text('1-0')", timeout=15000)
+                    order = page.eval_on_selector_all("article.card",
+                                                      "cs => cs.map(c => c.dataset.board)")
+                    assert order == ["3", "4"]
+                    before = page.text_content("#board-4 .moves")
+                    rest = range(half + 1, len(boards["4"].journals[G.format(4)]) + 1)
+                    boards["4"].publish_lines(G.format(4), rest)
+                    page.wait_for_function(
+                        "b => document.querySelector('#board-4 .moves').textContent !== b",
+                        arg=before, timeout=15000)
+                    assert errors == []
+                finally:
+                    browser.close()
+        finally:
+            for b in boards.values():
+                b.close()
+            for proc in [hall.front, *hall.shares]:
+                proc.kill()
