@@ -211,6 +211,10 @@ class Front(ArbiterSite):
             try:
                 async with self.session.get(url, headers=headers, timeout=aiohttp.ClientTimeout(
                         total=None, sock_connect=5.0, sock_read=3 * self.ping + 5)) as resp:
+                    if resp.status == 401:
+                        raise aiohttp.ClientError(
+                            "401: its arbiter token is not the front's (give them the same "
+                            "arbiter.token: one state directory, or a copy)")
                     if resp.status != 200:
                         raise aiohttp.ClientError(f"GET /events: {resp.status}")
                     self.up[(share, arbiter)] = True
