@@ -167,8 +167,11 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         time.sleep(warmup)
         since = time.time()
         cpu0 = stats.cpu()
+        front0 = stats.stats[-1].cpu() if isinstance(stats, Procs) else 0.0
         time.sleep(seconds)
         cpu = (stats.cpu() - cpu0) / seconds * 100
+        front_cpu = (stats.stats[-1].cpu() - front0) / seconds * 100 \
+            if isinstance(stats, Procs) else None
         load = os.getloadavg()[0]
         rss, peak = stats.memory()
         for proc, _ in fleets:
@@ -195,7 +198,8 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "p99": percentile(lat, 99) * 1000,
                 "max": (max(lat) if lat else math.nan) * 1000,
                 "mean": (statistics.fmean(lat) if lat else math.nan) * 1000,
-                "cpu": cpu, "load": load, "rss": rss, "peak": peak, "lines": total, "lost": lost,
+                "cpu": cpu, "front_cpu": front_cpu, "load": load, "rss": rss, "peak": peak,
+                "lines": total, "lost": lost,
                 "games_bad": bad, "games": sum(f.get("games", 0) for f in fleet_out),
                 "fleet_cpu": sum(f.get("cpu", 0.0) for f in fleet_out)
                 / (time.time() - started) * 100,
@@ -234,7 +238,9 @@ def show(r: dict[str, Any]) -> None:
     print(f"  publish -> hall page: p50 {r['p50']:.1f} ms, p90 {r['p90']:.1f} ms, "
           f"p99 {r['p99']:.1f} ms, "
           f"max {r['max']:.1f} ms over {r['measured']} lines ({r['unseen']} never shown)")
-    print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
+    print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)"
+          + (f"; of which the front {r['front_cpu']:.0f}%" if r.get("front_cpu") is not None
+             else ""))
     per_line = r["cpu"] / 100 / r["rate"] * 1000 if r["rate"] else math.nan
     print(f"  hub CPU per journal line: {per_line:.3f} ms (target <= 0.3 ms)")
     print(f"  boards: {r['fleets']} process(es), CPU {r['fleet_cpu']:.0f}% of a core in all, "
