@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ from engine.errors import StateError
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
 from pi.hall.rounds import round_order
-from pi.hall.shares import share_client_id
+from pi.hall.shares import claim_share, share_client_id
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +40,13 @@ class HubApp:
         self.hub = Hub(config, self.root)
         self.server = HallServer(self.hub, config.http.host, config.http.port)
         self.link: Any = None  # pi.hall.mqttlink.MqttLink, imported when started
+        self._claim: int | None = None  # a share's lock (pi.hall.shares.claim_share)
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         from pi.hall.mqttlink import MqttLink
+        if self.config.share is not None:  # before any replica is read: its boards are ours
+            self._claim = claim_share(self.root, self.config.share)
         self.hub.load()
         self.server.pairings.load()
         for _, board in self.server.pairings.rows:
@@ -81,6 +85,9 @@ class HubApp:
             await asyncio.get_running_loop().run_in_executor(None, self.link.stop)
         await self.server.stop()
         self.hub.close()
+        if self._claim is not None:
+            os.close(self._claim)
+            self._claim = None
 
 
 def warn_insecure(config: HubConfig) -> None:

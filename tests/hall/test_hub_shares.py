@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
 import signal
 import subprocess
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from broker import Broker
+from broker import Broker, free_port
 from hub_rig import ROOT, SAMPLE, FakeBoard, request, trace_lines, wait
 from shares_rig import ShareHall, fleet, unequal
 
@@ -24,7 +25,8 @@ from pi.hall import protocol as P
 from pi.hall.front import front_config_from_args, split_pdn
 from pi.hall.hub_config import hub_config_from_args, parse_hub_config
 from pi.hall.hub_init import acl_text, hub_toml_text, make_hall, passwd_text
-from pi.hall.shares import Share, parse_share, share_of
+from pi.hall.errors import ShareClaimError
+from pi.hall.shares import Share, claim_share, parse_share, share_of
 
 G = "2026-11-22T0900-b0{}-001"
 CHROMIUM = "/usr/bin/chromium"
@@ -98,6 +100,22 @@ def test_hub_init_shares_adds_a_user_and_a_share_table_each_and_nothing_for_one(
         assert block.splitlines() == ["topic read damiera/hall/#", "topic read $SYS/broker/log/E",
                                       "topic write damiera/hall/boards/+/cmd"]
         assert f"hub-share-{k}:$7$" in passwd_text(two)
+
+
+def test_a_share_runs_once_and_in_one_layout_per_state_directory(tmp_path: Path) -> None:
+    first = claim_share(tmp_path, Share(0, 2))
+    try:
+        with pytest.raises(ShareClaimError, match="share 0/2 is already running"):
+            claim_share(tmp_path, Share(0, 2))
+        with pytest.raises(ShareClaimError, match="run as 2 shares \\(share 0 of 2"):
+            claim_share(tmp_path, Share(1, 3))  # would take some of share 0/2's boards
+        other = claim_share(tmp_path, Share(1, 2))  # the same layout: fine
+        os.close(other)
+    finally:
+        os.close(first)
+    again = claim_share(tmp_path, Share(2, 3))  # nobody runs the old layout: a new one
+    os.close(again)
+    assert json.loads((tmp_path / "shares" / "layout.json").read_text()) == {"shares": 3}
 
 
 def test_split_pdn_finds_each_game_and_its_board() -> None:
@@ -200,6 +218,12 @@ def test_two_shares_and_a_front_serve_one_hall(tmp_path: Path) -> None:
             status, _, body = request(hall.port, "GET", "/boards/4/api/state",
                                       headers={"Authorization": "Bearer nope"})
             assert status == 401  # the share checks the token (the front forwards it)
+            # a second process of share 0 on the same state directory: refused, one line
+            again = subprocess.run([sys.executable, "-m", "pi.cli", *hall.shares[0].args,
+                                    "--http", f"127.0.0.1:{free_port()}"], cwd=ROOT,
+                                   capture_output=True, text=True, timeout=60)
+            assert again.returncode == 2 and "share 0/2 is already running" in again.stderr
+            assert "Traceback" not in again.stderr
             # each share holds its own boards only (its own subscriptions)
             for k, mine in enumerate((["4"], ["3"])):
                 status, _, body = request(hall.ports[k], "GET", "/api/hall")
