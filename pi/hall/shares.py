@@ -7,7 +7,8 @@ wildcard), under its own MQTT client id (:func:`share_client_id`; with ``hub ini
 its own broker user ``hub-share-K``), keeps its boards' replicas (a state directory shared by
 every share holds each board's once: replicas are per board) and its own files — the pairings
 and the round started last of its boards — in ``DIR/shares/K/``. Everything else is the hub's,
-unchanged: N = 1 is plain ``damiera hub``.
+unchanged: N = 1 is plain ``damiera hub``. A share claims its place first
+(:func:`claim_share`): one process per share, one number of shares per state directory.
 
 The **front** (``pi.hall.front``) is the hall's one address: the hall page, the console, the round
 feeds and the results over every share, and each board's pages forwarded to the share owning it.
