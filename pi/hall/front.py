@@ -58,6 +58,7 @@ from pi.hall.rounds import ROUND_FILE, Pairings, parse_pairings, results_csv, ro
 from pi.hall.shares import MAX_SHARES, share_of
 from pi.web.feeds import encode, serve_sse
 from pi.web.httputil import conditional, http
+from pi.web.i18n import catalog_response, page_response
 from pi.web.server import STATIC, ArbiterSite
 
 log = logging.getLogger(__name__)
@@ -364,6 +365,7 @@ class Front(ArbiterSite):
         r.add_get("/arbiter", self._hall_file("hall-arbiter.html"))
         r.add_get("/static/{name}", self.static)
         r.add_get("/hall/{name}", self.hall_static)
+        r.add_get("/i18n/{lang}.json", catalog_response)
         r.add_get("/api/whoami", self.whoami)
         r.add_post("/api/login", self.login)
         r.add_post("/api/logout", self.logout)
@@ -388,7 +390,7 @@ class Front(ArbiterSite):
         async def page(request: web.Request) -> web.StreamResponse:
             if not (HALL_STATIC / name).is_file():
                 raise http(404, f"{name} is not installed")
-            return web.FileResponse(HALL_STATIC / name, headers={"Cache-Control": "no-cache"})
+            return page_response(request, HALL_STATIC / name)  # in the viewer's language
         return page
 
     async def hall_static(self, request: web.Request) -> web.StreamResponse:

@@ -1,5 +1,6 @@
-"""docs/incoming-i19-shards.md's recipe, a hall as two hub processes and a front, run as written:
-the commands are read from its sh block (not copied here) and run in order in an empty folder
+"""docs/incoming-i19-shards.md's recipe ("## A hall as two processes on one PC"), a hall as two
+hub processes and a front, run as written: the commands are read from its sh block
+(tests/doc_blocks.py, not copied here) and run in order in an empty folder
 (``pi`` linked in, for the sample trace): ``hub init --shares 2`` (TLS, the real users and ACL),
 the broker, two shares, the front, the pairings and "start round 1" through the front, two
 simulated boards playing the sample game, the results and the round feed from the front.
@@ -25,6 +26,8 @@ import pytest
 from broker import Broker, free_port
 from hub_rig import ROOT
 
+from tests.doc_blocks import blocks
+
 DOC = ROOT / "docs" / "incoming-i19-shards.md"
 HEADING = "## A hall as two processes on one PC"
 PORTS = ("8883", "8090", "8091", "8092")
@@ -33,12 +36,9 @@ pytestmark = pytest.mark.slow  # a round played: some 20-30 s
 
 
 def recipe() -> list[str]:
-    text = DOC.read_text(encoding="utf-8")
-    section = text[text.index(HEADING):]
-    section = section[:section.index("\n## ", 1)]
-    block = re.findall(r"```sh\n(.*?)```", section, re.S)
-    assert len(block) == 1
-    return [line for line in block[0].splitlines() if line.strip()]
+    found = [b for b in blocks(DOC) if b.heading == HEADING and b.info == "sh"]
+    assert len(found) == 1, f"{DOC.name}: one sh block under {HEADING!r}"
+    return list(found[0].commands)
 
 
 def test_the_recipe_starts_shares_and_a_front() -> None:
