@@ -60,7 +60,7 @@ BLOCKS_ELSEWHERE: dict[tuple[str, str], str] = {
     # on a copy of the sources: run here, it would rewrite the committed catalogs
     ("docs/languages.md", "## Adding or changing a message"): "tests/i18n/test_make_catalogs.py",
     # the hub as two processes: the shares' addresses in --shares change with their ports too
-    ("docs/incoming-i19-shards.md", "## A hall as two processes on one PC"):
+    ("docs/organiser-shares.md", "## A hall as two processes on one PC"):
         "tests/hall/test_doc_shares.py",
 }
 

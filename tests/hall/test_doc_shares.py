@@ -1,4 +1,4 @@
-"""docs/incoming-i19-shards.md's recipe ("## A hall as two processes on one PC"), a hall as two
+"""docs/organiser-shares.md's recipe ("## A hall as two processes on one PC"), a hall as two
 hub processes and a front, run as written: the commands are read from its sh block
 (tests/doc_blocks.py, not copied here) and run in order in an empty folder
 (``pi`` linked in, for the sample trace): ``hub init --shares 2`` (TLS, the real users and ACL),
@@ -28,7 +28,7 @@ from hub_rig import ROOT
 
 from tests.doc_blocks import blocks
 
-DOC = ROOT / "docs" / "incoming-i19-shards.md"
+DOC = ROOT / "docs" / "organiser-shares.md"
 HEADING = "## A hall as two processes on one PC"
 PORTS = ("8883", "8090", "8091", "8092")
 
