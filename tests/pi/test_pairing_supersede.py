@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from engine.board import Board
 from engine.events import ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
@@ -188,3 +189,64 @@ def test_with_write_behind_the_old_games_lines_leave_before_the_new_game(rig) ->
     got = [(f.record.get("type"), f.line) for f in published[mark:]]
     assert got == [("arbiter", 3), ("end", 4), ("start", 1), ("snapshot", 2)]
     assert state.game(early).finished_info() == {"result": "*"}
+
+
+# ---------------------------------------------------------------------- the invariant
+
+_SQUARES = sorted(INITIAL, key=square_sort_key)[:6] + ["d5", "e4"]
+_INPUTS = st.one_of(
+    st.tuples(st.just("lift"), st.sampled_from(_SQUARES)),
+    st.tuples(st.just("place"), st.sampled_from(_SQUARES)),
+    st.tuples(st.just("button"), st.sampled_from(["clock", "accomodo", "draw_offer"]),
+              st.sampled_from(["white", "black"])),
+    st.tuples(st.just("arbiter"), st.sampled_from(["start_clock", "stop_clock", "note"])),
+    st.tuples(st.just("snapshot")),
+)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(inputs=st.lists(_INPUTS, max_size=4), clock_start=st.booleans())
+def test_a_pairing_supersedes_exactly_the_games_with_nothing_past_the_set_up(
+        tmp_path_factory: pytest.TempPathFactory, inputs: list[tuple[str, ...]],
+        clock_start: bool) -> None:
+    """Whatever happened after the set-up: the pairing voids the game if and only if its
+    journal holds nothing but its start line and snapshots of the set-up (and the board stands
+    set up); otherwise the game and its journal are left exactly as they were."""
+    clock = FakeClock(1000.0)
+    time = GameTime(clock, epoch=900.0)
+    with StateDir.open(tmp_path_factory.mktemp("state")) as state:
+        c = BoardController(Config(time_control="600",
+                                   clock_start="arbiter" if clock_start else None),
+                            state, time, wall=lambda: None)
+        c.handle(SnapshotTaken(time.stamp(), INITIAL))
+        for item in inputs:
+            clock.advance(0.5)
+            if item[0] == "lift":
+                c.handle(PieceLifted(time.stamp(), item[1]))
+            elif item[0] == "place":
+                c.handle(PiecePlaced(time.stamp(), item[1]))
+            elif item[0] == "button":
+                c.handle(ButtonPressed(time.stamp(), item[1], item[2]))
+            elif item[0] == "arbiter":
+                c.handle(ArbiterActed(time.stamp(), item[1], None,
+                                      "x" if item[1] == "note" else None))
+            else:
+                c.handle(SnapshotTaken(time.stamp(), c.occupied))
+        if c.phase != Phase.PLAYING or c.session is None:
+            return  # over (a flag fell, a result): a pairing waits for the next game
+        game = c.session.id
+        before = c.session.trace.read_bytes()
+        lines = _lines(c.session.trace)
+        untouched = all(x["type"] == "snapshot" for x in lines[1:]) \
+            and not c.session.arbiter.flags and c.occupied == INITIAL
+        c.set_pairing(ROUND2, "r2")
+        if untouched:
+            assert c.session.id != game and c.session.start_line["round"] == "2"
+            after = _lines(state.game(game).trace)
+            assert after[:len(lines)] == lines and superseded(after[1:])
+            assert [x["type"] for x in after[len(lines):]] == ["arbiter", "end"]
+            assert state.game(game).finished_info() == {"result": "*"}
+        else:
+            assert c.session.id == game and c.session.trace.read_bytes() == before
+            assert not state.game(game).is_finished()
