@@ -150,7 +150,8 @@ python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
 # Packages built from source on the Pi (PyPI has no wheel for it): RPi.GPIO, and on 32-bit
 # Raspberry Pi OS also Pillow (which needs the JPEG and zlib headers).
 FROM_SOURCE=rpi-gpio
-APT_PACKAGES=(python3-venv python3-dev gcc i2c-tools)
+# espeak-ng: the board's voice ([speech] in damiera.toml; off unless turned on there).
+APT_PACKAGES=(python3-venv python3-dev gcc i2c-tools espeak-ng)
 # 32-bit Raspberry Pi OS may run a 64-bit kernel (uname says aarch64): ask Python.
 if [[ "$(python3 -c 'import struct; print(struct.calcsize("P") * 8)')" == 32 ]]; then
     FROM_SOURCE=rpi-gpio,pillow

@@ -51,6 +51,14 @@ RUN_ELSEWHERE: dict[str, str] = {
 BLOCKS_ELSEWHERE: dict[tuple[str, str], str] = {
     ("docs/organiser.md", "## A round, step by step, on one PC"):
         "tests/hall/test_readme_hall_recipe.py",
+    # a game's report: the board's block against a daemon with a game, the hub's against a hub
+    ("docs/arbiter-report.md", "## From the command line"): "tests/web/test_report_endpoint.py",
+    ("docs/arbiter-report.md", "## From the web"): "tests/hall/test_hub_report.py",
+    # the voice: with ALSA pointed at no device, so a PC with audio hears what one without does
+    ("docs/speech.md", "## On a PC: `make run` with speech"): "tests/pi/test_speech_docs.py",
+    ("docs/languages.md", "## Choosing the language"): "tests/i18n/test_incoming_doc.py",
+    # on a copy of the sources: run here, it would rewrite the committed catalogs
+    ("docs/languages.md", "## Adding or changing a message"): "tests/i18n/test_make_catalogs.py",
 }
 
 #: The Raspberry Pi's commands (```sh pi, in docs/board-builder.md only), not run on a PC, and

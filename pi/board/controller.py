@@ -58,6 +58,7 @@ from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
 from engine.trace import CLOCK_START_ARBITER
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
+from engine.i18n import N_
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
                            TraceEnded)
 from engine.squares import square_mirror, square_sort_key
@@ -71,6 +72,7 @@ from pi.board.notify import Notifier
 from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, JournalError,
                              JournalWriteError)
 from pi.board.session import GameSession, refresh_game_files
+from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
 from pi.board.supersede import pairing_differs, superseded_note, why_touched
 from pi.board.view import PAIRING_FIELDS, Phase
@@ -177,6 +179,9 @@ class BoardController:
     #: What the start-up probe found wrong with the board (``pi.drivers.bringup``): shown on
     #: the screen's message line, before anything else, until the first game begins.
     notice: str = ""
+    #: The board's voice (``[speech]``, ``pi.board.speech``): told every decision and every
+    #: clock reading, on this thread; it only queues what it says. None: silent.
+    speech: BoardSpeech | None = None
 
     phase: Phase = Phase.SETUP
     session: GameSession | None = None
@@ -227,7 +232,7 @@ class BoardController:
         except JournalDamagedError as exc:
             game.mark_finished(None, abandoned=str(exc))
             log.error("%s; game %s abandoned, a new game starts at the next set-up", exc, game.id)
-            self._message = f"journal damaged: game {game.id} kept, new game"
+            self._message = N_("journal damaged: game {game} kept, new game").format(game=game.id)
             return self._set_status(f"game {game.id}: journal damaged, kept as it is")
         except JournalError as exc:
             log.error("%s", exc)
@@ -303,7 +308,7 @@ class BoardController:
         for answer in list(self._acting):
             if not answer.done():
                 answer.set_exception(ActionRefused("the board is stopping"))
-        self._message = "stopped"
+        self._message = N_("stopped")
         self._set_status("stopped")
         self._refresh(force=True)
 
@@ -589,13 +594,15 @@ class BoardController:
     # ------------------------------------------------------------------ decisions
 
     def _decided(self, decisions: Iterable[Decision]) -> None:
+        decisions = tuple(decisions)
         for d in decisions:
             if isinstance(d, FlagRaised):
                 f = d.flag
                 log.info("flag %s %s (%s): %s", f.code, f.status, f.kind, f.text)
                 if f.kind == "irregularity" and f.status == "pending":
                     opponent = "?" if f.side is None else f.side.opponent.label
-                    self._message = f"{f.code} {f.text}; {opponent}: correct or accept"
+                    self._message = N_("{code} {text}; {side}: correct or accept").format(
+                        code=f.code, text=f.text, side=opponent)
                     self._beep("flag")
                 elif f.code != "BOARD":
                     self._message = f"{f.code} {f.text}"
@@ -608,7 +615,8 @@ class BoardController:
             elif isinstance(d, MoveRetracted):
                 log.info("move %d retracted (%s)", d.ply, d.article)
             elif isinstance(d, BoardToFix):
-                self._message = "" if d.cleared else " ".join(["put right:", *self._labels(d.squares)])
+                self._message = "" if d.cleared else N_("put right: {squares}").format(
+                    squares=" ".join(self._labels(d.squares)))
             elif isinstance(d, GameEnded):
                 log.info("result %s: %s (%s)", d.result, d.reason, d.article)
                 self.phase = Phase.OVER
@@ -617,6 +625,8 @@ class BoardController:
                 self._message = f"{d.result} {d.reason}"
                 self._beep("end")
                 self._set_status(f"game over {d.result} ({d.reason})")
+        if self.speech is not None:
+            self.speech.decided(decisions)
 
     def _labels(self, squares: Iterable[str]) -> list[str]:
         """Squares as the screen and the pages name them: the variant's official number of a dark
@@ -688,7 +698,8 @@ class BoardController:
         message = self._message
         failure = self.files_failure()
         if failure is not None:  # the screen's words: the game is known, the reason matters
-            failure = "record not written: " + failure.rsplit("not written: ", 1)[-1]
+            failure = N_("record not written: {reason}").format(
+                reason=failure.rsplit("not written: ", 1)[-1])
             if not message:
                 message = failure
         if self.faults:
@@ -699,12 +710,13 @@ class BoardController:
             # the result stays on the screen until the pieces are moved off the final position
             view = getattr(self, "_setup_view", _SetupView())
             if view.turned:
-                message = "IT 7.2 board turned the wrong way"
+                message = "IT 7.2 " + N_("board turned the wrong way")
             elif view.missing or view.extra:
-                message = " ".join(["set up:", *(f"+{s}" for s in self._labels(view.missing)),
-                                     *(f"-{s}" for s in self._labels(view.extra))])
+                message = N_("set up: {squares}").format(squares=" ".join(
+                    [*(f"+{s}" for s in self._labels(view.missing)),
+                     *(f"-{s}" for s in self._labels(view.extra))]))
             elif not self.faults:
-                message = "set up the pieces"
+                message = N_("set up the pieces")
             if self.notice:
                 message = self.notice
             return DisplayState(message=message[:80], side_to_move="-", move_number=0,
@@ -727,6 +739,8 @@ class BoardController:
         if self.session is not None and state.clock is not None:
             for cue in self._cues.update(state.clock):
                 self._cue(cue)
+            if self.speech is not None:
+                self.speech.clock(state.clock, self.session.id)
         drawn = _drawn(state)
         if self.screen is None or (drawn == self._shown and not force):
             return  # the reading's time changed, not what the screen shows: no frame

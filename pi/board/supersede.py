@@ -14,7 +14,7 @@ The note is the mark everyone reads: the board's ``report.json`` lists it as a f
 tells a superseded game from its replica (byte-equal to the journal) by the same walk
 (:func:`superseded`): a void game, never a game of a round (``pi.hall.rounds``).
 
-Pure functions on journal lines and the arbiter's read side; stdlib and ``pi.board.view`` only.
+Pure functions on journal lines and the arbiter's read side.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from engine.i18n import N_
 from pi.board.view import PAIRING_FIELDS, ArbiterState
 
 __all__ = ["SUPERSEDED_NOTE", "superseded_note", "first_touch", "superseded", "why_touched",
@@ -29,7 +30,7 @@ __all__ = ["SUPERSEDED_NOTE", "superseded_note", "first_touch", "superseded", "w
 
 #: The arbiter ``note`` a board journals when a pairing supersedes its untouched game (fixed:
 #: the hub and anyone reading a journal recognise the void game by it).
-SUPERSEDED_NOTE = "void: superseded by the hall's pairing before play began"
+SUPERSEDED_NOTE = N_("void: superseded by the hall's pairing before play began")
 
 
 def superseded_note(t: float) -> dict[str, Any]:
@@ -56,27 +57,27 @@ def superseded(lines: Iterable[Mapping[str, Any]]) -> bool:
             and first.get("action") == "note" and first.get("text") == SUPERSEDED_NOTE)
 
 
-_TOUCHES = {"lift": "a piece was lifted", "place": "a piece was placed",
-            "button": "a player's control was pressed", "arbiter": "the arbiter acted",
-            "fault": "a sensor fault", "fault_cleared": "a sensor fault",
-            "restart": "the board restarted", "end": "the game ended"}
+_TOUCHES = {"lift": N_("a piece was lifted"), "place": N_("a piece was placed"),
+            "button": N_("a player's control was pressed"), "arbiter": N_("the arbiter acted"),
+            "fault": N_("a sensor fault"), "fault_cleared": N_("a sensor fault"),
+            "restart": N_("the board restarted"), "end": N_("the game ended")}
 
 
 def why_touched(arbiter: ArbiterState, first: Mapping[str, Any] | None) -> str | None:
-    """Why a game in play is no longer untouched (one short phrase), None when it is: no move
+    """Why a game in play is no longer untouched (one short phrase, English, marked for the
+    reader's translation), None when it is: no move
     committed, nothing flagged, and ``first`` (:func:`first_touch` of its journal) None — so no
     piece lifted since the set-up, and its clock started by nobody: the arbiter's
     ``start_clock`` and a player's press each have their line (a clock that runs since the
     set-up's snapshot, in a game whose start line does not wait for the arbiter, was started
     by the game itself at its first event, COMP 4.4.2, not by anyone)."""
-    game = arbiter.game
-    if game.moves:
-        return f"{len(game.moves)} move(s) played"
+    if arbiter.game.moves:
+        return N_("a move was played")
     if arbiter.flags:
-        return f"{arbiter.flags[0].code} flagged"
+        return N_("{code} flagged").format(code=arbiter.flags[0].code)
     if first is not None:
         kind = str(first.get("type"))
-        return _TOUCHES.get(kind, f"a {kind[:20]} line")
+        return _TOUCHES.get(kind) or N_("a {kind} line").format(kind=kind[:20])
     return None
 
 

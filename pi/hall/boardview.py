@@ -29,13 +29,14 @@ from engine.errors import TraceError
 from engine.replay import ContainArbiter, Replay, Report, Verdict
 from engine.variants import Variant, find_variant
 from pi.board.config import Config
+from pi.board.report import game_report
 from pi.board.supersede import first_touch, superseded
 from engine.replay import Fed
 from pi.board.view import BoardView, Phase
 from pi.hall.replica import GameReplica, game_order
 from pi.web.auth import Throttle
 from pi.web.httputil import check_action, http, json_body
-from pi.web.server import WebServer
+from pi.web.server import WebServer, report_pdf_response
 from pi.web.views import PublicSnapshot
 
 log = logging.getLogger(__name__)
@@ -443,8 +444,12 @@ class ReplicaServer(WebServer):
         await self.require_arbiter(request)
         game_id, name = request.match_info["id"], request.match_info["file"]
         g = self.replica.replica_games.get(game_id)
-        if g is None or name not in ("game.pdn", "report.json", "trace.jsonl"):
+        if g is None or name not in ("game.pdn", "report.json", "trace.jsonl", "report.pdf"):
             raise http(404, "no such game or file")
+        if name == "report.pdf":  # from the replica's whole lines, as held
+            lines = list(g.lines)
+            return await report_pdf_response(request, lambda: game_report(
+                game_id, "".join(t + "\n" for t in lines).encode("utf-8")))
         if name == "trace.jsonl":  # the replica's whole lines, as held
             data = "".join(t + "\n" for t in g.lines).encode("utf-8")
             return web.Response(body=data, content_type="application/jsonl", charset="utf-8")

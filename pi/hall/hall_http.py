@@ -29,6 +29,7 @@ from pi.hall.rounds import (game_feed, pairing_command, parse_pairings, results,
 from pi.board.view import Phase
 from pi.web.feeds import PING, Socket, encode, serve_sse
 from pi.web.httputil import conditional, http
+from pi.web.i18n import catalog_response, page_response
 from pi.web.server import STATIC, ArbiterSite
 from pi.web.views import clock_dict
 
@@ -303,6 +304,7 @@ class HallServer(ArbiterSite):
         r.add_get("/arbiter", self._hall_page("hall-arbiter.html"))
         r.add_get("/static/{name}", self.static)
         r.add_get("/hall/{name}", self.hall_static)
+        r.add_get("/i18n/{lang}.json", catalog_response)
         r.add_get("/api/whoami", self.hall_whoami)
         r.add_post("/api/login", self.login)
         r.add_post("/api/logout", self.logout)
@@ -357,7 +359,7 @@ class HallServer(ArbiterSite):
         async def page(request: web.Request) -> web.StreamResponse:
             if not (HALL_STATIC / name).is_file():
                 raise http(404, f"{name} is not installed")
-            return web.FileResponse(HALL_STATIC / name, headers={"Cache-Control": "no-cache"})
+            return page_response(request, HALL_STATIC / name)  # in the viewer's language
         return page
 
     async def hall_static(self, request: web.Request) -> web.StreamResponse:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.articles import code as article_code
 from engine.board import Board
+from engine.i18n import N_
 from engine.pdn import record_tags
 from engine.variants import Variant, find_variant
 from pi.board.statedir import atomic_write
@@ -180,43 +181,47 @@ class RoundStart:
         def out(state: str, why: str = "") -> dict[str, Any]:
             return {"game_id": game_id, "state": state, "why": why}
         if ours and s is not None and view.phase == Phase.OVER:
-            return out("over", f"game over: {s.arbiter.game.result}")
+            return out("over", N_("game over: {result}").format(result=s.arbiter.game.result))
         if not view.online:
-            return out("not_ready", "offline: the board is not connected")
+            return out("not_ready", N_("offline: the board is not connected"))
         pending = self.hub.pairing_out.get(board)
         if pending is not None and pending[1].get("round") == rnd:
-            return out("not_ready", "its pairing is sent, the board has not taken it yet")
+            return out("not_ready", N_("its pairing is sent, the board has not taken it yet"))
         refused = self.hub.pairing_refused.get(board)
         if refused is not None:
-            return out("not_ready", f"the board refused its pairing: {refused}")
+            return out("not_ready", N_("the board refused its pairing: {why}").format(why=refused))
         if view.faults:
             first = next(iter(view.faults.values()))
-            return out("not_ready", f"sensor fault: {first.message or first.kind}")
+            return out("not_ready", N_("sensor fault: {what}").format(
+                what=first.message or first.kind))
         if not ours or s is None:
             st = view.retained or {}
             message = str(st.get("message") or "").strip()
             if s is not None and view.phase == Phase.PLAYING:
                 # pi.board.supersede: an untouched game gives way to the pairing's at once; a
                 # touched one keeps its start line until it ends
-                was = f"a game of round {s.start_line.get('round') or '?'}"
+                was = s.start_line.get("round") or "?"
                 touched = why_touched(s.arbiter, view.touch_of(s.replica))
                 if touched is None:
-                    return out("not_ready", f"{was} begun before the pairing, untouched: the "
-                                            f"board replaces it with round {rnd}'s game")
-                return out("not_ready", f"{was} is still in play ({touched}): it keeps its "
-                                        f"start line; round {rnd}'s game begins when it has "
-                                        "ended and the pieces are set up again")
+                    return out("not_ready", N_(
+                        "a game of round {round} begun before the pairing, untouched: the "
+                        "board replaces it with round {new}'s game").format(round=was, new=rnd))
+                return out("not_ready", N_(
+                    "a game of round {round} is still in play ({why}): it keeps its start "
+                    "line; round {new}'s game begins when it has ended and the pieces are set "
+                    "up again").format(round=was, why=touched, new=rnd))
             # IT 7.1, 7.2: the board begins the game once the pieces stand right
-            return out("not_ready", "not set up (IT 7.1, 7.2)" + (f": {message}" if message
-                                                                  else ""))
+            return out("not_ready", N_("not set up (IT 7.1, 7.2): {message}").format(
+                message=message) if message else N_("not set up (IT 7.1, 7.2)"))
         setup = {article_code(s.variant, k) for k in ("setup", "orientation", "light_square")}
         flag = next((f for f in s.arbiter.flags if f.status == "pending" and f.code in setup),
                     None)
         if flag is not None:
-            return out("not_ready", f"{flag.code} pending: {flag.text}")
+            return out("not_ready", N_("{code} pending: {text}").format(code=flag.code,
+                                                                         text=flag.text))
         clock = clock_dict(view)
         if clock is None:
-            return out("started", "no clock on this board")
+            return out("started", N_("no clock on this board"))
         if clock.get("state") == "ready":
             return out("ready")
         return out("started")

@@ -268,7 +268,8 @@ def test_install_script_dry_run_does_what_the_readme_says() -> None:
     src = str(ROOT)
     expected_in_order = [
         "apt-get update",
-        "apt-get install -y --no-install-recommends python3-venv python3-dev gcc i2c-tools",
+        "apt-get install -y --no-install-recommends python3-venv python3-dev gcc i2c-tools "
+        "espeak-ng",
         "python3 -m venv --clear /opt/damiera/venv",
         "install -d -m 0755 /etc/damiera",
         f"install -m 0644 {src}/systemd/damiera.service /etc/systemd/system/damiera.service",
