@@ -396,6 +396,11 @@ class BoardController:
             return
         for line in (superseded_note(self.now()), {"type": "end"}):
             self._publish(session.journal_line(line))
+        try:
+            session.journal.sync()  # the marker never ahead of the journal
+        except JournalWriteError as exc:
+            log.error("game %s not superseded: %s", session.id, exc)
+            return  # the journal failed: its JournalFailed stops the daemon
         session.close()
         session.game.mark_finished("*")
         self._release()  # its last lines leave the board before the new game's first

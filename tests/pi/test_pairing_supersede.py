@@ -250,3 +250,39 @@ def test_a_pairing_supersedes_exactly_the_games_with_nothing_past_the_set_up(
         else:
             assert c.session.id == game and c.session.trace.read_bytes() == before
             assert not state.game(game).is_finished()
+
+
+def test_a_journal_that_fails_while_superseding_marks_nothing_and_stops_the_board(
+        rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The disk fails as the note and the end are written (write-behind): the game is not
+    marked finished (the marker never ahead of its journal), no new game begins, nothing of
+    the lost lines leaves the board, and the board stops (the daemon resumes from the disk)."""
+    import errno
+    import os
+
+    from pi.board.controller import JournalFailed
+    from pi.board.errors import JournalWriteError
+    c, clock, time, published, state = rig
+    posted: list[Any] = []
+    c.post = posted.append
+    early = _set_up_after_round_1(c, clock, time)
+    assert c.session is not None
+    c.session.flush()
+    while posted:
+        c.handle(posted.pop(0))
+    mark = len(published)
+
+    def failing(fd: int) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", failing)
+    c.set_pairing(ROUND2, "r2")
+    assert c.session.id == early and not state.game(early).is_finished()
+    assert len(state.game_dirs()) == 2 and published[mark:] == []
+    with pytest.raises(JournalWriteError):
+        for item in [p for p in posted if isinstance(p, JournalFailed)]:
+            c.handle(item)
+    monkeypatch.setattr(os, "fsync", real)
+    c.stop()
+    assert published[mark:] == [] and not state.game(early).is_finished()
