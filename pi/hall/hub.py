@@ -583,7 +583,7 @@ class Hub:
             "variant": None, "size": None, "fen": None, "moves": 0, "last_move": None,
             "clock": None, "result": "*", "pending_flags": 0,
             "sensor_faults": len(view.faults), "lines": 0, "missing": self.missing(board)}
-        if s is None:
+        if s is None or view.superseded(s.replica):  # void: no game of a round
             return out
         line = s.start_line
         game = s.arbiter.game

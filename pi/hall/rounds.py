@@ -30,6 +30,7 @@ from engine.i18n import N_
 from engine.pdn import record_tags
 from engine.variants import Variant, find_variant
 from pi.board.statedir import atomic_write
+from pi.board.supersede import why_touched
 from pi.board.view import Phase
 from pi.hall.boardview import GameInfo, ReplicaServer, ReplicatedBoard
 from pi.hall.errors import PairingError
@@ -197,8 +198,18 @@ class RoundStart:
             st = view.retained or {}
             message = str(st.get("message") or "").strip()
             if s is not None and view.phase == Phase.PLAYING:
-                return out("not_ready", N_("a game of round {round} is still in play").format(
-                    round=s.start_line.get("round") or "?"))
+                # pi.board.supersede: an untouched game gives way to the pairing's at once; a
+                # touched one keeps its start line until it ends
+                was = s.start_line.get("round") or "?"
+                touched = why_touched(s.arbiter, view.touch_of(s.replica))
+                if touched is None:
+                    return out("not_ready", N_(
+                        "a game of round {round} begun before the pairing, untouched: the "
+                        "board replaces it with round {new}'s game").format(round=was, new=rnd))
+                return out("not_ready", N_(
+                    "a game of round {round} is still in play ({why}): it keeps its start "
+                    "line; round {new}'s game begins when it has ended and the pieces are set "
+                    "up again").format(round=was, why=touched, new=rnd))
             # IT 7.1, 7.2: the board begins the game once the pieces stand right
             return out("not_ready", N_("not set up (IT 7.1, 7.2): {message}").format(
                 message=message) if message else N_("not set up (IT 7.1, 7.2)"))
@@ -355,11 +366,12 @@ def game_feed(view: ReplicatedBoard, ws: ReplicaServer, g: GameReplica | None, r
 
 
 def round_games(views: Mapping[str, ReplicatedBoard], rnd: str) -> dict[str, GameReplica]:
-    """Per board, its newest game of round ``rnd``."""
+    """Per board, its newest game of round ``rnd`` (a game superseded by a pairing before
+    play is no game of a round: ``pi.board.supersede``)."""
     out = {}
     for board, view in views.items():
         for g in reversed(view.games()):
-            if str(view.start_of(g).get("round")) == rnd:
+            if str(view.start_of(g).get("round")) == rnd and not view.superseded(g):
                 out[board] = g
                 break
     return out
@@ -388,7 +400,7 @@ def results(hub: Hub, arbiter_view: bool) -> list[dict[str, Any]]:
     for board, view in hub.views.items():
         for g in view.games():
             rnd = view.start_of(g).get("round")
-            if rnd is not None:
+            if rnd is not None and not view.superseded(g):
                 keys.add((str(rnd), board))
     out = []
     for rnd, board in sorted(keys, key=lambda k: (k[0], board_key(k[1]))):
