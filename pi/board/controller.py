@@ -44,6 +44,7 @@ and every input as it enters the session); deadlines go the other way
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time as _time
 from collections import deque
@@ -74,7 +75,8 @@ from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, Jou
 from pi.board.session import GameSession, refresh_game_files
 from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
-from pi.board.supersede import pairing_differs, superseded_note, why_touched
+from pi.board.supersede import (first_touch, pairing_differs, superseded_note, touches,
+                                waits_for_arbiter, why_touched)
 from pi.board.view import PAIRING_FIELDS, Phase
 from pi.drivers.timebase import GameTime
 
@@ -239,7 +241,8 @@ class BoardController:
             raise
         self.session = session
         self._decided_line = session.line  # what happened before the restart is not known here
-        self._first_touch = {"type": "restart"}  # its restart line, at least
+        self._first_touch = first_touch(_journal_records(session), waits_for_arbiter(
+            session.start_line))  # pi.board.supersede: what touched it before the restart
         self._offset = self.time.stamp() - session.last_t
         if session.finished:
             self.phase = Phase.OVER
@@ -389,7 +392,8 @@ class BoardController:
             return
         if not pairing_differs(session.start_line, self.config.start_line()):
             return  # the pairing's own game (a pairing sent again)
-        why = why_touched(session.arbiter, self._first_touch)
+        why = why_touched(session.arbiter, self._first_touch,
+                          waits_for_arbiter(session.start_line))
         if why is not None:
             log.info("pairing: game %s keeps its start line (%s); the next game takes the "
                      "pairing", session.id, why)
@@ -656,9 +660,10 @@ class BoardController:
             self._decided_line = fed.line
         if fed.line == 1:
             self._first_touch = None
-        elif self._first_touch is None and fed.record.get("type") != "snapshot":
-            self._first_touch = fed.record  # pi.board.supersede: the game is touched
         assert self.session is not None
+        if self._first_touch is None and fed.line > 1 and touches(
+                fed.record, waits_for_arbiter(self.session.start_line)):
+            self._first_touch = fed.record  # pi.board.supersede: the game is touched
         self._held.append((self.session, fed, None))
         self._release()
 
@@ -782,6 +787,19 @@ class BoardController:
         self.status = text
         log.info("%s", text)
         return text
+
+
+def _journal_records(session: GameSession) -> list[Mapping[str, Any]]:
+    """A resumed game's journal lines from line 2 on (one that cannot be read: an unknown line,
+    which touches the game)."""
+    out: list[Mapping[str, Any]] = []
+    for text in session.trace.read_text(encoding="utf-8").splitlines()[1:]:
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            obj = None
+        out.append(obj if isinstance(obj, dict) else {"type": "?"})
+    return out
 
 
 def _drawn(state: DisplayState) -> tuple[Any, ...]:

@@ -30,7 +30,7 @@ from engine.replay import ContainArbiter, Replay, Report, Verdict
 from engine.variants import Variant, find_variant
 from pi.board.config import Config
 from pi.board.report import game_report
-from pi.board.supersede import first_touch, superseded
+from pi.board.supersede import first_touch, superseded, waits_for_arbiter
 from engine.replay import Fed
 from pi.board.view import BoardView, Phase
 from pi.hall.replica import GameReplica, game_order
@@ -339,11 +339,13 @@ class BoardReplica:
         return cached
 
     def touch_of(self, g: GameReplica) -> Mapping[str, Any] | None:
-        """Game ``g``'s first line past its start and set-up snapshots, None while it holds
-        none (read once found; a line that cannot be read counts as a touch)."""
+        """Game ``g``'s first line that touched it (``pi.board.supersede.first_touch``), None
+        while it holds none (read once found; a line that cannot be read counts as a touch)."""
         found = self._touches.get(g.id)
         if found is None:
-            found = first_touch(_records(itertools.islice(g.lines, 1, None)))
+            start = next(_records(itertools.islice(g.lines, 0, 1)), {})
+            found = first_touch(_records(itertools.islice(g.lines, 1, None)),
+                                waits_for_arbiter(start))
             if found is not None:
                 self._touches[g.id] = found
         return found

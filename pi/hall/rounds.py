@@ -30,7 +30,7 @@ from engine.i18n import N_
 from engine.pdn import record_tags
 from engine.variants import Variant, find_variant
 from pi.board.statedir import atomic_write
-from pi.board.supersede import why_touched
+from pi.board.supersede import waits_for_arbiter, why_touched
 from pi.board.view import Phase
 from pi.hall.boardview import GameInfo, ReplicaServer, ReplicatedBoard
 from pi.hall.errors import PairingError
@@ -201,7 +201,8 @@ class RoundStart:
                 # pi.board.supersede: an untouched game gives way to the pairing's at once; a
                 # touched one keeps its start line until it ends
                 was = s.start_line.get("round") or "?"
-                touched = why_touched(s.arbiter, view.touch_of(s.replica))
+                touched = why_touched(s.arbiter, view.touch_of(s.replica),
+                                      waits_for_arbiter(s.start_line))
                 if touched is None:
                     return out("not_ready", N_(
                         "a game of round {round} begun before the pairing, untouched: the "

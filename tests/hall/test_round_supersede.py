@@ -110,11 +110,16 @@ def test_boards_set_up_before_the_round_begin_its_games_when_it_starts(tmp_path:
         b8.sim_action({"action": "adjudicate", "result": "0-1"})
         early7, early8 = _set_up_again(b7), _set_up_again(b8)
         assert _start(b7)["round"] == "1" and _start(b8)["round"] == "1"  # the pairing in force
-        # on board 8 a player lifts a piece and puts it back before the round: touched
-        b8.json("POST", "/api/sim/lift", {"square": "d3"}, token=b8.token)
+        # on board 7 a player straightens a piece before the round (lifted, put back): no play
+        # before the arbiter's start (COMP 4.4.2); on board 8 a player presses his clock:
+        # touched
+        b7.json("POST", "/api/sim/lift", {"square": "d3"}, token=b7.token)
         time.sleep(0.2)
-        b8.json("POST", "/api/sim/place", {"square": "d3"}, token=b8.token)
-        wait(lambda: any(json.loads(x)["type"] == "place" for x in b8.lines_on_disk()), 10,
+        b7.json("POST", "/api/sim/place", {"square": "d3"}, token=b7.token)
+        b8.json("POST", "/api/sim/button", {"name": "clock", "side": "white"}, token=b8.token)
+        wait(lambda: any(json.loads(x)["type"] == "place" for x in b7.lines_on_disk()), 10,
+             "board 7's straightening journaled")
+        wait(lambda: any(json.loads(x)["type"] == "button" for x in b8.lines_on_disk()), 10,
              "board 8's touch journaled")
 
         status, got = hub.json("POST", "/api/rounds/2/start", token=hub.token)
@@ -131,7 +136,7 @@ def test_boards_set_up_before_the_round_begin_its_games_when_it_starts(tmp_path:
         assert _lines(b7, early7)[-2]["text"] == SUPERSEDED_NOTE
         b7.wait(lambda s: s["clock"]["state"] == "running" and s["clock"]["running"] == "white")
         # board 8, touched: its game keeps round 1's start line; the table says why
-        wait(lambda: b8.link.game == early8 and "lifted" in _table(hub, "2")["8"]["why"], 15,
+        wait(lambda: b8.link.game == early8 and "control" in _table(hub, "2")["8"]["why"], 15,
              "board 8 not ready, and why")
         row = _table(hub, "2")["8"]
         assert row["state"] == "not_ready" and "keeps its start line" in row["why"], row

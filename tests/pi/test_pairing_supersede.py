@@ -114,15 +114,50 @@ def test_the_power_on_game_without_a_pairing_is_superseded_too(rig) -> None:  # 
     assert state.game(early).finished_info() == {"result": "*"}
 
 
-@pytest.mark.parametrize("touch", ["lift", "start_clock", "note", "press"])
+def test_before_the_arbiters_start_straightening_a_piece_or_a_restart_is_no_play(
+        rig, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A game waiting for the arbiter's start (COMP 4.4.2: it begins when he starts the
+    clocks): the players straighten a piece (lifted, put back) and the board is switched off
+    and on between rounds — still no play, and round 2's pairing supersedes it."""
+    c, clock, time, published, state = rig
+    early = _set_up_after_round_1(c, clock, time)
+    clock.advance(5.0)
+    c.handle(PieceLifted(time.stamp(), "d3"))
+    c.handle(PiecePlaced(time.stamp(), "d3"))
+    assert c.session is not None and c.session.id == early
+    c.session.close()
+    # the board restarts: a new controller resumes the game from its journal
+    again = BoardController(Config(time_control="600", **{k: v for k, v in ROUND1.items()}),
+                            state, time, wall=lambda: None)
+    again.resume()
+    again.handle(SnapshotTaken(time.stamp(), INITIAL))
+    assert again.session is not None and again.session.id == early
+    again.set_pairing(ROUND2, "r2")
+    assert again.session.id != early and again.session.start_line["round"] == "2"
+    assert superseded(_lines(state.game(early).trace)[1:], waiting=True)
+    assert state.game(early).finished_info() == {"result": "*"}
+
+
+def test_a_lift_in_a_game_whose_clock_runs_touches_it(rig) -> None:  # type: ignore[no-untyped-def]
+    """A game whose clock runs from the set-up (no arbiter's start): a piece lifted is play
+    (IT 3.7 would bind the player), so the pairing waits for the next game."""
+    c, clock, time, _, state = rig
+    c.handle(SnapshotTaken(time.stamp(), INITIAL))
+    assert c.session is not None
+    early = c.session.id
+    clock.advance(5.0)
+    c.handle(PieceLifted(time.stamp(), "d3"))
+    c.handle(PiecePlaced(time.stamp(), "d3"))
+    c.set_pairing(ROUND1, "r1")
+    assert c.session.id == early and not state.game(early).is_finished()
+
+
+@pytest.mark.parametrize("touch", ["start_clock", "note", "press"])
 def test_a_touched_game_keeps_its_start_line(rig, touch: str) -> None:  # type: ignore[no-untyped-def]
     c, clock, time, _, state = rig
     early = _set_up_after_round_1(c, clock, time)
     clock.advance(5.0)
-    if touch == "lift":  # a piece lifted and put back: touched (IT 3.7 would bind a player)
-        c.handle(PieceLifted(time.stamp(), "d3"))
-        c.handle(PiecePlaced(time.stamp(), "d3"))
-    elif touch == "press":
+    if touch == "press":
         c.handle(ButtonPressed(time.stamp(), "clock", "black"))
     else:
         c.handle(ArbiterActed(time.stamp(), touch, None, "x" if touch == "note" else None))
@@ -210,9 +245,10 @@ _INPUTS = st.one_of(
 def test_a_pairing_supersedes_exactly_the_games_with_nothing_past_the_set_up(
         tmp_path_factory: pytest.TempPathFactory, inputs: list[tuple[str, ...]],
         clock_start: bool) -> None:
-    """Whatever happened after the set-up: the pairing voids the game if and only if its
-    journal holds nothing but its start line and snapshots of the set-up (and the board stands
-    set up); otherwise the game and its journal are left exactly as they were."""
+    """Whatever happened after the set-up: the pairing voids the game if and only if no move
+    was played, nothing flagged, and its journal holds past its start line only snapshots —
+    and, in a game waiting for the arbiter's start, pieces lifted and put back — with the board
+    standing set up; otherwise the game and its journal are left exactly as they were."""
     clock = FakeClock(1000.0)
     time = GameTime(clock, epoch=900.0)
     with StateDir.open(tmp_path_factory.mktemp("state")) as state:
@@ -238,13 +274,15 @@ def test_a_pairing_supersedes_exactly_the_games_with_nothing_past_the_set_up(
         game = c.session.id
         before = c.session.trace.read_bytes()
         lines = _lines(c.session.trace)
-        untouched = all(x["type"] == "snapshot" for x in lines[1:]) \
+        no_play = {"snapshot", "lift", "place"} if clock_start else {"snapshot"}
+        untouched = all(x["type"] in no_play for x in lines[1:]) \
+            and not c.session.arbiter.game.moves \
             and not c.session.arbiter.flags and c.occupied == INITIAL
         c.set_pairing(ROUND2, "r2")
         if untouched:
             assert c.session.id != game and c.session.start_line["round"] == "2"
             after = _lines(state.game(game).trace)
-            assert after[:len(lines)] == lines and superseded(after[1:])
+            assert after[:len(lines)] == lines and superseded(after[1:], clock_start)
             assert [x["type"] for x in after[len(lines):]] == ["arbiter", "end"]
             assert state.game(game).finished_info() == {"result": "*"}
         else:
