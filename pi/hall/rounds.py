@@ -367,15 +367,24 @@ def game_feed(view: ReplicatedBoard, ws: ReplicaServer, g: GameReplica | None, r
 
 
 def round_games(views: Mapping[str, ReplicatedBoard], rnd: str) -> dict[str, GameReplica]:
-    """Per board, its newest game of round ``rnd`` (a game superseded by a pairing before
-    play is no game of a round: ``pi.board.supersede``)."""
+    """Per board, its game of round ``rnd``: the newest game of the round that was played (a
+    move or a result), else its newest. A game superseded by a pairing before play is no game
+    of a round (``pi.board.supersede``); nor does a game begun after the round's game ended,
+    still under its names and touched before the next round started (a player's press: it
+    keeps its start line), take the played game's row, feed and result."""
     out = {}
     for board, view in views.items():
-        for g in reversed(view.games()):
-            if str(view.start_of(g).get("round")) == rnd and not view.superseded(g):
-                out[board] = g
-                break
+        ours = [g for g in reversed(view.games())
+                if str(view.start_of(g).get("round")) == rnd and not view.superseded(g)]
+        if len(ours) > 1:  # rare: only then is a game replayed to tell
+            out[board] = next((g for g in ours if _played(view.info(g))), ours[0])
+        elif ours:
+            out[board] = ours[0]
     return out
+
+
+def _played(info: GameInfo) -> bool:
+    return info.moves > 0 or info.result != "*"
 
 
 def round_feed(hub: Hub, rnd: str) -> tuple[str, float] | None:
