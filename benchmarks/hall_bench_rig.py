@@ -138,6 +138,13 @@ class ProcStats:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
+    def loop_cpu(self) -> float:
+        """CPU seconds of the process's main thread alone (the hub's event loop; the others
+        are paho's network thread and the executor's)."""
+        with open(f"/proc/{self.pid}/task/{self.pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
     def memory(self) -> tuple[float, float]:
         """(VmRSS, VmHWM) in MB: now and the peak."""
         out = {}

@@ -17,11 +17,16 @@ second). The board's journal is the truth: what a hub crash loses between syncs,
 next start finds missing and asks to be resent. At start :meth:`Replica.load` reads every
 replica back and cuts a torn last line (a hub killed mid-write).
 
+:meth:`Replica.held_future` is what waits for a line (the hub's arbiter actions wait for the
+line the board acked): a future resolved by the replica once it holds that line (written: a
+batch's lines when their write succeeded).
+
 Not thread-safe except :meth:`Replica.sync`, which works on duplicated descriptors.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections import OrderedDict
@@ -146,6 +151,8 @@ class Replica:
         #: per game, lines appended and not written yet (defer): (file size and lines held
         #: before them, their bytes); None: lines are written as they come
         self._deferred: dict[GameReplica, tuple[int, int, list[bytes]]] | None = None
+        #: per (board, game): (line, future) waiting for the replica to hold that line
+        self._waiting: dict[tuple[str, str], list[tuple[int, asyncio.Future[None]]]] = {}
 
     # ------------------------------------------------------------------ reading back
 
@@ -211,6 +218,42 @@ class Replica:
     def __iter__(self) -> Iterator[GameReplica]:
         for games in self.boards.values():
             yield from games.values()
+
+    def held_future(self, board: str, game: str, line: int) -> asyncio.Future[None]:
+        """A future of the running loop resolved once game ``game`` of ``board`` holds line
+        ``line`` (already resolved when it does): appended and written, a batch's lines once
+        their write succeeded. The caller cancels it to stop waiting (a timeout)."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self.held(board, game) >= line and not self._is_deferred(board, game):
+            future.set_result(None)
+            return future
+        waiting = self._waiting.setdefault((board, game), [])
+        waiting[:] = [w for w in waiting if not w[1].done()]  # those given up on
+        waiting.append((line, future))
+        return future
+
+    def _is_deferred(self, board: str, game: str) -> bool:
+        g = self.game(board, game)
+        return g is not None and self._deferred is not None and g in self._deferred
+
+    def _release(self, g: GameReplica) -> None:
+        """The futures waiting for lines ``g`` now holds, resolved."""
+        key = (g.board, g.id)
+        waiting = self._waiting.get(key)
+        if not waiting:
+            return
+        held, left = g.held, []
+        for line, future in waiting:
+            if future.done():
+                continue
+            if line <= held:
+                future.set_result(None)
+            else:
+                left.append((line, future))
+        if left:
+            self._waiting[key] = left
+        else:
+            del self._waiting[key]
 
     # ------------------------------------------------------------------ offering lines
 
@@ -282,6 +325,7 @@ class Replica:
             return False
         g.size += len(data)
         g.extend(texts)
+        self._release(g)
         return True
 
     def _write(self, g: GameReplica, data: bytes, size: int) -> bool:
@@ -323,6 +367,7 @@ class Replica:
     def _flush_one(self, g: GameReplica, pending: tuple[int, int, list[bytes]]) -> bool:
         size, held, chunks = pending
         if self._write(g, b"".join(chunks), size):
+            self._release(g)
             return True
         g.size = size
         g.lines = g.lines[:held]
