@@ -73,7 +73,10 @@ def wait_http(port: int, timeout: float = 30.0) -> None:
 
 
 def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int, stagger: float,
-                 per_process: int) -> list[tuple[subprocess.Popen[str], Path]]:
+                 per_process: int, start_at: float | None = None
+                 ) -> list[tuple[subprocess.Popen[str], Path]]:
+    """The simulated boards' processes; ``start_at``: the wall time their first games begin
+    from (every process the same second), else each process's start."""
     out = []
     for first in range(1, boards + 1, per_process):
         last = min(boards, first + per_process - 1)
@@ -82,6 +85,8 @@ def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int, stag
                "--boards", f"{first}-{last}", "--dir", str(root / "boards"),
                "--pace", str(pace), "--seed", str(seed), "--times", str(times),
                "--stagger", str(stagger)]
+        if start_at is not None:
+            cmd += ["--start-at", f"{start_at:.3f}"]
         out.append((subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True), times))
     return out
 
@@ -203,6 +208,115 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         shutil.rmtree(root, ignore_errors=True)
 
 
+def round_start(boards: int, pace: float, seconds: float, lead: float, per_process: int,
+                seed: int = 1) -> dict[str, Any]:
+    """A synchronised round start: the hub up and one hall page on its stream, then every
+    board's first game begun at the same second (its start line and its set-up, the power-up
+    snapshot, published at once), played on for ``seconds``. ``lead``: seconds given to the
+    boards' processes to start and connect before that second. Measured: per board, from the
+    round's second to the hall page's first ``board`` event of its new game; the lines per
+    second of the first seconds; lines lost (every replica against its journal)."""
+    root = Path(tempfile.mkdtemp(prefix="bench-hall-round-"))
+    hub_dir = root / "hub"
+    hub_dir.mkdir()
+    broker = Broker(root).start()
+    hub: subprocess.Popen[bytes] | None = None
+    sse: SseClient | None = None
+    fleets: list[tuple[subprocess.Popen[str], Path]] = []
+    try:
+        port = free_port()
+        unsigned = [a for n in range(1, boards + 1) for a in ("--accept-unsigned", str(n))]
+        hub = subprocess.Popen([*hub_command(None), "--mqtt", broker.url, "--http",
+                                f"127.0.0.1:{port}", "--state-dir", str(hub_dir), "--quiet",
+                                *unsigned], cwd=ROOT, stdin=subprocess.DEVNULL,
+                               stderr=open(root / "hub.log", "wb"))
+        stats = ProcStats(hub.pid)
+        wait_http(port)
+        sse = SseClient(port)
+        sse.start()
+        start_at = time.time() + lead
+        fleets = start_fleets(broker.url, boards, pace, root, seed, stagger=0.0,
+                              per_process=per_process, start_at=start_at)
+        cpu0 = stats.cpu()
+        time.sleep(max(0.0, start_at - time.time()) + seconds)
+        cpu = stats.cpu() - cpu0
+        load = os.getloadavg()[0]
+        rss, peak = stats.memory()
+        for proc, _ in fleets:
+            proc.send_signal(signal.SIGTERM)
+        for proc, _ in fleets:
+            proc.communicate(timeout=60)
+        if any(proc.returncode != 0 for proc, _ in fleets):
+            raise RuntimeError("a process of simulated boards failed (its error is above)")
+        deadline = time.time() + 30
+        while True:
+            total, lost, bad = compare_replicas(root / "boards", hub_dir)
+            if lost == 0 or time.time() > deadline:
+                break
+            time.sleep(0.5)
+        times = read_times([t for _, t in fleets])
+        first: dict[str, tuple[float, str]] = {}  # board -> (its line 1's publish, game)
+        for (board, game), lines in times.items():
+            if 1 in lines and (board not in first or lines[1] < first[board][0]):
+                first[board] = (lines[1], game)
+        shown: dict[str, float] = {}
+        for wall, board, game, _ in sse.seen:
+            if board not in shown and board in first and first[board][1] == game:
+                shown[board] = wall - start_at
+        published = [w - start_at for w, _ in first.values()]
+        # boards the page had before the second (connected, no game): all of them, or the
+        # lead was too short for the boards to connect
+        ready = len({board for wall, board, _, _ in sse.seen if wall < start_at})
+        burst = sum(1 for v in times.values() for w in v.values()
+                    if start_at <= w < start_at + 5.0) / 5.0
+        waits = sorted(shown.values())
+        return {"boards": boards, "pace": pace, "seconds": seconds, "load": load,
+                "shown": len(shown), "never": boards - len(shown), "ready": ready,
+                "first": min(waits) if waits else math.nan,
+                "p50": percentile(waits, 50), "p99": percentile(waits, 99),
+                "max": max(waits) if waits else math.nan,
+                "published_max": max(published) if published else math.nan,
+                "burst": burst, "cpu": cpu / seconds * 100, "rss": rss, "peak": peak,
+                "lines": total, "lost": lost, "games_bad": bad,
+                "reconnects": sse.reconnects, "sse_error": sse.error}
+    finally:
+        for proc, _ in fleets:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        if sse is not None:
+            sse.stop()
+        if hub is not None:
+            hub.send_signal(signal.SIGTERM)
+            try:
+                hub.wait(10)
+            except subprocess.TimeoutExpired:
+                hub.kill()
+                hub.wait()
+        broker.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def show_round_start(r: dict[str, Any]) -> None:
+    print(f"round start: {r['boards']} boards begin at the same second at {r['pace']:g}x pace, "
+          f"{r['seconds']:g} s played; machine's load average {r['load']:.1f} on "
+          f"{os.cpu_count()} cores")
+    print(f"  before the second: {r['ready']} of {r['boards']} boards connected and on the "
+          "hall page")
+    print(f"  every start line published within {r['published_max']:.2f} s of the second; "
+          f"{r['burst']:.0f} journal lines/s over the first 5 s")
+    print(f"  on the hall page: {r['shown']} of {r['boards']} boards, the first "
+          f"{r['first']:.2f} s, p50 {r['p50']:.2f} s, "
+          f"p99 {r['p99']:.2f} s, the last {r['max']:.2f} s after the second "
+          f"({r['never']} never; target: all within 5 s)")
+    print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
+    print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not "
+          "byte-equal; target 0)")
+    if r["reconnects"] or r["sse_error"]:
+        print(f"  hall page: reconnected {r['reconnects']} time(s)"
+              + (f"; last error: {r['sse_error']}" if r["sse_error"] else ""))
+
+
 def show(r: dict[str, Any]) -> None:
     print(f"{r['boards']} boards at {r['pace']:g}x pace, {r['seconds']:g} s measured "
           f"({r['hub']}): {r['rate']:.0f} journal lines/s, {r['games']} games; machine's load "
@@ -242,7 +356,21 @@ def main() -> None:
     p.add_argument("--profile-hub", default=None, metavar="FILE",
                    help="run the hub under cProfile, its statistics written to FILE (default: "
                    "none; read them with python -m pstats FILE)")
+    p.add_argument("--round-start", action="store_true",
+                   help="a synchronised round start instead: every board's start line and "
+                   "set-up at the same second, then --seconds of play (pace: --pace, default "
+                   "1; default off)")
+    p.add_argument("--lead", type=float, default=15.0,
+                   help="--round-start: seconds for the boards' processes to connect before "
+                   "the round's second (default 15)")
     args = p.parse_args()
+    if args.round_start:
+        r = round_start(args.boards, args.pace or 1.0, args.seconds, args.lead,
+                        args.per_process)
+        show_round_start(r)
+        if args.json:
+            print(json.dumps(r))
+        return
     stand_in = args.stand_in or not have_hub()
     if stand_in and not args.stand_in:
         print("damiera hub is not installed: measuring to a stand-in subscriber")
