@@ -145,6 +145,8 @@ class Board:
         self._memo: tuple[int, int, int, Colour] | None = None
         self._memo_fen: str | None = None
         self._memo_legal: list[Move] | None = None
+        self._memo_occupied: frozenset[int] | None = None
+        self._memo_algebraic: frozenset[str] | None = None
         self.set_fen(fen if fen is not None else self.variant.initial_fen())
 
     # ------------------------------------------------------------------ position I/O
@@ -161,6 +163,7 @@ class Board:
         key = (self.white, self.black, self.kings, self.turn)
         if self._memo != key:
             self._memo, self._memo_fen, self._memo_legal = key, None, None
+            self._memo_occupied = self._memo_algebraic = None
 
     def fen(self, algebraic: bool = False) -> str:
         """The position as PDN FEN, side to move first; runs of three or more men as ranges."""
@@ -205,11 +208,18 @@ class Board:
         return out
 
     def occupied_squares(self) -> frozenset[int]:
-        return frozenset(self._g.number_of[b] for b in _bits(self.white | self.black))
+        self._memo_for_now()
+        if self._memo_occupied is None:
+            num = self._g.number_of
+            self._memo_occupied = frozenset(num[b] for b in _bits(self.white | self.black))
+        return self._memo_occupied
 
     def occupied_algebraic(self) -> frozenset[str]:
-        g = self._g
-        return frozenset(g.algebraic_of[g.number_of[b]] for b in _bits(self.white | self.black))
+        self._memo_for_now()
+        if self._memo_algebraic is None:
+            alg = self._g.algebraic_of
+            self._memo_algebraic = frozenset(alg[n] for n in self.occupied_squares())
+        return self._memo_algebraic
 
     def material(self) -> tuple[tuple[int, int], tuple[int, int]]:
         """((white kings, white men), (black kings, black men))."""
