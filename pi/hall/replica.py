@@ -151,6 +151,10 @@ class Replica:
         #: per game, lines appended and not written yet (defer): (file size and lines held
         #: before them, their bytes); None: lines are written as they come
         self._deferred: dict[GameReplica, tuple[int, int, list[bytes]]] | None = None
+        #: descriptors no longer kept open (a parked game, the least recently written past
+        #: MAX_OPEN) with the folders of a new game: fsynced and closed by the next sync, off
+        #: the loop (an fsync on a busy disk takes 100 ms and more)
+        self._closing: list[tuple[int, list[Path]]] = []
         #: per (board, game): (line, future) waiting for the replica to hold that line
         self._waiting: dict[tuple[str, str], list[tuple[int, asyncio.Future[None]]]] = {}
 
@@ -375,24 +379,39 @@ class Replica:
 
     def park(self, g: GameReplica) -> None:
         """Game ``g`` is no longer followed: its lines leave memory (read back on demand) and
-        its file is closed (synced first when written since the last sync). A game with lines
-        ahead of a gap stays as it is (they are completed from memory)."""
+        its file is closed (by the next sync, after its fsync, when written since the last).
+        A game with lines ahead of a gap stays as it is (they are completed from memory)."""
         if g.ahead:
             return
         if self._deferred is not None and g in self._deferred:
             self._flush_one(g, self._deferred.pop(g))
         fd = self._fds.pop(g, None)
         if fd is not None:
-            if g in self._dirty:
-                os.fsync(fd)
-                self._dirty.discard(g)
-            os.close(fd)
-        if g.fresh:
-            for d in (g.path.parent, g.path.parent.parent, g.path.parent.parent.parent,
-                      self.root / "boards"):
+            self._hand_over(g, fd)
+        elif g.fresh:  # made and never written (rare): its folders synced here
+            for d in self._dirs(g):
                 fsync_dir(d)
             g.fresh = False
         g.park()
+
+    def _dirs(self, g: GameReplica) -> list[Path]:
+        """The folders a new game's file made (fsynced once, with it)."""
+        return [g.path.parent, g.path.parent.parent, g.path.parent.parent.parent,
+                self.root / "boards"]
+
+    def _hand_over(self, g: GameReplica, fd: int) -> None:
+        """``g``'s descriptor leaves the open set: closed at once when nothing of it waits for a
+        sync, else fsynced and closed by the next sync (:meth:`take_dirty`). Past MAX_OPEN
+        descriptors waiting so, the oldest is synced here (the descriptors stay bounded)."""
+        dirs = self._dirs(g) if g.fresh else []
+        g.fresh = False
+        if g not in self._dirty and not dirs:
+            os.close(fd)
+            return
+        self._dirty.discard(g)
+        self._closing.append((fd, dirs))
+        if len(self._closing) > MAX_OPEN:
+            sync_taken([self._closing.pop(0)])
 
     def _fd(self, g: GameReplica) -> int:
         fd = self._fds.get(g)
@@ -405,10 +424,7 @@ class Replica:
         self._fds[g] = fd
         while len(self._fds) > MAX_OPEN:
             old, old_fd = self._fds.popitem(last=False)
-            if old in self._dirty:  # synced before it is closed: nothing left unsynced
-                os.fsync(old_fd)
-                self._dirty.discard(old)
-            os.close(old_fd)
+            self._hand_over(old, old_fd)  # synced before it is closed, off the loop
         return fd
 
     # ------------------------------------------------------------------ durability
@@ -417,15 +433,14 @@ class Replica:
         """On the owner's thread: duplicated descriptors of every game written since the last
         sync, with the folders to fsync for new games; pass them to :func:`sync_taken` (any
         thread)."""
-        out = []
+        out, self._closing = self._closing, []
         for g in self._dirty:
             fd = self._fds.get(g)
             if fd is None:
                 continue
             dirs = []
             if g.fresh:
-                dirs = [g.path.parent, g.path.parent.parent, g.path.parent.parent.parent,
-                        self.root / "boards"]
+                dirs = self._dirs(g)
                 g.fresh = False
             out.append((os.dup(fd), dirs))
         self._dirty.clear()
