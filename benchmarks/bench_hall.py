@@ -51,7 +51,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "hall"), str(Path(__file__).reso
 
 from broker import Broker
 from hall_bench_rig import (ProcStats, SseClient, StandInHub, compare_replicas, free_port,
-                      latencies, percentile, read_times)
+                      latencies, percentile, read_times, replica_lines)
 
 HALL = "hall"
 
@@ -147,10 +147,13 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                               per_process=per_process)
         time.sleep(warmup)
         since = time.time()
-        cpu0, loop0 = stats.cpu(), stats.loop_cpu()
+        cpu0, loop0, taken0 = stats.cpu(), stats.loop_cpu(), replica_lines(hub_dir)
         time.sleep(seconds)
         cpu = (stats.cpu() - cpu0) / seconds * 100
         loop_cpu = (stats.loop_cpu() - loop0) / seconds * 100
+        # the lines the hub took in the window (behind the boards, it takes fewer than they
+        # publish: its CPU per line is per line taken)
+        taken = (replica_lines(hub_dir) - taken0) / seconds
         load = os.getloadavg()[0]
         rss, peak = stats.memory()
         for proc, _ in fleets:
@@ -177,7 +180,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "p99": percentile(lat, 99) * 1000,
                 "max": (max(lat) if lat else math.nan) * 1000,
                 "mean": (statistics.fmean(lat) if lat else math.nan) * 1000,
-                "cpu": cpu, "loop_cpu": loop_cpu, "load": load, "rss": rss, "peak": peak,
+                "cpu": cpu, "loop_cpu": loop_cpu, "taken": taken, "load": load, "rss": rss, "peak": peak,
                 "lines": total, "lost": lost,
                 "games_bad": bad, "games": sum(f.get("games", 0) for f in fleet_out),
                 "fleet_cpu": sum(f.get("cpu", 0.0) for f in fleet_out)
@@ -326,11 +329,12 @@ def show(r: dict[str, Any]) -> None:
           f"p99 {r['p99']:.1f} ms, "
           f"max {r['max']:.1f} ms over {r['measured']} lines ({r['unseen']} never shown)")
     print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
-    per_line = r["cpu"] / 100 / r["rate"] * 1000 if r["rate"] else math.nan
-    loop_line = r["loop_cpu"] / 100 / r["rate"] * 1000 if r["rate"] else math.nan
+    per_line = r["cpu"] / 100 / r["taken"] * 1000 if r["taken"] else math.nan
+    loop_line = r["loop_cpu"] / 100 / r["taken"] * 1000 if r["taken"] else math.nan
     print(f"  hub CPU per journal line: {per_line:.3f} ms (target <= 0.3 ms), of which its "
           f"event loop's thread {loop_line:.3f} ms (the rest: paho's network thread, the "
-          "executor's)")
+          f"executor's); per line taken into its replicas ({r['taken']:.0f} lines/s in the "
+          "window)")
     print(f"  boards: {r['fleets']} process(es), CPU {r['fleet_cpu']:.0f}% of a core in all, "
           f"RSS {r['fleet_rss']:.0f} MB the largest")
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not byte-equal)")
@@ -401,10 +405,12 @@ def main() -> None:
                 one(n, pace)
     if args.sweep:
         results.sort(key=lambda r: r["boards"])
-        print("\nboards  lines/s  p50 ms  p99 ms  hub CPU%  RSS MB  lost  load")
+        print("\nboards  lines/s  p50 ms  p99 ms  hub CPU%  ms/line  RSS MB  lost  load")
         for r in results:
+            per_line = r["cpu"] / 100 / r["taken"] * 1000 if r["taken"] else math.nan
             print(f"{r['boards']:>6}  {r['rate']:>7.0f}  {r['p50']:>6.1f}  {r['p99']:>6.1f}  "
-                  f"{r['cpu']:>8.0f}  {r['rss']:>6.0f}  {r['lost']:>4}  {r['load']:>4.1f}")
+                  f"{r['cpu']:>8.0f}  {per_line:>7.3f}  {r['rss']:>6.0f}  {r['lost']:>4}  "
+                  f"{r['load']:>4.1f}")
         over = [r["boards"] for r in results if not r["p99"] <= 1000]
         print("p99 passes 1 s at " + (f"{over[0]} boards" if over else
                                       f"none of these (up to {results[-1]['boards']} boards)"))

@@ -39,7 +39,8 @@ from pi.board.statedir import fsync_dir, parse_game_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Replica", "GameReplica", "Offered", "Check", "MAX_AHEAD", "game_order", "board_key"]
+__all__ = ["Replica", "GameReplica", "Offered", "Check", "MAX_AHEAD", "MAX_OPEN", "MAX_CLOSING",
+           "game_order", "board_key"]
 
 #: ``check(line, text, mac)``: the line verifies as the next of its game (``pi.hall.hub``).
 Check = Callable[[int, str, "str | None"], bool]
@@ -48,6 +49,8 @@ Check = Callable[[int, str, "str | None"], bool]
 MAX_AHEAD = 4096
 #: Open append descriptors kept at most (a tournament's games outnumber the fd limit).
 MAX_OPEN = 256
+#: Descriptors closed by the replica and waiting for the next sync (every half second) at most.
+MAX_CLOSING = 1024
 
 
 def board_key(board: str) -> tuple[int, str]:
@@ -401,8 +404,8 @@ class Replica:
 
     def _hand_over(self, g: GameReplica, fd: int) -> None:
         """``g``'s descriptor leaves the open set: closed at once when nothing of it waits for a
-        sync, else fsynced and closed by the next sync (:meth:`take_dirty`). Past MAX_OPEN
-        descriptors waiting so, the oldest is synced here (the descriptors stay bounded)."""
+        sync, else fsynced and closed by the next sync (:meth:`take_dirty`). Past
+        MAX_CLOSING descriptors waiting so, the oldest is synced here (they stay bounded)."""
         dirs = self._dirs(g) if g.fresh else []
         g.fresh = False
         if g not in self._dirty and not dirs:
@@ -410,7 +413,7 @@ class Replica:
             return
         self._dirty.discard(g)
         self._closing.append((fd, dirs))
-        if len(self._closing) > MAX_OPEN:
+        if len(self._closing) > MAX_CLOSING:
             sync_taken([self._closing.pop(0)])
 
     def _fd(self, g: GameReplica) -> int:
