@@ -264,8 +264,8 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
             if 1 in lines and (board not in first or lines[1] < first[board][0]):
                 first[board] = (lines[1], game)
         shown: dict[str, float] = {}
-        for wall, board, game, _ in sse.seen:
-            if board not in shown and board in first and first[board][1] == game:
+        for wall, board, seen_game, _ in sse.seen:
+            if board not in shown and board in first and first[board][1] == seen_game:
                 shown[board] = wall - start_at
         published = [w - start_at for w, _ in first.values()]
         # boards the page had before the second (connected, no game): all of them, or the
