@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import os
 import pstats
 import sys
@@ -33,6 +34,7 @@ from hardware_mocks.hall_boards import LightBoard
 from pi.hall.hall_http import HallClient, HallServer
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig
+from pi.hall.hub_run import GC_THRESHOLDS
 
 HALL = "hall"
 Batch = list[tuple[str, bytes]]
@@ -111,6 +113,9 @@ def main() -> None:
                    help="game seconds over which the first games begin (default 30)")
     p.add_argument("--page", choices=("public", "arbiter", "none"), default="public",
                    help="the hall page connected (default public)")
+    p.add_argument("--gc", choices=("hub", "python"), default="hub",
+                   help="the garbage collector's thresholds: the hub process's "
+                   "(pi.hall.hub_run.GC_THRESHOLDS) or Python's defaults (default hub)")
     p.add_argument("--profile", type=int, default=0,
                    help="print cProfile's N costliest functions (default 0: no profile)")
     args = p.parse_args()
@@ -118,9 +123,12 @@ def main() -> None:
         batches, lines = record(args.boards, args.pace, args.seconds, Path(tmp) / "boards",
                                 args.batch, args.stagger)
         messages = sum(len(b) for b in batches)
+        if args.gc == "hub":
+            gc.set_threshold(*GC_THRESHOLDS)
         cpu = asyncio.run(feed(batches, Path(tmp) / "hub", args.boards, args.page))
         print(f"{args.boards} boards at {args.pace:g}x, {args.seconds:g} s: {lines} journal "
-              f"lines ({messages} messages, {len(batches)} batches); page {args.page}; "
+              f"lines ({messages} messages, {len(batches)} batches); page {args.page}, "
+              f"GC {args.gc}; "
               f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print(f"  hub CPU per journal line: {cpu / lines * 1000:.3f} ms "
               f"({cpu:.2f} s in all; target <= 0.3 ms)")

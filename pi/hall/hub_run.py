@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 import sys
@@ -23,7 +24,7 @@ from pi.hall.rounds import round_order
 
 log = logging.getLogger(__name__)
 
-__all__ = ["main_hub", "run_hub", "HubApp", "warn_insecure"]
+__all__ = ["main_hub", "run_hub", "HubApp", "warn_insecure", "GC_THRESHOLDS"]
 
 
 class HubApp:
@@ -89,6 +90,14 @@ def warn_insecure(config: HubConfig) -> None:
                     "from forgeries", ", ".join(sorted(config.accept_unsigned)))
 
 
+#: The hub process's garbage collector thresholds: a hall's hub holds every board's game (a
+#: large heap of long-lived objects) and makes a little cyclic garbage per journal line; with
+#: Python's defaults (700, 10, 10) the full collections that walk the whole heap cost up to a
+#: fifth of its CPU per line at 1,000 boards (benchmarks/bench_hub_cpu.py --gc python). Young collections every
+#: 50,000 allocations, full ones ten times rarer.
+GC_THRESHOLDS = (50_000, 20, 100)
+
+
 async def run_hub(config: HubConfig) -> None:
     app = HubApp(config)
     stop = asyncio.Event()
@@ -97,6 +106,8 @@ async def run_hub(config: HubConfig) -> None:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     await app.start()
+    gc.freeze()  # what the start read back (replicas, modules) is never walked again
+    gc.set_threshold(*GC_THRESHOLDS)
     try:
         await stop.wait()
     finally:
