@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import resource
 import signal
 import sys
 from pathlib import Path
@@ -98,6 +99,19 @@ def warn_insecure(config: HubConfig) -> None:
 GC_THRESHOLDS = (50_000, 20, 100)
 
 
+def raise_open_files() -> None:
+    """The process's soft limit on open files raised to its hard limit (at most 65,536): the
+    replica keeps a file open per board in play (``pi.hall.replica.MAX_OPEN``, a quarter of
+    the limit), the HTTP side a socket per page."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 65_536 if hard == resource.RLIM_INFINITY else min(hard, 65_536)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+        except (ValueError, OSError) as exc:
+            log.warning("the limit on open files stays %d (%s)", soft, exc)
+
+
 async def run_hub(config: HubConfig) -> None:
     app = HubApp(config)
     stop = asyncio.Event()
@@ -105,6 +119,7 @@ async def run_hub(config: HubConfig) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
+    raise_open_files()
     await app.start()
     gc.freeze()  # what the start read back (replicas, modules) is never walked again
     gc.set_threshold(*GC_THRESHOLDS)

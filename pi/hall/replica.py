@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import resource
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,8 +48,11 @@ Check = Callable[[int, str, "str | None"], bool]
 
 #: Lines ahead of a gap kept in memory per game; more are dropped (a resend brings them back).
 MAX_AHEAD = 4096
-#: Open append descriptors kept at most (a tournament's games outnumber the fd limit).
-MAX_OPEN = 256
+#: Open append descriptors kept at most (a tournament's games outnumber the fd limit), and
+#: never more than a quarter of the process's limit on open files (its soft ``RLIMIT_NOFILE``:
+#: 256 of the usual 1,024): a hall whose boards outnumber them opens and closes a file per
+#: write.
+MAX_OPEN = 2048
 #: Descriptors closed by the replica and waiting for the next sync (every half second) at most.
 MAX_CLOSING = 1024
 
@@ -150,6 +154,12 @@ class Replica:
         self.root = Path(root)
         self.boards: dict[str, dict[str, GameReplica]] = {}
         self._fds: OrderedDict[GameReplica, int] = OrderedDict()
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        #: open append descriptors kept at most (MAX_OPEN, within the limit on open files)
+        quarter = None if soft == resource.RLIM_INFINITY else max(1, soft // 4)
+        self.max_open = MAX_OPEN if quarter is None else min(MAX_OPEN, quarter)
+        #: descriptors waiting for a sync at most (MAX_CLOSING, within the same quarter)
+        self.max_closing = MAX_CLOSING if quarter is None else min(MAX_CLOSING, quarter)
         self._dirty: set[GameReplica] = set()
         #: per game, lines appended and not written yet (defer): (file size and lines held
         #: before them, their bytes); None: lines are written as they come
@@ -219,7 +229,7 @@ class Replica:
 
     @property
     def open_files(self) -> int:
-        """Append descriptors held open now (at most MAX_OPEN)."""
+        """Append descriptors held open now (at most :attr:`max_open`)."""
         return len(self._fds)
 
     def __iter__(self) -> Iterator[GameReplica]:
@@ -405,7 +415,7 @@ class Replica:
     def _hand_over(self, g: GameReplica, fd: int) -> None:
         """``g``'s descriptor leaves the open set: closed at once when nothing of it waits for a
         sync, else fsynced and closed by the next sync (:meth:`take_dirty`). Past
-        MAX_CLOSING descriptors waiting so, the oldest is synced here (they stay bounded)."""
+        :attr:`max_closing` descriptors waiting so, the oldest is synced here (bounded)."""
         dirs = self._dirs(g) if g.fresh else []
         g.fresh = False
         if g not in self._dirty and not dirs:
@@ -413,7 +423,7 @@ class Replica:
             return
         self._dirty.discard(g)
         self._closing.append((fd, dirs))
-        if len(self._closing) > MAX_CLOSING:
+        if len(self._closing) > self.max_closing:
             sync_taken([self._closing.pop(0)])
 
     def _fd(self, g: GameReplica) -> int:
@@ -425,7 +435,7 @@ class Replica:
             g.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(g.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._fds[g] = fd
-        while len(self._fds) > MAX_OPEN:
+        while len(self._fds) > self.max_open:
             old, old_fd = self._fds.popitem(last=False)
             self._hand_over(old, old_fd)  # synced before it is closed, off the loop
         return fd
