@@ -94,8 +94,8 @@ def warn_insecure(config: HubConfig) -> None:
 #: The hub process's garbage collector thresholds: a hall's hub holds every board's game (a
 #: large heap of long-lived objects) and makes a little cyclic garbage per journal line; with
 #: Python's defaults (700, 10, 10) the full collections that walk the whole heap cost up to a
-#: fifth of its CPU per line at 1,000 boards (benchmarks/bench_hub_cpu.py --gc python). Young collections every
-#: 50,000 allocations, full ones ten times rarer.
+#: fifth of its CPU per line at 1,000 boards (benchmarks/bench_hub_cpu.py --gc python).
+#: Young collections every 50,000 allocations, full ones ten times rarer.
 GC_THRESHOLDS = (50_000, 20, 100)
 
 
