@@ -10,7 +10,6 @@ CORS, same-origin POSTs, the token (``DIR/arbiter.token``), its throttle and the
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from pathlib import Path
@@ -125,7 +124,7 @@ class HallServer(ArbiterSite):
         self.pairings = hub.pairings
         self._pinger: asyncio.Task[None] | None = None
         self.seq = 0
-        self.shown: dict[tuple[str, bool], tuple[int, str, dict[str, Any]]] = {}
+        self.shown: dict[tuple[str, bool], tuple[int, tuple[object, ...], dict[str, Any]]] = {}
         self.hall_clients: set[HallClient] = set()
         #: boards changed since their summaries were last built (built at the next flush)
         self.dirty: set[str] = set()
@@ -170,7 +169,8 @@ class HallServer(ArbiterSite):
         """Hub listener: a board's messages were taken; its flags go out, its summaries at
         the next flush (one per board and side however many messages came meanwhile)."""
         self.dirty.add(board)
-        self._clock_due.pop(board, None)  # its clock may have started or stopped
+        if any(_may_change_clock(fed) for fed in feds):
+            self._clock_due.pop(board, None)  # its clock may have started or stopped
         if self._flush is None:
             try:
                 loop = asyncio.get_running_loop()
@@ -500,12 +500,21 @@ class HallServer(ArbiterSite):
         return STATIC
 
 
-def summary_key(summary: dict[str, Any]) -> str:
+#: Journal lines that may start, stop or set a clock without a decision saying so.
+_CLOCK_LINES = frozenset({"start", "restart", "arbiter", "button"})
+
+
+def _may_change_clock(fed: Fed) -> bool:
+    """Line ``fed`` may have changed the board's clock (a lift or a place that decided nothing
+    leaves the running face and its time as they were: the tick's due time still holds)."""
+    return bool(fed.decisions) or fed.record.get("type") in _CLOCK_LINES
+
+
+def summary_key(summary: dict[str, Any]) -> tuple[object, ...]:
     """A summary's content without what changes every second by itself (a running clock is
-    ticked by the page from its last reading: an event when it starts, stops or changes side)."""
-    s = dict(summary)
-    s.pop("last_heard", None)
-    clock = s.get("clock")
-    if isinstance(clock, dict):
-        s["clock"] = {k: clock.get(k) for k in ("running", "state")}
-    return json.dumps(s, sort_keys=True, default=str)
+    ticked by the page from its last reading: an event when it starts, stops or changes side).
+    Compared for equality only (a summary's keys come in one order: :meth:`Hub.summary`)."""
+    clock = summary.get("clock")
+    return tuple((k, (clock.get("running"), clock.get("state"))
+                  if k == "clock" and isinstance(clock, dict) else v)
+                 for k, v in summary.items() if k != "last_heard")

@@ -42,7 +42,7 @@ from pi.hall.signing import Chain, same_mac, status_mac
 from engine.replay import Fed
 from pi.web import auth
 from pi.web.httputil import http
-from pi.web.views import clock_dict, flag_dict, public_clock
+from pi.web.views import clock_dict, decisions_json, flag_dict, public_clock
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,9 @@ RESEND_AFTER = 5.0
 MAX_LIVE_CLIENTS = 2000
 #: An arbiter action without the board's ack is answered 504 after this many seconds.
 ACK_TIMEOUT = 10.0
+#: An acked action's answer waits this many seconds for its journal line to reach the replica
+#: (then it answers without the line's record).
+LINE_WAIT = 2.0
 #: Alarms kept (the newest; the console shows them newest first).
 MAX_ALARMS = 500
 #: The same alarm (board, kind and game) within this many seconds of its last is counted on it,
@@ -541,16 +544,23 @@ class Hub:
         if not ack.ok:
             raise http(409, ack.error or "the board refused the action")
         record, decisions = None, []
-        deadline = time.monotonic() + 2.0  # the journal line itself is published before the ack
-        while view is not None and ack.line is not None and time.monotonic() < deadline:
-            s = view.game
-            if s is not None and s.replica.held >= ack.line:
-                record = json.loads(s.replica.lines[ack.line - 1])
-                from pi.web.views import decisions_json
-                decisions = next((decisions_json(f) for f in self.recent[board]
-                                  if f.line == ack.line), [])
-                break
-            await asyncio.sleep(0.05)
+        game = action.get("game")
+        if isinstance(game, str) and ack.line is not None:
+            # the journal line itself is published before the ack: the replica resolves the
+            # wait once it holds the line (often at once)
+            held = self.replica.held_future(board, game, ack.line)
+            try:
+                await asyncio.wait_for(held, timeout=LINE_WAIT)
+            except asyncio.TimeoutError:
+                pass
+            else:
+                g = self.replica.game(board, game)
+                if g is not None and g.held >= ack.line:
+                    record = json.loads(g.lines[ack.line - 1])
+                    s = view.game if view is not None else None
+                    if s is not None and s.id == game:
+                        decisions = next((decisions_json(f) for f in self.recent[board]
+                                          if f.line == ack.line), [])
         return web.json_response({"line": ack.line, "record": record, "decisions": decisions,
                                   "board": board, "command": cmd_id})
 

@@ -28,9 +28,11 @@ from pi.hall.protocol import Topics, client_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MqttLink", "LEAVES", "BROKER_LOG", "SUBSCRIBE_CHUNK"]
+__all__ = ["MqttLink", "LEAVES", "BROKER_LOG", "SUBSCRIBE_CHUNK", "MAX_BATCH"]
 
 LEAVES = ("state", "status", "journal", "ack")
+#: Messages handed to the hub in one call; more wait for the loop's next turn.
+MAX_BATCH = 500
 #: Mosquitto's error log lines, published when ``log_dest topic`` is set (hub init sets it).
 BROKER_LOG = "$SYS/broker/log/E"
 #: A share subscribes to its boards' topics this many filters per SUBSCRIBE packet.
@@ -137,7 +139,13 @@ class MqttLink:
             pass
 
     def _drain(self) -> None:
+        """At most :data:`MAX_BATCH` messages delivered; the rest on the loop's next turn (a
+        round's start brings thousands at once: the hall's page and HTTP are served between
+        the slices, the summaries of each slice flushed as they are due)."""
         with self._lock:
-            batch, self._batch = self._batch, []
+            batch, self._batch = self._batch[:MAX_BATCH], self._batch[MAX_BATCH:]
+            more = bool(self._batch)
+        if more:
+            self._call(self._drain)
         if batch:
             self._deliver(batch)

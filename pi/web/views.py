@@ -504,7 +504,10 @@ def public_events(fed: Fed, events: list[tuple[str, dict[str, Any]]],
         before = prev.moves if (same and prev is not None) else []
         shown = snap.moves
         common = 0
-        while common < min(len(before), len(shown)) and before[common] == shown[common]:
+        if before is shown:  # the same view (a line that changed nothing of it)
+            common = len(shown)
+        while common < min(len(before), len(shown)) and (before[common] is shown[common] or
+                                                          before[common] == shown[common]):
             common += 1
         for ply in range(len(before), common, -1):
             out.append(("move", {"line": fed.line, "t": None, "ply": ply, "fen": snap.fen,
