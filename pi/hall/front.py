@@ -155,7 +155,7 @@ class Front(ArbiterSite):
         self.current: str | None = None
         self.seq = 0
         #: (board, arbiter view) → (seq, summary key, summary): the hall as last heard
-        self.shown: dict[tuple[str, bool], tuple[int, str, dict[str, Any]]] = {}
+        self.shown: dict[tuple[str, bool], tuple[int, tuple[object, ...], dict[str, Any]]] = {}
         self.hall_clients: set[HallClient] = set()
         #: (share, arbiter view) → its stream is being read
         self.up: dict[tuple[int, bool], bool] = {}

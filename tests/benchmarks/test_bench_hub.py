@@ -1,5 +1,5 @@
 """The hub's benchmarks run and print their figures (issue 19); nothing is timed here. The shell
-commands of ``docs/incoming-i19-hubperf.md`` are run as written, from the repository's root."""
+commands of ``docs/developer-hub-load.md`` are run as written, from the repository's root."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "incoming-i19-hubperf.md"
+DOC = ROOT / "docs" / "developer-hub-load.md"
 
 
 def doc_commands() -> list[str]:
