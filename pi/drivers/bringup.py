@@ -536,20 +536,21 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
     try:
         rotation = detect_orientation(sensed, expected, size, candidates)
         report.rotation = rotation
-        report.findings.append(Finding(OK, "set-up", N_(
-            "the initial position matches ({position}), orientation {degrees}° ({turned})").format(
-            position=position, degrees=rotation * 90, turned=turned)))
+        report.findings.append(Finding(OK, N_("set-up"), f"{position} {turned} " + N_(
+            "the initial position matches, orientation {degrees}°").format(
+            degrees=rotation * 90)))
     except OrientationError:
         rotation = candidates[0]
         start = frozenset(physical_start)
         missing = " ".join(sorted(start - sensed, key=square_sort_key))
         extra = " ".join(sorted(sensed - start, key=square_sort_key))
+        what = (N_("the initial position does not match: not seen {missing}; seen but empty "
+                   "{extra}") if missing and extra else
+                N_("the initial position does not match: not seen {missing}") if missing else
+                N_("the initial position does not match: seen but empty {extra}"))
         report.findings.append(Finding(
-            FAIL, "set-up", N_("the initial position does not match ({position}, {turned}): "
-                               "{what}").format(position=position, turned=turned, what="; ".join(
-                p for p in (N_("not seen {squares}").format(squares=missing) if missing else "",
-                            N_("seen but empty {squares}").format(squares=extra) if extra else "")
-                if p)),
+            FAIL, N_("set-up"), f"{position} {turned} " + what.format(missing=missing,
+                                                                      extra=extra),
             N_("the squares below say why")))
 
     dark = numbered_squares(size, variant.first_dark_file_even)
