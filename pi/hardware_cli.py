@@ -386,7 +386,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 def cmd_diagram(args: argparse.Namespace) -> int:
     from pi.drivers.diagram import wiring_svg
-    svg = wiring_svg(load_wiring(args.wiring))
+    svg = wiring_svg(load_wiring(args.wiring), terminal_language())
     if args.out is None:
         sys.stdout.write(svg)
     else:
