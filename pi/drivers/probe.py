@@ -46,6 +46,9 @@ _NAMES = {"mcp23017": "MCP23017", "tca9555": "TCA9555", "pca9555": "TCA9555",
           "pcf8575": "PCF8575"}
 _DESCRIPTIONS = {"mcp23017": N_("MCP23017 ({evidence})"), "tca9555": N_("TCA9555 ({evidence})"),
                  "pca9555": N_("TCA9555 ({evidence})")}
+_NAMED = {"mcp23017": N_("{name}: MCP23017 ({evidence})"),
+          "tca9555": N_("{name}: TCA9555 ({evidence})"),
+          "pca9555": N_("{name}: TCA9555 ({evidence})")}
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,17 @@ class ChipIdentity:
         if not self.kind:
             return N_("unknown chip ({evidence})").format(evidence=self.evidence)
         return _DESCRIPTIONS[self.kind].format(evidence=self.evidence)
+
+    def named(self, name: str) -> str:
+        """The description after the wiring file's ``name`` for the chip (``u1: MCP23017
+        (…)``)."""
+        if self.kind == "pcf8575":
+            return N_("{name}: PCF8575-like, unverifiable ({evidence})").format(
+                name=name, evidence=self.evidence)
+        if not self.kind:
+            return N_("{name}: unknown chip ({evidence})").format(name=name,
+                                                                  evidence=self.evidence)
+        return _NAMED[self.kind].format(name=name, evidence=self.evidence)
 
 
 def _raw_read(bus: SMBusLike, address: int, length: int) -> bytes:
@@ -208,7 +222,7 @@ def probe_chips(bus: SMBusLike, wiring: Wiring | None) -> tuple[list[Finding], l
         want = "tca9555" if spec.kind == "pca9555" else spec.kind
         name = f"{spec.name} {_NAMES[spec.kind]}"
         if chip.kind == want:
-            findings.append(Finding(OK, f"0x{address:02x}", f"{spec.name}: {chip.description}"))
+            findings.append(Finding(OK, f"0x{address:02x}", chip.named(spec.name)))
         else:
             findings.append(Finding(
                 FAIL, f"0x{address:02x}", N_("wrong type: the wiring file has {name}, the bus "
@@ -256,7 +270,9 @@ def check_lines(wiring: Wiring, pin_factory: object) -> list[Finding]:
         try:
             device = DigitalInputDevice(gpio, pull_up=pull_up, pin_factory=pin_factory)
         except Exception as exc:  # noqa: BLE001 - gpiozero's errors have no common base to name
-            findings.append(Finding(FAIL, f"GPIO {gpio}", N_("{line}: cannot be opened ({error})").format(line=what, error=exc),
+            findings.append(Finding(FAIL, f"GPIO {gpio}", (
+                N_("INT: cannot be opened ({error})") if what == "INT" else
+                N_("{line}: cannot be opened ({error})")).format(line=what, error=exc),
                                     N_("another program holds it? (the daemon: stop it "
                                        "first)")))
             continue
@@ -265,7 +281,8 @@ def check_lines(wiring: Wiring, pin_factory: object) -> list[Finding]:
         finally:
             device.close()
         if not active:
-            findings.append(Finding(OK, f"GPIO {gpio}", N_("{line} at rest").format(line=what)))
+            findings.append(Finding(OK, f"GPIO {gpio}", N_("INT at rest") if what == "INT" else
+                                    N_("{line} at rest").format(line=what)))
         elif what == "INT":
             findings.append(Finding(FAIL, f"GPIO {gpio}", N_("INT held low after every chip "
                                                              "was read"),
