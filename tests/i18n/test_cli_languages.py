@@ -228,6 +228,8 @@ def test_hub_demo_in_italian(tmp_path: Path) -> None:
     text = "".join(lines)
     assert proc.returncode == 0, err
     assert text.startswith("sala di 1 damiera in "), text
-    assert f"pagina della sala:     http://127.0.0.1:{port}/" in text
-    assert "console dell'arbitro: " in text and "Ctrl-C ferma le damiere" in text
+    # the two addresses aligned under the longer label
+    assert f"  pagina della sala:    http://127.0.0.1:{port}/\n" in text
+    assert f"  console dell'arbitro: http://127.0.0.1:{port}/arbiter " in text
+    assert "Ctrl-C ferma le damiere" in text
     assert "fermato; le repliche sono in " in rest
