@@ -113,7 +113,8 @@ _LEAD = r"(?:IT|EN|INT|BR|COMP)(?: \d[\w.]*)?|BOARD|1-0|0-1|1/2-1/2|2-0|0-2|1-1|
 _PREFIX = re.compile(rf"({_LEAD}) (.+)", re.DOTALL)
 # A template's value never begins with such a lead (but ``{code}``, which is one): the line
 # "1-0 black resigned" is the result and "black resigned", not "{side} resigned" with side
-# "1-0 black"; a `{code}` is always one.
+# "1-0 black"; a `{code}` is always one, and so is a field named ``code_…`` (a second code in
+# the same message: ``"… ({code}), orientation {degrees}° ({code_turned})"``).
 _VALUE = rf"(?!(?:{_LEAD}) ).+?"
 
 
@@ -132,7 +133,7 @@ def _template(singular: str, plural: str, text: str) -> _Template:
     for m in _FIELD.finditer(text):
         parts.append(re.escape(text[at:m.start()]))
         name = m.group(1)
-        value = f"(?:{_LEAD})" if name == "code" else _VALUE
+        value = f"(?:{_LEAD})" if name == "code" or name.startswith("code_") else _VALUE
         parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>{value})")
         seen.add(name)
         at = m.end()

@@ -536,21 +536,23 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
     try:
         rotation = detect_orientation(sensed, expected, size, candidates)
         report.rotation = rotation
-        report.findings.append(Finding(OK, N_("set-up"), f"{position} {turned} " + N_(
-            "the initial position matches, orientation {degrees}°").format(
-            degrees=rotation * 90)))
+        report.findings.append(Finding(OK, N_("set-up"), N_(
+            "the initial position matches ({code}), orientation {degrees}° ({code_turned})"
+        ).format(code=position, degrees=rotation * 90, code_turned=turned)))
     except OrientationError:
         rotation = candidates[0]
         start = frozenset(physical_start)
         missing = " ".join(sorted(start - sensed, key=square_sort_key))
         extra = " ".join(sorted(sensed - start, key=square_sort_key))
-        what = (N_("the initial position does not match: not seen {missing}; seen but empty "
-                   "{extra}") if missing and extra else
-                N_("the initial position does not match: not seen {missing}") if missing else
-                N_("the initial position does not match: seen but empty {extra}"))
+        what = (N_("the initial position does not match ({code}, {code_turned}): not seen "
+                   "{missing}; seen but empty {extra}") if missing and extra else
+                N_("the initial position does not match ({code}, {code_turned}): not seen "
+                   "{missing}") if missing else
+                N_("the initial position does not match ({code}, {code_turned}): seen but "
+                   "empty {extra}"))
         report.findings.append(Finding(
-            FAIL, N_("set-up"), f"{position} {turned} " + what.format(missing=missing,
-                                                                      extra=extra),
+            FAIL, N_("set-up"), what.format(code=position, code_turned=turned, missing=missing,
+                                            extra=extra),
             N_("the squares below say why")))
 
     dark = numbered_squares(size, variant.first_dark_file_even)

@@ -124,8 +124,8 @@ def test_board_test(tmp_path: Path) -> None:
                   "--variant", "italian", "--fault", "swap:b1,d1")
     assert it.returncode == en.returncode == 1
     assert "disponi la posizione iniziale" in it.stdout
-    assert ("OK   disposizione: IT 7.1 IT 7.2 la posizione iniziale corrisponde, "
-            "orientamento 0°") in it.stdout
+    assert ("OK   disposizione: la posizione iniziale corrisponde (IT 7.1), orientamento 0° "
+            "(IT 7.2)") in it.stdout
     assert "FAIL b1: scambiata con d1 — i fili di queste caselle sono incrociati" in it.stdout
     assert "caselle: 30 caselle ok, 1 casella scambiata con b1, 1 casella scambiata con d1" \
         in it.stdout

@@ -91,3 +91,12 @@ def test_a_finding_is_shown_in_the_language_and_written_in_english() -> None:
     # the levels are codes; text no catalog knows (a path, a name) comes back as it is
     assert Finding(OK, "/var/lib/damiera", "76 MB free").shown("it") == \
         "OK   /var/lib/damiera: 76 MB liberi"
+
+
+def test_a_message_with_two_article_codes() -> None:
+    # {code} and {code_…} take an article code (engine.i18n: other values never begin with one)
+    text = "the initial position matches (IT 7.1), orientation 90° (INT 5.1)"
+    assert localize(text, "it") == \
+        "la posizione iniziale corrisponde (IT 7.1), orientamento 90° (INT 5.1)"
+    wrong = "the initial position matches (a man), orientation 90° (INT 5.1)"
+    assert localize(wrong, "it") == wrong  # "a man" is no code: not this template
