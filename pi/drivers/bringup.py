@@ -646,9 +646,11 @@ def _free_steps(bench: Bench, say: Say, screen: Callable[[str], None] | None,
     silent = 0
     while remaining and silent < len(remaining):
         offer = remaining[silent % len(remaining)]
-        _ask(bench, say, screen, Request(
-            "toggle", N_("lift and put back, or put and lift, any square: {n} left").format(
-                n=len(remaining)), (offer,)))
+        # English (said through localize, which picks the language's plural form by {n})
+        left = translations(DEFAULT_LANGUAGE).ngettext(
+            "lift and put back, or put and lift, any square: {n} left",
+            "lift and put back, or put and lift, any square: {n} left", len(remaining))
+        _ask(bench, say, screen, Request("toggle", left.format(n=len(remaining)), (offer,)))
         after, chatter = sampler.wait_change(current, bench.step_timeout)
         chattering |= chatter
         changed = (after ^ current) - chattering

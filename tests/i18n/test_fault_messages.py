@@ -100,3 +100,10 @@ def test_a_message_with_two_article_codes() -> None:
         "la posizione iniziale corrisponde (IT 7.1), orientamento 90° (INT 5.1)"
     wrong = "the initial position matches (a man), orientation 90° (INT 5.1)"
     assert localize(wrong, "it") == wrong  # "a man" is no code: not this template
+
+
+@pytest.mark.parametrize("n, italian", [(1, "ne resta 1"), (31, "ne restano 31")])
+def test_the_free_test_prompt_counts_in_the_plural_form(n: int, italian: str) -> None:
+    english = f"lift and put back, or put and lift, any square: {n} left"
+    assert localize(english, "it") == \
+        f"alza e rimetti, o metti e alza, su una casella qualsiasi: {italian}"
