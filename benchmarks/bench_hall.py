@@ -3,6 +3,8 @@
 Run: ``.venv/bin/python benchmarks/bench_hall.py --boards 200 [--pace 1|10] [--seconds 60]``
      (without ``--pace``: at tournament pace, then 10x)
      ``.venv/bin/python benchmarks/bench_hall.py --sweep auto|200,400,800 [--pace 10]``
+     ``--shares 2``: the hub as 2 processes and a front (``pi.hall.shares``), measured at the
+     front's hall page; CPU and memory summed over the three processes
 
 A private Mosquitto (tests/hall/broker.py), the hub as a subprocess (``damiera hub --mqtt …
 --http 127.0.0.1:<free> --state-dir <tmp>``), the light simulated boards
@@ -86,20 +88,66 @@ def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int, stag
     return out
 
 
+class Procs:
+    """The hub's processes (one, or ``--shares N`` and the front) as one for the figures: CPU
+    seconds and memory summed over them."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.stats = [ProcStats(pid) for pid in pids]
+
+    def cpu(self) -> float:
+        return sum(s.cpu() for s in self.stats)
+
+    def memory(self) -> tuple[float, float]:
+        got = [s.memory() for s in self.stats]
+        return sum(m[0] for m in got), sum(m[1] for m in got)
+
+
+def start_shares(url: str, boards: int, shares: int, port: int, hub_dir: Path, root: Path
+                 ) -> list[subprocess.Popen[bytes]]:
+    """``damiera hub --share K/N`` for K in 0..N-1 (one state directory) and ``damiera hub
+    front`` on ``port`` over them: the hall as several processes (pi.hall.shares)."""
+    unsigned = [a for n in range(1, boards + 1) for a in ("--accept-unsigned", str(n))]
+    ports = [free_port() for _ in range(shares)]
+    procs = [subprocess.Popen([sys.executable, "-m", "pi.cli", "hub", "--mqtt", url,
+                               "--http", f"127.0.0.1:{p}", "--state-dir", str(hub_dir),
+                               "--share", f"{k}/{shares}", "--quiet", *unsigned], cwd=ROOT,
+                              stdin=subprocess.DEVNULL, stderr=open(root / f"share-{k}.log", "wb"))
+             for k, p in enumerate(ports)]
+    for p in ports:
+        wait_http(p)
+    procs.append(subprocess.Popen(
+        [sys.executable, "-m", "pi.cli", "hub", "front", "--shares",
+         ",".join(f"127.0.0.1:{p}" for p in ports), "--http", f"127.0.0.1:{port}",
+         "--state-dir", str(hub_dir), "--quiet"], cwd=ROOT, stdin=subprocess.DEVNULL,
+        stderr=open(root / "front.log", "wb")))
+    return procs
+
+
 def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
-        seed: int = 1, keep: Path | None = None, per_process: int = 250) -> dict[str, Any]:
+        seed: int = 1, keep: Path | None = None, per_process: int = 250,
+        shares: int = 1) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="bench-hall-"))
     hub_dir = root / "hub"
     hub_dir.mkdir()
     broker = Broker(root).start()
     hub: subprocess.Popen[bytes] | None = None
+    share_procs: list[subprocess.Popen[bytes]] = []
     stand: StandInHub | None = None
     sse: SseClient | None = None
     fleets: list[tuple[subprocess.Popen[str], Path]] = []
     try:
         if stand_in:
             stand = StandInHub(broker.port, HALL, hub_dir)
-            stats = ProcStats(stand.pid)
+            stats: ProcStats | Procs = ProcStats(stand.pid)
+        elif shares > 1:
+            port = free_port()
+            share_procs = start_shares(broker.url, boards, shares, port, hub_dir, root)
+            stats = Procs([p.pid for p in share_procs])
+            wait_http(port)
+            time.sleep(1.0)  # the front's streams of the shares
+            sse = SseClient(port)
+            sse.start()
         else:
             port = free_port()
             # the light boards do not sign their lines: taken unsigned, by name (PROTOCOL.md)
@@ -119,8 +167,11 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         time.sleep(warmup)
         since = time.time()
         cpu0 = stats.cpu()
+        front0 = stats.stats[-1].cpu() if isinstance(stats, Procs) else 0.0
         time.sleep(seconds)
         cpu = (stats.cpu() - cpu0) / seconds * 100
+        front_cpu = (stats.stats[-1].cpu() - front0) / seconds * 100 \
+            if isinstance(stats, Procs) else None
         load = os.getloadavg()[0]
         rss, peak = stats.memory()
         for proc, _ in fleets:
@@ -147,7 +198,8 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "p99": percentile(lat, 99) * 1000,
                 "max": (max(lat) if lat else math.nan) * 1000,
                 "mean": (statistics.fmean(lat) if lat else math.nan) * 1000,
-                "cpu": cpu, "load": load, "rss": rss, "peak": peak, "lines": total, "lost": lost,
+                "cpu": cpu, "front_cpu": front_cpu, "load": load, "rss": rss, "peak": peak,
+                "lines": total, "lost": lost,
                 "games_bad": bad, "games": sum(f.get("games", 0) for f in fleet_out),
                 "fleet_cpu": sum(f.get("cpu", 0.0) for f in fleet_out)
                 / (time.time() - started) * 100,
@@ -155,7 +207,8 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "fleets": len(fleets),
                 "sse_error": sse.error if sse is not None else None,
                 "reconnects": sse.reconnects if sse is not None else 0,
-                "hub": "stand-in subscriber" if stand_in else "damiera hub"}
+                "hub": "stand-in subscriber" if stand_in else
+                f"damiera hub, {shares} shares and a front" if shares > 1 else "damiera hub"}
     finally:
         for proc, _ in fleets:
             if proc.poll() is None:
@@ -165,13 +218,13 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
             sse.stop()
         if stand is not None:
             stand.stop()
-        if hub is not None:
-            hub.send_signal(signal.SIGTERM)
+        for hub_proc in [*([] if hub is None else [hub]), *reversed(share_procs)]:
+            hub_proc.send_signal(signal.SIGTERM)
             try:
-                hub.wait(10)
+                hub_proc.wait(10)
             except subprocess.TimeoutExpired:
-                hub.kill()
-                hub.wait()
+                hub_proc.kill()
+                hub_proc.wait()
         broker.stop()
         if keep is not None:
             shutil.copytree(root, keep, dirs_exist_ok=True)
@@ -185,7 +238,9 @@ def show(r: dict[str, Any]) -> None:
     print(f"  publish -> hall page: p50 {r['p50']:.1f} ms, p90 {r['p90']:.1f} ms, "
           f"p99 {r['p99']:.1f} ms, "
           f"max {r['max']:.1f} ms over {r['measured']} lines ({r['unseen']} never shown)")
-    print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
+    print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)"
+          + (f"; of which the front {r['front_cpu']:.0f}%" if r.get("front_cpu") is not None
+             else ""))
     per_line = r["cpu"] / 100 / r["rate"] * 1000 if r["rate"] else math.nan
     print(f"  hub CPU per journal line: {per_line:.3f} ms (target <= 0.3 ms)")
     print(f"  boards: {r['fleets']} process(es), CPU {r['fleet_cpu']:.0f}% of a core in all, "
@@ -209,6 +264,9 @@ def main() -> None:
                    help="a plain subscriber instead of the hub (automatic without the hub)")
     p.add_argument("--per-process", type=int, default=250,
                    help="simulated boards per process (default 250)")
+    p.add_argument("--shares", type=int, default=1,
+                   help="the hub as this many processes (damiera hub --share K/N) and a front "
+                   "(damiera hub front) whose hall page is measured (default 1: one hub)")
     p.add_argument("--keep", default=None, help="copy the run's files here")
     p.add_argument("--json", action="store_true", help="also print each run as JSON")
     args = p.parse_args()
@@ -220,7 +278,7 @@ def main() -> None:
     def one(n: int, pace: float = args.pace or 10.0) -> dict[str, Any]:
         r = run(n, pace, args.seconds, args.warmup, stand_in,
                 keep=Path(args.keep) / str(n) if args.keep else None,
-                per_process=args.per_process)
+                per_process=args.per_process, shares=args.shares)
         show(r)
         if args.json:
             print(json.dumps(r))

@@ -44,6 +44,7 @@ and every input as it enters the session); deadlines go the other way
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time as _time
 from collections import deque
@@ -74,6 +75,8 @@ from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, Jou
 from pi.board.session import GameSession, refresh_game_files
 from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
+from pi.board.supersede import (first_touch, pairing_differs, superseded_note, touches,
+                                waits_for_arbiter, why_touched)
 from pi.board.view import PAIRING_FIELDS, Phase
 from pi.drivers.timebase import GameTime
 
@@ -205,6 +208,9 @@ class BoardController:
     _decided_line: int = 0
     #: games whose game.pdn/report.json could not be rewritten at start (one line each)
     _files_failures: list[str] = field(default_factory=list)
+    #: the current game's first line after its start that is not a snapshot (what touched it,
+    #: ``pi.board.supersede.first_touch``); None while untouched
+    _first_touch: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.variant = find_variant(self.config.variant)
@@ -235,6 +241,8 @@ class BoardController:
             raise
         self.session = session
         self._decided_line = session.line  # what happened before the restart is not known here
+        self._first_touch = first_touch(_journal_records(session), waits_for_arbiter(
+            session.start_line))  # pi.board.supersede: what touched it before the restart
         self._offset = self.time.stamp() - session.last_t
         if session.finished:
             self.phase = Phase.OVER
@@ -355,7 +363,8 @@ class BoardController:
         ``clock_start`` "arbiter": the clock waits for the arbiter's start_clock; None clears
         one) go into the next game's start line (a game in play is not changed);
         ``banner`` is the screen's header while no game is in play. Raises ValueError for
-        another field or another ``clock_start``."""
+        another field or another ``clock_start``. A game in play begun before the pairing and
+        still untouched is superseded by it (:meth:`_supersede`)."""
         unknown = set(fields) - set(PAIRING_FIELDS)
         if unknown:
             raise ValueError(f"not a pairing field: {', '.join(sorted(unknown))}")
@@ -368,7 +377,41 @@ class BoardController:
                               black=fields.get("black", c.black),
                               clock_start=fields.get("clock_start", c.clock_start))
         self.banner = banner
+        self._supersede()
         self._refresh()
+
+    def _supersede(self) -> None:
+        """``pi.board.supersede``: the game in play, begun (the pieces set up, IT 7.1/7.2) under
+        another start line than the pairing's and untouched since, is closed — an arbiter
+        ``note`` with the fixed text and an ``end`` line journaled, the game marked finished
+        with ``*`` — and the pairing's game begins at once from the same position. A touched
+        game keeps its start line: the pairing waits for the next game (logged)."""
+        session = self.session
+        if self.phase != Phase.PLAYING or session is None or self.faults \
+                or self.occupied != self.expected:
+            return
+        if not pairing_differs(session.start_line, self.config.start_line()):
+            return  # the pairing's own game (a pairing sent again)
+        why = why_touched(session.arbiter, self._first_touch,
+                          waits_for_arbiter(session.start_line))
+        if why is not None:
+            log.info("pairing: game %s keeps its start line (%s); the next game takes the "
+                     "pairing", session.id, why)
+            return
+        for line in (superseded_note(self.now()), {"type": "end"}):
+            self._publish(session.journal_line(line))
+        try:
+            session.journal.sync()  # the marker never ahead of the journal
+        except JournalWriteError as exc:
+            log.error("game %s not superseded: %s", session.id, exc)
+            return  # the journal failed: its JournalFailed stops the daemon
+        session.close()
+        session.game.mark_finished("*")
+        self._release()  # its last lines leave the board before the new game's first
+        log.info("pairing: game %s was untouched: superseded (void, *); the pairing's game "
+                 "begins", session.id)
+        self.phase = Phase.SETUP  # a failed begin is tried again at the next sensor event
+        self._begin()
 
     # ------------------------------------------------------------------ inputs
 
@@ -615,7 +658,12 @@ class BoardController:
             self._decided_line = 0
         elif any(isinstance(d, _POSITION_DECISIONS) for d in fed.decisions):
             self._decided_line = fed.line
+        if fed.line == 1:
+            self._first_touch = None
         assert self.session is not None
+        if self._first_touch is None and fed.line > 1 and touches(
+                fed.record, waits_for_arbiter(self.session.start_line)):
+            self._first_touch = fed.record  # pi.board.supersede: the game is touched
         self._held.append((self.session, fed, None))
         self._release()
 
@@ -739,6 +787,19 @@ class BoardController:
         self.status = text
         log.info("%s", text)
         return text
+
+
+def _journal_records(session: GameSession) -> list[Mapping[str, Any]]:
+    """A resumed game's journal lines from line 2 on (one that cannot be read: an unknown line,
+    which touches the game)."""
+    out: list[Mapping[str, Any]] = []
+    for text in session.trace.read_text(encoding="utf-8").splitlines()[1:]:
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            obj = None
+        out.append(obj if isinstance(obj, dict) else {"type": "?"})
+    return out
 
 
 def _drawn(state: DisplayState) -> tuple[Any, ...]:

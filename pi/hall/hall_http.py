@@ -35,7 +35,7 @@ from pi.web.views import clock_dict
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS"]
+__all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS", "summary_key"]
 
 HALL_STATIC = Path(__file__).parent / "static"
 #: A pairings upload larger than this is refused (a 9-round, 500-board event is ~200 kB).
@@ -213,7 +213,7 @@ class HallServer(ArbiterSite):
                 continue
             self.stale[arbiter].discard(board)
             s = self.hub.summary(board, arbiter)
-            key = _key(s)
+            key = summary_key(s)
             old = self.shown.get((board, arbiter))
             if old is not None and old[1] == key:
                 continue
@@ -416,6 +416,8 @@ class HallServer(ArbiterSite):
             raise http(400, str(exc)) from None
         if not rows:
             raise http(400, "no rows after the header line (round,board,white,black)")
+        # a share of the hub keeps its own boards' rows (the front sends every share its own)
+        rows = [row for row in rows if self.hub.config.owns(row["board"])]
         self.pairings.merge(rows)
         for row in rows:  # a paired board is listed in the hall before it is heard from
             self.hub.board(row["board"])
@@ -498,7 +500,7 @@ class HallServer(ArbiterSite):
         return STATIC
 
 
-def _key(summary: dict[str, Any]) -> str:
+def summary_key(summary: dict[str, Any]) -> str:
     """A summary's content without what changes every second by itself (a running clock is
     ticked by the page from its last reading: an event when it starts, stops or changes side)."""
     s = dict(summary)

@@ -37,6 +37,7 @@ from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
 from pi.hall.replica import GameReplica, Replica, board_key, game_order, sync_taken
 from pi.hall.rounds import Pairings, RoundStart
+from pi.hall.shares import SHARES_DIR
 from pi.hall.signing import Chain, same_mac, status_mac
 from engine.replay import Fed
 from pi.web import auth
@@ -99,8 +100,13 @@ class Hub:
         self.throttle = auth.Throttle()
         self.publish: Callable[[str, bytes], None] = lambda topic, payload: None
         self.listeners: list[Callable[[str, list[Fed]], None]] = []
+        #: where the hub's own files are (pairings, round): the state directory, or a share's
+        #: own folder in it (``DIR/shares/K``: shares may share the state directory)
+        self.files = self.root if config.share is None else \
+            self.root / SHARES_DIR / str(config.share.index)
+        self.files.mkdir(parents=True, exist_ok=True)
         #: the hall's pairings (``DIR/pairings.csv``; read by the hub's start)
-        self.pairings = Pairings(self.root)
+        self.pairings = Pairings(self.files)
         #: the round started last and its boards' clocks (HUB_API.md, start a round)
         self.rounds = RoundStart(self)
         self.bad_messages = 0
@@ -120,7 +126,7 @@ class Hub:
 
     def load(self) -> None:
         """Reads every replica back and rebuilds each board's view from it."""
-        n = self.replica.load()
+        n = self.replica.load(self.config.owns)
         for board, games in self.replica.boards.items():
             view = self.board(board)
             for g in games.values():
@@ -374,6 +380,10 @@ class Hub:
         board = user.removeprefix("board-") if user.startswith("board-") else user
         if not P.SEGMENT.fullmatch(board):
             return
+        share = self.config.share
+        if share is not None and not (share.owns(board) if user.startswith("board-")
+                                      else share.index == 0):
+            return  # another share's board (a hub's user: share 0 tells it)
         self.alarm(board, "taken_over", f"{user}'s credentials are used by another client "
                    "at once: the broker closed the first connection (board and intruder now "
                    "take turns)")
@@ -573,7 +583,7 @@ class Hub:
             "variant": None, "size": None, "fen": None, "moves": 0, "last_move": None,
             "clock": None, "result": "*", "pending_flags": 0,
             "sensor_faults": len(view.faults), "lines": 0, "missing": self.missing(board)}
-        if s is None:
+        if s is None or view.superseded(s.replica):  # void: no game of a round
             return out
         line = s.start_line
         game = s.arbiter.game

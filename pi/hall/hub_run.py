@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from engine.errors import StateError
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
 from pi.hall.rounds import round_order
+from pi.hall.shares import claim_share, share_client_id
 
 log = logging.getLogger(__name__)
 
@@ -38,10 +40,13 @@ class HubApp:
         self.hub = Hub(config, self.root)
         self.server = HallServer(self.hub, config.http.host, config.http.port)
         self.link: Any = None  # pi.hall.mqttlink.MqttLink, imported when started
+        self._claim: int | None = None  # a share's lock (pi.hall.shares.claim_share)
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         from pi.hall.mqttlink import MqttLink
+        if self.config.share is not None:  # before any replica is read: its boards are ours
+            self._claim = claim_share(self.root, self.config.share)
         self.hub.load()
         self.server.pairings.load()
         for _, board in self.server.pairings.rows:
@@ -56,8 +61,14 @@ class HubApp:
         loop = asyncio.get_running_loop()
         assert self.config.mqtt is not None
         warn_insecure(self.config)
+        share = self.config.share
+        boards = None if share is None else [b for b in self.config.boards() if share.owns(b)]
+        client = None if share is None else share_client_id(self.config.hall, share.index)
+        if share is not None:
+            log.warning("share %s of the hub: %d board(s) of the %d named in %s", share,
+                        len(boards or []), len(self.config.boards()), self.config.source)
         self.link = MqttLink(self.config.mqtt, self.config.hall, loop, self.hub.deliver,
-                             self.hub.connected)
+                             self.hub.connected, boards=boards, client=client)
         self.hub.publish = self.link.publish
         self.link.start()
         self._tasks = [asyncio.ensure_future(self.hub.sync_loop()),
@@ -74,6 +85,9 @@ class HubApp:
             await asyncio.get_running_loop().run_in_executor(None, self.link.stop)
         await self.server.stop()
         self.hub.close()
+        if self._claim is not None:
+            os.close(self._claim)
+            self._claim = None
 
 
 def warn_insecure(config: HubConfig) -> None:
@@ -115,7 +129,8 @@ def main_hub(args: argparse.Namespace) -> int:
     # a bad configuration (ConfigError) or an address that cannot be had (WebError) is a
     # DamieraError: the command line prints its one line (exit 2)
     config = hub_config_from_args(args.config, args.mqtt, args.http, args.state_dir,
-                                  getattr(args, "accept_unsigned", None))
+                                  getattr(args, "accept_unsigned", None),
+                                  getattr(args, "share", None))
     try:
         asyncio.run(run_hub(config))
     except OSError as exc:  # the state directory cannot be made or written

@@ -11,7 +11,9 @@ result, then the results and the round's feed. Only the ports change, through th
 URLs that name them (tests/doc_blocks.py), as the guide says.
 
 Checked: the pairings kept and the round started; each board's result in ``/results.csv`` and in
-the round's feed; every replica of the hub byte-equal to its board's journal.
+the round's feed, with the pairing's players (each board's game begun at its set-up, before its
+pairing came, gives way to the pairing's: ``pi.board.supersede``); every replica of the hub
+byte-equal to its board's journal.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from pi.board.supersede import first_touch, superseded
 from tests.doc_blocks import (
     ROOT,
     Ports,
@@ -102,14 +105,31 @@ def test_the_recipe_run_as_written_plays_a_round(tmp_path: Path) -> None:
     results = [line.split(",") for line in by_path["/results.csv"].splitlines()[1:]]
     round1 = {r[1]: r[-1] for r in results if r[0] == "1"}
     assert round1 == {str(n): "1-0" for n in range(1, len(boards) + 1)}, by_path["/results.csv"]
+    # the boards played their pairings: the game each began at the set-up, before the
+    # pairing came, was untouched and gave way to round 1's (pi.board.supersede)
+    paired = {(r[0], r[1]): (r[2], r[3]) for r in
+              (line.split(",") for line in
+               (cwd / "pairings.csv").read_text(encoding="utf-8").splitlines()[1:])}
+    played = {(r[0], r[1]): (r[2], r[3]) for r in results if r[0] == "1"}
+    assert played == {k: v for k, v in paired.items() if k[0] == "1"}, by_path["/results.csv"]
     feed = by_path["/rounds/1/games.pdn"]
     games = [g for g in re.split(r"(?=\[Event )", feed) if g.strip()]
     assert len(games) == len(boards), feed[:2000]
     for n, game in enumerate(games, start=1):  # in board order
         assert f'[Round "1.{n}"]' in game and f'[Board "{n}"]' in game, game[:800]
+        white, black = paired[("1", str(n))]
+        assert f'[White "{white}"]' in game and f'[Black "{black}"]' in game, game[:800]
         assert '[Result "1-0"]' in game and game.rstrip().endswith("1-0"), game[-300:]
     count, differ = _replicas_equal(hall)
     assert count >= len(boards) and not differ, differ
+    for n in range(1, len(boards) + 1):
+        # on each board: the game begun at the set-up, void, then round 1's, whose clock the
+        # hub started before the players' first move (COMP 4.4.2)
+        games = [[json.loads(x) for x in j.read_text(encoding="utf-8").splitlines()]
+                 for j in sorted((hall / "boards" / str(n) / "games").glob("*/trace.jsonl"))]
+        assert [superseded(g[1:]) for g in games] == [True, False], n
+        first = first_touch(games[1][1:])
+        assert first is not None and first.get("action") == "start_clock", first
 
 
 def _games_played(boards: list[Served], hall: Path, timeout: float = 120) -> None:
