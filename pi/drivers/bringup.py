@@ -470,14 +470,13 @@ class BoardTestReport:
                 "findings": [f.to_json() for f in self.findings]}
 
     def to_text(self, language: str = DEFAULT_LANGUAGE) -> str:
-        """The report as text: English in its file (:data:`DEFAULT_LANGUAGE`), in ``language``
-        on a person's terminal (the counts of squares with their plural forms)."""
+        """The report as text: English in its file (:data:`DEFAULT_LANGUAGE`, its format
+        unchanged), in ``language`` on a person's terminal."""
         t = translations(language)
         counts: dict[str, int] = {}
         for state in self.squares.values():
             counts[state] = counts.get(state, 0) + 1
-        summary = ", ".join(t.ngettext("{n} square {state}", "{n} squares {state}", n).format(
-            n=n, state=localize(s, language)) for s, n in sorted(counts.items()))
+        summary = ", ".join(f"{n} {localize(s, language)}" for s, n in sorted(counts.items()))
         head = (t.gettext("board test of {wiring} ({variant}) at {when}: {verdict}")
                 if self.when else t.gettext("board test of {wiring} ({variant}): {verdict}"))
         return "\n".join([head.format(wiring=self.wiring, variant=self.variant, when=self.when,
