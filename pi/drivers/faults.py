@@ -2,12 +2,13 @@
 :class:`Inbox`, where every driver thread hands what it sensed.
 
 Run-time sensor faults are records, not exceptions: the process never dies of a sensor problem.
-Their messages are written in English (the journal's ``fault`` line, the logs) from template
-msgids (:mod:`engine.i18n`), so the OLED and the pages show them in their language with
-``localize``.
 A :class:`SensorFault` is reported once per outage and followed, when the sensors can be trusted
 again, by a :class:`SensorFaultCleared` for the same chip, squares and ``kind`` (and a
 ``SnapshotTaken`` when the occupancy had to be read afresh).
+
+Their messages and kinds are English (the journal's ``fault`` line, the logs), made from
+template msgids (:mod:`engine.i18n`): the OLED, the terminal and the pages show them in their
+language with ``localize``, as they do the flags.
 """
 
 from __future__ import annotations
