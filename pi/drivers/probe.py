@@ -205,7 +205,8 @@ def probe_chips(bus: SMBusLike, wiring: Wiring | None) -> tuple[list[Finding], l
         try:
             chip = identify(bus, address, spec.kind if spec is not None else "")
         except OSError as exc:
-            findings.append(Finding(FAIL, f"0x{address:02x}", N_("answered, then failed ({error})").format(error=exc),
+            findings.append(Finding(FAIL, f"0x{address:02x}",
+                                    N_("answered, then failed ({error})").format(error=exc),
                                     N_("check its supply and the SDA/SCL joints")))
             continue
         chips.append(chip)
@@ -273,8 +274,7 @@ def check_lines(wiring: Wiring, pin_factory: object) -> list[Finding]:
             findings.append(Finding(FAIL, f"GPIO {gpio}", (
                 N_("INT: cannot be opened ({error})") if what == "INT" else
                 N_("{line}: cannot be opened ({error})")).format(line=what, error=exc),
-                                    N_("another program holds it? (the daemon: stop it "
-                                       "first)")))
+                N_("another program holds it? (the daemon: stop it first)")))
             continue
         try:
             active = bool(device.is_active)
@@ -289,7 +289,8 @@ def check_lines(wiring: Wiring, pin_factory: object) -> list[Finding]:
                                     N_("an INT output not open-drain, or the line shorted to "
                                        "ground; check the pull-up")))
         else:
-            findings.append(Finding(FAIL, f"GPIO {gpio}", N_("{line} reads pressed at rest").format(line=what),
+            findings.append(Finding(FAIL, f"GPIO {gpio}",
+                                    N_("{line} reads pressed at rest").format(line=what),
                                     N_("a stuck button or a short to ground")))
     return findings
 
