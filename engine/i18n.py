@@ -19,13 +19,14 @@ import gettext
 import re
 import struct
 from dataclasses import dataclass
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
 from engine.errors import UnknownLanguageError
 
 __all__ = ["LANGUAGES", "DEFAULT_LANGUAGE", "DOMAIN", "LOCALE_DIR", "translations",
-           "check_language", "catalog_path", "N_", "localize"]
+           "check_language", "catalog_path", "N_", "localize", "environment_language"]
 
 #: The languages with a catalog, in the order a switch shows them.
 LANGUAGES: tuple[str, ...] = ("en", "it")
@@ -43,6 +44,29 @@ def check_language(language: str) -> str:
         raise UnknownLanguageError(f"unknown language {language!r}: expected one of "
                                    f"{', '.join(LANGUAGES)}")
     return language
+
+
+def environment_language(environ: Mapping[str, str]) -> str:
+    """The language of a command-line tool run with the environment ``environ``, chosen the way
+    GNU gettext chooses a program's messages: the locale of messages is the first of
+    ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` that is set and not empty; when it is unset, ``C`` or
+    ``POSIX``, the answer is English (and ``LANGUAGE`` is ignored, as gettext ignores it then);
+    otherwise the first entry of the colon-separated ``LANGUAGE`` list with a catalog, else the
+    locale's own language when it has one (``it_IT.UTF-8`` → ``"it"``), else English. Only the
+    language part counts (``it_CH`` is Italian). Pure: the caller hands ``os.environ`` in."""
+    locale = next((environ[k] for k in ("LC_ALL", "LC_MESSAGES", "LANG") if environ.get(k)), "")
+    if _language_part(locale) in ("", "c", "posix"):
+        return DEFAULT_LANGUAGE
+    for entry in (environ.get("LANGUAGE") or "").split(":"):
+        if _language_part(entry) in LANGUAGES:
+            return _language_part(entry)
+    part = _language_part(locale)
+    return part if part in LANGUAGES else DEFAULT_LANGUAGE
+
+
+def _language_part(name: str) -> str:
+    """``"it"`` of ``"it_IT.UTF-8@euro"``, ``"c"`` of ``"C.UTF-8"``, lower case."""
+    return re.split(r"[_.@-]", name.strip(), maxsplit=1)[0].lower()
 
 
 def catalog_path(language: str, suffix: str = ".mo") -> Path:
@@ -89,7 +113,8 @@ _LEAD = r"(?:IT|EN|INT|BR|COMP)(?: \d[\w.]*)?|BOARD|1-0|0-1|1/2-1/2|2-0|0-2|1-1|
 _PREFIX = re.compile(rf"({_LEAD}) (.+)", re.DOTALL)
 # A template's value never begins with such a lead (but ``{code}``, which is one): the line
 # "1-0 black resigned" is the result and "black resigned", not "{side} resigned" with side
-# "1-0 black"; a `{code}` is always one.
+# "1-0 black"; a `{code}` is always one, and so is a field named ``code_…`` (a second code in
+# the same message: ``"… ({code}), orientation {degrees}° ({code_turned})"``).
 _VALUE = rf"(?!(?:{_LEAD}) ).+?"
 
 
@@ -108,7 +133,7 @@ def _template(singular: str, plural: str, text: str) -> _Template:
     for m in _FIELD.finditer(text):
         parts.append(re.escape(text[at:m.start()]))
         name = m.group(1)
-        value = f"(?:{_LEAD})" if name == "code" else _VALUE
+        value = f"(?:{_LEAD})" if name == "code" or name.startswith("code_") else _VALUE
         parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>{value})")
         seen.add(name)
         at = m.end()

@@ -169,8 +169,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         return _fail(f"{args.trace}: not UTF-8 text")
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
-    else:
-        print(report.to_text())
+    else:  # the readable summary, in the terminal's language (gettext's environment)
+        from pi.hardware_cli import terminal_language
+        print(report.to_text(terminal_language()))
     return 0
 
 

@@ -171,7 +171,7 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
             web = await _start_web(config, state, parts, controller)
         if config.mqtt is not None:
             link = _start_link(config, state, parts, controller, loop)
-        controller.notice = _startup_probe(hardware, wiring, controller)
+        controller.notice = _startup_probe(hardware, wiring, controller, config.language)
         first = hardware.start()
         if parts.scan_thread:
             scan.start()
@@ -269,11 +269,13 @@ def _speech(config: Config) -> BoardSpeech | None:
     return BoardSpeech(speaker, translations(config.language))
 
 
-def _startup_probe(hardware: Hardware, wiring: Wiring, controller: BoardController) -> str:
+def _startup_probe(hardware: Hardware, wiring: Wiring, controller: BoardController,
+                   language: str) -> str:
     """The board checked before the sensors power up (``pi.drivers.bringup.startup_probe``):
     every chip answers and is of its type, no square chatters and, while the pieces are being
     set up, none is closed outside every allowed start position (stuck). Returns the screen's
-    line for what is wrong ("" when nothing); every finding is logged."""
+    line for what is wrong ("" when nothing), in the board's ``language``; every finding is
+    logged (in English)."""
     from pi.drivers.bringup import probe_message, start_squares, startup_probe
     setting_up = controller.phase is Phase.SETUP
     allowed = (start_squares(wiring, controller.expected) if setting_up
@@ -282,7 +284,7 @@ def _startup_probe(hardware: Hardware, wiring: Wiring, controller: BoardControll
         findings = startup_probe(hardware.bus, wiring, allowed)
     for finding in findings:
         log.error("start-up probe: %s", finding.line())
-    return probe_message(findings)
+    return probe_message(findings, language)
 
 
 def _orienter(scan: ScanLoop, wiring: Wiring) -> Callable[[frozenset[str]], None]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import shlex
 import sys
 from functools import partial
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import InputError, StateError
-from engine.i18n import DEFAULT_LANGUAGE, translations
+from engine.i18n import DEFAULT_LANGUAGE, environment_language, translations
 from pi.board.config import Config, load_config, parse_http
 from pi.daemon import Parts, run_daemon
 from pi.board.errors import JournalError
@@ -224,12 +225,14 @@ def run_board(config: Config, wiring: Wiring, root: Path, parts: Parts) -> int:
 
 def run_config(path: str | None) -> Config:
     """``--config``: the file ``path``, else ``/etc/damiera/damiera.toml`` when it exists, else
-    the defaults. Raises ConfigError (one line)."""
+    the defaults, in the language of the environment (gettext's: ``LANG=it_IT.UTF-8``
+    is Italian; a board's config file says its own ``language``, English when it says none).
+    Raises ConfigError (one line)."""
     if path is None:
         if DEFAULT_CONFIG.exists():
             path = str(DEFAULT_CONFIG)
         else:
-            return Config(source="(defaults)")
+            return Config(source="(defaults)", language=environment_language(os.environ))
     return load_config(path)
 
 

@@ -714,7 +714,7 @@ class BoardController:
                 message = failure
         if self.faults:
             f = next(iter(self.faults.values()))
-            message = f"{f.message} ({f.kind})"
+            message = f.shown  # English; the screen and the pages localize it
         if self.phase == Phase.SETUP or (self.phase == Phase.OVER
                                          and self.occupied != self._final):
             # the result stays on the screen until the pieces are moved off the final position

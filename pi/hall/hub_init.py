@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import excerpt
+from engine.i18n import environment_language, translations
 from pi.board.config import parse_mqtt_url
 from pi.hall.errors import HallInitError
 from pi.hall.protocol import SEGMENT
@@ -508,27 +509,32 @@ def make_certs(hall: Hall) -> list[Path]:
 
 
 def main_init(args: argparse.Namespace) -> int:
-    """``damiera hub init``: writes the hall and prints what to run. Raises HallInitError."""
+    """``damiera hub init``: writes the hall and prints what to run (in the terminal's
+    language, the commands as they are). Raises HallInitError."""
     tls = not bool(getattr(args, "plain_mqtt", False))
     hall = make_hall(args.boards, args.dir, port=args.port, hall=args.hall, host=args.host,
                      tls=tls, shares=int(getattr(args, "shares", 1) or 1))
     write_hall(hall, force=bool(getattr(args, "force", False)))
     out = sys.stdout
-    print(f"hall {hall.hall}: {hall.boards} boards, broker {hall.host}:{hall.port}, in {hall.dir}",
-          file=out)
+    t = translations(environment_language(os.environ))
+    print(t.ngettext("hall {hall}: {n} board, broker {broker}, in {dir}",
+                     "hall {hall}: {n} boards, broker {broker}, in {dir}", hall.boards).format(
+        hall=hall.hall, n=hall.boards, broker=f"{hall.host}:{hall.port}", dir=hall.dir), file=out)
     print(f"  broker: mosquitto -c {hall.dir / 'mosquitto.conf'}", file=out)
     print(f"  hub:    damiera hub --config {hall.dir / 'hub.toml'} --http HOST:PORT "
           "--state-dir DIR", file=out)
     if hall.shares > 1:
         print(f"  shares: damiera hub --config {hall.dir / 'hub.toml'} --state-dir DIR "
-              f"--share K/{hall.shares} (K = 0 … {hall.shares - 1}), then", file=out)
+              f"--share K/{hall.shares} (K = 0 … {hall.shares - 1}), "
+              + t.gettext("then"), file=out)
         print(f"  front:  damiera hub front --config {hall.dir / 'hub.toml'} --http HOST:PORT "
               "--state-dir DIR", file=out)
-    print(f"  boards: damiera run --config {hall.dir}/board-<n>.toml (copy each to its board)",
-          file=out)
+    print(f"  boards: damiera run --config {hall.dir}/board-<n>.toml "
+          + t.gettext("(copy each to its board)"), file=out)
     if hall.tls:
-        print(f"  tls:    copy {hall.dir / CA_FILE} beside each board-<n>.toml", file=out)
+        print("  tls:    " + t.gettext("copy {file} beside each board-<n>.toml").format(
+            file=hall.dir / CA_FILE), file=out)
     else:
-        print("  WARNING: plain MQTT (--plain-mqtt): passwords cross the network in clear",
-              file=out)
+        print("  WARNING: " + t.gettext("plain MQTT (--plain-mqtt): passwords cross the network "
+                                        "in clear"), file=out)
     return 0

@@ -74,7 +74,11 @@ def test_the_live_page_follows_the_browser_then_the_switch(browser: Any, daemon:
              "IT 8.1.3 touched 21, moved 22; black: correct or accept",
              "moved 9-13, a move no man can make, where a capture was due (IT 8.1.6)",
              "position disturbed (a piece appeared on e4): put it right or restore",
-             "captured 2 piece(s) with 22x13 where 3 must be taken", "Rossi, Mario"]
+             "captured 2 piece(s) with 22x13 where 3 must be taken", "Rossi, Mario",
+             # a sensor fault as the page builds it from /api/state (message and kind)
+             "sensor fault: 0x21, squares c3 e3 (no answer)",
+             # two article codes in one message ({code} and {code_turned})
+             "the initial position matches (IT 7.1), orientation 0° (INT 5.1)"]
     got = page.evaluate("""async (texts) => {
         const i = await import('/static/i18n.js');
         return texts.map((t) => i.localize(t));

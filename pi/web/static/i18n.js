@@ -57,8 +57,10 @@ const templates = (() => {
         const f = /^\{(\w+)\}$/.exec(part);
         if (!f) return escape(part);
         names.push(f[1]);
-        // a value never begins with an article code or a result (but {code}, which is one)
-        return f[1] === "code" ? `(${LEAD})` : `((?!(?:${LEAD}) )[\\s\\S]+?)`;
+        // a value never begins with an article code or a result (but {code} and {code_…},
+        // which are one)
+        return f[1] === "code" || f[1].startsWith("code_") ? `(${LEAD})`
+          : `((?!(?:${LEAD}) )[\\s\\S]+?)`;
       }).join("");
       out.push({ msgid, names, re: new RegExp(`^${source}$`), literal: literal.length });
     }

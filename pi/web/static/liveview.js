@@ -175,8 +175,12 @@ export function startLive(opts = {}) {
       if (names.length) document.title = `${names.join(" · ")} — damiera`;
     }
     // what the OLED says, then what the board cannot see or wants put right
-    const faults = (state.sensor_faults || []).map((f) => fmt(_("sensor fault: {what}"), { what: f.message || f.kind }) +
-      (f.squares && f.squares.length ? ` (${f.squares.join(" ")})` : ""));
+    // a fault's message as the board's screen shows it ("sensor fault: 0x21, squares c3 e3
+    // (no answer)", pi/drivers/faults.py), localized; one without a message: its kind and squares
+    const faults = (state.sensor_faults || []).map((f) => f.message
+      ? localize(`${f.message} (${f.kind})`)
+      : fmt(_("sensor fault: {what}"), { what: localize(f.kind) }) +
+        (f.squares && f.squares.length ? ` (${f.squares.join(" ")})` : ""));
     // the squares to put right, in the page's numbering, once (the board's own message may say it)
     const fix = (state.squares_to_fix || []).length
       ? [fmt(_("put right: {squares}"), { squares: squareLabels(m.variant, state.squares_to_fix) })] : [];
