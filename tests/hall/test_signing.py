@@ -4,9 +4,8 @@ it verifies after the lines held; an unsigned board only when named; each refusa
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import re
+from pathlib import Path
 
 import pytest
 
@@ -206,7 +205,7 @@ def test_every_alarm_reads_in_the_consoles_language(tmp_path: Path) -> None:
     from engine.i18n import localize
     seen: list[str] = []
 
-    def deliver(h: Any, messages: list[tuple[str, bytes]]) -> None:
+    def deliver(h: Hub, messages: list[tuple[str, bytes]]) -> None:
         h.deliver(messages)
         seen.append(h.alarms[-1]["what"])
     hub, _ = _hub(tmp_path / "a", keys={"3": KEY})
