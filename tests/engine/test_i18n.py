@@ -1,6 +1,6 @@
 """The engine's languages (engine/i18n.py) and the one article table in two: English titles from
 SPEC.md (the msgids), Italian in the regulation's own words (the catalog, checked against the
-originals in ../shared/rules/seeds/)."""
+originals of ../shared/rules/seeds/, copied in tests/corpus/regulations/)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from engine.i18n import LANGUAGES, localize, translations
 from engine.variants import find_variant
 
 ROOT = Path(__file__).resolve().parents[2]
-SEEDS = ROOT.parent / "shared" / "rules" / "seeds"
+SEEDS = ROOT / "tests" / "corpus" / "regulations"  # the originals of ../shared/rules/seeds/
 #: Rule sets whose originals are Italian (004/003 Capo I, 000 the English extract, 002 Capo III):
 #: their Italian titles are quotations. INT and BR (001) are Portuguese: translated.
 QUOTED = ("IT", "EN", "COMP")
