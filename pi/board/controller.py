@@ -75,7 +75,7 @@ from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, Jou
 from pi.board.session import GameSession, refresh_game_files
 from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
-from pi.board.supersede import (first_touch, pairing_differs, superseded_note, touches,
+from pi.board.supersede import (first_touch, no_play, pairing_differs, superseded_note,
                                 waits_for_arbiter, why_touched)
 from pi.board.view import PAIRING_FIELDS, Phase
 from pi.drivers.timebase import GameTime
@@ -211,6 +211,8 @@ class BoardController:
     #: the current game's first line after its start that is not a snapshot (what touched it,
     #: ``pi.board.supersede.first_touch``); None while untouched
     _first_touch: Mapping[str, Any] | None = None
+    #: The line types that leave the game in play untouched (``pi.board.supersede.no_play``).
+    _no_play: frozenset[str] = frozenset({"snapshot"})
 
     def __post_init__(self) -> None:
         self.variant = find_variant(self.config.variant)
@@ -241,8 +243,9 @@ class BoardController:
             raise
         self.session = session
         self._decided_line = session.line  # what happened before the restart is not known here
-        self._first_touch = first_touch(_journal_records(session), waits_for_arbiter(
-            session.start_line))  # pi.board.supersede: what touched it before the restart
+        waiting = waits_for_arbiter(session.start_line)
+        self._no_play = no_play(waiting)
+        self._first_touch = first_touch(_journal_records(session), waiting)  # before the restart
         self._offset = self.time.stamp() - session.last_t
         if session.finished:
             self.phase = Phase.OVER
@@ -658,11 +661,11 @@ class BoardController:
             self._decided_line = 0
         elif any(isinstance(d, _POSITION_DECISIONS) for d in fed.decisions):
             self._decided_line = fed.line
+        assert self.session is not None
         if fed.line == 1:
             self._first_touch = None
-        assert self.session is not None
-        if self._first_touch is None and fed.line > 1 and touches(
-                fed.record, waits_for_arbiter(self.session.start_line)):
+            self._no_play = no_play(waits_for_arbiter(self.session.start_line))
+        elif self._first_touch is None and fed.record.get("type") not in self._no_play:
             self._first_touch = fed.record  # pi.board.supersede: the game is touched
         self._held.append((self.session, fed, None))
         self._release()

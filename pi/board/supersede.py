@@ -34,7 +34,8 @@ from engine.i18n import N_
 from engine.trace import CLOCK_START_ARBITER
 from pi.board.view import PAIRING_FIELDS, ArbiterState
 
-__all__ = ["SUPERSEDED_NOTE", "superseded_note", "waits_for_arbiter", "touches", "first_touch",
+__all__ = ["SUPERSEDED_NOTE", "superseded_note", "waits_for_arbiter", "no_play", "touches",
+           "first_touch",
            "superseded", "why_touched", "pairing_differs"]
 
 #: The arbiter ``note`` a board journals when a pairing supersedes its untouched game (fixed:
@@ -49,6 +50,7 @@ def superseded_note(t: float) -> dict[str, Any]:
 
 #: What happens on a board before the arbiter starts a waiting game's clocks and is no play.
 _BEFORE_PLAY = frozenset({"snapshot", "lift", "place", "fault", "fault_cleared", "restart"})
+_SNAPSHOT = frozenset({"snapshot"})
 
 
 def waits_for_arbiter(start: Mapping[str, Any]) -> bool:
@@ -56,12 +58,17 @@ def waits_for_arbiter(start: Mapping[str, Any]) -> bool:
     return start.get("clock_start") == CLOCK_START_ARBITER
 
 
+def no_play(waiting: bool) -> frozenset[str]:
+    """The journal line types that do not touch a game (:func:`touches`): a snapshot; in a game
+    ``waiting`` for the arbiter's start, lifts, places, faults and restarts too."""
+    return _BEFORE_PLAY if waiting else _SNAPSHOT
+
+
 def touches(line: Mapping[str, Any], waiting: bool) -> bool:
     """Journal line ``line`` (past the start line) touches its game: anything but a snapshot;
     in a game ``waiting`` for the arbiter's start, only a button, an arbiter's action or an
     end (lifts, places, faults and restarts before the start are no play)."""
-    kind = line.get("type")
-    return kind not in _BEFORE_PLAY if waiting else kind != "snapshot"
+    return line.get("type") not in no_play(waiting)
 
 
 def first_touch(lines: Iterable[Mapping[str, Any]], waiting: bool = False

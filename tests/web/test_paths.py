@@ -133,7 +133,7 @@ def test_a_sensor_event_reaches_the_browser_through_at_most_10_modules(
             sse.close()
     print("sensor → browser:", " → ".join(tracer.modules))
     assert "pi.board.controller" in tracer.modules and "pi.web.feeds" in tracer.modules
-    assert len(tracer.modules) <= BOUND, tracer.modules
+    assert len(tracer.modules) <= BOUND, " ".join(tracer.modules)
 
 
 def test_an_arbiter_action_reaches_its_journal_line_through_at_most_10_modules(
@@ -169,4 +169,4 @@ def test_an_arbiter_action_reaches_its_journal_line_through_at_most_10_modules(
                    for path in journal for line in path.read_text().splitlines())
     print("POST /api/arbiter → journal line:", " → ".join(tracer.modules))
     assert "pi.board.journal" in tracer.modules and "pi.web.server" in tracer.modules
-    assert len(tracer.modules) <= BOUND, tracer.modules
+    assert len(tracer.modules) <= BOUND, " ".join(tracer.modules)
