@@ -57,6 +57,8 @@ BLOCKS_ELSEWHERE: dict[tuple[str, str], str] = {
     # the voice: with ALSA pointed at no device, so a PC with audio hears what one without does
     ("docs/speech.md", "## On a PC: `make run` with speech"): "tests/pi/test_speech_docs.py",
     ("docs/languages.md", "## Choosing the language"): "tests/i18n/test_incoming_doc.py",
+    # benchmarks: run with small numbers there (the hall's with the slow marker)
+    ("docs/developer-hub-load.md", "## The benchmarks"): "tests/benchmarks/test_bench_hub.py",
     # on a copy of the sources: run here, it would rewrite the committed catalogs
     ("docs/languages.md", "## Adding or changing a message"): "tests/i18n/test_make_catalogs.py",
     # the hub as two processes: the shares' addresses in --shares change with their ports too

@@ -1,5 +1,7 @@
 """The hub's benchmarks run and print their figures (issue 19); nothing is timed here. The shell
-commands of ``docs/developer-hub-load.md`` are run as written, from the repository's root."""
+commands of ``docs/developer-hub-load.md`` are run as written, from the repository's root.
+
+The block it runs: docs/developer-hub-load.md, under ## The benchmarks."""
 
 from __future__ import annotations
 
