@@ -187,9 +187,38 @@ def _run(args: argparse.Namespace, moves: int, presses: int, stall_moves: int, f
           f"{b * 1000:.3f} ms ({(b / a - 1) * 100:+.0f} %) | within 20 % |")
     print(f"| the files made afresh (before), ply {first} vs ply {last} | "
           f"{cost[first][1] * 1000:.3f} ms vs {cost[last][1] * 1000:.3f} ms | - |")
+    tick, move = oled_frames(30 if args.quick else 600)
+    print()
+    print("| OLED frame on the OLED's thread (luma dummy), p50 / p99 ms | clock tick (one face "
+          "changes) | move (header, last move, faces) |")
+    print(f"| BoardDisplay.render | {ms(pct(tick, 0.5))} / {ms(pct(tick, 0.99))} | "
+          f"{ms(pct(move, 0.5))} / {ms(pct(move, 0.99))} |")
     print()
     print(f"after: {load()}")
     return 0
+
+
+def oled_frames(n: int) -> tuple[list[float], list[float]]:
+    """Seconds of ``n`` frames of :class:`pi.drivers.display.BoardDisplay` on luma's ``dummy``
+    device (the daemon's OLED thread draws them, sharing the interpreter with the event loop):
+    a running clock's face changing every second, and a move (header, last move, message)."""
+    from hardware_mocks.display import dummy_oled
+    from pi.drivers.display import BoardDisplay, DisplayState
+    out: list[list[float]] = []
+    for moving in (False, True):
+        display = BoardDisplay(dummy_oled())
+        times = []
+        for i in range(n):
+            state = DisplayState(white_time=3000.0 - (0 if moving else i), black_time=2900.0,
+                                 running="black" if moving and i % 2 else "white",
+                                 move_number=(i // 2 + 1) if moving else 20,
+                                 side_to_move="black" if moving and i % 2 else "white",
+                                 last_move=f"{21 + i % 12}-{17 + i % 9}" if moving else "22-19")
+            t0 = time.perf_counter()
+            display.render(state)
+            times.append(time.perf_counter() - t0)
+        out.append(times)
+    return out[0], out[1]
 
 
 def _p(samples: list[Sample], value: Callable[[Sample], float],
