@@ -202,17 +202,15 @@ class Daemon:
 class Clients:
     """N SSE clients in a process of their own: ``bench_web.py --client-mode PORT N`` prints
     ``ready``, then on ``stop`` each journal line's arrival times (one per client: the first
-    message of that line it got). ``lean``: raw sockets read by one ``recv`` each when
-    readable (:func:`lean_client_mode`), not aiohttp's parser and a task per client."""
+    message of that line it got)."""
 
-    def __init__(self, port: int, n: int, lean: bool = False) -> None:
-        self.port, self.n, self.lean = port, n, lean
+    def __init__(self, port: int, n: int) -> None:
+        self.port, self.n = port, n
         self.proc: subprocess.Popen[str] | None = None
 
     def start(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, __file__,
-                                      "--lean-client-mode" if self.lean else "--client-mode",
-                                      str(self.port), str(self.n)], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, __file__, "--client-mode", str(self.port),
+                                      str(self.n)], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
@@ -260,57 +258,6 @@ def client_mode(port: int, n: int) -> int:
     return 0
 
 
-def lean_client_mode(port: int, n: int) -> int:
-    """N SSE clients as lean as a client can be, in one process: raw sockets, the request
-    written by hand, one ``recv`` per readable socket (``selectors``), the arrival time of each
-    line's first ``id:`` taken at that ``recv``. What the aiohttp clients' process adds (the
-    HTTP parser, a task and a line iterator per client: the last of 100 reads its line that
-    process's milliseconds after the first) is left out: nearer a browser, a process of its
-    own reading one socket."""
-    import re
-    import selectors
-
-    ident = re.compile(rb"(?:^|\n)id: (\d+)\n")
-    arrivals: dict[int, list[float]] = {}
-    sel = selectors.DefaultSelector()
-    last: dict[socket.socket, int] = {}
-    request = (f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-               "Accept: text/event-stream\r\n\r\n").encode()
-    for _ in range(n):
-        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        sock.sendall(request)
-        sock.setblocking(False)
-        sel.register(sock, selectors.EVENT_READ)
-        last[sock] = -1
-    sel.register(sys.stdin, selectors.EVENT_READ)
-    print("ready", flush=True)
-    perf = time.perf_counter
-    running = True
-    while running:
-        for key, _ in sel.select():
-            sock = key.fileobj
-            if not isinstance(sock, socket.socket):
-                running = False  # "stop" on stdin
-                continue
-            try:
-                data = sock.recv(1 << 16)
-            except BlockingIOError:
-                continue
-            t = perf()
-            if not data:
-                sel.unregister(sock)
-                continue
-            for m in ident.finditer(data):
-                line = int(m.group(1))
-                if line != last[sock]:
-                    last[sock] = line
-                    arrivals.setdefault(line, []).append(t)
-    for sock in last:
-        sock.close()
-    print(json.dumps(arrivals), flush=True)
-    return 0
-
-
 # ---------------------------------------------------------------------- the driver
 
 class Controls:
@@ -329,13 +276,11 @@ class Controls:
 
 
 def latency(n_clients: int, presses: int, profile: str | None = None,
-            slow: float | None = None, where: str | None = None,
-            lean: bool = False) -> dict[str, Any]:
-    """The press -> SSE figures of one run (``lean``: :func:`lean_client_mode`'s clients)."""
+            slow: float | None = None, where: str | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(dir=where) as tmp:
         daemon = Daemon(tmp, profile, slow)
         try:
-            clients = Clients(daemon.port, n_clients, lean)
+            clients = Clients(daemon.port, n_clients)
             if n_clients:
                 clients.start()
             controls = Controls(daemon.port, daemon.token)
@@ -411,16 +356,10 @@ def main(argv: list[str] | None = None) -> int:
                         "folder; /dev/shm: no disk under the journal's fsync)")
     p.add_argument("--client-mode", nargs=2, type=int, metavar=("PORT", "N"),
                    help=argparse.SUPPRESS)
-    p.add_argument("--lean-client-mode", nargs=2, type=int, metavar=("PORT", "N"),
-                   help=argparse.SUPPRESS)
-    p.add_argument("--lean", action="store_true",
-                   help="lean SSE clients (raw sockets, one recv each; default: aiohttp's)")
     p.add_argument("--daemon-mode", metavar="STATE", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.client_mode:
         return client_mode(*args.client_mode)
-    if args.lean_client_mode:
-        return lean_client_mode(*args.lean_client_mode)
     if args.daemon_mode:
         return daemon_mode(args.daemon_mode, args.profile, args.slow)
     presses = 4 if args.quick else args.presses
@@ -431,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{'loop lag p99':>12} {'max':>7} | {'scan late max':>13} {'scans':>6} | "
           f"{'fsync max':>9} | {'RSS MiB':>7}")
     for n in [int(x) for x in args.clients.split(",") if x]:
-        r = latency(n, presses, args.profile, args.slow, args.state_in, args.lean)
+        r = latency(n, presses, args.profile, args.slow, args.state_in)
         print(f"{r['clients']:>8} {r['n']:>6} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['max']:>7.2f} | "
               f"{r['sent_p99']:>8.2f} | {r['loop_lag_p99']:>12.2f} "
               f"{r['loop_lag_max']:>7.2f} | "
