@@ -259,11 +259,6 @@ class BoardController:
         next_ping = loop.time()
         status = self.status
         stopping = asyncio.ensure_future(stop.wait())
-
-        def woken(f: asyncio.Future[Any]) -> None:
-            if not f.cancelled():  # the stop wakes the wait for an input: an empty list
-                inbox.put_nowait(())
-        stopping.add_done_callback(woken)
         try:
             while not stop.is_set():
                 now = self.time()
@@ -273,18 +268,15 @@ class BoardController:
                         wake = min(wake, when)
                 if ping is not None:
                     wake = min(wake, now + max(0.0, next_ping - loop.time()))
-                # the input awaited in this task (no task and no wait set per input: the way
-                # from a scan or a durable line to the controller is one turn of the loop);
-                # a timeout never loses an input (asyncio.Queue.get gives it up whole)
-                try:
-                    async with asyncio.timeout(max(0.0, wake - now)):
-                        item = await inbox.get()
-                except TimeoutError:
-                    pass
-                else:
-                    self.handle(item)
+                getter = asyncio.ensure_future(inbox.get())
+                done, _ = await asyncio.wait({getter, stopping}, timeout=max(0.0, wake - now),
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if getter in done:
+                    self.handle(getter.result())
                     while not inbox.empty():  # everything already waiting, before the timers
                         self.handle(inbox.get_nowait())
+                else:
+                    getter.cancel()
                 deadline = self.next_deadline()
                 if deadline is not None and self.time() >= deadline:
                     self.tick()
