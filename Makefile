@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: run sample hall test test-slow bench clean system-deps
+.PHONY: run sample hall test test-slow bench clean system-deps catalogs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,27 +25,34 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 # PDN TimeControl (default 3600: an hour each; 300+3 a blitz, 3600:1/30 then mosse lampo, '-'
 # none). `make sample` plays the bundled sample game by itself at 4x (SPEED=max: as fast as
 # possible), the terminal showing what the OLED would. Games are left in .state/games/.
+# CONFIG: a damiera.toml for both (e.g. `language = "it"`: the OLED and the terminal in Italian;
+# [speech]: the board's voice, docs/speech.md).
 SPEED ?= 4
 TIME_CONTROL ?= 3600
+CONFIG ?=
 run: $(VENV)/.installed-run
-	$(BIN)/damiera run --simulate --state-dir .state --time-control '$(TIME_CONTROL)' --quiet
+	$(BIN)/damiera run --simulate --state-dir .state --time-control '$(TIME_CONTROL)' --quiet \
+		$(if $(CONFIG),--config '$(CONFIG)')
 
 sample: $(VENV)/.installed-run
 	$(BIN)/damiera run --simulate --trace pi/samples/italian_sample.jsonl --speed $(SPEED) \
-		--state-dir .state --quiet
+		--state-dir .state --quiet $(if $(CONFIG),--config '$(CONFIG)')
 
 # A hall on this PC: `damiera hub demo` makes it in .hall/ with `hub init`, starts Mosquitto on
-# .hall/mosquitto.conf as the README says, the hub (the hall page on http://127.0.0.1:8090/) and
-# BOARDS simulated boards playing at SPEED; Ctrl-C stops them all. Needs Debian's mosquitto and
+# .hall/mosquitto.conf as docs/organiser.md says, the hub (the hall page on HTTP, default
+# http://127.0.0.1:8090/) and BOARDS simulated boards playing at SPEED; Ctrl-C stops them all. Needs Debian's mosquitto and
 # openssl (`make system-deps`).
 BOARDS ?= 8
+HTTP ?= 127.0.0.1:8090
 hall: $(VENV)/.installed
-	$(BIN)/damiera hub demo --boards $(BOARDS) --dir .hall --speed $(SPEED)
+	$(BIN)/damiera hub demo --boards $(BOARDS) --dir .hall --http $(HTTP) --speed $(SPEED)
 
 # Debian packages the tests use for real: systemd-analyze (the unit's checks), chromium (the
 # pages in a real browser, tests/web/test_pages.py), mosquitto (the hall's broker, tests/hall/),
-# openssl (the hall's TLS certificates, tests/hall/test_hub_init.py).
-SYSTEM_DEPS = systemd-analyze:systemd chromium:chromium mosquitto:mosquitto openssl:openssl
+# openssl (the hall's TLS certificates, tests/hall/test_hub_init.py), espeak-ng (the board's voice,
+# tests/pi/test_speech*.py).
+SYSTEM_DEPS = systemd-analyze:systemd chromium:chromium mosquitto:mosquitto openssl:openssl \
+	espeak-ng:espeak-ng
 
 # Installed as root; another apt process's lock is waited for (APT_LOCK_WAIT s, default 120);
 # not root or no network: said in plain words (.ci/system-deps).
@@ -63,6 +70,23 @@ test: $(VENV)/.installed system-deps
 
 test-slow: $(VENV)/.installed system-deps
 	$(PYTEST) -m slow
+
+# The gettext catalogs (engine/locale/<lang>/LC_MESSAGES/damiera.po, see engine/i18n.py): Babel
+# extracts every marked message (babel.cfg) into a template, merges it into each language's .po
+# (new messages come in untranslated, removed ones go) and compiles the .mo beside it. Translate
+# the new entries of engine/locale/it/LC_MESSAGES/damiera.po, then run it again to compile.
+LOCALES = engine/locale
+catalogs: | $(VENV)/.installed-run
+	$(BIN)/pybabel -q extract -F babel.cfg --sort-output --no-location --omit-header \
+		-o $(LOCALES)/damiera.pot .
+	for lang in en it; do \
+		test -f $(LOCALES)/$$lang/LC_MESSAGES/damiera.po || \
+			$(BIN)/pybabel -q init -i $(LOCALES)/damiera.pot -d $(LOCALES) -D damiera -l $$lang; \
+	done
+	$(BIN)/pybabel -q update -i $(LOCALES)/damiera.pot -d $(LOCALES) -D damiera \
+		--ignore-obsolete --no-fuzzy-matching --ignore-pot-creation-date
+	$(BIN)/pybabel -q compile -d $(LOCALES) -D damiera
+	rm -f $(LOCALES)/damiera.pot
 
 bench: $(VENV)/.installed
 	$(BIN)/damiera bench

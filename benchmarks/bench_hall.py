@@ -3,6 +3,8 @@
 Run: ``.venv/bin/python benchmarks/bench_hall.py --boards 200 [--pace 1|10] [--seconds 60]``
      (without ``--pace``: at tournament pace, then 10x)
      ``.venv/bin/python benchmarks/bench_hall.py --sweep auto|200,400,800 [--pace 10]``
+     ``--shares 2``: the hub as 2 processes and a front (``pi.hall.shares``), measured at the
+     front's hall page; CPU and memory summed over the three processes
 
 A private Mosquitto (tests/hall/broker.py), the hub as a subprocess (``damiera hub --mqtt …
 --http 127.0.0.1:<free> --state-dir <tmp>``), the light simulated boards
@@ -51,7 +53,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "hall"), str(Path(__file__).reso
 
 from broker import Broker
 from hall_bench_rig import (ProcStats, SseClient, StandInHub, compare_replicas, free_port,
-                      latencies, percentile, read_times)
+                      latencies, percentile, read_times, replica_lines)
 
 HALL = "hall"
 
@@ -73,7 +75,10 @@ def wait_http(port: int, timeout: float = 30.0) -> None:
 
 
 def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int, stagger: float,
-                 per_process: int) -> list[tuple[subprocess.Popen[str], Path]]:
+                 per_process: int, start_at: float | None = None
+                 ) -> list[tuple[subprocess.Popen[str], Path]]:
+    """The simulated boards' processes; ``start_at``: the wall time their first games begin
+    from (every process the same second), else each process's start."""
     out = []
     for first in range(1, boards + 1, per_process):
         last = min(boards, first + per_process - 1)
@@ -82,29 +87,103 @@ def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int, stag
                "--boards", f"{first}-{last}", "--dir", str(root / "boards"),
                "--pace", str(pace), "--seed", str(seed), "--times", str(times),
                "--stagger", str(stagger)]
+        if start_at is not None:
+            cmd += ["--start-at", f"{start_at:.3f}"]
         out.append((subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True), times))
     return out
 
 
+class Procs:
+    """The hub's processes (one, or ``--shares N`` and the front) as one for the figures: CPU
+    seconds and memory summed over them."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.stats = [ProcStats(pid) for pid in pids]
+
+    def cpu(self) -> float:
+        return sum(s.cpu() for s in self.stats)
+
+    def loop_cpu(self) -> float:
+        return sum(s.loop_cpu() for s in self.stats)
+
+    def memory(self) -> tuple[float, float]:
+        got = [s.memory() for s in self.stats]
+        return sum(m[0] for m in got), sum(m[1] for m in got)
+
+
+def start_shares(url: str, boards: int, shares: int, port: int, hub_dir: Path, root: Path
+                 ) -> list[subprocess.Popen[bytes]]:
+    """``damiera hub --share K/N`` for K in 0..N-1 (one state directory) and ``damiera hub
+    front`` on ``port`` over them: the hall as several processes (pi.hall.shares)."""
+    unsigned = [a for n in range(1, boards + 1) for a in ("--accept-unsigned", str(n))]
+    ports = [free_port() for _ in range(shares)]
+    procs = [subprocess.Popen([sys.executable, "-m", "pi.cli", "hub", "--mqtt", url,
+                               "--http", f"127.0.0.1:{p}", "--state-dir", str(hub_dir),
+                               "--share", f"{k}/{shares}", "--quiet", *unsigned], cwd=ROOT,
+                              stdin=subprocess.DEVNULL, stderr=open(root / f"share-{k}.log", "wb"))
+             for k, p in enumerate(ports)]
+    for p in ports:
+        wait_http(p)
+    procs.append(subprocess.Popen(
+        [sys.executable, "-m", "pi.cli", "hub", "front", "--shares",
+         ",".join(f"127.0.0.1:{p}" for p in ports), "--http", f"127.0.0.1:{port}",
+         "--state-dir", str(hub_dir), "--quiet"], cwd=ROOT, stdin=subprocess.DEVNULL,
+        stderr=open(root / "front.log", "wb")))
+    return procs
+
+
+#: ``damiera`` under cProfile timed by the thread's own CPU clock (a loaded machine's waits are
+#: not charged to whatever ran before them), its statistics written to ``argv[1]`` at the end.
+_PROFILED = """import cProfile, sys, time
+from pi.cli import main
+prof = cProfile.Profile(time.thread_time)
+prof.enable()
+try:
+    main(sys.argv[2:])
+finally:
+    prof.disable()
+    prof.dump_stats(sys.argv[1])
+"""
+
+
+def hub_command(profile: Path | None) -> list[str]:
+    """The hub's command line up to its ``hub`` subcommand; ``profile``: run under cProfile,
+    its statistics written there when the hub stops (its event loop's thread only, in CPU
+    seconds of that thread)."""
+    if profile is None:
+        return [sys.executable, "-m", "pi.cli", "hub"]
+    return [sys.executable, "-c", _PROFILED, str(profile), "hub"]
+
+
 def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
-        seed: int = 1, keep: Path | None = None, per_process: int = 250) -> dict[str, Any]:
+        seed: int = 1, keep: Path | None = None, per_process: int = 250,
+        shares: int = 1, profile: Path | None = None) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="bench-hall-"))
     hub_dir = root / "hub"
     hub_dir.mkdir()
     broker = Broker(root).start()
     hub: subprocess.Popen[bytes] | None = None
+    share_procs: list[subprocess.Popen[bytes]] = []
     stand: StandInHub | None = None
     sse: SseClient | None = None
     fleets: list[tuple[subprocess.Popen[str], Path]] = []
     try:
         if stand_in:
             stand = StandInHub(broker.port, HALL, hub_dir)
-            stats = ProcStats(stand.pid)
+            stats: ProcStats | Procs = ProcStats(stand.pid)
+        elif shares > 1:
+            port = free_port()
+            share_procs = start_shares(broker.url, boards, shares, port, hub_dir, root)
+            stats = Procs([p.pid for p in share_procs])
+            wait_http(port)
+            time.sleep(1.0)  # the front's streams of the shares
+            sse = SseClient(port)
+            sse.start()
         else:
             port = free_port()
             # the light boards do not sign their lines: taken unsigned, by name (PROTOCOL.md)
             unsigned = [a for n in range(1, boards + 1) for a in ("--accept-unsigned", str(n))]
-            hub = subprocess.Popen([sys.executable, "-m", "pi.cli", "hub", "--mqtt", broker.url,
+            hub = subprocess.Popen([*hub_command(profile), "--mqtt", broker.url,
                                     "--http", f"127.0.0.1:{port}", "--state-dir", str(hub_dir),
                                     "--quiet", *unsigned], cwd=ROOT, stdin=subprocess.DEVNULL,
                                    stderr=open(root / "hub.log", "wb"))
@@ -118,9 +197,16 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                               per_process=per_process)
         time.sleep(warmup)
         since = time.time()
-        cpu0 = stats.cpu()
+        cpu0, loop0, taken0 = stats.cpu(), stats.loop_cpu(), replica_lines(hub_dir)
+        front0 = stats.stats[-1].cpu() if isinstance(stats, Procs) else 0.0
         time.sleep(seconds)
         cpu = (stats.cpu() - cpu0) / seconds * 100
+        loop_cpu = (stats.loop_cpu() - loop0) / seconds * 100
+        front_cpu = (stats.stats[-1].cpu() - front0) / seconds * 100 \
+            if isinstance(stats, Procs) else None
+        # the lines the hub took in the window (behind the boards, it takes fewer than they
+        # publish: its CPU per line is per line taken)
+        taken = (replica_lines(hub_dir) - taken0) / seconds
         load = os.getloadavg()[0]
         rss, peak = stats.memory()
         for proc, _ in fleets:
@@ -147,7 +233,9 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "p99": percentile(lat, 99) * 1000,
                 "max": (max(lat) if lat else math.nan) * 1000,
                 "mean": (statistics.fmean(lat) if lat else math.nan) * 1000,
-                "cpu": cpu, "load": load, "rss": rss, "peak": peak, "lines": total, "lost": lost,
+                "cpu": cpu, "front_cpu": front_cpu, "loop_cpu": loop_cpu, "taken": taken,
+                "load": load, "rss": rss, "peak": peak,
+                "lines": total, "lost": lost,
                 "games_bad": bad, "games": sum(f.get("games", 0) for f in fleet_out),
                 "fleet_cpu": sum(f.get("cpu", 0.0) for f in fleet_out)
                 / (time.time() - started) * 100,
@@ -155,7 +243,8 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "fleets": len(fleets),
                 "sse_error": sse.error if sse is not None else None,
                 "reconnects": sse.reconnects if sse is not None else 0,
-                "hub": "stand-in subscriber" if stand_in else "damiera hub"}
+                "hub": "stand-in subscriber" if stand_in else
+                f"damiera hub, {shares} shares and a front" if shares > 1 else "damiera hub"}
     finally:
         for proc, _ in fleets:
             if proc.poll() is None:
@@ -165,6 +254,97 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
             sse.stop()
         if stand is not None:
             stand.stop()
+        for hub_proc in [*([] if hub is None else [hub]), *reversed(share_procs)]:
+            hub_proc.send_signal(signal.SIGTERM)
+            try:
+                hub_proc.wait(10)
+            except subprocess.TimeoutExpired:
+                hub_proc.kill()
+                hub_proc.wait()
+        broker.stop()
+        if keep is not None:
+            shutil.copytree(root, keep, dirs_exist_ok=True)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def round_start(boards: int, pace: float, seconds: float, lead: float, per_process: int,
+                seed: int = 1) -> dict[str, Any]:
+    """A synchronised round start: the hub up and one hall page on its stream, then every
+    board's first game begun at the same second (its start line and its set-up, the power-up
+    snapshot, published at once), played on for ``seconds``. ``lead``: seconds given to the
+    boards' processes to start and connect before that second. Measured: per board, from the
+    round's second to the hall page's first ``board`` event of its new game; the lines per
+    second of the first seconds; lines lost (every replica against its journal)."""
+    root = Path(tempfile.mkdtemp(prefix="bench-hall-round-"))
+    hub_dir = root / "hub"
+    hub_dir.mkdir()
+    broker = Broker(root).start()
+    hub: subprocess.Popen[bytes] | None = None
+    sse: SseClient | None = None
+    fleets: list[tuple[subprocess.Popen[str], Path]] = []
+    try:
+        port = free_port()
+        unsigned = [a for n in range(1, boards + 1) for a in ("--accept-unsigned", str(n))]
+        hub = subprocess.Popen([*hub_command(None), "--mqtt", broker.url, "--http",
+                                f"127.0.0.1:{port}", "--state-dir", str(hub_dir), "--quiet",
+                                *unsigned], cwd=ROOT, stdin=subprocess.DEVNULL,
+                               stderr=open(root / "hub.log", "wb"))
+        stats = ProcStats(hub.pid)
+        wait_http(port)
+        sse = SseClient(port)
+        sse.start()
+        start_at = time.time() + lead
+        fleets = start_fleets(broker.url, boards, pace, root, seed, stagger=0.0,
+                              per_process=per_process, start_at=start_at)
+        cpu0 = stats.cpu()
+        time.sleep(max(0.0, start_at - time.time()) + seconds)
+        cpu = stats.cpu() - cpu0
+        load = os.getloadavg()[0]
+        rss, peak = stats.memory()
+        for proc, _ in fleets:
+            proc.send_signal(signal.SIGTERM)
+        for proc, _ in fleets:
+            proc.communicate(timeout=60)
+        if any(proc.returncode != 0 for proc, _ in fleets):
+            raise RuntimeError("a process of simulated boards failed (its error is above)")
+        deadline = time.time() + 30
+        while True:
+            total, lost, bad = compare_replicas(root / "boards", hub_dir)
+            if lost == 0 or time.time() > deadline:
+                break
+            time.sleep(0.5)
+        times = read_times([t for _, t in fleets])
+        first: dict[str, tuple[float, str]] = {}  # board -> (its line 1's publish, game)
+        for (board, game), lines in times.items():
+            if 1 in lines and (board not in first or lines[1] < first[board][0]):
+                first[board] = (lines[1], game)
+        shown: dict[str, float] = {}
+        for wall, board, seen_game, _ in sse.seen:
+            if board not in shown and board in first and first[board][1] == seen_game:
+                shown[board] = wall - start_at
+        published = [w - start_at for w, _ in first.values()]
+        # boards the page had before the second (connected, no game): all of them, or the
+        # lead was too short for the boards to connect
+        ready = len({board for wall, board, _, _ in sse.seen if wall < start_at})
+        burst = sum(1 for v in times.values() for w in v.values()
+                    if start_at <= w < start_at + 5.0) / 5.0
+        waits = sorted(shown.values())
+        return {"boards": boards, "pace": pace, "seconds": seconds, "load": load,
+                "shown": len(shown), "never": boards - len(shown), "ready": ready,
+                "first": min(waits) if waits else math.nan,
+                "p50": percentile(waits, 50), "p99": percentile(waits, 99),
+                "max": max(waits) if waits else math.nan,
+                "published_max": max(published) if published else math.nan,
+                "burst": burst, "cpu": cpu / seconds * 100, "rss": rss, "peak": peak,
+                "lines": total, "lost": lost, "games_bad": bad,
+                "reconnects": sse.reconnects, "sse_error": sse.error}
+    finally:
+        for proc, _ in fleets:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        if sse is not None:
+            sse.stop()
         if hub is not None:
             hub.send_signal(signal.SIGTERM)
             try:
@@ -173,9 +353,27 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 hub.kill()
                 hub.wait()
         broker.stop()
-        if keep is not None:
-            shutil.copytree(root, keep, dirs_exist_ok=True)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def show_round_start(r: dict[str, Any]) -> None:
+    print(f"round start: {r['boards']} boards begin at the same second at {r['pace']:g}x pace, "
+          f"{r['seconds']:g} s played; machine's load average {r['load']:.1f} on "
+          f"{os.cpu_count()} cores")
+    print(f"  before the second: {r['ready']} of {r['boards']} boards connected and on the "
+          "hall page")
+    print(f"  every start line published within {r['published_max']:.2f} s of the second; "
+          f"{r['burst']:.0f} journal lines/s over the first 5 s")
+    print(f"  on the hall page: {r['shown']} of {r['boards']} boards, the first "
+          f"{r['first']:.2f} s, p50 {r['p50']:.2f} s, "
+          f"p99 {r['p99']:.2f} s, the last {r['max']:.2f} s after the second "
+          f"({r['never']} never; target: all within 5 s)")
+    print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
+    print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not "
+          "byte-equal; target 0)")
+    if r["reconnects"] or r["sse_error"]:
+        print(f"  hall page: reconnected {r['reconnects']} time(s)"
+              + (f"; last error: {r['sse_error']}" if r["sse_error"] else ""))
 
 
 def show(r: dict[str, Any]) -> None:
@@ -185,9 +383,15 @@ def show(r: dict[str, Any]) -> None:
     print(f"  publish -> hall page: p50 {r['p50']:.1f} ms, p90 {r['p90']:.1f} ms, "
           f"p99 {r['p99']:.1f} ms, "
           f"max {r['max']:.1f} ms over {r['measured']} lines ({r['unseen']} never shown)")
-    print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
-    per_line = r["cpu"] / 100 / r["rate"] * 1000 if r["rate"] else math.nan
-    print(f"  hub CPU per journal line: {per_line:.3f} ms (target <= 0.3 ms)")
+    print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)"
+          + (f"; of which the front {r['front_cpu']:.0f}%" if r.get("front_cpu") is not None
+             else ""))
+    per_line = r["cpu"] / 100 / r["taken"] * 1000 if r["taken"] else math.nan
+    loop_line = r["loop_cpu"] / 100 / r["taken"] * 1000 if r["taken"] else math.nan
+    print(f"  hub CPU per journal line: {per_line:.3f} ms (target <= 0.3 ms), of which its "
+          f"event loop's thread {loop_line:.3f} ms (the rest: paho's network thread, the "
+          f"executor's); per line taken into its replicas ({r['taken']:.0f} lines/s in the "
+          "window)")
     print(f"  boards: {r['fleets']} process(es), CPU {r['fleet_cpu']:.0f}% of a core in all, "
           f"RSS {r['fleet_rss']:.0f} MB the largest")
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not byte-equal)")
@@ -209,9 +413,29 @@ def main() -> None:
                    help="a plain subscriber instead of the hub (automatic without the hub)")
     p.add_argument("--per-process", type=int, default=250,
                    help="simulated boards per process (default 250)")
+    p.add_argument("--shares", type=int, default=1,
+                   help="the hub as this many processes (damiera hub --share K/N) and a front "
+                   "(damiera hub front) whose hall page is measured (default 1: one hub)")
     p.add_argument("--keep", default=None, help="copy the run's files here")
     p.add_argument("--json", action="store_true", help="also print each run as JSON")
+    p.add_argument("--profile-hub", default=None, metavar="FILE",
+                   help="run the hub under cProfile, its statistics written to FILE (default: "
+                   "none; read them with python -m pstats FILE)")
+    p.add_argument("--round-start", action="store_true",
+                   help="a synchronised round start instead: every board's start line and "
+                   "set-up at the same second, then --seconds of play (pace: --pace, default "
+                   "1; default off)")
+    p.add_argument("--lead", type=float, default=15.0,
+                   help="--round-start: seconds for the boards' processes to connect before "
+                   "the round's second (default 15)")
     args = p.parse_args()
+    if args.round_start:
+        r = round_start(args.boards, args.pace or 1.0, args.seconds, args.lead,
+                        args.per_process)
+        show_round_start(r)
+        if args.json:
+            print(json.dumps(r))
+        return
     stand_in = args.stand_in or not have_hub()
     if stand_in and not args.stand_in:
         print("damiera hub is not installed: measuring to a stand-in subscriber")
@@ -220,7 +444,8 @@ def main() -> None:
     def one(n: int, pace: float = args.pace or 10.0) -> dict[str, Any]:
         r = run(n, pace, args.seconds, args.warmup, stand_in,
                 keep=Path(args.keep) / str(n) if args.keep else None,
-                per_process=args.per_process)
+                per_process=args.per_process, shares=args.shares,
+                profile=Path(args.profile_hub) if args.profile_hub else None)
         show(r)
         if args.json:
             print(json.dumps(r))
@@ -240,10 +465,12 @@ def main() -> None:
                 one(n, pace)
     if args.sweep:
         results.sort(key=lambda r: r["boards"])
-        print("\nboards  lines/s  p50 ms  p99 ms  hub CPU%  RSS MB  lost  load")
+        print("\nboards  lines/s  p50 ms  p99 ms  hub CPU%  ms/line  RSS MB  lost  load")
         for r in results:
+            per_line = r["cpu"] / 100 / r["taken"] * 1000 if r["taken"] else math.nan
             print(f"{r['boards']:>6}  {r['rate']:>7.0f}  {r['p50']:>6.1f}  {r['p99']:>6.1f}  "
-                  f"{r['cpu']:>8.0f}  {r['rss']:>6.0f}  {r['lost']:>4}  {r['load']:>4.1f}")
+                  f"{r['cpu']:>8.0f}  {per_line:>7.3f}  {r['rss']:>6.0f}  {r['lost']:>4}  "
+                  f"{r['load']:>4.1f}")
         over = [r["boards"] for r in results if not r["p99"] <= 1000]
         print("p99 passes 1 s at " + (f"{over[0]} boards" if over else
                                       f"none of these (up to {results[-1]['boards']} boards)"))

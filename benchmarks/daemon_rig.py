@@ -30,7 +30,7 @@ from hardware_mocks.players import physical
 from hardware_mocks.smbus import FakeI2CBus
 from hardware_mocks.serial import BroadcastPort
 from hardware_mocks.virtual_board import VirtualBoard
-from pi.board.config import Config
+from pi.board.config import Config, SpeechSpec
 from pi.board.controller import BoardController
 from pi.daemon import OledScreen, Parts, run_daemon
 from pi.drivers.hardware import build_hardware
@@ -355,18 +355,20 @@ def drive_unpaced(sim: Sim, probe: Probe, handoff: HandOff, plies: int, seed: in
 
 def latency_run(clock: bool, plies: int, seed: int, state_root: Path,
                 stages: Stages | None = None, handoff: HandOff | None = None,
-                stall: float = 0.0, paced: bool = True) -> tuple[list[Sample], Probe]:
+                stall: float = 0.0, paced: bool = True,
+                speech: SpeechSpec | None = None) -> tuple[list[Sample], Probe]:
     """One daemon, in this process, until the driver has played ``plies`` moves (``stages``:
     where the time goes, recorded on the way; ``handoff``: the scans' wait for the loop, from
     the first move on; ``stall``: every journal fsync held that many seconds; ``paced``: each
     physical event once the last one is journaled, else :func:`drive_unpaced`, which needs
-    ``handoff`` and a game without a clock)."""
+    ``handoff`` and a game without a clock; ``speech``: the config's ``[speech]``, None: off)."""
     wiring = load_wiring(example_wiring(WIRING))
     variant = find_variant(VARIANT)
     sim = Sim(wiring, Board(None, variant).occupied_algebraic())
     probe = Probe()
     out: dict[str, list[Sample]] = {}
-    config = Config(variant=VARIANT, clock=clock, time_control=TIME_CONTROL if clock else None)
+    config = Config(variant=VARIANT, clock=clock, time_control=TIME_CONTROL if clock else None,
+                    speech=speech or SpeechSpec())
 
     async def companion(controller: BoardController, _inbox: Any) -> None:
         assert controller.screen is not None

@@ -20,7 +20,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from pi.hall import protocol
 
-__all__ = ["SseClient", "ProcStats", "compare_replicas", "latencies", "read_times",
+__all__ = ["SseClient", "ProcStats", "compare_replicas", "replica_lines", "latencies", "read_times",
            "StandInHub", "free_port", "percentile"]
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -138,6 +138,13 @@ class ProcStats:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
+    def loop_cpu(self) -> float:
+        """CPU seconds of the process's main thread alone (the hub's event loop; the others
+        are paho's network thread and the executor's)."""
+        with open(f"/proc/{self.pid}/task/{self.pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
     def memory(self) -> tuple[float, float]:
         """(VmRSS, VmHWM) in MB: now and the peak."""
         out = {}
@@ -185,6 +192,17 @@ def latencies(times: dict[tuple[str, str], dict[int, float]],
             else:
                 out.append(max(0.0, events[i][0] - wall))
     return out, unseen
+
+
+def replica_lines(replica_dir: Path) -> int:
+    """The journal lines the hub's replicas hold now (whole lines of every game)."""
+    total = 0
+    for path in replica_dir.glob("boards/*/games/*/trace.jsonl"):
+        try:
+            total += path.read_bytes().count(b"\n")
+        except OSError:
+            pass
+    return total
 
 
 def compare_replicas(boards_dir: Path, replica_dir: Path) -> tuple[int, int, int]:

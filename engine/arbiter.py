@@ -61,6 +61,7 @@ from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, 
                            PieceLifted, PiecePlaced, SensorsFailed, SensorsRecovered,
                            SnapshotTaken, TraceEnded)
 from engine.game import Game
+from engine.i18n import N_
 from engine.squares import square_mirror
 from engine.tracking import MaybeBrush, TurnTracker
 from engine.variants import Variant
@@ -194,10 +195,11 @@ class Arbiter:
             self._fire_timers(event.t, force=True)
         elif isinstance(event, SensorsFailed):
             s.raise_flag(event.t, "sensor_fault", None, "noted",
-                         event.message or "sensors stopped answering: " + " ".join(event.squares))
+                         event.message or N_("sensors stopped answering: {squares}").format(
+                             squares=" ".join(event.squares)))
         elif isinstance(event, SensorsRecovered):
             s.raise_flag(event.t, "sensor_fault_cleared", None, "noted",
-                         "sensors answer again: " + " ".join(event.squares))
+                         N_("sensors answer again: {squares}").format(squares=" ".join(event.squares)))
         self._check_time(self._held(event.t))
         self._keeper.countdown(event.t)
         return s.flush(event.t)
@@ -258,9 +260,10 @@ class Arbiter:
             # IT 3.5: the move on the board was complete when the piece was let go; the settle
             # timer that would have said so ran out while the board was away.
             self._judge.complete(s.tracker.last_change, None)
-        away = "unknown time" if e.down is None else f"{e.down:g} s"
-        s.raise_flag(e.t, "restart", None, "noted", f"the board restarted after {away} away; "
-                     "clocks stopped until the arbiter restarts them")
+        away = N_("unknown time") if e.down is None else f"{e.down:g} s"
+        s.raise_flag(e.t, "restart", None, "noted",
+                     N_("the board restarted after {away} away; clocks stopped until the arbiter "
+                        "restarts them").format(away=away))
         s.now = max(s.now, e.t)
         if s.tracker.touches:
             s.tracker.last_change = max(s.tracker.last_change, e.t)  # no settle over the gap
@@ -428,11 +431,12 @@ class Arbiter:
                 if lifted.color != s.mover():
                     # IT 3.11: the player not on move touched (lifted and put back) a piece
                     s.raise_flag(t, "touch_not_on_move", lifted.color, "noted",
-                                 f"lifted {origin} and put it back when not on move")
+                                 N_("lifted {square} and put it back when not on move").format(square=origin))
                 elif origin not in tr.playable and not tr.accomodo:
                     # IT 3.10: a non-playable piece touched without announcing "accomodo"
                     s.raise_flag(t, "touch_unplayable", lifted.color, "noted",
-                                 f"lifted {origin}, which cannot be played, and put it back")
+                                 N_("lifted {square}, which cannot be played, and put it "
+                                    "back").format(square=origin))
             if (tr.accomodo and origin is not None and tr.first_touch == origin
                     and s.obligation is None
                     and s.geometry.number_of_algebraic.get(name) == origin):
@@ -445,7 +449,8 @@ class Arbiter:
         tr.place(t, name, origin)
         if (origin is None and self._game.outcome is None and s.disturbed is None
                 and s.correcting is None):
-            self._judge.disturb(t, f"a piece appeared on {square_label(s.board, name)}")
+            self._judge.disturb(t, N_("a piece appeared on {square}").format(
+                square=square_label(s.board, name)))
         self._judge.check_restored(t)
 
     def _settle_brush(self, t: float, placed: str | None) -> bool:
@@ -506,7 +511,7 @@ class Arbiter:
                 self._game.agree_draw()
                 self._keeper.stop(t)
             else:
-                s.raise_flag(t, "draw_offer", side, "noted", "draw accepted but no draw offer stands")
+                s.raise_flag(t, "draw_offer", side, "noted", N_("draw accepted but no draw offer stands"))
         elif name == "count":
             self._on_count(t, side, imposed=False)
         elif name == "repetition":
@@ -516,7 +521,7 @@ class Arbiter:
         s = self._memory
         if s.correcting is not None:
             s.raise_flag(t, "press_in_correction", side, "noted",
-                         "clock pressed during a correction: the position is not restored yet")
+                         N_("clock pressed during a correction: the position is not restored yet"))
             return
         c = s.mover()
         if s.pending is not None:
@@ -524,7 +529,7 @@ class Arbiter:
                 return  # the offender's clock is not running
             # the decider pressing without deciding: judge what he did as his move
             if s.shows_ref():
-                s.raise_flag(t, "press_without_move", side, "noted", "clock pressed without a move")
+                s.raise_flag(t, "press_without_move", side, "noted", N_("clock pressed without a move"))
                 return
             self._judge.maintain(t, by_play=True)
             self._judge.complete(t, side)
@@ -549,7 +554,7 @@ class Arbiter:
         if side == p.offender:
             # IT 8.2: only the offender's opponent decides
             s.raise_flag(t, "offender_decides", side, "noted",
-                         f"{name} pressed by the offender: ignored")
+                         N_("{button} pressed by the offender: ignored").format(button=name))
             return
         if name == "accept":
             self._judge.maintain(t, by_play=False)
@@ -578,11 +583,11 @@ class Arbiter:
             side == c and shown or side != c and not s.tracker.touches)
         if not own_move_done:
             s.raise_flag(t, "draw_offer", side, "noted",
-                         "draw offered other than after one's own move, before the clock")
+                         N_("draw offered other than after one's own move, before the clock"))
             return
         if s.draw_refused[side]:
             s.raise_flag(t, "draw_offer", side, "noted",
-                         "draw offered again before the opponent offered one")
+                         N_("draw offered again before the opponent offered one"))
             return
         s.draw_offer = side
         s.draw_refused[side.opponent] = False
@@ -592,28 +597,29 @@ class Arbiter:
         s = self._memory
         if s.variant.draws.count_moves == 0:
             s.raise_flag(t, "no_procedure", side, "noted",
-                         "no move-count procedure in this variant (automatic draws apply)")
+                         N_("no move-count procedure in this variant (automatic draws apply)"))
             return
         if self._game.start_count(imposed=imposed):
-            who = "imposed by the arbiter" if imposed else "requested"
+            who = N_("imposed by the arbiter") if imposed else N_("requested")
             s.raise_flag(t, "count_request", side, "noted",
-                         f"move count {who}: {s.variant.draws.count_moves} king moves each")
+                         N_("move count {who}: {n} king moves each").format(
+                             who=who, n=s.variant.draws.count_moves))
         else:
             s.raise_flag(t, "count_impossible", side, "noted",
-                         "the move count needs at least one king each")
+                         N_("the move count needs at least one king each"))
 
     def _on_repetition(self, t: float, side: Colour) -> None:
         """IT 9.3b: the repetition claimed and verified at once by the board."""
         s = self._memory
         d = s.variant.draws
         if d.repetition_automatic or not d.repetitions:
-            s.raise_flag(t, "no_procedure", side, "noted", "no repetition claim in this variant")
+            s.raise_flag(t, "no_procedure", side, "noted", N_("no repetition claim in this variant"))
             return
         if not self._game.claim_repetition():
             s.raise_flag(t, "repetition", side, "noted",
-                         f"repetition not confirmed ({self._game.repetition_count()} "
-                         "occurrence(s)); the board verified it at once, so no verification time "
-                         "is charged (IT 9.3 b2)")
+                         N_("repetition not confirmed ({n} occurrence(s)); the board verified it "
+                            "at once, so no verification time is charged (IT 9.3 b2)").format(
+                             n=self._game.repetition_count()))
         else:
             self._keeper.stop(t)
 
@@ -665,18 +671,20 @@ class Arbiter:
             turned = s.sensed == mirrored
             if turned:
                 f = s.raise_flag(t, "orientation", None, "pending",
-                                 "the board is turned the wrong way")
+                                 N_("the board is turned the wrong way"))
             else:
                 missing = sorted(expected - s.sensed)
                 extra = sorted(s.sensed - expected)
                 f = s.raise_flag(t, "setup", None, "pending",
-                                 "set-up differs from the starting position: missing "
-                                 + (", ".join(missing) or "none") + "; extra "
-                                 + (", ".join(extra) or "none"))
+                                 N_("set-up differs from the starting position: missing "
+                                    "{missing}; extra {extra}").format(
+                                     missing=", ".join(missing) or N_("none"),
+                                     extra=", ".join(extra) or N_("none")))
             s.setup_flags.append(f.id)
         light = [sq for sq in s.sensed if sq not in num]
         if light and not turned:  # a board turned round is one notice (IT 7.2), not 7.5 on all
             s.light_flags.append(s.raise_flag(
                 t, "light_square", None, "pending",
-                "piece(s) on light square(s) " + ", ".join(sorted(light))).id)
-        self._judge.disturb(t, "the sensors see another position")
+                N_("piece(s) on light square(s) {squares}").format(
+                    squares=", ".join(sorted(light)))).id)
+        self._judge.disturb(t, N_("the sensors see another position"))

@@ -36,6 +36,7 @@ from engine.board import Board, Move
 from engine.clock import BothFlagsFell, ClockPressed, FlagFell
 from engine.colour import BLACK, WHITE, Colour
 from engine.decisions import MoveCommitted, MoveRetracted, PositionSet
+from engine.i18n import N_
 from engine.variants import Variant, free_choice
 
 __all__ = ["Judge", "Judgement", "judge", "free_board", "square_label"]
@@ -107,10 +108,10 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
         if _occupancy_after(ref_occ, m) == occupied:
             return Judgement(None, c, move=m, legal=True)
     if previous is not None and occupied == previous.occupied_squares():
-        return Judgement("takeback", 1 - c, "the last move was taken back",
+        return Judgement("takeback", 1 - c, N_("the last move was taken back"),
                          after_fen=previous.fen())
     if any(o is None for o in on_board.values()):
-        return Judgement("disturbed", None, "pieces appeared on the board")
+        return Judgement("disturbed", None, N_("pieces appeared on the board"))
     moved = sorted((o, n) for n, o in on_board.items() if o is not None and o != n)
     present = {o for o in on_board.values() if o is not None}
     gone = ref_occ - present
@@ -135,11 +136,12 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
 
     if not moved:
         removed = ", ".join(say(*sorted(gone)))
-        return Judgement("remove_no_reason", c, f"removed {removed} without a move",
+        return Judgement("remove_no_reason", c,
+                         N_("removed {squares} without a move").format(squares=removed),
                          after_fen=fen_after(1 - c))
     if len(moved) > 1:
-        return Judgement("disturbed", None, "several pieces displaced: "
-                         + ", ".join(f"{a}->{b}" for a, b in moved))
+        return Judgement("disturbed", None, N_("several pieces displaced: {moves}").format(
+                             moves=", ".join(f"{a}->{b}" for a, b in moved)))
     a, b = moved[0]
     piece = ref.piece_at(a)
     assert piece is not None
@@ -150,17 +152,18 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
                      for m in other.legal_moves)
         if presser == 1 - c or (presser is None and shaped):
             mv = Move((a, b), sorted(gone) if gone else ())
-            return Judgement("twice", 1 - c, f"moved again {a}-{b} after pressing the clock",
+            return Judgement("twice", 1 - c,
+                             N_("moved again {a}-{b} after pressing the clock").format(a=a, b=b),
                              move=mv if shaped else None, after_fen=fen_after(c))
         # written in the transcript as played, by the player who played it (TRACE.md moves)
-        return Judgement("opponent_piece", c, f"moved the opponent's piece {a}-{b}",
+        return Judgement("opponent_piece", c, N_("moved the opponent's piece {a}-{b}").format(a=a, b=b),
                          move=Move((a, b), sorted(gone)), after_fen=fen_after(1 - c))
     after = fen_after(1 - c)
     captures_now = ref.has_capture()
     if own_gone:
         key = "removed_own" if (opp_gone or captures_now) else "remove_no_reason"
-        return Judgement(key, c, f"played {a}-{b} and removed own piece(s) "
-                         + ", ".join(say(*sorted(own_gone))),
+        return Judgement(key, c, N_("played {a}-{b} and removed own piece(s) {squares}").format(
+                             a=a, b=b, squares=", ".join(say(*sorted(own_gone)))),
                          move=Move((a, b), sorted(opp_gone)), after_fen=after)
     legal = ref.legal_moves
     same_ends = [m for m in legal if m.from_square == a and m.to_square == b]
@@ -176,11 +179,13 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
                 key = "removal_stopped"
             else:
                 key = "fewer_removed"
-            return Judgement(key, c, f"played {m.notation()} but left {missing} on the board",
+            return Judgement(key, c, N_("played {move} but left {squares} on the board").format(
+                                 move=m.notation(), squares=missing),
                              move=m, after_fen=after)
         extra = ", ".join(say(*sorted(opp_gone - caps)))
-        return Judgement("removed_not_taken", c, f"played {m.notation()} and removed {extra}, "
-                         "not captured", move=m, after_fen=after)
+        text = N_("played {move} and removed {squares}, not captured").format(
+            move=m.notation(), squares=extra)
+        return Judgement("removed_not_taken", c, text, move=m, after_fen=after)
     free = free_board(ref)
     free_moves = free.legal_moves if captures_now else []
     for m in free_moves:
@@ -188,44 +193,47 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
             best = max(len(x.captures) for x in legal)
             mv = Move(m.path, m.captures)
             if len(m.captures) != best:
-                return Judgement("count", c, f"captured {len(m.captures)} piece(s) with "
-                                 f"{m.notation()} where {best} must be taken", move=mv,
-                                 after_fen=after)
+                text = N_("captured {n} piece(s) with {move} where {best} must be taken").format(
+                    n=len(m.captures), move=m.notation(), best=best)
+                return Judgement("count", c, text, move=mv, after_fen=after)
             # IT 8.1.15 where the rule set has capture priorities; else the count (INT 5.4.08)
             key = "priority" if defines(ref.variant, "priority") else "count"
-            return Judgement(key, c, f"{m.notation()} breaks the capture priorities", move=mv,
-                             after_fen=after)
+            text = N_("{move} breaks the capture priorities").format(move=m.notation())
+            return Judgement(key, c, text, move=mv, after_fen=after)
     crowned = _crowned_and_went_on(ref, free, free_moves, a, b, opp_gone)
     if crowned is not None:
         m, stop = crowned
-        return Judgement("count", c, f"captured {len(opp_gone)} piece(s) with "
-                         f"{m.notation(full_path=True)}: the man crowned on {stop} stops there "
-                         "(IT 6.5, EN 6.5)", move=m, after_fen=after)
+        text = N_("captured {n} piece(s) with {move}: the man crowned on {square} stops there "
+                  "(IT 6.5, EN 6.5)").format(n=len(opp_gone), move=m.notation(full_path=True),
+                                             square=stop)
+        return Judgement("count", c, text, move=m, after_fen=after)
     for m in free_moves:
         for path, order in m.alternatives:
             if path[0] != a:
                 continue
             for i in range(1, len(path) - 1):
                 if path[i] == b and set(order[:i]) >= opp_gone:
-                    return Judgement("stop", c, f"stopped on {b} during the capture "
-                                     f"{m.notation(full_path=True)}",
+                    return Judgement("stop", c, N_("stopped on {square} during the capture {move}").format(
+                                         square=b, move=m.notation(full_path=True)),
                                      move=Move((a, b), order[:i]), after_fen=after)
     if captures_now and not opp_gone:
         if any(m.from_square == a and m.to_square == b for m in ref.quiet_moves):
-            return Judgement("omit_capture", c, f"played {a}-{b} where a capture was due",
+            return Judgement("omit_capture", c, N_("played {a}-{b} where a capture was due").format(a=a, b=b),
                              move=Move((a, b)), after_fen=after)
         # IT 8.1.2 (INT 5.4.02): a move no piece of its kind can make, and IT 8.1.6 (INT
         # 5.4.06) besides: the flag is the first, its text names both
-        kind = "king" if piece.king else "man"
+        kind = N_("king") if piece.king else N_("man")
         omitted = article(ref.variant, "omit_capture").code
-        return Judgement("irregular_move", c, f"moved {a}-{b}, a move no {kind} can make, "
-                         f"where a capture was due ({omitted})", move=Move((a, b)),
-                         after_fen=after, also=("omit_capture",))
+        text = N_("moved {a}-{b}, a move no {kind} can make, where a capture was due "
+                  "({code})").format(a=a, b=b, kind=kind, code=omitted)
+        return Judgement("irregular_move", c, text, move=Move((a, b)), after_fen=after,
+                         also=("omit_capture",))
     if opp_gone:
-        return Judgement("impossible", c, f"captured {', '.join(say(*sorted(opp_gone)))} "
-                         f"with {a}-{b}, no such capture", move=Move((a, b), sorted(opp_gone)),
+        text = N_("captured {squares} with {a}-{b}, no such capture").format(
+            squares=", ".join(say(*sorted(opp_gone))), a=a, b=b)
+        return Judgement("impossible", c, text, move=Move((a, b), sorted(opp_gone)),
                          after_fen=after)
-    return Judgement("irregular_move", c, f"moved {a}-{b}, not a legal move",
+    return Judgement("irregular_move", c, N_("moved {a}-{b}, not a legal move").format(a=a, b=b),
                      move=Move((a, b)), after_fen=after)
 
 
@@ -304,8 +312,8 @@ class Judge:
             names = ", ".join(sorted(light))
             s.light_flags.append(s.raise_flag(
                 t, "light_square", c, "pending",
-                f"a piece on the light square(s) {names} is inactive").id)
-            self.disturb(t, f"piece on light square {names}")
+                N_("a piece on the light square(s) {squares} is inactive").format(squares=names)).id)
+            self.disturb(t, N_("piece on light square {squares}").format(squares=names))
             return
         previous = s.previous if s.pending is None else None
         j = judge(s.tracker.ref, s.tracker.on_board(), presser, previous)
@@ -330,8 +338,8 @@ class Judge:
         c = s.mover()
         touched = s.tracker.first_touch
         if touched is not None and touched != move.from_square:
-            self.irregular(t, Judgement("touch", c, f"touched {touched}, moved "
-                                        f"{move.from_square}", move=move, legal=True,
+            self.irregular(t, Judgement("touch", c, N_("touched {touched}, moved {moved}").format(
+                                            touched=touched, moved=move.from_square), move=move, legal=True,
                                         after_fen=None), touched=touched)
             return
         if move.is_capture and self._check_removal(t, move):
@@ -347,18 +355,18 @@ class Judge:
         if early:
             if kind_of(s.variant, "early_removal") == "incorrectness":  # IT 5.12
                 s.raise_flag(t, "early_removal", c, "noted",
-                             "captured piece removed before the capture was complete")
+                             N_("captured piece removed before the capture was complete"))
             else:  # INT 5.4.10: an irregularity
-                self.irregular(t, Judgement("early_removal", c, "captured piece removed before "
-                                            "the capture was over", move=move, legal=True))
+                text = N_("captured piece removed before the capture was over")
+                self.irregular(t, Judgement("early_removal", c, text, move=move, legal=True))
                 return True
         if len(order) > 1:
             ok = any(order == list(cs) or order == list(reversed(cs))
                      for _, cs in move.alternatives)
             if not ok:
                 s.raise_flag(t, "removal_order", c, "noted",
-                             "captured pieces removed out of order: "
-                             + ", ".join(str(n) for n in order))
+                             N_("captured pieces removed out of order: {squares}").format(
+                                 squares=", ".join(str(n) for n in order)))
         return False
 
     def _commit(self, t: float, move: Move) -> None:
@@ -600,4 +608,5 @@ class Judge:
         if s.disturbed is not None:
             return
         s.disturbed = s.raise_flag(t, "disturbed", None, "pending",
-                                   f"position disturbed ({text}): put it right or restore").id
+                                   N_("position disturbed ({what}): put it right or "
+                                      "restore").format(what=text)).id

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.errors import NoArticleError
+from engine.i18n import DEFAULT_LANGUAGE, N_, translations
 from engine.variants import Variant
 
-__all__ = ["Article", "article", "code", "defines", "title", "kind_of",
+__all__ = ["Article", "article", "code", "defines", "title", "titles", "kind_of",
            "EVERY_RULE_SET", "SOME_RULE_SETS", "IRREGULARITIES", "NUMBERINGS"]
 
 Kind = Literal["irregularity", "incorrectness", "notice", "result", "procedure"]
@@ -35,7 +36,7 @@ class Article:
     """One article as cited: ``code`` (``"IT 8.1.3"``), ``kind`` (``irregularity``: the
     offender's opponent decides; ``incorrectness``: recorded, rectified on request; ``notice``:
     no direct consequence; ``result``: how a game ends; ``procedure``: what the arbiter or the
-    clock does), ``title`` (short English)."""
+    clock does), ``title`` (short English: the msgid of its Italian, see :func:`title`)."""
 
     key: str
     code: str
@@ -51,168 +52,168 @@ _R: Kind = "result"
 _P: Kind = "procedure"
 _TABLE: dict[str, tuple[Kind, dict[str, tuple[str, str]]]] = {
     # IT 8.1 / EN 8.1 / INT 5.4: irregularities (the offender's opponent decides)
-    "twice": (_I, {"IT": ("8.1.1", "moving twice in a row"),
-                   "EN": ("8.1.1", "moving twice in a row"),
-                   "INT": ("5.4.01", "playing two moves in a row")}),
-    "irregular_move": (_I, {"IT": ("8.1.2", "an illegal move of a man or a king"),
-                            "EN": ("8.1.2", "an illegal move of a man or a king"),
-                            "INT": ("5.4.02", "an irregular move of a man or a king")}),
-    "touch": (_I, {"IT": ("8.1.3", "touching one piece and moving another"),
-                   "EN": ("8.1.3", "touching one piece and moving another"),
-                   "INT": ("5.4.03", "touching one own piece and playing another")}),
-    "takeback": (_I, {"IT": ("8.1.4", "taking back a move"),
-                      "EN": ("8.1.4", "taking back a move"),
-                      "INT": ("5.4.04", "taking back a move")}),
-    "opponent_piece": (_I, {"IT": ("8.1.5", "moving an opponent's piece"),
-                            "EN": ("8.1.5", "moving an opponent's piece"),
-                            "INT": ("5.4.05", "playing an opponent's piece")}),
-    "omit_capture": (_I, {"IT": ("8.1.6", "omitting a capture"),
-                          "EN": ("8.1.6", "omitting a capture"),
-                          "INT": ("5.4.06", "playing a piece when a capture is possible")}),
-    "remove_no_reason": (_I, {"IT": ("8.1.7", "removing pieces without reason"),
-                              "EN": ("8.1.7", "removing pieces without reason"),
-                              "INT": ("5.4.07", "removing pieces without reason")}),
-    "count": (_I, {"IT": ("8.1.8", "capturing more or fewer pieces than allowed"),
-                   "EN": ("8.1.8", "capturing more or fewer pieces than allowed"),
-                   "INT": ("5.4.08", "capturing fewer or more pieces than the rule requires")}),
-    "stop": (_I, {"IT": ("8.1.9", "stopping during a multiple capture"),
-                  "EN": ("8.1.9", "stopping during a multiple capture"),
-                  "INT": ("5.4.09", "stopping before the end of a multiple capture")}),
+    "twice": (_I, {"IT": ("8.1.1", N_("moving twice in a row")),
+                   "EN": ("8.1.1", N_("moving twice in a row")),
+                   "INT": ("5.4.01", N_("playing two moves in a row"))}),
+    "irregular_move": (_I, {"IT": ("8.1.2", N_("an illegal move of a man or a king")),
+                            "EN": ("8.1.2", N_("an illegal move of a man or a king")),
+                            "INT": ("5.4.02", N_("an irregular move of a man or a king"))}),
+    "touch": (_I, {"IT": ("8.1.3", N_("touching one piece and moving another")),
+                   "EN": ("8.1.3", N_("touching one piece and moving another")),
+                   "INT": ("5.4.03", N_("touching one own piece and playing another"))}),
+    "takeback": (_I, {"IT": ("8.1.4", N_("taking back a move")),
+                      "EN": ("8.1.4", N_("taking back a move")),
+                      "INT": ("5.4.04", N_("taking back a move"))}),
+    "opponent_piece": (_I, {"IT": ("8.1.5", N_("moving an opponent's piece")),
+                            "EN": ("8.1.5", N_("moving an opponent's piece")),
+                            "INT": ("5.4.05", N_("playing an opponent's piece"))}),
+    "omit_capture": (_I, {"IT": ("8.1.6", N_("omitting a capture")),
+                          "EN": ("8.1.6", N_("omitting a capture")),
+                          "INT": ("5.4.06", N_("playing a piece when a capture is possible"))}),
+    "remove_no_reason": (_I, {"IT": ("8.1.7", N_("removing pieces without reason")),
+                              "EN": ("8.1.7", N_("removing pieces without reason")),
+                              "INT": ("5.4.07", N_("removing pieces without reason"))}),
+    "count": (_I, {"IT": ("8.1.8", N_("capturing more or fewer pieces than allowed")),
+                   "EN": ("8.1.8", N_("capturing more or fewer pieces than allowed")),
+                   "INT": ("5.4.08", N_("capturing fewer or more pieces than the rule requires"))}),
+    "stop": (_I, {"IT": ("8.1.9", N_("stopping during a multiple capture")),
+                  "EN": ("8.1.9", N_("stopping during a multiple capture")),
+                  "INT": ("5.4.09", N_("stopping before the end of a multiple capture"))}),
     "not_removed_simple": (_I, {
-        "IT": ("8.1.10", "not removing the piece of a simple capture"),
-        "EN": ("8.1.10", "not removing the piece of a simple capture"),
-        "INT": ("5.4.11", "removing fewer pieces than captured")}),
-    "fewer_removed": (_I, {"IT": ("8.1.11", "removing fewer pieces than captured"),
-                           "EN": ("8.1.11", "removing fewer pieces than captured"),
-                           "INT": ("5.4.11", "removing fewer pieces than captured")}),
-    "removed_not_taken": (_I, {"IT": ("8.1.12", "removing pieces that were not captured"),
-                               "EN": ("8.1.12", "removing pieces that were not captured"),
-                               "INT": ("5.4.12", "removing pieces that were not captured")}),
-    "removed_own": (_I, {"IT": ("8.1.13", "removing own pieces after a capture"),
-                         "EN": ("8.1.13", "removing own pieces after a capture"),
-                         "INT": ("5.4.14", "removing own pieces after a capture")}),
+        "IT": ("8.1.10", N_("not removing the piece of a simple capture")),
+        "EN": ("8.1.10", N_("not removing the piece of a simple capture")),
+        "INT": ("5.4.11", N_("removing fewer pieces than captured"))}),
+    "fewer_removed": (_I, {"IT": ("8.1.11", N_("removing fewer pieces than captured")),
+                           "EN": ("8.1.11", N_("removing fewer pieces than captured")),
+                           "INT": ("5.4.11", N_("removing fewer pieces than captured"))}),
+    "removed_not_taken": (_I, {"IT": ("8.1.12", N_("removing pieces that were not captured")),
+                               "EN": ("8.1.12", N_("removing pieces that were not captured")),
+                               "INT": ("5.4.12", N_("removing pieces that were not captured"))}),
+    "removed_own": (_I, {"IT": ("8.1.13", N_("removing own pieces after a capture")),
+                         "EN": ("8.1.13", N_("removing own pieces after a capture")),
+                         "INT": ("5.4.14", N_("removing own pieces after a capture"))}),
     # INT has no "impossible capture": an irregular move of a man or a king (5.4.02)
-    "impossible": (_I, {"IT": ("8.1.14", "an impossible capture"),
-                        "EN": ("8.1.14", "an impossible capture"),
-                        "INT": ("5.4.02", "an irregular move of a man or a king")}),
+    "impossible": (_I, {"IT": ("8.1.14", N_("an impossible capture")),
+                        "EN": ("8.1.14", N_("an impossible capture")),
+                        "INT": ("5.4.02", N_("an irregular move of a man or a king"))}),
     # IT only: EN 6.6 is free choice, INT 4.14 free among equal counts
-    "priority": (_I, {"IT": ("8.1.15", "breaking the capture priorities")}),
+    "priority": (_I, {"IT": ("8.1.15", N_("breaking the capture priorities"))}),
     # IT 5.12 is an incorrectness; INT 5.4.10 an irregularity (kind per rule set below)
-    "early_removal": (_I, {"IT": ("5.12", "captured pieces removed after the capture, in "
-                                          "direct or reverse order"),
-                           "EN": ("5.12", "captured pieces removed after the capture, in "
-                                          "direct or reverse order"),
-                           "INT": ("5.4.10", "removing a piece before the capture is over")}),
-    "removal_stopped": (_I, {"IT": ("8.1.11", "removing fewer pieces than captured"),
-                             "EN": ("8.1.11", "removing fewer pieces than captured"),
-                             "INT": ("5.4.13", "stopping the removal of captured pieces "
-                                               "part-way")}),
+    "early_removal": (_I, {"IT": ("5.12", N_("captured pieces removed after the capture, in "
+                                          "direct or reverse order")),
+                           "EN": ("5.12", N_("captured pieces removed after the capture, in "
+                                          "direct or reverse order")),
+                           "INT": ("5.4.10", N_("removing a piece before the capture is over"))}),
+    "removal_stopped": (_I, {"IT": ("8.1.11", N_("removing fewer pieces than captured")),
+                             "EN": ("8.1.11", N_("removing fewer pieces than captured")),
+                             "INT": ("5.4.13", N_("stopping the removal of captured pieces "
+                                               "part-way"))}),
     # not detectable (no crowning stack is seen); listed so that the table is the regulation's
-    "unmarked_king": (_I, {"IT": ("8.1.16", "moving a king not marked as such"),
-                           "EN": ("8.1.15", "moving a king not marked as such")}),
-    "wrong_crown": (_I, {"IT": ("8.1.17", "crowning the wrong man"),
-                         "EN": ("8.1.16", "crowning the wrong man")}),
+    "unmarked_king": (_I, {"IT": ("8.1.16", N_("moving a king not marked as such")),
+                           "EN": ("8.1.15", N_("moving a king not marked as such"))}),
+    "wrong_crown": (_I, {"IT": ("8.1.17", N_("crowning the wrong man")),
+                         "EN": ("8.1.16", N_("crowning the wrong man"))}),
     # other articles of the game
-    "removal_order": (_C, {"IT": ("5.12", "captured pieces removed after the capture, in "
-                                          "direct or reverse order"),
-                           "EN": ("5.12", "captured pieces removed after the capture, in "
-                                          "direct or reverse order"),
-                           "INT": ("4.11", "captured pieces removed in ascending or descending "
-                                           "order, without interruption")}),
-    "capture_display": (_C, {"IT": ("5.10", "a capture must be shown piece by piece with the "
-                                            "capturing piece"),
-                             "EN": ("5.10", "a capture must be shown piece by piece with the "
-                                            "capturing piece"),
-                             "INT": ("4.9", "a multiple capture must be shown piece by piece")}),
+    "removal_order": (_C, {"IT": ("5.12", N_("captured pieces removed after the capture, in "
+                                          "direct or reverse order")),
+                           "EN": ("5.12", N_("captured pieces removed after the capture, in "
+                                          "direct or reverse order")),
+                           "INT": ("4.11", N_("captured pieces removed in ascending or descending "
+                                           "order, without interruption"))}),
+    "capture_display": (_C, {"IT": ("5.10", N_("a capture must be shown piece by piece with the "
+                                            "capturing piece")),
+                             "EN": ("5.10", N_("a capture must be shown piece by piece with the "
+                                            "capturing piece")),
+                             "INT": ("4.9", N_("a multiple capture must be shown piece by piece"))}),
     "touch_unplayable": (_N, {
-        "IT": ("3.10", "touching or adjusting non-playable pieces without announcing it"),
-        "EN": ("3.10", "touching or adjusting non-playable pieces without announcing it"),
-        "INT": ("3.13", "adjusting pieces must be announced (\"ajeito\")")}),
-    "touch_not_on_move": (_N, {"IT": ("3.11", "touching pieces when not on move"),
-                               "EN": ("3.11", "touching pieces when not on move"),
-                               "INT": ("3.13", "adjusting pieces must be announced "
-                                               "(\"ajeito\")")}),
+        "IT": ("3.10", N_("touching or adjusting non-playable pieces without announcing it")),
+        "EN": ("3.10", N_("touching or adjusting non-playable pieces without announcing it")),
+        "INT": ("3.13", N_("adjusting pieces must be announced (\"ajeito\")"))}),
+    "touch_not_on_move": (_N, {"IT": ("3.11", N_("touching pieces when not on move")),
+                               "EN": ("3.11", N_("touching pieces when not on move")),
+                               "INT": ("3.13", N_("adjusting pieces must be announced "
+                                               "(\"ajeito\")"))}),
     "offender_decides": (_N, {
-        "IT": ("8.2", "only the offender's opponent decides on an irregularity"),
-        "EN": ("8.2", "only the offender's opponent decides on an irregularity"),
-        "INT": ("5.4", "only the offender's opponent decides on an irregularity")}),
-    "kept_by_play": (_P, {"IT": ("8.3", "an irregularity followed by a move stands"),
-                          "EN": ("8.3", "an irregularity followed by a move stands"),
-                          "INT": ("5.7", "a move of the opponent accepts the irregularity")}),
-    "correction": (_P, {"IT": ("8.4", "no partial correction of an irregularity"),
-                        "EN": ("8.4", "no partial correction of an irregularity"),
-                        "INT": ("5.8", "no partial rectification of an irregularity")}),
-    "move_made": (_P, {"IT": ("3.5", "a move is made when the piece is let go"),
-                       "EN": ("3.5", "a move is made when the piece is let go"),
-                       "INT": ("3.10", "a move is made when the piece is let go")}),
-    "setup": (_N, {"IT": ("7.1", "position and number of pieces checked before the first move"),
-                   "EN": ("7.1", "position and number of pieces checked before the first move"),
-                   "INT": ("5.2", "set-up checked before the start of the game")}),
-    "orientation": (_N, {"IT": ("7.2", "board wrongly oriented"),
-                         "EN": ("7.2", "board wrongly oriented"),
-                         "INT": ("5.1", "board wrongly placed")}),
-    "light_square": (_N, {"IT": ("7.5", "a piece on a light square is inactive"),
-                          "EN": ("7.5", "a piece on a light square is inactive"),
-                          "INT": ("5.3", "a piece on a light square is inactive")}),
-    "disturbed": (_N, {"IT": ("7.8", "position disturbed by accident: restore it at once"),
-                       "EN": ("7.8", "position disturbed by accident: restore it at once"),
-                       "INT": ("5.5", "position disturbed by accident (not an irregularity)")}),
+        "IT": ("8.2", N_("only the offender's opponent decides on an irregularity")),
+        "EN": ("8.2", N_("only the offender's opponent decides on an irregularity")),
+        "INT": ("5.4", N_("only the offender's opponent decides on an irregularity"))}),
+    "kept_by_play": (_P, {"IT": ("8.3", N_("an irregularity followed by a move stands")),
+                          "EN": ("8.3", N_("an irregularity followed by a move stands")),
+                          "INT": ("5.7", N_("a move of the opponent accepts the irregularity"))}),
+    "correction": (_P, {"IT": ("8.4", N_("no partial correction of an irregularity")),
+                        "EN": ("8.4", N_("no partial correction of an irregularity")),
+                        "INT": ("5.8", N_("no partial rectification of an irregularity"))}),
+    "move_made": (_P, {"IT": ("3.5", N_("a move is made when the piece is let go")),
+                       "EN": ("3.5", N_("a move is made when the piece is let go")),
+                       "INT": ("3.10", N_("a move is made when the piece is let go"))}),
+    "setup": (_N, {"IT": ("7.1", N_("position and number of pieces checked before the first move")),
+                   "EN": ("7.1", N_("position and number of pieces checked before the first move")),
+                   "INT": ("5.2", N_("set-up checked before the start of the game"))}),
+    "orientation": (_N, {"IT": ("7.2", N_("board wrongly oriented")),
+                         "EN": ("7.2", N_("board wrongly oriented")),
+                         "INT": ("5.1", N_("board wrongly placed"))}),
+    "light_square": (_N, {"IT": ("7.5", N_("a piece on a light square is inactive")),
+                          "EN": ("7.5", N_("a piece on a light square is inactive")),
+                          "INT": ("5.3", N_("a piece on a light square is inactive"))}),
+    "disturbed": (_N, {"IT": ("7.8", N_("position disturbed by accident: restore it at once")),
+                       "EN": ("7.8", N_("position disturbed by accident: restore it at once")),
+                       "INT": ("5.5", N_("position disturbed by accident (not an irregularity)"))}),
     # IT/EN 10: the move-count procedure (INT and BR draw automatically instead, 6.2-6.4)
-    "count_request": (_N, {"IT": ("10.2", "move-count procedure requested or imposed"),
-                           "EN": ("10.2", "move-count procedure requested or imposed")}),
-    "count_impossible": (_N, {"IT": ("10.1", "the move count needs at least one king each"),
-                              "EN": ("10.1", "the move count needs at least one king each")}),
-    "count_draw": (_R, {"IT": ("10.4", "drawn by the move count"),
-                        "EN": ("10.4", "drawn by the move count")}),
+    "count_request": (_N, {"IT": ("10.2", N_("move-count procedure requested or imposed")),
+                           "EN": ("10.2", N_("move-count procedure requested or imposed"))}),
+    "count_impossible": (_N, {"IT": ("10.1", N_("the move count needs at least one king each")),
+                              "EN": ("10.1", N_("the move count needs at least one king each"))}),
+    "count_draw": (_R, {"IT": ("10.4", N_("drawn by the move count")),
+                        "EN": ("10.4", N_("drawn by the move count"))}),
     # IT 9.3b on request; INT 6.1 automatic; EN has no repetition rule (EN 9.3)
-    "repetition": (_N, {"IT": ("9.3b", "draw by the fourth repetition of a position, on "
-                                       "request"),
-                        "INT": ("6.1", "draw by the third repetition of a position")}),
-    "repetition_draw": (_R, {"IT": ("9.3b", "draw by the fourth repetition of a position, on "
-                                            "request"),
-                             "INT": ("6.1", "draw by the third repetition of a position")}),
-    "king_moves_draw": (_R, {"INT": ("6.2", "draw after successive king moves without capture "
-                                            "or man move")}),
-    "ending_ten": (_R, {"INT": ("6.3", "small ending drawn after ten moves at most")}),
-    "ending_five": (_R, {"INT": ("6.4", "small ending drawn after five moves at most")}),
+    "repetition": (_N, {"IT": ("9.3b", N_("draw by the fourth repetition of a position, on "
+                                       "request")),
+                        "INT": ("6.1", N_("draw by the third repetition of a position"))}),
+    "repetition_draw": (_R, {"IT": ("9.3b", N_("draw by the fourth repetition of a position, on "
+                                            "request")),
+                             "INT": ("6.1", N_("draw by the third repetition of a position"))}),
+    "king_moves_draw": (_R, {"INT": ("6.2", N_("draw after successive king moves without capture "
+                                            "or man move"))}),
+    "ending_ten": (_R, {"INT": ("6.3", N_("small ending drawn after ten moves at most"))}),
+    "ending_five": (_R, {"INT": ("6.4", N_("small ending drawn after five moves at most"))}),
     # results (IT 9.2-9.3, EN 9.2-9.3, INT 7.2-7.3)
-    "resigned": (_R, {"IT": ("9.2.1", "the opponent resigned"),
-                      "EN": ("9.2.1", "the opponent resigned"),
-                      "INT": ("7.2.1", "the opponent resigned")}),
-    "no_move": (_R, {"IT": ("9.2.2", "the player on move has no legal move"),
-                     "EN": ("9.2.2", "the player on move has no legal move"),
-                     "INT": ("7.2.2", "the player on move has no legal move")}),
-    "no_pieces": (_R, {"IT": ("9.2.3", "the player has no pieces left"),
-                       "EN": ("9.2.3", "the player has no pieces left"),
-                       "INT": ("7.2.3", "the player has no pieces left")}),
-    "draw_agreed": (_R, {"IT": ("9.3a", "draw by agreement"), "EN": ("9.3a", "draw by agreement"),
-                         "INT": ("7.3.1", "draw by agreement")}),
+    "resigned": (_R, {"IT": ("9.2.1", N_("the opponent resigned")),
+                      "EN": ("9.2.1", N_("the opponent resigned")),
+                      "INT": ("7.2.1", N_("the opponent resigned"))}),
+    "no_move": (_R, {"IT": ("9.2.2", N_("the player on move has no legal move")),
+                     "EN": ("9.2.2", N_("the player on move has no legal move")),
+                     "INT": ("7.2.2", N_("the player on move has no legal move"))}),
+    "no_pieces": (_R, {"IT": ("9.2.3", N_("the player has no pieces left")),
+                       "EN": ("9.2.3", N_("the player has no pieces left")),
+                       "INT": ("7.2.3", N_("the player has no pieces left"))}),
+    "draw_agreed": (_R, {"IT": ("9.3a", N_("draw by agreement")), "EN": ("9.3a", N_("draw by agreement")),
+                         "INT": ("7.3.1", N_("draw by agreement"))}),
 }
 
 # COMP (Capo III) articles, the same in every variant: key -> (code, kind, title).
 _COMP: dict[str, tuple[str, Kind, str]] = {
-    "press_without_move": ("COMP 4.4.5", _N, "the clock is pressed only after moving"),
-    "press_in_correction": ("COMP 4.13", _N, "time spent correcting an irregularity is charged "
-                                             "to the offender"),
+    "press_without_move": ("COMP 4.4.5", _N, N_("the clock is pressed only after moving")),
+    "press_in_correction": ("COMP 4.13", _N, N_("time spent correcting an irregularity is charged "
+                                             "to the offender")),
     # COMP 6.15: "Un giocatore può proporre la patta al suo avversario solamente dopo aver
     # effettuato la propria mossa e (se sono in funzione gli orologi) prima di aver messo in moto
     # l'orologio dell'altro" - the rule, said as a rule, so that a flag's text (what was done
     # against it) never reads as its contradiction
-    "draw_offer": ("COMP 6.15", _N, "a draw may be offered only after making one's own move and "
-                                    "before starting the opponent's clock"),
-    "note": ("COMP 6.16", _N, "arbiter's note"),
-    "no_procedure": ("COMP 6.16", _N, "arbiter's note"),
-    "lost_on_time": ("COMP 4.8", _R, "the flag fell: loss on time"),
-    "both_flags": ("COMP 5.9.4", _R, "both flags fell, no telling which first: draw"),
-    "adjudicated": ("COMP", _R, "adjudicated by the arbiter"),
-    "move_pressed": ("COMP 4.5", _P, "the move is complete when the player presses his clock"),
-    "clock_refused": ("COMP 3.6.1", _P, "the clock refused an operation"),
-    "lampo_countdown": ("COMP 5.7", _P, "mosse lampo: the arbiter counts down each move"),
+    "draw_offer": ("COMP 6.15", _N, N_("a draw may be offered only after making one's own move and "
+                                    "before starting the opponent's clock")),
+    "note": ("COMP 6.16", _N, N_("arbiter's note")),
+    "no_procedure": ("COMP 6.16", _N, N_("arbiter's note")),
+    "lost_on_time": ("COMP 4.8", _R, N_("the flag fell: loss on time")),
+    "both_flags": ("COMP 5.9.4", _R, N_("both flags fell, no telling which first: draw")),
+    "adjudicated": ("COMP", _R, N_("adjudicated by the arbiter")),
+    "move_pressed": ("COMP 4.5", _P, N_("the move is complete when the player presses his clock")),
+    "clock_refused": ("COMP 3.6.1", _P, N_("the clock refused an operation")),
+    "lampo_countdown": ("COMP 5.7", _P, N_("mosse lampo: the arbiter counts down each move")),
     # TRACE.md: what the board could not see is told, with no rule article (code BOARD)
-    "sensor_fault": ("BOARD", _N, "the board's sensors stopped answering"),
-    "sensor_fault_cleared": ("BOARD", _N, "the board's sensors answer again"),
-    "restart": ("BOARD", _N, "the board's daemon restarted; clocks stopped until the arbiter "
-                             "restarts them"),
+    "sensor_fault": ("BOARD", _N, N_("the board's sensors stopped answering")),
+    "sensor_fault_cleared": ("BOARD", _N, N_("the board's sensors answer again")),
+    "restart": ("BOARD", _N, N_("the board's daemon restarted; clocks stopped until the arbiter "
+                             "restarts them")),
 }
 
 #: Rule sets whose numbers the table holds (``Variant.numbering`` is one of them).
@@ -294,7 +295,7 @@ def _titles() -> dict[str, str]:
             prefixes = ("INT", "BR") if numbering == "INT" else (numbering,)
             for prefix in prefixes:
                 out.setdefault(f"{prefix} {number}", text)
-    out["BOARD"] = "what the board could not see (no rule article, TRACE.md)"
+    out["BOARD"] = N_("what the board could not see (no rule article, TRACE.md)")
     for c, _, text in _COMP.values():
         out.setdefault(c, text)
     return out
@@ -303,7 +304,15 @@ def _titles() -> dict[str, str]:
 _TITLES = _titles()
 
 
-def title(flag_code: str) -> str:
-    """Short English title of a code (``"IT 8.1.2"``); empty for a code the table lacks (a code
-    written by another tool)."""
-    return _TITLES.get(flag_code, "")
+def title(flag_code: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """Short title of a code (``"IT 8.1.2"``) in ``language``: English (SPEC.md's words, the
+    msgid) by default, Italian in the regulation's own words (the catalog); empty for a code the
+    table lacks (a code written by another tool). UnknownLanguageError for another language."""
+    english = _TITLES.get(flag_code, "")
+    return translations(language).gettext(english) if english else ""
+
+
+def titles() -> dict[str, str]:
+    """Every code the table cites (``"IT 8.1.2"``, ``"BR 5.4.03"``, ``"COMP 6.15"``,
+    ``"BOARD"``) with its English title."""
+    return dict(_TITLES)

@@ -139,6 +139,14 @@ class Board:
         #: The most recent plies :meth:`pop` can undo (None: all of them). A game's board keeps
         #: a bounded stack (``engine.game``): its memory must not grow with the game.
         self.stack_limit: int | None = None
+        #: the position the memos below were made for (white, black, kings, turn): a game's
+        #: board is asked its FEN and legal moves several times per position (the arbiter, the
+        #: record, the views), each answer made once per position
+        self._memo: tuple[int, int, int, Colour] | None = None
+        self._memo_fen: str | None = None
+        self._memo_legal: list[Move] | None = None
+        self._memo_occupied: frozenset[int] | None = None
+        self._memo_algebraic: frozenset[str] | None = None
         self.set_fen(fen if fen is not None else self.variant.initial_fen())
 
     # ------------------------------------------------------------------ position I/O
@@ -151,8 +159,22 @@ class Board:
         self.move_stack.clear()
         self._states.clear()
 
+    def _memo_for_now(self) -> None:
+        key = (self.white, self.black, self.kings, self.turn)
+        if self._memo != key:
+            self._memo, self._memo_fen, self._memo_legal = key, None, None
+            self._memo_occupied = self._memo_algebraic = None
+
     def fen(self, algebraic: bool = False) -> str:
         """The position as PDN FEN, side to move first; runs of three or more men as ranges."""
+        if algebraic:
+            return self._fen(True)
+        self._memo_for_now()
+        if self._memo_fen is None:
+            self._memo_fen = self._fen(False)
+        return self._memo_fen
+
+    def _fen(self, algebraic: bool) -> str:
         g = self._g
         parts = ["W" if self.turn == WHITE else "B"]
         for tag, bb in (("W", self.white), ("B", self.black)):
@@ -186,11 +208,18 @@ class Board:
         return out
 
     def occupied_squares(self) -> frozenset[int]:
-        return frozenset(self._g.number_of[b] for b in _bits(self.white | self.black))
+        self._memo_for_now()
+        if self._memo_occupied is None:
+            num = self._g.number_of
+            self._memo_occupied = frozenset(num[b] for b in _bits(self.white | self.black))
+        return self._memo_occupied
 
     def occupied_algebraic(self) -> frozenset[str]:
-        g = self._g
-        return frozenset(g.algebraic_of[g.number_of[b]] for b in _bits(self.white | self.black))
+        self._memo_for_now()
+        if self._memo_algebraic is None:
+            alg = self._g.algebraic_of
+            self._memo_algebraic = frozenset(alg[n] for n in self.occupied_squares())
+        return self._memo_algebraic
 
     def material(self) -> tuple[tuple[int, int], tuple[int, int]]:
         """((white kings, white men), (black kings, black men))."""
@@ -413,8 +442,12 @@ class Board:
 
     @property
     def legal_moves(self) -> list[Move]:
-        """Every legal move of the side to move, captures filtered by the variant's choice rule."""
-        return [self._to_move(r) for r in self._legal_raw()]
+        """Every legal move of the side to move, captures filtered by the variant's choice rule
+        (a new list each time; the moves are made once per position)."""
+        self._memo_for_now()
+        if self._memo_legal is None:
+            self._memo_legal = [self._to_move(r) for r in self._legal_raw()]
+        return list(self._memo_legal)
 
     @property
     def quiet_moves(self) -> list[Move]:

@@ -49,3 +49,4 @@ class Colour(IntEnum):
 WHITE = Colour.WHITE
 BLACK = Colour.BLACK
 COLOURS: tuple[Colour, Colour] = (WHITE, BLACK)
+

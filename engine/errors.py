@@ -22,7 +22,7 @@ __all__ = ["DamieraError", "InputError", "HardwareError", "StateError", "Configu
            "NetworkError", "UnknownVariantError", "InvalidFenError", "ImpossiblePositionError",
            "InvalidSquareError", "IllegalMoveError", "AmbiguousMoveError", "InvalidMoveError",
            "PdnError", "TraceError", "TimeControlError", "PdnTimeError", "ClockError",
-           "InputTooLargeError", "NoArticleError", "EXCERPT_CHARS", "excerpt"]
+           "InputTooLargeError", "NoArticleError", "UnknownLanguageError", "EXCERPT_CHARS", "excerpt"]
 
 
 class DamieraError(Exception):
@@ -51,6 +51,10 @@ class NetworkError(DamieraError):
 
 class UnknownVariantError(InputError):
     """A variant name that is not in the registry."""
+
+
+class UnknownLanguageError(InputError):
+    """A language code that has no catalog (``engine.i18n.LANGUAGES`` lists those that do)."""
 
 
 class InvalidFenError(InputError):

@@ -27,7 +27,12 @@ from engine import articles
 from engine.board import Board, Move
 from engine.colour import BLACK, WHITE, Colour
 from engine.errors import IllegalMoveError
+from engine.i18n import N_
 from engine.variants import Variant, find_variant
+
+#: The colours' labels (``Colour.label``) as a person reads them in a reason ("white resigned"),
+#: translated where shown (``engine.i18n.localize``).
+SIDE_LABELS = (N_("white"), N_("black"))
 
 
 #: Plies the game's board can undo with ``pop`` (its memory bounded in a long game).
@@ -356,31 +361,34 @@ class Game:
         v = self.variant
         if not own:
             self._end(1 - mover, articles.code(v, "no_pieces"),
-                      f"{Colour(mover).label} has no pieces")
+                      N_("{side} has no pieces").format(side=Colour(mover).label))
             return
         if not b.has_legal_moves():
             self._end(1 - mover, articles.code(v, "no_move"),
-                      f"{Colour(mover).label} has no legal move")
+                      N_("{side} has no legal move").format(side=Colour(mover).label))
             return
         d = v.draws
         if d.repetition_automatic and d.repetitions and self.repetition_count() >= d.repetitions:
             self._end(None, articles.code(v, "repetition_draw"),
-                      f"position repeated {d.repetitions} times")
+                      N_("position repeated {n} times").format(n=d.repetitions))
             return
         if d.king_moves_draw and self._king_streak >= 2 * d.king_moves_draw:
             self._end(None, articles.code(v, "king_moves_draw"),
-                      f"{d.king_moves_draw} successive king moves each, no capture or man move")
+                      N_("{n} successive king moves each, no capture or man "
+                         "move").format(n=d.king_moves_draw))
             return
         if self._ending is not None:
             limit, start, _ = self._ending
             if self.ply - start >= 2 * limit:
                 key = "ending_ten" if limit == 10 else "ending_five"
-                self._end(None, articles.code(v, key), f"ending drawn after {limit} moves each")
+                self._end(None, articles.code(v, key),
+                          N_("ending drawn after {n} moves each").format(n=limit))
                 return
         c = self._count
         if c is not None and min(c.king_moves) >= c.limit:
             self._end(None, articles.code(v, "count_draw"),
-                      f"move count: {c.limit} king moves each, number of pieces unchanged")
+                      N_("move count: {n} king moves each, number of pieces "
+                         "unchanged").format(n=c.limit))
 
     def _material_sig(self) -> tuple[tuple[int, int], tuple[int, int]]:
         return self.board.material()
@@ -408,13 +416,13 @@ class Game:
     def resign(self, side: int) -> Outcome:
         """``side`` resigns (IT 9.2.1, INT 7.2.1)."""
         self._end(1 - side, articles.code(self.variant, "resigned"),
-                  f"{Colour(side).label} resigned")
+                  N_("{side} resigned").format(side=Colour(side).label))
         assert self.outcome is not None
         return self.outcome
 
     def agree_draw(self) -> Outcome:
         """Draw by agreement (IT 9.3a, INT 7.3.1)."""
-        self._end(None, articles.code(self.variant, "draw_agreed"), "draw agreed")
+        self._end(None, articles.code(self.variant, "draw_agreed"), N_("draw agreed"))
         assert self.outcome is not None
         return self.outcome
 
@@ -424,11 +432,11 @@ class Game:
         written as the final WhiteTime/BlackTime."""
         if clock is not None:
             self.final_clock = clock
-        self._end(1 - side, code, f"{Colour(side).label} ran out of time")
+        self._end(1 - side, code, N_("{side} ran out of time").format(side=Colour(side).label))
         assert self.outcome is not None
         return self.outcome
 
-    def adjudicate(self, result: str, reason: str = "adjudicated by the arbiter") -> Outcome:
+    def adjudicate(self, result: str, reason: str = N_("adjudicated by the arbiter")) -> Outcome:
         """Set ``result`` (any of the variant's results, or the other set's equivalents)."""
         winner: int | None
         norm = {"1-0": WHITE, "2-0": WHITE, "0-1": BLACK, "0-2": BLACK,
@@ -449,7 +457,7 @@ class Game:
             return False
         if self.repetition_count() >= d.repetitions:
             self._end(None, articles.code(self.variant, "repetition_draw"),
-                      f"position repeated {d.repetitions} times")
+                      N_("position repeated {n} times").format(n=d.repetitions))
             return True
         return False
 

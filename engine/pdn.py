@@ -473,7 +473,8 @@ def record_tags(start: Mapping[str, object], board_in_round: bool = False) -> di
     ``started_at``, ``round``, ``white``, ``black``, ``board``; a pairing's names and round
     given the same way) knows, in the order of the seven standard tags, then ``Board`` (the
     board's number in the hall). ``Date`` is the start line's ``date`` (``YYYY.MM.DD`` or ISO
-    ``YYYY-MM-DD``), else the day of ``started_at`` as written there (the daemon writes UTC);
+    ``YYYY-MM-DD``; the daemon writes the local day the game began), else the UTC day of
+    ``started_at`` (a trace written by another tool);
     ``board_in_round``: ``Round`` is ``round.board`` (the hall's round feeds, HUB_API.md).
     Unknown or empty values are left out (:func:`seven_tags` writes them ``?``). This is the one
     place a record's tags are made: ``game.pdn``, ``/broadcast.pdn`` and the round feeds."""

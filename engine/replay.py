@@ -34,6 +34,7 @@ from engine.articles import title
 from engine.decisions import Decision, Flag
 from engine.errors import TraceError
 from engine.events import Event, GameStarted, TraceEnded
+from engine.i18n import DEFAULT_LANGUAGE, localize, translations
 from engine.game import Game
 from engine.pdn import PdnSnapshot, PdnText, write_pdn
 from engine.trace import load_line, parse_event, parse_start
@@ -290,37 +291,45 @@ class Report:
         return {"moves": self.moves, "flags": [f.to_dict() for f in self.flags],
                 "fen": self.game.board.fen(), "result": self.game.result, "pdn": self.pdn()}
 
-    def to_text(self) -> str:
+    def to_text(self, language: str = DEFAULT_LANGUAGE) -> str:
         """A readable summary: plies, flags with their article titles, result. Words: a *ply* is
         one player's move (the transcript's entries, numbered ``ply`` 1, 2, 3…), a *move* the
         pair numbered ``N.`` in the PDN (White's and Black's); the same everywhere a person
-        reads them (pi/web/API.md, Words)."""
+        reads them (pi/web/API.md, Words). In ``language``: the words, the flags' kinds,
+        statuses, sides, texts and article titles, the result's reason; the notation, the
+        codes, the FEN and the result stay as they are."""
+        t = translations(language)
         plies = len(self.game.moves)
-        lines = [f"{self.game.variant.name} game, {plies} {'ply' if plies == 1 else 'plies'}", "",
-                 "Plies (ply, move as the PDN numbers it):"]
+        lines = [t.ngettext("{variant} game, {n} ply", "{variant} game, {n} plies", plies).format(
+                     variant=self.game.variant.name, n=plies), "",
+                 t.gettext("Plies (ply, move as the PDN numbers it):")]
+        ply = t.gettext("ply")
         from engine.pdn import move_labels
         labels = move_labels(self.game)
         row: list[str] = []
         for m in self.game.moves:
-            t = "" if m.t is None else f" ({m.t:g}s)"
+            at = "" if m.t is None else f" ({m.t:g}s)"
             # a kept irregular move says so (its comment) before the position it left
-            row.append(f"  ply {m.ply:>3}  {labels[m.ply - 1]} {m.notation}{t}"
+            row.append(f"  {ply} {m.ply:>3}  {labels[m.ply - 1]} {m.notation}{at}"
                        + (f"  {{{m.comment}}}" if m.comment else "")
                        + (f"  [FEN {m.setup_fen}]" if m.setup_fen else ""))
-        lines.extend(row or ["  (none)"])
-        lines += ["", "Flags:"]
+        none = "  " + t.gettext("(none)")
+        lines.extend(row or [none])
+        lines += ["", t.gettext("Flags:")]
         if not self.flags:
-            lines.append("  (none)")
+            lines.append(none)
         for f in self.flags:
-            side = f.side.label if f.side is not None else "-"
-            head = f"  {f.t:>8g}s  {f.code:<11} {f.kind:<13} {f.status:<10} {side:<5} {f.text}"
+            side = localize(f.side.label, language) if f.side is not None else "-"
+            head = (f"  {f.t:>8g}s  {f.code:<11} {localize(f.kind, language):<13} "
+                    f"{localize(f.status, language):<10} {side:<5} {localize(f.text, language)}")
             lines.append(head)
-            art = title(f.code)
+            art = title(f.code, language)
             if art:
                 lines.append(f"{'':24}{f.code}: {art}")
-        lines += ["", f"Position: {self.game.board.fen()}"]
+        lines += ["", t.gettext("Position: {fen}").format(fen=self.game.board.fen())]
         o = self.game.outcome
-        lines.append(f"Result: {self.game.result}" + (f" ({o.code}: {o.reason})" if o else ""))
+        result = t.gettext("Result: {result}").format(result=self.game.result)
+        lines.append(result + (f" ({o.code}: {localize(o.reason, language)})" if o else ""))
         return "\n".join(lines) + "\n"
 
 

@@ -96,9 +96,10 @@ class TurnTracker:
         g = ref.variant.geometry
         num = g.number_of_algebraic
         self.phys: dict[str, int | None] = {}
+        on_board = ref.occupied_squares()  # one pass over the bitboards, not one per square
         for s in sensed:
             o = num.get(s)
-            self.phys[s] = o if o is not None and ref.piece_at(o) is not None else None
+            self.phys[s] = o if o in on_board else None
         self.hand: list[int | None] = []
         self.touches = Touches()
         self.first_touch: int | None = obligation  # IT 3.7, 3.8: the piece that must be played

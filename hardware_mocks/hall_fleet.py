@@ -271,6 +271,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=None, help="stop after this long")
     p.add_argument("--stagger", type=float, default=5.0,
                    help="game seconds over which the boards' first games begin")
+    p.add_argument("--start-at", type=float, default=None, metavar="UNIX_TIME",
+                   help="wall time (Unix seconds) the first games begin from, so that fleets "
+                   "in several processes start a round at the same second (default: now)")
     p.add_argument("--times", default=None, help="write board, game, line, wall per line here")
     p.add_argument("--hub-config", default=None, metavar="HUB_TOML",
                    help="sign each board's lines with its key from this hub.toml's [keys] "
@@ -302,7 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"hall_fleet: {exc}", file=sys.stderr)
         return 2
-    now = time.time()
+    now = time.time() if args.start_at is None else args.start_at
     boards = [LightBoard(n, args.hall if specs is None else specs[n].hall,
                          Path(args.dir) / str(n), seed=args.seed,
                          variant=args.variant, pace=args.pace, games=args.games, on_line=on_line,
@@ -312,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fleet = Fleet(args.mqtt, boards, specs=specs)
     signal.signal(signal.SIGTERM, lambda *_: fleet.stop())
     signal.signal(signal.SIGINT, lambda *_: fleet.stop())
-    fleet.run(math.inf if args.seconds is None else now + args.seconds)
+    fleet.run(math.inf if args.seconds is None else time.time() + args.seconds)
     if out is not None:
         out.close()
     lines = sum(int(h[1]) for b in boards for h in b.heads)

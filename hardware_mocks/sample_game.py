@@ -8,6 +8,10 @@ crash tests.
   the touched piece is moved) and one kept irregularity (a touched piece not moved, the opponent
   accepts: maintained, IT 8.2) woven in without changing the game's moves; the loser resigns.
 * :func:`random_trace`: a long random game (the arbiter benchmark's way) for the crash tests.
+* :func:`flagged_trace`: a long game with many flags for the game report (its benchmark and
+  tests): moves chosen so that the game lasts, and every so often a touch-move irregularity
+  (IT 8.1.3) kept or corrected, a sensor fault and its clearing, a restart of the daemon with
+  the arbiter's restart of the clock, and the arbiter's notes.
 
 ``python -m hardware_mocks.sample_game`` rewrites ``pi/samples/italian_sample.jsonl``.
 """
@@ -21,12 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from engine.board import Board, Move
-from engine.events import ButtonPressed, Event, PieceLifted, PiecePlaced, TraceEnded
+from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, PieceLifted,
+                           PiecePlaced, SensorsFailed, SensorsRecovered, SnapshotTaken,
+                           TraceEnded)
 from engine.pdn import read_pdn
 from engine.variants import find_variant
 from hardware_mocks.players import physical
 
-__all__ = ["pdn_trace", "random_trace", "SAMPLE_PDN", "SAMPLE_TRACE"]
+__all__ = ["pdn_trace", "random_trace", "flagged_trace", "SAMPLE_PDN", "SAMPLE_TRACE"]
 
 SAMPLES = Path(__file__).resolve().parents[1] / "pi" / "samples"
 SAMPLE_PDN = SAMPLES / "italian_sample.pdn"
@@ -156,6 +162,107 @@ def random_trace(variant: str = "italian", seed: int = 1, plies: int = 150,
     events.append(TraceEnded(round(t + 3.0, 3)))
     start = {"type": "start", "variant": variant, "fen": None, "clock": clock,
              "transcribed": True}
+    return _lines(start, events)
+
+
+def _lasting(board: Board, rng: random.Random) -> Move:
+    """A legal move after which the opponent has no capture, when there is one (a random game
+    played so lasts hundreds of plies); else any legal move."""
+    legal = board.legal_moves
+    quiet = []
+    for m in legal:
+        board.push(m)
+        replies = board.legal_moves
+        if replies and not any(r.is_capture for r in replies):
+            quiet.append(m)
+        board.pop()
+    return rng.choice(quiet or legal)
+
+
+def flagged_trace(variant: str = "italian", seed: int = 3, plies: int = 600,
+                  flags: int = 20) -> list[str]:
+    """The trace lines of a game of up to ``plies`` plies (fewer if the rules end it) with
+    ``flags`` flags, spread evenly (see the module docstring), clock pressed
+    after every move (time control 5400+30), players and event named, ``started_at`` set, ending
+    with ``end``. Deterministic for a ``seed``."""
+    chooser = random.Random(seed)  # the moves alone: the game does not depend on the flags
+    rng = random.Random(seed + 1)
+    ref = Board(None, find_variant(variant))
+    alg = ref.variant.geometry.algebraic_of
+    occupied = set(ref.occupied_algebraic())
+    events: list[Event] = [SnapshotTaken(0.0, frozenset(occupied))]
+    t = 0.5
+    # the flags each kind of incident raises, in turn: kept, corrected, fault (two notices and
+    # the arbiter's note, COMP 6.16), kept, restart (a notice and the note)
+    raises = (1, 1, 3, 1, 2)
+    incidents = -(-flags * len(raises) // sum(raises))
+    every = max(1, plies // (incidents + 1))
+    made = kind = 0
+    due_at = every - 1
+
+    def at(dt: float) -> float:
+        nonlocal t
+        t = round(t + dt, 3)
+        return t
+
+    for ply in range(plies):
+        if not ref.legal_moves:
+            break
+        move = _lasting(ref, chooser)
+        side = "white" if ref.turn == 0 else "black"
+        other = "black" if side == "white" else "white"
+        at(rng.uniform(1.0, 6.0))
+        others = [m for m in ref.legal_moves if m.from_square != move.from_square]
+        if made < flags and ply >= due_at and others and not move.is_capture:
+            due_at += every
+            incident, kind = kind, (kind + 1) % len(raises)
+            if made + raises[incident] > flags:
+                incident = 0  # the last one or two: one flag each
+            made += raises[incident]
+            if incident in (0, 3):  # IT 8.1.3 kept: touches a piece, moves another, accepted
+                events += [PieceLifted(at(0.1), alg[others[0].from_square]),
+                           PiecePlaced(at(0.2), alg[others[0].from_square])]
+                evs, t = physical(ref, move, rng, t, occupied)
+                events += evs
+                events += [ButtonPressed(at(0.4), "clock", side),
+                           ButtonPressed(at(rng.uniform(2.0, 5.0)), "accept", other)]
+                ref.push(move)
+                occupied = set(ref.occupied_algebraic())
+                continue
+            if incident == 1:  # IT 8.1.3 corrected: the touched piece must be moved (IT 8.4)
+                wrong = others[0]
+                events += [PieceLifted(at(0.1), alg[move.from_square]),
+                           PiecePlaced(at(0.2), alg[move.from_square])]
+                evs, t = physical(ref, wrong, rng, t, occupied)
+                events += evs
+                events += [ButtonPressed(at(0.4), "clock", side),
+                           ButtonPressed(at(rng.uniform(2.0, 5.0)), "correct", other),
+                           PieceLifted(at(1.0), alg[wrong.to_square]),
+                           PiecePlaced(at(0.4), alg[wrong.from_square])]
+            elif incident == 2:  # a sensor fault and its clearing: two notices (BOARD)
+                squares = tuple(sorted(alg[n] for n in list(alg)[:3]))
+                events += [SensorsFailed(at(0.2), squares, "sensor fault: 0x21, squares "
+                                         + " ".join(squares)),
+                           SensorsRecovered(at(3.0), squares),
+                           SnapshotTaken(at(0.1), frozenset(occupied)),
+                           ArbiterActed(at(1.0), "note", text=f"sensors checked after ply {ply}")]
+            else:  # the daemon restarted: the arbiter starts the clock again (COMP 7.3-7.4)
+                events += [DaemonRestarted(at(40.0), 40.0),
+                           SnapshotTaken(at(0.1), frozenset(occupied)),
+                           ArbiterActed(at(5.0), "start_clock"),
+                           ArbiterActed(at(1.0), "note", text="power cut; board restarted")]
+        evs, t = physical(ref, move, rng, t, occupied)
+        events += evs
+        events.append(ButtonPressed(at(0.4), "clock", side))
+        ref.push(move)
+        occupied = set(ref.occupied_algebraic())
+    events.append(TraceEnded(at(3.0)))
+    start: dict[str, Any] = {"type": "start", "variant": variant, "fen": None, "clock": True,
+                             "transcribed": True, "time_control": "5400+30",
+                             "white": "Bianchi, Anna", "black": "Neri, Marco",
+                             "event": "Campionato italiano", "site": "Roma ITA", "round": "3",
+                             "board": 7, "date": "2026.11.26",
+                             "started_at": "2026-11-26T09:00:00+00:00"}
     return _lines(start, events)
 
 

@@ -23,7 +23,7 @@ import logging
 import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.board import Board
 from engine.errors import InputError, TraceError
@@ -49,6 +49,9 @@ from pi.board.journal import read_journal
 from pi.board.statedir import StateDir, resolve_state_dir
 from pi.drivers.timebase import GameTime
 from pi.drivers.wiring import Wiring, example_wiring, load_wiring
+
+if TYPE_CHECKING:  # paho is loaded only when the hall is on
+    from pi.hall.link import BoardLink
 
 log = logging.getLogger(__name__)
 
@@ -234,9 +237,12 @@ def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
         sim.release_terminal()
         await player.play(controller, inbox)
 
+    def linked(link: BoardLink) -> None:  # in a hall: the players wait for the round
+        player.hall = link.subscribed
+
     return run_board(config, wiring, root, sim.parts(
         companion=play, http=http, http_default=http_default,
-        web_routes=_web_routes(sim, config, http), announce=announce))
+        web_routes=_web_routes(sim, config, http), announce=announce, on_link=linked))
 
 
 def _expected(config: Config) -> frozenset[str]:

@@ -14,17 +14,24 @@ import sys
 import threading
 from typing import Any, TextIO
 
+from engine.i18n import DEFAULT_LANGUAGE, localize, translations
 from pi.drivers.display import BoardDisplay, DisplayState, face_texts
 
 __all__ = ["TerminalDisplay", "state_line"]
 
 
-def state_line(state: DisplayState) -> tuple[str, str]:
-    """(the whole line, its part without the clocks) for ``state``."""
+def state_line(state: DisplayState, language: str = DEFAULT_LANGUAGE) -> tuple[str, str]:
+    """(the whole line, its part without the clocks) for ``state``, in ``language`` (the
+    board's, as the OLED shows it)."""
+    t = translations(language)
     (white, w_run), (black, b_run) = face_texts(state)
-    clocks = f"W {white}{'*' if w_run else ' '} B {black}{'*' if b_run else ' '}"
-    rest = f"move {state.move_number:>3} {state.side_to_move:<5}"
-    tail = "  ".join(x for x in (state.last_move, state.message) if x)
+    white, black = t.gettext(white), t.gettext(black)
+    # TRANSLATORS: the terminal's clocks: W(hite) and B(lack), one letter each
+    w, b = t.gettext("W"), t.gettext("B")
+    clocks = f"{w} {white}{'*' if w_run else ' '} {b} {black}{'*' if b_run else ' '}"
+    move = t.gettext("move")
+    rest = f"{move} {state.move_number:>3} {localize(state.side_to_move, language):<5}"
+    tail = "  ".join(x for x in (state.last_move, localize(state.message, language)) if x)
     return f"{rest} | {clocks} | {tail}".rstrip(" |"), f"{rest} {tail}"
 
 
@@ -61,7 +68,7 @@ class TerminalDisplay(BoardDisplay):
 
     def _write(self, state: DisplayState) -> None:
         """Writes ``state``'s line; called with ``self._lock`` held."""
-        line, key = state_line(state)
+        line, key = state_line(state, self.language)
         last = self._last
         if last is not None and line == last[0]:
             return

@@ -38,12 +38,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
+import time
 from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.events import (ArbiterActed, ButtonPressed, Event, PieceLifted, PiecePlaced,
                            SnapshotTaken, TraceEnded)
+from engine.clock import ClockState
+from engine.trace import CLOCK_START_ARBITER
 from hardware_mocks.gpio import tap
 from pi.board.scan_loop import MAX_SCANS_PER_INSTANT, ScanLoop
 
@@ -63,6 +67,13 @@ _SETTLE_TURNS = 8
 _FRAME = 0.1
 #: Journal lines the machine adds; a snapshot right after one is the board's check.
 _MACHINE_LINES = ("restart", "fault", "fault_cleared")
+#: In a hall, the real seconds the players wait before the trace's first event: for the
+#: board's link to be subscribed, then for the round's pairing (the hub sends it when it
+#: sees the board online), then for the arbiter's start of the clock once the pairing's game
+#: waits for him (:meth:`TracePlayer.wait_for_round`).
+HALL_LINK_WAIT = 10.0
+HALL_PAIRING_WAIT = 3.0
+HALL_CLOCK_WAIT = 60.0
 
 
 def _physical_ok(occupied: set[str], event: Event) -> bool:
@@ -211,6 +222,17 @@ def _matches(event: Event, line: dict[str, Any]) -> bool:
     return False
 
 
+async def _until(predicate: Callable[[], bool], seconds: float) -> bool:
+    """Polls ``predicate`` on the event loop (the daemon's loop goes on meanwhile) for at most
+    ``seconds`` real seconds; its last answer."""
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True
+
+
 class TracePlayer:
     """Acts ``events`` out on ``sim`` (stepped) under the daemon; see the module docstring.
     ``pace``: simulated seconds per real second, None for as fast as possible. ``resumed``:
@@ -241,6 +263,9 @@ class TracePlayer:
         self._controller: BoardController | None = None
         self._inbox: asyncio.Queue[Any] | None = None
         self._base = 0.0
+        #: the board's hall link is subscribed (``BoardLink.subscribed``; set through
+        #: ``Parts.on_link``): None when the board is in no hall
+        self.hall: threading.Event | None = None
 
     # ------------------------------------------------------------------ the companion
 
@@ -248,6 +273,8 @@ class TracePlayer:
         """``Parts.companion``: acts the events, then returns (which stops the daemon)."""
         self._controller, self._inbox = controller, inbox
         await self._settle_loop()
+        if self.hall is not None and not self.resumed and self.setup == 0:
+            await self.wait_for_round(controller, self.hall)
         # Clock time of trace t: the game began (or resumed) before the player was called. A
         # resumed game's t went on by the time away; the trace's events keep their spacing
         # from the last one journaled (squeezed together they would be other gestures: a
@@ -272,8 +299,39 @@ class TracePlayer:
         await self._quiet()
         await self._advance_to(self._base + last_t)
 
+    async def wait_for_round(self, controller: BoardController, hall: threading.Event) -> None:
+        """In a hall the players, the pieces set up, wait for the round as players do: the
+        game the board began at the set-up may be superseded by the round's pairing
+        (``pi.board.supersede``: only while untouched), and a round's game waits for the
+        arbiter to start its clock (COMP 4.4.2). So before the trace's first event: the link
+        subscribed (at most :data:`HALL_LINK_WAIT` s), the pairing's game begun (at most
+        :data:`HALL_PAIRING_WAIT` s more: none comes outside a started round), then, if its
+        clock waits for the arbiter, his ``start_clock`` (at most :data:`HALL_CLOCK_WAIT` s).
+        Real seconds, the simulated clock standing still: the trace's times are kept."""
+        def waits() -> bool:
+            s = controller.session
+            return s is not None and not s.finished \
+                and s.start_line.get("clock_start") == CLOCK_START_ARBITER
+
+        def ready() -> bool:
+            s = controller.session
+            clock = None if s is None else s.arbiter.clock
+            return clock is None or clock.state != ClockState.READY
+
+        if not await _until(hall.is_set, HALL_LINK_WAIT):
+            log.warning("the hall's broker not reached: the trace is played without a round")
+            return
+        if not await _until(waits, HALL_PAIRING_WAIT):
+            log.info("no round's pairing for this board: the trace is played as it began")
+            return
+        if not await _until(ready, HALL_CLOCK_WAIT):
+            log.warning("the arbiter did not start the clock in %.0f s: the trace is played",
+                        HALL_CLOCK_WAIT)
+            return
+        log.info("the round's game (%s) and its clock started: the trace is played",
+                 controller.session.id if controller.session is not None else "?")
+
     def _restart_clock(self, controller: BoardController) -> None:
-        from engine.clock import ClockState
         session = controller.session
         if session is None or session.finished:
             return

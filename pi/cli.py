@@ -10,6 +10,9 @@
   print the game(s) as PDN. A game holding a capture written short that the rest of the game
   cannot decide (``3x26`` fitting two captures) is left out, named on standard error with its
   move, and the file's other games are printed: exit status ``EXIT_PARTIAL`` (3).
+* ``damiera report GAME_DIR [--pdf FILE] [--html FILE] [--lang it|en]``: a game's printable
+  report for decisions and appeals (``pi.board.report``), from the journal in ``GAME_DIR``
+  (``STATE/games/<id>/``, or a hub's ``DIR/boards/<N>/games/<id>/``); prints the files written.
 * ``damiera bench``: perft leaves per second per variant, and the ratio to pydraughts.
 * ``damiera hardware probe|watch|map|test`` and ``damiera doctor``: bringing up a board
   (``pi.hardware_cli``); exit 0 all well, 1 a fault of the board or the Pi, 2 bad input.
@@ -166,8 +169,34 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         return _fail(f"{args.trace}: not UTF-8 text")
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=False))
-    else:
-        print(report.to_text())
+    else:  # the readable summary, in the terminal's language (gettext's environment)
+        from pi.hardware_cli import terminal_language
+        print(report.to_text(terminal_language()))
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from pi.board.report import read_game_dir
+    from pi.board.report_render import report_html, report_pdf
+    report = read_game_dir(Path(args.game_dir))  # GameDirError: one line, exit 2
+    pdf, html = args.pdf, args.html
+    if pdf is None and html is None:
+        pdf = f"{report.game_id}-report.pdf"
+    outputs: list[tuple[str, bytes]] = []
+    if pdf is not None:
+        outputs.append((pdf, report_pdf(report, args.lang)))
+    if html is not None:
+        outputs.append((html, report_html(report, args.lang).encode("utf-8")))
+    for name, data in outputs:
+        if name == "-":
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+            continue
+        try:
+            Path(name).write_bytes(data)
+        except OSError as exc:
+            return _fail(f"cannot write {name}: {exc.strerror or exc}")
+        print(name)
     return 0
 
 
@@ -260,6 +289,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--variant", default=None,
                    help="variant of games without a GameType tag (default: from the tag)")
     s.set_defaults(func=_cmd_pdn)
+
+    s = sub.add_parser("report", help="a game's printable report for decisions and appeals "
+                       "(PDF, HTML)")
+    s.add_argument("game_dir", metavar="GAME_DIR",
+                   help="the game's folder: STATE/games/<id>/ (or a hub's "
+                   "DIR/boards/<N>/games/<id>/), holding its trace.jsonl")
+    s.add_argument("--pdf", default=None, metavar="FILE",
+                   help="write the PDF here, '-' for standard output (default: "
+                   "<id>-report.pdf in the current folder when --html is not given)")
+    s.add_argument("--html", default=None, metavar="FILE",
+                   help="write the report as one HTML page here, '-' for standard output "
+                   "(default: none)")
+    s.add_argument("--lang", choices=("it", "en"), default="en",
+                   help="the report's language (default: en)")
+    s.set_defaults(func=_cmd_report)
 
     s = sub.add_parser("bench", help="perft speed per variant, and the ratio to pydraughts")
     s.add_argument("--seconds", type=_seconds, default=2.0,

@@ -29,7 +29,8 @@ says "stopped", STOPPING=1, the scan loop stops, the hardware stops in reverse o
 Blocking work never runs on the loop: scans run on the scan loop's thread, OLED frames on one
 worker thread (:class:`OledScreen`, the newest state only, under the bus lock that gives scans
 priority), ``game.pdn``/``report.json`` on the game session's writer thread (both
-``pi.board.handoff.LatestWorker``); the hall link
+``pi.board.handoff.LatestWorker``); the board's voice (``[speech]``) on its phrase queue's
+thread (``pi.board.speech.PhraseQueue``: espeak-ng, one phrase at a time); the hall link
 publishes and reads its files on threads of its own; the journal is written and fsync'd on its
 own writer thread, which tells the loop through the same bridge when lines are durable: the
 write-ahead rule holds what leaves the board (the web's and the hall's lines, an arbiter's
@@ -49,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.i18n import translations
 from engine.squares import all_squares
 from pi.board.config import Config
 from pi.board.controller import BoardController, Input, Listener
@@ -56,11 +58,13 @@ from pi.board.errors import GameFilesError
 from pi.board.handoff import LatestWorker, LoopInbox
 from pi.board.notify import Notifier
 from pi.board.scan_loop import ScanLoop
+from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
 from pi.board.view import Phase
 from pi.drivers.display import BoardDisplay, DisplayState
 from pi.drivers.faults import Inbox
 from pi.drivers.hardware import Hardware
+from pi.drivers.speech import Espeak
 from pi.drivers.wiring import Wiring
 
 if TYPE_CHECKING:  # aiohttp and paho are loaded only when the web or the hall is on
@@ -143,13 +147,17 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
     scan = ScanLoop.for_hardware(hardware, into_loop.put)
     if parts.on_scan_loop is not None:
         parts.on_scan_loop(scan)
+    if hardware.display is not None:
+        hardware.display.language = config.language  # the board's language (damiera.toml)
     screen = OledScreen(hardware.display) if hardware.display is not None else None
     beeper = hardware.beeper
+    speech = _speech(config)
     controller = BoardController(
         config, state, hardware.time, screen=screen,
         orient=_orienter(scan, wiring) if wiring.orientation is None else None,
         beep=beeper.play if beeper is not None else None,
-        listeners=list(parts.listeners), submit=inbox.put_nowait, post=into_loop.put)
+        listeners=list(parts.listeners), submit=inbox.put_nowait, post=into_loop.put,
+        speech=speech)
     if parts.wall is not None:
         controller.wall = parts.wall
     notifier = parts.notifier
@@ -163,7 +171,7 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
             web = await _start_web(config, state, parts, controller)
         if config.mqtt is not None:
             link = _start_link(config, state, parts, controller, loop)
-        controller.notice = _startup_probe(hardware, wiring, controller)
+        controller.notice = _startup_probe(hardware, wiring, controller, config.language)
         first = hardware.start()
         if parts.scan_thread:
             scan.start()
@@ -194,6 +202,8 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
         finally:
             if screen is not None:
                 screen.close()
+            if speech is not None:
+                speech.close()
             scan.stop()  # before the bus closes
             hardware.stop()
     if companion is not None and companion.done() and not companion.cancelled():
@@ -243,11 +253,29 @@ def _start_link(config: Config, state: StateDir, parts: Parts, controller: Board
     return link
 
 
-def _startup_probe(hardware: Hardware, wiring: Wiring, controller: BoardController) -> str:
+def _speech(config: Config) -> BoardSpeech | None:
+    """The board's voice when ``[speech]`` turns it on: espeak-ng (``pi.drivers.speech``) with
+    the configured voice (else the board's language's), rate and volume, on a queue of its own
+    (``pi.board.speech``)."""
+    spec = config.speech
+    if not spec.enabled:
+        return None
+    voice = spec.voice or config.language
+    speaker = Espeak(voice, spec.rate, spec.volume, spec.wav_dir)
+    speaker.check()  # no espeak-ng: said now, in one line, and the board plays on silently
+    log.info("speech on: %s -v %s -s %d -a %d, %s", speaker.program, voice, spec.rate,
+             spec.volume, "to the audio device" if spec.wav_dir is None
+             else f"written to {spec.wav_dir}")
+    return BoardSpeech(speaker, translations(config.language))
+
+
+def _startup_probe(hardware: Hardware, wiring: Wiring, controller: BoardController,
+                   language: str) -> str:
     """The board checked before the sensors power up (``pi.drivers.bringup.startup_probe``):
     every chip answers and is of its type, no square chatters and, while the pieces are being
     set up, none is closed outside every allowed start position (stuck). Returns the screen's
-    line for what is wrong ("" when nothing); every finding is logged."""
+    line for what is wrong ("" when nothing), in the board's ``language``; every finding is
+    logged (in English)."""
     from pi.drivers.bringup import probe_message, start_squares, startup_probe
     setting_up = controller.phase is Phase.SETUP
     allowed = (start_squares(wiring, controller.expected) if setting_up
@@ -256,7 +284,7 @@ def _startup_probe(hardware: Hardware, wiring: Wiring, controller: BoardControll
         findings = startup_probe(hardware.bus, wiring, allowed)
     for finding in findings:
         log.error("start-up probe: %s", finding.line())
-    return probe_message(findings)
+    return probe_message(findings, language)
 
 
 def _orienter(scan: ScanLoop, wiring: Wiring) -> Callable[[frozenset[str]], None]:

@@ -22,6 +22,11 @@ The logic is in the drivers (:mod:`pi.drivers.probe`, :mod:`pi.drivers.bringup`,
 :mod:`pi.drivers.system`, :mod:`pi.drivers.diagram`); here are the options, the output, the
 state directory (the test's report, the doctor's fsync measure through the journal's own
 append) and the choice of bench.
+
+What these commands print for a person is in the terminal's language
+(:func:`terminal_language`: the standard gettext environment, ``LANG=it_IT.UTF-8`` is Italian);
+the levels OK/WARN/FAIL, the files written (the wiring, the test's report) and the errors on
+stderr stay English.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from typing import Any
 
 from engine.board import Board
 from engine.errors import InputError
+from engine.i18n import N_, environment_language, translations
 from engine.variants import VARIANTS, find_variant
 from pi.drivers.bringup import (Bench, HostBench, PlantedFault, WatchView, map_wiring,
                                 parse_fault, run_board_test, watch, wiring_text)
@@ -49,7 +55,8 @@ from pi.drivers.errors import BusUnavailableError
 from pi.drivers.probe import FAIL, OK, WARN, Finding, probe_chips, propose_wiring, worst
 from pi.drivers.wiring import Wiring, load_wiring
 
-__all__ = ["add_hardware_parsers", "EXIT_OK", "EXIT_FAULT", "REPORTS_DIR", "fsync_latency"]
+__all__ = ["add_hardware_parsers", "EXIT_OK", "EXIT_FAULT", "REPORTS_DIR", "fsync_latency",
+           "terminal_language"]
 
 EXIT_OK, EXIT_FAULT = 0, 1
 #: The test reports' folder in the state directory (one pair of files per test).
@@ -149,15 +156,29 @@ def _bench(args: argparse.Namespace, wiring: Wiring | None, size: int = 8) -> Be
                            "damiera/bench of the damiera package; pip install -e .)")
 
 
+def terminal_language() -> str:
+    """The language of what a command prints for a person: the process's environment, read as
+    gettext reads it (:func:`engine.i18n.environment_language`)."""
+    return environment_language(os.environ)
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
 def _print(finding: Finding) -> None:
-    print(finding.line(), flush=True)
+    print(finding.shown(terminal_language()), flush=True)
 
 
 def _summary(findings: Sequence[Finding]) -> int:
+    """The last line: the verdict and the count of each level (``OK: 10 ok, 0 warnings,
+    0 faults``), the counts with their plural forms in the terminal's language."""
     counts = {level: sum(1 for f in findings if f.level == level) for level in (OK, WARN, FAIL)}
     verdict = worst(findings)
-    print(f"{verdict}: {counts[OK]} ok, {counts[WARN]} warnings, {counts[FAIL]} faults",
-          flush=True)
+    t = translations(terminal_language())
+    warnings = t.ngettext("{n} warning", "{n} warnings", counts[WARN]).format(n=counts[WARN])
+    faults = t.ngettext("{n} fault", "{n} faults", counts[FAIL]).format(n=counts[FAIL])
+    print(f"{verdict}: {counts[OK]} ok, {warnings}, {faults}", flush=True)
     return EXIT_FAULT if verdict == FAIL else EXIT_OK
 
 
@@ -172,7 +193,7 @@ def _default_wiring(path: str | None, simulate: bool, default: Path) -> Wiring:
 
 def _bus_gone(exc: Exception) -> int:
     """The bus cannot be opened or went away: a board fault, said as one finding."""
-    finding = Finding(FAIL, "bus", str(exc), "run damiera doctor")
+    finding = Finding(FAIL, "bus", str(exc), N_("run damiera doctor"))
     _print(finding)
     return _summary([finding])
 
@@ -198,21 +219,23 @@ def cmd_probe(args: argparse.Namespace) -> int:
         squares = BoardSquares(wiring, bus)
         squares.init()
         closed, changed = closed_squares(squares.read)
-        more = [Finding(FAIL, s, "chattering", "a loose joint or a broken switch")
+        more = [Finding(FAIL, s, N_("chattering"), N_("a loose joint or a broken switch"))
                 for s in sorted(changed)]
-        more += [Finding(FAIL, s, "closed with the board empty", "a stuck switch, or a piece "
-                         "left on it (probe wants an empty board)") for s in sorted(closed)]
+        more += [Finding(FAIL, s, N_("closed with the board empty"), N_(
+            "a stuck switch, or a piece left on it (probe wants an empty board)"))
+            for s in sorted(closed)]
         more += check_lines(wiring, bench.pin_factory)
         for finding in more:
             _print(finding)
         findings += more
     elif chips:
         oled = next((int(f.subject, 16) for f in findings if "OLED" in f.text), None)
-        print("# no wiring file: a proposal for what answers")
+        print("# " + translations(terminal_language()).gettext(
+            "no wiring file: a proposal for what answers"))
         print(propose_wiring(chips, display=oled))
     else:
-        findings.append(Finding(FAIL, "bus", "no expander answers at 0x20-0x27",
-                                "check the supply and SDA/SCL"))
+        findings.append(Finding(FAIL, "bus", N_("no expander answers at 0x20-0x27"),
+                                N_("check the supply and SDA/SCL")))
         _print(findings[-1])
     return _summary(findings)
 
@@ -227,9 +250,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
         from pi.board.config import parse_http
         spec = parse_http(args.http, lambda problem: InputError(f"--http: {problem}"))
         server = serve_watch(view, spec.host, spec.port)
-        print(f"watch page: http://{spec.host}:{server.server_port}/", flush=True)
+        print(translations(terminal_language()).gettext("watch page: {url}").format(
+            url=f"http://{spec.host}:{server.server_port}/"), flush=True)
     try:
-        watch(bench, wiring, lambda line: print(line, flush=True), seconds, view)
+        watch(bench, wiring, _say, seconds, view, language=terminal_language())
     except (BusUnavailableError, OSError) as exc:
         return _bus_gone(exc)
     except KeyboardInterrupt:
@@ -309,19 +333,21 @@ def cmd_map(args: argparse.Namespace) -> int:
     variant = find_variant(args.variant)
     bench = _bench(args, None, variant.size)
     try:
-        result = map_wiring(bench, variant, lambda line: print(line, flush=True))
+        result = map_wiring(bench, variant, _say, language=terminal_language())
     except (BusUnavailableError, OSError) as exc:
         return _bus_gone(exc)
     for finding in result.findings:
         _print(finding)
     if not result.ok:
-        print(f"{args.out}: not written", flush=True)
+        print(translations(terminal_language()).gettext("{file}: not written").format(
+            file=args.out), flush=True)
         return _summary(result.findings)
     mapped = sum(len(pins) for pins in result.squares.values())
     Path(args.out).write_text(wiring_text(result), encoding="utf-8")
     load_wiring(args.out)  # what was written reads back as a wiring file
-    findings = [*result.findings, Finding(OK, args.out, f"{mapped} squares on "
-                                          f"{len(result.chips)} expanders written")]
+    findings = [*result.findings, Finding(OK, args.out, N_(
+        "{squares} squares on {chips} expanders written").format(squares=mapped,
+                                                                 chips=len(result.chips)))]
     _print(findings[-1])
     return _summary(findings)
 
@@ -336,13 +362,13 @@ def cmd_test(args: argparse.Namespace) -> int:
     bench = _bench(args, wiring)
     expected = Board(None, variant).occupied_algebraic()
     try:
-        report = run_board_test(bench, wiring, variant, expected,
-                                lambda line: print(line, flush=True), free=args.free)
+        report = run_board_test(bench, wiring, variant, expected, _say, free=args.free,
+                                language=terminal_language())
     except (BusUnavailableError, OSError) as exc:
         return _bus_gone(exc)
     now = datetime.now(timezone.utc)
     report.when = now.isoformat(timespec="seconds")
-    print(report.to_text(), end="", flush=True)
+    print(report.to_text(terminal_language()), end="", flush=True)
     folder = args.state_root(args.state_dir, args.config) / REPORTS_DIR
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -353,13 +379,14 @@ def cmd_test(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InputError(f"{folder}: the report cannot be written "
                                f"({exc.strerror or exc})") from None
-    print(f"report: {base}.txt, {base}.json", flush=True)
+    print(translations(terminal_language()).gettext("report: {files}").format(
+        files=f"{base}.txt, {base}.json"), flush=True)
     return EXIT_FAULT if report.verdict == FAIL else EXIT_OK
 
 
 def cmd_diagram(args: argparse.Namespace) -> int:
     from pi.drivers.diagram import wiring_svg
-    svg = wiring_svg(load_wiring(args.wiring))
+    svg = wiring_svg(load_wiring(args.wiring), terminal_language())
     if args.out is None:
         sys.stdout.write(svg)
     else:
@@ -395,19 +422,21 @@ def _state_checks(root: Path) -> list[Finding]:
         try:
             root.mkdir(parents=True)
         except OSError as exc:
-            return [Finding(FAIL, str(root), f"cannot be made ({exc.strerror or exc})",
-                            "sudo systemd/install-pi.sh makes /var/lib/damiera")]
+            return [Finding(FAIL, str(root), N_("cannot be made ({error})").format(
+                error=exc.strerror or exc), N_("sudo systemd/install-pi.sh makes "
+                                               "/var/lib/damiera"))]
     free = shutil.disk_usage(root).free
     out = [Finding(OK if free >= FREE_WARN else WARN, str(root),
-                   f"{free // (1024 * 1024)} MB free",
-                   "" if free >= FREE_WARN else "make room: each game keeps its journal")]
+                   N_("{mb} MB free").format(mb=free // (1024 * 1024)),
+                   "" if free >= FREE_WARN else N_("make room: each game keeps its journal"))]
     if not os.access(root, os.W_OK):
-        return out + [Finding(FAIL, str(root), "not writable", "run as the daemon's user")]
+        return out + [Finding(FAIL, str(root), N_("not writable"),
+                              N_("run as the daemon's user"))]
     p50, p99 = fsync_latency(root)
     level = OK if p99 < FSYNC_WARN else WARN if p99 < FSYNC_FAIL else FAIL
-    out.append(Finding(level, "fsync", f"journal append p50 {p50 * 1000:.1f} ms, p99 "
-                       f"{p99 * 1000:.1f} ms", "" if level == OK else
-                       "a slow SD card delays every move: use an A1/A2 card or an SSD"))
+    out.append(Finding(level, "fsync", N_("journal append p50 {p50} ms, p99 {p99} ms").format(
+        p50=f"{p50 * 1000:.1f}", p99=f"{p99 * 1000:.1f}"), "" if level == OK else
+        N_("a slow SD card delays every move: use an A1/A2 card or an SSD")))
     return out
 
 
@@ -420,11 +449,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         _print(finding)
     try:
         found = [a for a in answering(bench.open_bus(1), OLED_ADDRESSES)]
-        oled = (Finding(OK, f"0x{found[0]:02x}", "the OLED answers") if found else
-                Finding(FAIL, "OLED", "nothing answers at 0x3c or 0x3d",
-                        "check its supply and SDA/SCL (i2cdetect -y 1)"))
+        oled = (Finding(OK, f"0x{found[0]:02x}", N_("the OLED answers")) if found else
+                Finding(FAIL, "OLED", N_("nothing answers at 0x3c or 0x3d"),
+                        N_("check its supply and SDA/SCL (i2cdetect -y 1)")))
     except (BusUnavailableError, OSError) as exc:
-        oled = Finding(FAIL, "OLED", f"not checked: {exc}")
+        oled = Finding(FAIL, "OLED", N_("not checked: {error}").format(error=exc))
     _print(oled)
     findings.append(oled)
     more = _state_checks(args.state_root(args.state_dir, args.config))

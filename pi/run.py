@@ -19,13 +19,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import shlex
 import sys
+from functools import partial
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import InputError, StateError
+from engine.i18n import DEFAULT_LANGUAGE, environment_language, translations
 from pi.board.config import Config, load_config, parse_http
 from pi.daemon import Parts, run_daemon
 from pi.board.errors import JournalError
@@ -112,7 +115,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return int(simulator(config=config, wiring_path=args.wiring, state_dir=args.state_dir,
                              trace=args.trace, speed=args.speed or "1", http=http,
                              http_default=args.http is None and config.http is None,
-                             announce=announce))
+                             announce=partial(announce, language=config.language)))
     wiring = load_wiring(args.wiring or DEFAULT_WIRING)
     root = resolve_state_dir(args.state_dir, config.state_dir)
     from pi.drivers.hardware import build_hardware
@@ -120,17 +123,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     def build(out: Inbox) -> Hardware:
         return build_hardware(wiring, out, _game_time())
 
-    return run_board(config, wiring, root, Parts(build=build, http=http, announce=announce))
+    return run_board(config, wiring, root, Parts(build=build, http=http,
+                                                 announce=partial(announce, language=config.language)))
 
 
-def announce(url: str, state_dir: Path) -> None:
+def announce(url: str, state_dir: Path, language: str = DEFAULT_LANGUAGE) -> None:
     """``Parts.announce``: the pages' address and the full command that prints the arbiter's
     token, on stderr whatever the log level (``--quiet`` hides INFO, never this). The command is
     the one this process was started as (``.venv/bin/damiera`` after ``make run``), with the
-    state directory this daemon uses."""
+    state directory this daemon uses; in the board's ``language``."""
     program = sys.argv[0] if Path(sys.argv[0]).name == "damiera" else "damiera"
-    print(f"damiera: web pages on {url} (the arbiter's console: {url}arbiter, its token: "
-          f"{shlex.quote(program)} token --state-dir {shlex.quote(str(state_dir.resolve()))})",
+    t = translations(language)
+    command = f"{shlex.quote(program)} token --state-dir {shlex.quote(str(state_dir.resolve()))}"
+    print("damiera: " + t.gettext("web pages on {url} (the arbiter's console: {url}arbiter, its "
+                                  "token: {command})").format(url=url, command=command),
           file=sys.stderr, flush=True)
 
 
@@ -219,12 +225,14 @@ def run_board(config: Config, wiring: Wiring, root: Path, parts: Parts) -> int:
 
 def run_config(path: str | None) -> Config:
     """``--config``: the file ``path``, else ``/etc/damiera/damiera.toml`` when it exists, else
-    the defaults. Raises ConfigError (one line)."""
+    the defaults, in the language of the environment (gettext's: ``LANG=it_IT.UTF-8``
+    is Italian; a board's config file says its own ``language``, English when it says none).
+    Raises ConfigError (one line)."""
     if path is None:
         if DEFAULT_CONFIG.exists():
             path = str(DEFAULT_CONFIG)
         else:
-            return Config(source="(defaults)")
+            return Config(source="(defaults)", language=environment_language(os.environ))
     return load_config(path)
 
 

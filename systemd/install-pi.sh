@@ -1,8 +1,9 @@
 #!/bin/bash
 # Installs damiera on a Raspberry Pi from this checkout, in one command:
 #
-#   sudo systemd/install-pi.sh [--wiring FILE] [--config FILE] [--credential NAME=FILE]...
-#                              [--hall-network CIDR]... [--no-start] [--dry-run]
+#   sudo systemd/install-pi.sh [--wiring FILE] [--config FILE] [--ca FILE]
+#                              [--credential NAME=FILE]... [--hall-network CIDR]...
+#                              [--no-start] [--dry-run]
 #
 # - updates apt's lists, enables I²C (raspi-config nonint do_i2c 0) and installs the build tools
 #   RPi.GPIO needs (it has no wheel for the Pi on PyPI; nor has Pillow for 32-bit armv7l);
@@ -17,6 +18,9 @@
 #   service, not by every user), and a wiring file (default pi/drivers/wiring/mcp23017_8x8.toml,
 #   or --wiring FILE) to /etc/damiera/wiring.toml, never overwriting files already there except
 #   with --config (your edits survive a re-install);
+# - --ca FILE: the hall's certificate authority (hub init's hall-ca.crt), installed as
+#   /etc/damiera/hall-ca.crt 0644, where a hall's board-<n>.toml names it (ca = "hall-ca.crt",
+#   beside the config); default: the hall-ca.crt lying beside --config's file, if there is one;
 # - --credential NAME=FILE: a secret kept out of the config, root-only in
 #   /etc/damiera/credentials/NAME and passed by systemd to the service alone (LoadCredential=;
 #   the config names it, e.g. [mqtt] password_credential = "mqtt-password");
@@ -48,6 +52,8 @@ DEFAULT_NETWORKS=(10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7 link-local)
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WIRING="$SRC/pi/drivers/wiring/mcp23017_8x8.toml"
 CONFIG=""
+CA=""
+CA_NAME=hall-ca.crt
 CREDENTIAL_ARGS=()
 NETWORKS=()
 START=1
@@ -94,6 +100,11 @@ while [[ $# -gt 0 ]]; do
             CONFIG="$2"
             shift 2
             ;;
+        --ca)
+            [[ $# -ge 2 ]] || die "--ca needs a file"
+            CA="$2"
+            shift 2
+            ;;
         --credential)
             [[ $# -ge 2 ]] || die "--credential needs NAME=FILE"
             CREDENTIAL_ARGS+=("$2")
@@ -113,6 +124,10 @@ done
 
 [[ -f "$WIRING" ]] || die "no wiring file $WIRING"
 [[ -z "$CONFIG" || -f "$CONFIG" ]] || die "no config file $CONFIG"
+[[ -z "$CA" || -f "$CA" ]] || die "no CA file $CA"
+if [[ -z "$CA" && -n "$CONFIG" && -f "$(dirname "$CONFIG")/$CA_NAME" ]]; then
+    CA="$(dirname "$CONFIG")/$CA_NAME"
+fi
 for arg in "${CREDENTIAL_ARGS[@]}"; do
     name="${arg%%=*}"
     # The name as the daemon's config reader takes it (pi.board.config.read_credential).
@@ -135,7 +150,8 @@ python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
 # Packages built from source on the Pi (PyPI has no wheel for it): RPi.GPIO, and on 32-bit
 # Raspberry Pi OS also Pillow (which needs the JPEG and zlib headers).
 FROM_SOURCE=rpi-gpio
-APT_PACKAGES=(python3-venv python3-dev gcc i2c-tools)
+# espeak-ng: the board's voice ([speech] in damiera.toml; off unless turned on there).
+APT_PACKAGES=(python3-venv python3-dev gcc i2c-tools espeak-ng)
 # 32-bit Raspberry Pi OS may run a 64-bit kernel (uname says aarch64): ask Python.
 if [[ "$(python3 -c 'import struct; print(struct.calcsize("P") * 8)')" == 32 ]]; then
     FROM_SOURCE=rpi-gpio,pillow
@@ -209,6 +225,9 @@ elif [[ -e "$CONF/damiera.toml" ]]; then
     run chmod 0640 "$CONF/damiera.toml"
 else
     run install -m 0640 -o root -g "$USER_NAME" "$SRC/pi/damiera.example.toml" "$CONF/damiera.toml"
+fi
+if [[ -n "$CA" ]]; then  # public: the broker's certificate is checked against it
+    run install -m 0644 -o root -g root "$CA" "$CONF/$CA_NAME"
 fi
 if [[ -e "$CONF/wiring.toml" ]]; then
     echo "keeping $CONF/wiring.toml"

@@ -205,9 +205,33 @@ def test_readme_says_make_sample_plays_the_sample_and_how_to_change_the_clock() 
     assert "TIME_CONTROL=300+3" in flat and "--time-control" in flat
 
 
-def test_readme_says_how_to_run_damiera_before_its_first_bare_command() -> None:
-    """The README's bare ``damiera …`` lines failed after ``make run`` (damiera is in .venv)."""
-    first = re.search(r"^damiera ", README, re.MULTILINE)
-    assert first is not None
-    before = README[:first.start()]
-    assert ".venv/bin/damiera" in before and ". .venv/bin/activate" in before
+def test_each_guide_says_how_to_run_damiera_before_its_first_bare_command() -> None:
+    """The README's bare ``damiera …`` lines failed after ``make run`` (damiera is in .venv).
+    The README and every guide in docs/ with a line that begins ``damiera`` say first how to
+    run it."""
+    guides = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    with_commands = 0
+    for guide in guides:
+        text = guide.read_text(encoding="utf-8")
+        first = re.search(r"^damiera ", text, re.MULTILINE)
+        if first is None:
+            continue
+        with_commands += 1
+        before = text[:first.start()]
+        assert ".venv/bin/damiera" in before and ". .venv/bin/activate" in before, guide.name
+    assert with_commands >= 4  # the guides' commands are written bare
+
+
+def test_the_readme_has_its_two_commands_and_ci_runs_its_test_command() -> None:
+    """The README's block "Two commands" holds exactly ``make run`` and ``make test``, and CI
+    (``.ci/run``) runs that test command (then ``make test-slow``)."""
+    section = README[README.index("## Two commands"):]
+    section = section[:section.index("\n## ")]
+    blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
+    assert len(blocks) == 1
+    commands = [line.split("#")[0].strip() for line in blocks[0].splitlines()]
+    assert [c for c in commands if c] == ["make run", "make test"]
+    assert "`make hall`" in section and "`make test-slow`" in section
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if line.strip() and not line.startswith("#")]
+    assert "make test" in ci and ci.index("make test") < ci.index("make test-slow")

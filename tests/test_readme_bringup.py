@@ -1,4 +1,5 @@
-"""Every ``damiera`` command of the README's "Building a board" section runs exactly as written,
+"""Every ``damiera`` command of the board builder's guide's "Building a board" section
+(docs/board-builder.md, its ``sh pi`` block: on the board's Pi) runs exactly as written,
 with ``--simulate`` (on the register-level fakes), in order, in one folder: doctor, probe, map
 (writing the wiring file the next ones read), probe again, watch, test, diagram. On a sound
 simulated board each exits 0; the example with a planted fault names it."""
@@ -13,19 +14,19 @@ import pytest
 
 from pi.cli import main
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "board-builder.md"
 #: Commands that touch no hardware: run as written, without --simulate.
 NO_HARDWARE = ("damiera hardware diagram",)
 
 
 def section() -> str:
-    text = README.read_text(encoding="utf-8")
+    text = GUIDE.read_text(encoding="utf-8")
     start = text.index("## Building a board")
     return text[start:text.index("\n## ", start + 1)]
 
 
 def block_commands() -> list[str]:
-    blocks = re.findall(r"```sh\n(.*?)```", section(), re.S)
+    blocks = re.findall(r"```sh pi\n(.*?)```", section(), re.S)
     return [line.strip() for block in blocks for line in block.splitlines()
             if line.strip().startswith("damiera ")]
 

@@ -27,12 +27,14 @@ from typing import Any, Callable
 from engine.board import Board
 from engine.errors import InputError
 from engine.events import GameStarted
+from engine.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from engine.timecontrol import minimum_time_warnings, parse_time_control_tag
 from engine.variants import find_variant
 from pi.board.errors import ConfigError
+from pi.drivers.speech import DEFAULT_RATE, DEFAULT_VOLUME, VOICE_PATTERN
 
-__all__ = ["Config", "HttpSpec", "MqttSpec", "load_config", "parse_config", "parse_http",
-           "parse_host_port", "parse_mqtt_url", "read_config_text", "load_toml", "TomlReader",
+__all__ = ["Config", "HttpSpec", "MqttSpec", "SpeechSpec", "load_config", "parse_config",
+           "parse_http", "parse_host_port", "parse_mqtt_url", "read_config_text", "load_toml", "TomlReader",
            "read_credential", "MAX_CONFIG_BYTES", "MAX_CREDENTIAL_BYTES"]
 
 #: A configuration file larger than this is refused unread (the example is ~3 kB).
@@ -44,9 +46,10 @@ _EXCERPT = 40
 _MAX_HTTP = 300          # characters of an http = "host:port"
 _TOP_KEYS = frozenset({"variant", "clock", "time_control", "settle", "transcribed", "fen", "event",
                        "site", "round", "board", "white", "black", "state_dir", "http", "mqtt",
-                       "broadcast_delay"})
+                       "broadcast_delay", "language", "speech"})
 _MQTT_KEYS = frozenset({"url", "hall", "board", "ca", "password_credential", "key",
                         "key_credential"})
+_SPEECH_KEYS = frozenset({"enabled", "voice", "rate", "volume", "output"})
 #: A credential (a password, a key) larger than this is refused unread.
 MAX_CREDENTIAL_BYTES = 4096
 _TOPIC_SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -83,6 +86,22 @@ class MqttSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class SpeechSpec:
+    """``[speech]``: the board says moves, irregularities and the clock's warnings
+    (``pi.board.speech``, espeak-ng). ``enabled`` (default false); ``voice``: an espeak-ng voice
+    (``it``, ``en``, ``en-gb``, ``it+f3``), None: the board's language's; ``rate``: words a minute
+    (espeak-ng's ``-s``, 80..450); ``volume``: espeak-ng's amplitude ``-a``, 0..200 (100
+    normal); ``wav_dir``: each phrase written there as a WAV file (``output = "wav:DIR"``,
+    relative to the config file's folder) instead of played on the audio device (None)."""
+
+    enabled: bool = False
+    voice: str | None = None
+    rate: int = DEFAULT_RATE
+    volume: int = DEFAULT_VOLUME
+    wav_dir: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """A validated ``damiera.toml``. ``variant`` is the registry's name; ``time_control`` None
     means no time control; ``state_dir`` is absolute or None (then the command line or systemd
@@ -106,9 +125,14 @@ class Config:
     mqtt: MqttSpec | None = None
     #: Minutes the public web feeds lag behind the board (anti-cheating rules ask for 15).
     broadcast_delay: float = 0.0
+    #: ``[speech]``: the board's voice (off by default)
+    speech: SpeechSpec = SpeechSpec()
     #: "arbiter": the next game's clock waits for the arbiter's start_clock (a hall's round,
     #: set by its pairing); None: it starts with the game
     clock_start: str | None = None
+    #: The language of the board's screen and terminal, one of ``engine.i18n.LANGUAGES``
+    #: ("en", "it"); the web pages follow each viewer's browser instead.
+    language: str = DEFAULT_LANGUAGE
 
     def game_started(self) -> GameStarted:
         """The start of a game under this configuration, as the arbiter takes it."""
@@ -183,6 +207,10 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
         except InputError as exc:
             raise r.error("fen", f"invalid FEN for {variant}: {exc}") from None
     board = r.integer("board", None, 1, _MAX_BOARD)
+    language = r.text("language", DEFAULT_LANGUAGE, limit=8) or DEFAULT_LANGUAGE
+    if language not in LANGUAGES:
+        raise r.error("language", f"unknown language {language!r}: expected one of "
+                                  f"{', '.join(LANGUAGES)}")
     state_dir = r.text("state_dir", None, limit=4096)
     return Config(
         source=source, variant=variant, clock=r.boolean("clock", True), time_control=time_control,
@@ -193,7 +221,38 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
         white=r.text("white", None), black=r.text("black", None),
         state_dir=(base or Path.cwd()) / state_dir if state_dir is not None else None,
         http=_http(r), mqtt=_mqtt(r, board, base),
-        broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0))
+        broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0), language=language,
+        speech=_speech(r, base, language))
+
+
+def _speech(r: TomlReader, base: Path | None, language: str) -> SpeechSpec:
+    """``[speech]`` (absent: off); its voice must speak the board's ``language`` (the phrases
+    are in it)."""
+    m = r.sub("speech")
+    if m is None:
+        return SpeechSpec()
+    m.check_keys(_SPEECH_KEYS)
+    voice = m.text("voice", None, limit=40)
+    if voice is not None and not VOICE_PATTERN.fullmatch(voice):
+        raise m.error("voice", f"not an espeak-ng voice name (it, en, en-gb, it+f3): "
+                               f"{_excerpt(voice)}")
+    if voice is not None and voice.split("+")[0].split("-")[0] != language:
+        raise m.error("voice", f"{voice!r} does not speak the board's language {language!r} "
+                               "(language = …, at the top of the file)")
+    rate = m.integer("rate", DEFAULT_RATE, 80, 450)
+    volume = m.integer("volume", DEFAULT_VOLUME, 0, 200)
+    assert rate is not None and volume is not None
+    output = m.text("output", "audio", limit=4096) or "audio"
+    wav_dir = None
+    if output.startswith("wav:"):
+        folder = output[4:].strip()
+        if not folder:
+            raise m.error("output", 'wav: needs a folder, e.g. "wav:spoken"')
+        wav_dir = (base or Path.cwd()) / folder
+    elif output != "audio":
+        raise m.error("output", f'expected "audio" or "wav:DIR", got {_excerpt(output)}')
+    return SpeechSpec(enabled=m.boolean("enabled", False), voice=voice, rate=rate,
+                      volume=volume, wav_dir=wav_dir)
 
 
 def load_toml(text: str, source: str) -> dict[str, Any]:

@@ -44,6 +44,7 @@ and every input as it enters the session); deadlines go the other way
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time as _time
 from collections import deque
@@ -58,6 +59,7 @@ from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
 from engine.trace import CLOCK_START_ARBITER
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
+from engine.i18n import N_
 from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
                            TraceEnded)
 from engine.squares import square_mirror, square_sort_key
@@ -71,7 +73,10 @@ from pi.board.notify import Notifier
 from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, JournalError,
                              JournalWriteError)
 from pi.board.session import GameAt, GameSession, refresh_game_files
+from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
+from pi.board.supersede import (first_touch, pairing_differs, superseded_note, touches,
+                                waits_for_arbiter, why_touched)
 from pi.board.view import PAIRING_FIELDS, GameView, Phase
 from pi.drivers.timebase import GameTime
 
@@ -176,6 +181,9 @@ class BoardController:
     #: What the start-up probe found wrong with the board (``pi.drivers.bringup``): shown on
     #: the screen's message line, before anything else, until the first game begins.
     notice: str = ""
+    #: The board's voice (``[speech]``, ``pi.board.speech``): told every decision and every
+    #: clock reading, on this thread; it only queues what it says. None: silent.
+    speech: BoardSpeech | None = None
 
     phase: Phase = Phase.SETUP
     session: GameSession | None = None
@@ -204,6 +212,9 @@ class BoardController:
     _released: int = 0
     #: the current game as lines not yet handed out found it (:attr:`game`), oldest first
     _views: deque[GameAt] = field(default_factory=deque)
+    #: the current game's first line after its start that is not a snapshot (what touched it,
+    #: ``pi.board.supersede.first_touch``); None while untouched
+    _first_touch: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.variant = find_variant(self.config.variant)
@@ -227,7 +238,7 @@ class BoardController:
         except JournalDamagedError as exc:
             game.mark_finished(None, abandoned=str(exc))
             log.error("%s; game %s abandoned, a new game starts at the next set-up", exc, game.id)
-            self._message = f"journal damaged: game {game.id} kept, new game"
+            self._message = N_("journal damaged: game {game} kept, new game").format(game=game.id)
             return self._set_status(f"game {game.id}: journal damaged, kept as it is")
         except JournalError as exc:
             log.error("%s", exc)
@@ -236,6 +247,8 @@ class BoardController:
         self._decided_line = session.line  # what happened before the restart is not known here
         self._released = session.line
         self._views.clear()
+        self._first_touch = first_touch(_journal_records(session), waits_for_arbiter(
+            session.start_line))  # pi.board.supersede: what touched it before the restart
         self._offset = self.time.stamp() - session.last_t
         if session.finished:
             self.phase = Phase.OVER
@@ -304,7 +317,7 @@ class BoardController:
         for answer in list(self._acting):
             if not answer.done():
                 answer.set_exception(ActionRefused("the board is stopping"))
-        self._message = "stopped"
+        self._message = N_("stopped")
         self._set_status("stopped")
         self._refresh(force=True)
 
@@ -378,7 +391,8 @@ class BoardController:
         ``clock_start`` "arbiter": the clock waits for the arbiter's start_clock; None clears
         one) go into the next game's start line (a game in play is not changed);
         ``banner`` is the screen's header while no game is in play. Raises ValueError for
-        another field or another ``clock_start``."""
+        another field or another ``clock_start``. A game in play begun before the pairing and
+        still untouched is superseded by it (:meth:`_supersede`)."""
         unknown = set(fields) - set(PAIRING_FIELDS)
         if unknown:
             raise ValueError(f"not a pairing field: {', '.join(sorted(unknown))}")
@@ -391,7 +405,42 @@ class BoardController:
                               black=fields.get("black", c.black),
                               clock_start=fields.get("clock_start", c.clock_start))
         self.banner = banner
+        self._supersede()
         self._refresh()
+
+    def _supersede(self) -> None:
+        """``pi.board.supersede``: the game in play, begun (the pieces set up, IT 7.1/7.2) under
+        another start line than the pairing's and untouched since, is closed — an arbiter
+        ``note`` with the fixed text and an ``end`` line journaled, the game marked finished
+        with ``*`` — and the pairing's game begins at once from the same position. A touched
+        game keeps its start line: the pairing waits for the next game (logged)."""
+        session = self.session
+        if self.phase != Phase.PLAYING or session is None or self.faults \
+                or self.occupied != self.expected:
+            return
+        if not pairing_differs(session.start_line, self.config.start_line()):
+            return  # the pairing's own game (a pairing sent again)
+        why = why_touched(session.arbiter, self._first_touch,
+                          waits_for_arbiter(session.start_line))
+        if why is not None:
+            log.info("pairing: game %s keeps its start line (%s); the next game takes the "
+                     "pairing", session.id, why)
+            return
+        for line in (superseded_note(self.now()), {"type": "end"}):
+            self._keep_view()
+            self._publish(session.journal_line(line))
+        try:
+            session.journal.sync()  # the marker never ahead of the journal
+        except JournalWriteError as exc:
+            log.error("game %s not superseded: %s", session.id, exc)
+            return  # the journal failed: its JournalFailed stops the daemon
+        session.close()
+        session.game.mark_finished("*")
+        self._release()  # its last lines leave the board before the new game's first
+        log.info("pairing: game %s was untouched: superseded (void, *); the pairing's game "
+                 "begins", session.id)
+        self.phase = Phase.SETUP  # a failed begin is tried again at the next sensor event
+        self._begin()
 
     # ------------------------------------------------------------------ inputs
 
@@ -595,13 +644,15 @@ class BoardController:
     # ------------------------------------------------------------------ decisions
 
     def _decided(self, decisions: Iterable[Decision]) -> None:
+        decisions = tuple(decisions)
         for d in decisions:
             if isinstance(d, FlagRaised):
                 f = d.flag
                 log.info("flag %s %s (%s): %s", f.code, f.status, f.kind, f.text)
                 if f.kind == "irregularity" and f.status == "pending":
                     opponent = "?" if f.side is None else f.side.opponent.label
-                    self._message = f"{f.code} {f.text}; {opponent}: correct or accept"
+                    self._message = N_("{code} {text}; {side}: correct or accept").format(
+                        code=f.code, text=f.text, side=opponent)
                     self._beep("flag")
                 elif f.code != "BOARD":
                     self._message = f"{f.code} {f.text}"
@@ -614,7 +665,8 @@ class BoardController:
             elif isinstance(d, MoveRetracted):
                 log.info("move %d retracted (%s)", d.ply, d.article)
             elif isinstance(d, BoardToFix):
-                self._message = "" if d.cleared else "put right: " + self._square_labels(d.squares)
+                self._message = "" if d.cleared else N_("put right: {squares}").format(
+                    squares=" ".join(self._labels(d.squares)))
             elif isinstance(d, GameEnded):
                 log.info("result %s: %s (%s)", d.result, d.reason, d.article)
                 self.phase = Phase.OVER
@@ -623,12 +675,15 @@ class BoardController:
                 self._message = f"{d.result} {d.reason}"
                 self._beep("end")
                 self._set_status(f"game over {d.result} ({d.reason})")
+        if self.speech is not None:
+            self.speech.decided(decisions)
 
-    def _square_labels(self, squares: Iterable[str]) -> str:
+    def _labels(self, squares: Iterable[str]) -> list[str]:
         """Squares as the screen and the pages name them: the variant's official number of a dark
-        square, the algebraic name of a light one (a piece put on it, IT 7.5)."""
+        square (IT 2.4), the algebraic name of a light one (a piece put on it, IT 7.5)."""
         numbers = self.variant.geometry.number_of_algebraic
-        return " ".join(str(numbers[s]) if s in numbers else s for s in squares)
+        return [str(numbers[s]) if s in numbers else s for s in squares]
+
 
     def _write_behind(self, session: GameSession) -> None:
         """With ``post``: the session's journal writes behind, telling the loop through it."""
@@ -644,7 +699,12 @@ class BoardController:
             self._decided_line = 0
         elif any(isinstance(d, _POSITION_DECISIONS) for d in fed.decisions):
             self._decided_line = fed.line
+        if fed.line == 1:
+            self._first_touch = None
         assert self.session is not None
+        if self._first_touch is None and fed.line > 1 and touches(
+                fed.record, waits_for_arbiter(self.session.start_line)):
+            self._first_touch = fed.record  # pi.board.supersede: the game is touched
         self._held.append((self.session, fed, None))
         self._release()
 
@@ -697,23 +757,25 @@ class BoardController:
         message = self._message
         failure = self.files_failure()
         if failure is not None:  # the screen's words: the game is known, the reason matters
-            failure = "record not written: " + failure.rsplit("not written: ", 1)[-1]
+            failure = N_("record not written: {reason}").format(
+                reason=failure.rsplit("not written: ", 1)[-1])
             if not message:
                 message = failure
         if self.faults:
             f = next(iter(self.faults.values()))
-            message = f"{f.message} ({f.kind})"
+            message = f.shown  # English; the screen and the pages localize it
         if self.phase == Phase.SETUP or (self.phase == Phase.OVER
                                          and self.occupied != self._final):
             # the result stays on the screen until the pieces are moved off the final position
             view = getattr(self, "_setup_view", _SetupView())
             if view.turned:
-                message = "IT 7.2 board turned the wrong way"
+                message = "IT 7.2 " + N_("board turned the wrong way")
             elif view.missing or view.extra:
-                message = ("set up: " + " ".join(f"+{s}" for s in view.missing)
-                           + " " + " ".join(f"-{s}" for s in view.extra)).strip()
+                message = N_("set up: {squares}").format(squares=" ".join(
+                    [*(f"+{s}" for s in self._labels(view.missing)),
+                     *(f"-{s}" for s in self._labels(view.extra))]))
             elif not self.faults:
-                message = "set up the pieces"
+                message = N_("set up the pieces")
             if self.notice:
                 message = self.notice
             return DisplayState(message=message[:80], side_to_move="-", move_number=0,
@@ -736,6 +798,8 @@ class BoardController:
         if self.session is not None and state.clock is not None:
             for cue in self._cues.update(state.clock):
                 self._cue(cue)
+            if self.speech is not None:
+                self.speech.clock(state.clock, self.session.id)
         drawn = _drawn(state)
         if self.screen is None or (drawn == self._shown and not force):
             return  # the reading's time changed, not what the screen shows: no frame
@@ -772,6 +836,19 @@ class BoardController:
         self.status = text
         log.info("%s", text)
         return text
+
+
+def _journal_records(session: GameSession) -> list[Mapping[str, Any]]:
+    """A resumed game's journal lines from line 2 on (one that cannot be read: an unknown line,
+    which touches the game)."""
+    out: list[Mapping[str, Any]] = []
+    for text in session.trace.read_text(encoding="utf-8").splitlines()[1:]:
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            obj = None
+        out.append(obj if isinstance(obj, dict) else {"type": "?"})
+    return out
 
 
 def _drawn(state: DisplayState) -> tuple[Any, ...]:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import ConfigurationError, StateError
+from engine.errors import ConfigurationError, InputError, StateError
 
 __all__ = ["ConfigError", "StateDirError", "StateDirBusyError", "JournalError", "JournalWriteError",
-           "JournalDamagedError", "GameFilesError", "ActionRefused", "ActionLate"]
+           "JournalDamagedError", "GameFilesError", "ActionRefused", "ActionLate", "GameDirError"]
 
 
 class ConfigError(ConfigurationError):
@@ -63,3 +63,8 @@ class ActionRefused(StateError):
 
 class ActionLate(ActionRefused):
     """An arbiter's action not journaled in time (``ACT_TIMEOUT``): it may still be, later."""
+
+
+class GameDirError(InputError):
+    """A game's folder or journal that ``damiera report`` cannot use (not a folder, no
+    ``trace.jsonl``, not UTF-8, no start line): one line naming it."""

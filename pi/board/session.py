@@ -118,7 +118,9 @@ class GameSession:
               when: datetime | None = None, board: int | None = None) -> GameSession:
         """A new game: a new folder, the journal with ``start_line`` (TRACE.md's start object;
         ``id`` and ``started_at`` are filled in here: ``when``, default now, as ISO 8601 UTC to
-        the millisecond, ``2026-11-22T05:12:30.000+00:00``; a naive ``when`` is taken as UTC).
+        the millisecond, ``2026-11-22T05:12:30.000+00:00``; a naive ``when`` is taken as UTC;
+        ``date``, unless given, is the local day of ``when`` — the day the game is played, the
+        PDN's Date, which a UTC day would get wrong after midnight in Italy).
         Raises ``engine.trace.TraceError`` for a start line the rules refuse (nothing created),
         ``pi.board.statedir.StateDirError`` while another game is unfinished, or
         ``pi.board.journal.JournalWriteError`` when the journal cannot be created: then the new
@@ -132,6 +134,8 @@ class GameSession:
         game = state.new_game(stamp, board=board)
         line["id"] = game.id
         line["started_at"] = stamp.isoformat(timespec="milliseconds")
+        if not line.get("date"):
+            line["date"] = stamp.astimezone().strftime("%Y.%m.%d")
         try:
             journal = Journal.create(game.trace, line)
         except JournalError:

@@ -19,7 +19,9 @@ is right. :func:`parse_game_id` reads an id back; :meth:`StateDir.game_ids` sort
 A game is *unfinished* while its folder has no ``finished`` file. The daemon keeps at most one
 unfinished game: :meth:`StateDir.new_game` refuses to open another, so the game to resume at
 start is never in doubt. ``finished`` holds ``{"result": "1-0"}`` for a game played out, or
-``{"result": null, "abandoned": "why"}`` for a game given up (a damaged journal). A crash between
+``{"result": null, "abandoned": "why"}`` for a game given up (a damaged journal), or
+``{"result": "*"}`` for a game a hall's pairing superseded before play (void: its journal ends
+with the board's fixed note and ``end``, ``pi.board.supersede``). A crash between
 journaling the result and writing ``finished`` leaves the game unfinished: on resume, replaying
 its journal gives the result, and the daemon then calls :meth:`GameDir.mark_finished`.
 

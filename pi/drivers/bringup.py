@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from engine.errors import InputError
+from engine.i18n import DEFAULT_LANGUAGE, N_, localize, translations
 from engine.squares import (all_squares, numbered_squares, parse_square, square_sort_key,
                             unrotate_square)
 from engine.variants import Variant
@@ -263,6 +264,14 @@ class Sampler(Generic[K]):
 Say = Callable[[str], None]
 
 
+def _in_language(say: Say, language: str) -> Say:
+    """``say`` for a person reading ``language``: each English line (a msgid, or made from a
+    template msgid) localized before it is said."""
+    if language == DEFAULT_LANGUAGE:
+        return say
+    return lambda text: say(localize(text, language))
+
+
 def _ask(bench: Bench, say: Say, screen: Callable[[str], None] | None, request: Request) -> None:
     say(request.text)
     if screen is not None:
@@ -270,12 +279,14 @@ def _ask(bench: Bench, say: Say, screen: Callable[[str], None] | None, request: 
     bench.act(request)
 
 
-def oled_prompt(device: Any) -> Callable[[str], None] | None:
-    """The prompt line on the OLED (None without one)."""
+def oled_prompt(device: Any, language: str = DEFAULT_LANGUAGE) -> Callable[[str], None] | None:
+    """The prompt line on the OLED (None without one), in ``language`` (the display
+    localizes the English prompt)."""
     if device is None:
         return None
     from pi.drivers.display import BoardDisplay, DisplayState
     display = BoardDisplay(device)
+    display.language = language
 
     def show(text: str) -> None:
         display.render(DisplayState(title="damiera bring-up", side_to_move="-", move_number=0,
@@ -307,7 +318,7 @@ class MapResult:
 
 
 def _input_name(key: tuple[int, int]) -> str:
-    return f"0x{key[0]:02x} pin {key[1]}"
+    return N_("{chip} pin {pin}").format(chip=f"0x{key[0]:02x}", pin=key[1])
 
 
 def map_order(variant: Variant) -> list[tuple[int | None, str]]:
@@ -318,20 +329,23 @@ def map_order(variant: Variant) -> list[tuple[int | None, str]]:
     return [(n, s) for n, s in enumerate(dark, start=1)] + [(None, s) for s in light]
 
 
-def map_wiring(bench: Bench, variant: Variant, say: Say, bus_number: int = 1) -> MapResult:
+def map_wiring(bench: Bench, variant: Variant, say: Say, bus_number: int = 1,
+               language: str = DEFAULT_LANGUAGE) -> MapResult:
     """Learns the wiring of a direct-wired board in orientation 0: finds the expanders, asks
     for a piece on each square in turn (:func:`map_order`) and records which input closed. A
     square that shows on two inputs, an input that answers for two squares, an input closed on
     the empty board, a chattering input and a square that closes nothing are refused
-    (findings, FAIL). Raises the drivers' BusUnavailableError when the bus cannot be opened."""
+    (findings, FAIL). Raises the drivers' BusUnavailableError when the bus cannot be opened.
+    ``language``: of the prompts (said and on the OLED); the findings stay English."""
+    say = _in_language(say, language)
     bus = bench.open_bus(bus_number)
     chips = [identify(bus, a) for a in answering(bus, EXPANDER_ADDRESSES)]
     result = MapResult(variant.size, chips)
     oled = answering(bus, OLED_ADDRESSES)
     result.display = oled[0] if oled else None
     if not chips:
-        result.findings.append(Finding(FAIL, "bus", "no expander answers at 0x20-0x27",
-                                       "run damiera hardware probe"))
+        result.findings.append(Finding(FAIL, "bus", N_("no expander answers at 0x20-0x27"),
+                                       N_("run damiera hardware probe")))
         return result
     drivers: list[Expander] = []
     for chip in chips:
@@ -352,44 +366,48 @@ def map_wiring(bench: Bench, variant: Variant, say: Say, bus_number: int = 1) ->
 
     # The prompts on the OLED too, when one answers (a default SSD1306 at its address).
     screen = oled_prompt(None if result.display is None else bench.display_device(
-        Wiring("map", variant.size, display=DisplaySpec(address=result.display))))
+        Wiring("map", variant.size, display=DisplaySpec(address=result.display))), language)
     sampler: Sampler[tuple[int, int]] = Sampler(read, bench)
-    _ask(bench, say, screen, Request("clear", "take every piece off the board"))
+    _ask(bench, say, screen, Request("clear", N_("take every piece off the board")))
     closed, chatter = sampler.settle(0.2)
     for key in sorted(closed):
-        result.findings.append(Finding(FAIL, _input_name(key), "closed with the board empty",
-                                       "a stuck switch, or a piece left on the board"))
+        result.findings.append(Finding(FAIL, _input_name(key), N_("closed with the board empty"),
+                                       N_("a stuck switch, or a piece left on the board")))
     for key in sorted(chatter):
-        result.findings.append(Finding(FAIL, _input_name(key), "chatters with the board empty",
-                                       "a loose joint or a broken switch"))
+        result.findings.append(Finding(FAIL, _input_name(key),
+                                       N_("chatters with the board empty"),
+                                       N_("a loose joint or a broken switch")))
     bad = closed | chatter
     owner: dict[tuple[int, int], str] = {}
     for number, square in map_order(variant):
         label = f"{number} ({square})" if number is not None else square
-        _ask(bench, say, screen, Request("place", f"put a piece on {label}", (square,)))
+        _ask(bench, say, screen, Request("place", N_("put a piece on {square}").format(
+            square=label), (square,)))
         after, chatter = sampler.wait_change(closed, bench.step_timeout)
         new = after - closed - bad - chatter
         for key in sorted(chatter - bad):
-            result.findings.append(Finding(FAIL, _input_name(key), "chatters",
-                                           "a loose joint or a broken switch"))
+            result.findings.append(Finding(FAIL, _input_name(key), N_("chatters"),
+                                           N_("a loose joint or a broken switch")))
         bad |= chatter
         if not new:
-            result.findings.append(Finding(FAIL, square, "no input closes",
-                                           "a dead switch, or its wire is off"))
+            result.findings.append(Finding(FAIL, square, N_("no input closes"),
+                                           N_("a dead switch, or its wire is off")))
         elif len(new) > 1:
             result.findings.append(Finding(
-                FAIL, square, "shows on two inputs: " + ", ".join(map(_input_name, sorted(new))),
-                "two wires joined, or two switches under the square"))
+                FAIL, square, N_("shows on two inputs: {inputs}").format(
+                    inputs=", ".join(map(_input_name, sorted(new)))),
+                N_("two wires joined, or two switches under the square")))
         else:
             key = next(iter(new))
             if key in owner:
                 result.findings.append(Finding(
-                    FAIL, _input_name(key), f"answers for {owner[key]} and {square}",
-                    "two switches on one wire"))
+                    FAIL, _input_name(key), N_("answers for {square} and {other}").format(
+                        square=owner[key], other=square), N_("two switches on one wire")))
             else:
                 owner[key] = square
                 result.squares.setdefault(key[0], {})[key[1]] = square
-        _ask(bench, say, screen, Request("lift", f"take the piece off {label}", (square,)))
+        _ask(bench, say, screen, Request("lift", N_("take the piece off {square}").format(
+            square=label), (square,)))
         sampler.wait_change(after, bench.step_timeout)
     return result
 
@@ -451,43 +469,52 @@ class BoardTestReport:
                                        key=lambda kv: square_sort_key(kv[0]))),
                 "findings": [f.to_json() for f in self.findings]}
 
-    def to_text(self) -> str:
+    def to_text(self, language: str = DEFAULT_LANGUAGE) -> str:
+        """The report as text: English in its file (:data:`DEFAULT_LANGUAGE`, its format
+        unchanged), in ``language`` on a person's terminal."""
+        t = translations(language)
         counts: dict[str, int] = {}
         for state in self.squares.values():
             counts[state] = counts.get(state, 0) + 1
-        summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-        when = f" at {self.when}" if self.when else ""
-        return "\n".join([f"board test of {self.wiring} ({self.variant}){when}: {self.verdict}",
-                          *(f.line() for f in self.findings),
-                          f"squares: {summary}"]) + "\n"
+        summary = ", ".join(f"{n} {localize(s, language)}" for s, n in sorted(counts.items()))
+        head = (t.gettext("board test of {wiring} ({variant}) at {when}: {verdict}")
+                if self.when else t.gettext("board test of {wiring} ({variant}): {verdict}"))
+        return "\n".join([head.format(wiring=self.wiring, variant=self.variant, when=self.when,
+                                      verdict=self.verdict),
+                          *(f.shown(language) for f in self.findings),
+                          t.gettext("squares: {summary}").format(summary=summary)]) + "\n"
 
     def json_text(self) -> str:
         return json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n"
 
 
 def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: frozenset[str],
-                   say: Say, free: bool = False) -> BoardTestReport:
+                   say: Say, free: bool = False,
+                   language: str = DEFAULT_LANGUAGE) -> BoardTestReport:
     """The guided test of a wired board: the initial position ``expected`` (logical squares)
     set up and matched (IT 7.1, orientation IT 7.2 / INT 5.1); each dark square, in the
     official numbering, lifted and put back (or put and lifted); dead, stuck, swapped and
     chattering squares named; both clock buttons pressed; a test card on the OLED; the buzzer
     sounded. ``free``: the squares in any order, ticked off as they are seen closing and
     opening (swapped wires cannot be told then). Raises the drivers' BusUnavailableError when
-    the bus cannot be opened."""
+    the bus cannot be opened. ``language``: of the prompts (said and on the OLED); the
+    report's findings stay English (its files), localized where they are shown."""
+    say = _in_language(say, language)
     report = BoardTestReport(wiring.source, variant.name)
     position, turned = setup_articles(variant)
     bus = bench.open_bus(wiring.bus)
     board = BoardSquares(wiring, bus)
     board.init()
     device = _open_display(bench, wiring, report)
-    screen = oled_prompt(device)
+    screen = oled_prompt(device, language)
     sampler: Sampler[str] = Sampler(board.read, bench)
     size = wiring.size
 
     candidates = ((wiring.orientation,) if wiring.orientation is not None
                   else wiring.auto_candidates)
     physical_start = tuple(sorted(unrotate_square(s, candidates[0], size) for s in expected))
-    _ask(bench, say, screen, Request("set up", "set up the initial position", physical_start))
+    _ask(bench, say, screen, Request("set up", N_("set up the initial position"),
+                                     physical_start))
     # Until as many squares as pieces closed: a person sets up one piece at a time, so the
     # set-up gets SETUP_STEPS steps' time.
     deadline = bench.clock() + SETUP_STEPS * bench.step_timeout
@@ -502,23 +529,30 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
     for address, error in sorted(board.failed.items()):
         names = " ".join(sorted((s for c in wiring.chips if c.address == address
                                  for s in c.squares if s), key=square_sort_key))
-        report.findings.append(Finding(FAIL, f"0x{address:02x}", f"does not answer ({error}); "
-                                       f"not tested: {names}", "run damiera hardware probe"))
+        report.findings.append(Finding(FAIL, f"0x{address:02x}", N_(
+            "does not answer ({error}); not tested: {squares}").format(error=error, squares=names),
+            N_("run damiera hardware probe")))
     try:
         rotation = detect_orientation(sensed, expected, size, candidates)
         report.rotation = rotation
-        report.findings.append(Finding(OK, "set-up", f"the initial position matches "
-                                       f"({position}), orientation {rotation * 90}° ({turned})"))
+        report.findings.append(Finding(OK, N_("set-up"), N_(
+            "the initial position matches ({code}), orientation {degrees}° ({code_turned})"
+        ).format(code=position, degrees=rotation * 90, code_turned=turned)))
     except OrientationError:
         rotation = candidates[0]
         start = frozenset(physical_start)
         missing = " ".join(sorted(start - sensed, key=square_sort_key))
         extra = " ".join(sorted(sensed - start, key=square_sort_key))
+        what = (N_("the initial position does not match ({code}, {code_turned}): not seen "
+                   "{missing}; seen but empty {extra}") if missing and extra else
+                N_("the initial position does not match ({code}, {code_turned}): not seen "
+                   "{missing}") if missing else
+                N_("the initial position does not match ({code}, {code_turned}): seen but "
+                   "empty {extra}"))
         report.findings.append(Finding(
-            FAIL, "set-up", f"the initial position does not match ({position}, {turned}): "
-            + "; ".join(p for p in (f"not seen {missing}" if missing else "",
-                                    f"seen but empty {extra}" if extra else "") if p),
-            "the squares below say why"))
+            FAIL, N_("set-up"), what.format(code=position, code_turned=turned, missing=missing,
+                                            extra=extra),
+            N_("the squares below say why")))
 
     dark = numbered_squares(size, variant.first_dark_file_even)
     dark_physical = {unrotate_square(s, rotation, size) for s in dark}
@@ -537,15 +571,18 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
             continue
         occupied = logical in expected
         squares_now = sampler.settle(SETTLE)[0] - chattering
-        steps = (("lift", "take the piece off"), ("place", "put it back on")) if occupied \
-            else (("place", "put a piece on"), ("lift", "take the piece off"))
+        steps = ((("lift", N_("take the piece off {square}")),
+                  ("place", N_("put it back on {square}"))) if occupied
+                 else (("place", N_("put a piece on {square}")),
+                       ("lift", N_("take the piece off {square}"))))
         verdict = "ok"
         for action, words in steps:
-            _ask(bench, say, screen, Request(action, f"{words} {number} ({square})", (square,)))
+            _ask(bench, say, screen, Request(action, words.format(square=f"{number} ({square})"),
+                                             (square,)))
             after, chatter = sampler.wait_change(squares_now, bench.step_timeout)
             chattering |= chatter
             if square in chatter:
-                verdict = "chattering"
+                verdict = N_("chattering")
                 break
             changed = (after ^ squares_now) - chattering
             if changed == {square}:
@@ -553,36 +590,37 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
                 continue
             if not changed:
                 was_closed = square in squares_now
-                verdict = "stuck" if was_closed else "dead"
+                verdict = N_("stuck") if was_closed else N_("dead")
                 break
             others = sorted(changed - {square}, key=square_sort_key)
-            verdict = f"shows as {others[0]}" if len(changed) == 1 else \
-                f"shows on {' '.join(sorted(changed, key=square_sort_key))}"
+            verdict = N_("shows as {square}").format(square=others[0]) if len(changed) == 1 \
+                else N_("shows on {squares}").format(
+                    squares=" ".join(sorted(changed, key=square_sort_key)))
             shows[square] = others[0]
             squares_now = after
         report.squares[square] = verdict
-    _ask(bench, say, screen, Request("clear", "take every piece off the board"))
+    _ask(bench, say, screen, Request("clear", N_("take every piece off the board")))
     left, chatter = sampler.settle(0.1)
     for square in sorted(left - chattering - set(report.squares), key=square_sort_key):
         report.squares[square] = "stuck"  # a light square (or one not asked) closed on its own
     for square in list(report.squares):
         other = shows.get(square)
         if other is not None and shows.get(other) == square:
-            report.squares[square] = f"swapped with {other}"
+            report.squares[square] = N_("swapped with {square}").format(square=other)
     for square, verdict in sorted(report.squares.items(), key=lambda kv: square_sort_key(kv[0])):
         if verdict == "ok":
             continue
-        advice = {"dead": "never closes: a broken switch, or its wire is off",
-                  "stuck": "never opens: a stuck switch or a short to ground",
-                  "chattering": "changes on its own: a loose joint or a broken switch",
-                  "not tested": ""}.get(verdict, "the wires of these squares are crossed: "
-                                                 "swap them (or run damiera hardware map)")
+        advice = {"dead": N_("never closes: a broken switch, or its wire is off"),
+                  "stuck": N_("never opens: a stuck switch or a short to ground"),
+                  "chattering": N_("changes on its own: a loose joint or a broken switch"),
+                  "not tested": ""}.get(verdict, N_("the wires of these squares are crossed: "
+                                                    "swap them (or run damiera hardware map)"))
         report.findings.append(Finding(WARN if verdict == "not tested" else FAIL, square,
                                        verdict, advice))
     good = sum(1 for s, v in report.squares.items() if v == "ok" and s in dark_physical)
-    report.findings.append(Finding(OK if good == len(dark) else FAIL, "squares",
-                                   f"{good} of {len(dark)} dark squares closed and opened "
-                                   "cleanly"))
+    report.findings.append(Finding(OK if good == len(dark) else FAIL, N_("squares"),
+                                   N_("{good} of {n} dark squares closed and opened "
+                                      "cleanly").format(good=good, n=len(dark))))
     report.findings += _test_buttons(bench, wiring, say, screen)
     report.findings += _test_card(device)
     report.findings += _test_buzzer(bench, wiring)
@@ -597,9 +635,9 @@ def _free_steps(bench: Bench, say: Say, screen: Callable[[str], None] | None,
     person has done what they could); a square left is ``stuck`` if closed, else ``dead``."""
     for square in order:
         if square in unseen:
-            report.squares[square] = "not tested"
+            report.squares[square] = N_("not tested")
         elif square in chattering:
-            report.squares[square] = "chattering"
+            report.squares[square] = N_("chattering")
     remaining = [s for s in order if s not in report.squares]
     closed_seen: set[str] = set()
     opened_seen: set[str] = set()
@@ -607,9 +645,11 @@ def _free_steps(bench: Bench, say: Say, screen: Callable[[str], None] | None,
     silent = 0
     while remaining and silent < len(remaining):
         offer = remaining[silent % len(remaining)]
-        _ask(bench, say, screen, Request(
-            "toggle", f"lift and put back, or put and lift, any square: {len(remaining)} left",
-            (offer,)))
+        # English (said through localize, which picks the language's plural form by {n})
+        left = translations(DEFAULT_LANGUAGE).ngettext(
+            "lift and put back, or put and lift, any square: {n} left",
+            "lift and put back, or put and lift, any square: {n} left", len(remaining))
+        _ask(bench, say, screen, Request("toggle", left.format(n=len(remaining)), (offer,)))
         after, chatter = sampler.wait_change(current, bench.step_timeout)
         chattering |= chatter
         changed = (after ^ current) - chattering
@@ -644,9 +684,10 @@ def _test_buttons(bench: Bench, wiring: Wiring, say: Say,
     from pi.drivers.buttons import ButtonPanel
     clocks = {side: {"clock": c["clock"]} for side, c in wiring.buttons.items() if "clock" in c}
     if len(clocks) < 2:
-        return [Finding(WARN, "buttons", "the wiring file names no clock button for "
-                        + " and ".join(s for s in ("white", "black") if s not in clocks),
-                        "add [buttons.white] and [buttons.black] clock = GPIO")]
+        return [Finding(WARN, N_("buttons"), N_("the wiring file names no clock button for "
+                                                "{sides}").format(sides=" and ".join(
+                            s for s in ("white", "black") if s not in clocks)),
+                        N_("add [buttons.white] and [buttons.black] clock = GPIO"))]
     presses: queue.Queue[Any] = queue.Queue()
     panel = ButtonPanel(clocks, presses, bench.clock, pin_factory=bench.pin_factory,
                         pull_up=wiring.button_pull_up, bounce_time=None)
@@ -654,8 +695,8 @@ def _test_buttons(bench: Bench, wiring: Wiring, say: Say,
     try:
         for side in ("white", "black"):
             gpio = clocks[side]["clock"]
-            _ask(bench, say, screen, Request("press", f"press {side}'s clock button",
-                                             button=(side, "clock")))
+            _ask(bench, say, screen, Request("press", N_("press {side}'s clock button").format(
+                side=side), button=(side, "clock")))
             end = bench.clock() + bench.step_timeout
             seen = False
             while not seen and bench.clock() < end:
@@ -664,10 +705,12 @@ def _test_buttons(bench: Bench, wiring: Wiring, say: Say,
                     seen = str(press.side) == side and press.name == "clock"
                 except queue.Empty:
                     bench.sleep(SAMPLE)
-            findings.append(Finding(OK, f"GPIO {gpio}", f"{side}'s clock button pressed")
+            findings.append(Finding(OK, f"GPIO {gpio}", N_("{side}'s clock button "
+                                                           "pressed").format(side=side))
                             if seen else
-                            Finding(FAIL, f"GPIO {gpio}", f"{side}'s clock button: no press seen",
-                                    "check the button's wire to the GPIO and to ground"))
+                            Finding(FAIL, f"GPIO {gpio}", N_("{side}'s clock button: no press "
+                                                             "seen").format(side=side),
+                                    N_("check the button's wire to the GPIO and to ground")))
     finally:
         panel.close()
     return findings
@@ -693,17 +736,18 @@ def draw_test_card(device: Any) -> None:
 
 def _test_card(device: Any) -> list[Finding]:
     if device is None:
-        return [Finding(WARN, "OLED", "no OLED in the wiring file")]
+        return [Finding(WARN, "OLED", N_("no OLED in the wiring file"))]
     try:
         draw_test_card(device)
     except OSError as exc:
-        return [Finding(FAIL, "OLED", f"the test card could not be sent ({exc})")]
-    return [Finding(OK, "OLED", "test card shown", "check every edge and square by eye")]
+        return [Finding(FAIL, "OLED", N_("the test card could not be sent ({error})").format(
+            error=exc))]
+    return [Finding(OK, "OLED", N_("test card shown"), N_("check every edge and square by eye"))]
 
 
 def _test_buzzer(bench: Bench, wiring: Wiring) -> list[Finding]:
     if wiring.buzzer_gpio is None:
-        return [Finding(WARN, "buzzer", "no buzzer in the wiring file")]
+        return [Finding(WARN, N_("buzzer"), N_("no buzzer in the wiring file"))]
     from pi.drivers.buzzer import Beeper
     beeper = Beeper.on_gpio(wiring.buzzer_gpio, tonal=wiring.buzzer_tonal,
                             pin_factory=bench.pin_factory)
@@ -711,7 +755,8 @@ def _test_buzzer(bench: Bench, wiring: Wiring) -> list[Finding]:
         beeper.play("ok")
     finally:
         beeper.close()
-    return [Finding(OK, f"GPIO {wiring.buzzer_gpio}", "the buzzer sounded", "listen for it")]
+    return [Finding(OK, f"GPIO {wiring.buzzer_gpio}", N_("the buzzer sounded"),
+                    N_("listen for it"))]
 
 
 # ---------------------------------------------------------------------------- watch
@@ -759,15 +804,18 @@ class WatchView:
 
 
 def watch(bench: Bench, wiring: Wiring, say: Say, seconds: float | None,
-          view: WatchView | None = None) -> dict[str, int]:
+          view: WatchView | None = None, language: str = DEFAULT_LANGUAGE) -> dict[str, int]:
     """Shows the live occupancy (the board drawn at every change, each change with its time)
     for ``seconds`` (None: until interrupted), and keeps ``view`` up to date. Returns the
-    bounces per square: changes undone within SETTLE seconds."""
+    bounces per square: changes undone within SETTLE seconds. ``language``: of the lines
+    said (the view's change lines too: the page shows them as they are)."""
+    words = translations(language)
     view = view if view is not None else WatchView(wiring.size)
     squares = BoardSquares(wiring, bench.open_bus(wiring.bus))
     squares.init()
     for address, error in sorted(squares.failed.items()):
-        say(f"0x{address:02x} does not answer ({error}): its squares are not shown")
+        say(words.gettext("{chip} does not answer ({error}): its squares are not shown").format(
+            chip=f"0x{address:02x}", error=error))
     start = bench.clock()
     shown = squares.read()
     view.show(shown)
@@ -784,7 +832,8 @@ def watch(bench: Bench, wiring: Wiring, say: Say, seconds: float | None,
             if t - last_change.get(square, -1.0) < SETTLE:
                 bounces[square] = bounces.get(square, 0) + 1
             last_change[square] = t
-            line = f"{t:9.3f} {square} {'closed' if square in now_read else 'open'}"
+            line = (f"{t:9.3f} {square} " + (words.gettext("closed") if square in now_read
+                                              else words.gettext("open")))
             say(line)
             view.change(line, bounces)
         previous = now_read
@@ -795,7 +844,7 @@ def watch(bench: Bench, wiring: Wiring, say: Say, seconds: float | None,
             for line in board_picture(wiring.size, shown):
                 say(line)
     for square, count in sorted(bounces.items(), key=lambda kv: square_sort_key(kv[0])):
-        say(f"bounce {square}: {count}")
+        say(words.gettext("bounce {square}: {count}").format(square=square, count=count))
     return bounces
 
 
@@ -811,15 +860,15 @@ def startup_probe(bus: SMBusLike, wiring: Wiring, start: frozenset[str]) -> list
     try:
         findings, _ = probe_chips(bus, wiring)
     except OSError as exc:
-        return [Finding(FAIL, "bus", f"the I²C bus is gone ({exc})")]
+        return [Finding(FAIL, "bus", N_("the I²C bus is gone ({error})").format(error=exc))]
     failing = [f for f in findings if f.level == FAIL and not f.subject.startswith("0x3")]
     squares = BoardSquares(wiring, bus)
     squares.init()
     closed, changed = closed_squares(squares.read)
     for square in sorted(changed, key=square_sort_key):
-        failing.append(Finding(FAIL, square, "chattering"))
+        failing.append(Finding(FAIL, square, N_("chattering")))
     for square in sorted(closed - start, key=square_sort_key):
-        failing.append(Finding(FAIL, square, "stuck closed"))
+        failing.append(Finding(FAIL, square, N_("stuck closed")))
     return failing
 
 
@@ -831,12 +880,12 @@ def start_squares(wiring: Wiring, expected: frozenset[str]) -> frozenset[str]:
     return frozenset(unrotate_square(s, k, wiring.size) for k in rotations for s in expected)
 
 
-def probe_message(findings: Sequence[Finding]) -> str:
+def probe_message(findings: Sequence[Finding], language: str = DEFAULT_LANGUAGE) -> str:
     """The OLED's line for the start-up probe's findings, shortest first words first (the
     screen shows some twenty characters): ``probe: d4 stuck closed``, ``probe: 0x21 missing;
     0x25 unexpected MCP23017``. "" for none."""
     if not findings:
         return ""
     shown = sorted(findings, key=lambda f: not f.text.startswith("missing"))
-    return "probe: " + "; ".join(f"{f.subject} {f.text.split(':')[0].split(' (')[0]}"
-                                 for f in shown)
+    return translations(language).gettext("probe: {problems}").format(problems="; ".join(
+        f"{f.subject} {localize(f.text, language).split(':')[0].split(' (')[0]}" for f in shown))

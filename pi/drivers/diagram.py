@@ -8,7 +8,10 @@ them). Deterministic: the same wiring gives the same bytes.
 
 from __future__ import annotations
 
+import gettext
 from html import escape
+
+from engine.i18n import DEFAULT_LANGUAGE, translations
 
 from pi.drivers.wiring import Wiring
 
@@ -38,18 +41,20 @@ def _labels(wiring: Wiring) -> dict[str, tuple[str, int]]:
     return out
 
 
-def wiring_svg(wiring: Wiring) -> str:
-    """The SVG text of ``wiring`` (module docstring)."""
+def wiring_svg(wiring: Wiring, language: str = DEFAULT_LANGUAGE) -> str:
+    """The SVG text of ``wiring`` (module docstring), its words in ``language`` (the names
+    of chips, squares, pins and GPIOs as the wiring file writes them)."""
+    t = translations(language)
     size = wiring.size
     board = size * CELL
     side_x = MARGIN * 2 + board + 16
     width = side_x + 380
     labels = _labels(wiring)
-    lines_side = _side_lines(wiring)
+    lines_side = _side_lines(wiring, t)
     height = max(board + MARGIN * 3, MARGIN * 2 + 18 * (len(lines_side) + 1))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
-           f"<title>{escape(_title(wiring))}</title>",
+           f"<title>{escape(_title(wiring, t))}</title>",
            f'<rect width="{width}" height="{height}" fill="white"/>']
     files = "abcdefghij"[:size]
     for rank in range(size):
@@ -70,8 +75,9 @@ def wiring_svg(wiring: Wiring) -> str:
     for f in range(size):
         out.append(f'<text x="{MARGIN + f * CELL + CELL // 2}" y="{MARGIN + board + 14}" '
                    f'font-size="11" text-anchor="middle">{files[f]}</text>')
-    out.append(f'<text x="{MARGIN}" y="{MARGIN + board + 34}" font-size="11">White\'s side '
-               "(orientation 0)</text>")
+    whites_side = escape(t.gettext("White's side (orientation 0)"), quote=False)
+    out.append(f'<text x="{MARGIN}" y="{MARGIN + board + 34}" font-size="11">{whites_side}'
+               "</text>")
     y = MARGIN + 4
     for text, tint in lines_side:
         if tint is not None:
@@ -85,33 +91,40 @@ def wiring_svg(wiring: Wiring) -> str:
     return "\n".join(out) + "\n"
 
 
-def _title(wiring: Wiring) -> str:
-    return f"damiera wiring {wiring.source.rsplit('/', 1)[-1]}: {wiring.size}×{wiring.size}, " \
-           f"{wiring.mode}"
+def _title(wiring: Wiring, t: gettext.NullTranslations) -> str:
+    return t.gettext("damiera wiring {file}: {size}, {mode}").format(
+        file=wiring.source.rsplit('/', 1)[-1], size=f"{wiring.size}×{wiring.size}",
+        mode=wiring.mode)
 
 
-def _side_lines(wiring: Wiring) -> list[tuple[str, str | None]]:
-    lines: list[tuple[str, str | None]] = [(f"{wiring.size}×{wiring.size}, {wiring.mode}, "
-                                            f"I²C bus {wiring.bus}", None)]
+def _side_lines(wiring: Wiring, t: gettext.NullTranslations) -> list[tuple[str, str | None]]:
+    lines: list[tuple[str, str | None]] = [(t.gettext("{size}, {mode}, I²C bus {bus}").format(
+        size=f"{wiring.size}×{wiring.size}", mode=wiring.mode, bus=wiring.bus), None)]
     for i, chip in enumerate(wiring.chips):
         used = sum(1 for s in chip.squares if s)
-        what = f"{used} squares" if wiring.matrix is None else "matrix"
-        lines.append((f"{chip.name}: {chip.kind.upper()} at 0x{chip.address:02x}, {what}",
-                      TINTS[i % len(TINTS)]))
+        what = (t.ngettext("{n} square", "{n} squares", used).format(n=used)
+                if wiring.matrix is None else t.gettext("matrix"))
+        lines.append((t.gettext("{chip}: {kind} at {address}, {what}").format(
+            chip=chip.name, kind=chip.kind.upper(), address=f"0x{chip.address:02x}", what=what),
+            TINTS[i % len(TINTS)]))
     if wiring.matrix is not None:
         m = wiring.matrix
-        lines.append(("rows: " + " ".join(f"{r.chip}.{r.pin}" for r in m.rows), None))
-        lines.append(("columns: " + " ".join(f"{c.chip}.{c.pin}" for c in m.columns), None))
+        lines.append((t.gettext("rows: {pins}").format(
+            pins=" ".join(f"{r.chip}.{r.pin}" for r in m.rows)), None))
+        lines.append((t.gettext("columns: {pins}").format(
+            pins=" ".join(f"{c.chip}.{c.pin}" for c in m.columns)), None))
     if wiring.interrupt_gpio is not None:
-        lines.append((f"INT (all chips, open-drain): GPIO {wiring.interrupt_gpio}", None))
+        lines.append((t.gettext("INT (all chips, open-drain): GPIO {gpio}").format(
+            gpio=wiring.interrupt_gpio), None))
     for side, controls in sorted(wiring.buttons.items()):
         pairs = [f"{name} {gpio}" for name, gpio in sorted(controls.items(), key=lambda kv: kv[1])]
-        lines.append((f"{side} buttons (GPIO):", None))
+        lines.append((t.gettext("{side} buttons (GPIO):").format(side=t.gettext(side)), None))
         lines += [("    " + ", ".join(pairs[i:i + 4]), None) for i in range(0, len(pairs), 4)]
     if wiring.buzzer_gpio is not None:
-        lines.append((f"buzzer: GPIO {wiring.buzzer_gpio}", None))
+        lines.append((t.gettext("buzzer: GPIO {gpio}").format(gpio=wiring.buzzer_gpio), None))
     if wiring.display is not None:
-        lines.append((f"OLED {wiring.display.driver} at 0x{wiring.display.address:02x}", None))
+        lines.append((t.gettext("OLED {driver} at {address}").format(
+            driver=wiring.display.driver, address=f"0x{wiring.display.address:02x}"), None))
     if wiring.serial is not None:
-        lines.append((f"serial: {wiring.serial.port}", None))
+        lines.append((t.gettext("serial: {port}").format(port=wiring.serial.port), None))
     return lines

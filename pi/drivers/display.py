@@ -26,6 +26,7 @@ from typing import Any
 from engine.clock_display import DEFAULT_RULES, DisplayRules, face_display, format_time
 from engine.clock_events import ClockReading
 from engine.colour import Colour
+from engine.i18n import DEFAULT_LANGUAGE, N_, localize, translations
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,8 @@ _NOT_ONE_LINE = frozenset({"Cc", "Zl", "Zp"})
 
 #: A face with no clock behind it.
 NO_TIME = "--:--"
+#: A fallen flag's face (translated where it is drawn).
+FLAG = N_("FLAG")
 
 
 @dataclass(frozen=True)
@@ -82,13 +85,13 @@ def face_texts(state: DisplayState,
         faces: list[tuple[str, bool]] = []
         for face in (state.clock.white, state.clock.black):
             shown = face_display(face, rules)
-            faces.append(("FLAG" if shown.flagged else shown.time, shown.running))
+            faces.append((FLAG if shown.flagged else shown.time, shown.running))
         return faces[0], faces[1]
     flagged = {str(side) for side in state.flagged}
     running = None if state.running is None else str(state.running)
-    return (("FLAG" if "white" in flagged else format_clock(state.white_time, rules),
+    return ((FLAG if "white" in flagged else format_clock(state.white_time, rules),
              running == "white"),
-            ("FLAG" if "black" in flagged else format_clock(state.black_time, rules),
+            (FLAG if "black" in flagged else format_clock(state.black_time, rules),
              running == "black"))
 
 
@@ -224,6 +227,8 @@ class BoardDisplay:
         # FreeType's rendering is most of a frame's time (four texts, about a millisecond on a
         # PC, on a thread that shares the interpreter with the event loop): each text drawn once
         self.texts = TextCache()
+        #: The language the screen speaks (``engine.i18n.LANGUAGES``; the board's config sets it).
+        self.language = DEFAULT_LANGUAGE
 
     def render(self, state: DisplayState) -> None:
         """Draws a full frame. Device I/O errors are logged, never raised (the game goes on)."""
@@ -251,7 +256,11 @@ class BoardDisplay:
         return text + ".."
 
     def _draw(self, draw: Any, s: DisplayState) -> None:
-        header = s.title or f"move {s.move_number}  {s.side_to_move} to play"
+        lang = self.language
+        t = translations(lang)
+        header = (localize(s.title, lang) if s.title else
+                  t.gettext("move {n}  {side} to play").format(
+                      n=s.move_number, side=localize(s.side_to_move, lang)))
         self.texts.draw(draw, (0, 0), self._fit(draw, header, self.small, WIDTH), self.small, 1)
         for box, (text, running) in zip((WHITE_FACE_BOX, BLACK_FACE_BOX),
                                         face_texts(s, self.rules), strict=True):
@@ -260,15 +269,16 @@ class BoardDisplay:
                 draw.rectangle((left, top, right - 1, bottom - 1), fill=1)
             else:
                 draw.rectangle((left, top, right - 1, bottom - 1), outline=1, fill=0)
-            text = self._fit(draw, text, self.large, right - left - 4)
+            text = self._fit(draw, t.gettext(text), self.large, right - left - 4)
             width = self.texts.length(draw, text, self.large)
             x = left + (right - left - width) / 2
             self.texts.draw(draw, (x, top + 2), text, self.large, 0 if running else 1)
-        lines = message_layout(_one_line(s.message),
+        lines = message_layout(_one_line(localize(s.message, lang)),
                                lambda text, size: self.texts.length(draw, text, self.fonts[size]))
         if s.last_move and len(lines) < 2:  # a long message takes the last move's line
+            last = t.gettext("last: {move}").format(move=s.last_move)
             self.texts.draw(draw, (0, LAST_MOVE_BOX[1]),
-                       self._fit(draw, f"last: {s.last_move}", self.small, WIDTH), self.small, 1)
+                            self._fit(draw, last, self.small, WIDTH), self.small, 1)
         tops = (LAST_MOVE_BOX[1], MESSAGE_BOX[1])[2 - len(lines):]
         for top, (text, size) in zip(tops, lines, strict=True):
             self.texts.draw(draw, (0, top), text, self.fonts[size], 1)

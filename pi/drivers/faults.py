@@ -5,6 +5,10 @@ Run-time sensor faults are records, not exceptions: the process never dies of a 
 A :class:`SensorFault` is reported once per outage and followed, when the sensors can be trusted
 again, by a :class:`SensorFaultCleared` for the same chip, squares and ``kind`` (and a
 ``SnapshotTaken`` when the occupancy had to be read afresh).
+
+Their messages and kinds are English (the journal's ``fault`` line, the logs), made from
+template msgids (:mod:`engine.i18n`): the OLED, the terminal and the pages show them in their
+language with ``localize``, as they do the flags.
 """
 
 from __future__ import annotations
@@ -13,12 +17,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol, Union
 
 from engine.events import ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
+from engine.i18n import N_
 
 #: ``SensorFault.kind`` values.
-NO_ANSWER = "no answer"
-CHATTERING = "chattering"
-STUCK_CLOSED = "stuck closed"
-RESET = "reset"
+NO_ANSWER = N_("no answer")
+CHATTERING = N_("chattering")
+STUCK_CLOSED = N_("stuck closed")
+RESET = N_("reset")
 FAULT_KINDS = (NO_ANSWER, CHATTERING, STUCK_CLOSED, RESET)
 
 
@@ -39,7 +44,15 @@ class SensorFault:
 
     @property
     def message(self) -> str:
-        return f"sensor fault: 0x{self.address:02x}, squares {' '.join(self.squares)}"
+        return N_("sensor fault: {chip}, squares {squares}").format(
+            chip=f"0x{self.address:02x}", squares=" ".join(self.squares))
+
+    @property
+    def shown(self) -> str:
+        """The screen's line: the message and the kind (``sensor fault: 0x21, squares c3 e3
+        (no answer)``), in English, localized where it is shown."""
+        return N_("sensor fault: {chip}, squares {squares} ({kind})").format(
+            chip=f"0x{self.address:02x}", squares=" ".join(self.squares), kind=self.kind)
 
     def to_dict(self) -> dict[str, Any]:
         """The journal's ``fault`` line (shared/TRACE.md)."""
@@ -58,7 +71,8 @@ class SensorFaultCleared:
 
     @property
     def message(self) -> str:
-        return f"sensor ok: 0x{self.address:02x}, squares {' '.join(self.squares)}"
+        return N_("sensor ok: {chip}, squares {squares}").format(
+            chip=f"0x{self.address:02x}", squares=" ".join(self.squares))
 
     def to_dict(self) -> dict[str, Any]:
         """The journal's ``fault_cleared`` line (shared/TRACE.md)."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from engine.i18n import N_, localize
 from pi.drivers.expanders import (ALL_PINS, MCP_IOCON, MCP_IOCON_VALUE, TCA_CONFIG0,
                                   TCA_POLARITY0, SMBusLike)
 from pi.drivers.wiring import Wiring
@@ -43,6 +44,11 @@ OLED_ADDRESSES = (0x3C, 0x3D)
 SCAN_ADDRESSES = range(0x08, 0x78)
 _NAMES = {"mcp23017": "MCP23017", "tca9555": "TCA9555", "pca9555": "TCA9555",
           "pcf8575": "PCF8575"}
+_DESCRIPTIONS = {"mcp23017": N_("MCP23017 ({evidence})"), "tca9555": N_("TCA9555 ({evidence})"),
+                 "pca9555": N_("TCA9555 ({evidence})")}
+_NAMED = {"mcp23017": N_("{name}: MCP23017 ({evidence})"),
+          "tca9555": N_("{name}: TCA9555 ({evidence})"),
+          "pca9555": N_("{name}: TCA9555 ({evidence})")}
 
 
 @dataclass(frozen=True)
@@ -56,8 +62,17 @@ class Finding:
     advice: str = ""
 
     def line(self) -> str:
+        """The line as written in English (the logs, the report's files)."""
         tail = f" — {self.advice}" if self.advice else ""
         return f"{self.level:<4} {self.subject}: {self.text}{tail}"
+
+    def shown(self, language: str) -> str:
+        """The line for a person reading ``language``: the subject, the text and the advice
+        localized (:func:`engine.i18n.localize`, from the templates they were made of); the
+        level (OK, WARN, FAIL) is a code and stays."""
+        tail = f" — {localize(self.advice, language)}" if self.advice else ""
+        return (f"{self.level:<4} {localize(self.subject, language)}: "
+                f"{localize(self.text, language)}{tail}")
 
     def to_json(self) -> dict[str, str]:
         return {"level": self.level, "subject": self.subject, "text": self.text,
@@ -84,10 +99,21 @@ class ChipIdentity:
     @property
     def description(self) -> str:
         if self.kind == "pcf8575":
-            return f"PCF8575-like, unverifiable ({self.evidence})"
+            return N_("PCF8575-like, unverifiable ({evidence})").format(evidence=self.evidence)
         if not self.kind:
-            return f"unknown chip ({self.evidence})"
-        return f"{_NAMES[self.kind]} ({self.evidence})"
+            return N_("unknown chip ({evidence})").format(evidence=self.evidence)
+        return _DESCRIPTIONS[self.kind].format(evidence=self.evidence)
+
+    def named(self, name: str) -> str:
+        """The description after the wiring file's ``name`` for the chip (``u1: MCP23017
+        (…)``)."""
+        if self.kind == "pcf8575":
+            return N_("{name}: PCF8575-like, unverifiable ({evidence})").format(
+                name=name, evidence=self.evidence)
+        if not self.kind:
+            return N_("{name}: unknown chip ({evidence})").format(name=name,
+                                                                  evidence=self.evidence)
+        return _NAMED[self.kind].format(name=name, evidence=self.evidence)
 
 
 def _raw_read(bus: SMBusLike, address: int, length: int) -> bytes:
@@ -133,26 +159,29 @@ def identify(bus: SMBusLike, address: int, expected: str = "") -> ChipIdentity:
         if iocon == iocon_b and not iocon & 1:
             iodir = regs[0] | regs[1] << 8
             if iocon == 0 and iodir == ALL_PINS:
-                state = "power-on values: IOCON 0x00, IODIR 0xffff"
+                state = N_("power-on values: IOCON 0x00, IODIR 0xffff")
             elif iocon == MCP_IOCON_VALUE:
-                state = f"configured by damiera: IOCON 0x{iocon:02x}"
+                state = N_("configured by damiera: IOCON {value}").format(value=f"0x{iocon:02x}")
             else:
-                state = f"IOCON 0x{iocon:02x}, set by another program"
+                state = N_("IOCON {value}, set by another program").format(
+                    value=f"0x{iocon:02x}")
             return ChipIdentity(address, "mcp23017", True, state)
         return ChipIdentity(address, "", False,
-                            "registers that walk with auto-increment, but no MCP23017 IOCON")
+                            N_("registers that walk with auto-increment, but no MCP23017 "
+                               "IOCON"))
     if expected == "pcf8575":
-        return ChipIdentity(address, "pcf8575", False, "no registers walked by a plain read")
+        return ChipIdentity(address, "pcf8575", False, N_("no registers walked by a plain read"))
     polarity = _register_pair(bus, address, TCA_POLARITY0)
     if polarity == b"\x00\x00":
         config = _register_pair(bus, address, TCA_CONFIG0)
         value = config[0] | config[1] << 8
         return ChipIdentity(address, "tca9555", True,
-                            f"polarity 0x0000, configuration 0x{value:04x}")
+                            N_("polarity 0x0000, configuration {value}").format(
+                                value=f"0x{value:04x}"))
     from smbus2 import i2c_msg
     bus.i2c_rdwr(i2c_msg.write(address, [0xFF, 0xFF]))  # every pin an input again
     return ChipIdentity(address, "pcf8575", False,
-                        "no registers; a TCA9555 would show its polarity registers")
+                        N_("no registers; a TCA9555 would show its polarity registers"))
 
 
 def probe_chips(bus: SMBusLike, wiring: Wiring | None) -> tuple[list[Finding], list[ChipIdentity]]:
@@ -168,15 +197,17 @@ def probe_chips(bus: SMBusLike, wiring: Wiring | None) -> tuple[list[Finding], l
         if address in OLED_ADDRESSES and address not in expected:
             continue
         if address not in EXPANDER_ADDRESSES:
-            findings.append(Finding(WARN, f"0x{address:02x}", "answers; not an expander address",
-                                    "another device on the bus: harmless unless unexpected"))
+            findings.append(Finding(WARN, f"0x{address:02x}",
+                                    N_("answers; not an expander address"),
+                                    N_("another device on the bus: harmless unless unexpected")))
             continue
         spec = expected.get(address)
         try:
             chip = identify(bus, address, spec.kind if spec is not None else "")
         except OSError as exc:
-            findings.append(Finding(FAIL, f"0x{address:02x}", f"answered, then failed ({exc})",
-                                    "check its supply and the SDA/SCL joints"))
+            findings.append(Finding(FAIL, f"0x{address:02x}",
+                                    N_("answered, then failed ({error})").format(error=exc),
+                                    N_("check its supply and the SDA/SCL joints")))
             continue
         chips.append(chip)
         if spec is None:
@@ -184,36 +215,42 @@ def probe_chips(bus: SMBusLike, wiring: Wiring | None) -> tuple[list[Finding], l
                 findings.append(Finding(OK, f"0x{address:02x}", chip.description))
             else:
                 findings.append(Finding(
-                    FAIL, f"0x{address:02x}", f"unexpected {chip.description}: not in "
-                    f"{wiring.source}", "a chip strapped to the wrong address? check its A0-A2 "
-                    "pins against the wiring file"))
+                    FAIL, f"0x{address:02x}", N_("unexpected {chip}: not in {wiring}").format(
+                        chip=chip.description, wiring=wiring.source),
+                    N_("a chip strapped to the wrong address? check its A0-A2 pins against the "
+                       "wiring file")))
             continue
         want = "tca9555" if spec.kind == "pca9555" else spec.kind
         name = f"{spec.name} {_NAMES[spec.kind]}"
         if chip.kind == want:
-            findings.append(Finding(OK, f"0x{address:02x}", f"{spec.name}: {chip.description}"))
+            findings.append(Finding(OK, f"0x{address:02x}", chip.named(spec.name)))
         else:
             findings.append(Finding(
-                FAIL, f"0x{address:02x}", f"wrong type: the wiring file has {name}, the bus "
-                f"answers as {chip.description}", "fit the right chip or correct its type"))
+                FAIL, f"0x{address:02x}", N_("wrong type: the wiring file has {name}, the bus "
+                                             "answers as {chip}").format(
+                    name=name, chip=chip.description),
+                N_("fit the right chip or correct its type")))
     for address, spec in sorted(expected.items()):
         if address not in found:
             squares = " ".join(s for s in spec.squares if s)
+            name = f"{spec.name} {_NAMES[spec.kind]}"
             findings.append(Finding(
-                FAIL, f"0x{address:02x}", f"missing: {spec.name} {_NAMES[spec.kind]} does not "
-                f"answer" + (f" (squares {squares})" if squares else ""),
-                "check its supply, SDA/SCL and A0-A2 straps (i2cdetect -y 1)"))
+                FAIL, f"0x{address:02x}",
+                N_("missing: {chip} does not answer (squares {squares})").format(
+                    chip=name, squares=squares) if squares else
+                N_("missing: {chip} does not answer").format(chip=name),
+                N_("check its supply, SDA/SCL and A0-A2 straps (i2cdetect -y 1)")))
     if wiring is None:
         oleds = [a for a in found if a in OLED_ADDRESSES]
         if oleds:
-            findings.append(Finding(OK, f"0x{oleds[0]:02x}", "an OLED answers"))
+            findings.append(Finding(OK, f"0x{oleds[0]:02x}", N_("an OLED answers")))
     elif oled is not None:
         if oled in found:
-            findings.append(Finding(OK, f"0x{oled:02x}", "the OLED answers"))
+            findings.append(Finding(OK, f"0x{oled:02x}", N_("the OLED answers")))
         else:
-            findings.append(Finding(FAIL, f"0x{oled:02x}", "the OLED does not answer",
-                                    "check its supply, SDA/SCL, and its address jumper "
-                                    "(0x3c or 0x3d)"))
+            findings.append(Finding(FAIL, f"0x{oled:02x}", N_("the OLED does not answer"),
+                                    N_("check its supply, SDA/SCL, and its address jumper "
+                                       "(0x3c or 0x3d)")))
     return findings, chips
 
 
@@ -228,27 +265,33 @@ def check_lines(wiring: Wiring, pin_factory: object) -> list[Finding]:
         lines.append(("INT", wiring.interrupt_gpio, True))
     for side, controls in sorted(wiring.buttons.items()):
         for name, gpio in sorted(controls.items()):
-            lines.append((f"{side} {name} button", gpio, wiring.button_pull_up))
+            lines.append((N_("{side} {button} button").format(side=side, button=name), gpio,
+                          wiring.button_pull_up))
     for what, gpio, pull_up in lines:
         try:
             device = DigitalInputDevice(gpio, pull_up=pull_up, pin_factory=pin_factory)
         except Exception as exc:  # noqa: BLE001 - gpiozero's errors have no common base to name
-            findings.append(Finding(FAIL, f"GPIO {gpio}", f"{what}: cannot be opened ({exc})",
-                                    "another program holds it? (the daemon: stop it first)"))
+            findings.append(Finding(FAIL, f"GPIO {gpio}", (
+                N_("INT: cannot be opened ({error})") if what == "INT" else
+                N_("{line}: cannot be opened ({error})")).format(line=what, error=exc),
+                N_("another program holds it? (the daemon: stop it first)")))
             continue
         try:
             active = bool(device.is_active)
         finally:
             device.close()
         if not active:
-            findings.append(Finding(OK, f"GPIO {gpio}", f"{what} at rest"))
+            findings.append(Finding(OK, f"GPIO {gpio}", N_("INT at rest") if what == "INT" else
+                                    N_("{line} at rest").format(line=what)))
         elif what == "INT":
-            findings.append(Finding(FAIL, f"GPIO {gpio}", "INT held low after every chip was "
-                                    "read", "an INT output not open-drain, or the line shorted "
-                                    "to ground; check the pull-up"))
+            findings.append(Finding(FAIL, f"GPIO {gpio}", N_("INT held low after every chip "
+                                                             "was read"),
+                                    N_("an INT output not open-drain, or the line shorted to "
+                                       "ground; check the pull-up")))
         else:
-            findings.append(Finding(FAIL, f"GPIO {gpio}", f"{what} reads pressed at rest",
-                                    "a stuck button or a short to ground"))
+            findings.append(Finding(FAIL, f"GPIO {gpio}",
+                                    N_("{line} reads pressed at rest").format(line=what),
+                                    N_("a stuck button or a short to ground")))
     return findings
 
 

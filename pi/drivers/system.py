@@ -16,6 +16,7 @@ import subprocess
 from collections.abc import Sequence
 from typing import Protocol
 
+from engine.i18n import N_
 from pi.drivers.probe import FAIL, OK, WARN, Finding
 
 __all__ = ["PiSystem", "HostSystem", "pi_checks", "UNIT_PATHS", "SYNC_FLAG"]
@@ -99,55 +100,60 @@ def pi_checks(system: PiSystem, bus: int = 1) -> list[Finding]:
     setting = system.run(["raspi-config", "nonint", "get_i2c"])
     if system.glob(node):
         speed = _i2c_speed(system, bus)
-        shown = f"{speed // 1000} kHz" if speed else "speed unknown"
+        shown = f"{speed // 1000} kHz" if speed else N_("speed unknown")
         out.append(Finding(OK if speed is None or speed >= 100_000 else WARN, node,
-                           f"I²C enabled, {shown}", "" if speed is None or speed >= 400_000
-                           else "dtparam=i2c_arm_baudrate=400000 in /boot/firmware/config.txt "
-                           "for a faster scan"))
+                           N_("I²C enabled, {speed}").format(speed=shown),
+                           "" if speed is None or speed >= 400_000
+                           else N_("dtparam=i2c_arm_baudrate=400000 in /boot/firmware/config.txt "
+                                   "for a faster scan")))
     else:
-        said = " (raspi-config: disabled)" if setting is not None and setting.strip() == "1" \
-            else ""
-        out.append(Finding(FAIL, node, f"missing: I²C is not enabled{said}",
-                           "sudo raspi-config nonint do_i2c 0, then reboot"))
+        disabled = setting is not None and setting.strip() == "1"
+        out.append(Finding(FAIL, node, N_("missing: I²C is not enabled (raspi-config: disabled)")
+                           if disabled else N_("missing: I²C is not enabled"),
+                           N_("sudo raspi-config nonint do_i2c 0, then reboot")))
     groups = system.groups()
     user = system.user()
     for group in ("i2c", "gpio"):
         if group in groups:
-            out.append(Finding(OK, f"group {group}", f"{user} is in it"))
+            out.append(Finding(OK, N_("group {group}").format(group=group),
+                               N_("{user} is in it").format(user=user)))
         else:
-            out.append(Finding(FAIL, f"group {group}", f"{user} is not in it",
-                               f"sudo usermod -aG {group} {user}, then log in again"))
+            out.append(Finding(FAIL, N_("group {group}").format(group=group),
+                               N_("{user} is not in it").format(user=user),
+                               N_("sudo usermod -aG {group} {user}, then log in again").format(
+                                   group=group, user=user)))
     chips = system.glob("/dev/gpiochip*")
     if chips:
         out.append(Finding(OK, "GPIO", f"{', '.join(chips)}"))
     else:
-        out.append(Finding(FAIL, "GPIO", "no /dev/gpiochip*", "not a Raspberry Pi, or a "
-                           "kernel without the GPIO character device"))
+        out.append(Finding(FAIL, "GPIO", N_("no /dev/gpiochip*"), N_(
+            "not a Raspberry Pi, or a kernel without the GPIO character device")))
     backend = next((name for module, name in GPIO_BACKENDS if system.has_module(module)), None)
     if backend is not None:
-        out.append(Finding(OK, "gpiozero", f"pin backend {backend}"))
+        out.append(Finding(OK, "gpiozero", N_("pin backend {backend}").format(backend=backend)))
     else:
-        out.append(Finding(FAIL, "gpiozero", "no pin backend installed (lgpio, RPi.GPIO)",
-                           "pip install '.[pi]' (systemd/install-pi.sh does)"))
+        out.append(Finding(FAIL, "gpiozero", N_("no pin backend installed (lgpio, RPi.GPIO)"),
+                           N_("pip install '.[pi]' (systemd/install-pi.sh does)")))
     synced = system.run(["timedatectl", "show", "-p", "NTPSynchronized", "--value"])
     if (synced is not None and synced.strip() == "yes") or system.glob(SYNC_FLAG):
-        out.append(Finding(OK, "clock", "synchronised"))
+        out.append(Finding(OK, N_("clock"), N_("synchronised")))
     else:
-        out.append(Finding(WARN, "clock", "not synchronised: a Pi has no real-time clock, and "
-                           "game ids and PDN dates depend on it",
-                           "connect to a network with NTP (timedatectl set-ntp true), or an "
-                           "RTC module"))
+        out.append(Finding(WARN, N_("clock"), N_(
+            "not synchronised: a Pi has no real-time clock, and game ids and PDN dates depend "
+            "on it"), N_("connect to a network with NTP (timedatectl set-ntp true), or an RTC "
+                         "module")))
     unit = next((p for p in UNIT_PATHS if system.glob(p)), None)
     if unit is None:
-        out.append(Finding(WARN, "unit", "damiera.service is not installed",
-                           "sudo systemd/install-pi.sh once the board tests clean"))
+        out.append(Finding(WARN, N_("unit"), N_("damiera.service is not installed"),
+                           N_("sudo systemd/install-pi.sh once the board tests clean")))
     else:
         text = (system.read_bytes(unit) or b"").decode("utf-8", "replace")
         watchdog = next((line.split("=", 1)[1].strip() for line in text.splitlines()
                          if line.strip().startswith("WatchdogSec=")), None)
         if watchdog:
-            out.append(Finding(OK, "unit", f"{unit}, watchdog {watchdog}"))
+            out.append(Finding(OK, N_("unit"), N_("{unit}, watchdog {watchdog}").format(
+                unit=unit, watchdog=watchdog)))
         else:
-            out.append(Finding(WARN, "unit", f"{unit} has no WatchdogSec",
-                               "reinstall it from systemd/damiera.service"))
+            out.append(Finding(WARN, N_("unit"), N_("{unit} has no WatchdogSec").format(unit=unit),
+                               N_("reinstall it from systemd/damiera.service")))
     return out

@@ -4,7 +4,7 @@ Schema and validation only, no I/O to devices: :func:`load_wiring` reads a file 
 ``MAX_WIRING_BYTES``) and validates it into a frozen :class:`Wiring`; any problem is a
 :class:`~pi.drivers.errors.WiringError` naming the file and the key, one line, with an excerpt of the bad
 value, never all of it. :mod:`pi.drivers.hardware` builds the drivers from a Wiring. The format is
-documented in README.md (section Hardware) and in the examples shipped in ``pi/drivers/wiring/``
+documented in docs/board-builder.md (section Hardware) and in the examples shipped in ``pi/drivers/wiring/``
 (:func:`example_wiring`).
 """
 

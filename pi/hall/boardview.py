@@ -11,6 +11,7 @@ without a listener of its own; arbiter actions go to the board as commands).
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import time
@@ -18,7 +19,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Awaitable, Callable, Protocol
 
 from aiohttp import web
@@ -28,12 +29,14 @@ from engine.errors import TraceError
 from engine.replay import ContainArbiter, Replay, Report, Verdict
 from engine.variants import Variant, find_variant
 from pi.board.config import Config
+from pi.board.report import game_report
+from pi.board.supersede import first_touch, superseded, waits_for_arbiter
 from engine.replay import Fed
 from pi.board.view import BoardView, Phase
 from pi.hall.replica import GameReplica, game_order
 from pi.web.auth import Throttle
 from pi.web.httputil import check_action, http, json_body
-from pi.web.server import WebServer
+from pi.web.server import WebServer, report_pdf_response
 from pi.web.views import PublicSnapshot
 
 log = logging.getLogger(__name__)
@@ -190,6 +193,16 @@ class ReplicatedBoard(BoardView, Protocol):
         """Game ``g`` summed up (with its report when ``report``)."""
         ...
 
+    def touch_of(self, g: GameReplica) -> Mapping[str, Any] | None:
+        """Game ``g``'s first line past its start and set-up snapshots
+        (``pi.board.supersede.first_touch``), None while it holds no such line."""
+        ...
+
+    def superseded(self, g: GameReplica) -> bool:
+        """Game ``g`` was voided by a pairing before play (``pi.board.supersede``): never a
+        game of a round."""
+        ...
+
 
 class BoardReplica:
     """One board rebuilt from its replica (see the module docstring): a
@@ -211,6 +224,8 @@ class BoardReplica:
         #: the public view a game had when the board moved on to the next (the round feeds)
         self.kept: dict[str, PublicSnapshot | None] = {}
         self._reports: OrderedDict[str, GameInfo] = OrderedDict()
+        #: game id → its first line past the set-up (final once found: lines only grow)
+        self._touches: dict[str, Mapping[str, Any]] = {}
 
     # ------------------------------------------------------------------ what the views read
 
@@ -323,6 +338,24 @@ class BoardReplica:
             return full
         return cached
 
+    def touch_of(self, g: GameReplica) -> Mapping[str, Any] | None:
+        """Game ``g``'s first line that touched it (``pi.board.supersede.first_touch``), None
+        while it holds none (read once found; a line that cannot be read counts as a touch)."""
+        found = self._touches.get(g.id)
+        if found is None:
+            start = next(_records(itertools.islice(g.lines, 0, 1)), {})
+            found = first_touch(_records(itertools.islice(g.lines, 1, None)),
+                                waits_for_arbiter(start))
+            if found is not None:
+                self._touches[g.id] = found
+        return found
+
+    def superseded(self, g: GameReplica) -> bool:
+        """Game ``g`` was voided by a pairing before play (``pi.board.supersede``): its first
+        touch is the board's fixed note."""
+        first = self.touch_of(g)
+        return first is not None and superseded((first,))
+
     # ------------------------------------------------------------------ feeding
 
     def begin(self, g: GameReplica) -> Fed | None:
@@ -357,6 +390,16 @@ class BoardReplica:
             if isinstance(d, FlagRaised):
                 self.flag_walls.setdefault(d.flag.id, wall_of(s, d.flag.t))
         return fed
+
+
+def _records(texts: Iterable[str]) -> Iterator[Mapping[str, Any]]:
+    """Journal lines as objects, lazily; one that cannot be read is an unknown line."""
+    for text in texts:
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            obj = None
+        yield obj if isinstance(obj, dict) else {"type": "?"}
 
 
 class ReplicaServer(WebServer):
@@ -403,8 +446,12 @@ class ReplicaServer(WebServer):
         await self.require_arbiter(request)
         game_id, name = request.match_info["id"], request.match_info["file"]
         g = self.replica.replica_games.get(game_id)
-        if g is None or name not in ("game.pdn", "report.json", "trace.jsonl"):
+        if g is None or name not in ("game.pdn", "report.json", "trace.jsonl", "report.pdf"):
             raise http(404, "no such game or file")
+        if name == "report.pdf":  # from the replica's whole lines, as held
+            lines = list(g.lines)
+            return await report_pdf_response(request, lambda: game_report(
+                game_id, "".join(t + "\n" for t in lines).encode("utf-8")))
         if name == "trace.jsonl":  # the replica's whole lines, as held
             data = "".join(t + "\n" for t in g.lines).encode("utf-8")
             return web.Response(body=data, content_type="application/jsonl", charset="utf-8")

@@ -10,7 +10,6 @@ CORS, same-origin POSTs, the token (``DIR/arbiter.token``), its throttle and the
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from pathlib import Path
@@ -29,12 +28,13 @@ from pi.hall.rounds import (game_feed, pairing_command, parse_pairings, results,
 from pi.board.view import Phase
 from pi.web.feeds import PING, Socket, encode, serve_sse
 from pi.web.httputil import conditional, http
+from pi.web.i18n import catalog_response, page_response
 from pi.web.server import STATIC, ArbiterSite
 from pi.web.views import clock_dict
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS"]
+__all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS", "summary_key"]
 
 HALL_STATIC = Path(__file__).parent / "static"
 #: A pairings upload larger than this is refused (a 9-round, 500-board event is ~200 kB).
@@ -124,7 +124,7 @@ class HallServer(ArbiterSite):
         self.pairings = hub.pairings
         self._pinger: asyncio.Task[None] | None = None
         self.seq = 0
-        self.shown: dict[tuple[str, bool], tuple[int, str, dict[str, Any]]] = {}
+        self.shown: dict[tuple[str, bool], tuple[int, tuple[object, ...], dict[str, Any]]] = {}
         self.hall_clients: set[HallClient] = set()
         #: boards changed since their summaries were last built (built at the next flush)
         self.dirty: set[str] = set()
@@ -169,7 +169,8 @@ class HallServer(ArbiterSite):
         """Hub listener: a board's messages were taken; its flags go out, its summaries at
         the next flush (one per board and side however many messages came meanwhile)."""
         self.dirty.add(board)
-        self._clock_due.pop(board, None)  # its clock may have started or stopped
+        if any(_may_change_clock(fed) for fed in feds):
+            self._clock_due.pop(board, None)  # its clock may have started or stopped
         if self._flush is None:
             try:
                 loop = asyncio.get_running_loop()
@@ -212,7 +213,7 @@ class HallServer(ArbiterSite):
                 continue
             self.stale[arbiter].discard(board)
             s = self.hub.summary(board, arbiter)
-            key = _key(s)
+            key = summary_key(s)
             old = self.shown.get((board, arbiter))
             if old is not None and old[1] == key:
                 continue
@@ -303,6 +304,7 @@ class HallServer(ArbiterSite):
         r.add_get("/arbiter", self._hall_page("hall-arbiter.html"))
         r.add_get("/static/{name}", self.static)
         r.add_get("/hall/{name}", self.hall_static)
+        r.add_get("/i18n/{lang}.json", catalog_response)
         r.add_get("/api/whoami", self.hall_whoami)
         r.add_post("/api/login", self.login)
         r.add_post("/api/logout", self.logout)
@@ -357,7 +359,7 @@ class HallServer(ArbiterSite):
         async def page(request: web.Request) -> web.StreamResponse:
             if not (HALL_STATIC / name).is_file():
                 raise http(404, f"{name} is not installed")
-            return web.FileResponse(HALL_STATIC / name, headers={"Cache-Control": "no-cache"})
+            return page_response(request, HALL_STATIC / name)  # in the viewer's language
         return page
 
     async def hall_static(self, request: web.Request) -> web.StreamResponse:
@@ -414,6 +416,8 @@ class HallServer(ArbiterSite):
             raise http(400, str(exc)) from None
         if not rows:
             raise http(400, "no rows after the header line (round,board,white,black)")
+        # a share of the hub keeps its own boards' rows (the front sends every share its own)
+        rows = [row for row in rows if self.hub.config.owns(row["board"])]
         self.pairings.merge(rows)
         for row in rows:  # a paired board is listed in the hall before it is heard from
             self.hub.board(row["board"])
@@ -496,12 +500,21 @@ class HallServer(ArbiterSite):
         return STATIC
 
 
-def _key(summary: dict[str, Any]) -> str:
+#: Journal lines that may start, stop or set a clock without a decision saying so.
+_CLOCK_LINES = frozenset({"start", "restart", "arbiter", "button"})
+
+
+def _may_change_clock(fed: Fed) -> bool:
+    """Line ``fed`` may have changed the board's clock (a lift or a place that decided nothing
+    leaves the running face and its time as they were: the tick's due time still holds)."""
+    return bool(fed.decisions) or fed.record.get("type") in _CLOCK_LINES
+
+
+def summary_key(summary: dict[str, Any]) -> tuple[object, ...]:
     """A summary's content without what changes every second by itself (a running clock is
-    ticked by the page from its last reading: an event when it starts, stops or changes side)."""
-    s = dict(summary)
-    s.pop("last_heard", None)
-    clock = s.get("clock")
-    if isinstance(clock, dict):
-        s["clock"] = {k: clock.get(k) for k in ("running", "state")}
-    return json.dumps(s, sort_keys=True, default=str)
+    ticked by the page from its last reading: an event when it starts, stops or changes side).
+    Compared for equality only (a summary's keys come in one order: :meth:`Hub.summary`)."""
+    clock = summary.get("clock")
+    return tuple((k, (clock.get("running"), clock.get("state"))
+                  if k == "clock" and isinstance(clock, dict) else v)
+                 for k, v in summary.items() if k != "last_heard")

@@ -37,11 +37,13 @@ from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
 from pi.hall.replica import GameReplica, Replica, board_key, game_order, sync_taken
 from pi.hall.rounds import Pairings, RoundStart
+from pi.hall.shares import SHARES_DIR
 from pi.hall.signing import Chain, same_mac, status_mac
+from engine.i18n import N_
 from engine.replay import Fed
 from pi.web import auth
 from pi.web.httputil import http
-from pi.web.views import clock_dict, flag_dict, public_clock
+from pi.web.views import clock_dict, decisions_json, flag_dict, public_clock
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +55,9 @@ RESEND_AFTER = 5.0
 MAX_LIVE_CLIENTS = 2000
 #: An arbiter action without the board's ack is answered 504 after this many seconds.
 ACK_TIMEOUT = 10.0
+#: An acked action's answer waits this many seconds for its journal line to reach the replica
+#: (then it answers without the line's record).
+LINE_WAIT = 2.0
 #: Alarms kept (the newest; the console shows them newest first).
 MAX_ALARMS = 500
 #: The same alarm (board, kind and game) within this many seconds of its last is counted on it,
@@ -99,8 +104,13 @@ class Hub:
         self.throttle = auth.Throttle()
         self.publish: Callable[[str, bytes], None] = lambda topic, payload: None
         self.listeners: list[Callable[[str, list[Fed]], None]] = []
+        #: where the hub's own files are (pairings, round): the state directory, or a share's
+        #: own folder in it (``DIR/shares/K``: shares may share the state directory)
+        self.files = self.root if config.share is None else \
+            self.root / SHARES_DIR / str(config.share.index)
+        self.files.mkdir(parents=True, exist_ok=True)
         #: the hall's pairings (``DIR/pairings.csv``; read by the hub's start)
-        self.pairings = Pairings(self.root)
+        self.pairings = Pairings(self.files)
         #: the round started last and its boards' clocks (HUB_API.md, start a round)
         self.rounds = RoundStart(self)
         self.bad_messages = 0
@@ -120,7 +130,7 @@ class Hub:
 
     def load(self) -> None:
         """Reads every replica back and rebuilds each board's view from it."""
-        n = self.replica.load()
+        n = self.replica.load(self.config.owns)
         for board, games in self.replica.boards.items():
             view = self.board(board)
             for g in games.values():
@@ -233,22 +243,23 @@ class Hub:
     def _journal(self, board: str, j: P.JournalLine) -> list[Fed]:
         mode = self.config.signing(board)
         if mode == "refused":
-            self.alarm(board, "unsigned", "a journal line from a board with no key in hub.toml "
-                       "and not in accept_unsigned: refused")
+            self.alarm(board, "unsigned", N_("a journal line from a board with no key in "
+                                             "hub.toml and not in accept_unsigned: refused"))
             return []
         chain = self._chain(board) if mode == "signed" else None
         if chain is not None and j.mac is None:
-            self._refused(board, j, "carries no mac (the board signs every line)")
+            self._refused(board, j, N_("carries no mac (the board signs every line)"))
             return []
         check = None if chain is None else (
             lambda n, text, mac: chain.verify(j.game, n, text, mac))
         got = self.replica.offer(board, j.game, j.line, j.text, j.mac, check)
         if got.refused is not None:
-            self._refused(board, P.JournalLine(j.game, got.refused, ""), "does not verify")
+            self._refused(board, P.JournalLine(j.game, got.refused, ""), N_("does not verify"))
         if got.kind == "conflict":
-            kept = "the verified one" if chain is not None else "its first"
-            self.alarm(board, "conflict", f"game {j.game} line {j.line}: a conflicting copy "
-                       f"received (the replica keeps {kept})", subject=j.game)
+            kept = N_("the verified one") if chain is not None else N_("its first")
+            self.alarm(board, "conflict", N_(
+                "game {game} line {line}: a conflicting copy received (the replica keeps "
+                "{kept})").format(game=j.game, line=j.line, kept=kept), subject=j.game)
             if chain is None:  # nothing tells the copies apart: the board is asked again
                 self._ask_again(board, j.game, j.line)
             return []
@@ -302,15 +313,18 @@ class Hub:
         """Line ``j.line`` of ``j.game`` was not taken (``why``): an alarm, and the board is
         asked for it again (its own copy verifies)."""
         heads = self.announced.get(board)
-        ahead = ""
+        what = N_("game {game} line {line}: {why}; refused, the board asked again")
         if heads is not None and heads.game is not None and game_order(j.game) > \
                 game_order(heads.game) and all(j.game != g for g, _, _ in heads.games):
-            ahead = f" (a game ahead of the one the board announced, {heads.game})"
+            what = N_("game {game} (a game ahead of the one the board announced, {announced}) "
+                      "line {line}: {why}; refused, the board asked again")
         elif heads is not None and heads.game is None and j.game not in \
                 {g for g, _, _ in heads.games}:
-            ahead = " (a game the board never announced)"
-        self.alarm(board, "forged", f"game {j.game}{ahead} line {j.line}: {why}; refused, the "
-                   "board asked again", subject=j.game)
+            what = N_("game {game} (a game the board never announced) line {line}: {why}; "
+                      "refused, the board asked again")
+        self.alarm(board, "forged", what.format(
+            game=j.game, line=j.line, why=why,
+            announced=heads.game if heads is not None else None), subject=j.game)
         self._ask_again(board, j.game, j.line)
 
     def _ask_again(self, board: str, game: str, line: int) -> None:
@@ -374,9 +388,13 @@ class Hub:
         board = user.removeprefix("board-") if user.startswith("board-") else user
         if not P.SEGMENT.fullmatch(board):
             return
-        self.alarm(board, "taken_over", f"{user}'s credentials are used by another client "
-                   "at once: the broker closed the first connection (board and intruder now "
-                   "take turns)")
+        share = self.config.share
+        if share is not None and not (share.owns(board) if user.startswith("board-")
+                                      else share.index == 0):
+            return  # another share's board (a hub's user: share 0 tells it)
+        self.alarm(board, "taken_over", N_(
+            "{user}'s credentials are used by another client at once: the broker closed the "
+            "first connection (board and intruder now take turns)").format(user=user))
 
     def _status_ok(self, board: str, heads: P.Heads) -> bool:
         """A board's ``status`` is its own: signed with its key (a board with one), or from a
@@ -386,19 +404,21 @@ class Hub:
         if not heads.online or mode == "unsigned":
             return True
         if mode == "refused":
-            self.alarm(board, "unsigned", "a status from a board with no key in hub.toml and "
-                       "not in accept_unsigned: ignored")
+            self.alarm(board, "unsigned", N_("a status from a board with no key in hub.toml "
+                                             "and not in accept_unsigned: ignored"))
             return False
         if not same_mac(heads.mac, status_mac(self.config.keys[board], heads.body)):
-            self.alarm(board, "status", "a status not signed by the board's key: ignored "
-                       "(someone else publishes with the board's credentials)")
+            self.alarm(board, "status", N_("a status not signed by the board's key: ignored "
+                                           "(someone else publishes with the board's "
+                                           "credentials)"))
             return False
         before = self.taken.get(board, 0)
         self.taken[board] = heads.taken_over
         if heads.taken_over > before:
-            self.alarm(board, "taken_over", f"board-{board}'s credentials are used by another "
-                       "client at once: the broker handed it the board's session "
-                       f"({heads.taken_over} time(s) since the board started)")
+            self.alarm(board, "taken_over", N_(
+                "board-{board}'s credentials are used by another client at once: the broker "
+                "handed it the board's session ({n} time(s) since the board started)").format(
+                board=board, n=heads.taken_over))
         return True
 
     def _feed(self, board: str, lines: tuple[tuple[int, str], ...] | list[tuple[int, str]]
@@ -531,16 +551,23 @@ class Hub:
         if not ack.ok:
             raise http(409, ack.error or "the board refused the action")
         record, decisions = None, []
-        deadline = time.monotonic() + 2.0  # the journal line itself is published before the ack
-        while view is not None and ack.line is not None and time.monotonic() < deadline:
-            s = view.game
-            if s is not None and s.replica.held >= ack.line:
-                record = json.loads(s.replica.lines[ack.line - 1])
-                from pi.web.views import decisions_json
-                decisions = next((decisions_json(f) for f in self.recent[board]
-                                  if f.line == ack.line), [])
-                break
-            await asyncio.sleep(0.05)
+        game = action.get("game")
+        if isinstance(game, str) and ack.line is not None:
+            # the journal line itself is published before the ack: the replica resolves the
+            # wait once it holds the line (often at once)
+            held = self.replica.held_future(board, game, ack.line)
+            try:
+                await asyncio.wait_for(held, timeout=LINE_WAIT)
+            except asyncio.TimeoutError:
+                pass
+            else:
+                g = self.replica.game(board, game)
+                if g is not None and g.held >= ack.line:
+                    record = json.loads(g.lines[ack.line - 1])
+                    s = view.game if view is not None else None
+                    if s is not None and s.id == game:
+                        decisions = next((decisions_json(f) for f in self.recent[board]
+                                          if f.line == ack.line), [])
         return web.json_response({"line": ack.line, "record": record, "decisions": decisions,
                                   "board": board, "command": cmd_id})
 
@@ -573,7 +600,7 @@ class Hub:
             "variant": None, "size": None, "fen": None, "moves": 0, "last_move": None,
             "clock": None, "result": "*", "pending_flags": 0,
             "sensor_faults": len(view.faults), "lines": 0, "missing": self.missing(board)}
-        if s is None:
+        if s is None or view.superseded(s.replica):  # void: no game of a round
             return out
         line = s.start_line
         game = s.arbiter.game

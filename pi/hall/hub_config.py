@@ -13,12 +13,18 @@ the file and the key; unknown keys are refused.
     ca = "ca.crt"                  # optional, mqtts only
     [keys]                         # each board's key: its journal lines must verify
     "1" = "<64 hex digits>"
+    [[share]]                      # a hub of several processes (pi.hall.shares): share 0, 1, …
+    http = "127.0.0.1:8091"        # where share K serves (the front forwards to it)
+    mqtt = "mqtts://hub-share-0:secret@broker.local:8883"  # its broker user (default: [mqtt])
 
 Journal lines and ``status`` of a board with a key must carry its ``mac`` (``pi.hall.signing``);
 a board without a key is refused unless ``accept_unsigned`` names it (PROTOCOL.md, "Signed
 lines").
 
 The command line's ``--mqtt``, ``--http`` and ``--state-dir`` override the file's values.
+``damiera hub --share K/N`` runs share K of N (``pi.hall.shares``): its ``http`` and ``mqtt``
+are the K-th ``[[share]]``'s when the file has N of them; it subscribes to the boards the file
+names (``[keys]`` and ``accept_unsigned``) that it owns.
 """
 
 from __future__ import annotations
@@ -31,15 +37,26 @@ from pathlib import Path
 from pi.board.config import (HttpSpec, MqttSpec, TomlReader, load_toml, parse_http, parse_mqtt_url,
                              read_config_text)
 from pi.board.errors import ConfigError
+from pi.hall.shares import Share, parse_share
 
-__all__ = ["HubConfig", "load_hub_config", "parse_hub_config", "hub_config_from_args",
-           "DEFAULT_HALL", "DEFAULT_HTTP"]
+__all__ = ["HubConfig", "ShareSpec", "load_hub_config", "parse_hub_config",
+           "hub_config_from_args", "DEFAULT_HALL", "DEFAULT_HTTP"]
 
 DEFAULT_HALL = "hall"
 DEFAULT_HTTP = HttpSpec("127.0.0.1", 8080)
 _TOP_KEYS = frozenset({"hall", "event", "broadcast_delay", "http", "state_dir", "mqtt",
-                       "keys", "accept_unsigned"})
+                       "keys", "accept_unsigned", "share"})
 _MQTT_KEYS = frozenset({"url", "ca"})
+_SHARE_KEYS = frozenset({"http", "mqtt"})
+
+
+@dataclass(frozen=True, slots=True)
+class ShareSpec:
+    """One ``[[share]]`` of ``hub.toml``: where share K serves HTTP, and its broker URL (with
+    its own user; None: the hub's ``[mqtt]``)."""
+
+    http: HttpSpec
+    mqtt: MqttSpec | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +75,20 @@ class HubConfig:
     keys: Mapping[str, bytes] = field(default_factory=dict, repr=False)
     #: boards without a key whose unsigned lines are taken all the same (named one by one)
     accept_unsigned: frozenset[str] = frozenset()
+    #: the ``[[share]]`` tables, in share order (a hub of several processes; empty: one)
+    shares: tuple[ShareSpec, ...] = ()
+    #: this process's share (``--share K/N``; None: the one hub of the hall)
+    share: Share | None = None
+
+    def boards(self) -> list[str]:
+        """The boards this configuration names (``[keys]`` and ``accept_unsigned``), in
+        board order: those a share subscribes to (the ones it owns)."""
+        from pi.hall.replica import board_key
+        return sorted(set(self.keys) | self.accept_unsigned, key=board_key)
+
+    def owns(self, board: str) -> bool:
+        """Whether this process takes ``board`` (always, for the one hub of the hall)."""
+        return self.share is None or self.share.owns(board)
 
     def signing(self, board: str) -> str:
         """``signed`` (the board has a key), ``unsigned`` (accepted by name) or ``refused``."""
@@ -98,7 +129,34 @@ def parse_hub_config(text: str, source: str = "hub.toml", base: Path | None = No
     return HubConfig(source=source, hall=hall, event=r.text("event", None),
                      broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0),
                      http=http, state_dir=None if state_dir is None else root / state_dir,
-                     mqtt=mqtt, keys=_keys(r), accept_unsigned=_unsigned(r))
+                     mqtt=mqtt, keys=_keys(r), accept_unsigned=_unsigned(r),
+                     shares=_shares(r, hall, root))
+
+
+def _shares(r: TomlReader, hall: str, root: Path) -> tuple[ShareSpec, ...]:
+    value = r.table.get("share", [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise r.error("share", "an array of tables ([[share]] with http and mqtt)")
+    if len(value) > 64:
+        raise r.error("share", f"{len(value)} shares (at most 64)")
+    m = r.sub("mqtt")
+    ca_text = None if m is None else m.text("ca", None, limit=4096)
+    return tuple(_share(TomlReader(r.source, table, f"share[{i}]."), hall,
+                        None if ca_text is None else root / ca_text)
+                 for i, table in enumerate(value))
+
+
+def _share(s: TomlReader, hall: str, ca: Path | None) -> ShareSpec:
+    """One ``[[share]]``: its http, and its broker URL (the hall's CA of ``[mqtt]``)."""
+    s.check_keys(_SHARE_KEYS)
+    http_text = s.text("http", ..., limit=300)
+    assert http_text is not None
+    http = parse_http(http_text, lambda problem: s.error("http", problem))
+    url = s.text("mqtt", None, limit=300)
+    if url is None:
+        return ShareSpec(http)
+    spec = parse_mqtt_url(url, lambda problem: s.error("mqtt", problem))
+    return ShareSpec(http, replace(spec, hall=hall, ca=ca if spec.tls else None))
 
 
 def _keys(r: TomlReader) -> dict[str, bytes]:
@@ -141,12 +199,26 @@ def _check_hall(r: TomlReader, hall: str) -> None:
 
 def hub_config_from_args(config: str | None, mqtt: str | None, http: str | None,
                          state_dir: str | None,
-                         accept_unsigned: list[str] | None = None) -> HubConfig:
+                         accept_unsigned: list[str] | None = None,
+                         share: str | None = None) -> HubConfig:
     """The file's configuration (or the defaults) with the command line's overrides. Raises
     ConfigError (one line; ``--mqtt`` etc. named as the key) and requires a broker and a state
-    directory from one or the other."""
+    directory from one or the other. ``share``: ``K/N`` (``--share``), this process share K of
+    N: the K-th ``[[share]]``'s http and mqtt (the command line's still win)."""
     cfg = load_hub_config(config) if config is not None else HubConfig(source="command line")
     cli = TomlReader("command line", {})
+    if share is not None:
+        try:
+            mine = parse_share(share)
+        except ValueError as exc:
+            raise cli.error("--share", str(exc)) from None
+        if cfg.shares and len(cfg.shares) != mine.count:
+            raise cli.error("--share", f"{cfg.source} has {len(cfg.shares)} [[share]] tables, "
+                                       f"not {mine.count}")
+        cfg = replace(cfg, share=mine)
+        if cfg.shares:
+            mine_spec = cfg.shares[mine.index]
+            cfg = replace(cfg, http=mine_spec.http, mqtt=mine_spec.mqtt or cfg.mqtt)
     if mqtt is not None:
         spec = parse_mqtt_url(mqtt, lambda problem: cli.error("--mqtt", problem))
         cfg = replace(cfg, mqtt=replace(spec, hall=cfg.hall))
@@ -166,4 +238,7 @@ def hub_config_from_args(config: str | None, mqtt: str | None, http: str | None,
     if cfg.state_dir is None:
         raise ConfigError(cfg.source, "state_dir", "no state directory: give --state-dir DIR "
                                                    "or state_dir")
+    if cfg.share is not None and not cfg.boards():
+        raise cli.error("--share", "a share subscribes to the boards the hub knows: name them "
+                                   "in [keys] (hub init writes them) or accept_unsigned")
     return cfg

@@ -1,5 +1,5 @@
 """``damiera hub demo --boards N [--dir DIR] [--http HOST:PORT] [--speed X]``: a whole hall on
-one PC, made and started as the README tells an organiser to.
+one PC, made and started as docs/organiser.md tells an organiser to.
 
 1. ``damiera hub init --boards N --dir DIR --host 127.0.0.1`` (a TLS hall; skipped when ``DIR``
    already holds a hall of at least N boards: its replicas and journals grow on). The broker's
@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
 import re
 import shutil
 import signal
@@ -39,6 +40,7 @@ from pathlib import Path
 from typing import IO, Protocol, cast
 
 from engine.errors import StateError
+from engine.i18n import DEFAULT_LANGUAGE, environment_language, translations
 from pi.hall.errors import DemoError
 from pi.hall.hub_config import hub_config_from_args, load_hub_config
 from pi.hall.hub_init import TLS_PORT, make_hall, write_hall
@@ -121,7 +123,7 @@ def prepare_hall(boards: int, directory: Path) -> int:
 
 
 class Broker:
-    """``mosquitto -c DIR/mosquitto.conf`` as a child process, as the README runs it."""
+    """``mosquitto -c DIR/mosquitto.conf`` as a child process, as docs/organiser.md runs it."""
 
     def __init__(self, directory: Path, port: int) -> None:
         self.directory = directory
@@ -167,8 +169,10 @@ class Broker:
 
 
 async def run_demo(directory: Path, boards: int, http: str, speed: float,
-                   out: IO[str] = sys.stdout) -> None:
-    """The demo (module docstring) until SIGINT or SIGTERM. Raises DamieraError (one line)."""
+                   out: IO[str] = sys.stdout, language: str = DEFAULT_LANGUAGE) -> None:
+    """The demo (module docstring) until SIGINT or SIGTERM; what it prints for the person
+    who started it in ``language`` (the logs stay English). Raises DamieraError (one line)."""
+    t = translations(language)
     from pi.hall.hub_run import HubApp
     factory = _fleet_factory()
     port = prepare_hall(boards, directory)
@@ -187,12 +191,17 @@ async def run_demo(directory: Path, boards: int, http: str, speed: float,
             runner = threading.Thread(target=fleet.run, name="hall-fleet", daemon=True)
             runner.start()
             try:
-                print(f"hall of {boards} boards in {directory}: broker mqtts://127.0.0.1:{port}",
-                      file=out)
-                print(f"  hall page:       http://{app.server.host}:{app.port}/", file=out)
-                print(f"  arbiter console: http://{app.server.host}:{app.port}/arbiter "
-                      f"(token: damiera token --state-dir {directory / 'hub'})", file=out)
-                print("  Ctrl-C stops the boards, the hub and the broker", file=out, flush=True)
+                print(t.ngettext("hall of {n} board in {dir}: broker {url}",
+                                 "hall of {n} boards in {dir}: broker {url}", boards).format(
+                    n=boards, dir=directory, url=f"mqtts://127.0.0.1:{port}"), file=out)
+                page, console = t.gettext("hall page:"), t.gettext("arbiter console:")
+                width = max(len(page), len(console))
+                print(f"  {page:<{width}} http://{app.server.host}:{app.port}/", file=out)
+                print(f"  {console:<{width}} http://{app.server.host}:{app.port}/arbiter "
+                      + t.gettext("(token: {command})").format(
+                          command=f"damiera token --state-dir {directory / 'hub'}"), file=out)
+                print("  " + t.gettext("Ctrl-C stops the boards, the hub and the broker"),
+                      file=out, flush=True)
                 await stop.wait()
             finally:
                 fleet.stop()
@@ -203,8 +212,8 @@ async def run_demo(directory: Path, boards: int, http: str, speed: float,
         broker.stop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
-    print(f"stopped; the replicas are in {directory / 'hub'}, the boards' journals in "
-          f"{directory / 'boards'}", file=out)
+    print(t.gettext("stopped; the replicas are in {hub}, the boards' journals in {boards}").format(
+        hub=directory / "hub", boards=directory / "boards"), file=out)
 
 
 def main_demo(args: argparse.Namespace) -> int:
@@ -223,7 +232,8 @@ def main_demo(args: argparse.Namespace) -> int:
         raise DemoError(f"--speed: a positive number up to 1000, got {args.speed[:20]!r}")
     directory = Path(args.dir).absolute()
     try:
-        asyncio.run(run_demo(directory, args.boards, args.http, speed))
+        asyncio.run(run_demo(directory, args.boards, args.http, speed,
+                             language=environment_language(os.environ)))
     except OSError as exc:
         raise StateError(f"hub demo: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")) \
             from None

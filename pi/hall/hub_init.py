@@ -1,5 +1,8 @@
 """``damiera hub init --boards N --dir DIR [--port P] [--hall NAME] [--host HOST] [--force]
-[--plain-mqtt]``: the files that make a hall (README "The hall: security").
+[--plain-mqtt] [--shares N]``: the files that make a hall (docs/organiser.md, "Security").
+With ``--shares N`` (a hub of N processes, ``pi.hall.shares``) also the users ``hub-share-0`` …
+``hub-share-<N-1>`` (each with the hub's rights) and a ``[[share]]`` table each in ``hub.toml``;
+without it (N = 1) the files are those of one hub.
 
 - ``DIR/mosquitto.conf`` — the broker: one TLS listener on every interface (port 8883), no
   anonymous clients, the password file and the ACL below, persistence in ``DIR/data/``, queue
@@ -50,9 +53,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import excerpt
+from engine.i18n import environment_language, translations
 from pi.board.config import parse_mqtt_url
 from pi.hall.errors import HallInitError
 from pi.hall.protocol import SEGMENT
+from pi.hall.shares import MAX_SHARES
 from pi.hall.signing import new_key
 from pi.board.statedir import atomic_write
 
@@ -61,7 +66,7 @@ log = logging.getLogger(__name__)
 __all__ = ["Hall", "MAX_BOARDS", "HASH_ITERATIONS", "hash_password",
            "make_hall", "write_hall", "main_init", "conf_text", "acl_text", "passwd_text",
            "hub_toml_text", "board_toml_text", "queue_limit", "make_certs", "CA_FILE",
-           "TLS_PORT", "PLAIN_PORT"]
+           "TLS_PORT", "PLAIN_PORT", "SHARE_PORT", "share_user"]
 
 #: Board numbers of a hall: 1 … MAX_BOARDS (as ``board`` in damiera.toml).
 MAX_BOARDS = 9999
@@ -71,6 +76,8 @@ HASH_ITERATIONS = 101
 SALT_BYTES = 12
 #: Random bytes in a generated password (192 bits; URL-safe base64, nothing to percent-encode).
 PASSWORD_BYTES = 24
+#: Share K of a hub of several processes serves on 127.0.0.1:SHARE_PORT + K (``--shares``).
+SHARE_PORT = 8091
 #: The broker's port with TLS (the default) and without (``--plain-mqtt``).
 TLS_PORT = 8883
 PLAIN_PORT = 1883
@@ -112,6 +119,9 @@ class Hall:
     passwords: dict[str, str] = field(repr=False)
     tls: bool = True
     keys: dict[str, str] = field(default_factory=dict, repr=False)
+    #: the hub's processes (``--shares``): above 1, a user ``hub-share-K`` and a ``[[share]]``
+    #: table each (``pi.hall.shares``)
+    shares: int = 1
 
     def url(self, user: str) -> str:
         """The broker's URL with ``user``'s credentials, percent-encoded."""
@@ -151,13 +161,15 @@ def _check_host(host: str) -> str:
 
 
 def make_hall(boards: int, directory: str | Path, port: int | None = None, hall: str = "hall",
-              host: str | None = None, *, tls: bool = True) -> Hall:
+              host: str | None = None, *, tls: bool = True, shares: int = 1) -> Hall:
     """Checks the options and draws a fresh password for every user and a key for every board.
     ``port`` None: 8883 with TLS, 1883 without. Raises HallInitError."""
     if port is None:
         port = TLS_PORT if tls else PLAIN_PORT
     if not 1 <= boards <= MAX_BOARDS:
         raise HallInitError(f"--boards: {boards} is out of range 1..{MAX_BOARDS}")
+    if not 1 <= shares <= MAX_SHARES:
+        raise HallInitError(f"--shares: {shares} is out of range 1..{MAX_SHARES}")
     if not 1 <= port <= 65535:
         raise HallInitError(f"--port: {port} is out of range 1..65535")
     if any(ord(c) < 32 or ord(c) == 127 for c in str(directory)) or not str(directory):
@@ -176,9 +188,12 @@ def make_hall(boards: int, directory: str | Path, port: int | None = None, hall:
     else:
         host = _check_host(host)
     users = ["hub", *(f"board-{n}" for n in range(1, boards + 1))]
+    if shares > 1:
+        users += [share_user(k) for k in range(shares)]
     passwords = {user: secrets.token_urlsafe(PASSWORD_BYTES) for user in users}
     keys = {str(n): new_key() for n in range(1, boards + 1)}
-    hall_ = Hall(hall, boards, host, port, Path(directory).absolute(), passwords, tls, keys)
+    hall_ = Hall(hall, boards, host, port, Path(directory).absolute(), passwords, tls, keys,
+                 shares)
     try:  # the URLs written must read back (pi.board.config's reader is the boards' and the hub's)
         parse_mqtt_url(hall_.url("hub"), lambda problem: HallInitError(problem))
     except HallInitError as exc:
@@ -270,7 +285,7 @@ def _listener_text(hall: Hall) -> str:
         return f"""\
 # The boards and the hub connect here, on every interface of this machine: PLAIN MQTT, asked
 # for with --plain-mqtt. Every password crosses the hall's network in clear: anyone on it can
-# read them and publish as a board (README "The hall: security"). 'hub init' without
+# read them and publish as a board (docs/organiser.md, "Security"). 'hub init' without
 # --plain-mqtt makes a TLS listener.
 listener {hall.port}
 """
@@ -300,6 +315,12 @@ def acl_text(hall: Hall) -> str:
              "# the broker's error log: a second connection with someone's credentials",
              "topic read $SYS/broker/log/E",
              f"topic write {root}/boards/+/cmd"]
+    if hall.shares > 1:
+        lines += ["", "# The hub's processes (damiera hub --share K/N): each the hub's rights, its "
+                      "own user."]
+    for k in range(hall.shares if hall.shares > 1 else 0):
+        lines += ["", f"user {share_user(k)}", f"topic read {root}/#",
+                  "topic read $SYS/broker/log/E", f"topic write {root}/boards/+/cmd"]
     for n in range(1, hall.boards + 1):
         prefix = f"{root}/boards/{n}"
         lines += ["", f"user board-{n}",
@@ -343,9 +364,31 @@ hall = {_toml(hall.hall)}
 # The broker, with the hub's user and password, and the hall's CA (beside this file).
 url = {_toml(hall.url('hub'))}
 {ca}
-[keys]
+{_shares_toml(hall)}[keys]
 # Each board's signing key (the same as [mqtt] key in its board-<n>.toml).
 {keys}"""
+
+
+def share_user(index: int) -> str:
+    """The broker user of share ``index`` of the hub (Mosquitto takes the client id from the
+    user name: each share needs its own to hold a session of its own)."""
+    return f"hub-share-{index}"
+
+
+def _shares_toml(hall: Hall) -> str:
+    """The ``[[share]]`` tables of a hub of several processes (none for one)."""
+    if hall.shares <= 1:
+        return ""
+    out = [f"""# The hub as {hall.shares} processes on this machine (pi.hall.shares): share K takes the boards
+# whose number modulo {hall.shares} is K and serves at its http (change the addresses to spread
+# them over machines); 'damiera hub front' serves the hall over them all. Run:
+#   damiera hub --config {hall.dir / 'hub.toml'} --state-dir DIR --share K/{hall.shares}
+#   damiera hub front --config {hall.dir / 'hub.toml'} --http 0.0.0.0:8090 --state-dir DIR
+"""]
+    for k in range(hall.shares):
+        out.append(f"[[share]]\nhttp = {_toml(f'127.0.0.1:{SHARE_PORT + k}')}\n"
+                   f"mqtt = {_toml(hall.url(share_user(k)))}\n\n")
+    return "".join(out)
 
 
 def board_toml_text(hall: Hall, board: int) -> str:
@@ -466,22 +509,32 @@ def make_certs(hall: Hall) -> list[Path]:
 
 
 def main_init(args: argparse.Namespace) -> int:
-    """``damiera hub init``: writes the hall and prints what to run. Raises HallInitError."""
+    """``damiera hub init``: writes the hall and prints what to run (in the terminal's
+    language, the commands as they are). Raises HallInitError."""
     tls = not bool(getattr(args, "plain_mqtt", False))
     hall = make_hall(args.boards, args.dir, port=args.port, hall=args.hall, host=args.host,
-                     tls=tls)
+                     tls=tls, shares=int(getattr(args, "shares", 1) or 1))
     write_hall(hall, force=bool(getattr(args, "force", False)))
     out = sys.stdout
-    print(f"hall {hall.hall}: {hall.boards} boards, broker {hall.host}:{hall.port}, in {hall.dir}",
-          file=out)
+    t = translations(environment_language(os.environ))
+    print(t.ngettext("hall {hall}: {n} board, broker {broker}, in {dir}",
+                     "hall {hall}: {n} boards, broker {broker}, in {dir}", hall.boards).format(
+        hall=hall.hall, n=hall.boards, broker=f"{hall.host}:{hall.port}", dir=hall.dir), file=out)
     print(f"  broker: mosquitto -c {hall.dir / 'mosquitto.conf'}", file=out)
     print(f"  hub:    damiera hub --config {hall.dir / 'hub.toml'} --http HOST:PORT "
           "--state-dir DIR", file=out)
-    print(f"  boards: damiera run --config {hall.dir}/board-<n>.toml (copy each to its board)",
-          file=out)
+    if hall.shares > 1:
+        print(f"  shares: damiera hub --config {hall.dir / 'hub.toml'} --state-dir DIR "
+              f"--share K/{hall.shares} (K = 0 … {hall.shares - 1}), "
+              + t.gettext("then"), file=out)
+        print(f"  front:  damiera hub front --config {hall.dir / 'hub.toml'} --http HOST:PORT "
+              "--state-dir DIR", file=out)
+    print(f"  boards: damiera run --config {hall.dir}/board-<n>.toml "
+          + t.gettext("(copy each to its board)"), file=out)
     if hall.tls:
-        print(f"  tls:    copy {hall.dir / CA_FILE} beside each board-<n>.toml", file=out)
+        print("  tls:    " + t.gettext("copy {file} beside each board-<n>.toml").format(
+            file=hall.dir / CA_FILE), file=out)
     else:
-        print("  WARNING: plain MQTT (--plain-mqtt): passwords cross the network in clear",
-              file=out)
+        print("  WARNING: " + t.gettext("plain MQTT (--plain-mqtt): passwords cross the network "
+                                        "in clear"), file=out)
     return 0

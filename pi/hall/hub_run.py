@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import logging
+import os
+import resource
 import signal
 import sys
 from pathlib import Path
@@ -20,10 +23,11 @@ from engine.errors import StateError
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
 from pi.hall.rounds import round_order
+from pi.hall.shares import claim_share, share_client_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["main_hub", "run_hub", "HubApp", "warn_insecure"]
+__all__ = ["main_hub", "run_hub", "HubApp", "warn_insecure", "GC_THRESHOLDS"]
 
 
 class HubApp:
@@ -38,10 +42,13 @@ class HubApp:
         self.hub = Hub(config, self.root)
         self.server = HallServer(self.hub, config.http.host, config.http.port)
         self.link: Any = None  # pi.hall.mqttlink.MqttLink, imported when started
+        self._claim: int | None = None  # a share's lock (pi.hall.shares.claim_share)
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         from pi.hall.mqttlink import MqttLink
+        if self.config.share is not None:  # before any replica is read: its boards are ours
+            self._claim = claim_share(self.root, self.config.share)
         self.hub.load()
         self.server.pairings.load()
         for _, board in self.server.pairings.rows:
@@ -56,8 +63,14 @@ class HubApp:
         loop = asyncio.get_running_loop()
         assert self.config.mqtt is not None
         warn_insecure(self.config)
+        share = self.config.share
+        boards = None if share is None else [b for b in self.config.boards() if share.owns(b)]
+        client = None if share is None else share_client_id(self.config.hall, share.index)
+        if share is not None:
+            log.warning("share %s of the hub: %d board(s) of the %d named in %s", share,
+                        len(boards or []), len(self.config.boards()), self.config.source)
         self.link = MqttLink(self.config.mqtt, self.config.hall, loop, self.hub.deliver,
-                             self.hub.connected)
+                             self.hub.connected, boards=boards, client=client)
         self.hub.publish = self.link.publish
         self.link.start()
         self._tasks = [asyncio.ensure_future(self.hub.sync_loop()),
@@ -74,11 +87,14 @@ class HubApp:
             await asyncio.get_running_loop().run_in_executor(None, self.link.stop)
         await self.server.stop()
         self.hub.close()
+        if self._claim is not None:
+            os.close(self._claim)
+            self._claim = None
 
 
 def warn_insecure(config: HubConfig) -> None:
-    """The hub's warnings at start about what leaves the hall open (README "The hall:
-    security"): a plain MQTT broker, boards taken unsigned."""
+    """The hub's warnings at start about what leaves the hall open (docs/organiser.md,
+    "Security"): a plain MQTT broker, boards taken unsigned."""
     if config.mqtt is not None and not config.mqtt.tls:
         log.warning("PLAIN MQTT to %s: every board's password crosses the hall's network in "
                     "clear; anyone on it can publish as a board (signed journal lines are "
@@ -89,6 +105,27 @@ def warn_insecure(config: HubConfig) -> None:
                     "from forgeries", ", ".join(sorted(config.accept_unsigned)))
 
 
+#: The hub process's garbage collector thresholds: a hall's hub holds every board's game (a
+#: large heap of long-lived objects) and makes a little cyclic garbage per journal line; with
+#: Python's defaults (700, 10, 10) the full collections that walk the whole heap cost up to a
+#: fifth of its CPU per line at 1,000 boards (benchmarks/bench_hub_cpu.py --gc python).
+#: Young collections every 50,000 allocations, full ones ten times rarer.
+GC_THRESHOLDS = (50_000, 20, 100)
+
+
+def raise_open_files() -> None:
+    """The process's soft limit on open files raised to its hard limit (at most 65,536): the
+    replica keeps a file open per board in play (``pi.hall.replica.MAX_OPEN``, a quarter of
+    the limit), the HTTP side a socket per page."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 65_536 if hard == resource.RLIM_INFINITY else min(hard, 65_536)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+        except (ValueError, OSError) as exc:
+            log.warning("the limit on open files stays %d (%s)", soft, exc)
+
+
 async def run_hub(config: HubConfig) -> None:
     app = HubApp(config)
     stop = asyncio.Event()
@@ -96,7 +133,10 @@ async def run_hub(config: HubConfig) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
+    raise_open_files()
     await app.start()
+    gc.freeze()  # what the start read back (replicas, modules) is never walked again
+    gc.set_threshold(*GC_THRESHOLDS)
     try:
         await stop.wait()
     finally:
@@ -115,7 +155,8 @@ def main_hub(args: argparse.Namespace) -> int:
     # a bad configuration (ConfigError) or an address that cannot be had (WebError) is a
     # DamieraError: the command line prints its one line (exit 2)
     config = hub_config_from_args(args.config, args.mqtt, args.http, args.state_dir,
-                                  getattr(args, "accept_unsigned", None))
+                                  getattr(args, "accept_unsigned", None),
+                                  getattr(args, "share", None))
     try:
         asyncio.run(run_hub(config))
     except OSError as exc:  # the state directory cannot be made or written

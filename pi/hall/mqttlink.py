@@ -4,7 +4,8 @@ tournament pace must not flood the loop with callbacks).
 
 MQTT 3.1.1 with a persistent session (``clean_session = False``, the fixed client id
 ``damiera-<hall>-hub``: the broker queues what boards publish while the hub is away), QoS 1
-subscriptions to every board's ``state``, ``status``, ``journal`` and ``ack``, renewed on every
+subscriptions to every board's ``state``, ``status``, ``journal`` and ``ack`` (a share of the hub,
+``pi.hall.shares``: to its own boards', one filter per board and leaf), renewed on every
 (re)connection (which also brings the retained ``status`` again: the hub compares heads), and to the broker's
 error log (``BROKER_LOG``, Mosquitto's ``log_dest topic``): the broker's own word when a
 second client connects with a user's credentials ("Client board-7 already connected, closing
@@ -17,7 +18,7 @@ import asyncio
 import logging
 import ssl
 import threading
-from typing import Callable
+from typing import Callable, Sequence
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -27,11 +28,15 @@ from pi.hall.protocol import Topics, client_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MqttLink", "LEAVES", "BROKER_LOG"]
+__all__ = ["MqttLink", "LEAVES", "BROKER_LOG", "SUBSCRIBE_CHUNK", "MAX_BATCH"]
 
 LEAVES = ("state", "status", "journal", "ack")
+#: Messages handed to the hub in one call; more wait for the loop's next turn.
+MAX_BATCH = 500
 #: Mosquitto's error log lines, published when ``log_dest topic`` is set (hub init sets it).
 BROKER_LOG = "$SYS/broker/log/E"
+#: A share subscribes to its boards' topics this many filters per SUBSCRIBE packet.
+SUBSCRIBE_CHUNK = 200
 
 
 class MqttLink:
@@ -39,8 +44,11 @@ class MqttLink:
 
     def __init__(self, spec: MqttSpec, hall: str, loop: asyncio.AbstractEventLoop,
                  deliver: Callable[[list[tuple[str, bytes]]], None],
-                 connected: Callable[[], None]) -> None:
+                 connected: Callable[[], None], *, boards: Sequence[str] | None = None,
+                 client: str | None = None) -> None:
         self.spec = spec
+        #: a share's boards (one subscription per board and leaf); None: every board
+        self.boards = None if boards is None else list(boards)
         self.topics = Topics(hall)
         self.loop = loop
         self._deliver = deliver
@@ -50,7 +58,7 @@ class MqttLink:
         self.is_connected = False
         #: set once the broker granted the subscriptions (tests and benchmarks wait for it)
         self.subscribed = threading.Event()
-        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id(hall),
+        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client or client_id(hall),
                         protocol=mqtt.MQTTv311, clean_session=False)
         if spec.username is not None:
             c.username_pw_set(spec.username, spec.password)
@@ -62,7 +70,8 @@ class MqttLink:
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_message = self._on_message
-        c.on_subscribe = lambda *args: self.subscribed.set()
+        self._last_mid: int | None = None
+        c.on_subscribe = self._on_subscribe
         self.client = c
 
     def start(self) -> None:
@@ -92,9 +101,22 @@ class MqttLink:
         self.is_connected = True
         log.info("connected to %s (session present: %s)", self.spec.url,
                  getattr(flags, "session_present", "?"))
-        client.subscribe([(self.topics.all_boards(leaf), 1) for leaf in LEAVES]
-                         + [(BROKER_LOG, 0)])
+        if self.boards is None:
+            client.subscribe([(self.topics.all_boards(leaf), 1) for leaf in LEAVES]
+                             + [(BROKER_LOG, 0)])
+        else:
+            # a share: its own boards' topics only, a SUBSCRIBE of at most SUBSCRIBE_CHUNK
+            # filters at a time; ``subscribed`` is set when the broker granted the last one
+            topics = [(self.topics.board(b, leaf), 1) for b in self.boards for leaf in LEAVES]
+            topics.append((BROKER_LOG, 0))
+            for i in range(0, len(topics), SUBSCRIBE_CHUNK):
+                _, self._last_mid = client.subscribe(topics[i:i + SUBSCRIBE_CHUNK])
         self._call(self._connected)
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: object, mid: int,
+                      reason: object, properties: object) -> None:
+        if self.boards is None or mid == self._last_mid:
+            self.subscribed.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: object, flags: object,
                        reason: object, properties: object) -> None:
@@ -117,7 +139,13 @@ class MqttLink:
             pass
 
     def _drain(self) -> None:
+        """At most :data:`MAX_BATCH` messages delivered; the rest on the loop's next turn (a
+        round's start brings thousands at once: the hall's page and HTTP are served between
+        the slices, the summaries of each slice flushed as they are due)."""
         with self._lock:
-            batch, self._batch = self._batch, []
+            batch, self._batch = self._batch[:MAX_BATCH], self._batch[MAX_BATCH:]
+            more = bool(self._batch)
+        if more:
+            self._call(self._drain)
         if batch:
             self._deliver(batch)

@@ -91,12 +91,19 @@ def _dump(obj: dict[str, Any]) -> bytes:
                       allow_nan=False).encode("utf-8")
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+#: One decoder for every message (``json.loads`` with an argument makes a new one each call).
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+
+
 def _load(payload: bytes, what: str) -> dict[str, Any]:
     if len(payload) > MAX_PAYLOAD:
         raise BadMessage(f"{what}: payload of {len(payload)} bytes (limit {MAX_PAYLOAD})")
     try:
-        obj = json.loads(payload.decode("utf-8"),
-                         parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+        obj = _DECODER.decode(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise BadMessage(f"{what}: not JSON ({str(exc)[:60]})") from None
     if not isinstance(obj, dict):

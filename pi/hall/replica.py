@@ -17,13 +17,19 @@ second). The board's journal is the truth: what a hub crash loses between syncs,
 next start finds missing and asks to be resent. At start :meth:`Replica.load` reads every
 replica back and cuts a torn last line (a hub killed mid-write).
 
+:meth:`Replica.held_future` is what waits for a line (the hub's arbiter actions wait for the
+line the board acked): a future resolved by the replica once it holds that line (written: a
+batch's lines when their write succeeded).
+
 Not thread-safe except :meth:`Replica.sync`, which works on duplicated descriptors.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import resource
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,15 +40,21 @@ from pi.board.statedir import fsync_dir, parse_game_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Replica", "GameReplica", "Offered", "Check", "MAX_AHEAD", "game_order", "board_key"]
+__all__ = ["Replica", "GameReplica", "Offered", "Check", "MAX_AHEAD", "MAX_OPEN", "MAX_CLOSING",
+           "game_order", "board_key"]
 
 #: ``check(line, text, mac)``: the line verifies as the next of its game (``pi.hall.hub``).
 Check = Callable[[int, str, "str | None"], bool]
 
 #: Lines ahead of a gap kept in memory per game; more are dropped (a resend brings them back).
 MAX_AHEAD = 4096
-#: Open append descriptors kept at most (a tournament's games outnumber the fd limit).
-MAX_OPEN = 256
+#: Open append descriptors kept at most (a tournament's games outnumber the fd limit), and
+#: never more than a quarter of the process's limit on open files (its soft ``RLIMIT_NOFILE``:
+#: 256 of the usual 1,024): a hall whose boards outnumber them opens and closes a file per
+#: write.
+MAX_OPEN = 2048
+#: Descriptors closed by the replica and waiting for the next sync (every half second) at most.
+MAX_CLOSING = 1024
 
 
 def board_key(board: str) -> tuple[int, str]:
@@ -142,22 +154,38 @@ class Replica:
         self.root = Path(root)
         self.boards: dict[str, dict[str, GameReplica]] = {}
         self._fds: OrderedDict[GameReplica, int] = OrderedDict()
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        #: open append descriptors kept at most (MAX_OPEN, within the limit on open files)
+        quarter = None if soft == resource.RLIM_INFINITY else max(1, soft // 4)
+        self.max_open = MAX_OPEN if quarter is None else min(MAX_OPEN, quarter)
+        #: descriptors waiting for a sync at most (MAX_CLOSING, within the same quarter)
+        self.max_closing = MAX_CLOSING if quarter is None else min(MAX_CLOSING, quarter)
         self._dirty: set[GameReplica] = set()
         #: per game, lines appended and not written yet (defer): (file size and lines held
         #: before them, their bytes); None: lines are written as they come
         self._deferred: dict[GameReplica, tuple[int, int, list[bytes]]] | None = None
+        #: descriptors no longer kept open (a parked game, the least recently written past
+        #: MAX_OPEN) with the folders of a new game: fsynced and closed by the next sync, off
+        #: the loop (an fsync on a busy disk takes 100 ms and more)
+        self._closing: list[tuple[int, list[Path]]] = []
+        #: per (board, game): (line, future) waiting for the replica to hold that line
+        self._waiting: dict[tuple[str, str], list[tuple[int, asyncio.Future[None]]]] = {}
 
     # ------------------------------------------------------------------ reading back
 
-    def load(self) -> int:
-        """Reads every replica under ``root`` back (a torn last line is cut off, on disk too).
-        Returns the number of games. A file that cannot be read is logged and skipped."""
+    def load(self, owns: Callable[[str], bool] | None = None) -> int:
+        """Reads every replica under ``root`` back (a torn last line is cut off, on disk too);
+        ``owns``: only the boards it says yes to (a share of the hub: the other boards' files
+        are another process's, never touched). Returns the number of games. A file that
+        cannot be read is logged and skipped."""
         base = self.root / "boards"
         count = 0
         if not base.is_dir():
             return 0
         for board_dir in sorted(base.iterdir()):
             if not SEGMENT.fullmatch(board_dir.name) or not (board_dir / "games").is_dir():
+                continue
+            if owns is not None and not owns(board_dir.name):
                 continue
             for game_dir in sorted((board_dir / "games").iterdir()):
                 if parse_game_id(game_dir.name) is None:
@@ -205,12 +233,48 @@ class Replica:
 
     @property
     def open_files(self) -> int:
-        """Append descriptors held open now (at most MAX_OPEN)."""
+        """Append descriptors held open now (at most :attr:`max_open`)."""
         return len(self._fds)
 
     def __iter__(self) -> Iterator[GameReplica]:
         for games in self.boards.values():
             yield from games.values()
+
+    def held_future(self, board: str, game: str, line: int) -> asyncio.Future[None]:
+        """A future of the running loop resolved once game ``game`` of ``board`` holds line
+        ``line`` (already resolved when it does): appended and written, a batch's lines once
+        their write succeeded. The caller cancels it to stop waiting (a timeout)."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self.held(board, game) >= line and not self._is_deferred(board, game):
+            future.set_result(None)
+            return future
+        waiting = self._waiting.setdefault((board, game), [])
+        waiting[:] = [w for w in waiting if not w[1].done()]  # those given up on
+        waiting.append((line, future))
+        return future
+
+    def _is_deferred(self, board: str, game: str) -> bool:
+        g = self.game(board, game)
+        return g is not None and self._deferred is not None and g in self._deferred
+
+    def _release(self, g: GameReplica) -> None:
+        """The futures waiting for lines ``g`` now holds, resolved."""
+        key = (g.board, g.id)
+        waiting = self._waiting.get(key)
+        if not waiting:
+            return
+        held, left = g.held, []
+        for line, future in waiting:
+            if future.done():
+                continue
+            if line <= held:
+                future.set_result(None)
+            else:
+                left.append((line, future))
+        if left:
+            self._waiting[key] = left
+        else:
+            del self._waiting[key]
 
     # ------------------------------------------------------------------ offering lines
 
@@ -282,6 +346,7 @@ class Replica:
             return False
         g.size += len(data)
         g.extend(texts)
+        self._release(g)
         return True
 
     def _write(self, g: GameReplica, data: bytes, size: int) -> bool:
@@ -323,6 +388,7 @@ class Replica:
     def _flush_one(self, g: GameReplica, pending: tuple[int, int, list[bytes]]) -> bool:
         size, held, chunks = pending
         if self._write(g, b"".join(chunks), size):
+            self._release(g)
             return True
         g.size = size
         g.lines = g.lines[:held]
@@ -330,24 +396,39 @@ class Replica:
 
     def park(self, g: GameReplica) -> None:
         """Game ``g`` is no longer followed: its lines leave memory (read back on demand) and
-        its file is closed (synced first when written since the last sync). A game with lines
-        ahead of a gap stays as it is (they are completed from memory)."""
+        its file is closed (by the next sync, after its fsync, when written since the last).
+        A game with lines ahead of a gap stays as it is (they are completed from memory)."""
         if g.ahead:
             return
         if self._deferred is not None and g in self._deferred:
             self._flush_one(g, self._deferred.pop(g))
         fd = self._fds.pop(g, None)
         if fd is not None:
-            if g in self._dirty:
-                os.fsync(fd)
-                self._dirty.discard(g)
-            os.close(fd)
-        if g.fresh:
-            for d in (g.path.parent, g.path.parent.parent, g.path.parent.parent.parent,
-                      self.root / "boards"):
+            self._hand_over(g, fd)
+        elif g.fresh:  # made and never written (rare): its folders synced here
+            for d in self._dirs(g):
                 fsync_dir(d)
             g.fresh = False
         g.park()
+
+    def _dirs(self, g: GameReplica) -> list[Path]:
+        """The folders a new game's file made (fsynced once, with it)."""
+        return [g.path.parent, g.path.parent.parent, g.path.parent.parent.parent,
+                self.root / "boards"]
+
+    def _hand_over(self, g: GameReplica, fd: int) -> None:
+        """``g``'s descriptor leaves the open set: closed at once when nothing of it waits for a
+        sync, else fsynced and closed by the next sync (:meth:`take_dirty`). Past
+        :attr:`max_closing` descriptors waiting so, the oldest is synced here (bounded)."""
+        dirs = self._dirs(g) if g.fresh else []
+        g.fresh = False
+        if g not in self._dirty and not dirs:
+            os.close(fd)
+            return
+        self._dirty.discard(g)
+        self._closing.append((fd, dirs))
+        if len(self._closing) > self.max_closing:
+            sync_taken([self._closing.pop(0)])
 
     def _fd(self, g: GameReplica) -> int:
         fd = self._fds.get(g)
@@ -358,12 +439,9 @@ class Replica:
             g.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(g.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._fds[g] = fd
-        while len(self._fds) > MAX_OPEN:
+        while len(self._fds) > self.max_open:
             old, old_fd = self._fds.popitem(last=False)
-            if old in self._dirty:  # synced before it is closed: nothing left unsynced
-                os.fsync(old_fd)
-                self._dirty.discard(old)
-            os.close(old_fd)
+            self._hand_over(old, old_fd)  # synced before it is closed, off the loop
         return fd
 
     # ------------------------------------------------------------------ durability
@@ -372,15 +450,14 @@ class Replica:
         """On the owner's thread: duplicated descriptors of every game written since the last
         sync, with the folders to fsync for new games; pass them to :func:`sync_taken` (any
         thread)."""
-        out = []
+        out, self._closing = self._closing, []
         for g in self._dirty:
             fd = self._fds.get(g)
             if fd is None:
                 continue
             dirs = []
             if g.fresh:
-                dirs = [g.path.parent, g.path.parent.parent, g.path.parent.parent.parent,
-                        self.root / "boards"]
+                dirs = self._dirs(g)
                 g.fresh = False
             out.append((os.dup(fd), dirs))
         self._dirty.clear()

@@ -26,9 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 from engine.articles import code as article_code
 from engine.board import Board
+from engine.i18n import N_
 from engine.pdn import record_tags
 from engine.variants import Variant, find_variant
 from pi.board.statedir import atomic_write
+from pi.board.supersede import waits_for_arbiter, why_touched
 from pi.board.view import Phase
 from pi.hall.boardview import GameInfo, ReplicaServer, ReplicatedBoard
 from pi.hall.errors import PairingError
@@ -122,7 +124,7 @@ class RoundStart:
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
-        self.path = hub.root / ROUND_FILE
+        self.path = hub.files / ROUND_FILE
         #: the round started last (None: none yet)
         self.current: str | None = None
         #: board → (game id, monotonic time) of the last ``start_clock`` sent for it
@@ -179,35 +181,48 @@ class RoundStart:
         def out(state: str, why: str = "") -> dict[str, Any]:
             return {"game_id": game_id, "state": state, "why": why}
         if ours and s is not None and view.phase == Phase.OVER:
-            return out("over", f"game over: {s.arbiter.game.result}")
+            return out("over", N_("game over: {result}").format(result=s.arbiter.game.result))
         if not view.online:
-            return out("not_ready", "offline: the board is not connected")
+            return out("not_ready", N_("offline: the board is not connected"))
         pending = self.hub.pairing_out.get(board)
         if pending is not None and pending[1].get("round") == rnd:
-            return out("not_ready", "its pairing is sent, the board has not taken it yet")
+            return out("not_ready", N_("its pairing is sent, the board has not taken it yet"))
         refused = self.hub.pairing_refused.get(board)
         if refused is not None:
-            return out("not_ready", f"the board refused its pairing: {refused}")
+            return out("not_ready", N_("the board refused its pairing: {why}").format(why=refused))
         if view.faults:
             first = next(iter(view.faults.values()))
-            return out("not_ready", f"sensor fault: {first.message or first.kind}")
+            return out("not_ready", N_("sensor fault: {what}").format(
+                what=first.message or first.kind))
         if not ours or s is None:
             st = view.retained or {}
             message = str(st.get("message") or "").strip()
             if s is not None and view.phase == Phase.PLAYING:
-                return out("not_ready", f"a game of round {s.start_line.get('round') or '?'} "
-                                        "is still in play")
+                # pi.board.supersede: an untouched game gives way to the pairing's at once; a
+                # touched one keeps its start line until it ends
+                was = s.start_line.get("round") or "?"
+                touched = why_touched(s.arbiter, view.touch_of(s.replica),
+                                      waits_for_arbiter(s.start_line))
+                if touched is None:
+                    return out("not_ready", N_(
+                        "a game of round {round} begun before the pairing, untouched: the "
+                        "board replaces it with round {new}'s game").format(round=was, new=rnd))
+                return out("not_ready", N_(
+                    "a game of round {round} is still in play ({why}): it keeps its start "
+                    "line; round {new}'s game begins when it has ended and the pieces are set "
+                    "up again").format(round=was, why=touched, new=rnd))
             # IT 7.1, 7.2: the board begins the game once the pieces stand right
-            return out("not_ready", "not set up (IT 7.1, 7.2)" + (f": {message}" if message
-                                                                  else ""))
+            return out("not_ready", N_("not set up (IT 7.1, 7.2): {message}").format(
+                message=message) if message else N_("not set up (IT 7.1, 7.2)"))
         setup = {article_code(s.variant, k) for k in ("setup", "orientation", "light_square")}
         flag = next((f for f in s.arbiter.flags if f.status == "pending" and f.code in setup),
                     None)
         if flag is not None:
-            return out("not_ready", f"{flag.code} pending: {flag.text}")
+            return out("not_ready", N_("{code} pending: {text}").format(code=flag.code,
+                                                                         text=flag.text))
         clock = clock_dict(view)
         if clock is None:
-            return out("started", "no clock on this board")
+            return out("started", N_("no clock on this board"))
         if clock.get("state") == "ready":
             return out("ready")
         return out("started")
@@ -352,14 +367,24 @@ def game_feed(view: ReplicatedBoard, ws: ReplicaServer, g: GameReplica | None, r
 
 
 def round_games(views: Mapping[str, ReplicatedBoard], rnd: str) -> dict[str, GameReplica]:
-    """Per board, its newest game of round ``rnd``."""
+    """Per board, its game of round ``rnd``: the newest game of the round that was played (a
+    move or a result), else its newest. A game superseded by a pairing before play is no game
+    of a round (``pi.board.supersede``); nor does a game begun after the round's game ended,
+    still under its names and touched before the next round started (a player's press: it
+    keeps its start line), take the played game's row, feed and result."""
     out = {}
     for board, view in views.items():
-        for g in reversed(view.games()):
-            if str(view.start_of(g).get("round")) == rnd:
-                out[board] = g
-                break
+        ours = [g for g in reversed(view.games())
+                if str(view.start_of(g).get("round")) == rnd and not view.superseded(g)]
+        if len(ours) > 1:  # rare: only then is a game replayed to tell
+            out[board] = next((g for g in ours if _played(view.info(g))), ours[0])
+        elif ours:
+            out[board] = ours[0]
     return out
+
+
+def _played(info: GameInfo) -> bool:
+    return info.moves > 0 or info.result != "*"
 
 
 def round_feed(hub: Hub, rnd: str) -> tuple[str, float] | None:
@@ -385,7 +410,7 @@ def results(hub: Hub, arbiter_view: bool) -> list[dict[str, Any]]:
     for board, view in hub.views.items():
         for g in view.games():
             rnd = view.start_of(g).get("round")
-            if rnd is not None:
+            if rnd is not None and not view.superseded(g):
                 keys.add((str(rnd), board))
     out = []
     for rnd, board in sorted(keys, key=lambda k: (k[0], board_key(k[1]))):

@@ -27,13 +27,25 @@ def load_or_create_token(root: Path) -> str:
     except FileNotFoundError:
         pass
     token = secrets.token_urlsafe(24)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # written whole under another name, then linked in place: two processes starting on one
+    # state directory (the shares of a hub) never hold two tokens — the second finds the first's
+    tmp = path.with_name(f".{TOKEN_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         os.write(fd, (token + "\n").encode("ascii"))
         os.fsync(fd)
     finally:
         os.close(fd)
-    os.chmod(path, 0o600)  # an existing empty file may have had a wider mode
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        existing = path.read_text(encoding="ascii").strip()
+        if existing:
+            return existing
+        os.replace(tmp, path)  # an existing empty file: replaced
+    finally:
+        tmp.unlink(missing_ok=True)
+    os.chmod(path, 0o600)
     log.info("arbiter token created in %s", path)
     return token
 

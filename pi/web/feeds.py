@@ -14,7 +14,7 @@ import json
 import logging
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol
@@ -163,7 +163,7 @@ class Stream:
 
     keep: int = 4096
     game: str | None = None
-    lines: deque[tuple[int, list[bytes]]] = field(default_factory=deque)
+    lines: deque[tuple[int, list[bytes] | LazyLine]] = field(default_factory=deque)
     clients: set[Client] = field(default_factory=set)
     last: int = 0
 
@@ -171,13 +171,7 @@ class Stream:
                 state: bytes | None) -> None:
         """Keeps ``messages`` (without the ``state``, rebuilt on resume) and sends them and
         ``state`` to every client."""
-        if game != self.game:
-            self.game = game
-            self.lines.clear()
-        self.lines.append((line, messages))
-        while len(self.lines) > self.keep:
-            self.lines.popleft()
-        self.last = line
+        self._keep(game, line, messages)
         # one queue item and one write per client for the whole line (not one per event),
         # the same bytes for all: joined and framed once
         whole = b"".join(messages) + (state or b"")
@@ -186,6 +180,28 @@ class Stream:
             for client in list(self.clients):
                 client.offer(whole, framed)
 
+    def publish_events(self, game: str | None, line: int,
+                       events: list[tuple[str, dict[str, Any]]],
+                       state: Callable[[], bytes] | None = None) -> None:
+        """:meth:`publish` of line ``line``'s ``events`` (name, data), encoded only when a
+        client is there to take them: otherwise kept as they are and encoded if a resuming
+        client asks for them (a hub's board nobody watches costs no JSON). ``state``: the
+        line's ``state`` message, asked only when there are clients."""
+        if self.clients:
+            self.publish(game, line, [encode(line, n, d) for n, d in events],
+                         None if state is None else state())
+        else:
+            self._keep(game, line, LazyLine(line, events) if events else [])
+
+    def _keep(self, game: str | None, line: int, messages: list[bytes] | LazyLine) -> None:
+        if game != self.game:
+            self.game = game
+            self.lines.clear()
+        self.lines.append((line, messages))
+        while len(self.lines) > self.keep:
+            self.lines.popleft()
+        self.last = line
+
     def since(self, after: int) -> list[bytes] | None:
         """The kept messages of the lines after ``after``, or None when some are no longer in
         memory."""
@@ -193,7 +209,25 @@ class Stream:
             return []
         if not self.lines or self.lines[0][0] > after + 1:
             return None
-        return [m for line, msgs in self.lines if line > after for m in msgs]
+        return [m for line, msgs in self.lines if line > after
+                for m in (msgs if isinstance(msgs, list) else msgs.messages())]
+
+
+class LazyLine:
+    """A kept line's events, encoded the first time a resuming client needs them."""
+
+    __slots__ = ("line", "events", "_messages")
+
+    def __init__(self, line: int, events: list[tuple[str, dict[str, Any]]]) -> None:
+        self.line = line
+        self.events: list[tuple[str, dict[str, Any]]] | None = events
+        self._messages: list[bytes] | None = None
+
+    def messages(self) -> list[bytes]:
+        if self._messages is None:
+            self._messages = [encode(self.line, n, d) for n, d in self.events or ()]
+            self.events = None
+        return self._messages
 
 
 def replay_journal_events(trace: Path, after: int) -> Iterator[bytes]:
@@ -266,6 +300,27 @@ async def ping_loop(every: float, clients: Callable[[], Iterable[Client]]) -> No
             client.offer(PING, PING_CHUNK)
 
 
+#: Journal lines that change the broadcast view only through a decision (a sensor's lift or
+#: place: the record, the flags and the clock move by decisions alone).
+_SENSOR_LINES = frozenset({"lift", "place"})
+
+
+def _unchanged_view(board: BoardView, fed: Fed, prev: PublicSnapshot | None
+                    ) -> PublicSnapshot | None:
+    """The broadcast view after line ``fed`` without rebuilding it, when the line cannot have
+    changed it (a lift or place that decided nothing): ``prev`` as :func:`pi.web.views.
+    public_snapshot` would have made it again (the same moves, position, result and clock;
+    this line's number; ``prev`` itself while it holds a move back). None: build it."""
+    if prev is None or fed.decisions or fed.record.get("type") not in _SENSOR_LINES:
+        return None
+    g = board.game
+    if g is None or prev.tags.get("_id") != g.id:
+        return None
+    if prev.held:
+        return prev
+    return replace(prev, line=fed.line, wall=time.time())
+
+
 def monotonic() -> float:
     return time.monotonic()
 
@@ -334,29 +389,40 @@ class LiveFeeds:
         self.last_line = fed.line
         self.last_record = fed.record
         events = line_events(fed, self.flag_lines, self.clock_now)
-        msgs = [encode(fed.line, n, d) for n, d in events]
-        state = None
-        if self.arbiter_stream.clients:  # nobody listening: no state built (the board's time)
-            state = encode_state(fed.line, state_dict(
-                c, fed.line, arbiter_view=True, snap=None, last_record=fed.record,
-                flag_lines=self.flag_lines, cache=self.moves), self.moves)
-        self.arbiter_stream.publish(game, fed.line, msgs, state)
+        # nobody listening: no state built and nothing encoded (the board's time, the hub's
+        # CPU); the events are kept for a resuming client and encoded if one asks
+        self.arbiter_stream.publish_events(game, fed.line, events, partial(
+            self._state_message, fed.line, fed.record))
         # the public stream: events derived from the broadcast view (held moves stay out)
         prev = self.snapshot
-        snap = board_snapshot(c, fed.line, prev, self.moves, changes_clock(fed))
+        snap = _unchanged_view(c, fed, prev)
+        if snap is None:
+            snap = board_snapshot(c, fed.line, prev, self.moves, changes_clock(fed))
         self.snapshot = snap
         pub = public_events(fed, events, prev, snap, self.clock_now, self.notes)
-        pub_state = None
-        if self.delay > 0 or self.public_stream.clients:
+        if self.delay > 0:
             pub_state = state_dict(c, fed.line, arbiter_view=False, snap=snap, last_record=None,
                                    flag_lines=self.flag_lines, cache=self.moves,
                                    notes=self.notes)
-        pub_msgs = [encode(fed.line, n, d) for n, d in pub]
-        if self.delay > 0:
+            pub_msgs = [encode(fed.line, n, d) for n, d in pub]
             at = time.monotonic() if received is None else received
             self._delayed.append((at, fed.line, game, pub_msgs, pub_state, snap))
         else:
-            self._public_publish(fed.line, game, pub_msgs, pub_state, snap)
+            self.public_snap = snap
+            self.public_stream.publish_events(game, fed.line, pub, partial(
+                self._public_state_message, fed.line, snap))
+
+    def _state_message(self, line: int, record: dict[str, Any]) -> bytes:
+        """The arbiter stream's ``state`` message after line ``line`` (``record``)."""
+        return encode_state(line, state_dict(
+            self.board, line, arbiter_view=True, snap=None, last_record=record,
+            flag_lines=self.flag_lines, cache=self.moves), self.moves)
+
+    def _public_state_message(self, line: int, snap: PublicSnapshot | None) -> bytes:
+        """The public stream's ``state`` message after line ``line`` (no delay: live)."""
+        return encode_state(line, state_dict(
+            self.board, line, arbiter_view=False, snap=snap, last_record=None,
+            flag_lines=self.flag_lines, cache=self.moves, notes=self.notes), self.moves)
 
     def _public_publish(self, line: int, game: str | None, msgs: list[bytes],
                         state: dict[str, Any] | None, snap: PublicSnapshot | None) -> None:

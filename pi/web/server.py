@@ -26,10 +26,12 @@ from typing import Any, Awaitable, Callable
 from aiohttp import web
 
 from pi.board.statedir import StateDir
-from pi.board.errors import ActionLate, ActionRefused
+from pi.board.errors import ActionLate, ActionRefused, GameDirError
+from pi.board.report import GameReport, read_game
 from pi.board.view import BoardActions, BoardView
 from pi.web import auth
 from pi.web.errors import WebError
+from pi.web.i18n import catalog_response, choose_language, page_response
 from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,
                              keep_auth, line_of, read, whole_lines)
 from pi.web.guard import (HEADER_TIMEOUT, ConnectionGuard, GuardedHandler, GuardedSite,
@@ -42,7 +44,8 @@ from pi.web.views import (PublicSnapshot, broadcast_pdn,
 
 log = logging.getLogger(__name__)
 
-__all__ = ["WebServer", "ArbiterSite", "Routes", "MAX_BODY", "COOKIE", "STATIC", "WebError"]
+__all__ = ["WebServer", "ArbiterSite", "Routes", "MAX_BODY", "COOKIE", "STATIC", "WebError",
+           "report_pdf_response"]
 
 COOKIE = "damiera_arbiter"
 STATIC = Path(__file__).parent / "static"
@@ -52,6 +55,26 @@ STATIC = Path(__file__).parent / "static"
 Routes = Callable[["WebServer"], list[tuple[str, str, Callable[[web.Request], Awaitable[Any]], bool]]]
 #: An aiohttp request handler.
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+async def report_pdf_response(request: web.Request,
+                              read: Callable[[], GameReport]) -> web.Response:
+    """``GET …/games/<id>/report.pdf`` (arbiter only, checked by the caller): the game's report
+    (``pi.board.report``) made on a worker thread from what ``read`` reads, in the viewer's
+    language (``?lang=``, the cookie, ``Accept-Language``: ``pi.web.i18n.choose_language``); a
+    journal the reader refuses is a 409."""
+    from pi.board.report_render import report_pdf
+    language = choose_language(request)
+
+    def make() -> bytes:
+        return report_pdf(read(), language)
+
+    try:
+        data = await asyncio.get_running_loop().run_in_executor(None, make)
+    except GameDirError as exc:
+        raise http(409, f"the journal cannot be read: {exc}") from None
+    return web.Response(body=data, content_type="application/pdf",
+                        headers={"Cache-Control": "no-store"})
 
 
 class ArbiterSite:
@@ -240,7 +263,8 @@ class ArbiterSite:
         async def page(request: web.Request) -> web.StreamResponse:
             if not (STATIC / name).is_file():
                 raise http(404, f"{name} is not installed")
-            return web.FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
+            # in the viewer's language (pi/web/i18n.py)
+            return page_response(request, STATIC / name)
         return page
 
 
@@ -306,6 +330,7 @@ class WebServer(ArbiterSite):
         if self.simulate:
             r.add_get("/simulator", self._page("simulator.html"))
         r.add_get("/static/{name}", self.static)
+        r.add_get("/i18n/{lang}.json", catalog_response)
         r.add_get("/api/state", self.api_state)
         r.add_get("/api/whoami", self.whoami)
         r.add_get("/events", self.events)
@@ -424,6 +449,12 @@ class WebServer(ArbiterSite):
     async def game_file(self, request: web.Request) -> web.Response:
         await self.require_arbiter(request)
         game_id, name = request.match_info["id"], request.match_info["file"]
+        if name == "report.pdf":
+            state = self.games_dir
+            if state is None or game_id not in state.game_ids():
+                raise http(404, "no such game")
+            trace = state.game(game_id).trace
+            return await report_pdf_response(request, lambda: read_game(trace, game_id))
         files = {"game.pdn": ("pdn", "application/x-chess-pdn"),
                  "report.json": ("report", "application/json"),
                  "trace.jsonl": ("trace", "application/jsonl")}

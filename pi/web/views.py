@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.articles import title
+from engine.i18n import N_
 from engine.decisions import (ClockChanged, Flag, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
 from engine.clock import GameClock
@@ -111,7 +112,7 @@ def flag_view(flag: dict[str, Any], line: int | None) -> dict[str, Any]:
 
 #: What the public is told of an irregularity while the opponent decides: the flag's own text
 #: names the move (IT 8.1.3 "touched 21, moved 22"), which the broadcast holds back.
-HELD_TEXT = "an irregularity: the opponent decides whether it is corrected"
+HELD_TEXT = N_("an irregularity: the opponent decides whether it is corrected")
 
 
 #: The article of an arbiter's note (COMP 6.16): the code of flags a ``note`` line raises.
@@ -503,7 +504,10 @@ def public_events(fed: Fed, events: list[tuple[str, dict[str, Any]]],
         before = prev.moves if (same and prev is not None) else []
         shown = snap.moves
         common = 0
-        while common < min(len(before), len(shown)) and before[common] == shown[common]:
+        if before is shown:  # the same view (a line that changed nothing of it)
+            common = len(shown)
+        while common < min(len(before), len(shown)) and (before[common] is shown[common] or
+                                                          before[common] == shown[common]):
             common += 1
         for ply in range(len(before), common, -1):
             out.append(("move", {"line": fed.line, "t": None, "ply": ply, "fen": snap.fen,

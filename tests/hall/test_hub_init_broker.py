@@ -1,4 +1,5 @@
-"""``damiera hub init`` then ``mosquitto -c DIR/mosquitto.conf``, exactly as the README says:
+"""``damiera hub init`` then ``mosquitto -c DIR/mosquitto.conf``, exactly as the organiser's
+guide says (docs/organiser.md):
 the generated configuration starts unchanged, run as root (sudo on a Pi) and as a normal user,
 and the hub logs in over TLS with its password from ``hub.toml`` (so the broker read the
 password file and its key). Issue 16: run as root, Mosquitto dropped to its own user and could

@@ -90,3 +90,37 @@ def test_start_round_pairs_every_board_and_starts_each_clock_once_set_up(
         finally:
             b4.close()
             b7.close()
+
+
+def test_a_round_keeps_its_played_game_when_a_touched_one_follows_under_its_names(
+        tmp_path: Path) -> None:
+    """Round 1's game on board 4 ended 1-0; the players set up again and one pressed his clock
+    before round 2 was started, so that game kept round 1's start line (pi.board.supersede):
+    round 1's row, feed and results stay its played game's (1-0), not the stray game's ``*``."""
+    g4b = "2026-11-22T1030-b04-002"
+    with Broker(tmp_path) as broker, HubRig(tmp_path / "hub", broker.url) as rig:
+        b4 = FakeBoard(broker.url, "4")
+        try:
+            b4.status()
+            assert rig.json("POST", "/api/pairings", raw=CSV.encode(), token=rig.token)[0] == 200
+            played = [start_line(G4, "4", "1", "Anna", "Bruno"),
+                      json.dumps({"t": 1.0, "type": "arbiter", "action": "start_clock"}),
+                      json.dumps({"t": 90.0, "type": "arbiter", "action": "adjudicate",
+                                  "result": "1-0"})]
+            stray = [start_line(g4b, "4", "1", "Anna", "Bruno"),
+                     json.dumps({"t": 5.0, "type": "button", "name": "clock", "side": "white"})]
+            b4.add_game(G4, played)
+            b4.publish_lines(G4)
+            wait(lambda: rig.held("4", G4) == 3, what="the played game")
+            b4.add_game(g4b, stray)
+            b4.status()
+            b4.publish_lines(g4b)
+            wait(lambda: rig.held("4", g4b) == 2, what="the stray game")
+            _, results = rig.json("GET", "/api/results", token=rig.token)
+            row = {(r["round"], r["board"]): r for r in results}[("1", "4")]
+            assert (row["game_id"], row["result"]) == (G4, "1-0")
+            feed = rig.request("GET", "/rounds/1/games.pdn")[2].decode()
+            four = [g for g in feed.split("\n\n[") if '[Board "4"]' in g or 'Round "1.4"' in g]
+            assert four and '[Result "1-0"]' in four[0]
+        finally:
+            b4.close()

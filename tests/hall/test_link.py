@@ -1,9 +1,9 @@
 """The board's hall link (``pi/hall/link.py``, PROTOCOL.md) against a real Mosquitto
 (``tests/hall/broker.py``) and a paho client in the hub's place: every journal line arrives in
 order and byte-equal to the board's file; state and status are retained; commands are carried
-out once and answered; the pairing reaches the OLED and the next game's start line; resends,
-a broker that is late or crashes, a board restart, and junk on ``cmd`` that never stops the
-board."""
+out once and answered; the pairing reaches the OLED and the next game's start line (superseding
+an untouched game in play); resends, a broker that is late or crashes, a board restart, and junk
+on ``cmd`` that never stops the board."""
 
 from __future__ import annotations
 
@@ -135,7 +135,16 @@ def test_pairing_goes_to_the_oled_and_the_next_games_start_line(tmp_path: Path) 
             hub.wait(lambda h: bool(h.acks("p-1")), what="the pairing's ack")
             assert hub.acks("p-1")[0] == {"id": "p-1", "ok": True}
             start = json.loads(rig.lines_on_disk(first)[0])
-            assert start["white"] == "Ann"  # the game in progress is not changed
+            assert start["white"] == "Ann"  # the game begun at power-on keeps its start line
+            # ... and, untouched, is superseded: the pairing's game begins at once
+            # (pi.board.supersede; a touched game: tests/pi/test_pairing_supersede.py)
+            deadline = time.monotonic() + 5
+            while rig.link.game == first:
+                assert time.monotonic() < deadline, "the untouched game not superseded"
+                time.sleep(0.02)
+            assert (root / "games" / first / "finished").exists()
+            first = rig.link.game
+            assert json.loads(rig.lines_on_disk()[0])["white"] == "Rossi, Mario"
             rig.sim_action({"action": "adjudicate", "result": "1-0"})
             # pieces off and on again: the next game begins, with the pairing
             rig.json("POST", "/api/sim/lift", {"square": "b1"}, token=rig.token)

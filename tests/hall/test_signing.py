@@ -4,6 +4,7 @@ it verifies after the lines held; an unsigned board only when named; each refusa
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -194,3 +195,39 @@ def test_status_signed_by_the_board_and_credentials_used_twice(tmp_path: Path) -
     assert hub.alarms[-1]["board"] == "3" and hub.alarms[-1]["kind"] == "taken_over"
     hub.deliver([("$SYS/broker/log/E", b"1795530817: Socket error on client x.")])
     assert hub.bad_messages == 0
+
+
+def test_every_alarm_reads_in_the_consoles_language(tmp_path: Path) -> None:
+    """Issue 20: the hall console shows an alarm's text through ``localize`` (hall-arbiter.js,
+    the engine's twin): every alarm the hub raises here — unsigned, forged (not verifying, no
+    mac, a game never announced), conflicting, a status not signed, credentials used twice —
+    is a catalog template, whole in Italian, its values (game ids, line numbers) kept."""
+    from engine.i18n import localize
+    seen: list[str] = []
+
+    def deliver(h: Hub, messages: list[tuple[str, bytes]]) -> None:
+        h.deliver(messages)
+        seen.append(h.alarms[-1]["what"])
+    hub, _ = _hub(tmp_path / "a", keys={"3": KEY})
+    deliver(hub, [_line(1, "00" * 32)])
+    deliver(hub, [_line(1, None)])
+    deliver(hub, [(TOPICS.board("3", "journal"),
+                   P.journal_payload("2099-12-31T2359-b03-001", 5, LINES[0], "ef" * 32))])
+    status = TOPICS.board("3", "status")
+    deliver(hub, [(status, P.status_payload("3", G, 99, [(G, 99, False)]))])
+    deliver(hub, [(status, P.status_payload("3", G, 2, [(G, 2, False)], session="bb00bb00",
+                                            taken_over=2, key=KEY))])
+    hub.close()
+    unsigned, _ = _hub(tmp_path / "b", keys={"9": KEY})
+    deliver(unsigned, [_line(1, None)])
+    deliver(unsigned, [(status, P.status_payload("3", G, 1, []))])
+    unsigned.close()
+    kinds = {"refused", "verify", "mac", "not signed", "credentials"}
+    assert {k for k in kinds if not any(k in w for w in seen)} == set(), seen
+    for what in seen:
+        italian = localize(what, "it")
+        assert italian != what, what
+        for english in ("refused", "ignored", "board", "line ", "game ", "credentials"):
+            assert english not in italian.replace("board-3", ""), (what, italian)
+        for value in re.findall(r"\b\d{4}-\d\d-\d\dT\d{4}-b\d\d-\d{3}\b", what):
+            assert value in italian

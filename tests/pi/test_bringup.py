@@ -151,7 +151,7 @@ def test_probe_with_the_bus_off_is_a_board_fault(capsys: pytest.CaptureFixture[s
                          "--fault", "bus-off")
     assert code == 1
     assert lines == ["FAIL bus: [Errno 2] No such file or directory: '/dev/i2c-1' — run damiera "
-                     "doctor", "FAIL: 0 ok, 0 warnings, 1 faults"]
+                     "doctor", "FAIL: 0 ok, 0 warnings, 1 fault"]  # one fault: the singular
 
 
 @pytest.mark.parametrize("argv, message", [

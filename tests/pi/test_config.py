@@ -38,6 +38,7 @@ def test_example_file_loads_and_every_commented_key_is_valid(tmp_path: Path) -> 
     assert c.mqtt == MqttSpec("mqtt://hall.local:1883", "hall.local", 1883, False,
                               "regionale-2026", "7")
     assert c.state_dir == Path("/var/lib/damiera")
+    assert c.speech.enabled and c.speech.voice is None and c.speech.rate == 160
 
 
 def test_full_config_and_its_start_line(tmp_path: Path) -> None:

@@ -58,7 +58,7 @@ def test_set_up_lists_the_squares_to_put_right_then_begins(rig) -> None:  # type
     c, clock, time, screen, _, published, _ = rig
     c.handle(SnapshotTaken(_stamp(time), INITIAL - {"a6"} | {"b5"}))
     assert c.phase == Phase.SETUP
-    assert screen.shown[-1].message == "set up: +a6 -b5"  # IT 7.1
+    assert screen.shown[-1].message == "set up: +9 -13"  # IT 7.1, the variant's numbers (IT 2.4)
     clock.advance(3.0)
     c.handle([PieceLifted(_stamp(time), "b5"), PiecePlaced(_stamp(time), "a6")])
     assert c.phase == Phase.PLAYING

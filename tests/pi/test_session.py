@@ -8,6 +8,7 @@ import dataclasses
 import errno
 import json
 import os
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -63,13 +64,36 @@ def test_begin_names_the_game_and_stamps_its_start_as_the_daemon_writes_it(
     session = GameSession.begin(state, START, board=7, when=when)
     assert session.game.id == "2026-11-22T0512-b07-001"
     first = _journal(session)[0]
-    assert first == {**START, "id": session.game.id,
+    assert first == {**START, "id": session.game.id, "date": when.astimezone().strftime("%Y.%m.%d"),
                      "started_at": "2026-11-22T05:12:30.250+00:00"}
     # a naive time is UTC, an aware one is turned into UTC
     session.close()
     session.game.mark_finished("1-0")
     naive = GameSession.begin(state, START, when=datetime(2026, 11, 22, 6, 0, 0))
     assert _journal(naive)[0]["started_at"] == "2026-11-22T06:00:00.000+00:00"
+
+
+def test_the_record_is_dated_by_the_day_where_the_game_is_played(
+        state: StateDir, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PDN Date is the local day of the start (PDN standard: the date the game was played): a
+    game begun at 00:30 in Rome is 23:30 UTC the day before. The daemon writes the local day
+    into the start line's ``date`` (TRACE.md), so the board, the hub and every feed agree."""
+    monkeypatch.setenv("TZ", "Europe/Rome")
+    time.tzset()
+    try:
+        when = datetime(2026, 11, 21, 23, 30, tzinfo=timezone.utc)
+        session = GameSession.begin(state, START, when=when)
+        first = _journal(session)[0]
+        assert first["date"] == "2026.11.22" and first["started_at"].startswith("2026-11-21T23:30")
+        assert '[Date "2026.11.22"]' in session.game.pdn.read_text()
+        session.close()
+        session.game.mark_finished("1-0")
+        # a date the configuration gives is kept as given
+        dated = GameSession.begin(state, {**START, "date": "2026.11.20"}, when=when)
+        assert _journal(dated)[0]["date"] == "2026.11.20"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
 
 
 def test_a_game_whose_journal_cannot_be_created_leaves_nothing_and_the_next_begins(
@@ -126,8 +150,8 @@ def test_a_journal_begun_from_the_config_is_a_trace_the_engine_reads(state: Stat
     session.close()
     start, evs = parse_trace(session.game.trace.read_text().splitlines())
     # the config's game, and what names it in the record (its PDN tags, issue 16): the site and
-    # board of the config, the time it began
-    naming = ("site", "board", "started_at")
+    # board of the config, the time and the local day it began
+    naming = ("site", "date", "board", "started_at")
     assert dataclasses.replace(start, tags=tuple(
         (k, v) for k, v in start.tags if k not in naming)) == config.game_started()
     assert [k for k, _ in start.tags if k in naming] == list(naming)

@@ -2,7 +2,7 @@
 `systemd-analyze security --offline=yes` at 1.3 alone and 1.4 with the installer's drop-ins (the
 limit is 1.5), the unit's contract with the daemon (notify, watchdog, user, directories,
 devices) and every hardening directive with its value; the install script clean under bash -n
-and shellcheck and doing, in a dry run, what the README promises (apt updated first, only
+and shellcheck and doing, in a dry run, what the board builder's guide promises (apt updated first, only
 hash-checked downloads, nothing built as root, secrets root-only and passed as credentials, the
 hall's network in a drop-in); the lock files complete and pinned; the `pi` extra's markers."""
 
@@ -188,7 +188,7 @@ def test_unit_is_the_daemon_contract() -> None:
     assert "pkill" not in UNIT.read_text()  # STYLE.md
 
 
-#: Every confining directive of the unit with its value. Each is a promise of the README's
+#: Every confining directive of the unit with its value. Each is a promise of docs/board-builder.md's
 #: security section; removing or loosening one fails its own case here.
 HARDENING: dict[str, list[str]] = {
     "User": ["damiera"],
@@ -268,7 +268,8 @@ def test_install_script_dry_run_does_what_the_readme_says() -> None:
     src = str(ROOT)
     expected_in_order = [
         "apt-get update",
-        "apt-get install -y --no-install-recommends python3-venv python3-dev gcc i2c-tools",
+        "apt-get install -y --no-install-recommends python3-venv python3-dev gcc i2c-tools "
+        "espeak-ng",
         "python3 -m venv --clear /opt/damiera/venv",
         "install -d -m 0755 /etc/damiera",
         f"install -m 0644 {src}/systemd/damiera.service /etc/systemd/system/damiera.service",
@@ -386,6 +387,23 @@ def test_credentials_are_root_only_and_passed_by_systemd(tmp_path: Path) -> None
         assert f"{DROPINS}/credentials.conf" not in run.files
 
 
+def test_the_halls_ca_is_installed_where_the_boards_config_names_it(tmp_path: Path) -> None:
+    """hub init's board-<n>.toml says ca = "hall-ca.crt" (beside the config): --ca installs it
+    as /etc/damiera/hall-ca.crt; given a hall's folder, the CA beside --config is taken."""
+    hall = tmp_path / "hall"
+    hall.mkdir()
+    config, ca = hall / "board-3.toml", hall / "hall-ca.crt"
+    config.write_text('[mqtt]\nca = "hall-ca.crt"\n')
+    ca.write_text("-----BEGIN CERTIFICATE-----\n")
+    wanted = f"install -m 0644 -o root -g root {ca} /etc/damiera/hall-ca.crt"
+    assert wanted in DryRun("--config", str(config)).commands
+    other = tmp_path / "ca.pem"
+    other.write_text("x\n")
+    assert f"install -m 0644 -o root -g root {other} /etc/damiera/hall-ca.crt" in DryRun(
+        "--config", str(config), "--ca", str(other)).commands
+    assert not any("hall-ca.crt" in c for c in DryRun().commands)
+
+
 def test_hall_network_option_writes_the_dropin() -> None:
     text = DryRun("--hall-network", "192.168.10.0/24").dropin("hall-network.conf")
     assert text.splitlines()[-1] == "IPAddressAllow=192.168.10.0/24"
@@ -396,6 +414,8 @@ def test_hall_network_option_writes_the_dropin() -> None:
     (["--wiring"], "--wiring needs a file"),
     (["--wiring", "/nonexistent.toml"], "no wiring file"),
     (["--config", "/nonexistent.toml"], "no config file"),
+    (["--ca"], "--ca needs a file"),
+    (["--ca", "/nonexistent.crt"], "no CA file"),
     (["--credential", "pw"], "--credential wants NAME=FILE"),
     (["--credential", "../pw=/etc/hostname"], "--credential wants NAME=FILE"),
     (["--credential", "pw=/nonexistent"], "no credential file"),

@@ -1,4 +1,5 @@
-"""The two paths the README draws ("Two paths through the board"), measured on the real daemon:
+"""The two paths the developer's guide draws (docs/developer.md, "Two paths through the
+board"), measured on the real daemon:
 a sensor event from the scan thread to a browser's SSE stream, and an arbiter's action from
 ``POST /api/arbiter`` to its journal line and the answer.
 

@@ -2,6 +2,8 @@
 // filter by board, round and status; the boards not heard from; pairings sent to the boards;
 // the results table. Each flag links to that board's review console (served from the replica).
 import { api, h, loginBox } from "/static/live.js";
+import { _, fmt, formatClockTime, localize, ngettext } from "/static/i18n.js";
+import { SIDE_TEXT, STATUS_TEXT } from "/static/liveview.js";
 
 const $ = (id) => document.getElementById(id);
 const flags = new Map();      // `${board}/${game_id}/${flag id}` -> {board, round, game_id, flag, wall, order, fresh}
@@ -24,11 +26,10 @@ function beep() {
   } catch { /* no audio device: the flashing row is the signal */ }
 }
 
-/** A Unix time (seconds) as the hall's local wall-clock time, 24-hour ("14:03:07"), whatever
- * the browser's locale (an en-US browser's toLocaleTimeString says "02:03:07 PM"). */
+/** A Unix time (seconds) as the hall's local wall-clock time, 24-hour ("14:03:07"), in the
+ * page's language (i18n.js: Intl with hourCycle h23, whatever the browser's own habit). */
 function clock24(unixSeconds) {
-  const d = new Date(unixSeconds * 1000), two = (n) => String(n).padStart(2, "0");
-  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  return formatClockTime(unixSeconds);
 }
 
 function when(item) {
@@ -59,10 +60,10 @@ function render() {
       h("td", {}, when(f)),
       h("td", {}, h("a", { href: link }, f.board)),
       h("td", {}, f.round ?? ""),
-      h("td", {}, h("strong", {}, f.flag.code), " ", f.flag.title || ""),
-      h("td", {}, f.flag.text || ""),
-      h("td", {}, f.flag.side || ""),
-      h("td", {}, f.flag.status));
+      h("td", {}, h("strong", {}, f.flag.code), " ", f.flag.title ? _(f.flag.title) : ""),
+      h("td", {}, localize(f.flag.text || "")),
+      h("td", {}, SIDE_TEXT[f.flag.side] || f.flag.side || ""),
+      h("td", { "data-status": f.flag.status }, STATUS_TEXT[f.flag.status] || f.flag.status));
     f.fresh = false;
     return tr;
   }));
@@ -78,7 +79,7 @@ function options(select, values) {
   const have = [...select.options].slice(1).map((o) => o.value);
   if (values.join("\n") === have.join("\n")) return;
   const value = select.value;
-  select.replaceChildren(h("option", { value: "" }, "all"), ...values.map((v) => h("option", { value: v }, v)));
+  select.replaceChildren(h("option", { value: "" }, _("all")), ...values.map((v) => h("option", { value: v }, v)));
   select.value = values.includes(value) ? value : "";
 }
 
@@ -87,9 +88,9 @@ function silent() {
   const items = [...summaries.values()].filter((s) => s.online === false || !s.last_heard
     || now - s.last_heard > STALE_S).sort((a, b) => Number(a.board) - Number(b.board));
   $("silent").replaceChildren(...(items.length ? items.map((s) => h("li", {},
-    h("a", { href: `/boards/${encodeURIComponent(s.board)}/arbiter` }, `Board ${s.board}`), " ",
-    s.online === false ? "left the broker" : s.last_heard
-      ? `silent for ${Math.round((now - s.last_heard) / 60)} min` : "never heard",
+    h("a", { href: `/boards/${encodeURIComponent(s.board)}/arbiter` }, fmt(_("Board {board}"), { board: s.board })), " ",
+    s.online === false ? _("left the broker") : s.last_heard
+      ? fmt(_("silent for {n} min"), { n: Math.round((now - s.last_heard) / 60) }) : _("never heard"),
     s.missing ? ` — ${s.missing} journal lines not yet copied` : "")) : [h("li", { class: "muted" }, "none")]));
 }
 
@@ -101,7 +102,7 @@ function renderAlarms() {
     { class: "alarm", "data-board": a.board, "data-kind": a.kind },
     h("td", {}, clock24(a.time)),
     h("td", {}, h("a", { href: `/boards/${encodeURIComponent(a.board)}/arbiter` }, a.board)),
-    h("td", {}, a.what),
+    h("td", {}, localize(a.what)),
     h("td", {}, a.count > 1 ? `×${a.count}` : ""))));
   $("alarms-empty").hidden = rows.length > 0;
 }
@@ -136,7 +137,7 @@ async function loadHall() {
   skew = hall.server_time ? hall.server_time - Date.now() / 1000 : 0;
   $("event").textContent = hall.event || hall.hall || "";
   arbiter = hall.view === "arbiter";
-  $("who").textContent = arbiter ? "arbiter" : "not logged in";
+  $("who").textContent = arbiter ? _("arbiter") : _("not logged in");
   $("login-section").hidden = arbiter;
   for (const s of hall.boards) summaries.set(s.board, s);
   silent();
@@ -145,11 +146,11 @@ async function loadHall() {
 function follow() {
   const source = new EventSource("/events");
   source.onopen = () => {
-    $("conn").textContent = "live";
+    $("conn").textContent = _("live");
     loadAlarms().catch(() => {});  // those raised while the stream was away
   };
   source.onerror = () => {
-    $("conn").textContent = "reconnecting…";
+    $("conn").textContent = _("reconnecting…");
     if (source.readyState === EventSource.CLOSED) setTimeout(follow, 3000);
   };
   let resultsDue = null;
@@ -188,24 +189,25 @@ function follow() {
 async function sendPairings() {
   const status = $("pairings-status");
   status.className = "";
-  status.textContent = "sending…";
+  status.textContent = _("sending…");
   try {
     const r = await fetch("/api/pairings", { method: "POST", credentials: "same-origin",
       headers: { "Content-Type": "text/csv" }, body: $("pairings-csv").value });
     const body = await r.json().catch(() => ({}));
     if (!r.ok) throw new Error(body.error || `${r.status}`);
-    status.textContent = `${body.kept} pairings kept (round${body.rounds.length > 1 ? "s" : ""} ` +
-      `${body.rounds.join(", ")})` + (body.pushed ? `; ${body.pushed} of the round in play sent` : "");
+    status.textContent = fmt(ngettext("{n} pairing kept", "{n} pairings kept", body.kept), { n: body.kept }) + " (" +
+      fmt(ngettext("round {rounds}", "rounds {rounds}", body.rounds.length), { rounds: body.rounds.join(", ") }) + ")" +
+      (body.pushed ? "; " + fmt(_("{n} of the round in play sent"), { n: body.pushed }) : "");
     await loadRounds();
   } catch (e) {
     status.className = "error";
-    status.textContent = `refused: ${e.message}`;
+    status.textContent = fmt(_("refused: {error}"), { error: e.message });
   }
 }
 
 // ---- start a round: its boards, ready or not and why, until every clock runs
-const STATES = { not_ready: "not ready", ready: "starting the clock", started: "clock started",
-  over: "game over" };
+const STATES = { not_ready: _("not ready"), ready: _("starting the clock"), started: _("clock started"),
+  over: _("game over") };
 let shownRound = null;
 let roundTimer = null;
 
@@ -214,7 +216,7 @@ async function loadRounds() {
   const select = $("round-select");
   const keep = select.value;
   select.replaceChildren(...got.rounds.map((r) => h("option", { value: r },
-    r === got.current ? `${r} (started)` : r)));
+    r === got.current ? fmt(_("{round} (started)"), { round: r }) : r)));
   if (got.rounds.includes(keep)) select.value = keep;
   else if (got.current) select.value = got.current;
   if (got.current && shownRound === null) showRound(got.current);
@@ -225,13 +227,15 @@ function renderRound(got) {
   const waiting = rows.filter((b) => b.state === "not_ready");
   $("round-status").className = "";
   $("round-status").textContent = got.started
-    ? `round ${got.round}: ${rows.length - waiting.length} of ${rows.length} boards started or starting` +
-      (waiting.length ? `; ${waiting.length} not ready` : "")
-    : `round ${got.round} is not started`;
+    ? fmt(ngettext("round {round}: {started} of {n} board started or starting",
+      "round {round}: {started} of {n} boards started or starting", rows.length),
+    { round: got.round, started: rows.length - waiting.length, n: rows.length }) +
+      (waiting.length ? "; " + fmt(_("{n} not ready"), { n: waiting.length }) : "")
+    : fmt(_("round {round} is not started"), { round: got.round });
   $("round-boards").querySelector("tbody").replaceChildren(...rows.map((b) =>
     h("tr", { "data-board": b.board, class: b.state },
       h("td", {}, b.board), h("td", {}, b.white || "?"), h("td", {}, b.black || "?"),
-      h("td", {}, STATES[b.state] || b.state), h("td", {}, b.why || ""))));
+      h("td", {}, STATES[b.state] || b.state), h("td", {}, localize(b.why || "")))));
 }
 
 function showRound(rnd) {
@@ -248,14 +252,14 @@ async function startRound() {
   const rnd = $("round-select").value;
   if (!rnd) return;
   $("round-status").className = "";
-  $("round-status").textContent = `starting round ${rnd}…`;
+  $("round-status").textContent = fmt(_("starting round {round}…"), { round: rnd });
   try {
     renderRound(await api(`/api/rounds/${encodeURIComponent(rnd)}/start`, {}));
     showRound(rnd);
     await loadRounds();
   } catch (e) {
     $("round-status").className = "error";
-    $("round-status").textContent = `refused: ${e.message}`;
+    $("round-status").textContent = fmt(_("refused: {error}"), { error: e.message });
   }
 }
 
@@ -272,11 +276,11 @@ async function start() {
   await loadHall();
   if (!arbiter) {
     loginBox($("login"), () => { if (source) source.close(); start(); });
-    $("conn").textContent = "log in";
+    $("conn").textContent = _("log in");
     return;
   }
   await Promise.all([loadFlags(), loadResults(), loadAlarms(), loadRounds()]);
   source = follow();
   setInterval(silent, 5000);
 }
-start().catch((e) => { $("conn").textContent = `hub not reachable (${e.message})`; });
+start().catch((e) => { $("conn").textContent = fmt(_("hub not reachable ({error})"), { error: e.message }); });

@@ -2,6 +2,7 @@
 // pending flags, sensor faults and boards not heard from), live from the hub's /events.
 import { drawBoard, parseFen } from "/static/board.js";
 import { clockNow, formatTime, h } from "/static/live.js";
+import { _, fmt, ngettext } from "/static/i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const boards = new Map();     // board -> {summary, card, fen, receivedAt}
@@ -21,7 +22,8 @@ function compare(a, b) {
 function card(board) {
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   const el = h("article", { class: "card", id: `board-${board}`, "data-board": board },
-    h("h2", {}, h("a", { href: `/boards/${encodeURIComponent(board)}/`, class: "title" }, `Board ${board}`),
+    h("h2", {}, h("a", { href: `/boards/${encodeURIComponent(board)}/`, class: "title" },
+      fmt(_("Board {board}"), { board })),
       h("span", { class: "badges" })),
     h("div", { class: "names" }, h("span", { class: "black" }), h("span", { class: "round muted" })),
     svg,
@@ -52,11 +54,12 @@ function update(summary) {
   const c = entry.card, s = summary;
   c.querySelector(".white").textContent = `○ ${s.white || "?"}`;
   c.querySelector(".black").textContent = `● ${s.black || "?"}`;
-  c.querySelector(".round").textContent = s.round ? `round ${s.round}` : "";
+  c.querySelector(".round").textContent = s.round ? fmt(_("round {round}"), { round: s.round }) : "";
   c.querySelector(".result").textContent = s.result && s.result !== "*" ? s.result : "";
   const moves = s.moves || 0;
   c.querySelector(".moves").textContent = moves
-    ? `${Math.ceil(moves / 2)}. ${s.last_move || ""} (${moves} plies)` : (s.game_id ? "no move yet" : "no game");
+    ? `${Math.ceil(moves / 2)}. ${s.last_move || ""} (${fmt(ngettext("{n} ply", "{n} plies", moves), { n: moves })})`
+    : (s.game_id ? _("no move yet") : _("no game"));
   if (s.fen && s.fen !== entry.fen) {
     try {
       drawBoard(c.svg, { variant: s.variant || "italian", pieces: parseFen(s.variant, s.fen).pieces,
@@ -73,13 +76,13 @@ function update(summary) {
 
 function badges(entry) {
   const s = entry.summary, out = [];
-  if (s.pending_flags) out.push(h("span", { class: "badge flag", title: "irregularities pending" },
+  if (s.pending_flags) out.push(h("span", { class: "badge flag", title: _("irregularities pending") },
     `⚑ ${s.pending_flags}`));
-  if (s.sensor_faults) out.push(h("span", { class: "badge fault", title: "sensor faults" },
-    `sensors ${s.sensor_faults}`));
-  if (s.online === false) out.push(h("span", { class: "badge off", title: "the board left the broker" }, "offline"));
-  if (s.missing) out.push(h("span", { class: "badge lag", title: "journal lines not yet copied to the hub" },
-    `+${s.missing} lines`));
+  if (s.sensor_faults) out.push(h("span", { class: "badge fault", title: _("sensor faults") },
+    fmt(_("sensors {n}"), { n: s.sensor_faults })));
+  if (s.online === false) out.push(h("span", { class: "badge off", title: _("the board left the broker") }, _("offline")));
+  if (s.missing) out.push(h("span", { class: "badge lag", title: _("journal lines not yet copied to the hub") },
+    fmt(ngettext("+{n} line", "+{n} lines", s.missing), { n: s.missing })));
   entry.card.querySelector(".badges").replaceChildren(...out);
 }
 
@@ -93,8 +96,8 @@ function tick() {
     const silent = s.online === false || age === null || age > STALE_S;
     if (silent) stale++;
     c.classList.toggle("stale", silent);
-    c.querySelector(".heard").textContent = age === null ? "never heard"
-      : age > STALE_S ? `silent ${Math.round(age / 60)} min` : "";
+    c.querySelector(".heard").textContent = age === null ? _("never heard")
+      : age > STALE_S ? fmt(_("silent {n} min"), { n: Math.round(age / 60) }) : "";
     const cw = c.querySelector(".cw"), cb = c.querySelector(".cb");
     if (!s.clock) { cw.textContent = cb.textContent = "–"; continue; }
     const live = s.result === "*" ? clockNow(s.clock, entry.receivedAt) :
@@ -105,7 +108,8 @@ function tick() {
     cb.classList.toggle("running", s.clock.running === "black" && s.result === "*");
   }
   const shown = [...boards.values()].filter((e) => !e.card.hidden).length;
-  $("summary").textContent = `${shown} boards` + (stale ? `, ${stale} not heard from` : "");
+  $("summary").textContent = fmt(ngettext("{n} board", "{n} boards", shown), { n: shown }) +
+    (stale ? ", " + fmt(_("{n} not heard from"), { n: stale }) : "");
 }
 
 function filter() {
@@ -122,7 +126,7 @@ function refreshRounds() {
   const have = [...select.options].slice(1).map((o) => o.value);
   if (rounds.join("\n") === have.join("\n")) return;
   const value = select.value;
-  select.replaceChildren(h("option", { value: "" }, "all"),
+  select.replaceChildren(h("option", { value: "" }, _("all")),
     ...rounds.map((r) => h("option", { value: r }, r)));
   select.value = rounds.includes(value) ? value : "";
 }
@@ -142,9 +146,9 @@ function follow() {
   // EventSource reconnects by itself with Last-Event-ID: the hub then sends the boards that
   // changed meanwhile (HUB_API.md), so the page never reloads.
   const source = new EventSource("/events");
-  source.onopen = () => { $("conn").textContent = "live"; };
+  source.onopen = () => { $("conn").textContent = _("live"); };
   source.onerror = () => {
-    $("conn").textContent = "reconnecting…";
+    $("conn").textContent = _("reconnecting…");
     if (source.readyState === EventSource.CLOSED) setTimeout(follow, 3000);
   };
   source.addEventListener("board", (ev) => {
@@ -157,5 +161,5 @@ $("numbers").addEventListener("change", () => {
   for (const e of boards.values()) { e.fen = null; update(e.summary); }
 });
 load().then(() => { follow(); tick(); setInterval(tick, 200); })
-  .catch((e) => { $("conn").textContent = `hall not reachable (${e.message}); retrying`;
+  .catch((e) => { $("conn").textContent = fmt(_("hall not reachable ({error}); retrying"), { error: e.message });
     setTimeout(() => location.reload(), 5000); });

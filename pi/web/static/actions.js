@@ -1,6 +1,7 @@
 // The arbiter's actions (TRACE.md: start_clock, stop_clock, restore, impose_count, adjudicate,
 // note) as a form posting to /api/arbiter; shared by the console and the simulator.
 import { api, h } from "./live.js";
+import { _, fmt } from "./i18n.js";
 
 /** The results offered before the game's variant is known: the common set (engine/variants.py). */
 const RESULTS = ["1-0", "1/2-1/2", "0-1"];
@@ -15,32 +16,33 @@ export function arbiterActions(container, report, context = () => ({})) {
     const body = { ...action, ...context() };
     try {
       const answer = await api("api/arbiter", body);
-      report(`${body.action}: journaled as line ${answer.line}`, true);
+      report(fmt(_("{action}: journaled as line {line}"), { action: body.action, line: answer.line }), true);
     } catch (e) {
-      report(`${body.action} refused: ${e.message}`, false);
+      report(fmt(_("{action} refused: {error}"), { action: body.action, error: e.message }), false);
     }
   }
-  const simple = [["start_clock", "Start clock"], ["stop_clock", "Stop clock"],
-    ["restore", "Restore position (IT 7.8)"], ["impose_count", "Impose move count"]];
-  const result = h("select", { id: "adjudicate-result", "aria-label": "result to adjudicate" },
+  const simple = [["start_clock", _("Start clock")], ["stop_clock", _("Stop clock")],
+    ["restore", _("Restore position (IT 7.8)")], ["impose_count", _("Impose move count")]];
+  const result = h("select", { id: "adjudicate-result", "aria-label": _("result to adjudicate") },
     ...RESULTS.map((r) => h("option", { value: r }, r)));
   let offered = RESULTS.join();
   const note = h("input", { id: "note-text", type: "text", maxlength: "500",
-    "aria-label": "note text", placeholder: "note for the record" });
-  const noteForm = h("form", { class: "note" }, note, h("button", { type: "submit", id: "action-note" }, "Add note"));
+    "aria-label": _("note text"), placeholder: _("note for the record") });
+  const noteForm = h("form", { class: "note" }, note,
+    h("button", { type: "submit", id: "action-note" }, _("Add note")));
   noteForm.addEventListener("submit", (ev) => {
     ev.preventDefault();
     if (note.value.trim()) { send({ action: "note", text: note.value.trim() }); note.value = ""; }
   });
   container.replaceChildren(
-    h("fieldset", {}, h("legend", {}, "Clock and position"),
+    h("fieldset", {}, h("legend", {}, _("Clock and position")),
       ...simple.map(([action, label]) => h("button", { type: "button", id: `action-${action}`,
         onclick: () => send({ action }) }, label))),
-    h("fieldset", {}, h("legend", {}, "Adjudicate"), result,
+    h("fieldset", {}, h("legend", {}, _("Adjudicate")), result,
       h("button", { type: "button", id: "action-adjudicate",
-        onclick: () => { if (confirm(`Adjudicate ${result.value}?`)) send({ action: "adjudicate", result: result.value }); } },
-      "Adjudicate")),
-    h("fieldset", {}, h("legend", {}, "Note"), noteForm));
+        onclick: () => { if (confirm(fmt(_("Adjudicate {result}?"), { result: result.value }))) send({ action: "adjudicate", result: result.value }); } },
+      _("Adjudicate"))),
+    h("fieldset", {}, h("legend", {}, _("Note")), noteForm));
   return {
     setResults(list) {
       if (!Array.isArray(list) || !list.length || list.join() === offered) return;

@@ -2,7 +2,8 @@
 // around them, the game line by line, the arbiter's actions, downloads.
 import { boardSvg, drawBoard } from "./board.js";
 import { api, formatTime, gameTime, h, loginBox } from "./live.js";
-import { flagWhen, squareLabels, startLive } from "./liveview.js";
+import { KIND_TEXT, SIDE_TEXT, STATUS_TEXT, flagText, flagTitle, flagWhen, squareLabels, startLive } from "./liveview.js";
+import { _, fmt, ngettext } from "./i18n.js";
 import { arbiterActions } from "./actions.js";
 import { describe, flagWindow, parseJournal, replayStates } from "./replay.js";
 
@@ -27,7 +28,7 @@ async function loadJournal() {
       showStep();
       if (selected !== null) review(selected);
     } catch (e) {
-      $("replay-step").textContent = `journal: ${e.message}`;
+      $("replay-step").textContent = fmt(_("journal: {error}"), { error: e.message });
     } finally { loading = null; }
   })();
   return loading;
@@ -57,7 +58,7 @@ async function engineStates(recs) {
 
 /** A count of plies (one player's move each; a "move" is the pair the PDN numbers: API.md). */
 function plies(n) {
-  return `${n} ${n === 1 ? "ply" : "plies"}`;
+  return fmt(ngettext("{n} ply", "{n} plies", n), { n });
 }
 
 function showStep() {
@@ -67,15 +68,27 @@ function showStep() {
   $("replay-slider").value = step;
   drawBoard($("replay-board"), { variant: state.metadata.variant, pieces: s.pieces,
     numbers: $("numbers").checked, lastMove: s.lastMove });
-  $("replay-step").textContent = `line ${s.line}/${states.length} · game time ${gameTime(s.record.t)} · ` +
-    `${describe(state.metadata.variant, s.record)} · ${plies(s.moves)} · ${s.turn} to move` +
-    (s.hand.length ? ` · ${s.hand.length} in hand` : "") +
-    ` · ${s.flags.length} flags${s.flags.length ? " (last " + s.flags[s.flags.length - 1].code + " " +
-      (s.flags[s.flags.length - 1].status || "") + ")" : ""}` +
-    (s.pending != null ? ` · awaiting the opponent's decision on flag ${s.pending}` : "") +
-    (s.toFix && s.toFix.length ? ` · put right: ${squareLabels(state.metadata.variant, s.toFix)}` : "") +
-    (s.clock ? ` · clocks W ${formatTime(s.clock.white * 1000)} B ${formatTime(s.clock.black * 1000)}` : "") +
-    (s.result && s.result !== "*" ? ` · result ${s.result}` : "");
+  const last = s.flags[s.flags.length - 1];
+  const parts = [
+    fmt(_("line {line}/{lines}"), { line: s.line, lines: states.length }),
+    fmt(_("game time {time}"), { time: gameTime(s.record.t) }),
+    describe(state.metadata.variant, s.record), plies(s.moves),
+    s.turn === "black" ? _("Black to move") : _("White to move"),
+  ];
+  if (s.hand.length) parts.push(fmt(ngettext("{n} in hand", "{n} in hand", s.hand.length), { n: s.hand.length }));
+  parts.push(fmt(ngettext("{n} flag", "{n} flags", s.flags.length), { n: s.flags.length }) +
+    (last ? " " + fmt(_("(last {code} {status})"),
+      { code: last.code, status: STATUS_TEXT[last.status] || last.status || "" }) : ""));
+  if (s.pending != null) parts.push(fmt(_("awaiting the opponent's decision on flag {id}"), { id: s.pending }));
+  if (s.toFix && s.toFix.length) {
+    parts.push(fmt(_("put right: {squares}"), { squares: squareLabels(state.metadata.variant, s.toFix) }));
+  }
+  if (s.clock) {
+    parts.push(fmt(_("clocks W {white} B {black}"),
+      { white: formatTime(s.clock.white * 1000), black: formatTime(s.clock.black * 1000) }));
+  }
+  if (s.result && s.result !== "*") parts.push(fmt(_("result {result}"), { result: s.result }));
+  $("replay-step").textContent = parts.join(" · ");
   $("replay-record").textContent = JSON.stringify(s.record);
 }
 
@@ -87,12 +100,17 @@ function review(flag) {
   $("review-hint").hidden = true;
   const variant = state.metadata.variant;
   const head = h("div", { class: `flag ${flag.kind}` },
-    h("div", {}, h("span", { class: "code" }, flag.code), " ", flag.title || ""),
-    h("div", {}, flag.text),
-    h("div", { class: "muted" }, `offender: ${flag.side || "—"} · ${flag.kind} · status ${flag.status} · ` +
-      `${flagWhen(flag, state.metadata.started_at)}${flag.line != null ? " · journal line " + flag.line : ""}`));
+    h("div", {}, h("span", { class: "code" }, flag.code), " ", flagTitle(flag)),
+    h("div", {}, flagText(flag)),
+    h("div", { class: "muted" }, [
+      fmt(_("offender: {side}"), { side: SIDE_TEXT[flag.side] || "—" }),
+      KIND_TEXT[flag.kind] || flag.kind,
+      fmt(_("status {status}"), { status: STATUS_TEXT[flag.status] || flag.status }),
+      flagWhen(flag, state.metadata.started_at),
+      ...(flag.line != null ? [fmt(_("journal line {line}"), { line: flag.line })] : []),
+    ].join(" · ")));
   if (!states.length) {
-    $("review-body").replaceChildren(head, h("p", { class: "muted" }, "loading the journal…"));
+    $("review-body").replaceChildren(head, h("p", { class: "muted" }, _("loading the journal…")));
     loadJournal();
     return;
   }
@@ -100,7 +118,7 @@ function review(flag) {
   const before = states[w.before], after = states[w.at];
   const figure = (s, caption, id) => h("figure", { id },
     boardSvg({ variant, pieces: s.pieces, numbers: $("numbers").checked, lastMove: s.lastMove }),
-    h("figcaption", {}, `${caption} (line ${s.line})`));
+    h("figcaption", {}, fmt(_("{caption} (line {line})"), { caption, line: s.line })));
   const timeline = h("ol", { class: "timeline", id: "timeline", start: w.before + 1 },
     ...records.slice(w.before, w.end + 1).map((rec, k) => {
       const line = w.before + 1 + k;
@@ -109,9 +127,9 @@ function review(flag) {
           `${gameTime(rec.t)} ${describe(variant, rec)}`));
     }));
   $("review-body").replaceChildren(head,
-    h("div", { class: "diagrams" }, figure(before, "before", "diagram-before"),
-      figure(after, "after", "diagram-after")),
-    h("h3", {}, "Sensor events around it (game time)"), timeline);
+    h("div", { class: "diagrams" }, figure(before, _("before"), "diagram-before"),
+      figure(after, _("after"), "diagram-after")),
+    h("h3", {}, _("Sensor events around it (game time)")), timeline);
 }
 
 function onState(s) {
@@ -139,7 +157,7 @@ async function whoami() {
     // only a simulated board has a simulator (the hub's board pages and a Pi's answer 404)
     $("nav-simulator").hidden = !who.simulate;
     $("login-section").hidden = who.arbiter;
-    $("who").textContent = who.arbiter ? "arbiter" : "public view";
+    $("who").textContent = who.arbiter ? _("arbiter") : _("public view");
     if (who.arbiter) {
       loadedLine = -1;  // the public journal was cut at the broadcast's line: read it all
       live.refresh();  // the stream again, now with the arbiter's view
@@ -168,8 +186,8 @@ function renderGames() {
     return h("li", {}, `${g.id} ${g.white || "?"}–${g.black || "?"} ` +
       `${result || "*"} (${plies(moves)}) `,
     h("a", { href: `api/games/${g.id}/game.pdn`, download: `${g.id}.pdn` }, "PDN"), " ",
-    h("a", { href: `api/games/${g.id}/trace.jsonl`, download: `${g.id}.jsonl` }, "trace"), " ",
-    h("a", { href: `api/games/${g.id}/report.json`, download: `${g.id}.json` }, "report"));
+    h("a", { href: `api/games/${g.id}/trace.jsonl`, download: `${g.id}.jsonl` }, _("trace")), " ",
+    h("a", { href: `api/games/${g.id}/report.json`, download: `${g.id}.json` }, _("report")));
   }));
 }
 

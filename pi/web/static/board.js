@@ -4,6 +4,11 @@
 // r = (n-1) div half counted from the top (Black's side), column c = (n-1) mod half; its file is
 // 2c + offset, offset = (r + (firstDarkFileEven ? 0 : 1)) mod 2; its rank is size-1-r.
 // Italian: 1 = a8 ... 32 = h1; English, Brazilian: 1 = b8 ... 32 = g1; international: 1 = b10 ... 50 = i1.
+import { _, fmt, ngettext } from "./i18n.js";
+
+// A king's mark on the diagram (one letter) and the pieces in words, in the page's language.
+const KING_MARK = _("K");
+const PIECE_TEXT = { w: _("white man"), b: _("black man"), W: _("white king"), B: _("black king") };
 
 export const VARIANTS = {
   italian: { size: 8, firstDarkFileEven: true, code: "IT" },
@@ -156,8 +161,9 @@ export function drawBoard(svg, opts) {
   for (const [name, cls] of Object.entries(opts.marks || {})) highlight.set(name, cls);
   const count = Object.keys(opts.pieces || {}).length;
   const title = el("title", {}, svg);
-  title.textContent = `${g.variant} board, ${count} pieces` +
-    (opts.lastMove ? `, last move ${opts.lastMove.notation || ""}` : "");
+  title.textContent = fmt(ngettext("{variant} board, {n} piece", "{variant} board, {n} pieces", count),
+    { variant: g.variant, n: count }) +
+    (opts.lastMove ? fmt(_(", last move {move}"), { move: opts.lastMove.notation || "" }) : "");
   for (let rank = 0; rank < size; rank++) {
     for (let file = 0; file < size; file++) {
       const name = FILES[file] + (rank + 1);
@@ -175,7 +181,7 @@ export function drawBoard(svg, opts) {
           "data-piece": piece }, group);
         if (piece === "W" || piece === "B") {
           const k = el("text", { x: x + 5, y: y + 6.6, class: `crown ${colour}` }, group);
-          k.textContent = "K";
+          k.textContent = KING_MARK;
         }
       }
       if (number && opts.numbers) {  // drawn over the piece, in its corner
@@ -185,8 +191,7 @@ export function drawBoard(svg, opts) {
       if (opts.onClick) {
         group.setAttribute("tabindex", "0");
         group.setAttribute("role", "button");
-        const what = piece ? (piece.toLowerCase() === "w" ? "white " : "black ") +
-          (piece === piece.toUpperCase() ? "king" : "man") : "empty";
+        const what = piece ? PIECE_TEXT[piece] || piece : _("empty");
         group.setAttribute("aria-label", `${name}${number ? " (" + number + ")" : ""}: ${what}`);
         group.addEventListener("click", () => opts.onClick(name));
         group.addEventListener("keydown", (ev) => {

@@ -1,4 +1,5 @@
 // Clock faces, the event stream and small helpers shared by the pages.
+import { _, fmt } from "./i18n.js";
 
 /** The face text of `ms` milliseconds, as engine/clock_display.py format_time_full with the
  * default rules (what a DGT3000 or a lichess board shows): "1:05:00" from an hour up, "58:12",
@@ -57,9 +58,9 @@ export function followEvents(handlers, onStatus = () => {}) {
     const url = lastId === null ? "events"
       : `events?last_event_id=${encodeURIComponent(lastId)}${game}`;
     source = new EventSource(url);
-    source.onopen = () => { delay = 1000; onStatus("live"); };
+    source.onopen = () => { delay = 1000; onStatus(_("live")); };
     source.onerror = () => {
-      onStatus("reconnecting…");
+      onStatus(_("reconnecting…"));
       if (source.readyState === EventSource.CLOSED && !stopped) {
         setTimeout(open, delay);
         delay = Math.min(delay * 2, 15000);
@@ -133,13 +134,14 @@ export function moveRows(moves) {
 /** The login box: posts the token for the HttpOnly cookie; calls onLogin() once accepted. */
 export function loginBox(container, onLogin) {
   const input = h("input", { type: "password", id: "token", autocomplete: "current-password",
-    "aria-label": "arbiter token" });
+    "aria-label": _("arbiter token") });
   const status = h("span", { class: "login-status", role: "status" });
   // the password manager's username, so that the form is a complete login form
   const user = h("input", { type: "text", autocomplete: "username", value: "arbiter",
     hidden: true, "aria-hidden": "true", tabindex: "-1" });
   const form = h("form", { class: "login" }, user,
-    h("label", { for: "token" }, "Arbiter token "), input, h("button", { type: "submit" }, "Log in"),
+    h("label", { for: "token" }, _("Arbiter token") + " "), input,
+    h("button", { type: "submit" }, _("Log in")),
     status);
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
@@ -149,7 +151,7 @@ export function loginBox(container, onLogin) {
       status.textContent = "";
       onLogin();
     } catch (e) {
-      status.textContent = `refused (${e.message})`;
+      status.textContent = fmt(_("refused ({reason})"), { reason: e.message });
     }
   });
   container.replaceChildren(form);

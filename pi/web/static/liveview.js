@@ -3,9 +3,28 @@
 
 import { applyMove, drawBoard, geometry, initialPosition, parseFen, squareNumber } from "./board.js";
 import { clockNow, followEvents, formatTime, gameTime, h, moveRows } from "./live.js";
+import { _, fmt, formatClockTime, localize } from "./i18n.js";
 
-const RESULT_TEXT = { "1-0": "White wins", "0-1": "Black wins", "1/2-1/2": "Draw",
-  "2-0": "White wins", "0-2": "Black wins", "1-1": "Draw", "0-0": "Both lose", "*": "in play" };
+const RESULT_TEXT = { "1-0": _("White wins"), "0-1": _("Black wins"), "1/2-1/2": _("Draw"),
+  "2-0": _("White wins"), "0-2": _("Black wins"), "1-1": _("Draw"), "0-0": _("Both lose"),
+  "*": _("in play") };
+/** A flag's statuses in words (the API's codes stay the contract's). */
+export const STATUS_TEXT = { pending: _("pending"), corrected: _("corrected"),
+  maintained: _("maintained"), noted: _("noted") };
+/** A flag's kinds in words (engine/articles.py kinds). */
+export const KIND_TEXT = { irregularity: _("irregularity"), incorrectness: _("incorrectness"),
+  notice: _("notice"), result: _("result"), procedure: _("procedure") };
+
+/** A flag's title and text in the page's language (the API gives the board's English). */
+export function flagTitle(flag) { return flag.title ? _(flag.title) : ""; }
+export function flagText(flag) { return localize(flag.text); }
+
+/** The variants in words (engine/variants.py names; English as they are). */
+export const VARIANT_TEXT = { italian: _("italian"), english: _("english"),
+  international: _("international"), brazilian: _("brazilian") };
+
+/** The players' colours in words (the API's "white"/"black" stay the contract's). */
+export const SIDE_TEXT = { white: _("White"), black: _("Black") };
 
 /** Squares as the page names them: the variant's official number of a dark square (engine/squares.py
  * numbering), the algebraic name of a light one (a piece put on a light square, IT 7.5). */
@@ -14,20 +33,20 @@ export function squareLabels(variant, squares) {
   return (squares || []).map((sq) => squareNumber(g, sq) ?? sq).join(" ");
 }
 
-/** Local wall time, 24-hour ("14:03:07"), of a Unix time in seconds; "" if none. */
+/** Local wall time, 24-hour ("14:03:07"), of a Unix time in seconds, in the page's language
+ * (i18n.js); "" if none. */
 export function wallTime(unixSeconds) {
   if (typeof unixSeconds !== "number" || !isFinite(unixSeconds)) return "";
-  const d = new Date(unixSeconds * 1000), two = (n) => String(n).padStart(2, "0");
-  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  return formatClockTime(unixSeconds);
 }
 
 /** When a flag was raised, naming each clock: the game time (since the game began) and, when the
  * start is known, the local wall time (24-hour). */
 export function flagWhen(flag, startedAt) {
-  const parts = [`game time ${gameTime(flag.t)}`];
+  const parts = [fmt(_("game time {time}"), { time: gameTime(flag.t) })];
   const start = typeof startedAt === "string" ? Date.parse(startedAt) / 1000 : startedAt;
   if (typeof start === "number" && isFinite(start) && typeof flag.t === "number") {
-    parts.push(`local time ${wallTime(start + flag.t)}`);
+    parts.push(fmt(_("local time {time}"), { time: wallTime(start + flag.t) }));
   }
   return parts.join(", ");
 }
@@ -81,9 +100,9 @@ export function startLive(opts = {}) {
     const el = $("turn");
     if (!el) return;
     const res = state.result || "*";
-    if (viewing === null && res !== "*") el.textContent = "game over";
-    else if (viewing === null && state.phase === "setup") el.textContent = "setting up";
-    else el.textContent = turn === "b" ? "Black to move" : "White to move";
+    if (viewing === null && res !== "*") el.textContent = _("game over");
+    else if (viewing === null && state.phase === "setup") el.textContent = _("setting up");
+    else el.textContent = turn === "b" ? _("Black to move") : _("White to move");
     el.dataset.turn = turn === "b" ? "black" : "white";
   }
 
@@ -94,8 +113,9 @@ export function startLive(opts = {}) {
     if (viewing !== null) {
       const m = state.moves[viewing - 1];
       const row = m ? moveRows(state.moves).find((r) => r[1] === m || r[2] === m) : null;
-      $("viewing-text").textContent = !m ? "the start position (not live)"
-        : `after ${row[0]}${m.side === "black" ? "…" : "."} ${m.notation} (not live)`;
+      $("viewing-text").textContent = !m ? _("the start position (not live)")
+        : fmt(_("after {move} (not live)"),
+          { move: `${row[0]}${m.side === "black" ? "…" : "."} ${m.notation}` });
     }
   }
 
@@ -124,7 +144,7 @@ export function startLive(opts = {}) {
     const shown = viewing === null ? state.moves[state.moves.length - 1] : state.moves[viewing - 1];
     const cell = (m) => h("td", { class: m && m === shown ? "last" : null },
       m ? h("button", { type: "button", class: "move linkish", "data-ply": m.ply,
-        title: `game time ${gameTime(m.t)}: show the position after this move`,
+        title: fmt(_("game time {time}: show the position after this move"), { time: gameTime(m.t) }),
         onclick: () => show(state.moves.indexOf(m) + 1) }, m.notation) : "");
     body.replaceChildren(...rows.map(([n, w, b]) => h("tr", {},
       h("td", {}, `${n}.`), w ? cell(w) : h("td", {}, "…"), cell(b))));
@@ -133,35 +153,43 @@ export function startLive(opts = {}) {
   function renderFlags() {
     $("flags").replaceChildren(...state.flags.map((f) => h("div", {
       class: `flag ${f.kind}`, "data-flag-id": f.id, "data-code": f.code },
-    h("span", { class: "code" }, f.code), " ", f.title ? h("span", {}, f.title, " — ") : null,
-    f.text, " ", h("span", { class: "muted" },
-      `${f.side || ""} · ${f.status} · ${flagWhen(f, state.metadata.started_at)}`))));
-    if (!state.flags.length) $("flags").replaceChildren(h("p", { class: "muted" }, "none"));
+    h("span", { class: "code" }, f.code), " ", f.title ? h("span", {}, flagTitle(f), " — ") : null,
+    flagText(f), " ", h("span", { class: "muted" },
+      `${SIDE_TEXT[f.side] || ""} · ${STATUS_TEXT[f.status] || f.status} · ` +
+      flagWhen(f, state.metadata.started_at)))));
+    if (!state.flags.length) $("flags").replaceChildren(h("p", { class: "muted" }, _("none")));
   }
 
   function render() {
     if (!state) return;
     const m = state.metadata || {};
-    $("white-name").textContent = `White: ${m.white || "?"}`;
-    $("black-name").textContent = `Black: ${m.black || "?"}`;
-    $("event").textContent = [m.event, m.round && `round ${m.round}`, m.board && `board ${m.board}`,
-      m.variant, m.time_control].filter(Boolean).join(" · ");
-    const names = [m.board && `Board ${m.board}`, m.round && `Round ${m.round}`].filter(Boolean);
+    $("white-name").textContent = fmt(_("White: {name}"), { name: m.white || "?" });
+    $("black-name").textContent = fmt(_("Black: {name}"), { name: m.black || "?" });
+    $("event").textContent = [m.event, m.round && fmt(_("round {round}"), { round: m.round }),
+      m.board && fmt(_("board {board}"), { board: m.board }),
+      VARIANT_TEXT[m.variant] || m.variant, m.time_control].filter(Boolean).join(" · ");
+    const names = [m.board && fmt(_("Board {board}"), { board: m.board }),
+      m.round && fmt(_("Round {round}"), { round: m.round })].filter(Boolean);
     if ($("names")) {
       $("names").textContent = names.join(" · ");
       if (names.length) document.title = `${names.join(" · ")} — damiera`;
     }
     // what the OLED says, then what the board cannot see or wants put right
-    const faults = (state.sensor_faults || []).map((f) => `sensor fault: ${f.message || f.kind}` +
-      (f.squares && f.squares.length ? ` (${f.squares.join(" ")})` : ""));
+    // a fault's message as the board's screen shows it ("sensor fault: 0x21, squares c3 e3
+    // (no answer)", pi/drivers/faults.py), localized; one without a message: its kind and squares
+    const faults = (state.sensor_faults || []).map((f) => f.message
+      ? localize(`${f.message} (${f.kind})`)
+      : fmt(_("sensor fault: {what}"), { what: localize(f.kind) }) +
+        (f.squares && f.squares.length ? ` (${f.squares.join(" ")})` : ""));
     // the squares to put right, in the page's numbering, once (the board's own message may say it)
     const fix = (state.squares_to_fix || []).length
-      ? [`put right: ${squareLabels(m.variant, state.squares_to_fix)}`] : [];
-    const message = (state.message || "").startsWith("put right:") && fix.length ? "" : state.message;
+      ? [fmt(_("put right: {squares}"), { squares: squareLabels(m.variant, state.squares_to_fix) })] : [];
+    const message = (state.message || "").startsWith("put right:") && fix.length ? ""
+      : localize(state.message);
     $("message").textContent = [message, ...fix, ...faults].filter(Boolean).join(" · ");
     const res = state.result || "*";
-    $("result").textContent = res === "*" ? (state.phase === "setup" ? "setting up" : "in play")
-      : `${res} — ${RESULT_TEXT[res] || ""}${state.result_reason ? " (" + state.result_reason + ")" : ""}`;
+    $("result").textContent = res === "*" ? (state.phase === "setup" ? _("setting up") : _("in play"))
+      : `${res} — ${RESULT_TEXT[res] || ""}${state.result_reason ? " (" + localize(state.result_reason) + ")" : ""}`;
     $("result").dataset.result = res;
     renderBoard(); renderClock(); renderMoves(); renderFlags();
     if (opts.onState) opts.onState(state);

@@ -8,6 +8,7 @@
 // occupancy equals the transcript's position after the moves made so far, the transcript's
 // position (colours and kings) is taken as it is.
 import { applyMove, initialPosition, parseFen, squareName, geometry } from "./board.js";
+import { _, fmt, localize, ngettext } from "./i18n.js";
 
 /** Parse a JSON Lines journal; unreadable lines become {type: "unreadable"}. */
 export function parseJournal(text) {
@@ -85,21 +86,33 @@ export function flagWindow(records, flag, after = 5) {
   return { before: Math.max(0, from), at, end: Math.min(records.length - 1, at + after) };
 }
 
+/** The players' buttons as the timeline names them (TRACE.md names, the English as they are). */
+const BUTTON_TEXT = { clock: _("clock"), accomodo: _("accomodo"), correct: _("correct"),
+  accept: _("accept"), draw_offer: _("draw_offer"), draw_accept: _("draw_accept"),
+  resign: _("resign"), count: _("count"), repetition: _("repetition") };
+
 /** One journal line in words, for the timeline. */
 export function describe(variant, rec) {
   const g = geometry(variant);
   const sq = (s) => { const n = squareName(g, s); const num = g.numberOf[n]; return num ? `${n} (${num})` : n; };
   switch (rec.type) {
-    case "start": return `start: ${rec.variant}${rec.fen ? " from " + rec.fen : ""}`;
-    case "lift": return `lift ${sq(rec.square)}`;
-    case "place": return `place ${sq(rec.square)}`;
-    case "snapshot": return `snapshot: ${(rec.occupied || []).length} squares occupied`;
-    case "button": return `${rec.side} presses ${rec.name}`;
-    case "arbiter": return `arbiter: ${rec.action}${rec.result ? " " + rec.result : ""}${rec.text ? " “" + rec.text + "”" : ""}`;
-    case "fault": return `sensor fault: ${rec.message || (rec.squares || []).join(" ")}`;
-    case "fault_cleared": return `sensors back: ${(rec.squares || []).join(" ")}`;
-    case "restart": return `daemon restarted (down ${rec.down == null ? "unknown" : rec.down + " s"})`;
-    case "end": return "end of trace";
+    case "start": return rec.fen ? fmt(_("start: {variant} from {fen}"), { variant: rec.variant, fen: rec.fen })
+      : fmt(_("start: {variant}"), { variant: rec.variant });
+    case "lift": return fmt(_("lift {square}"), { square: sq(rec.square) });
+    case "place": return fmt(_("place {square}"), { square: sq(rec.square) });
+    case "snapshot": {
+      const n = (rec.occupied || []).length;
+      return fmt(ngettext("snapshot: {n} square occupied", "snapshot: {n} squares occupied", n), { n });
+    }
+    case "button": return fmt(_("{side} presses {button}"),
+      { side: localize(rec.side), button: BUTTON_TEXT[rec.name] || rec.name });
+    case "arbiter": return fmt(_("arbiter: {action}"), { action: rec.action }) +
+      `${rec.result ? " " + rec.result : ""}${rec.text ? " “" + rec.text + "”" : ""}`;
+    case "fault": return fmt(_("sensor fault: {what}"), { what: localize(rec.message) || (rec.squares || []).join(" ") });
+    case "fault_cleared": return fmt(_("sensors back: {squares}"), { squares: (rec.squares || []).join(" ") });
+    case "restart": return fmt(_("daemon restarted (down {time})"),
+      { time: rec.down == null ? _("unknown") : rec.down + " s" });
+    case "end": return _("end of trace");
     default: return JSON.stringify(rec);
   }
 }

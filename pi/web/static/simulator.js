@@ -8,15 +8,16 @@ import { drawBoard, geometry, parseFen, squareNumber } from "./board.js";
 import { api, h, loginBox } from "./live.js";
 import { startLive } from "./liveview.js";
 import { arbiterActions } from "./actions.js";
+import { _, fmt, ngettext } from "./i18n.js";
 
-const BUTTONS = [["clock", "Clock"], ["accomodo", "Accomodo"], ["correct", "Correct"],
-  ["accept", "Accept"], ["draw_offer", "Offer draw"], ["draw_accept", "Accept draw"],
-  ["resign", "Resign"], ["count", "Count"], ["repetition", "Repetition"]];
+const BUTTONS = [["clock", _("Clock")], ["accomodo", _("Accomodo")], ["correct", _("Correct")],
+  ["accept", _("Accept")], ["draw_offer", _("Offer draw")], ["draw_accept", _("Accept draw")],
+  ["resign", _("Resign")], ["count", _("Count")], ["repetition", _("Repetition")]];
 const $ = (id) => document.getElementById(id);
 let pieces = {}, hand = [], occupied = new Set(), variant = "italian", fenPieces = {}, busy = false;
 let turn = "w", setSize = 24, actions = null;
 
-const PIECE_NAMES = { w: "white man", b: "black man", W: "white king", B: "black king" };
+const PIECE_NAMES = { w: _("white man"), b: _("black man"), W: _("white king"), B: _("black king") };
 
 /** A square as the page names it: "c4 (18)". */
 function label(square) {
@@ -48,10 +49,10 @@ function draw() {
   const marks = {};
   drawBoard($("simboard"), { variant, pieces: shown, numbers: $("numbers").checked, marks,
     onClick: click });
-  $("hand").textContent = hand.length ? hand.map((p) => PIECE_NAMES[p] || "a piece").join(", ")
-    : "nothing";
+  $("hand").textContent = hand.length ? hand.map((p) => PIECE_NAMES[p] || _("a piece")).join(", ")
+    : _("nothing");
   const box = inBox();
-  $("box").textContent = `${box} piece${box === 1 ? "" : "s"}`;
+  $("box").textContent = fmt(ngettext("{n} piece", "{n} pieces", box), { n: box });
   $("box-white").disabled = $("box-black").disabled = box === 0;
   $("to-box").disabled = hand.length === 0;
 }
@@ -64,7 +65,7 @@ async function refreshBoard() {
     for (const sq of Object.keys(pieces)) if (!occupied.has(sq)) delete pieces[sq];
     draw();
   } catch (e) {
-    if (!e.message.startsWith("401")) { say(`board: ${e.message}`); return; }
+    if (!e.message.startsWith("401")) { say(fmt(_("board: {error}"), { error: e.message })); return; }
     // not logged in: the sensors are the arbiter's (they show a held move); the game's
     // position as the public sees it is drawn instead
     occupied = new Set(Object.keys(fenPieces));
@@ -83,17 +84,17 @@ async function click(square) {
       hand.push(piece);
       delete pieces[square];
       occupied.delete(square);
-      say(`lifted ${PIECE_NAMES[piece] || "a piece"} from ${label(square)}`, true);
+      say(fmt(_("lifted {piece} from {square}"), { piece: PIECE_NAMES[piece] || _("a piece"), square: label(square) }), true);
     } else if (!hand.length) {
       // a board has no piece from nowhere: put down only what was lifted or taken from the box
-      say(inBox() ? "nothing in hand: lift a piece, or take one from the box"
-        : "nothing in hand: lift a piece first");
+      say(inBox() ? _("nothing in hand: lift a piece, or take one from the box")
+        : _("nothing in hand: lift a piece first"));
     } else {
       await api("api/sim/place", { square });
       const piece = fromHand();
       pieces[square] = piece;
       occupied.add(square);
-      say(`placed ${PIECE_NAMES[piece] || "a piece"} on ${label(square)}`, true);
+      say(fmt(_("placed {piece} on {square}"), { piece: PIECE_NAMES[piece] || _("a piece"), square: label(square) }), true);
     }
     draw();
   } catch (e) {
@@ -118,9 +119,10 @@ function onState(state) {
 
 const label_of = (name) => (BUTTONS.find(([n]) => n === name) || [name, name])[1].toLowerCase();
 
+const LOG_IN = _("log in with the arbiter's token to use the controls");
 /** An answer's error in words: a 401 asks for the token. */
 function refusal(e) {
-  return e.message.startsWith("401") ? "log in with the arbiter's token to use the controls"
+  return e.message.startsWith("401") ? LOG_IN
     : e.message;
 }
 
@@ -129,7 +131,7 @@ function boxControls() {
   const take = (piece) => () => {
     if (!inBox()) return;
     hand.push(piece);
-    say(`took a ${PIECE_NAMES[piece]} from the box`, true);
+    say(fmt(_("took a {piece} from the box"), { piece: PIECE_NAMES[piece] }), true);
     draw();
   };
   $("box-white").addEventListener("click", take("w"));
@@ -137,18 +139,19 @@ function boxControls() {
   $("to-box").addEventListener("click", () => {
     const n = hand.length;
     hand = [];
-    say(`put ${n} piece${n === 1 ? "" : "s"} into the box`, true);
+    say(fmt(ngettext("put {n} piece into the box", "put {n} pieces into the box", n), { n }), true);
     draw();
   });
 }
 
 function buttons() {
-  const row = (side) => h("fieldset", {}, h("legend", {}, side === "white" ? "White" : "Black"),
+  const row = (side) => h("fieldset", {}, h("legend", {}, side === "white" ? _("White") : _("Black")),
     ...BUTTONS.map(([name, label]) => h("button", { type: "button", id: `btn-${side}-${name}`,
       "data-side": side, "data-name": name, onclick: async () => {
         try {
           await api("api/sim/button", { name, side });
-          say(`${side === "white" ? "White" : "Black"} pressed ${label_of(name)}`, true);
+          say(fmt(_("{side} pressed {button}"),
+            { side: side === "white" ? _("White") : _("Black"), button: label_of(name) }), true);
         } catch (e) { say(refusal(e)); }
       } }, label)));
   $("buttons").replaceChildren(row("white"), row("black"));
@@ -159,7 +162,7 @@ async function whoami() {
     const who = await api("api/whoami");
     $("login-section").hidden = who.arbiter;
     if (who.arbiter) refreshBoard();  // the board and the OLED are the arbiter's (API.md)
-    if (who.arbiter && $("sim-error").textContent.startsWith("log in")) say("logged in", true);
+    if (who.arbiter && $("sim-error").textContent === LOG_IN) say(_("logged in"), true);
   } catch { /* the login box stays */ }
 }
 

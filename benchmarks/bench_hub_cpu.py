@@ -1,0 +1,143 @@
+"""The hub's CPU per journal line without MQTT or HTTP (issue 19): figures only.
+
+Run: ``.venv/bin/python benchmarks/bench_hub_cpu.py [--boards 200] [--pace 10] [--seconds 60]
+[--page public|arbiter|none] [--profile N]``
+
+Light simulated boards (``hardware_mocks.hall_boards.LightBoard``) play ``--seconds`` of wall
+time at ``--pace`` on a simulated clock (no sleeping); every message they publish (journal
+lines, retained ``status`` and ``state``) is recorded, cut into the batches the MQTT link hands
+over (what arrives within ``--batch`` seconds), then fed to a :class:`pi.hall.hub.Hub` with its
+hall server (:class:`pi.hall.hall_http.HallServer`, not listening) on a running event loop: each
+batch delivered, the hall's summaries flushed to one page (``--page``), the once-a-second ticks
+run. Printed: the process CPU per journal line over the feeding (the hub's work only: the
+recording is not counted) and the load average. ``--profile N``: cProfile's N costliest
+functions (cumulative), the feeding run again under the profiler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import gc
+import os
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT)]
+
+from hardware_mocks.hall_boards import LightBoard
+from pi.hall.hall_http import HallClient, HallServer
+from pi.hall.hub import Hub
+from pi.hall.hub_config import HubConfig
+from pi.hall.hub_run import GC_THRESHOLDS
+
+HALL = "hall"
+Batch = list[tuple[str, bytes]]
+
+
+def record(boards: int, pace: float, seconds: float, root: Path, batch: float,
+           stagger: float) -> tuple[list[Batch], int]:
+    """The boards' messages over ``seconds`` of simulated wall time, in batches of ``batch``
+    seconds; and the number of journal lines among them."""
+    t0 = 1_790_000_000.0
+    out: list[Batch] = []
+    current: Batch = []
+    made = [LightBoard(n, HALL, root / str(n), seed=1, pace=pace,
+                       first_game_at=t0 + (n - 1) / boards * stagger / pace)
+            for n in range(1, boards + 1)]
+    for b in made:
+        b.attach(lambda topic, payload, retained: current.append((topic, payload)))
+        b.connected()
+    journal = 0
+    now = t0
+    while now < t0 + seconds:
+        now += batch
+        for b in made:
+            b.run_due(now)
+        if current:
+            journal += sum(1 for topic, _ in current if topic.endswith("/journal"))
+            out.append(list(current))
+            current.clear()
+    return out, journal
+
+
+async def feed(batches: list[Batch], root: Path, boards: int, page: str,
+               profile: cProfile.Profile | None = None) -> float:
+    """Feeds ``batches`` to a fresh hub; the CPU seconds it took."""
+    config = HubConfig(hall=HALL, state_dir=root,
+                       accept_unsigned=frozenset(str(n) for n in range(1, boards + 1)))
+    root.mkdir(parents=True, exist_ok=True)
+    hub = Hub(config, root)
+    server = HallServer(hub, "127.0.0.1", 0)
+    client = None
+    if page != "none":
+        client = HallClient(arbiter=page == "arbiter")
+        server.hall_clients.add(client)
+    per_tick = max(1, round(1.0 / 0.02))
+    cpu0 = time.process_time()
+    if profile is not None:
+        profile.enable()
+    for i, b in enumerate(batches):
+        hub.deliver(b)
+        server.flush()
+        if client is not None:
+            client.take()
+        if i % per_tick == 0:
+            hub.tick()
+            server.tick()
+        if i % 50 == 0:
+            await asyncio.sleep(0)
+    if profile is not None:
+        profile.disable()
+    cpu = time.process_time() - cpu0
+    hub.close()
+    await server.stop()
+    return cpu
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--boards", type=int, default=200, help="simulated boards (default 200)")
+    p.add_argument("--pace", type=float, default=10.0,
+                   help="game seconds per wall second (default 10)")
+    p.add_argument("--seconds", type=float, default=60.0,
+                   help="simulated wall seconds recorded (default 60)")
+    p.add_argument("--batch", type=float, default=0.02,
+                   help="seconds of messages per delivered batch (default 0.02)")
+    p.add_argument("--stagger", type=float, default=30.0,
+                   help="game seconds over which the first games begin (default 30)")
+    p.add_argument("--page", choices=("public", "arbiter", "none"), default="public",
+                   help="the hall page connected (default public)")
+    p.add_argument("--gc", choices=("hub", "python"), default="hub",
+                   help="the garbage collector's thresholds: the hub process's "
+                   "(pi.hall.hub_run.GC_THRESHOLDS) or Python's defaults (default hub)")
+    p.add_argument("--profile", type=int, default=0,
+                   help="print cProfile's N costliest functions (default 0: no profile)")
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-hub-cpu-") as tmp:
+        batches, lines = record(args.boards, args.pace, args.seconds, Path(tmp) / "boards",
+                                args.batch, args.stagger)
+        messages = sum(len(b) for b in batches)
+        if args.gc == "hub":
+            gc.set_threshold(*GC_THRESHOLDS)
+        cpu = asyncio.run(feed(batches, Path(tmp) / "hub", args.boards, args.page))
+        print(f"{args.boards} boards at {args.pace:g}x, {args.seconds:g} s: {lines} journal "
+              f"lines ({messages} messages, {len(batches)} batches); page {args.page}, "
+              f"GC {args.gc}; "
+              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print(f"  hub CPU per journal line: {cpu / lines * 1000:.3f} ms "
+              f"({cpu:.2f} s in all; target <= 0.3 ms)")
+        if args.profile:
+            prof = cProfile.Profile(time.thread_time)
+            asyncio.run(feed(batches, Path(tmp) / "hub2", args.boards, args.page, prof))
+            pstats.Stats(prof).sort_stats("cumulative").print_stats(args.profile)
+            pstats.Stats(prof).sort_stats("tottime").print_stats(args.profile)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""The replica never fsyncs on the caller's thread (the hub's event loop) when a descriptor
+leaves its open set — a parked game, or the least recently written one past ``MAX_OPEN`` (more
+boards than that write at once): the descriptor is fsynced and closed by the next sync (a worker
+thread's), and nothing written is left unsynced (issue 19: on a busy disk every such fsync
+blocked the loop 100 ms and more)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import pi.hall.replica as mod
+from pi.hall.replica import Replica, sync_taken
+
+
+def _game(seq: int) -> str:
+    return f"2026-11-22T0900-b07-{seq:03d}"
+
+
+def test_evicted_and_parked_files_are_synced_by_the_sync_not_the_writer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mod, "MAX_OPEN", 3)
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(mod.os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+    r = Replica(tmp_path)
+    for seq in range(1, 9):  # 8 games written, 3 descriptors kept
+        for n in range(1, 4):
+            assert r.offer("7", _game(seq), n, f'{{"n": {n}}}').kind == "appended"
+    g = r.game("7", _game(8))
+    assert g is not None
+    r.park(g)
+    assert synced == []  # no fsync on the writer's thread
+    assert r.open_files <= 3
+    taken = r.take_dirty()
+    assert len(taken) == 8  # every game written since the last sync, evicted or not
+    sync_taken(taken)
+    assert len(synced) >= 8  # each file (and the new folders) fsynced by the sync
+    for fd, _ in taken:  # and closed
+        with pytest.raises(OSError):
+            os.fstat(fd)
+    assert r.take_dirty() == []
+    r.close()
+    for seq in range(1, 9):
+        path = tmp_path / "boards/7/games" / _game(seq) / "trace.jsonl"
+        assert path.read_bytes() == b'{"n": 1}\n{"n": 2}\n{"n": 3}\n'
+
+
+def test_descriptors_waiting_for_a_sync_stay_bounded(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no sync coming, past MAX_CLOSING descriptors waiting the oldest is synced at
+    once."""
+    monkeypatch.setattr(mod, "MAX_OPEN", 2)
+    monkeypatch.setattr(mod, "MAX_CLOSING", 2)
+    r = Replica(tmp_path)
+    for seq in range(1, 12):
+        r.offer("7", _game(seq), 1, "start")
+    taken = r.take_dirty()
+    assert len(taken) <= 2 + 2  # at most MAX_OPEN handed over, plus the open ones' duplicates
+    sync_taken(taken)
+    r.close()
+    assert len(list((tmp_path / "boards/7/games").iterdir())) == 11
