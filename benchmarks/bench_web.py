@@ -318,7 +318,8 @@ def latency(n_clients: int, presses: int, profile: str | None = None,
             "scan_late_max": max(late) * 1000 if late else float("nan"), "scans": len(late),
             "rss": stats["rss"], "fsync_max": stats["fsync_max"] * 1000,
             "sent_p99": written[min(len(written) - 1, int(0.99 * len(written)))]
-            if written else float("nan")}
+            if written else float("nan"),
+            "sent_p50": written[len(written) // 2] if written else float("nan")}
 
 
 def free_port() -> int:

@@ -25,7 +25,7 @@ in :mod:`engine.clock_events`, re-exported here; sides are :class:`engine.colour
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Union
 
 from engine.clock_events import (
@@ -92,6 +92,18 @@ class GameClock:
         self._correction: _Correction | None = None
         self._divided = False
         self._pending: list[ClockEvent] = []
+
+    def copy(self) -> GameClock:
+        """An independent copy of the clock as it is now: read it as the clock was at this point
+        (the board's read side while a line waits for its fsync); operating one never changes
+        the other. Constant time."""
+        c = GameClock.__new__(GameClock)
+        c.__dict__.update(self.__dict__)
+        c._faces = (replace(self._faces[0], odd_credits=dict(self._faces[0].odd_credits)),
+                    replace(self._faces[1], odd_credits=dict(self._faces[1].odd_credits)))
+        c._pending = list(self._pending)
+        c._correction = None if self._correction is None else replace(self._correction)
+        return c
 
     # -- properties -------------------------------------------------------------------------
 

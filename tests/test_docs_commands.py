@@ -59,6 +59,8 @@ BLOCKS_ELSEWHERE: dict[tuple[str, str], str] = {
     ("docs/languages.md", "## Choosing the language"): "tests/i18n/test_incoming_doc.py",
     # benchmarks: run with small numbers there (the hall's with the slow marker)
     ("docs/developer-hub-load.md", "## The benchmarks"): "tests/benchmarks/test_bench_hub.py",
+    ("docs/developer-board-latency.md", "## How it was measured"):
+        "tests/benchmarks/test_board_latency_doc.py",
     # on a copy of the sources: run here, it would rewrite the committed catalogs
     ("docs/languages.md", "## Adding or changing a message"): "tests/i18n/test_make_catalogs.py",
     # the hub as two processes: the shares' addresses in --shares change with their ports too

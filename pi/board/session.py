@@ -44,9 +44,12 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from engine.arbiter import Arbiter
-from engine.decisions import (Decision, FlagDecided, FlagRaised, GameEnded, MoveCommitted,
+from engine.board import Board
+from engine.clock import GameClock
+from engine.decisions import (Decision, Flag, FlagDecided, FlagRaised, GameEnded, MoveCommitted,
                               MoveRetracted, PositionSet)
 from engine.events import Event, GameStarted
+from engine.game import Game
 from engine.replay import ContainArbiter, Fed, RecordSnapshot, RecordText, Replay, Report
 from engine.variants import Variant
 from pi.board.errors import JournalDamagedError, JournalError, JournalWriteError
@@ -56,7 +59,8 @@ from pi.board.statedir import GameDir, StateDir
 
 log = logging.getLogger(__name__)
 
-__all__ = ["GameSession", "RECORD_DECISIONS", "POLICY", "refresh_game_files"]
+__all__ = ["GameSession", "GameAt", "ArbiterAt", "RECORD_DECISIONS", "POLICY",
+           "refresh_game_files"]
 
 #: Decisions after which ``game.pdn`` and ``report.json`` are rewritten.
 RECORD_DECISIONS = (MoveCommitted, MoveRetracted, PositionSet, FlagRaised, FlagDecided, GameEnded)
@@ -388,6 +392,64 @@ class GameSession:
         self.write_files()
         self._writer.close()
         self.journal.close()
+
+
+class ArbiterAt:
+    """The arbiter's read side (``pi.board.view.ArbiterState``) as it was at one journal line:
+    copies of the record and the clock, the flags, what was pending and what was to be put
+    right. Read only."""
+
+    __slots__ = ("game", "clock", "flags", "board", "pending", "squares_to_fix")
+
+    def __init__(self, arbiter: Arbiter) -> None:
+        self.game: Game = arbiter.game.copy()
+        clock = arbiter.clock
+        self.clock: GameClock | None = None if clock is None else clock.copy()
+        self.flags: tuple[Flag, ...] = tuple(arbiter.flags)
+        self.board: Board = self.game.board
+        self.pending: Flag | None = arbiter.pending
+        self.squares_to_fix: tuple[str, ...] = tuple(arbiter.squares_to_fix)
+
+
+class GameAt:
+    """A game as it was at journal line ``line`` (``pi.board.view.GameView``): what the board's
+    readers (the web, the hall) see while later lines, already decided on and shown on the
+    screen, wait for their fsync (``pi.board.controller``: nothing leaves the board before its
+    line is durable). Made by :meth:`of` on the loop's thread; cheap (the record's lists
+    copied, no replay). ``report()`` is the session's (the whole journal so far)."""
+
+    __slots__ = ("_session", "line", "arbiter", "last_t", "finished")
+
+    def __init__(self, session: GameSession, line: int) -> None:
+        self._session = session
+        self.line = line
+        self.arbiter = ArbiterAt(session.arbiter)
+        self.last_t = session.last_t
+        self.finished = session.finished
+
+    @classmethod
+    def of(cls, session: GameSession) -> GameAt:
+        """``session`` now, at its last line handed to the journal."""
+        return cls(session, session.journal.line_count)
+
+    @property
+    def id(self) -> str:
+        return self._session.id
+
+    @property
+    def start_line(self) -> dict[str, Any]:
+        return self._session.start_line
+
+    @property
+    def variant(self) -> Variant:
+        return self._session.variant
+
+    @property
+    def trace(self) -> Path:
+        return self._session.trace
+
+    def report(self) -> Report:
+        return self._session.report()
 
 
 # ---------------------------------------------------------------------- derived files

@@ -97,6 +97,10 @@ def face_texts(state: DisplayState,
 
 #: Font sizes (px) of the message lines, largest first: a long message tries each in turn.
 MESSAGE_SIZES = (10, 9, 8)
+#: Texts kept drawn and measured (:class:`BoardDisplay`): a frame redraws mostly the texts of
+#: the last one (a running face changes, the header and the other face do not); the faces make
+#: a new text every second, so the memory is emptied when it holds more than this.
+TEXT_CACHE = 256
 
 
 def _cut(text: str, fits: Callable[[str], bool]) -> str:
@@ -160,6 +164,56 @@ def _font(size: int) -> Any:
         return ImageFont.load_default()
 
 
+class TextCache:
+    """PIL's ``draw.text`` and ``draw.textlength``, each text drawn and measured once (the last
+    :data:`TEXT_CACHE` of them): a frame mostly redraws the texts of the one before. The pixels
+    are PIL's own: a text is drawn by ``draw.text`` on an image of its own at the same fraction
+    of a pixel, and put on the frame with ``draw.bitmap`` at the same whole pixel. One thread at
+    a time (the OLED's)."""
+
+    def __init__(self) -> None:
+        self._drawn: dict[tuple[Any, ...], tuple[int, int, Any] | None] = {}
+        self._lengths: dict[tuple[str, int, str], float] = {}
+
+    def __len__(self) -> int:
+        """Texts held: drawn, and measured (each at most :data:`TEXT_CACHE`)."""
+        return len(self._drawn) + len(self._lengths)
+
+    def length(self, draw: Any, text: str, font: Any) -> float:
+        """``draw.textlength(text, font=font)``."""
+        key = (text, id(font), draw.fontmode)
+        n = self._lengths.get(key)
+        if n is None:
+            if len(self._lengths) >= TEXT_CACHE:
+                self._lengths.clear()
+            n = self._lengths[key] = float(draw.textlength(text, font=font))
+        return n
+
+    def draw(self, draw: Any, xy: tuple[float, float], text: str, font: Any, fill: int) -> None:
+        """``draw.text(xy, text, font=font, fill=fill)`` (``xy`` not negative)."""
+        from PIL import Image, ImageDraw
+        x, y = xy
+        ix, iy = int(x), int(y)  # as PIL places a text: whole pixels, then the fraction
+        key = (text, id(font), draw.fontmode, x - ix, y - iy)
+        if key not in self._drawn:
+            if len(self._drawn) >= TEXT_CACHE:
+                self._drawn.clear()
+            size = int(getattr(font, "size", 12))
+            pad = 2 * size + 4
+            width = int(self.length(draw, text, font)) + 2 * pad
+            scratch = Image.new("1" if draw.fontmode == "1" else "L",
+                                (width, 2 * size + 2 * pad))
+            ImageDraw.Draw(scratch).text((pad + x - ix, pad + y - iy), text, font=font,
+                                         fill=255)
+            box = scratch.getbbox()
+            self._drawn[key] = None if box is None else (box[0] - pad, box[1] - pad,
+                                                          scratch.crop(box))
+        hit = self._drawn[key]
+        if hit is not None:
+            dx, dy, bitmap = hit
+            draw.bitmap((ix + dx, iy + dy), bitmap, fill=fill)
+
+
 class BoardDisplay:
     """Renders :class:`DisplayState` frames on a luma device (128×64, monochrome)."""
 
@@ -170,6 +224,9 @@ class BoardDisplay:
         self.large = _font(18)
         self.fonts = {size: _font(size) for size in MESSAGE_SIZES}
         self.state = DisplayState()
+        # FreeType's rendering is most of a frame's time (four texts, about a millisecond on a
+        # PC, on a thread that shares the interpreter with the event loop): each text drawn once
+        self.texts = TextCache()
         #: The language the screen speaks (``engine.i18n.LANGUAGES``; the board's config sets it).
         self.language = DEFAULT_LANGUAGE
 
@@ -192,9 +249,9 @@ class BoardDisplay:
 
     def _fit(self, draw: Any, text: str, font: Any, width: int) -> str:
         text = _one_line(text)
-        if draw.textlength(text, font=font) <= width:
+        if self.texts.length(draw, text, font) <= width:
             return text
-        while text and draw.textlength(text + "..", font=font) > width:
+        while text and self.texts.length(draw, text + "..", font) > width:
             text = text[:-1]
         return text + ".."
 
@@ -204,7 +261,7 @@ class BoardDisplay:
         header = (localize(s.title, lang) if s.title else
                   t.gettext("move {n}  {side} to play").format(
                       n=s.move_number, side=localize(s.side_to_move, lang)))
-        draw.text((0, 0), self._fit(draw, header, self.small, WIDTH), font=self.small, fill=1)
+        self.texts.draw(draw, (0, 0), self._fit(draw, header, self.small, WIDTH), self.small, 1)
         for box, (text, running) in zip((WHITE_FACE_BOX, BLACK_FACE_BOX),
                                         face_texts(s, self.rules), strict=True):
             left, top, right, bottom = box
@@ -213,18 +270,18 @@ class BoardDisplay:
             else:
                 draw.rectangle((left, top, right - 1, bottom - 1), outline=1, fill=0)
             text = self._fit(draw, t.gettext(text), self.large, right - left - 4)
-            width = draw.textlength(text, font=self.large)
+            width = self.texts.length(draw, text, self.large)
             x = left + (right - left - width) / 2
-            draw.text((x, top + 2), text, font=self.large, fill=0 if running else 1)
-        lines = message_layout(_one_line(localize(s.message, lang)), lambda text, size: float(
-            draw.textlength(text, font=self.fonts[size])))
+            self.texts.draw(draw, (x, top + 2), text, self.large, 0 if running else 1)
+        lines = message_layout(_one_line(localize(s.message, lang)),
+                               lambda text, size: self.texts.length(draw, text, self.fonts[size]))
         if s.last_move and len(lines) < 2:  # a long message takes the last move's line
             last = t.gettext("last: {move}").format(move=s.last_move)
-            draw.text((0, LAST_MOVE_BOX[1]), self._fit(draw, last, self.small, WIDTH),
-                      font=self.small, fill=1)
+            self.texts.draw(draw, (0, LAST_MOVE_BOX[1]),
+                            self._fit(draw, last, self.small, WIDTH), self.small, 1)
         tops = (LAST_MOVE_BOX[1], MESSAGE_BOX[1])[2 - len(lines):]
         for top, (text, size) in zip(tops, lines, strict=True):
-            draw.text((0, top), text, font=self.fonts[size], fill=1)
+            self.texts.draw(draw, (0, top), text, self.fonts[size], 1)
 
     def clear(self) -> None:
         from luma.core.render import canvas

@@ -31,10 +31,19 @@ from pi.web.views import (NOTE_CODE, MoveDicts, PublicSnapshot, board_snapshot, 
 log = logging.getLogger(__name__)
 
 __all__ = ["Client", "SseSource", "Socket", "Stream", "LiveFeeds", "encode", "encode_state",
-           "replay_journal_events", "serve_sse", "ping_loop", "PING"]
+           "replay_journal_events", "serve_sse", "ping_loop", "PING", "chunk"]
 
 #: The SSE comment every client gets every ``ping`` seconds.
 PING = b": ping\n\n"
+
+
+def chunk(message: bytes) -> bytes:
+    """``message`` framed as one chunk of HTTP/1.1's chunked encoding (as aiohttp frames a
+    response's writes): made once per line, the same bytes written to every client."""
+    return b"%x\r\n%s\r\n" % (len(message), message)
+
+
+PING_CHUNK = chunk(PING)
 
 
 def encode(line: int | None, name: str, data: dict[str, Any]) -> bytes:
@@ -84,11 +93,13 @@ class Client:
     transport: Socket | None = None
     chunked: bool = True
 
-    def offer(self, message: bytes) -> None:
+    def offer(self, message: bytes, framed: bytes | None = None) -> None:
+        """``message`` to the client; ``framed``: its :func:`chunk`, when the caller made it
+        once for all its clients."""
         if self.dropped:
             return
         if self.transport is not None:
-            self._send(message)
+            self._send(message, framed)
             return
         try:
             self.queue.put_nowait(message)
@@ -108,7 +119,7 @@ class Client:
                 return
             self._send(message)
 
-    def _send(self, message: bytes) -> None:
+    def _send(self, message: bytes, framed: bytes | None = None) -> None:
         transport = self.transport
         assert transport is not None  # attached
         if transport.is_closing():
@@ -117,8 +128,10 @@ class Client:
         if transport.get_write_buffer_size() > self.limit:
             self._drop(f"left more than {self.limit} bytes unread")
             return
-        transport.write(b"%x\r\n%s\r\n" % (len(message), message) if self.chunked
-                        else message)
+        if self.chunked:
+            transport.write(chunk(message) if framed is None else framed)
+        else:
+            transport.write(message)
 
     def _drop(self, why: str) -> None:
         self.dropped = True
@@ -159,11 +172,13 @@ class Stream:
         """Keeps ``messages`` (without the ``state``, rebuilt on resume) and sends them and
         ``state`` to every client."""
         self._keep(game, line, messages)
-        # one queue item and one write per client for the whole line (not one per event)
+        # one queue item and one write per client for the whole line (not one per event),
+        # the same bytes for all: joined and framed once
         whole = b"".join(messages) + (state or b"")
-        if whole:
+        if whole and self.clients:
+            framed = chunk(whole)
             for client in list(self.clients):
-                client.offer(whole)
+                client.offer(whole, framed)
 
     def publish_events(self, game: str | None, line: int,
                        events: list[tuple[str, dict[str, Any]]],
@@ -282,7 +297,7 @@ async def ping_loop(every: float, clients: Callable[[], Iterable[Client]]) -> No
     while True:
         await asyncio.sleep(every)
         for client in list(clients()):
-            client.offer(PING)
+            client.offer(PING, PING_CHUNK)
 
 
 #: Journal lines that change the broadcast view only through a decision (a sensor's lift or

@@ -26,6 +26,7 @@ def test_bench_board_runs_with_tiny_sizes(capsys: pytest.CaptureFixture[str]) ->
     assert "sensor stable → shown (OLED), move committed" in labels
     assert "worst scan hand-off delay" in labels
     assert any(label.startswith("clock press → SSE at a browser, 3 clients") for label in labels)
+    assert any(label.startswith("clock press → written to all 3 sockets") for label in labels)
     assert any(label.startswith("committed move on the loop, ply 10 vs ply 40") for label in labels)
     shown = next(r for r in rows if r.startswith("| sensor stable → shown (OLED)"))
     assert shown.count(" / ") == 4  # p50 / p99 / n, on tmpfs and on disk
