@@ -98,11 +98,12 @@ class GameClock:
         (the board's read side while a line waits for its fsync); operating one never changes
         the other. Constant time."""
         c = GameClock.__new__(GameClock)
-        c.__dict__.update(self.__dict__)
-        c._faces = (replace(self._faces[0], odd_credits=dict(self._faces[0].odd_credits)),
-                    replace(self._faces[1], odd_credits=dict(self._faces[1].odd_credits)))
-        c._pending = list(self._pending)
-        c._correction = None if self._correction is None else replace(self._correction)
+        c.__dict__.update(
+            self.__dict__,
+            _faces=(replace(self._faces[0], odd_credits=dict(self._faces[0].odd_credits)),
+                    replace(self._faces[1], odd_credits=dict(self._faces[1].odd_credits))),
+            _pending=list(self._pending),
+            _correction=None if self._correction is None else replace(self._correction))
         return c
 
     # -- properties -------------------------------------------------------------------------

@@ -195,15 +195,11 @@ class Game:
         while a line waits for its fsync, ``pi.board.session.GameAt``). Changing one never
         changes the other. Linear in the game's length, at the speed of a list copy."""
         g = Game.__new__(Game)
-        g.__dict__.update(self.__dict__)
-        g.board = self.board.copy()
-        g._keys = dict(self._keys)
-        g.tags = dict(self.tags)
-        g.moves = list(self.moves)
-        g._history = list(self._history)
-        g._seen = dict(self._seen)
         c = self._count
-        g._count = None if c is None else dataclasses.replace(c, king_moves=list(c.king_moves))
+        g.__dict__.update(
+            self.__dict__, board=self.board.copy(), _keys=dict(self._keys), tags=dict(self.tags),
+            moves=list(self.moves), _history=list(self._history), _seen=dict(self._seen),
+            _count=None if c is None else dataclasses.replace(c, king_moves=list(c.king_moves)))
         return g
 
     def mark(self) -> GameMark:
