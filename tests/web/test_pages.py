@@ -625,14 +625,14 @@ def test_arbiter_page_loads_without_a_refused_request(browser: Any, daemon_facto
         d.request("/api/sim/button", {"name": "clock", "side": "white"})
         pg.goto(d.url + "/arbiter")
         pg.wait_for_function("document.querySelector('#moves').textContent.includes('22-18')",
-                             timeout=5000)
+                             timeout=15000)
         pg.wait_for_timeout(500)
         login(pg, d.token)
         pg.wait_for_function("document.querySelector('#replay-step').textContent.includes('line')",
-                             timeout=5000)
+                             timeout=15000)
         pg.reload()
         pg.wait_for_function("document.querySelector('#who').textContent === 'arbiter'",
-                             timeout=5000)
+                             timeout=15000)
         pg.wait_for_timeout(500)
         assert refused == []
     finally:
