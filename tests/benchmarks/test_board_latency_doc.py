@@ -1,7 +1,7 @@
 """Every shell command of ``docs/developer-board-latency.md`` (its ```sh blocks) runs as written,
-from the repository's root, and ends well: the figures there come from these very commands.
-The full benchmark takes minutes: ``slow`` (``make test-slow``); its ``--quick`` form runs
-always.
+from the repository's root, and ends well. The full benchmark, whose figures the guide gives,
+takes minutes: the guide writes it as a form (a ```text block) and its ``--quick`` form as the
+command run here (a full run in a suite would only measure the suite).
 
 The block it runs: docs/developer-board-latency.md, under ## How it was measured."""
 
@@ -32,13 +32,12 @@ COMMANDS = _commands()
 
 
 def test_the_doc_has_commands() -> None:
-    assert any("bench_board.py" in c for c in COMMANDS)
+    assert COMMANDS == [".venv/bin/python benchmarks/bench_board.py --quick"]
 
 
-@pytest.mark.parametrize("command", [
-    pytest.param(c, marks=() if "--quick" in c else (pytest.mark.slow,)) for c in COMMANDS])
+@pytest.mark.parametrize("command", COMMANDS)
 def test_each_command_runs_as_written(command: str) -> None:
     done = subprocess.run(command, shell=True, cwd=ROOT, capture_output=True, text=True,
-                          timeout=1800)
+                          timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "load average" in done.stdout
