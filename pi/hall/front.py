@@ -50,7 +50,7 @@ from pi.board.config import HttpSpec, TomlReader, parse_http
 from pi.board.errors import ConfigError
 from pi.board.statedir import atomic_write
 from pi.hall.errors import PairingError
-from pi.hall.hall_http import HALL_STATIC, MAX_CSV, HallClient, summary_key
+from pi.hall.hall_http import HALL_STATIC, MAX_CSV, HallClient, add_hall_routes, summary_key
 from pi.hall.hub_config import DEFAULT_HTTP, load_hub_config
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import board_key
@@ -58,7 +58,7 @@ from pi.hall.rounds import ROUND_FILE, Pairings, parse_pairings, results_csv, ro
 from pi.hall.shares import MAX_SHARES, share_of
 from pi.web.feeds import encode, serve_sse
 from pi.web.httputil import conditional, http
-from pi.web.i18n import catalog_response, page_response
+from pi.web.i18n import page_response
 from pi.web.server import STATIC, ArbiterSite
 
 log = logging.getLogger(__name__)
@@ -361,27 +361,7 @@ class Front(ArbiterSite):
     def _make_app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_CSV, middlewares=[self._errors])
         r = app.router
-        r.add_get("/", self._hall_file("hall.html"))
-        r.add_get("/arbiter", self._hall_file("hall-arbiter.html"))
-        r.add_get("/static/{name}", self.static)
-        r.add_get("/hall/{name}", self.hall_static)
-        r.add_get("/i18n/{lang}.json", catalog_response)
-        r.add_get("/api/whoami", self.whoami)
-        r.add_post("/api/login", self.login)
-        r.add_post("/api/logout", self.logout)
-        r.add_get("/api/hall", self.api_hall)
-        r.add_get("/events", self.hall_events)
-        r.add_get("/api/flags", self.api_flags)
-        r.add_get("/api/alarms", self.api_alarms)
-        r.add_get("/api/pairings", self.get_pairings)
-        r.add_post("/api/pairings", self.post_pairings)
-        r.add_get("/api/rounds", self.get_rounds)
-        r.add_get("/api/rounds/{round}", self.get_round)
-        r.add_post("/api/rounds/{round}/start", self.start_round)
-        r.add_get("/api/results", self.api_results)
-        r.add_get("/results.csv", self.results_csv)
-        r.add_get("/rounds/{round}/games.pdn", self.round_pdn)
-        r.add_get("/boards/{board}", self.board_slash)
+        add_hall_routes(r, self, self._hall_file, self.whoami)
         r.add_route("*", "/boards/{board}/{tail:.*}", self.forward)
         app.on_response_prepare.append(self._cors)
         return app

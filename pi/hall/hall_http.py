@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
 from aiohttp import web
 
@@ -34,7 +34,8 @@ from pi.web.views import clock_dict
 
 log = logging.getLogger(__name__)
 
-__all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS", "summary_key"]
+__all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS", "summary_key",
+           "HallSite", "add_hall_routes"]
 
 HALL_STATIC = Path(__file__).parent / "static"
 #: A pairings upload larger than this is refused (a 9-round, 500-board event is ~200 kB).
@@ -300,27 +301,7 @@ class HallServer(ArbiterSite):
     def _make_hall_app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_CSV, middlewares=[self._errors])
         r = app.router
-        r.add_get("/", self._hall_page("hall.html"))
-        r.add_get("/arbiter", self._hall_page("hall-arbiter.html"))
-        r.add_get("/static/{name}", self.static)
-        r.add_get("/hall/{name}", self.hall_static)
-        r.add_get("/i18n/{lang}.json", catalog_response)
-        r.add_get("/api/whoami", self.hall_whoami)
-        r.add_post("/api/login", self.login)
-        r.add_post("/api/logout", self.logout)
-        r.add_get("/api/hall", self.api_hall)
-        r.add_get("/events", self.hall_events)
-        r.add_get("/api/flags", self.api_flags)
-        r.add_get("/api/alarms", self.api_alarms)
-        r.add_get("/api/pairings", self.get_pairings)
-        r.add_post("/api/pairings", self.post_pairings)
-        r.add_get("/api/rounds", self.get_rounds)
-        r.add_get("/api/rounds/{round}", self.get_round)
-        r.add_post("/api/rounds/{round}/start", self.start_round)
-        r.add_get("/api/results", self.api_results)
-        r.add_get("/results.csv", self.results_csv)
-        r.add_get("/rounds/{round}/games.pdn", self.round_pdn)
-        r.add_get("/boards/{board}", self.board_slash)
+        add_hall_routes(r, self, self._hall_page, self.hall_whoami)
         for tail, name in _BOARD_GETS.items():
             r.add_get(f"/boards/{{board}}/{tail}", self._on_board(name))
         r.add_get("/boards/{board}/static/{name}", self.static)
@@ -508,6 +489,61 @@ def _may_change_clock(fed: Fed) -> bool:
     """Line ``fed`` may have changed the board's clock (a lift or a place that decided nothing
     leaves the running face and its time as they were: the tick's due time still holds)."""
     return bool(fed.decisions) or fed.record.get("type") in _CLOCK_LINES
+
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class HallSite(Protocol):
+    """What answers the hall's own routes (HUB_API.md): the one hub's :class:`HallServer`, or
+    the front over the shares (``pi.hall.front``). One table, :func:`add_hall_routes`, so that
+    the two never serve different halls."""
+
+    async def static(self, request: web.Request) -> web.StreamResponse: ...
+    async def hall_static(self, request: web.Request) -> web.StreamResponse: ...
+    async def login(self, request: web.Request) -> web.StreamResponse: ...
+    async def logout(self, request: web.Request) -> web.StreamResponse: ...
+    async def api_hall(self, request: web.Request) -> web.StreamResponse: ...
+    async def hall_events(self, request: web.Request) -> web.StreamResponse: ...
+    async def api_flags(self, request: web.Request) -> web.StreamResponse: ...
+    async def api_alarms(self, request: web.Request) -> web.StreamResponse: ...
+    async def get_pairings(self, request: web.Request) -> web.StreamResponse: ...
+    async def post_pairings(self, request: web.Request) -> web.StreamResponse: ...
+    async def get_rounds(self, request: web.Request) -> web.StreamResponse: ...
+    async def get_round(self, request: web.Request) -> web.StreamResponse: ...
+    async def start_round(self, request: web.Request) -> web.StreamResponse: ...
+    async def api_results(self, request: web.Request) -> web.StreamResponse: ...
+    async def results_csv(self, request: web.Request) -> web.StreamResponse: ...
+    async def round_pdn(self, request: web.Request) -> web.StreamResponse: ...
+    async def board_slash(self, request: web.Request) -> web.StreamResponse: ...
+
+
+def add_hall_routes(r: web.UrlDispatcher, site: HallSite, page: Callable[[str], Handler],
+                    whoami: Handler) -> None:
+    """The hall's routes of HUB_API.md (its pages, console API, pairings, rounds, results and
+    feeds; a board's own routes under ``/boards/<N>/`` are the caller's) on ``r``: ``page``
+    makes a page's handler from its file name."""
+    r.add_get("/", page("hall.html"))
+    r.add_get("/arbiter", page("hall-arbiter.html"))
+    r.add_get("/static/{name}", site.static)
+    r.add_get("/hall/{name}", site.hall_static)
+    r.add_get("/i18n/{lang}.json", catalog_response)
+    r.add_get("/api/whoami", whoami)
+    r.add_post("/api/login", site.login)
+    r.add_post("/api/logout", site.logout)
+    r.add_get("/api/hall", site.api_hall)
+    r.add_get("/events", site.hall_events)
+    r.add_get("/api/flags", site.api_flags)
+    r.add_get("/api/alarms", site.api_alarms)
+    r.add_get("/api/pairings", site.get_pairings)
+    r.add_post("/api/pairings", site.post_pairings)
+    r.add_get("/api/rounds", site.get_rounds)
+    r.add_get("/api/rounds/{round}", site.get_round)
+    r.add_post("/api/rounds/{round}/start", site.start_round)
+    r.add_get("/api/results", site.api_results)
+    r.add_get("/results.csv", site.results_csv)
+    r.add_get("/rounds/{round}/games.pdn", site.round_pdn)
+    r.add_get("/boards/{board}", site.board_slash)
 
 
 def summary_key(summary: dict[str, Any]) -> tuple[object, ...]:
