@@ -622,7 +622,15 @@ def test_arbiter_page_loads_without_a_refused_request(browser: Any, daemon_facto
     pg.on("response", lambda r: refused.append(f"{r.status} {r.url}") if r.status >= 400 else None)
     try:
         play(d, "-d3", "+c4")
-        d.request("/api/sim/button", {"name": "clock", "side": "white"})
+        # on a loaded machine the press can reach the board before the scan has seen c4 filled
+        # (the button and the sensors are two paths): pressed again until the move is committed
+        for _ in range(5):
+            d.request("/api/sim/button", {"name": "clock", "side": "white"})
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline and not d.request("/api/state")["moves"]:
+                time.sleep(0.1)
+            if d.request("/api/state")["moves"]:
+                break
         pg.goto(d.url + "/arbiter")
         pg.wait_for_function("document.querySelector('#moves').textContent.includes('22-18')",
                              timeout=15000)
