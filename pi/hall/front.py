@@ -49,12 +49,12 @@ from engine.errors import StateError
 from pi.board.config import HttpSpec, TomlReader, parse_http
 from pi.board.errors import ConfigError
 from pi.board.statedir import atomic_write
-from pi.hall.errors import PairingError
-from pi.hall.hall_http import HALL_STATIC, MAX_CSV, HallClient, add_hall_routes, summary_key
+from pi.hall.hall_http import (HALL_STATIC, MAX_CSV, HallClient, add_hall_routes, read_pairings,
+                               summary_key)
 from pi.hall.hub_config import DEFAULT_HTTP, load_hub_config
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import board_key
-from pi.hall.rounds import ROUND_FILE, Pairings, parse_pairings, results_csv, round_order
+from pi.hall.rounds import ROUND_FILE, Pairings, results_csv, round_order
 from pi.hall.shares import MAX_SHARES, share_of
 from pi.web.feeds import encode, serve_sse
 from pi.web.httputil import conditional, http
@@ -469,17 +469,7 @@ class Front(ArbiterSite):
     async def post_pairings(self, request: web.Request) -> web.Response:
         """Kept whole here; each share is sent its own boards' rows (HUB_API.md)."""
         await self.require_arbiter(request)
-        if request.content_length is not None and request.content_length > MAX_CSV:
-            raise http(413, f"body larger than {MAX_CSV} bytes")
-        raw = await request.read()
-        try:
-            rows = parse_pairings(raw.decode("utf-8-sig"))
-        except UnicodeDecodeError:
-            raise http(400, "the CSV is not UTF-8") from None
-        except PairingError as exc:
-            raise http(400, str(exc)) from None
-        if not rows:
-            raise http(400, "no rows after the header line (round,board,white,black)")
+        rows = await read_pairings(request)
         self.pairings.merge(rows)
         per: dict[int, list[dict[str, str]]] = {}
         for row in rows:

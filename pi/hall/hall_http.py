@@ -35,7 +35,7 @@ from pi.web.views import clock_dict
 log = logging.getLogger(__name__)
 
 __all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS", "summary_key",
-           "HallSite", "add_hall_routes"]
+           "HallSite", "add_hall_routes", "read_pairings"]
 
 HALL_STATIC = Path(__file__).parent / "static"
 #: A pairings upload larger than this is refused (a 9-round, 500-board event is ~200 kB).
@@ -386,17 +386,7 @@ class HallServer(ArbiterSite):
 
     async def post_pairings(self, request: web.Request) -> web.Response:
         await self.require_arbiter(request)
-        if request.content_length is not None and request.content_length > MAX_CSV:
-            raise http(413, f"body larger than {MAX_CSV} bytes")
-        raw = await request.read()
-        try:
-            rows = parse_pairings(raw.decode("utf-8-sig"))
-        except UnicodeDecodeError:
-            raise http(400, "the CSV is not UTF-8") from None
-        except PairingError as exc:
-            raise http(400, str(exc)) from None
-        if not rows:
-            raise http(400, "no rows after the header line (round,board,white,black)")
+        rows = await read_pairings(request)
         # a share of the hub keeps its own boards' rows (the front sends every share its own)
         rows = [row for row in rows if self.hub.config.owns(row["board"])]
         self.pairings.merge(rows)
@@ -544,6 +534,24 @@ def add_hall_routes(r: web.UrlDispatcher, site: HallSite, page: Callable[[str], 
     r.add_get("/results.csv", site.results_csv)
     r.add_get("/rounds/{round}/games.pdn", site.round_pdn)
     r.add_get("/boards/{board}", site.board_slash)
+
+
+async def read_pairings(request: web.Request) -> list[dict[str, str]]:
+    """The pairings CSV of a ``POST /api/pairings`` (HUB_API.md), its rows read; a 413 for a
+    body over MAX_CSV, a 400 saying why for one that is not UTF-8, not a pairings CSV, or
+    empty."""
+    if request.content_length is not None and request.content_length > MAX_CSV:
+        raise http(413, f"body larger than {MAX_CSV} bytes")
+    raw = await request.read()
+    try:
+        rows = parse_pairings(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise http(400, "the CSV is not UTF-8") from None
+    except PairingError as exc:
+        raise http(400, str(exc)) from None
+    if not rows:
+        raise http(400, "no rows after the header line (round,board,white,black)")
+    return rows
 
 
 def summary_key(summary: dict[str, Any]) -> tuple[object, ...]:
