@@ -17,9 +17,9 @@ durable figures and a VM's disk changes from minute to minute.
 2. **press → SSE at a browser, 100 clients, p99** — ``benchmarks/bench_web.py``'s three
    processes (daemon, 100 SSE clients, driver): the clock button's pin edge to the arrival of
    its line at each client. Target ≤ 10 ms when the state disk's fsync p99 ≤ 5 ms. The 100
-   clients share one process, which reads their sockets in turn (the last of 100 reads its line
-   that process's milliseconds after the first; a browser reads one socket): beside it the
-   daemon's side, the pin edge to the line written to all 100 sockets.
+   clients share one process, which reads their sockets in turn with a byte search for the
+   ``id:`` lines (``bench_web.SseReader``; a browser reads one socket, in native code): beside
+   it the daemon's side, the pin edge to the line written to all 100 sockets.
 3. **worst scan hand-off delay under a 200 ms fsync stall** — the daemon of (1) with every
    fsync of the journal held 200 ms (``daemon_rig.stalled_journal``), a player who does not
    wait for the disk (``daemon_rig.drive_unpaced``: the next change as soon as the loop took
