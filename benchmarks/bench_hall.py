@@ -27,7 +27,8 @@ hub's ``GET /events``. Printed:
 
 Without ``damiera hub`` installed, ``--stand-in`` measures to a plain subscriber instead (the
 broker's share of the path only): those figures are not the hub's.
-The machine's cores are shared with whatever else runs: the boards' processes too.
+The machine's cores are shared with whatever else runs: the boards' processes too
+(``--boards-nice 10`` serves the hub and the broker first, as if the boards were elsewhere).
 """
 
 from __future__ import annotations
@@ -75,15 +76,17 @@ def wait_http(port: int, timeout: float = 30.0) -> None:
 
 
 def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int, stagger: float,
-                 per_process: int, start_at: float | None = None
+                 per_process: int, start_at: float | None = None, nice: int = 0
                  ) -> list[tuple[subprocess.Popen[str], Path]]:
     """The simulated boards' processes; ``start_at``: the wall time their first games begin
-    from (every process the same second), else each process's start."""
+    from (every process the same second), else each process's start; ``nice``: their
+    niceness (``nice -n``)."""
     out = []
     for first in range(1, boards + 1, per_process):
         last = min(boards, first + per_process - 1)
         times = root / f"times-{first}.tsv"
-        cmd = [sys.executable, "-m", "hardware_mocks.hall_fleet", "--mqtt", url, "--hall", HALL,
+        cmd = ["nice", "-n", str(nice), sys.executable, "-m", "hardware_mocks.hall_fleet",
+               "--mqtt", url, "--hall", HALL,
                "--boards", f"{first}-{last}", "--dir", str(root / "boards"),
                "--pace", str(pace), "--seed", str(seed), "--times", str(times),
                "--stagger", str(stagger)]
@@ -157,7 +160,7 @@ def hub_command(profile: Path | None) -> list[str]:
 
 def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         seed: int = 1, keep: Path | None = None, per_process: int = 250,
-        shares: int = 1, profile: Path | None = None) -> dict[str, Any]:
+        shares: int = 1, profile: Path | None = None, nice: int = 0) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="bench-hall-"))
     hub_dir = root / "hub"
     hub_dir.mkdir()
@@ -194,7 +197,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         # the first moves come after the players' first think: a few game seconds
         started = time.time()
         fleets = start_fleets(broker.url, boards, pace, root, seed, stagger=30.0,
-                              per_process=per_process)
+                              per_process=per_process, nice=nice)
         time.sleep(warmup)
         since = time.time()
         cpu0, loop0, taken0 = stats.cpu(), stats.loop_cpu(), replica_lines(hub_dir)
@@ -240,7 +243,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "fleet_cpu": sum(f.get("cpu", 0.0) for f in fleet_out)
                 / (time.time() - started) * 100,
                 "fleet_rss": max((f.get("rss_mb", 0.0) for f in fleet_out), default=0.0),
-                "fleets": len(fleets),
+                "fleets": len(fleets), "nice": nice,
                 "sse_error": sse.error if sse is not None else None,
                 "reconnects": sse.reconnects if sse is not None else 0,
                 "hub": "stand-in subscriber" if stand_in else
@@ -268,7 +271,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
 
 
 def round_start(boards: int, pace: float, seconds: float, lead: float, per_process: int,
-                seed: int = 1) -> dict[str, Any]:
+                seed: int = 1, nice: int = 0) -> dict[str, Any]:
     """A synchronised round start: the hub up and one hall page on its stream, then every
     board's first game begun at the same second (its start line and its set-up, the power-up
     snapshot, published at once), played on for ``seconds``. ``lead``: seconds given to the
@@ -295,7 +298,7 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
         sse.start()
         start_at = time.time() + lead
         fleets = start_fleets(broker.url, boards, pace, root, seed, stagger=0.0,
-                              per_process=per_process, start_at=start_at)
+                              per_process=per_process, start_at=start_at, nice=nice)
         cpu0 = stats.cpu()
         time.sleep(max(0.0, start_at - time.time()) + seconds)
         cpu = stats.cpu() - cpu0
@@ -392,7 +395,9 @@ def show(r: dict[str, Any]) -> None:
           f"event loop's thread {loop_line:.3f} ms (the rest: paho's network thread, the "
           f"executor's); per line taken into its replicas ({r['taken']:.0f} lines/s in the "
           "window)")
-    print(f"  boards: {r['fleets']} process(es), CPU {r['fleet_cpu']:.0f}% of a core in all, "
+    print(f"  boards: {r['fleets']} process(es)"
+          + (f" at nice {r['nice']}" if r.get("nice") else "")
+          + f", CPU {r['fleet_cpu']:.0f}% of a core in all, "
           f"RSS {r['fleet_rss']:.0f} MB the largest")
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not byte-equal)")
     if r["reconnects"] or r["sse_error"]:
@@ -416,6 +421,12 @@ def main() -> None:
     p.add_argument("--shares", type=int, default=1,
                    help="the hub as this many processes (damiera hub --share K/N) and a front "
                    "(damiera hub front) whose hall page is measured (default 1: one hub)")
+    p.add_argument("--boards-nice", type=int, default=0, metavar="N",
+                   help="run the boards' processes at niceness N (default 0): in a hall the "
+                   "boards are other machines, here they share the cores with the hub and the "
+                   "broker; at N > 0 those two are served first and starved boards publish "
+                   "late, which the lines/s shows (latency counts from each line's actual "
+                   "publish)")
     p.add_argument("--keep", default=None, help="copy the run's files here")
     p.add_argument("--json", action="store_true", help="also print each run as JSON")
     p.add_argument("--profile-hub", default=None, metavar="FILE",
@@ -431,7 +442,7 @@ def main() -> None:
     args = p.parse_args()
     if args.round_start:
         r = round_start(args.boards, args.pace or 1.0, args.seconds, args.lead,
-                        args.per_process)
+                        args.per_process, nice=args.boards_nice)
         show_round_start(r)
         if args.json:
             print(json.dumps(r))
@@ -445,7 +456,8 @@ def main() -> None:
         r = run(n, pace, args.seconds, args.warmup, stand_in,
                 keep=Path(args.keep) / str(n) if args.keep else None,
                 per_process=args.per_process, shares=args.shares,
-                profile=Path(args.profile_hub) if args.profile_hub else None)
+                profile=Path(args.profile_hub) if args.profile_hub else None,
+                nice=args.boards_nice)
         show(r)
         if args.json:
             print(json.dumps(r))
