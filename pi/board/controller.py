@@ -72,7 +72,7 @@ from engine.replay import Fed
 from pi.board.notify import Notifier
 from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, JournalError,
                              JournalWriteError)
-from pi.board.session import GameAt, GameSession, refresh_game_files
+from pi.board.session import DurableViews, GameSession, refresh_game_files
 from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
 from pi.board.supersede import (first_touch, no_play, pairing_differs, superseded_note,
@@ -208,10 +208,8 @@ class BoardController:
     _decided_line: int = 0
     #: games whose game.pdn/report.json could not be rewritten at start (one line each)
     _files_failures: list[str] = field(default_factory=list)
-    #: the current game's last line handed out (to the listeners: durable)
-    _released: int = 0
-    #: the current game as lines not yet handed out found it (:attr:`game`), oldest first
-    _views: deque[GameAt] = field(default_factory=deque)
+    #: the current game as the lines handed out (durable) leave it, for :attr:`game`
+    _durable: DurableViews = field(default_factory=DurableViews)
     #: the current game's first line after its start that is not a snapshot (what touched it,
     #: ``pi.board.supersede.first_touch``); None while untouched
     _first_touch: Mapping[str, Any] | None = None
@@ -247,8 +245,7 @@ class BoardController:
             raise
         self.session = session
         self._decided_line = session.line  # what happened before the restart is not known here
-        self._released = session.line
-        self._views.clear()
+        self._durable.reset(session.line)
         waiting = waits_for_arbiter(session.start_line)
         self._no_play = no_play(waiting)
         self._first_touch = first_touch(_journal_records(session), waiting)  # before the restart
@@ -331,27 +328,10 @@ class BoardController:
         """The current game (or the last one, over), None before the first, as the lines handed
         out so far leave it: the readers (the web, the hall) see nothing of a line decided on
         and shown on the screen but still waiting for its fsync, since nothing leaves the board
-        before its line is durable (:meth:`_keep_view`)."""
+        before its line is durable (:class:`pi.board.session.DurableViews`: a view kept before
+        each line is fed, until the line is handed out)."""
         s = self.session
-        if s is None or self._released >= s.journal.line_count:
-            return s
-        for view in self._views:
-            if view.line == self._released:
-                return view
-        log.warning("no view of line %d kept: the game shown as decided", self._released)
-        return s
-
-    def _keep_view(self) -> None:
-        """The current game as its last line leaves it, kept for :attr:`game` (once per line):
-        before a line is fed (a game changes under the readers' feet only through its lines),
-        and once everything fed is handed out (the view is then ready for the next line, off
-        the way from the sensors to the screen)."""
-        s = self.session
-        if s is None:
-            return
-        last = s.journal.line_count
-        if not self._views or self._views[-1].line != last:
-            self._views.append(GameAt.of(s))
+        return None if s is None else self._durable.current(s)
 
     def files_failure(self) -> str | None:
         """Why a game's ``game.pdn``/``report.json`` are not written (one line: the game, the
@@ -430,7 +410,7 @@ class BoardController:
                      "pairing", session.id, why)
             return
         for line in (superseded_note(self.now()), {"type": "end"}):
-            self._keep_view()
+            self._durable.keep(session)
             self._publish(session.journal_line(line))
         try:
             session.journal.sync()  # the marker never ahead of the journal
@@ -546,7 +526,7 @@ class BoardController:
     def _play(self, item: Input) -> Fed | None:
         session = self.session
         assert session is not None
-        self._keep_view()
+        self._durable.keep(session)
         if isinstance(item, (SensorFault, SensorFaultCleared)):
             line = item.to_dict()
             line["t"] = self._game_t(item.t)
@@ -566,13 +546,12 @@ class BoardController:
         """Time passed: lets the game act on its deadline (settle timer, flag fall, lampo)."""
         if self.phase != Phase.PLAYING or self.session is None:
             return
-        self._keep_view()  # the end line a flag fall journals
+        self._durable.keep(self.session)  # the end line a flag fall journals
         decisions, end = self.session.advance(self.now())
-        if decisions and end is None and self._views \
-                and self._views[-1].line == self.session.journal.line_count:
+        if decisions and end is None:
             # decided on by time alone, no line (a settle timer's move): the kept view of the
             # last line no longer is the game as it stands; kept anew before the next line
-            self._views.pop()
+            self._durable.forget_last(self.session)
         self._decided(decisions)
         if end is not None:  # the game ended by time alone: its ``end`` line
             self._publish(replace(end, decisions=decisions + end.decisions))
@@ -627,8 +606,7 @@ class BoardController:
         session = GameSession.begin(self.state, start, when=datetime.now(timezone.utc),
                                     board=self.config.board)
         self.session = session
-        self._released = 0
-        self._views.clear()
+        self._durable.reset()
         self._write_behind(session)
         self.phase = Phase.PLAYING
         self._left_start = False
@@ -637,7 +615,7 @@ class BoardController:
         self.notice = ""
         self._cues = CueTracker()
         self._offset = self.time.stamp()
-        self._keep_view()
+        self._durable.keep(session)
         fed = session.feed(SnapshotTaken(0.0, self.occupied))
         self._publish(Fed(1, session.start_line, None, ()))
         self._decided(fed.decisions)
@@ -726,17 +704,14 @@ class BoardController:
                 continue
             held.popleft()
             if session is self.session:
-                self._released = fed.line
-                while self._views and self._views[0].line < fed.line:
-                    self._views.popleft()
+                self._durable.release(fed.line)
             if answer is None:
                 self._tell(fed)
             elif not answer.done():
                 answer.set_result(fed)
         current = self.session
-        if current is not None and self._released >= current.journal.line_count \
-                and not current.journal.closed:
-            self._keep_view()
+        if current is not None:
+            self._durable.keep_ahead(current)  # everything out: the next line's view, now
 
     def _tell(self, fed: Fed) -> None:
         for listener in list(self.listeners):
