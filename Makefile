@@ -62,7 +62,8 @@ system-deps:
 # The suite on every core (pytest-xdist), one test file per worker at a time (--dist loadfile:
 # a file's tests share its module-level rigs); servers take free ports and files live in each
 # test's own temporary directory, so the files run side by side. The 15 slowest are printed.
-# `make test-slow`: the deep perft and the hall soak (pyproject.toml deselects them otherwise).
+# `make test-slow`: the deep perft, the hall soak, … (pyproject.toml deselects them otherwise);
+# the modules marked heavy run first (tests/conftest.py).
 PYTEST = $(BIN)/python -m pytest -n auto --dist loadfile --durations=15
 
 test: $(VENV)/.installed system-deps

@@ -41,6 +41,8 @@ from tests.doc_blocks import (
     serving,
 )
 
+pytestmark = pytest.mark.heavy  # every command of the guides, as written: run first (tests/conftest.py)
+
 #: Commands not run here: each with the file that runs it exactly as written.
 RUN_ELSEWHERE: dict[str, str] = {
     "make test": ".ci/run",  # CI: the whole suite, this test included

@@ -6,6 +6,8 @@ import pathlib
 import pytest
 from mypy import api
 
+pytestmark = pytest.mark.heavy  # mypy --strict over the whole tree: run first (tests/conftest.py)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 

@@ -16,6 +16,8 @@ import pytest
 from broker import Broker
 from faults_rig import BoardProc, HubProc, wait_caught_up
 
+pytestmark = pytest.mark.heavy  # hubs, brokers and boards killed mid-round: run first (tests/conftest.py)
+
 CATCH_UP = 120.0  # seconds: generous, the two cores are shared with other tests
 
 

@@ -16,6 +16,8 @@ from pi.hall import protocol as P
 from tests.hall.broker import Broker
 from tests.hall.hub_rig import SAMPLE, TRACES, FakeBoard, HubRig, trace_lines, wait
 
+pytestmark = pytest.mark.heavy  # the hall's pages in headless Chromium: run first (tests/conftest.py)
+
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "web" / "artifacts"
 G4 = "2026-11-22T0900-b04-001"

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.heavy  # the command line in two languages: run first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 MCP8 = "pi/drivers/wiring/mcp23017_8x8.toml"
 SAMPLE = "pi/samples/italian_sample.jsonl"

@@ -35,6 +35,8 @@ from pi.board.statedir import StateDir
 from pi.drivers.wiring import example_wiring, load_wiring
 from test_simulate import ROOT, SET_UP_FLAGS, TRACES, run_simulated, transcript
 
+pytestmark = pytest.mark.heavy  # daemons killed -9 and resumed: run first (tests/conftest.py)
+
 PLIES = 200
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
@@ -118,7 +120,9 @@ def final_transcript(state: Path) -> tuple[Any, ...]:
     return transcript(journals[0])  # the game the trace began (a later one is a fresh game)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+# seed 1 in `make test`; 2 and 3 (20 s each, other kill points) in `make test-slow`
+@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.slow),
+                                  pytest.param(3, marks=pytest.mark.slow)])
 def test_kill_9_at_random_points_then_resume_gives_the_same_transcript(
         long_game: tuple[Path, tuple[Any, ...]], tmp_path: Path, seed: int) -> None:
     trace, base = long_game

@@ -9,6 +9,8 @@ from hardware_mocks.rig import SensorRig
 from pi.drivers.sensors import SensorFault, SensorFaultCleared
 from pi.drivers.wiring import EXAMPLES_DIR
 
+pytestmark = pytest.mark.heavy  # whole games through the daemon: run first (tests/conftest.py)
+
 ITALIAN = initial_occupancy(8, dark_odd=True)
 INTERNATIONAL = initial_occupancy(10, dark_odd=False)
 ALL_EXAMPLES = ["mcp23017_8x8", "pcf8575_8x8", "matrix_mcp23017_8x8", "mcp23017_10x10",

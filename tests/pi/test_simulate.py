@@ -31,6 +31,8 @@ from engine.trace import parse_trace
 from pi.board.config import Config, parse_config
 from pi.drivers.wiring import example_wiring
 
+pytestmark = pytest.mark.heavy  # damiera run --simulate in subprocesses: run first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT / "tests" / "traces"
 

@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 from playwright import sync_api as playwright_api
 
+pytestmark = pytest.mark.heavy  # every page in headless Chromium: run first (tests/conftest.py)
+
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
