@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine.articles import code as article_code
 from engine.board import Board
@@ -32,17 +32,15 @@ from engine.variants import Variant, find_variant
 from pi.board.statedir import atomic_write
 from pi.board.supersede import waits_for_arbiter, why_touched
 from pi.board.view import Phase
-from pi.hall.boardview import GameInfo, ReplicaServer, ReplicatedBoard
+from pi.hall.boardview import BoardReplica, GameInfo, ReplicaServer, ReplicatedBoard
 from pi.hall.errors import PairingError
+from pi.hall.hub_config import HubConfig
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import GameReplica, board_key
 from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, game_type_tag,
                           public_snapshot)
 
-if TYPE_CHECKING:  # the hub holds the pairings: it imports this module
-    from pi.hall.hub import Hub
-
-__all__ = ["Pairings", "RoundStart", "pairing_command", "game_feed", "round_feed", "results",
+__all__ = ["Pairings", "RoundsHub", "RoundStart", "pairing_command", "game_feed", "round_feed", "results",
            "results_csv", "PAIRINGS_FILE", "ROUND_FILE"]
 
 log = logging.getLogger(__name__)
@@ -109,6 +107,38 @@ def pairing_command(row: dict[str, str], event: str | None) -> dict[str, str]:
     return pairing
 
 
+class RoundsHub(Protocol):
+    """What the rounds read and do of the hub (``pi.hall.hub.Hub``, which holds the pairings
+    and imports this module: a Protocol, so this module does not import it back)."""
+
+    @property
+    def files(self) -> Path: ...
+
+    @property
+    def pairings(self) -> Pairings: ...
+
+    @property
+    def config(self) -> HubConfig: ...
+
+    @property
+    def views(self) -> Mapping[str, BoardReplica]: ...
+
+    @property
+    def servers(self) -> Mapping[str, ReplicaServer]: ...
+
+    @property
+    def pairing_out(self) -> Mapping[str, tuple[str, dict[str, str]]]: ...
+
+    @property
+    def pairing_refused(self) -> Mapping[str, str]: ...
+
+    def board(self, board: str) -> BoardReplica: ...
+
+    def push_pairing(self, board: str, pairing: dict[str, str], *, send: bool = True) -> str: ...
+
+    async def act(self, board: str, action: dict[str, Any]) -> object: ...
+
+
 class RoundStart:
     """"Start round N" of the hall's console (HUB_API.md ``POST /api/rounds/<r>/start``).
 
@@ -122,7 +152,7 @@ class RoundStart:
     he is there (COMP 6.9, 6.10). :meth:`table` says, board by board, where each stands and,
     for a board not ready, why. Runs on the hub's loop."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: RoundsHub) -> None:
         self.hub = hub
         self.path = hub.files / ROUND_FILE
         #: the round started last (None: none yet)
@@ -387,7 +417,7 @@ def _played(info: GameInfo) -> bool:
     return info.moves > 0 or info.result != "*"
 
 
-def round_feed(hub: Hub, rnd: str) -> tuple[str, float] | None:
+def round_feed(hub: RoundsHub, rnd: str) -> tuple[str, float] | None:
     """The round's multi-game PDN in board-number order; None when the round has no board."""
     games = round_games(hub.views, rnd)
     paired = hub.pairings.of_round(rnd)
@@ -404,7 +434,7 @@ def round_feed(hub: Hub, rnd: str) -> tuple[str, float] | None:
     return "\n".join(texts), last
 
 
-def results(hub: Hub, arbiter_view: bool) -> list[dict[str, Any]]:
+def results(hub: RoundsHub, arbiter_view: bool) -> list[dict[str, Any]]:
     """Every paired or played (round, board): players and result (HUB_API.md)."""
     keys: set[tuple[str, str]] = set(hub.pairings.rows)
     for board, view in hub.views.items():
