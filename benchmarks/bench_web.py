@@ -4,7 +4,8 @@ Run: ``.venv/bin/python benchmarks/bench_web.py [--presses N] [--clients 0,1,100
 
 Three processes, as on a real board: the daemon (``pi.daemon.run_daemon`` on the simulated
 board in real time, the web server on a loopback port) in a process of its own
-(``bench_web.py --daemon-mode STATE``), the N SSE clients in a second one (``--client-mode``:
+(``bench_web.py --daemon-mode STATE``), the N SSE clients in a second one (``--client-procs``:
+in that many; ``--client-mode``:
 raw SSE readers, see :class:`SseReader`), and this driver, which presses the clock buttons through
 the simulator's controls (``POST /api/sim/button``: the button's GPIO pin tapped on gpiozero's
 ``MockFactory`` inside the daemon). Times are ``time.perf_counter`` (CLOCK_MONOTONIC: one clock
@@ -200,28 +201,38 @@ class Daemon:
 # ---------------------------------------------------------------------- the clients' process
 
 class Clients:
-    """N SSE clients in a process of their own: ``bench_web.py --client-mode PORT N`` prints
-    ``ready``, then on ``stop`` each journal line's arrival times (one per client: the first
-    message of that line it got)."""
+    """N SSE clients in ``procs`` processes of their own (as even a share each as can be):
+    ``bench_web.py --client-mode PORT N`` prints ``ready``, then on ``stop`` each journal line's
+    arrival times (one per client: the first message of that line it got)."""
 
-    def __init__(self, port: int, n: int) -> None:
+    def __init__(self, port: int, n: int, procs: int = 1) -> None:
         self.port, self.n = port, n
-        self.proc: subprocess.Popen[str] | None = None
+        self.shares = [n // procs + (1 if i < n % procs else 0) for i in range(max(1, procs))]
+        self.procs: list[subprocess.Popen[str]] = []
 
     def start(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, __file__, "--client-mode", str(self.port),
-                                      str(self.n)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        if line.strip() != "ready":
-            raise RuntimeError(f"SSE clients did not connect: {line!r}")
+        for share in self.shares:
+            if share:
+                self.procs.append(subprocess.Popen(
+                    [sys.executable, __file__, "--client-mode", str(self.port), str(share)],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+        for proc in self.procs:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            if line.strip() != "ready":
+                raise RuntimeError(f"SSE clients did not connect: {line!r}")
 
     def finish(self) -> dict[int, list[float]]:
-        if self.proc is None:
-            return {}
-        out, _ = self.proc.communicate("stop\n", timeout=60)
-        return {int(k): v for k, v in json.loads(out or "{}").items()}
+        out: dict[int, list[float]] = {}
+        for proc in self.procs:
+            assert proc.stdin is not None
+            proc.stdin.write("stop\n")
+            proc.stdin.flush()
+        for proc in self.procs:
+            text, _ = proc.communicate(timeout=60)
+            for k, v in json.loads(text or "{}").items():
+                out.setdefault(int(k), []).extend(v)
+        return out
 
 
 class SseReader(asyncio.Protocol):
@@ -310,11 +321,12 @@ class Controls:
 
 
 def latency(n_clients: int, presses: int, profile: str | None = None,
-            slow: float | None = None, where: str | None = None) -> dict[str, Any]:
+            slow: float | None = None, where: str | None = None,
+            client_procs: int = 1) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(dir=where) as tmp:
         daemon = Daemon(tmp, profile, slow)
         try:
-            clients = Clients(daemon.port, n_clients)
+            clients = Clients(daemon.port, n_clients, client_procs)
             if n_clients:
                 clients.start()
             controls = Controls(daemon.port, daemon.token)
@@ -380,6 +392,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--presses", type=int, default=200)
     p.add_argument("--clients", default="0,1,100",
                    help="SSE client counts (0: the server on, nobody listening: the baseline)")
+    p.add_argument("--client-procs", type=int, default=1, metavar="N",
+                   help="the SSE clients in N processes (default 1): a browser reads its one "
+                   "socket; one process reads all of them in turn")
     p.add_argument("--rss-wait", type=float, default=4.0)
     p.add_argument("--quick", action="store_true", help="tiny sizes (the test's run)")
     p.add_argument("--profile", metavar="FILE", help="cProfile of the daemon's loop thread")
@@ -397,14 +412,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.daemon_mode:
         return daemon_mode(args.daemon_mode, args.profile, args.slow)
     presses = 4 if args.quick else args.presses
-    print(f"clock press -> SSE event at a client ({presses} presses; ms); daemon, clients and "
-          f"driver in three processes; state in {args.state_in or tempfile.gettempdir()}; "
+    print(f"clock press -> SSE event at a client ({presses} presses; ms); the daemon, the "
+          f"clients ({args.client_procs} process(es)) and the driver in processes of their own; "
+          f"state in {args.state_in or tempfile.gettempdir()}; "
           f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'clients':>8} {'n':>6} {'p50':>7} {'p99':>7} {'max':>7} | {'sent p99':>8} | "
           f"{'loop lag p99':>12} {'max':>7} | {'scan late max':>13} {'scans':>6} | "
           f"{'fsync max':>9} | {'RSS MiB':>7}")
     for n in [int(x) for x in args.clients.split(",") if x]:
-        r = latency(n, presses, args.profile, args.slow, args.state_in)
+        r = latency(n, presses, args.profile, args.slow, args.state_in, args.client_procs)
         print(f"{r['clients']:>8} {r['n']:>6} {r['p50']:>7.2f} {r['p99']:>7.2f} {r['max']:>7.2f} | "
               f"{r['sent_p99']:>8.2f} | {r['loop_lag_p99']:>12.2f} "
               f"{r['loop_lag_max']:>7.2f} | "
