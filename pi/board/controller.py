@@ -756,8 +756,10 @@ class BoardController:
                 message = N_("set up the pieces")
             if self.notice:
                 message = self.notice
-            return DisplayState(message=message[:80], side_to_move="-", move_number=0,
-                                title=(failure or self.banner)[:80])
+            # whole: the screen translates a message, then fits it (cut first, it no longer
+            # matched its template and stayed in English)
+            return DisplayState(message=message, side_to_move="-", move_number=0,
+                                title=failure or self.banner)
         session = self.session
         assert session is not None
         arbiter = session.arbiter
@@ -769,7 +771,7 @@ class BoardController:
         return DisplayState(move_number=len(game.moves) // 2 + 1,
                             side_to_move="-" if game.outcome is not None else
                             ("white" if board.turn == 0 else "black"),
-                            last_move=last, message=message[:80], clock=reading)
+                            last_move=last, message=message, clock=reading)
 
     def _refresh(self, force: bool = False) -> None:
         state = self.display_state()

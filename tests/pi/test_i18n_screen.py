@@ -9,12 +9,17 @@ from typing import Any
 import pytest
 from PIL import ImageDraw
 
+from hardware_mocks.clock import FakeClock
 from hardware_mocks.display import dummy_oled
 from hardware_mocks.simulate import main as simulate
 from hardware_mocks.terminal import state_line
+from engine.i18n import localize
 from pi.board.config import Config, parse_config
+from pi.board.controller import BoardController
 from pi.board.errors import ConfigError
+from pi.board.statedir import StateDir
 from pi.drivers.display import BoardDisplay, DisplayState
+from pi.drivers.timebase import GameTime
 
 SAMPLE = Path(__file__).resolve().parents[2] / "pi" / "samples" / "italian_sample.jsonl"
 
@@ -56,6 +61,34 @@ def test_the_oled_in_italian(monkeypatch: pytest.MonkeyPatch) -> None:
     # two lines, split where the message says "; " (pi/drivers/display.py message_layout)
     assert drawn(monkeypatch, "it", FLAGGED)[3:] == ["IT 8.1.3 toccato 21, mosso 22",
                                                      "nero: correggere o accettare"]
+
+
+#: the restart's flag as the controller puts it on the message line (BOARD, engine/arbiter.py):
+#: 85 characters, more than the screen's line holds
+RESTARTED = ("BOARD the board restarted after 12 s away; clocks stopped until the arbiter "
+             "restarts them")
+
+
+def test_a_message_longer_than_the_line_is_translated_whole_then_fitted(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The message is translated before anything is cut from it: cut first, the English no
+    longer matched its template and stayed English on an Italian board."""
+    assert len(RESTARTED) > 80
+    state = DisplayState(white_time=60.0, black_time=300.0, move_number=12,
+                         side_to_move="white", message=RESTARTED)
+    lines = drawn(monkeypatch, "it", state)[3:]
+    assert lines and lines[0].startswith("BOARD ") and "restarted" not in " ".join(lines)
+    italian = "BOARD " + localize(RESTARTED[6:], "it")
+    assert italian != RESTARTED and italian.startswith(lines[0].removesuffix(".."))
+
+
+def test_the_controller_keeps_the_whole_message_for_the_screen_to_translate(
+        tmp_path: Path) -> None:
+    with StateDir.open(tmp_path) as state:
+        c = BoardController(Config(), state, GameTime(FakeClock(1000.0), epoch=900.0),
+                            wall=lambda: None)
+        c.notice = RESTARTED
+        assert c.display_state().message == RESTARTED
 
 
 def test_the_oled_in_english_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
