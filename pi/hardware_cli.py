@@ -249,7 +249,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if args.http is not None:
         from pi.board.config import parse_http
         spec = parse_http(args.http, lambda problem: InputError(f"--http: {problem}"))
-        server = serve_watch(view, spec.host, spec.port)
+        server = serve_watch(view, spec.host, spec.port, terminal_language())
         print(translations(terminal_language()).gettext("watch page: {url}").format(
             url=f"http://{spec.host}:{server.server_port}/"), flush=True)
     try:
@@ -265,13 +265,16 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+#: The watch page's title and heading (in the terminal's language, :func:`watch_page`).
+WATCH_TITLE = N_("damiera hardware watch")
 #: The watch page: the board drawn from /watch.json four times a second, closed squares dark,
-#: each square's bounces in it, the newest changes below.
+#: each square's bounces in it, the newest changes below (``{lang}``, ``{title}``: filled by
+#: :func:`watch_page`).
 WATCH_PAGE = """<!doctype html>
-<html><head><meta charset="utf-8"><title>damiera hardware watch</title>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>
 <style>body{font-family:sans-serif}td{width:44px;height:44px;border:1px solid #555;
 text-align:center;font-size:11px}td.on{background:#333;color:#fff}pre{font-size:12px}</style>
-</head><body><h1>damiera hardware watch</h1><table id="board"></table><pre id="log"></pre>
+</head><body><h1>{title}</h1><table id="board"></table><pre id="log"></pre>
 <script>
 async function tick() {
   const s = await (await fetch("watch.json")).json();
@@ -293,7 +296,16 @@ setInterval(tick, 250); tick();
 """
 
 
-def serve_watch(view: WatchView, host: str, port: int) -> ThreadingHTTPServer:
+def watch_page(language: str) -> str:
+    """The watch page, its title in ``language`` (the terminal's: its lines are too)."""
+    from html import escape
+    title = escape(translations(language).gettext(WATCH_TITLE))
+    # the script's braces are the page's own: only the two fields are filled
+    return WATCH_PAGE.replace("{lang}", escape(language)).replace("{title}", title)
+
+
+def serve_watch(view: WatchView, host: str, port: int,
+                language: str = "en") -> ThreadingHTTPServer:
     """The watch page on ``host:port``, served on a thread of its own until ``shutdown()``:
     ``/`` the page, ``/watch.json`` ``view.snapshot()``. Raises InputError (one line, exit 2) when
     the address cannot be taken."""
@@ -301,10 +313,12 @@ def serve_watch(view: WatchView, host: str, port: int) -> ThreadingHTTPServer:
     import threading
     from http.server import BaseHTTPRequestHandler
 
+    page = watch_page(language).encode()
+
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # the name http.server calls
             if self.path == "/":
-                body, kind = WATCH_PAGE.encode(), "text/html; charset=utf-8"
+                body, kind = page, "text/html; charset=utf-8"
             elif self.path == "/watch.json":
                 body, kind = json.dumps(view.snapshot()).encode(), "application/json"
             else:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.board import Board
+from engine.i18n import translations
 from engine.variants import find_variant
 from hardware_mocks.bringup import SimulatedBench
 from pi.cli import main
@@ -428,8 +429,17 @@ def test_watch_page(capsys: pytest.CaptureFixture[str]) -> None:
     finally:
         server.shutdown()
         server.server_close()
-    assert "watch.json" in page
+    assert "watch.json" in page and "<title>damiera hardware watch</title>" in page
     assert state["size"] == 8 and "d4" in state["closed"]
+    server = serve_watch(view, "127.0.0.1", port, language="it")  # the terminal's language
+    try:
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().decode()
+    finally:
+        server.shutdown()
+        server.server_close()
+    title = translations("it").gettext("damiera hardware watch")
+    assert title != "damiera hardware watch" and f"<h1>{title}</h1>" in page
+    assert '<html lang="it">' in page
     assert state["bounces"]["e5"] >= 40 and state["changes"][-1].endswith(("e5 open", "e5 closed"))
 
 
