@@ -68,6 +68,9 @@ ALARM_REPEAT = 10.0
 KEPT_PUBLIC = 2
 #: A line that did not verify is asked again at most this often per game (seconds).
 ASK_AGAIN_AFTER = 1.0
+#: Topics whose (board, leaf) is kept once read (every message names one): cleared when full
+#: (a stranger's topics for boards that do not exist cost a read again, no memory).
+MAX_TOPICS = 20_000
 
 
 @dataclass
@@ -125,6 +128,8 @@ class Hub:
         #: per board: the ``taken_over`` count of its last signed status
         self.taken: dict[str, int] = {}
         self._asked_again: dict[tuple[str, str], float] = {}
+        #: topic → (board, leaf), for the topics read (MAX_TOPICS at most)
+        self._topic_of: dict[str, tuple[str, str]] = {}
         #: per board: the game it shows and what its summary says of it that never changes
         #: (event, round, white, black, variant, size), read from its start line once
         self._heads: dict[str, tuple[ReplayedGame, tuple[Any, str | None, Any, Any, str, int]]] \
@@ -180,7 +185,13 @@ class Hub:
                     self._broker_log(payload)
                     continue
                 try:
-                    board, leaf = P.parse_topic(self.topics, topic)
+                    where = self._topic_of.get(topic)
+                    if where is None:
+                        where = P.parse_topic(self.topics, topic)
+                        if len(self._topic_of) >= MAX_TOPICS:
+                            self._topic_of.clear()
+                        self._topic_of[topic] = where
+                    board, leaf = where
                     fed = self._message(board, leaf, payload)
                     changed.setdefault(board, []).extend(fed)
                 except BadMessage as exc:
