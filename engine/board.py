@@ -176,9 +176,15 @@ class Board:
 
     def _fen(self, algebraic: bool) -> str:
         g = self._g
+        num, kings = g.number_of, self.kings
         parts = ["W" if self.turn == WHITE else "B"]
         for tag, bb in (("W", self.white), ("B", self.black)):
-            items = sorted((g.number_of[b], bool(self.kings >> b & 1)) for b in _bits(bb))
+            items = []
+            while bb:  # _bits inlined: one FEN per move of every game replayed
+                low = bb & -bb
+                items.append((num[low.bit_length() - 1], bool(kings & low)))
+                bb ^= low
+            items.sort()
             parts.append(tag + ",".join(fen_runs(items, g.algebraic_of if algebraic else None)))
         return ":".join(parts)
 
@@ -211,14 +217,20 @@ class Board:
         self._memo_for_now()
         if self._memo_occupied is None:
             num = self._g.number_of
-            self._memo_occupied = frozenset(num[b] for b in _bits(self.white | self.black))
+            squares = []
+            bb = self.white | self.black
+            while bb:  # _bits inlined: every turn of every game replayed asks
+                low = bb & -bb
+                squares.append(num[low.bit_length() - 1])
+                bb ^= low
+            self._memo_occupied = frozenset(squares)
         return self._memo_occupied
 
     def occupied_algebraic(self) -> frozenset[str]:
         self._memo_for_now()
         if self._memo_algebraic is None:
             alg = self._g.algebraic_of
-            self._memo_algebraic = frozenset(alg[n] for n in self.occupied_squares())
+            self._memo_algebraic = frozenset(map(alg.__getitem__, self.occupied_squares()))
         return self._memo_algebraic
 
     def material(self) -> tuple[tuple[int, int], tuple[int, int]]:

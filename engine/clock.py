@@ -155,10 +155,14 @@ class GameClock:
         fell = stretch is not None and stretch.fell_ms is not None
         running = None if fell else self._running
         state = ClockState.FLAGGED if fell else self._state
-        return ClockReading(ms / 1000,
-                            self._face_reading(WHITE, side, stretch, running),
-                            self._face_reading(BLACK, side, stretch, running),
-                            running, self._to_move, state)
+        faces, flag, control = self._faces, self._flag, self._control
+        return ClockReading(
+            ms / 1000,
+            face_reading(WHITE, faces[WHITE], stretch if side is WHITE else None, running, flag,
+                         control),
+            face_reading(BLACK, faces[BLACK], stretch if side is BLACK else None, running, flag,
+                         control),
+            running, self._to_move, state)
 
     def face(self, side: Colour, t: float) -> FaceReading:
         """``side``'s face at ``t``, as :meth:`read` gives it. Changes nothing, copies nothing."""

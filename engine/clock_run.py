@@ -118,8 +118,10 @@ def face_reading(side: Colour, face: FaceState, stretch: Stretch | None, running
     """What ``side``'s ``face`` shows, or shows once ``stretch`` (its run up to a later time, see
     :func:`run_face`) has passed; ``running``: whose face runs then; ``flag``: the flag fallen
     before. Changes nothing."""
-    lampo_ms, run, run_start_ms, shown = face.lampo_ms, face.run, face.run_start_ms, face.shown_ms
-    if stretch is not None:
+    lampo_ms, run, run_start_ms = face.lampo_ms, face.run, face.run_start_ms
+    if stretch is None:
+        shown = face.remaining_ms if lampo_ms is None else lampo_ms  # FaceState.shown_ms
+    else:
         lampo_ms = stretch.lampo_ms
         shown = stretch.remaining_ms if lampo_ms is None else lampo_ms
         if stretch.lampo_began_ms is not None and stretch.per_move_ms is not None:
@@ -127,8 +129,6 @@ def face_reading(side: Colour, face: FaceState, stretch: Stretch | None, running
         if stretch.fell_ms is not None:
             flag = FlagFell(side, stretch.fell_ms / 1000, stretch.fell_in_lampo)
     in_lampo = lampo_ms is not None
-    flagged = isinstance(flag, BothFlagsFell) or (isinstance(flag, FlagFell) and flag.side is side)
-    return FaceReading(
-        side=side, ms=shown, running=running is side, moves=face.moves, in_lampo=in_lampo,
-        flagged=flagged, run=run, run_start_ms=run_start_ms,
-        moves_to_control=None if in_lampo else control.moves_to_control(face.moves))
+    flagged = flag is not None and (isinstance(flag, BothFlagsFell) or flag.side is side)
+    return FaceReading(side, shown, running is side, face.moves, in_lampo, flagged, run,
+                       run_start_ms, None if in_lampo else control.moves_to_control(face.moves))

@@ -64,6 +64,10 @@ def seconds_to_ms(seconds: float) -> int:
 
     Raises ValueError (``PdnTimeError``) for a negative, infinite or NaN value.
     """
+    # the common case first (a clock is told the time on every journal line and every reading):
+    # a float in range (NaN fails the comparison and takes the checks below)
+    if type(seconds) is float and 0.0 <= seconds < math.inf:
+        return round(seconds * 1000)
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
         raise PdnTimeError(f"a time must be a number of seconds, not {seconds!r}")
     if not math.isfinite(seconds) or seconds < 0:

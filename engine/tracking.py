@@ -95,11 +95,9 @@ class TurnTracker:
         self.ref = ref
         g = ref.variant.geometry
         num = g.number_of_algebraic
-        self.phys: dict[str, int | None] = {}
         on_board = ref.occupied_squares()  # one pass over the bitboards, not one per square
-        for s in sensed:
-            o = num.get(s)
-            self.phys[s] = o if o in on_board else None
+        self.phys: dict[str, int | None] = {
+            s: o if (o := num.get(s)) in on_board else None for s in sensed}
         self.hand: list[int | None] = []
         self.touches = Touches()
         self.first_touch: int | None = obligation  # IT 3.7, 3.8: the piece that must be played
@@ -110,10 +108,10 @@ class TurnTracker:
         occ = ref.occupied_algebraic()
         alg = g.algebraic_of
         #: occupancy after each legal move -> that move (picochess's recognition, STYLE.md)
-        self.after: dict[frozenset[str], Move] = {}
-        for m in legal:
-            key = (occ - {alg[m.from_square]} - {alg[c] for c in m.captures}) | {alg[m.to_square]}
-            self.after[frozenset(key)] = m
+        # (made at every turn of every game: frozensets made directly, no set copied)
+        self.after: dict[frozenset[str], Move] = {
+            occ.difference((alg[m.from_square], *[alg[c] for c in m.captures]))
+            .union((alg[m.to_square],)): m for m in legal}
 
     @property
     def mover(self) -> int:

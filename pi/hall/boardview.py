@@ -215,6 +215,9 @@ class BoardReplica:
         self.faults: dict[int, ReportedFault] = {}
         self.replica_games: dict[str, GameReplica] = {}
         self.retained: dict[str, Any] | None = None
+        #: the retained state's clock reading as (game id, game time, the board's wall time),
+        #: None without one (read once per state: :meth:`now` runs several times per line)
+        self._reading: tuple[Any, float, float] | None = None
         self.online = False
         self.last_heard: float | None = None
         self.flag_walls: dict[int, float] = {}
@@ -226,6 +229,9 @@ class BoardReplica:
         self._reports: OrderedDict[str, GameInfo] = OrderedDict()
         #: game id → its first line past the set-up (final once found: lines only grow)
         self._touches: dict[str, Mapping[str, Any]] = {}
+        #: game id → superseded or not, once its first touch is found (final: every summary
+        #: of the hall asks)
+        self._voided: dict[str, bool] = {}
 
     # ------------------------------------------------------------------ what the views read
 
@@ -245,13 +251,10 @@ class BoardReplica:
         s = self.game
         if s is None:
             return 0.0
-        st = self.retained
-        if self.online and st is not None and st.get("game_id") == s.id:
-            clock = st.get("clock")
-            if isinstance(clock, dict) and isinstance(clock.get("t"), (int, float)) \
-                    and isinstance(clock.get("server_time"), (int, float)):
-                ahead = min(max(0.0, time.time() - float(clock["server_time"])), 3600.0)
-                return max(s.last_t, float(clock["t"]) + ahead)
+        r = self._reading
+        if self.online and r is not None and r[0] == s.id:
+            ahead = min(max(0.0, time.time() - r[2]), 3600.0)
+            return max(s.last_t, r[1] + ahead)
         return s.last_t
 
     def live_fen(self) -> str | None:
@@ -279,6 +282,11 @@ class BoardReplica:
     def take_state(self, obj: dict[str, Any]) -> None:
         """The board's retained ``state`` (its ``/api/state``, arbiter view)."""
         self.retained = obj
+        clock = obj.get("clock")
+        self._reading = None
+        if isinstance(clock, dict) and isinstance(clock.get("t"), (int, float)) \
+                and isinstance(clock.get("server_time"), (int, float)):
+            self._reading = (obj.get("game_id"), float(clock["t"]), float(clock["server_time"]))
         faults = {}
         raw = obj.get("sensor_faults")
         for i, f in enumerate(raw if isinstance(raw, list) else []):
@@ -353,8 +361,14 @@ class BoardReplica:
     def superseded(self, g: GameReplica) -> bool:
         """Game ``g`` was voided by a pairing before play (``pi.board.supersede``): its first
         touch is the board's fixed note."""
+        known = self._voided.get(g.id)
+        if known is not None:
+            return known
         first = self.touch_of(g)
-        return first is not None and superseded((first,))
+        if first is None:
+            return False
+        voided = self._voided[g.id] = superseded((first,))
+        return voided
 
     # ------------------------------------------------------------------ feeding
 

@@ -558,7 +558,9 @@ def summary_key(summary: dict[str, Any]) -> tuple[object, ...]:
     """A summary's content without what changes every second by itself (a running clock is
     ticked by the page from its last reading: an event when it starts, stops or changes side).
     Compared for equality only (a summary's keys come in one order: :meth:`Hub.summary`)."""
-    clock = summary.get("clock")
-    return tuple((k, (clock.get("running"), clock.get("state"))
-                  if k == "clock" and isinstance(clock, dict) else v)
-                 for k, v in summary.items() if k != "last_heard")
+    key = summary.copy()  # its order kept: a value replaced keeps its place
+    key.pop("last_heard", None)
+    clock = key.get("clock")
+    if isinstance(clock, dict):
+        key["clock"] = (clock.get("running"), clock.get("state"))
+    return tuple(key.items())

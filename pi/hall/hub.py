@@ -32,7 +32,7 @@ from aiohttp import web
 
 from engine.decisions import FlagDecided, FlagRaised
 from pi.hall import protocol as P
-from pi.hall.boardview import BoardReplica, ReplicaServer, wall_of
+from pi.hall.boardview import BoardReplica, ReplayedGame, ReplicaServer, wall_of
 from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
 from pi.hall.replica import GameReplica, Replica, board_key, game_order, sync_taken
@@ -43,7 +43,7 @@ from engine.i18n import N_
 from engine.replay import Fed
 from pi.web import auth
 from pi.web.httputil import http
-from pi.web.views import clock_dict, decisions_json, flag_dict, public_clock
+from pi.web.views import clock_dict, decisions_json, flag_dict, frozen_clock
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +68,9 @@ ALARM_REPEAT = 10.0
 KEPT_PUBLIC = 2
 #: A line that did not verify is asked again at most this often per game (seconds).
 ASK_AGAIN_AFTER = 1.0
+#: Topics whose (board, leaf) is kept once read (every message names one): cleared when full
+#: (a stranger's topics for boards that do not exist cost a read again, no memory).
+MAX_TOPICS = 20_000
 
 
 @dataclass
@@ -125,6 +128,12 @@ class Hub:
         #: per board: the ``taken_over`` count of its last signed status
         self.taken: dict[str, int] = {}
         self._asked_again: dict[tuple[str, str], float] = {}
+        #: topic → (board, leaf), for the topics read (MAX_TOPICS at most)
+        self._topic_of: dict[str, tuple[str, str]] = {}
+        #: per board: the game it shows and what its summary says of it that never changes
+        #: (event, round, white, black, variant, size), read from its start line once
+        self._heads: dict[str, tuple[ReplayedGame, tuple[Any, str | None, Any, Any, str, int]]] \
+            = {}
 
     # ------------------------------------------------------------------ start
 
@@ -176,7 +185,13 @@ class Hub:
                     self._broker_log(payload)
                     continue
                 try:
-                    board, leaf = P.parse_topic(self.topics, topic)
+                    where = self._topic_of.get(topic)
+                    if where is None:
+                        where = P.parse_topic(self.topics, topic)
+                        if len(self._topic_of) >= MAX_TOPICS:
+                            self._topic_of.clear()
+                        self._topic_of[topic] = where
+                    board, leaf = where
                     fed = self._message(board, leaf, payload)
                     changed.setdefault(board, []).extend(fed)
                 except BadMessage as exc:
@@ -526,8 +541,11 @@ class Hub:
             self._check(key, now)
 
     def missing(self, board: str) -> int:
-        return sum(max(0, n - self.replica.held(board, g))
-                   for g, n in self.known.get(board, {}).items())
+        """Lines known to exist at the board and not held (every summary of the hall asks)."""
+        known = self.known.get(board)
+        if not known:
+            return 0
+        return sum(max(0, n - self.replica.held(board, g)) for g, n in known.items())
 
     # ------------------------------------------------------------------ commands
 
@@ -591,45 +609,56 @@ class Hub:
     # ------------------------------------------------------------------ summaries
 
     def summary(self, board: str, arbiter_view: bool) -> dict[str, Any]:
-        """The board summary of HUB_API.md."""
+        """The board summary of HUB_API.md (built for every journal line of every board with a
+        hall page open: one dict made whole, its keys always in the same order)."""
         view, ws = self.board(board), self.servers[board]
         s = view.game
-        out: dict[str, Any] = {
-            "board": board, "online": view.online, "last_heard": view.last_heard,
-            "game_id": None, "event": None, "round": None, "white": None, "black": None,
-            "variant": None, "size": None, "fen": None, "moves": 0, "last_move": None,
-            "clock": None, "result": "*", "pending_flags": 0,
-            "sensor_faults": len(view.faults), "lines": 0, "missing": self.missing(board)}
         if s is None or view.superseded(s.replica):  # void: no game of a round
-            return out
-        line = s.start_line
+            return {"board": board, "online": view.online, "last_heard": view.last_heard,
+                    "game_id": None, "event": None, "round": None, "white": None,
+                    "black": None, "variant": None, "size": None, "fen": None, "moves": 0,
+                    "last_move": None, "clock": None, "result": "*", "pending_flags": 0,
+                    "sensor_faults": len(view.faults), "lines": 0,
+                    "missing": self.missing(board)}
         game = s.arbiter.game
-        out.update(game_id=s.id, event=line.get("event"), round=_str(line.get("round")),
-                   white=line.get("white"), black=line.get("black"), variant=s.variant.name,
-                   size=s.variant.size, lines=s.replica.held,
-                   pending_flags=sum(1 for f in s.arbiter.flags if f.status == "pending"))
-        if arbiter_view or ws.feeds.delay <= 0:
-            snap = None if arbiter_view else ws.feeds.snapshot
-        else:
-            snap = ws.feeds.public_snap
-            if snap is None or snap.tags.get("_id") != s.id:
-                out.update(fen=game.start_fen, clock=None)
-                return out
-        if snap is None:
-            out.update(fen=view.live_fen(), moves=len(game.moves), result=game.result,
-                       last_move=game.moves[-1].notation if game.moves else None)
-        else:
-            out.update(fen=snap.fen, moves=len(snap.moves), result=snap.result,
-                       last_move=snap.moves[-1].get("notation") if snap.moves else None)
+        heads = self._heads.get(board)
+        if heads is None or heads[0] is not s:
+            line = s.start_line
+            heads = self._heads[board] = (s, (
+                line.get("event"), _str(line.get("round")), line.get("white"),
+                line.get("black"), s.variant.name, s.variant.size))
+        event, round_, white, black, variant, size = heads[1]
+        feeds = ws.feeds
+        clock: dict[str, Any] | None = None
         if arbiter_view:
-            out["clock"] = clock_dict(view)
-        elif ws.feeds.delay <= 0:
-            # the board page's public clock: frozen while a move is held (its count and the
-            # face it set running would tell it)
-            out["clock"] = public_clock(ws.feeds.snapshot, clock_dict(view))
-        elif ws.feeds.public_state is not None:
-            out["clock"] = ws.feeds.public_state.get("clock")
-        return out
+            fen, moves, result = view.live_fen(), len(game.moves), game.result
+            last_move = game.moves[-1].notation if game.moves else None
+            clock = clock_dict(view)
+        else:
+            snap = feeds.snapshot if feeds.delay <= 0 else feeds.public_snap
+            if feeds.delay > 0 and (snap is None or snap.tags.get("_id") != s.id):
+                fen, moves, result, last_move = game.start_fen, 0, "*", None
+            elif snap is None:
+                fen, moves, result = view.live_fen(), len(game.moves), game.result
+                last_move = game.moves[-1].notation if game.moves else None
+            else:
+                fen, moves, result = snap.fen, len(snap.moves), snap.result
+                last_move = snap.moves[-1].get("notation") if snap.moves else None
+            if feeds.delay <= 0:
+                # the board page's public clock: frozen while a move is held (its count and
+                # the face it set running would tell it)
+                clock = frozen_clock(snap.clock) if snap is not None and snap.held else \
+                    clock_dict(view)
+            elif snap is not None and snap.tags.get("_id") == s.id and \
+                    feeds.public_state is not None:
+                clock = feeds.public_state.get("clock")
+        return {"board": board, "online": view.online, "last_heard": view.last_heard,
+                "game_id": s.id, "event": event, "round": round_, "white": white,
+                "black": black, "variant": variant, "size": size, "fen": fen,
+                "moves": moves, "last_move": last_move, "clock": clock, "result": result,
+                "pending_flags": sum(1 for f in s.arbiter.flags if f.status == "pending"),
+                "sensor_faults": len(view.faults), "lines": s.replica.held,
+                "missing": self.missing(board)}
 
     def flags(self) -> list[dict[str, Any]]:
         """Every flag of the boards' current games, newest first (HUB_API.md)."""

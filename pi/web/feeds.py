@@ -14,7 +14,7 @@ import json
 import logging
 import time
 from collections import deque
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Protocol
@@ -46,10 +46,15 @@ def chunk(message: bytes) -> bytes:
 PING_CHUNK = chunk(PING)
 
 
+#: ``json.dumps(..., separators=(",", ":"))`` made once (``dumps`` with an argument makes a new
+#: encoder per call: one per SSE message of every board of a hall)
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def encode(line: int | None, name: str, data: dict[str, Any]) -> bytes:
     """One SSE message (``id`` omitted when None)."""
     head = "" if line is None else f"id: {line}\n"
-    return f"{head}event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+    return f"{head}event: {name}\ndata: {_COMPACT.encode(data)}\n\n".encode()
 
 
 def encode_state(line: int | None, data: dict[str, Any], moves: MoveDicts | None = None
@@ -59,7 +64,7 @@ def encode_state(line: int | None, data: dict[str, Any], moves: MoveDicts | None
     listed = data.get("moves")
     if moves is None or not listed:
         return encode(line, "state", data)
-    rest = json.dumps({k: v for k, v in data.items() if k != "moves"}, separators=(",", ":"))
+    rest = _COMPACT.encode({k: v for k, v in data.items() if k != "moves"})
     head = "" if line is None else f"id: {line}\n"
     sep = "," if rest != "{}" else ""
     return (f'{head}event: state\ndata: {rest[:-1]}{sep}"moves":{moves.encode(listed)}}}\n\n'
@@ -318,7 +323,25 @@ def _unchanged_view(board: BoardView, fed: Fed, prev: PublicSnapshot | None
         return None
     if prev.held:
         return prev
-    return replace(prev, line=fed.line, wall=time.time())
+    return prev.dated(fed.line, time.time())
+
+
+class _ReadOnce:
+    """``read()`` called at most once, its answer kept: the clock of one journal line, which
+    the arbiter's clock event, the broadcast view and the public clock event all show (one
+    reading of one instant, not one each)."""
+
+    __slots__ = ("_read", "_value", "_done")
+
+    def __init__(self, read: Callable[[], dict[str, Any] | None]) -> None:
+        self._read = read
+        self._value: dict[str, Any] | None = None
+        self._done = False
+
+    def __call__(self) -> dict[str, Any] | None:
+        if not self._done:
+            self._value, self._done = self._read(), True
+        return self._value
 
 
 def monotonic() -> float:
@@ -388,7 +411,8 @@ class LiveFeeds:
             note_flags(fed, self.notes)
         self.last_line = fed.line
         self.last_record = fed.record
-        events = line_events(fed, self.flag_lines, self.clock_now)
+        clock = _ReadOnce(self.clock_now)
+        events = line_events(fed, self.flag_lines, clock)
         # nobody listening: no state built and nothing encoded (the board's time, the hub's
         # CPU); the events are kept for a resuming client and encoded if one asks
         self.arbiter_stream.publish_events(game, fed.line, events, partial(
@@ -397,9 +421,9 @@ class LiveFeeds:
         prev = self.snapshot
         snap = _unchanged_view(c, fed, prev)
         if snap is None:
-            snap = board_snapshot(c, fed.line, prev, self.moves, changes_clock(fed))
+            snap = board_snapshot(c, fed.line, prev, self.moves, changes_clock(fed), clock)
         self.snapshot = snap
-        pub = public_events(fed, events, prev, snap, self.clock_now, self.notes)
+        pub = public_events(fed, events, prev, snap, clock, self.notes)
         if self.delay > 0:
             pub_state = state_dict(c, fed.line, arbiter_view=False, snap=snap, last_record=None,
                                    flag_lines=self.flag_lines, cache=self.moves,

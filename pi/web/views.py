@@ -222,6 +222,15 @@ class PublicSnapshot:
     #: this view is an earlier one kept while an irregularity is pending (its move held)
     held: bool = False
 
+    def dated(self, line: int, wall: float) -> PublicSnapshot:
+        """The same view after journal line ``line``, made at ``wall``: a shallow copy, its
+        lists shared (never changed: a new view is a new snapshot). Made for most lines of every
+        board of a hall (``dataclasses.replace`` would walk the fields each time)."""
+        new = PublicSnapshot.__new__(PublicSnapshot)
+        new.__dict__.update(self.__dict__)
+        new.line, new.wall = line, wall
+        return new
+
 
 def public_snapshot(game_id: str, game: Game, flags: Sequence[Flag], line: int,
                     previous: PublicSnapshot | None, cache: MoveDicts | None = None,
@@ -241,16 +250,23 @@ def public_snapshot(game_id: str, game: Game, flags: Sequence[Flag], line: int,
     # a move's dict is rebuilt only when its (frozen) RecordedMove changed: a long game's
     # snapshot per journal line stays cheap (the hall's hub makes one per line of 200 boards)
     # (the board's server keeps a MoveDicts cache of its own: the same dicts for every view)
+    old_objs = previous.objs if (previous is not None and same_game) else ()
     if cache is not None:
         moves = _move_dicts(game, cache)
     else:
-        old_objs = previous.objs if (previous is not None and same_game) else ()
         old_moves = previous.moves if (previous is not None and same_game) else []
         moves = [old_moves[i] if i < len(old_objs) and old_objs[i] is m else m.to_dict()
                  for i, m in enumerate(game.moves)]
+    # the records of the moves the previous view had (the same objects) are its own
+    kept = 0
+    limit = min(len(old_objs), len(game.moves))
+    while kept < limit and old_objs[kept] is game.moves[kept]:
+        kept += 1
+    records = previous.records[:kept] if previous is not None and kept else []
+    records += [(m.notation + (m.nag or ""), m.side.label, m.setup_fen, m.clock)
+                for m in game.moves[kept:]]
     return PublicSnapshot(
-        line, time.time(), moves,
-        [(m.notation + (m.nag or ""), m.side.label, m.setup_fen, m.clock) for m in game.moves],
+        line, time.time(), moves, records,
         game.board.fen(), game.result, None if outcome is None else outcome.reason,
         game.start_fen if game.custom_start else None, tags,
         game_type_tag(v), tuple(game.moves), clock)
@@ -288,14 +304,17 @@ def public_clock(snap: PublicSnapshot | None, live: dict[str, Any] | None
 
 
 def board_snapshot(board: BoardView, line: int, previous: PublicSnapshot | None,
-                   cache: MoveDicts | None = None, changed: bool = True
+                   cache: MoveDicts | None = None, changed: bool = True,
+                   read: Callable[[], dict[str, Any] | None] | None = None
                    ) -> PublicSnapshot | None:
     """:func:`public_snapshot` of the board's current game; None: no game. ``changed``: the
-    line changed the clock (its reading now is the view's clock)."""
+    line changed the clock (its reading now is the view's clock); ``read``: that reading
+    (default :func:`clock_dict` of the board, read now)."""
     g = board.game
     if g is None:
         return None
-    clock = next_clock(previous, g.id, changed, lambda: clock_dict(board))
+    clock = next_clock(previous, g.id, changed,
+                       read if read is not None else lambda: clock_dict(board))
     return public_snapshot(g.id, g.arbiter.game, g.arbiter.flags, line, previous, cache, clock)
 
 

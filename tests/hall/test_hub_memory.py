@@ -123,3 +123,27 @@ def test_a_batch_is_written_once_per_game_and_a_refused_write_is_asked_again(
         hub.close()
 
     asyncio.run(scenario())
+
+
+def test_topics_read_once_are_kept_within_a_bound(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every message names its topic: a topic read once is kept (its board and leaf), at most
+    MAX_TOPICS of them, the memory cleared when full: messages still reach their boards across
+    the clearing, and a bad topic is refused every time (never kept)."""
+    import pi.hall.hub as hub_module
+    monkeypatch.setattr(hub_module, "MAX_TOPICS", 3)
+    hub = Hub(HubConfig(hall="h", state_dir=tmp_path,
+                        accept_unsigned=frozenset({"1", "2", "3", "4"})), tmp_path)
+    topics = P.Topics("h")
+    try:
+        for board in ("1", "2", "3", "4", "1"):
+            hub.deliver([(topics.board(board, "state"), b'{"game_id": null}')])
+            assert hub.views[board].retained == {"game_id": None}
+        assert hub.bad_messages == 0
+        for _ in range(2):
+            hub.deliver([("h/boards/1/state", b"{}"), ("damiera/h/boards/1/nope", b"{}")])
+        assert hub.bad_messages == 4
+        hub.deliver([(topics.board("4", "state"), b'{"game_id": "x"}')])
+        assert hub.views["4"].retained == {"game_id": "x"}
+    finally:
+        hub.close()
