@@ -9,8 +9,12 @@ lines, retained ``status`` and ``state``) is recorded, cut into the batches the 
 over (what arrives within ``--batch`` seconds), then fed to a :class:`pi.hall.hub.Hub` with its
 hall server (:class:`pi.hall.hall_http.HallServer`, not listening) on a running event loop: each
 batch delivered, the hall's summaries flushed to one page (``--page``), the once-a-second ticks
-run. Printed: the process CPU per journal line over the feeding (the hub's work only: the
-recording is not counted) and the load average. ``--profile N``: cProfile's N costliest
+run. While a batch is fed the hub's wall clock (``time.time``) reads the simulated time it was
+published at, as a hall's hub and boards share one (NTP): a board's retained clock reading is
+dated by it, and the hub carries it forward by the difference (on the real clock, the
+recording's dates were hours behind: every clock read an hour ahead, flags fell, and the tick
+re-summed those boards). Printed: the process CPU per journal line over the feeding (the hub's
+work only: the recording is not counted) and the load average. ``--profile N``: cProfile's N costliest
 functions (cumulative), the feeding run again under the profiler.
 """
 
@@ -26,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest.mock import patch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
@@ -38,17 +43,22 @@ from pi.hall.hub_run import GC_THRESHOLDS
 
 HALL = "hall"
 Batch = list[tuple[str, bytes]]
+#: The simulated wall time the boards begin at (any: the hub reads the same clock while fed).
+T0 = 1_790_000_000.0
 
 
 def record(boards: int, pace: float, seconds: float, root: Path, batch: float,
-           stagger: float) -> tuple[list[Batch], int]:
+           stagger: float) -> tuple[list[tuple[float, Batch]], int]:
     """The boards' messages over ``seconds`` of simulated wall time, in batches of ``batch``
-    seconds; and the number of journal lines among them."""
-    t0 = 1_790_000_000.0
-    out: list[Batch] = []
+    seconds, each with the simulated wall time at its end; and the number of journal lines
+    among them."""
+    t0 = T0
+    out: list[tuple[float, Batch]] = []
     current: Batch = []
+    clock = [t0]
     made = [LightBoard(n, HALL, root / str(n), seed=1, pace=pace,
-                       first_game_at=t0 + (n - 1) / boards * stagger / pace)
+                       first_game_at=t0 + (n - 1) / boards * stagger / pace,
+                       wall=lambda: clock[0])
             for n in range(1, boards + 1)]
     for b in made:
         b.attach(lambda topic, payload, retained: current.append((topic, payload)))
@@ -57,16 +67,17 @@ def record(boards: int, pace: float, seconds: float, root: Path, batch: float,
     now = t0
     while now < t0 + seconds:
         now += batch
+        clock[0] = now
         for b in made:
             b.run_due(now)
         if current:
             journal += sum(1 for topic, _ in current if topic.endswith("/journal"))
-            out.append(list(current))
+            out.append((now, list(current)))
             current.clear()
     return out, journal
 
 
-async def feed(batches: list[Batch], root: Path, boards: int, page: str,
+async def feed(batches: list[tuple[float, Batch]], root: Path, boards: int, page: str,
                profile: cProfile.Profile | None = None) -> float:
     """Feeds ``batches`` to a fresh hub; the CPU seconds it took."""
     config = HubConfig(hall=HALL, state_dir=root,
@@ -82,16 +93,19 @@ async def feed(batches: list[Batch], root: Path, boards: int, page: str,
     cpu0 = time.process_time()
     if profile is not None:
         profile.enable()
-    for i, b in enumerate(batches):
-        hub.deliver(b)
-        server.flush()
-        if client is not None:
-            client.take()
-        if i % per_tick == 0:
-            hub.tick()
-            server.tick()
-        if i % 50 == 0:
-            await asyncio.sleep(0)
+    wall = [T0]
+    with patch("time.time", lambda: wall[0]):
+        for i, (at, b) in enumerate(batches):
+            wall[0] = at
+            hub.deliver(b)
+            server.flush()
+            if client is not None:
+                client.take()
+            if i % per_tick == 0:
+                hub.tick()
+                server.tick()
+            if i % 50 == 0:
+                await asyncio.sleep(0)
     if profile is not None:
         profile.disable()
     cpu = time.process_time() - cpu0
@@ -122,7 +136,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-hub-cpu-") as tmp:
         batches, lines = record(args.boards, args.pace, args.seconds, Path(tmp) / "boards",
                                 args.batch, args.stagger)
-        messages = sum(len(b) for b in batches)
+        messages = sum(len(b) for _, b in batches)
         if args.gc == "hub":
             gc.set_threshold(*GC_THRESHOLDS)
         cpu = asyncio.run(feed(batches, Path(tmp) / "hub", args.boards, args.page))

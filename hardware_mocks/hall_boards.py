@@ -62,9 +62,13 @@ class LightBoard:
                  variant: str = "italian", pace: float = 1.0, pause: float = 120.0,
                  max_plies: tuple[int, int] = (60, 120), games: int | None = None,
                  think: Pace | None = None, accomodo: float = 0.04, on_line: OnLine | None = None,
-                 first_game_at: float | None = None, key: bytes | None = None) -> None:
+                 first_game_at: float | None = None, key: bytes | None = None,
+                 wall: Callable[[], float] = time.time) -> None:
         self.number = number
         self.key = key
+        #: the wall clock its retained state and its published lines are dated by (a benchmark
+        #: recording on a simulated clock gives its own)
+        self.wall = wall
         self._mac = ""  # the mac of the current game's last line written
         self.name = str(number)
         self.topics = protocol.Topics(hall)
@@ -95,7 +99,7 @@ class LightBoard:
         self._last_t = 0.0
         self._last_record: dict[str, Any] | None = None
         self._start_line: dict[str, Any] = {}
-        self._next_game = time.time() if first_game_at is None else first_game_at
+        self._next_game = wall() if first_game_at is None else first_game_at
 
     # -- the board's side of the link -------------------------------------------------------
     def attach(self, publish: Publish) -> None:
@@ -220,7 +224,7 @@ class LightBoard:
         self.publish(self.topic("journal"), protocol.journal_payload(game, line, text, mac),
                      False)
         if self.on_line is not None:
-            self.on_line(self.number, game, line, time.time())
+            self.on_line(self.number, game, line, self.wall())
         return line
 
     # -- commands ---------------------------------------------------------------------------
@@ -302,7 +306,7 @@ class LightBoard:
             r = a.clock.read(max(self._last_t, 0.0))
             clock = {"white": r.white.seconds, "black": r.black.seconds,
                      "running": None if r.running is None else r.running.label,
-                     "state": str(r.state), "t": round(r.t, 3), "server_time": time.time()}
+                     "state": str(r.state), "t": round(r.t, 3), "server_time": self.wall()}
         base.update({"phase": "over" if game.outcome is not None else "playing",
                      "game_id": s.get("id"), "fen": game.board.fen(),
                      "moves": [m.to_dict() for m in game.moves],
