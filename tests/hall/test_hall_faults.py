@@ -16,7 +16,8 @@ import pytest
 from broker import Broker
 from faults_rig import BoardProc, HubProc, wait_caught_up
 
-pytestmark = pytest.mark.heavy  # hubs, brokers and boards killed mid-round: run first (tests/conftest.py)
+# 20-25 s each (processes killed and restarted, then caught up): `make test-slow`, run by CI
+pytestmark = [pytest.mark.slow, pytest.mark.heavy]
 
 CATCH_UP = 120.0  # seconds: generous, the two cores are shared with other tests
 
