@@ -49,8 +49,8 @@ from engine.errors import StateError
 from pi.board.config import HttpSpec, TomlReader, parse_http
 from pi.board.errors import ConfigError
 from pi.board.statedir import atomic_write
-from pi.hall.hall_http import (HALL_STATIC, MAX_CSV, HallClient, add_hall_routes, read_pairings,
-                               summary_key)
+from pi.hall.hall_http import (HALL_STATIC, MAX_CSV, HallClient, Shown, add_hall_routes,
+                               admit_hall_client, catch_up, read_pairings, summary_key)
 from pi.hall.hub_config import DEFAULT_HTTP, load_hub_config
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import board_key
@@ -155,7 +155,7 @@ class Front(ArbiterSite):
         self.current: str | None = None
         self.seq = 0
         #: (board, arbiter view) → (seq, summary key, summary): the hall as last heard
-        self.shown: dict[tuple[str, bool], tuple[int, tuple[object, ...], dict[str, Any]]] = {}
+        self.shown: Shown = {}
         self.hall_clients: set[HallClient] = set()
         #: (share, arbiter view) → its stream is being read
         self.up: dict[tuple[int, bool], bool] = {}
@@ -413,23 +413,14 @@ class Front(ArbiterSite):
     async def hall_events(self, request: web.Request) -> web.StreamResponse:
         """The hall's stream over every share (HUB_API.md ``GET /events``; ``id`` the front's)."""
         arbiter = await self.is_arbiter(request)
-        raw = request.headers.get("Last-Event-ID", request.query.get("last_event_id"))
-        after: int | None = None
-        if raw is not None and raw.strip().isdigit() and len(raw.strip()) < 12:
-            after = int(raw.strip())
-            if after > self.seq:
-                after = None  # an id from another life of the front: everything again
-        if len(self.hall_clients) >= self.max_clients:
-            raise http(503, "too many live clients", retry=True)
-        client = HallClient(arbiter)
-        self.hall_clients.add(client)
+        client, after = admit_hall_client(request, self.seq, self.hall_clients, self.max_clients,
+                                          arbiter)
         if arbiter and not self._arbiter_streams:
             # the shares' whole halls come on these, and go to the page as they come
             loop = asyncio.get_running_loop()
             self._arbiter_streams = [loop.create_task(self._stream(k, True))
                                      for k in range(self.count)]
-        first = sorted((seq, s) for (_, who), (seq, _, s) in self.shown.items()
-                       if who == arbiter and (after is None or seq > after))
+        first = catch_up(self.shown, arbiter, after)  # before ``gone`` may empty it
 
         def gone() -> None:
             self.hall_clients.discard(client)
@@ -439,8 +430,7 @@ class Front(ArbiterSite):
                 self._arbiter_streams = []
                 # not kept up to date from now on: the next console gets them anew
                 self.shown = {k: v for k, v in self.shown.items() if not k[1]}
-        return await serve_sse(request, client,
-                               b"".join(encode(seq, "board", s) for seq, s in first), gone)
+        return await serve_sse(request, client, first, gone)
 
     async def api_flags(self, request: web.Request) -> web.Response:
         await self.require_arbiter(request)

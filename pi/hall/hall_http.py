@@ -35,7 +35,8 @@ from pi.web.views import clock_dict
 log = logging.getLogger(__name__)
 
 __all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS", "summary_key",
-           "HallSite", "add_hall_routes", "read_pairings"]
+           "HallSite", "add_hall_routes", "read_pairings", "Shown", "admit_hall_client",
+           "catch_up"]
 
 HALL_STATIC = Path(__file__).parent / "static"
 #: A pairings upload larger than this is refused (a 9-round, 500-board event is ~200 kB).
@@ -125,7 +126,7 @@ class HallServer(ArbiterSite):
         self.pairings = hub.pairings
         self._pinger: asyncio.Task[None] | None = None
         self.seq = 0
-        self.shown: dict[tuple[str, bool], tuple[int, tuple[object, ...], dict[str, Any]]] = {}
+        self.shown: Shown = {}
         self.hall_clients: set[HallClient] = set()
         #: boards changed since their summaries were last built (built at the next flush)
         self.dirty: set[str] = set()
@@ -267,16 +268,8 @@ class HallServer(ArbiterSite):
 
     async def hall_events(self, request: web.Request) -> web.StreamResponse:
         arbiter = await self.is_arbiter(request)
-        raw = request.headers.get("Last-Event-ID", request.query.get("last_event_id"))
-        after: int | None = None
-        if raw is not None and raw.strip().isdigit() and len(raw.strip()) < 12:
-            after = int(raw.strip())
-            if after > self.seq:
-                after = None  # an id from another life of the hub: everything again
-        if len(self.hall_clients) >= self.max_clients:
-            raise http(503, "too many live clients", retry=True)
-        client = HallClient(arbiter)
-        self.hall_clients.add(client)
+        client, after = admit_hall_client(request, self.seq, self.hall_clients, self.max_clients,
+                                          arbiter)
         self.flush()
         for board in self.hub.views:  # the whole hall, built now for this side
             if (board, arbiter) not in self.shown:
@@ -284,10 +277,7 @@ class HallServer(ArbiterSite):
         for board in sorted(self.stale[arbiter], key=board_key):
             self.publish_board(board)
         client.take()  # what that sent it comes in the catch-up
-        first = sorted((seq, s) for (b, who), (seq, _, s) in self.shown.items()
-                       if who == arbiter and (after is None or seq > after))
-        return await serve_sse(request, client,
-                               b"".join(encode(seq, "board", s) for seq, s in first),
+        return await serve_sse(request, client, catch_up(self.shown, arbiter, after),
                                lambda: self.hall_clients.discard(client))
 
     async def _ping_loop(self) -> None:
@@ -552,6 +542,38 @@ async def read_pairings(request: web.Request) -> list[dict[str, str]]:
     if not rows:
         raise http(400, "no rows after the header line (round,board,white,black)")
     return rows
+
+
+#: What a hall's stream has shown of each board, per side: (board, arbiter) → (its event id, its
+#: :func:`summary_key`, the summary) — the hub's and the front's alike.
+Shown = dict[tuple[str, bool], tuple[int, tuple[object, ...], dict[str, Any]]]
+
+
+def admit_hall_client(request: web.Request, seq: int, clients: set[HallClient],
+                      max_clients: int, arbiter: bool) -> tuple[HallClient, int | None]:
+    """A page opening the hall's stream (HUB_API.md ``GET /events``), on the hub or the front:
+    its client, added to ``clients``, and the event id it resumes after (``Last-Event-ID``;
+    None: everything — no id, or one above ``seq``, from another life of the server). A 503
+    past ``max_clients``."""
+    raw = request.headers.get("Last-Event-ID", request.query.get("last_event_id"))
+    after: int | None = None
+    if raw is not None and raw.strip().isdigit() and len(raw.strip()) < 12:
+        after = int(raw.strip())
+        if after > seq:
+            after = None
+    if len(clients) >= max_clients:
+        raise http(503, "too many live clients", retry=True)
+    client = HallClient(arbiter)
+    clients.add(client)
+    return client, after
+
+
+def catch_up(shown: Shown, arbiter: bool, after: int | None) -> bytes:
+    """The ``board`` events of one side newer than ``after`` (all: None), in id order: what a
+    page opening the stream is sent first."""
+    first = sorted((seq, s) for (_, who), (seq, _, s) in shown.items()
+                   if who == arbiter and (after is None or seq > after))
+    return b"".join(encode(seq, "board", s) for seq, s in first)
 
 
 def summary_key(summary: dict[str, Any]) -> tuple[object, ...]:
