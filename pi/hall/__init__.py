@@ -8,5 +8,6 @@ On the hub (``damiera hub``, ``pi/hall/HUB_API.md``): ``pi.hall.hub.Hub`` takes 
 lines in order (``pi.hall.replica``), rebuilds each board as a ``pi.board.view.BoardView``
 (``pi.hall.boardview.BoardReplica``) and serves the hall's pages, the round feeds and every
 board's own pages (``pi.hall.hall_http``, ``pi.hall.rounds``); ``pi.hall.hub_init`` writes a
-hall's files, ``pi.hall.protocol`` checks every message, ``pi.hall.errors`` its exceptions.
+hall's files, ``pi.hall.protocol`` checks every message, ``pi.hall.alarms`` keeps the
+arbiter's alarms, ``pi.hall.errors`` its exceptions.
 """

@@ -32,6 +32,7 @@ from aiohttp import web
 
 from engine.decisions import FlagDecided, FlagRaised
 from pi.hall import protocol as P
+from pi.hall.alarms import AlarmLog
 from pi.hall.boardview import BoardReplica, ReplayedGame, ReplicaServer, wall_of
 from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
@@ -47,7 +48,7 @@ from pi.web.views import clock_dict, decisions_json, flag_dict, frozen_clock
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Hub", "RESEND_AFTER", "ACK_TIMEOUT", "board_key", "MAX_ALARMS", "ALARM_REPEAT"]
+__all__ = ["Hub", "RESEND_AFTER", "ACK_TIMEOUT", "board_key"]
 
 #: A resend without progress is asked again after this many seconds (PROTOCOL.md).
 RESEND_AFTER = 5.0
@@ -58,12 +59,6 @@ ACK_TIMEOUT = 10.0
 #: An acked action's answer waits this many seconds for its journal line to reach the replica
 #: (then it answers without the line's record).
 LINE_WAIT = 2.0
-#: Alarms kept (the newest; the console shows them newest first).
-MAX_ALARMS = 500
-#: The same alarm (board, kind and game) within this many seconds of its last is counted on it,
-#: not repeated: a flood of forged lines is one alarm that counts, not a flood of alarms (its
-#: count goes to the console at most once a second).
-ALARM_REPEAT = 10.0
 #: Finished games per board whose public view (as the board moved on) is kept in memory.
 KEPT_PUBLIC = 2
 #: A line that did not verify is asked again at most this often per game (seconds).
@@ -118,11 +113,13 @@ class Hub:
         self.rounds = RoundStart(self)
         self.bad_messages = 0
         self.started = time.time()
-        #: the newest alarms, oldest first (HUB_API.md ``GET /api/alarms``)
-        self.alarms: deque[dict[str, Any]] = deque(maxlen=MAX_ALARMS)
-        self._alarm_seq = 0
-        self._told: dict[int, float] = {}  # alarm id → when the console was last told
-        self.alarm_listeners: list[Callable[[dict[str, Any]], None]] = []
+        #: the hall's alarms (HUB_API.md ``GET /api/alarms``): :attr:`alarms` and
+        #: :attr:`alarm_listeners` are its own
+        self.alarm_log = AlarmLog()
+        #: the newest alarms, oldest first
+        self.alarms = self.alarm_log.items
+        #: told of each alarm (a copy)
+        self.alarm_listeners = self.alarm_log.listeners
         #: per board with a key: the chain of macs of its games (rebuilt from the replica)
         self.chains: dict[str, Chain] = {}
         #: per board: the ``taken_over`` count of its last signed status
@@ -357,40 +354,8 @@ class Hub:
         self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, held + 1))
 
     def alarm(self, board: str, kind: str, what: str, subject: str = "") -> dict[str, Any]:
-        """An alarm for the hall's arbiter (HUB_API.md): ``kind`` one of ``forged``,
-        ``unsigned``, ``conflict``, ``status``, ``taken_over``; ``what`` one line; ``subject``
-        what it is about (a game id). The same board, kind and subject within ALARM_REPEAT
-        seconds of the last counts on that alarm (``count``, ``last``) instead."""
-        now = time.time()
-        old: dict[str, Any]
-        for old in reversed(self.alarms):
-            if old["board"] == board and old["kind"] == kind and \
-                    old["subject"] == subject and old["last"] >= now - ALARM_REPEAT:
-                old["count"] += 1
-                old["last"] = now
-                old["what"] = what
-                if now - self._told.get(old["id"], 0.0) >= 1.0:
-                    self._tell_alarm(old)
-                return old
-        self._alarm_seq += 1
-        alarm: dict[str, Any] = {"id": self._alarm_seq, "board": board, "time": now,
-                                 "last": now, "kind": kind, "what": what, "count": 1,
-                                 "subject": subject}
-        self.alarms.append(alarm)
-        log.warning("ALARM board %s: %s", board, what)
-        self._tell_alarm(alarm)
-        return alarm
-
-    def _tell_alarm(self, a: dict[str, Any]) -> None:
-        self._told[a["id"]] = a["last"]
-        if len(self._told) > MAX_ALARMS:
-            kept = {x["id"] for x in self.alarms}
-            self._told = {k: t for k, t in self._told.items() if k in kept}
-        for listener in self.alarm_listeners:
-            try:
-                listener(dict(a))
-            except Exception:
-                log.exception("alarm listener failed")
+        """An alarm for the hall's arbiter (:meth:`pi.hall.alarms.AlarmLog.add`)."""
+        return self.alarm_log.add(board, kind, what, subject)
 
     def _broker_log(self, payload: bytes) -> None:
         """A line of the broker's error log: a second connection with a user's credentials
