@@ -192,20 +192,24 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
             loop.remove_signal_handler(sig)
         if companion is not None and not companion.done():
             companion.cancel()
-        if web is not None:
-            await web.stop()
-        if link is not None:
-            await link.aclose()  # the network and the disk: off the loop
         notifier.stopping("stopping")
         try:
+            # first: the lines made durable while stopping are handed out to the listeners
+            # (the hall link, the web) while they are still open to take them
             controller.stop()
         finally:
-            if screen is not None:
-                screen.close()
-            if speech is not None:
-                speech.close()
-            scan.stop()  # before the bus closes
-            hardware.stop()
+            try:
+                if web is not None:
+                    await web.stop()
+                if link is not None:
+                    await link.aclose()  # the network and the disk: off the loop
+            finally:
+                if screen is not None:
+                    screen.close()
+                if speech is not None:
+                    speech.close()
+                scan.stop()  # before the bus closes
+                hardware.stop()
     if companion is not None and companion.done() and not companion.cancelled():
         exc = companion.exception()
         if exc is not None:

@@ -109,3 +109,52 @@ def test_daemon_on_the_fakes_with_systemd_notify(tmp_path: Path) -> None:
     assert [x["type"] for x in lines] == ["start", "snapshot", "lift", "place", "button"]
     assert seen["display"].last_move == "22-18"
     assert lit_pixels(sim.oled.image) > 0  # the last frame: "stopped"
+
+
+def test_a_line_durable_only_as_the_daemon_stops_still_reaches_the_hall_link(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """The hall link and the web are listeners of the durable lines: the daemon hands out the
+    lines that became durable while it was stopping before it closes them (the hall's copy of a
+    game ended as the board stopped lacked its last lines until the board's next start)."""
+    import os
+
+    from pi.board.config import parse_config
+    from pi.hall.link import BoardLink
+    real_fsync, real_aclose = os.fsync, BoardLink.aclose
+    told: list[str] = []
+
+    def slow_fsync(fd: Any) -> None:  # a slow disk under the journal
+        time.sleep(0.3)
+        real_fsync(fd)
+
+    async def aclose(self: BoardLink) -> None:
+        told.append("link closed")
+        await real_aclose(self)
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    monkeypatch.setattr(BoardLink, "aclose", aclose)
+    wiring = _wiring()
+    sim = Sim(wiring)
+
+    async def player(c: BoardController, inbox: asyncio.Queue[Any]) -> None:
+        await _until(lambda: c.phase == Phase.PLAYING)
+        sim.board.lift("d3")
+        await asyncio.sleep(0.1)
+        sim.board.place("c4")
+        await asyncio.sleep(0.1)
+        gpio = wiring.buttons["white"]["clock"]
+        press(sim.factory, gpio)
+        await asyncio.sleep(0.05)
+        release(sim.factory, gpio)
+        await _until(lambda: len(c.session.arbiter.game.moves) == 1)
+        # the press is decided and shown; its line is still on its way to the disk: stop now
+
+    # a hall link to no broker (port 9: nothing listens): it connects in the background
+    config = parse_config('time_control = "600"\n[mqtt]\nurl = "mqtt://127.0.0.1:9"\n'
+                          'hall = "h"\nboard = "1"\n')
+    with StateDir.open(tmp_path / "state") as state:
+        status = asyncio.run(run_daemon(
+            config, wiring, state,
+            Parts(build=sim.build, companion=player, wall=lambda: None,
+                  listeners=[lambda fed: told.append(str(fed.record.get("type")))])))
+    assert status == 0
+    assert "button" in told and told.index("button") < told.index("link closed")
