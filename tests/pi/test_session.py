@@ -227,17 +227,22 @@ def test_the_daemons_writes_go_to_a_thread_and_never_go_backwards(
     session = GameSession.begin(state, START)
     _opening(session)
     gate = threading.Event()
+    entered = threading.Event()
     threads: list[str] = []
     real_write = GameDir.write_pdn
 
     def slow_write(game: GameDir, text: str) -> None:
         threads.append(threading.current_thread().name)
+        entered.set()
         gate.wait(5)
         real_write(game, text)
 
     monkeypatch.setattr(GameDir, "write_pdn", slow_write)
     session.write_files(wait=False)  # 22-18: held by the gate on the writer thread
     assert "22-18" not in session.game.pdn.read_text()  # returned before the write
+    # on a loaded machine the writer thread may not have run yet: the later write on this
+    # thread must come after it, as the daemon's next move would
+    assert entered.wait(5)
     session.feed(PieceLifted(3.0, "e6"))  # black answers 11-15 (11 = e6, 15 = f5: IT 2.4)
     session.feed(PiecePlaced(3.4, "f5"))
     session.feed(ButtonPressed(4.0, "clock", "black"))
