@@ -416,7 +416,8 @@ class GameAt:
     readers (the web, the hall) see while later lines, already decided on and shown on the
     screen, wait for their fsync (``pi.board.controller``: nothing leaves the board before its
     line is durable). Made by :meth:`of` on the loop's thread; cheap (the record's lists
-    copied, no replay). ``report()`` is the session's (the whole journal so far)."""
+    copied, no replay). ``report()`` is the record and the flags as they were at that line
+    (``/game.pdn`` reads it: a move still waiting for its fsync is not in it)."""
 
     __slots__ = ("_session", "line", "arbiter", "last_t", "finished")
 
@@ -449,7 +450,7 @@ class GameAt:
         return self._session.trace
 
     def report(self) -> Report:
-        return self._session.report()
+        return Report(self.arbiter.game, list(self.arbiter.flags))
 
 
 class DurableViews:

@@ -89,6 +89,29 @@ def test_readers_see_the_game_as_the_lines_handed_out_leave_it(state: StateDir) 
     assert _kept(views) == [5]
 
 
+def test_the_record_read_is_the_one_of_the_line_handed_out(state: StateDir) -> None:
+    """``/game.pdn`` and the report read the game the readers see: a move decided on but still
+    waiting for its fsync is not in them (nothing leaves the board before its line is
+    durable)."""
+    session = GameSession.begin(state, START)
+    views = DurableViews()
+    _begun(views, session)
+    # IT 22-18 (d3-c4, IT 2.4), completed by the press (COMP 4.5)
+    for event in (PieceLifted(1.0, "d3"), PiecePlaced(1.4, "c4"),
+                  ButtonPressed(2.0, "clock", "white")):
+        views.keep(session)
+        session.feed(event)
+    assert "1. 22-18" in session.report().pdn()  # the session has it ...
+    views.release(4)
+    seen = _view(views, session)
+    report = seen.report()
+    assert report.game.moves == [] and "22-18" not in report.pdn()  # ... the readers not yet
+    assert report.flags == list(seen.arbiter.flags)
+    views.release(5)
+    assert views.current(session) is session  # the line out: the move is in the record read
+    assert "1. 22-18" in views.current(session).report().pdn()
+
+
 def test_keep_ahead_waits_for_every_line_and_an_open_journal(state: StateDir) -> None:
     session = GameSession.begin(state, START)
     views = DurableViews()

@@ -1,4 +1,5 @@
-"""The arbiter's ``/api/state`` and the streams' ``state`` are built from durable lines.
+"""The arbiter's ``/api/state``, ``/game.pdn`` and the streams' ``state`` are built from durable
+lines.
 
 The journal writes behind (``pi.board.journal``): the arbiter decides on a line, and the screen
 shows it, before the line is fsync'd. Nothing may leave the board before its line is durable
@@ -70,6 +71,9 @@ def test_the_arbiters_state_holds_only_durable_lines(tmp_path: Path) -> None:
             assert held["moves"] == [] and held["line"] == before["line"], held
             public = rig.state_now(arbiter=False)
             assert public["moves"] == [] and public["line"] == before["line"], public
+            # the arbiter's PDN download too: the record of the durable lines
+            status, _, held_pdn = rig.request("GET", "/game.pdn", token=rig.token)
+            assert status == 200 and b"[Result" in held_pdn, held_pdn
             gate.set()
             after = rig.wait(lambda s: len(s["moves"]) == 1)
         assert after["line"] > before["line"]
@@ -80,3 +84,6 @@ def test_the_arbiters_state_holds_only_durable_lines(tmp_path: Path) -> None:
         assert first["line"] == before["line"]
         assert state["moves"] == after["moves"] and int(ident or 0) == state["line"]
         assert _durable_lines(rig) >= after["line"]
+        status, _, pdn = rig.request("GET", "/game.pdn", token=rig.token)
+        move = f"1. {after['moves'][0]['notation']}".encode()
+        assert status == 200 and move in pdn and move not in held_pdn, (held_pdn, pdn)
