@@ -12,7 +12,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -97,8 +97,12 @@ def _move_dicts(game: Game, cache: MoveDicts | None) -> list[dict[str, Any]]:
     return [m.to_dict() for m in game.moves] if cache is None else cache.of(game.moves)
 
 
+@lru_cache(maxsize=1024)
 def flag_dict(f: Flag, line: int | None = None) -> dict[str, Any]:
-    """``f`` as the web shows it (API.md ``flags[]``): :func:`flag_view` of its JSON."""
+    """``f`` as the web shows it (API.md ``flags[]``): :func:`flag_view` of its JSON. Made once
+    per flag value and line (flags are immutable values; a new status is a new flag): every
+    state lists every flag of the game, every line, which would otherwise remake them all (a
+    cost that grows with the game). The dict is shared: read it, never change it."""
     return flag_view(f.to_json(), line)
 
 

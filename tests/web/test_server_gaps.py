@@ -157,6 +157,34 @@ def test_each_moves_dict_and_json_is_made_once_and_remade_after_a_retraction() -
     assert moves[0].made == 1 and moves[1].made == 1
 
 
+def test_each_flags_dict_is_made_once_and_again_when_its_status_changes() -> None:
+    """Per-line work does not grow with the game's flags either: a state's flags (every flag of
+    the game, on every line) are made once per flag value. A flag's new status is a new value
+    (``FlagDecided``: IT 8.2, the opponent lets an irregular move stand), made anew; the dicts
+    handed out are equal to a fresh ``flag_view`` of the flag's JSON."""
+    from unittest.mock import patch
+
+    from engine.colour import BLACK
+    from engine.decisions import Flag
+    from pi.web.views import flag_dict, flag_view
+    flags = [Flag(i, float(i), "IT 8.1.3", BLACK, "irregularity", "pending", f"touched {i}")
+             for i in range(50)]
+    made: list[int] = []
+    real = Flag.to_json
+
+    def counted(self: Flag) -> dict[str, Any]:
+        made.append(self.id)
+        return real(self)
+    with patch.object(Flag, "to_json", counted):
+        first = [flag_dict(f, 3) for f in flags]
+        again = [flag_dict(f, 3) for f in flags]  # the next line's state
+        decided = Flag(7, 7.0, "IT 8.1.3", BLACK, "irregularity", "maintained", "touched 7")
+        after = flag_dict(decided, 3)
+    assert again == first and made == list(range(50)) + [7]
+    assert first == [flag_view(real(f), 3) for f in flags]
+    assert after == flag_view(real(decided), 3) and after["status"] == "maintained"
+
+
 class _Transport:
     def __init__(self) -> None:
         self.out: list[bytes] = []
