@@ -97,12 +97,17 @@ def _move_dicts(game: Game, cache: MoveDicts | None) -> list[dict[str, Any]]:
     return [m.to_dict() for m in game.moves] if cache is None else cache.of(game.moves)
 
 
-@lru_cache(maxsize=1024)
 def flag_dict(f: Flag, line: int | None = None) -> dict[str, Any]:
     """``f`` as the web shows it (API.md ``flags[]``): :func:`flag_view` of its JSON. Made once
     per flag value and line (flags are immutable values; a new status is a new flag): every
     state lists every flag of the game, every line, which would otherwise remake them all (a
     cost that grows with the game). The dict is shared: read it, never change it."""
+    # the time's type in the key: a flag at ``t`` 3 equals one at 3.0, and their JSON differs
+    return _flag_dict(f, line, isinstance(f.t, float))
+
+
+@lru_cache(maxsize=1024)
+def _flag_dict(f: Flag, line: int | None, _float_t: bool) -> dict[str, Any]:
     return flag_view(f.to_json(), line)
 
 

@@ -162,6 +162,8 @@ def test_each_flags_dict_is_made_once_and_again_when_its_status_changes() -> Non
     the game, on every line) are made once per flag value. A flag's new status is a new value
     (``FlagDecided``: IT 8.2, the opponent lets an irregular move stand), made anew; the dicts
     handed out are equal to a fresh ``flag_view`` of the flag's JSON."""
+    import json
+    from dataclasses import replace
     from unittest.mock import patch
 
     from engine.colour import BLACK
@@ -183,6 +185,9 @@ def test_each_flags_dict_is_made_once_and_again_when_its_status_changes() -> Non
     assert again == first and made == list(range(50)) + [7]
     assert first == [flag_view(real(f), 3) for f in flags]
     assert after == flag_view(real(decided), 3) and after["status"] == "maintained"
+    # equal values whose JSON differs are not taken for one another
+    whole = Flag(60, 3, "IT 8.1.3", BLACK, "irregularity", "pending", "touched")
+    assert json.dumps(flag_dict(whole)) != json.dumps(flag_dict(replace(whole, t=3.0)))
 
 
 class _Transport:
