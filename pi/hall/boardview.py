@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Awaitable, Callable, Protocol, TypeVar
 
 from aiohttp import web
 
@@ -40,6 +40,8 @@ from pi.web.server import WebServer, report_pdf_response
 from pi.web.views import PublicSnapshot
 
 log = logging.getLogger(__name__)
+
+V = TypeVar("V")
 
 __all__ = ["ReplicatedBoard", "BoardReplica", "ReplayedGame", "ReportedFault", "ReplicaServer", "GameInfo",
            "game_info", "wall_of"]
@@ -123,6 +125,11 @@ def wall_of(view: ReplayedGame, t: float) -> float:
 
 #: Finished games' reports kept per board (the newest asked for); older ones are replayed.
 REPORTS_KEPT = 2
+#: The games per board whose first touch (and whether it voided them) is kept once found: the
+#: newest asked for (every summary asks about the game shown); an older game's is read again
+#: from its replica when asked (a round's feed, the results), so a board's thousandth game
+#: costs the hub what its first did.
+TOUCHES_KEPT = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,11 +234,12 @@ class BoardReplica:
         #: the public view a game had when the board moved on to the next (the round feeds)
         self.kept: dict[str, PublicSnapshot | None] = {}
         self._reports: OrderedDict[str, GameInfo] = OrderedDict()
-        #: game id → its first line past the set-up (final once found: lines only grow)
-        self._touches: dict[str, Mapping[str, Any]] = {}
+        #: game id → its first line past the set-up (final once found: lines only grow), the
+        #: newest TOUCHES_KEPT games asked for
+        self._touches: OrderedDict[str, Mapping[str, Any]] = OrderedDict()
         #: game id → superseded or not, once its first touch is found (final: every summary
-        #: of the hall asks)
-        self._voided: dict[str, bool] = {}
+        #: of the hall asks), the newest TOUCHES_KEPT games asked for
+        self._voided: OrderedDict[str, bool] = OrderedDict()
 
     # ------------------------------------------------------------------ what the views read
 
@@ -350,12 +358,14 @@ class BoardReplica:
         """Game ``g``'s first line that touched it (``pi.board.supersede.first_touch``), None
         while it holds none (read once found; a line that cannot be read counts as a touch)."""
         found = self._touches.get(g.id)
-        if found is None:
+        if found is not None:
+            self._touches.move_to_end(g.id)
+        else:
             start = next(_records(itertools.islice(g.lines, 0, 1)), {})
             found = first_touch(_records(itertools.islice(g.lines, 1, None)),
                                 waits_for_arbiter(start))
             if found is not None:
-                self._touches[g.id] = found
+                _keep(self._touches, g.id, found)
         return found
 
     def superseded(self, g: GameReplica) -> bool:
@@ -363,11 +373,13 @@ class BoardReplica:
         touch is the board's fixed note."""
         known = self._voided.get(g.id)
         if known is not None:
+            self._voided.move_to_end(g.id)
             return known
         first = self.touch_of(g)
         if first is None:
             return False
-        voided = self._voided[g.id] = superseded((first,))
+        voided = superseded((first,))
+        _keep(self._voided, g.id, voided)
         return voided
 
     # ------------------------------------------------------------------ feeding
@@ -486,3 +498,12 @@ class ReplicaServer(WebServer):
     async def whoami(self, request: web.Request) -> web.Response:
         return web.json_response({"arbiter": await self.is_arbiter(request), "simulate": False,
                                   "hall": True, "board": self.replica.board})
+
+
+def _keep(kept: OrderedDict[str, V], key: str, value: V) -> None:
+    """``value`` kept under ``key`` as the newest of ``kept``, the oldest dropped past
+    TOUCHES_KEPT."""
+    kept[key] = value
+    kept.move_to_end(key)
+    while len(kept) > TOUCHES_KEPT:
+        kept.popitem(last=False)

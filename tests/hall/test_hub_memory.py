@@ -12,6 +12,7 @@ import os
 import tracemalloc
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import subprocess
 import sys
@@ -73,6 +74,45 @@ def flat_memory(root: str) -> None:
             {len(trace_lines(SAMPLE, game="g", board="7"))}
         first = hub.replica.games("7")[0]
         assert first.parked and hub.views["7"].info(first, report=True).report is not None
+        hub.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_games_first_touch_is_kept_for_the_boards_last_games_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a game was voided by a pairing before play (``pi.board.supersede``) is found
+    once from its first touch and kept — for the board's last TOUCHES_KEPT games, not for every
+    game it ever played (a hall's week: thousands of games); an older game's is read again
+    from its replica when a round's feed or the results ask."""
+    import pi.hall.boardview as boardview
+    found: list[int] = []
+    real = boardview.first_touch
+
+    def counted(*args: Any) -> Any:
+        found.append(1)
+        return real(*args)
+    monkeypatch.setattr(boardview, "first_touch", counted)
+    monkeypatch.setattr(boardview, "TOUCHES_KEPT", 3)
+
+    async def scenario() -> None:
+        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
+                  tmp_path)
+        topic = hub.topics.board("7", "journal")
+        for n in range(1, 7):
+            game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), n, 7)
+            hub.deliver([(topic, P.journal_payload(game, i, text)) for i, text in
+                         enumerate(trace_lines(SAMPLE, game=game, board="7"), start=1)])
+        view = hub.views["7"]
+        games = view.games()
+        assert len(games) == 6
+        found.clear()
+        assert [view.superseded(g) for g in games] == [False] * 6
+        assert len(found) == 6  # nothing asked before (no hall page): each game's read once
+        found.clear()
+        assert [view.superseded(g) for g in games[-3:]] == [False] * 3
+        assert found == []  # the last three kept
+        assert view.superseded(games[0]) is False and len(found) == 1  # read again
         hub.close()
 
     asyncio.run(scenario())
