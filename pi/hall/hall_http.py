@@ -202,13 +202,18 @@ class HallServer(ArbiterSite):
             self._flush.cancel()
             self._flush = None
         dirty, self.dirty = self.dirty, set()
+        if not dirty:
+            return
+        sides = {client.arbiter for client in self.hall_clients}  # once, not once per board
         for board in sorted(dirty, key=board_key):
-            self.publish_board(board)
+            self.publish_board(board, sides)
 
-    def publish_board(self, board: str) -> None:
+    def publish_board(self, board: str, sides: set[bool] | None = None) -> None:
         """Board ``board``'s summaries, for each side with a page connected (a side without
-        one: built when one connects)."""
-        sides = {client.arbiter for client in self.hall_clients}
+        one: built when one connects). ``sides``: the sides with a page, when the caller knows
+        them (a flush of many boards)."""
+        if sides is None:
+            sides = {client.arbiter for client in self.hall_clients}
         for arbiter in (False, True):
             if arbiter not in sides:
                 self.stale[arbiter].add(board)
