@@ -29,6 +29,7 @@ from engine.colour import BLACK, WHITE, Colour
 from engine.errors import IllegalMoveError
 from engine.i18n import N_
 from engine.variants import Variant, find_variant
+from engine.frozen import quick_init
 
 #: The colours' labels (``Colour.label``) as a person reads them in a reason ("white resigned"),
 #: translated where shown (``engine.i18n.localize``).
@@ -39,6 +40,7 @@ SIDE_LABELS = (N_("white"), N_("black"))
 _STACK = 64
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RecordedMove:
     """One move of the transcript.

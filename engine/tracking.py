@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from typing import Literal, overload
 
 from engine.board import Board, Move, Piece
+from engine.frozen import quick_init
 
 __all__ = ["MaybeBrush", "Touch", "Touches", "TurnTracker"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Touch:
     """One sensor change of the turn: ``action`` ``lift`` or ``place`` on ``square`` (algebraic)
