@@ -38,12 +38,14 @@ from engine.colour import BLACK, WHITE, Colour
 from engine.decisions import MoveCommitted, MoveRetracted, PositionSet
 from engine.i18n import N_
 from engine.variants import Variant, free_choice
+from engine.frozen import quick_init
 
 __all__ = ["Judge", "Judgement", "judge", "free_board", "square_label"]
 
 log = logging.getLogger(__name__)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Judgement:
     """The verdict on a board. ``key``: None for a regular move, ``"disturbed"`` for a board that is

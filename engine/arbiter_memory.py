@@ -368,8 +368,10 @@ class ArbiterMemory:
     # ------------------------------------------------------------------ the turn
 
     def mover(self) -> Colour:
-        """The side on move in the turn's reference position."""
-        return Colour(self.tracker.ref.turn)
+        """The side on move in the turn's reference position (asked several times per line:
+        a board's ``turn`` is a Colour already, taken as it is without the enum's call)."""
+        turn = self.tracker.ref.turn
+        return turn if type(turn) is Colour else Colour(turn)
 
     def legal(self, ref: Board) -> list[Move]:
         """The legal moves of ``ref``, none once the game is over."""

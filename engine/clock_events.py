@@ -14,6 +14,7 @@ from typing import ClassVar, Union
 
 from engine.colour import WHITE, Colour
 from engine.errors import ClockError
+from engine.frozen import quick_init
 
 __all__ = [
     "check_side", "floor_tenths", "ClockState",
@@ -52,6 +53,7 @@ class ClockState(enum.StrEnum):
 # -- readings ---------------------------------------------------------------------------------
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class FaceReading:
     """One face at one instant.
@@ -85,6 +87,7 @@ class FaceReading:
         return floor_tenths(self.ms)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ClockReading:
     """Both faces at ``t`` (seconds), with whose face runs and who is to move."""
@@ -141,6 +144,7 @@ class ClockStarted:
     running: Colour
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ClockPressed:
     """``side`` pressed his button and the faces swapped. ``counted``: the press completed his

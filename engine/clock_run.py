@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from engine.clock_events import BothFlagsFell, FaceReading, FlagFell
 from engine.colour import Colour
 from engine.timecontrol import TimeControl
+from engine.frozen import quick_init
 
 __all__ = ["FaceState", "Stretch", "run_face", "credits_total_ms", "face_reading"]
 
@@ -70,6 +71,7 @@ class FaceState:
             self.run_start_ms = stretch.per_move_ms
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Stretch:
     """What a running face becomes after running for a stretch of time (:func:`run_face`)."""

@@ -19,8 +19,8 @@ class Colour(IntEnum):
 
     @property
     def opponent(self) -> "Colour":
-        """The other colour."""
-        return Colour(1 - self)
+        """The other colour (asked on every move: no enum call)."""
+        return Colour.BLACK if self is Colour.WHITE else Colour.WHITE
 
     @property
     def label(self) -> str:

@@ -27,6 +27,7 @@ from engine.articles import Kind
 from engine.board import Move
 from engine.clock import ClockEvent
 from engine.colour import Colour
+from engine.frozen import quick_init
 
 __all__ = ["Flag", "MoveCommitted", "MoveRetracted", "PositionSet", "FlagRaised", "FlagDecided",
            "GameEnded", "BoardToFix", "ClockChanged", "ClockRefused", "LampoCountdown",
@@ -69,6 +70,7 @@ class Flag:
                 "text": self.text}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class MoveCommitted:
     """A move entered the transcript at ``ply``, played by ``side``: ``move`` in official numbers,
@@ -202,6 +204,7 @@ class BoardToFix:
                 "article": self.article}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class ClockChanged:
     """The game clock did something: ``event`` is the ``engine.clock`` result (started, pressed,

@@ -15,6 +15,7 @@ from typing import Any, Union
 
 from engine.colour import Colour
 from engine.squares import square_sort_key
+from engine.frozen import quick_init
 
 #: Player controls of TRACE.md, in the order the document lists them.
 BUTTON_NAMES = (
@@ -57,6 +58,7 @@ class GameStarted:
         return d
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PieceLifted:
     """A piece left ``square`` (a presence sensor opened)."""
@@ -68,6 +70,7 @@ class PieceLifted:
         return {"t": self.t, "type": "lift", "square": self.square}
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class PiecePlaced:
     """A piece arrived on ``square`` (a presence sensor closed)."""

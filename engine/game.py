@@ -29,6 +29,7 @@ from engine.colour import BLACK, WHITE, Colour
 from engine.errors import IllegalMoveError
 from engine.i18n import N_
 from engine.variants import Variant, find_variant
+from engine.frozen import quick_init
 
 #: The colours' labels (``Colour.label``) as a person reads them in a reason ("white resigned"),
 #: translated where shown (``engine.i18n.localize``).
@@ -39,6 +40,7 @@ SIDE_LABELS = (N_("white"), N_("black"))
 _STACK = 64
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class RecordedMove:
     """One move of the transcript.
@@ -59,7 +61,9 @@ class RecordedMove:
     nag: str | None = None
 
     def to_dict(self) -> dict[str, object]:
-        d: dict[str, object] = {"ply": self.ply, "side": Colour(self.side).label}
+        side = self.side
+        d: dict[str, object] = {
+            "ply": self.ply, "side": (side if type(side) is Colour else Colour(side)).label}
         d.update(self.move.to_dict(self.notation))
         d["t"] = self.t
         return d
@@ -274,7 +278,8 @@ class Game:
             if before is not None:
                 clock = (before[0] if before[0] == clock[0] else clock[0],
                          before[1] if before[1] == clock[1] else clock[1])
-        rec = RecordedMove(len(self.moves) + 1, Colour(side), move, notation, t, clock)
+        rec = RecordedMove(len(self.moves) + 1, side if type(side) is Colour else Colour(side),
+                           move, notation, t, clock)
         self.moves.append(rec)
         irreversible = move.is_capture or not was_king
         self._after_move(side, was_king, irreversible, pieces_before, provisional)

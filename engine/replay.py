@@ -39,6 +39,7 @@ from engine.game import Game
 from engine.pdn import PdnSnapshot, PdnText, write_pdn
 from engine.trace import load_line, parse_event, parse_start
 from engine.variants import Variant
+from engine.frozen import quick_init
 
 __all__ = ["Report", "RecordText", "RecordSnapshot", "Replay", "Fed", "Stage", "Verdict",
            "LineFault", "ErrorPolicy", "ContainArbiter", "RAISE", "replay_lines"]
@@ -73,6 +74,7 @@ class LineFault:
     record: Mapping[str, Any] | None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Fed:
     """What one journal line did: its ``line`` number (1-based; the web's SSE id, the hall's

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from typing import Literal, overload
 
 from engine.board import Board, Move, Piece
+from engine.frozen import quick_init
 
 __all__ = ["MaybeBrush", "Touch", "Touches", "TurnTracker"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Touch:
     """One sensor change of the turn: ``action`` ``lift`` or ``place`` on ``square`` (algebraic)
@@ -104,14 +106,18 @@ class TurnTracker:
         self.accomodo = False  # IT 3.9 / INT 3.13 announced
         self.maybe_brush: MaybeBrush | None = None
         self.last_change = now
-        self.playable = {m.from_square for m in legal}
+        self.playable = {m.path[0] for m in legal}  # Move.from_square
         occ = ref.occupied_algebraic()
         alg = g.algebraic_of
         #: occupancy after each legal move -> that move (picochess's recognition, STYLE.md)
-        # (made at every turn of every game: frozensets made directly, no set copied)
-        self.after: dict[frozenset[str], Move] = {
-            occ.difference((alg[m.from_square], *[alg[c] for c in m.captures]))
-            .union((alg[m.to_square],)): m for m in legal}
+        # (made at every turn of every game: frozensets made directly, no set copied; a quiet
+        # move's squares gone made without a list of captures)
+        after: dict[frozenset[str], Move] = {}
+        for m in legal:
+            path, caps = m.path, m.captures
+            gone = (alg[path[0]], *[alg[c] for c in caps]) if caps else (alg[path[0]],)
+            after[occ.difference(gone).union((alg[path[-1]],))] = m
+        self.after = after
 
     @property
     def mover(self) -> int:

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from pi.board.errors import StateDirBusyError, StateDirError
+from engine.frozen import quick_init
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,7 @@ _TMP_SUFFIX = ".tmp"
 _tmp_counter = itertools.count()
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class GameId:
     """A parsed game id: ``stamp`` (``YYYY-MM-DDTHHMM``, UTC), ``board`` (or None), ``seq``."""

@@ -237,6 +237,13 @@ class BoardReplica:
         #: game id → its first line past the set-up (final once found: lines only grow), the
         #: newest TOUCHES_KEPT games asked for
         self._touches: OrderedDict[str, Mapping[str, Any]] = OrderedDict()
+        #: the game whose first touch is not found yet, as far as it was read: (game id, its
+        #: lines' list, lines read, its start waits for the arbiter). A summary of the hall
+        #: asks at every line: each line is read once, not every line at every line (a game
+        #: waiting for the arbiter's start sees many lines before its first touch). The list
+        #: is the replica's own, appended to only: a new list (the game parked and read back,
+        #: lines taken back after a failed write) is read again from its start
+        self._untouched: tuple[str, list[str], int, bool] | None = None
         #: game id → superseded or not, once its first touch is found (final: every summary
         #: of the hall asks), the newest TOUCHES_KEPT games asked for
         self._voided: OrderedDict[str, bool] = OrderedDict()
@@ -361,11 +368,21 @@ class BoardReplica:
         if found is not None:
             self._touches.move_to_end(g.id)
         else:
-            start = next(_records(itertools.islice(g.lines, 0, 1)), {})
-            found = first_touch(_records(itertools.islice(g.lines, 1, None)),
-                                waits_for_arbiter(start))
+            lines = g.lines
+            scan = self._untouched
+            if scan is not None and scan[0] == g.id and scan[1] is lines:
+                # the same list, only ever appended to: the lines read before touched nothing
+                done, waiting = scan[2], scan[3]
+            else:
+                start = next(_records(itertools.islice(lines, 0, 1)), {})
+                done, waiting = 1, waits_for_arbiter(start)
+            held = len(lines)
+            found = first_touch(_records(itertools.islice(lines, done, None)), waiting)
             if found is not None:
                 _keep(self._touches, g.id, found)
+                self._untouched = None
+            elif held and not g.parked:  # the walk goes on from here next time
+                self._untouched = (g.id, lines, held, waiting)
         return found
 
     def superseded(self, g: GameReplica) -> bool:

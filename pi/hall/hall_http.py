@@ -202,13 +202,18 @@ class HallServer(ArbiterSite):
             self._flush.cancel()
             self._flush = None
         dirty, self.dirty = self.dirty, set()
+        if not dirty:
+            return
+        sides = {client.arbiter for client in self.hall_clients}  # once, not once per board
         for board in sorted(dirty, key=board_key):
-            self.publish_board(board)
+            self.publish_board(board, sides)
 
-    def publish_board(self, board: str) -> None:
+    def publish_board(self, board: str, sides: set[bool] | None = None) -> None:
         """Board ``board``'s summaries, for each side with a page connected (a side without
-        one: built when one connects)."""
-        sides = {client.arbiter for client in self.hall_clients}
+        one: built when one connects). ``sides``: the sides with a page, when the caller knows
+        them (a flush of many boards)."""
+        if sides is None:
+            sides = {client.arbiter for client in self.hall_clients}
         for arbiter in (False, True):
             if arbiter not in sides:
                 self.stale[arbiter].add(board)
@@ -244,6 +249,7 @@ class HallServer(ArbiterSite):
         """See :meth:`tick_loop`: the boards time changes, re-summed."""
         delayed = self.hub.config.broadcast_delay > 0
         now = time.monotonic()
+        sides = {client.arbiter for client in self.hall_clients}
         for board, view in self.hub.views.items():
             if view.phase != Phase.PLAYING:
                 if self._clock_key.pop(board, None) is not None:
@@ -258,13 +264,34 @@ class HallServer(ArbiterSite):
             key = (None, None) if clock is None else (clock["running"], clock["state"])
             if self._clock_key.get(board) != key:
                 self._clock_key[board] = key
-                self.dirty.add(board)
+                if board not in self.dirty and not self._shows_clock(board, key, sides):
+                    self.dirty.add(board)
             left = None if clock is None or clock["running"] is None else \
                 clock.get(clock["running"])
             if isinstance(left, (int, float)) and left > 1.0:
                 # nothing but a journal line (which re-sums the board) changes it before then
                 self._clock_due[board] = now + left - 1.0
         self.flush()
+
+    def _shows_clock(self, board: str, key: tuple[object, object], sides: set[bool]) -> bool:
+        """Board ``board``'s summaries already show its clock's (running, state) ``key`` on
+        every side with a page (``sides``), as a summary made now would: the tick need not make
+        them again. A board not dirty changed by no message since its summaries were made, and
+        nothing but its clock changes them by time (``last_heard`` is no part of the key), so
+        they would come out the same and send nothing; a side without a page gets the board
+        marked stale, as :meth:`publish_board` would have. False: re-summed (a side never
+        sent the board, a clock shown differently - a held view's frozen clock among them)."""
+        for arbiter in sides:
+            shown = self.shown.get((board, arbiter))
+            if shown is None:
+                return False
+            clock = shown[2]["clock"]
+            if not isinstance(clock, dict) or (clock.get("running"), clock.get("state")) != key:
+                return False
+        for arbiter in (False, True):
+            if arbiter not in sides:
+                self.stale[arbiter].add(board)
+        return True
 
     async def hall_events(self, request: web.Request) -> web.StreamResponse:
         arbiter = await self.is_arbiter(request)

@@ -510,7 +510,14 @@ class Hub:
         known = self.known.get(board)
         if not known:
             return 0
-        return sum(max(0, n - self.replica.held(board, g)) for g, n in known.items())
+        held = self.replica.boards.get(board, {})  # Replica.held, its lookups made once
+        out = 0
+        for game, n in known.items():
+            g = held.get(game)
+            h = 0 if g is None else g.held
+            if n > h:
+                out += n - h
+        return out
 
     # ------------------------------------------------------------------ commands
 
@@ -576,7 +583,9 @@ class Hub:
     def summary(self, board: str, arbiter_view: bool) -> dict[str, Any]:
         """The board summary of HUB_API.md (built for every journal line of every board with a
         hall page open: one dict made whole, its keys always in the same order)."""
-        view, ws = self.board(board), self.servers[board]
+        view = self.views.get(board)
+        if view is None:
+            view = self.board(board)
         s = view.game
         if s is None or view.superseded(s.replica):  # void: no game of a round
             return {"board": board, "online": view.online, "last_heard": view.last_heard,
@@ -593,7 +602,7 @@ class Hub:
                 line.get("event"), _str(line.get("round")), line.get("white"),
                 line.get("black"), s.variant.name, s.variant.size))
         event, round_, white, black, variant, size = heads[1]
-        feeds = ws.feeds
+        feeds = self.servers[board].feeds
         clock: dict[str, Any] | None = None
         if arbiter_view:
             fen, moves, result = view.live_fen(), len(game.moves), game.result

@@ -15,6 +15,7 @@ from typing import Any
 from pi.board.statedir import parse_game_id
 from pi.hall.errors import BadMessage
 from pi.hall.signing import status_mac
+from engine.frozen import quick_init
 
 __all__ = ["MAX_PAYLOAD", "SEGMENT", "Topics", "JournalLine", "Heads", "Resend",
            "Command", "Ack", "parse_topic", "journal_payload", "parse_journal", "status_payload",
@@ -127,6 +128,7 @@ def _line_number(value: Any, what: str) -> int:
 # ---------------------------------------------------------------------- journal
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class JournalLine:
     """Line ``line`` (1-based) of game ``game``'s journal: ``text`` exactly as on disk, without

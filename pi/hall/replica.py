@@ -37,6 +37,7 @@ from typing import Callable, Iterator
 
 from pi.hall.protocol import SEGMENT
 from pi.board.statedir import fsync_dir, parse_game_id
+from engine.frozen import quick_init
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,7 @@ def game_order(game_id: str) -> tuple[str, int, str]:
     return ("", 0, game_id) if parsed is None else (parsed.stamp, parsed.seq, game_id)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Offered:
     """What :meth:`Replica.offer` did: ``kind`` is ``appended`` (``lines``: every line appended,

@@ -208,3 +208,38 @@ def test_a_light_board_with_a_key_signs_as_a_real_board(tmp_path: Path) -> None:
     assert wrong.replica.held("7", game) == 0 and {a["kind"] for a in wrong.alarms} == \
         {"forged", "status"}
     wrong.close()
+
+
+def test_touch_of_reads_each_line_once_and_again_from_a_new_list(tmp_path: Path) -> None:
+    """BoardReplica.touch_of walks a growing game on from where it stopped (a summary asks at
+    every line: each line read once), and from the start again when the replica's list is a new
+    one (lines taken back after a failed write, the game read back): the answer is always the
+    first touch of the lines held."""
+    from engine.trace import CLOCK_START_ARBITER
+    from pi.board.supersede import first_touch
+    from pi.hall.boardview import BoardReplica
+    from pi.hall.replica import GameReplica
+
+    def text(obj: dict[str, object]) -> str:
+        return json.dumps(obj)
+
+    view = BoardReplica("7")
+    start = text({"type": "start", "t": 0.0, "clock_start": CLOCK_START_ARBITER})
+    g = GameReplica("7", "20260101-0900-0001", tmp_path / "trace.jsonl", [start])
+    assert view.touch_of(g) is None
+    # waiting for the arbiter's start: lifts and places touch nothing
+    g.extend([text({"type": "lift", "t": 1.0, "square": "a1"}),
+              text({"type": "place", "t": 2.0, "square": "a1"})])
+    assert view.touch_of(g) is None
+    press = {"type": "button", "t": 3.0, "name": "clock", "side": "white"}
+    g.extend([text(press)])
+    assert view.touch_of(g) == press
+    # a new list (lines taken back): read from its start, the start line's waiting included
+    other = GameReplica("7", "20260101-0900-0002", tmp_path / "trace2.jsonl",
+                        [text({"type": "start", "t": 0.0}),
+                         text({"type": "snapshot", "t": 0.5, "occupied": []})])
+    assert view.touch_of(other) is None
+    lift = {"type": "lift", "t": 1.0, "square": "a1"}
+    other.lines = other.lines[:1] + [text(lift)]
+    assert view.touch_of(other) == lift == first_touch(
+        [json.loads(t) for t in other.lines[1:]], waiting=False)

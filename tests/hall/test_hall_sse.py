@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -150,6 +151,54 @@ def test_one_summary_per_board_per_batch_and_a_tick_of_quiet_boards_builds_none(
         finally:
             await server.stop()
             hub.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_tick_resums_a_board_only_when_its_clock_shown_is_no_longer_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tick's first reading of a running clock finds it as the board's summary (made at its
+    last line) shows it: the board is not re-summed (its summary would be the same; before, every
+    clock press re-summed the board at the next tick to send nothing). A clock that changed by
+    time alone since (a flag fallen: no face running) is re-summed and sent."""
+    async def scenario() -> None:
+        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
+                  tmp_path)
+        server = HallServer(hub, "127.0.0.1", 0)
+        page = HallClient(False)  # a public page
+        server.hall_clients.add(page)
+        game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, 7)
+        lines = trace_lines(SAMPLE, game=game, board="7")[:100]
+        hub.deliver([(hub.topics.board("7", "journal"), P.journal_payload(game, i, text))
+                     for i, text in enumerate(lines, start=1)])
+        server.flush()
+        page.take()
+        fallen = [False]
+
+        def reading(view: BoardView) -> dict[str, Any] | None:
+            clock = clock_dict(view)
+            if fallen[0] and clock is not None:
+                clock = {**clock, "running": None, "state": "flagged"}
+            return clock
+        monkeypatch.setattr("pi.hall.hall_http.clock_dict", reading)
+        monkeypatch.setattr("pi.hall.hub.clock_dict", reading)
+        built: list[str] = []
+        summary = hub.summary
+
+        def counted(board: str, arbiter_view: bool) -> dict[str, object]:
+            built.append(board)
+            return summary(board, arbiter_view)
+        hub.summary = counted  # type: ignore[method-assign]
+        server.tick()
+        assert built == [] and page.take() == b""
+        fallen[0] = True
+        later = time.monotonic() + 24 * 3600.0  # past the running side's time
+        monkeypatch.setattr("pi.hall.hall_http.time.monotonic", lambda: later)
+        server.tick()
+        assert built == ["7"]
+        sent = page.take()
+        assert b'"state":"flagged"' in sent and b'"running":null' in sent
+        hub.close()
 
     asyncio.run(scenario())
 
