@@ -14,8 +14,10 @@ published at, as a hall's hub and boards share one (NTP): a board's retained clo
 dated by it, and the hub carries it forward by the difference (on the real clock, the
 recording's dates were hours behind: every clock read an hour ahead, flags fell, and the tick
 re-summed those boards). Printed: the process CPU per journal line over the feeding (the hub's
-work only: the recording is not counted) and the load average. ``--profile N``: cProfile's N costliest
-functions (cumulative), the feeding run again under the profiler.
+work only: the recording is not counted), the garbage collections while fed (each holds the
+loop: the longest is a floor under the hall page's worst latency) and the load average.
+``--profile N``: cProfile's N costliest functions (cumulative), the feeding run again under the
+profiler.
 """
 
 from __future__ import annotations
@@ -114,6 +116,27 @@ async def feed(batches: list[tuple[float, Batch]], root: Path, boards: int, page
     return cpu
 
 
+class GcPauses:
+    """The garbage collector's collections, each timed (``gc.callbacks``): a collection holds
+    the hub's loop for as long as it walks, so its longest pause is a floor under the hall
+    page's worst latency."""
+
+    def __init__(self) -> None:
+        self.started = 0.0
+        self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+
+    def callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+        else:
+            self.pauses[info["generation"]].append(time.perf_counter() - self.started)
+
+    def summary(self) -> str:
+        return "; ".join(f"generation {g}: {len(p)}, longest {max(p) * 1000:.1f} ms, "
+                         f"{sum(p) * 1000:.0f} ms in all" if p else f"generation {g}: none"
+                         for g, p in self.pauses.items())
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--boards", type=int, default=200, help="simulated boards (default 200)")
@@ -139,13 +162,19 @@ def main() -> None:
         messages = sum(len(b) for _, b in batches)
         if args.gc == "hub":
             gc.set_threshold(*GC_THRESHOLDS)
-        cpu = asyncio.run(feed(batches, Path(tmp) / "hub", args.boards, args.page))
+        pauses = GcPauses()
+        gc.callbacks.append(pauses.callback)
+        try:
+            cpu = asyncio.run(feed(batches, Path(tmp) / "hub", args.boards, args.page))
+        finally:
+            gc.callbacks.remove(pauses.callback)
         print(f"{args.boards} boards at {args.pace:g}x, {args.seconds:g} s: {lines} journal "
               f"lines ({messages} messages, {len(batches)} batches); page {args.page}, "
               f"GC {args.gc}; "
               f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print(f"  hub CPU per journal line: {cpu / lines * 1000:.3f} ms "
               f"({cpu:.2f} s in all; target <= 0.3 ms)")
+        print(f"  garbage collections while fed: {pauses.summary()}")
         if args.profile:
             prof = cProfile.Profile(time.thread_time)
             asyncio.run(feed(batches, Path(tmp) / "hub2", args.boards, args.page, prof))

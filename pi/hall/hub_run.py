@@ -108,9 +108,12 @@ def warn_insecure(config: HubConfig) -> None:
 #: The hub process's garbage collector thresholds: a hall's hub holds every board's game (a
 #: large heap of long-lived objects) and makes a little cyclic garbage per journal line; with
 #: Python's defaults (700, 10, 10) the full collections that walk the whole heap cost up to a
-#: fifth of its CPU per line at 1,000 boards (benchmarks/bench_hub_cpu.py --gc python).
-#: Young collections every 50,000 allocations, full ones ten times rarer.
-GC_THRESHOLDS = (50_000, 20, 100)
+#: fifth of its CPU per line at 1,000 boards (benchmarks/bench_hub_cpu.py --gc python). Full
+#: collections are kept rare (after 100 middle ones); the young and middle ones stay small,
+#: since each holds the loop for as long as it walks: every 5,000 allocations (a pause of ~4 ms
+#: at 1,000 boards) and every tenth of those (~50 ms). With young ones every 50,000 the middle
+#: ones walked a million objects, 300–390 ms of a frozen hall page at 1,000 boards.
+GC_THRESHOLDS = (5_000, 10, 100)
 
 
 def raise_open_files() -> None:
