@@ -110,9 +110,10 @@ def warn_insecure(config: HubConfig) -> None:
 #: Python's defaults (700, 10, 10) the full collections that walk the whole heap cost up to a
 #: fifth of its CPU per line at 1,000 boards (benchmarks/bench_hub_cpu.py --gc python). Full
 #: collections are kept rare (after 100 middle ones); the young and middle ones stay small,
-#: since each holds the loop for as long as it walks: every 5,000 allocations (a pause of ~4 ms
-#: at 1,000 boards) and every tenth of those (~50 ms). With young ones every 50,000 the middle
-#: ones walked a million objects, 300–390 ms of a frozen hall page at 1,000 boards.
+#: since each holds the loop for as long as it walks: every 5,000 allocations and every tenth
+#: of those (at 1,000 boards: 4–26 ms and 50–170 ms, growing with the games). With young ones
+#: every 50,000 the middle ones walked a million objects: 300–600 ms of a frozen hall page.
+#: The price: ~22 µs more per line (benchmarks/bench_hub_cpu.py prints the pauses).
 GC_THRESHOLDS = (5_000, 10, 100)
 
 
