@@ -354,10 +354,7 @@ class BoardReplica:
             if full.report is not None:
                 # the board's last games' reports (a round's feed asks for them again and
                 # again); older ones are replayed when asked
-                self._reports[g.id] = full
-                self._reports.move_to_end(g.id)
-                while len(self._reports) > REPORTS_KEPT:
-                    self._reports.popitem(last=False)
+                _keep(self._reports, g.id, full, REPORTS_KEPT)
             return full
         return cached
 
@@ -379,7 +376,7 @@ class BoardReplica:
             held = len(lines)
             found = first_touch(_records(itertools.islice(lines, done, None)), waiting)
             if found is not None:
-                _keep(self._touches, g.id, found)
+                _keep(self._touches, g.id, found, TOUCHES_KEPT)
                 self._untouched = None
             elif held and not g.parked:  # the walk goes on from here next time
                 self._untouched = (g.id, lines, held, waiting)
@@ -396,7 +393,7 @@ class BoardReplica:
         if first is None:
             return False
         voided = superseded((first,))
-        _keep(self._voided, g.id, voided)
+        _keep(self._voided, g.id, voided, TOUCHES_KEPT)
         return voided
 
     # ------------------------------------------------------------------ feeding
@@ -517,10 +514,10 @@ class ReplicaServer(WebServer):
                                   "hall": True, "board": self.replica.board})
 
 
-def _keep(kept: OrderedDict[str, V], key: str, value: V) -> None:
+def _keep(kept: OrderedDict[str, V], key: str, value: V, limit: int) -> None:
     """``value`` kept under ``key`` as the newest of ``kept``, the oldest dropped past
-    TOUCHES_KEPT."""
+    ``limit``."""
     kept[key] = value
     kept.move_to_end(key)
-    while len(kept) > TOUCHES_KEPT:
+    while len(kept) > limit:
         kept.popitem(last=False)
