@@ -215,6 +215,9 @@ class BoardController:
     _first_touch: Mapping[str, Any] | None = None
     #: The line types that leave the game in play untouched (``pi.board.supersede.no_play``).
     _no_play: frozenset[str] = frozenset({"snapshot"})
+    #: a pairing came while the untouched game in play could not give way to it (a piece in
+    #: hand, a sensor fault): :meth:`_supersede` is tried again at each input until it can
+    _supersede_waits: bool = False
 
     def __post_init__(self) -> None:
         self.variant = find_variant(self.config.variant)
@@ -396,10 +399,13 @@ class BoardController:
         another start line than the pairing's and untouched since, is closed — an arbiter
         ``note`` with the fixed text and an ``end`` line journaled, the game marked finished
         with ``*`` — and the pairing's game begins at once from the same position. A touched
-        game keeps its start line: the pairing waits for the next game (logged)."""
+        game keeps its start line: the pairing waits for the next game (logged). An untouched
+        game whose pieces do not stand right at that moment (a piece in hand before the
+        arbiter's start, a sensor fault) gives way as soon as they do (:attr:`_supersede_waits`):
+        the new game begins from the set-up position (IT 7.1, 7.2)."""
         session = self.session
-        if self.phase != Phase.PLAYING or session is None or self.faults \
-                or self.occupied != self.expected:
+        waited, self._supersede_waits = self._supersede_waits, False
+        if self.phase != Phase.PLAYING or session is None:
             return
         if not pairing_differs(session.start_line, self.config.start_line()):
             return  # the pairing's own game (a pairing sent again)
@@ -408,6 +414,12 @@ class BoardController:
         if why is not None:
             log.info("pairing: game %s keeps its start line (%s); the next game takes the "
                      "pairing", session.id, why)
+            return
+        if self.faults or self.occupied != self.expected:
+            self._supersede_waits = True
+            if not waited:
+                log.info("pairing: game %s is untouched but its pieces do not stand as set up "
+                         "(IT 7.1, 7.2): superseded once they do", session.id)
             return
         for line in (superseded_note(self.now()), {"type": "end"}):
             self._durable.keep(session)
@@ -479,6 +491,8 @@ class BoardController:
             log.info("sensor fault cleared: 0x%02x", item.address)
         if self.phase == Phase.PLAYING and self.session is not None:
             self._play(item)
+            if self._supersede_waits:
+                self._supersede()
         else:
             self._setup()
 

@@ -330,3 +330,31 @@ def test_a_journal_that_fails_while_superseding_marks_nothing_and_stops_the_boar
     monkeypatch.setattr(os, "fsync", real)
     c.stop()
     assert published[mark:] == [] and not state.game(early).is_finished()
+
+
+def test_a_pairing_that_comes_while_a_piece_is_in_hand_supersedes_once_it_is_put_back(
+        rig) -> None:  # type: ignore[no-untyped-def]
+    """The arbiter starts round 2 while a player straightens a piece of the game waiting for
+    his start (COMP 4.4.2: no play yet): the board cannot begin a game from a position whose
+    pieces do not stand right (IT 7.1, 7.2), so the game waits; once the piece is back it is
+    still untouched, and the pairing supersedes it then — not at the game after next."""
+    c, clock, time, _, state = rig
+    early = _set_up_after_round_1(c, clock, time)
+    clock.advance(5.0)
+    c.handle(PieceLifted(time.stamp(), "d3"))
+    c.set_pairing(ROUND2, "r2")
+    assert c.session is not None and c.session.id == early  # the piece in hand: not yet
+    clock.advance(1.0)
+    c.handle(PiecePlaced(time.stamp(), "d3"))
+    assert c.session.id != early and c.session.start_line["round"] == "2"
+    lines = _lines(state.game(early).trace)
+    assert [x["type"] for x in lines] == ["start", "snapshot", "lift", "place", "arbiter", "end"]
+    assert superseded(lines[1:], waiting=True)
+    assert state.game(early).finished_info() == {"result": "*"}
+    # a touched game keeps its start line though its pieces come to stand right again
+    c.handle(ButtonPressed(time.stamp(), "clock", "white"))  # touched (COMP 4.4.2)
+    touched = c.session.id
+    c.handle(PieceLifted(time.stamp(), "d3"))
+    c.set_pairing({**ROUND2, "round": "3"}, "r3")
+    c.handle(PiecePlaced(time.stamp(), "d3"))
+    assert c.session.id == touched and c.session.start_line["round"] == "2"
