@@ -75,14 +75,18 @@ def rig_keys_toml(boards: range = range(1, 21)) -> str:
     return "[keys]\n" + "".join(f'"{b}" = "{rig_key(str(b)).hex()}"\n' for b in boards)
 
 
-def wait(predicate: Callable[[], Any], timeout: float = 15.0, what: str = "condition") -> Any:
+def wait(predicate: Callable[[], Any], timeout: float = 15.0, what: str = "condition",
+         show: Callable[[], Any] | None = None) -> Any:
+    """``predicate()`` once true (polled every 50 ms), or AssertionError after ``timeout`` s;
+    ``show()``: what the failure prints of where things stood (a table's row, a state)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         got = predicate()
         if got:
             return got
         time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    seen = "" if show is None else f"; last seen: {show()!r:.2000}"
+    raise AssertionError(f"timed out waiting for {what}{seen}")
 
 
 class FakeBoard:

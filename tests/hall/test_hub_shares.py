@@ -251,6 +251,10 @@ def test_two_shares_and_a_front_serve_one_hall(tmp_path: Path) -> None:
             status, _, body = request(hall.port, "GET", "/api/rounds", token=token)
             assert json.loads(body) == {"rounds": ["2"], "current": "2"}
             want["3"] += 1
+            # the note's line held by board 3's share before the hall stops (the front's
+            # answer waits LINE_WAIT for it, then answers anyway)
+            wait(lambda: _boards_at(hall) == want, 15, "the note's line on the hall",
+                 show=lambda: _boards_at(hall))
             for b in boards:
                 b.close()
             journals, boards = boards, []

@@ -92,7 +92,7 @@ def test_boards_set_up_before_the_round_begin_its_games_when_it_starts(tmp_path:
         # round 1's pairing supersedes the untouched games: round 1 begins, the hub starts
         # the clocks
         wait(lambda: all(r["state"] == "started" for r in _table(hub, "1").values()), 30,
-             "round 1 started on both boards")
+             "round 1 started on both boards", show=lambda: _table(hub, "1"))
         round1 = {b.config.board: b.link.game for b in rigs}
         for b in rigs:
             assert round1[b.config.board] != power_on[b.config.board]
@@ -125,7 +125,8 @@ def test_boards_set_up_before_the_round_begin_its_games_when_it_starts(tmp_path:
         status, got = hub.json("POST", "/api/rounds/2/start", token=hub.token)
         assert status == 200 and got["started"] is True
         # board 7, untouched: round 2's game begun at once, its clock started by the hub
-        wait(lambda: _table(hub, "2")["7"]["state"] == "started", 30, "board 7 in round 2")
+        wait(lambda: _table(hub, "2")["7"]["state"] == "started", 30, "board 7 in round 2",
+             show=lambda: (_table(hub, "2")["7"], b7.lines_on_disk()[-4:]))
         round2 = b7.link.game
         assert round2 != early7 and _table(hub, "2")["7"]["game_id"] == round2
         start = _start(b7)
