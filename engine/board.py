@@ -14,7 +14,7 @@ filters the complete sequences; sequences with the same start, end and captured 
 from __future__ import annotations
 
 import functools
-from typing import Iterator, NamedTuple, Sequence
+from typing import Iterator, NamedTuple, Protocol, Sequence
 
 from engine.colour import BLACK, WHITE, Colour
 from engine.errors import (AmbiguousMoveError, IllegalMoveError, InvalidMoveError, InvalidSquareError,
@@ -113,6 +113,21 @@ def _bits(x: int) -> Iterator[int]:
 # A generated move before it becomes a Move: (from bit, to bit, captured mask, alternatives),
 # alternatives = list of (path bits, captured bits) in capture order, None for a simple move.
 _Raw = tuple[int, int, int, list[tuple[tuple[int, ...], tuple[int, ...]]] | None]
+
+
+class _Short(Protocol):
+    """A man's (or a short king's) capture walk, handed itself to recurse."""
+
+    def __call__(self, walk: _Short, sq: int, path: tuple[int, ...], caps: tuple[int, ...],
+                 capmask: int, emp: int, dirs: Sequence[int], capturable: int,
+                 is_king: bool) -> None: ...
+
+
+class _Flying(Protocol):
+    """A flying king's capture walk, handed itself to recurse."""
+
+    def __call__(self, walk: _Flying, sq: int, path: tuple[int, ...], caps: tuple[int, ...],
+                 capmask: int, emp: int) -> None: ...
 
 
 class Board:
@@ -313,8 +328,12 @@ class Board:
             cands.append(CaptureCandidate(path, caps, by_king,
                                           tuple(bool(kings >> c & 1) for c in caps)))
 
-        def short(sq: int, path: tuple[int, ...], caps: tuple[int, ...], capmask: int,
-                  emp: int, dirs: Sequence[int], capturable: int, is_king: bool) -> None:
+        # The two walks recurse through their first argument, the walk itself: a closure
+        # that named itself would hold a reference cycle (function, cell) per call, left to
+        # the garbage collector (the hub generates moves for every board's every move).
+        def short(walk: _Short, sq: int, path: tuple[int, ...], caps: tuple[int, ...],
+                  capmask: int, emp: int, dirs: Sequence[int], capturable: int,
+                  is_king: bool) -> None:
             extended = False
             for d in dirs:
                 ray = rays[sq][d]
@@ -328,12 +347,13 @@ class Board:
                     if lb & promo and not is_king:
                         record(np, nc, False)  # IT 6.5 / EN 6.5: the man stops there
                     else:
-                        short(ray[1], np, nc, capmask | ob, emp, dirs, capturable, is_king)
+                        walk(walk, ray[1], np, nc, capmask | ob, emp, dirs, capturable,
+                             is_king)
             if not extended and caps:
                 record(path, caps, is_king)
 
-        def flying(sq: int, path: tuple[int, ...], caps: tuple[int, ...], capmask: int,
-                   emp: int) -> None:
+        def flying(walk: _Flying, sq: int, path: tuple[int, ...], caps: tuple[int, ...],
+                   capmask: int, emp: int) -> None:
             extended = False
             for ray in rays[sq]:
                 n = len(ray)
@@ -348,18 +368,18 @@ class Board:
                 j = i + 1
                 while j < n and (1 << ray[j]) & emp:
                     extended = True
-                    flying(ray[j], path + (ray[j],), caps + (ray[i],), capmask | ob, emp)
+                    walk(walk, ray[j], path + (ray[j],), caps + (ray[i],), capmask | ob, emp)
                     j += 1
             if not extended and caps:
                 record(path, caps, True)
 
         for b in _bits(jumpers):
-            short(b, (b,), (), 0, empty | (1 << b), men_dirs, men_capturable, False)
+            short(short, b, (b,), (), 0, empty | (1 << b), men_dirs, men_capturable, False)
         for b in _bits(king_jumpers):
             if v.flying_kings:
-                flying(b, (b,), (), 0, empty | (1 << b))
+                flying(flying, b, (b,), (), 0, empty | (1 << b))
             else:
-                short(b, (b,), (), 0, empty | (1 << b), ALL_DIRECTIONS, opp, True)
+                short(short, b, (b,), (), 0, empty | (1 << b), ALL_DIRECTIONS, opp, True)
         chosen = v.capture_choice(cands) if len(cands) > 1 else cands
         grouped: dict[tuple[int, int, int], list[tuple[tuple[int, ...], tuple[int, ...]]]] = {}
         for c in chosen:

@@ -1,6 +1,8 @@
 """One test per capture rule and variant (SPEC §3). Squares in official numbers; each position
 worked out by hand on the variant's numbering (SPEC §1)."""
 
+import gc
+
 import pytest
 
 from engine.board import Board
@@ -172,3 +174,23 @@ def test_same_start_end_and_set_is_one_move_with_every_order() -> None:
                                    ((38, 29, 18, 27, 38), (33, 23, 22, 32))}
     b.push(m)
     assert b.fen() == "B:W38:B"
+
+
+@pytest.mark.parametrize("fen,variant", [
+    ("W:WK21,31:B10,18,27", "italian"),          # the short walk (men and Italian kings)
+    ("W:WK46:B37,28,19", "international"),       # the flying king's walk
+])
+def test_generating_captures_leaves_no_garbage_for_the_collector(fen: str, variant: str) -> None:
+    """The capture walks call themselves; a walk that kept a reference to itself would leave a
+    cycle per position for the garbage collector (the hub generates moves on every board's
+    every move: its collections' pauses are the hall page's latency)."""
+    board = Board(fen, variant)
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(20):
+            assert board.legal_moves and board.legal_moves[0].captures
+            board = Board(fen, variant)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
