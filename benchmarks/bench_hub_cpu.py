@@ -41,7 +41,7 @@ from hardware_mocks.hall_boards import LightBoard
 from pi.hall.hall_http import HallClient, HallServer
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig
-from pi.hall.hub_run import GC_THRESHOLDS
+from pi.hall.collector import Collector
 
 HALL = "hall"
 Batch = list[tuple[str, bytes]]
@@ -155,8 +155,8 @@ def main() -> None:
     p.add_argument("--page", choices=("public", "arbiter", "none"), default="public",
                    help="the hall page connected (default public)")
     p.add_argument("--gc", choices=("hub", "python"), default="hub",
-                   help="the garbage collector's thresholds: the hub process's "
-                   "(pi.hall.hub_run.GC_THRESHOLDS) or Python's defaults (default hub)")
+                   help="the garbage collector: the hub process's (pi.hall.collector: young "
+                   "collections only, survivors frozen) or Python's defaults (default hub)")
     p.add_argument("--profile", type=int, default=0,
                    help="print cProfile's N costliest functions (default 0: no profile)")
     args = p.parse_args()
@@ -164,14 +164,16 @@ def main() -> None:
         batches, lines = record(args.boards, args.pace, args.seconds, Path(tmp) / "boards",
                                 args.batch, args.stagger)
         messages = sum(len(b) for _, b in batches)
+        collector = Collector()
         if args.gc == "hub":
-            gc.set_threshold(*GC_THRESHOLDS)
+            collector.install()
         pauses = GcPauses()
-        gc.callbacks.append(pauses.callback)
+        gc.callbacks.insert(0, pauses.callback)  # timed before the collector freezes the survivors
         try:
             cpu = asyncio.run(feed(batches, Path(tmp) / "hub", args.boards, args.page))
         finally:
             gc.callbacks.remove(pauses.callback)
+            collector.uninstall()
         print(f"{args.boards} boards at {args.pace:g}x, {args.seconds:g} s: {lines} journal "
               f"lines ({messages} messages, {len(batches)} batches); page {args.page}, "
               f"GC {args.gc}; "

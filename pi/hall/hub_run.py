@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import logging
 import os
 import resource
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import StateError
+from pi.hall.collector import Collector
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
 from pi.hall.rounds import round_order
@@ -27,7 +27,7 @@ from pi.hall.shares import claim_share, share_client_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["main_hub", "run_hub", "HubApp", "warn_insecure", "GC_THRESHOLDS"]
+__all__ = ["main_hub", "run_hub", "HubApp", "warn_insecure"]
 
 
 class HubApp:
@@ -105,18 +105,6 @@ def warn_insecure(config: HubConfig) -> None:
                     "from forgeries", ", ".join(sorted(config.accept_unsigned)))
 
 
-#: The hub process's garbage collector thresholds: a hall's hub holds every board's game (a
-#: large heap of long-lived objects) and makes a little cyclic garbage per journal line; with
-#: Python's defaults (700, 10, 10) the full collections that walk the whole heap cost up to a
-#: fifth of its CPU per line at 1,000 boards (benchmarks/bench_hub_cpu.py --gc python). Full
-#: collections are kept rare (after 100 middle ones); the young and middle ones stay small,
-#: since each holds the loop for as long as it walks: every 5,000 allocations and every tenth
-#: of those (at 1,000 boards: 4–26 ms and 50–170 ms, growing with the games). With young ones
-#: every 50,000 the middle ones walked a million objects: 300–600 ms of a frozen hall page.
-#: The price: ~22 µs more per line (benchmarks/bench_hub_cpu.py prints the pauses).
-GC_THRESHOLDS = (5_000, 10, 100)
-
-
 def raise_open_files() -> None:
     """The process's soft limit on open files raised to its hard limit (at most 65,536): the
     replica keeps a file open per board in play (``pi.hall.replica.MAX_OPEN``, a quarter of
@@ -139,11 +127,15 @@ async def run_hub(config: HubConfig) -> None:
             loop.add_signal_handler(sig, stop.set)
     raise_open_files()
     await app.start()
-    gc.freeze()  # what the start read back (replicas, modules) is never walked again
-    gc.set_threshold(*GC_THRESHOLDS)
+    # young collections only, survivors frozen, the whole heap every ten minutes
+    # (pi.hall.collector): what the start read back is never walked again
+    collector = Collector()
+    collector.install()
+    full = asyncio.ensure_future(collector.run())
     try:
         await stop.wait()
     finally:
+        full.cancel()
         await app.stop()
 
 
