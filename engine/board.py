@@ -493,7 +493,26 @@ class Board:
         return len(caps) if caps else self._count_quiet()
 
     def has_legal_moves(self) -> bool:
-        return self.count_legal_moves() > 0
+        """Whether the side to move has a legal move (IT 9.2.2: without one it has lost): a
+        step into an empty square, else a capture; no move is built (asked after every move
+        of every game, and the tracker of the next turn builds the list anyway)."""
+        self._memo_for_now()
+        if self._memo_legal is not None:
+            return bool(self._memo_legal)
+        own = self.white if self.turn == WHITE else self.black
+        empty = self._mask & ~(self.white | self.black)
+        sh = self._shifts
+        men = own & ~self.kings
+        for d in FORWARD[self.turn]:
+            s = sh[d]
+            if (men >> -s if s < 0 else men << s) & empty:
+                return True
+        own_kings = own & self.kings
+        if own_kings:
+            for s in sh:
+                if (own_kings >> -s if s < 0 else own_kings << s) & empty:
+                    return True
+        return bool(self._capture_raw())  # every piece blocked: a capture, or nothing
 
     def is_legal(self, move: Move) -> bool:
         return move in self.legal_moves

@@ -4,6 +4,7 @@ piece counts add up after every legal move, notation reads back to the same move
 from hypothesis import given, settings, strategies as st
 
 from engine.board import Board
+from engine.colour import BLACK, WHITE
 from engine.variants import VARIANTS
 
 variants = st.sampled_from(sorted(VARIANTS))
@@ -84,3 +85,35 @@ def test_notation_reads_back(game: tuple[Board, list[int]]) -> None:
 def test_count_matches_generation(game: tuple[Board, list[int]]) -> None:
     b, _ = game
     assert b.count_legal_moves() == len(b.legal_moves) == b.perft(1)
+
+
+@st.composite
+def random_positions(draw: st.DrawFn) -> Board:
+    """Any placement of men and kings (blocked positions included: a man against the edge or
+    behind another, which random games seldom reach), either side to move; a man drawn on the
+    row where it would be crowned stands there as a king (IT 4.2)."""
+    variant = VARIANTS[draw(variants)]
+    g = variant.geometry
+    limit = variant.men_rows * variant.size // 2
+    squares = draw(st.permutations(range(1, g.count + 1)))
+    n_white = draw(st.integers(0, limit))
+    n_black = draw(st.integers(0 if n_white else 1, limit))
+    sides = {"W": squares[:n_white], "B": squares[n_white:n_white + n_black]}
+    parts = []
+    for tag, colour in (("W", WHITE), ("B", BLACK)):
+        pieces = []
+        for n in sides[tag]:
+            crowned = g.promotion_row[colour] >> g.bit_of[n] & 1
+            pieces.append(("K" if crowned or draw(st.booleans()) else "") + str(n))
+        parts.append(tag + ",".join(pieces))
+    return Board(f"{draw(st.sampled_from('WB'))}:{parts[0]}:{parts[1]}", variant.name)
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_positions())
+def test_has_legal_moves_is_whether_the_list_is_empty(board: Board) -> None:
+    """IT 9.2.2 / INT 7.2.2: the side without a legal move has lost; ``has_legal_moves`` answers
+    without building the list, and the same once the list is made."""
+    fen = board.fen()
+    assert Board(fen, board.variant.name).has_legal_moves() == bool(board.legal_moves)
+    assert board.has_legal_moves() == bool(board.legal_moves)
