@@ -508,16 +508,7 @@ class Hub:
     def missing(self, board: str) -> int:
         """Lines known to exist at the board and not held (every summary of the hall asks)."""
         known = self.known.get(board)
-        if not known:
-            return 0
-        held = self.replica.boards.get(board, {})  # Replica.held, its lookups made once
-        out = 0
-        for game, n in known.items():
-            g = held.get(game)
-            h = 0 if g is None else g.held
-            if n > h:
-                out += n - h
-        return out
+        return self.replica.missing(board, known) if known else 0
 
     # ------------------------------------------------------------------ commands
 

@@ -33,7 +33,7 @@ import resource
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 from pi.hall.protocol import SEGMENT
 from pi.board.statedir import fsync_dir, parse_game_id
@@ -232,6 +232,18 @@ class Replica:
     def held(self, board: str, game: str) -> int:
         g = self.game(board, game)
         return 0 if g is None else g.held
+
+    def missing(self, board: str, known: Mapping[str, int]) -> int:
+        """Lines of ``board`` known to exist (``known``: game id → its board's count) and not
+        held here (the hall's every summary asks: one lookup of the board, not one per game)."""
+        games = self.boards.get(board, {})
+        out = 0
+        for game, n in known.items():
+            g = games.get(game)
+            h = 0 if g is None else g.held
+            if n > h:
+                out += n - h
+        return out
 
     @property
     def open_files(self) -> int:

@@ -135,3 +135,15 @@ def test_a_held_game_is_replayed_up_to_its_first_unreadable_line(tmp_path: Path,
     assert info.report is not None and info.lines == len(lines)
     assert info.report.to_json()["moves"] == replay_lines(real[:cut]).to_json()["moves"]
     assert info.start == json.loads(real[0])
+
+
+def test_missing_counts_the_lines_known_at_the_board_and_not_held(tmp_path: Path) -> None:
+    replica = Replica(tmp_path)
+    lines = source_lines(5)
+    for n, text in enumerate(lines[:3], start=1):
+        replica.offer("7", GAME, n, text)
+    # the board says it has 5 lines of this game and 2 of a game never heard of
+    assert replica.missing("7", {GAME: 5, "2026-01-01T1000-001": 2}) == 2 + 2
+    assert replica.missing("7", {GAME: 3}) == 0
+    assert replica.missing("7", {GAME: 2}) == 0  # a stale count: nothing missing
+    assert replica.missing("8", {GAME: 4}) == 4  # a board never heard of
