@@ -32,6 +32,10 @@ class BrokerError(RuntimeError):
     """Mosquitto is missing or would not start (its log is in the message)."""
 
 
+class _PortTaken(Exception):
+    """Mosquitto could not bind its port: another process has it."""
+
+
 def mosquitto_path() -> str:
     """The broker's executable (Debian puts it in /usr/sbin, not always on PATH)."""
     found = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/usr/local/sbin")
@@ -57,12 +61,21 @@ class Broker:
 
     def __init__(self, root: Path, conf: Path | None = None, port: int | None = None) -> None:
         self.root = Path(root)
+        #: the port was picked here: another process may take it between free_port() and
+        #: Mosquitto's bind; the first start then picks another (a later one keeps it)
+        self._picked = port is None
+        self._started_once = False
         self.port = port or free_port()
         self.dir = self.root / "broker"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.log = self.dir / "mosquitto.log"
         self.conf = self.dir / "mosquitto.conf"
-        if conf is None:
+        self._base = None if conf is None else Path(conf).read_text(encoding="utf-8")
+        self._write_conf()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def _write_conf(self) -> None:
+        if self._base is None:
             text = (f"listener {self.port} 127.0.0.1\n"
                     "allow_anonymous true\n"
                     "persistence true\n"
@@ -70,19 +83,18 @@ class Broker:
                     "autosave_interval 1\n"
                     "max_queued_messages 0\n")
         else:
-            base = Path(conf).read_text(encoding="utf-8")
             listener = f"listener {self.port} 127.0.0.1"
-            text, n = _LISTENER.subn(listener, base, count=1)
+            text, n = _LISTENER.subn(listener, self._base, count=1)
             if n == 0:
-                text = listener + "\n" + base
+                text = listener + "\n" + self._base
         if _USER.search(text) is None:
             # Started as root, Mosquitto would drop to the ``mosquitto`` user, which cannot
             # read the test's private folders: it stays who runs the tests. A configuration
             # from ``hub init`` names its user itself, and keeps it (the line is its fix).
             text += f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
-        text += f"log_dest file {self.log}\nlog_type error\nlog_type warning\nlog_type notice\n"
+        text += (f"log_dest file {self.log}\nlog_type error\nlog_type warning\nlog_type notice\n"
+                 "connection_messages true\n")
         self.conf.write_text(text, encoding="utf-8")
-        self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -96,23 +108,61 @@ class Broker:
         """Starts the broker and waits until it accepts connections. Raises BrokerError."""
         if self.running:
             return self
+        for _ in range(3):
+            try:
+                self._start(timeout)
+            except _PortTaken:
+                if not self._picked or self._started_once:
+                    raise BrokerError(f"127.0.0.1:{self.port} is taken {self._log_tail()}") \
+                        from None
+                self.port = free_port()  # nobody knows the first one yet: another
+                self._write_conf()
+                continue
+            self._started_once = True
+            return self
+        raise BrokerError(f"no free port for mosquitto in three tries {self._log_tail()}")
+
+    def _start(self, timeout: float) -> None:
+        """One start; ready once Mosquitto logs the connection made to check it (another
+        process listening on the port would accept it too). Raises _PortTaken, BrokerError."""
+        logged = self.log.stat().st_size if self.log.exists() else 0
         self.proc = subprocess.Popen([mosquitto_path(), "-c", str(self.conf)],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, start_new_session=True)
+        mark = f"on port {self.port}."
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
-                raise BrokerError(f"mosquitto exited ({self.proc.returncode}): {err.strip()} "
+                code = self.proc.returncode
+                self._close()
+                if "in use" in err + self._log_since(logged):
+                    raise _PortTaken()
+                raise BrokerError(f"mosquitto exited ({code}): {err.strip()} "
                                   f"{self._log_tail()}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return self
+                    pass
             except OSError:
+                time.sleep(0.02)
+                continue
+            for _ in range(25):  # its "New connection from … on port N." line
+                if mark in self._log_since(logged):
+                    return
+                if self.proc.poll() is not None:
+                    break
                 time.sleep(0.02)
         self.kill()
         raise BrokerError(f"mosquitto did not listen on 127.0.0.1:{self.port} in {timeout} s "
                           f"{self._log_tail()}")
+
+    def _log_since(self, offset: int) -> str:
+        try:
+            with open(self.log, "rb") as f:
+                f.seek(offset)
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
 
     def stop(self) -> None:
         """A clean stop (SIGTERM: Mosquitto saves its persistence file)."""

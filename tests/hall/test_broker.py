@@ -4,10 +4,14 @@ kill -9 is a crash the next start survives."""
 
 from __future__ import annotations
 
+import socket
 import threading
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+import pytest
+
+import broker as broker_module
 from broker import Broker
 
 
@@ -40,3 +44,25 @@ def test_broker_persists_retained_across_restart_and_survives_kill(tmp_path: Pat
         assert not broker.running
         broker.start()
         assert broker.running
+
+
+def test_a_port_taken_before_mosquitto_binds_it_gives_way_to_another(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between ``free_port()`` and Mosquitto's bind another process may take the port (tests
+    run side by side): the first start picks another port, and a listener that is not
+    Mosquitto never passes for it."""
+    squatter = socket.socket()
+    squatter.bind(("127.0.0.1", 0))
+    squatter.listen()
+    taken = squatter.getsockname()[1]
+    ports = iter([taken])
+    real = broker_module.free_port
+    monkeypatch.setattr(broker_module, "free_port", lambda: next(ports, None) or real())
+    try:
+        with Broker(tmp_path) as b:
+            assert b.port != taken and b.running
+            c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+            c.connect("127.0.0.1", b.port)
+            c.disconnect()
+    finally:
+        squatter.close()
