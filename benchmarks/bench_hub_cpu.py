@@ -32,16 +32,17 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 from unittest.mock import patch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
 from hardware_mocks.hall_boards import LightBoard
+from pi.hall.collector import Collector
 from pi.hall.hall_http import HallClient, HallServer
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig
-from pi.hall.collector import Collector
 
 HALL = "hall"
 Batch = list[tuple[str, bytes]]
@@ -80,8 +81,11 @@ def record(boards: int, pace: float, seconds: float, root: Path, batch: float,
 
 
 async def feed(batches: list[tuple[float, Batch]], root: Path, boards: int, page: str,
-               profile: cProfile.Profile | None = None) -> float:
-    """Feeds ``batches`` to a fresh hub; the CPU seconds it took."""
+               profile: cProfile.Profile | None = None,
+               full_heap: Callable[[], float] | None = None) -> tuple[float, float | None]:
+    """Feeds ``batches`` to a fresh hub; the CPU seconds it took, and what ``full_heap()``
+    returns once it is fed, every game still held (the seconds the hub's collection of the
+    whole heap takes)."""
     config = HubConfig(hall=HALL, state_dir=root,
                        accept_unsigned=frozenset(str(n) for n in range(1, boards + 1)))
     root.mkdir(parents=True, exist_ok=True)
@@ -111,9 +115,10 @@ async def feed(batches: list[tuple[float, Batch]], root: Path, boards: int, page
     if profile is not None:
         profile.disable()
     cpu = time.process_time() - cpu0
+    full = None if full_heap is None else full_heap()
     hub.close()
     await server.stop()
-    return cpu
+    return cpu, full
 
 
 class GcPauses:
@@ -169,10 +174,16 @@ def main() -> None:
             collector.install()
         pauses = GcPauses()
         gc.callbacks.insert(0, pauses.callback)  # timed before the collector freezes the survivors
+
+        def full_heap() -> float:
+            gc.callbacks.remove(pauses.callback)  # not one of the collections while fed
+            return collector.full()[1]
         try:
-            cpu = asyncio.run(feed(batches, Path(tmp) / "hub", args.boards, args.page))
+            cpu, full = asyncio.run(feed(batches, Path(tmp) / "hub", args.boards, args.page,
+                                         full_heap=full_heap if args.gc == "hub" else None))
         finally:
-            gc.callbacks.remove(pauses.callback)
+            if pauses.callback in gc.callbacks:
+                gc.callbacks.remove(pauses.callback)
             collector.uninstall()
         print(f"{args.boards} boards at {args.pace:g}x, {args.seconds:g} s: {lines} journal "
               f"lines ({messages} messages, {len(batches)} batches); page {args.page}, "
@@ -181,6 +192,9 @@ def main() -> None:
         print(f"  hub CPU per journal line: {cpu / lines * 1000:.3f} ms "
               f"({cpu:.2f} s in all; target <= 0.3 ms)")
         print(f"  garbage collections while fed: {pauses.summary()}")
+        if full is not None:
+            print(f"  then the whole heap collected (the hub's every "
+                  f"{collector.full_every / 60:g} minutes): {full * 1000:.0f} ms")
         if args.profile:
             prof = cProfile.Profile(time.thread_time)
             asyncio.run(feed(batches, Path(tmp) / "hub2", args.boards, args.page, prof))
