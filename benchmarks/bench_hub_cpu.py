@@ -85,7 +85,7 @@ async def feed(batches: list[tuple[float, Batch]], root: Path, boards: int, page
                full_heap: Callable[[], float] | None = None) -> tuple[float, float | None]:
     """Feeds ``batches`` to a fresh hub; the CPU seconds it took, and what ``full_heap()``
     returns once it is fed, every game still held (the seconds the hub's collection of the
-    whole heap takes)."""
+    whole heap takes, pi.hall.collector)."""
     config = HubConfig(hall=HALL, state_dir=root,
                        accept_unsigned=frozenset(str(n) for n in range(1, boards + 1)))
     root.mkdir(parents=True, exist_ok=True)
@@ -193,8 +193,8 @@ def main() -> None:
               f"({cpu:.2f} s in all; target <= 0.3 ms)")
         print(f"  garbage collections while fed: {pauses.summary()}")
         if full is not None:
-            print(f"  then the whole heap collected (the hub's every "
-                  f"{collector.full_every / 60:g} minutes): {full * 1000:.0f} ms")
+            print(f"  then the whole heap collected (the hub's between rounds, at the latest "
+                  f"every {collector.full_at_latest / 60:g} minutes): {full * 1000:.0f} ms")
         if args.profile:
             prof = cProfile.Profile(time.thread_time)
             asyncio.run(feed(batches, Path(tmp) / "hub2", args.boards, args.page, prof))

@@ -10,13 +10,15 @@ one: 50–170 ms of a held loop at 1,000 boards, growing with the games) and in 
 
 So here a young collection (every :data:`YOUNG` allocations) walks the new objects once, frees
 the cycles among them, and freezes what survived (``gc.freeze``: never walked again); no middle
-or full collection happens by itself. Every :data:`FULL_EVERY` seconds the frozen heap is
-thawed and collected whole (:meth:`Collector.full`, logged with what it freed and how long it
-held the loop): a cycle that became garbage after its first young collection waits for it, no
-longer. One full pause every ten minutes instead of one every few minutes, and middle pauses
-gone (``bench_hub_cpu``'s "garbage collections while fed"). The full pause grows with the games
-held: 1.3 s at 1,000 boards after 90 s of play at 10× (``bench_hub_cpu`` prints it) — the hall
-page a second late once every ten minutes, as Python's own full collections made it every few.
+or full collection happens by itself. The frozen heap is thawed and collected whole
+(:meth:`Collector.full`, logged with what it freed and how long it held the loop) at most every
+:data:`FULL_EVERY` seconds, at the first moment the hall is quiet — no journal line for
+:data:`QUIET` seconds: between rounds, not in the middle of play — and after
+:data:`FULL_AT_LATEST` seconds whatever the hall does. A cycle that became garbage after its
+first young collection waits for it, no longer. The full pause grows with the games held: 1.3 s
+at 1,000 boards after 90 s of play at 10× (``bench_hub_cpu`` prints it); Python's own full
+collections, as long, came every few minutes in the middle of play. Middle pauses are gone
+(``bench_hub_cpu``'s "garbage collections while fed").
 """
 
 from __future__ import annotations
@@ -25,25 +27,33 @@ import asyncio
 import gc
 import logging
 import time
+from typing import Callable
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Collector", "YOUNG", "FULL_EVERY"]
+__all__ = ["Collector", "YOUNG", "FULL_EVERY", "FULL_AT_LATEST", "QUIET"]
 
 #: Allocations (net of deallocations) of tracked objects between two young collections: each
 #: walks that many objects, ~3–9 ms at 1,000 boards.
 YOUNG = 5_000
-#: Seconds between two collections of the whole heap (frozen objects included).
+#: Seconds at least between two collections of the whole heap (frozen objects included)...
 FULL_EVERY = 600.0
+#: ... and at most, however busy the hall.
+FULL_AT_LATEST = 3600.0
+#: The hall is quiet after this many seconds without a journal line.
+QUIET = 2.0
 
 
 class Collector:
     """The policy of the module docstring for this process, from :meth:`install` to
     :meth:`uninstall` (``gc`` is the process's: one Collector at a time)."""
 
-    def __init__(self, young: int = YOUNG, full_every: float = FULL_EVERY) -> None:
+    def __init__(self, young: int = YOUNG, full_every: float = FULL_EVERY,
+                 full_at_latest: float = FULL_AT_LATEST, quiet: float = QUIET) -> None:
         self.young = young
         self.full_every = full_every
+        self.full_at_latest = max(full_at_latest, full_every)
+        self.quiet = quiet
         self._saved: tuple[int, int, int] | None = None
 
     def install(self) -> None:
@@ -80,10 +90,21 @@ class Collector:
         freed = gc.collect()
         return freed, time.perf_counter() - started
 
-    async def run(self) -> None:
-        """:meth:`full` every :attr:`full_every` seconds, logged (cancel to stop)."""
+    async def run(self, idle: Callable[[], float] | None = None) -> None:
+        """:meth:`full`, logged, once :attr:`full_every` seconds have passed since the last, at
+        the first moment ``idle()`` (seconds since the hall's last journal line; None: always
+        quiet) reaches :attr:`quiet`, or once :attr:`full_at_latest` seconds have passed.
+        Cancel to stop."""
+        last = time.monotonic()
         while True:
-            await asyncio.sleep(self.full_every)
+            await asyncio.sleep(min(1.0, self.full_every))
+            since = time.monotonic() - last
+            if since < self.full_every:
+                continue
+            if idle is not None and since < self.full_at_latest and idle() < self.quiet:
+                continue  # in the middle of play: a second more
             freed, took = self.full()
-            log.info("garbage collection of the whole heap: %d objects freed, %.0f ms",
-                     freed, took * 1000)
+            last = time.monotonic()
+            log.info("garbage collection of the whole heap: %d objects freed, %.0f ms (the "
+                     "hall %s)", freed, took * 1000,
+                     "quiet" if idle is None or idle() >= self.quiet else "busy: at the latest")

@@ -91,6 +91,8 @@ class Hub:
         self.announced: dict[str, P.Heads] = {}
         #: per board, per game: the lines known to exist at the board (status heads, lines seen)
         self.known: dict[str, dict[str, int]] = {}
+        #: time.monotonic() of the last batch that brought a journal line (:meth:`idle`)
+        self.last_line = time.monotonic()
         self.asks: dict[tuple[str, str], _Ask] = {}
         self.acks: dict[str, asyncio.Future[P.Ack]] = {}
         #: board → (command id, pairing) sent and not yet acked (push_pairing)
@@ -175,6 +177,7 @@ class Hub:
     def deliver(self, batch: list[tuple[str, bytes]]) -> None:
         """A batch of MQTT messages (topic, payload), in the broker's order."""
         changed: dict[str, list[Fed]] = {}
+        lines = False
         self.replica.defer()  # the batch's lines written at its end, one write per game
         try:
             for topic, payload in batch:
@@ -190,6 +193,8 @@ class Hub:
                         self._topic_of[topic] = where
                     board, leaf = where
                     fed = self._message(board, leaf, payload)
+                    if fed:
+                        lines = True
                     changed.setdefault(board, []).extend(fed)
                 except BadMessage as exc:
                     self.bad_messages += 1
@@ -200,9 +205,16 @@ class Hub:
         finally:
             for g in self.replica.flush():
                 self._unwritten(g)
+        if lines:
+            self.last_line = time.monotonic()
         for board, feds in changed.items():
             for listener in self.listeners:
                 listener(board, feds)
+
+    def idle(self) -> float:
+        """Seconds since the last journal line the hub took (the hall is quiet between rounds:
+        the moment for ``pi.hall.collector``'s collection of the whole heap)."""
+        return time.monotonic() - self.last_line
 
     def _message(self, board: str, leaf: str, payload: bytes) -> list[Fed]:
         if leaf == "journal":

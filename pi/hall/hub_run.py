@@ -127,11 +127,11 @@ async def run_hub(config: HubConfig) -> None:
             loop.add_signal_handler(sig, stop.set)
     raise_open_files()
     await app.start()
-    # young collections only, survivors frozen, the whole heap every ten minutes
+    # young collections only, survivors frozen, the whole heap when the hall is quiet
     # (pi.hall.collector): what the start read back is never walked again
     collector = Collector()
     collector.install()
-    full = asyncio.ensure_future(collector.run())
+    full = asyncio.ensure_future(collector.run(app.hub.idle))
     try:
         await stop.wait()
     finally:

@@ -1,17 +1,26 @@
 """The hub process's garbage collector (``pi.hall.collector``): young collections walk the new
 objects once and free their cycles; survivors are frozen, never walked again until the
-whole heap's collection every ten minutes, which frees the cycles that died old."""
+whole heap's collection — when the hall is quiet, at most every ten minutes, at the latest every
+hour — which frees the cycles that died old."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import json
+import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
+from pi.hall import protocol as P
 from pi.hall.collector import Collector
+from pi.hall.hub import Hub
+from pi.hall.hub_config import HubConfig
+
+GAME = "2026-11-26T2200-001"
 
 
 class Node:
@@ -67,20 +76,61 @@ def test_survivors_are_frozen_and_a_cycle_that_died_old_waits_for_the_full_colle
     assert gc.get_freeze_count() > 0  # the full collection's survivors frozen again
 
 
-def test_the_full_collection_runs_on_its_period(collector: Collector) -> None:
+def _freed_after(collector: Collector, idle: Callable[[], float] | None,
+                 within: float) -> float | None:
+    """Seconds until :meth:`Collector.run` freed a cycle that died old (None: not ``within``)."""
     a, alive = _cycle()
     _young_collection()
     del a
 
-    async def wait() -> None:
-        task = asyncio.ensure_future(collector.run())
-        for _ in range(100):
-            await asyncio.sleep(0.02)
-            if alive() is None:
-                break
-        task.cancel()
-    asyncio.run(wait())
-    assert alive() is None
+    async def wait() -> float | None:
+        started = time.monotonic()
+        task = asyncio.ensure_future(collector.run(idle))
+        try:
+            while time.monotonic() - started < within:
+                await asyncio.sleep(0.01)
+                if alive() is None:
+                    return time.monotonic() - started
+            return None
+        finally:
+            task.cancel()
+    return asyncio.run(wait())
+
+
+def test_the_full_collection_runs_on_its_period_when_the_hall_is_quiet(
+        collector: Collector) -> None:
+    took = _freed_after(collector, lambda: 60.0, within=2.0)  # a minute without a line
+    assert took is not None and took >= collector.full_every
+
+
+def test_in_the_middle_of_play_the_full_collection_waits_for_a_quiet_moment_or_its_latest(
+        ) -> None:
+    gc.collect()
+    c = Collector(young=200, full_every=0.05, full_at_latest=0.6, quiet=2.0)
+    c.install()
+    try:
+        busy = _freed_after(c, lambda: 0.1, within=3.0)  # a line every tenth of a second
+        assert busy is not None and busy >= 0.6  # not at full_every: at full_at_latest
+        quiet_soon = iter([0.1] * 3)
+        soon = _freed_after(c, lambda: next(quiet_soon, 5.0), within=3.0)
+        assert soon is not None and soon < 0.6  # the first quiet moment after full_every
+    finally:
+        c.uninstall()
+        gc.collect()
+
+
+def test_the_hub_says_how_long_since_its_last_journal_line(tmp_path: Path) -> None:
+    hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
+              tmp_path)
+    time.sleep(0.05)
+    assert hub.idle() >= 0.05
+    start = json.dumps({"type": "start", "variant": "italian", "id": GAME})
+    hub.deliver([("damiera/t/boards/7/journal", P.journal_payload(GAME, 1, start, None))])
+    assert hub.idle() < 0.05
+    time.sleep(0.05)
+    hub.deliver([("damiera/t/boards/7/journal", P.journal_payload(GAME, 1, start, None))])
+    assert hub.idle() >= 0.05  # a line already held is no new line
+    hub.close()
 
 
 def test_uninstall_gives_python_its_own_policy_back() -> None:
