@@ -21,6 +21,7 @@ import pytest
 
 from pi.board.statedir import make_game_id
 from pi.hall import protocol as P
+from pi.hall.collector import Collector
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig
 from tests.hall.hub_rig import SAMPLE, trace_lines
@@ -31,7 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_finished_games_are_read_back_on_demand_and_memory_stays_flat(tmp_path: Path) -> None:
     """Measured in a process of its own: tracemalloc counts every thread's allocations, and a
-    test worker holds other tests' threads."""
+    test worker holds other tests' threads. The process collects its garbage as ``damiera
+    hub`` does (``pi.hall.collector``: young collections only, survivors frozen): a finished
+    game that left a cycle behind would stay frozen, and count."""
     code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
             f"from tests.hall.test_hub_memory import flat_memory; flat_memory({str(tmp_path)!r})")
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
@@ -42,6 +45,7 @@ def test_finished_games_are_read_back_on_demand_and_memory_stays_flat(tmp_path: 
 def flat_memory(root: str) -> None:
     """The scenario of the test above (raises AssertionError)."""
     tmp_path = Path(root)
+    Collector().install()
 
     async def scenario() -> None:
         hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
