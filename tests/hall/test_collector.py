@@ -106,16 +106,28 @@ def test_the_full_collection_runs_on_its_period_when_the_hall_is_quiet(
 def test_in_the_middle_of_play_the_full_collection_waits_for_a_quiet_moment_or_its_latest(
         ) -> None:
     gc.collect()
-    c = Collector(young=200, full_every=0.05, full_at_latest=0.6, quiet=2.0)
-    c.install()
+    busy = Collector(young=200, full_every=0.05, full_at_latest=0.6, quiet=2.0)
+    busy.install()
     try:
-        busy = _freed_after(c, lambda: 0.1, within=3.0)  # a line every tenth of a second
-        assert busy is not None and busy >= 0.6  # not at full_every: at full_at_latest
-        quiet_soon = iter([0.1] * 3)
-        soon = _freed_after(c, lambda: next(quiet_soon, 5.0), within=3.0)
-        assert soon is not None and soon < 0.6  # the first quiet moment after full_every
+        # a line every tenth of a second: not at full_every, at full_at_latest
+        took = _freed_after(busy, lambda: 0.1, within=5.0)
+        assert took is not None and took >= 0.6
     finally:
-        c.uninstall()
+        busy.uninstall()
+    gc.collect()
+    later = Collector(young=200, full_every=0.05, full_at_latest=60.0, quiet=2.0)
+    later.install()
+    asked: list[float] = []
+
+    def idle() -> float:  # busy for three checks, then a quiet hall
+        asked.append(0.1 if len(asked) < 3 else 5.0)
+        return asked[-1]
+    try:
+        took = _freed_after(later, idle, within=5.0)
+        assert took is not None and took < 60.0  # at the first quiet moment, not the latest
+        assert asked[:4] == [0.1, 0.1, 0.1, 5.0]
+    finally:
+        later.uninstall()
         gc.collect()
 
 
