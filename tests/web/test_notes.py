@@ -28,6 +28,12 @@ def test_lone_surrogate_note_is_400_at_once(tmp_path: Path) -> None:
     timeout; nothing is journaled."""
     with Rig(tmp_path) as rig:
         rig.wait(lambda s: s["phase"] == "playing")
+        # the game's set-up snapshot durable too (the phase is shown as soon as it is decided:
+        # counted before it, the snapshot's line would pass for the note's)
+        deadline = time.monotonic() + 10
+        while not any(x["type"] == "snapshot" for x in journal(rig)):
+            assert time.monotonic() < deadline, "the set-up snapshot never journaled"
+            time.sleep(0.02)
         lines = len(journal(rig))
         t0 = time.monotonic()
         status, _, body = rig.request("POST", "/api/arbiter", token=rig.token,
