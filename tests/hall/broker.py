@@ -129,7 +129,10 @@ class Broker:
         self.proc = subprocess.Popen([mosquitto_path(), "-c", str(self.conf)],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, start_new_session=True)
-        mark = f"on port {self.port}."
+        # Mosquitto's word that it took the check's connection: "New connection from … on port
+        # N." — or, on a TLS listener the check closed before its handshake, "Client connection
+        # from 127.0.0.1 failed: … unexpected eof" (its only connections are the check's)
+        marks = (f"on port {self.port}.", "Client connection from 127.0.0.1 failed")
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -146,8 +149,9 @@ class Broker:
             except OSError:
                 time.sleep(0.02)
                 continue
-            for _ in range(25):  # its "New connection from … on port N." line
-                if mark in self._log_since(logged):
+            for _ in range(25):
+                seen = self._log_since(logged)
+                if any(mark in seen for mark in marks):
                     return
                 if self.proc.poll() is not None:
                     break
