@@ -212,6 +212,15 @@ class RoundStart:
             return {"game_id": game_id, "state": state, "why": why}
         if ours and s is not None and view.phase == Phase.OVER:
             return out("over", N_("game over: {result}").format(result=s.arbiter.game.result))
+        if ours and s is not None and not s.arbiter.game.moves:
+            # a game begun under the round's names after the round's game on this board was
+            # played (the players set the pieces up again at once): the round's game is that
+            # one, over; this one's clock is not the hub's to start (started, it would be
+            # touched, and the next round's pairing could not supersede it)
+            played = round_games({board: view}, rnd).get(board)
+            if played is not None and played.id != s.id:
+                return {"game_id": played.id, "state": "over",
+                        "why": N_("game over: {result}").format(result=view.result_of(played))}
         if not view.online:
             return out("not_ready", N_("offline: the board is not connected"))
         pending = self.hub.pairing_out.get(board)

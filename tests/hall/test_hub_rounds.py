@@ -124,3 +124,38 @@ def test_a_round_keeps_its_played_game_when_a_touched_one_follows_under_its_name
             assert four and '[Result "1-0"]' in four[0]
         finally:
             b4.close()
+
+
+def test_a_game_set_up_again_after_the_rounds_game_ended_is_not_started_by_the_hub(
+        tmp_path: Path) -> None:
+    """Round 1's game on board 7 ended 1-0; the players set the pieces up again at once, so
+    the board begins a game under round 1's pairing, waiting for the arbiter (COMP 4.4.2).
+    The round's game on that board is over: the hub does not start that game's clock (its
+    start would touch the game, and round 2's pairing could no longer supersede it,
+    ``pi.board.supersede``); round 1's row says over, with the played game."""
+    g7b = "2026-11-22T1030-b07-002"
+    with Broker(tmp_path) as broker, HubRig(tmp_path / "hub", broker.url) as rig:
+        b7 = FakeBoard(broker.url, "7")
+        try:
+            b7.status()
+            assert rig.json("POST", "/api/pairings", raw=CSV.encode(), token=rig.token)[0] == 200
+            assert rig.json("POST", "/api/rounds/1/start", token=rig.token)[0] == 200
+            played = [start_line(G7, "7", "1", "Carla", "Dario"),
+                      json.dumps({"t": 1.0, "type": "arbiter", "action": "start_clock"}),
+                      json.dumps({"t": 90.0, "type": "arbiter", "action": "adjudicate",
+                                  "result": "1-0"})]
+            b7.add_game(G7, played)
+            b7.status()
+            b7.publish_lines(G7)
+            wait(lambda: rig.held("7", G7) == 3, what="the played game")
+            b7.add_game(g7b, [start_line(g7b, "7", "1", "Carla", "Dario")])  # set up again
+            b7.status()
+            b7.publish_lines(g7b)
+            wait(lambda: rig.held("7", g7b) == 1, what="the game set up again")
+            time.sleep(2.5)  # two ticks of the hub and more
+            assert _clock_starts(b7) == []
+            row = _row(rig, "1", "7")
+            assert (row["state"], row["game_id"]) == ("over", G7), row
+            assert "1-0" in row["why"]
+        finally:
+            b7.close()
