@@ -56,6 +56,7 @@ class MqttLink:
         self._lock = threading.Lock()
         self._batch: list[tuple[str, bytes]] = []
         self.is_connected = False
+        self._stopping = False  # stop() called: a disconnection is ours, no reconnection
         #: set once the broker granted the subscriptions (tests and benchmarks wait for it)
         self.subscribed = threading.Event()
         c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client or client_id(hall),
@@ -80,6 +81,7 @@ class MqttLink:
         self.client.loop_start()
 
     def stop(self) -> None:
+        self._stopping = True
         try:
             self.client.disconnect()
         finally:
@@ -122,7 +124,10 @@ class MqttLink:
                        reason: object, properties: object) -> None:
         self.is_connected = False
         self.subscribed.clear()
-        log.warning("disconnected from %s (%s); reconnecting", self.spec.url, reason)
+        if self._stopping:
+            log.info("disconnected from %s (the hub stops)", self.spec.url)
+        else:
+            log.warning("disconnected from %s (%s); reconnecting", self.spec.url, reason)
 
     def _on_message(self, client: mqtt.Client, userdata: object,
                     message: mqtt.MQTTMessage) -> None:

@@ -6,11 +6,13 @@ what comes meanwhile piles up (without slices it would come as one batch)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from pi.board.config import parse_mqtt_url
@@ -75,3 +77,22 @@ def test_a_pile_of_messages_comes_in_slices_in_order(tmp_path: Path) -> None:
     assert max(len(b) for b in batches[1:]) == MAX_BATCH  # it did pile up: sliced
     payloads = [p for b in batches for _, p in b][1:]
     assert payloads == [b'{"n": %d}' % i for i in range(COUNT)]
+
+
+def test_a_stopping_hub_does_not_say_it_reconnects(tmp_path: Path,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """The warning "disconnected …; reconnecting" is for a link lost; the hub's own stop says
+    so at info level (an organiser reading the log after a restart looks for the warnings)."""
+    with Broker(tmp_path) as broker:
+        spec = parse_mqtt_url(broker.url, ValueError)
+
+        async def run() -> None:
+            loop = asyncio.get_running_loop()
+            link = MqttLink(spec, HALL, loop, lambda batch: None, lambda: None)
+            link.start()
+            assert await loop.run_in_executor(None, link.subscribed.wait, 10.0)
+            await loop.run_in_executor(None, link.stop)
+        with caplog.at_level(logging.INFO, logger="pi.hall.mqttlink"):
+            asyncio.run(run())
+    said = [(r.levelno, r.getMessage()) for r in caplog.records if "disconnected" in r.getMessage()]
+    assert said == [(logging.INFO, f"disconnected from {broker.url} (the hub stops)")]
