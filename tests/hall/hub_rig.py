@@ -101,6 +101,7 @@ class FakeBoard:
         self.board = board
         self.key = rig_key(board) if key is True else (key or None)
         self._macs: dict[str, list[str]] = {}
+        self._macs_lock = threading.Lock()
         self.topics = P.Topics(hall)
         self.journals: dict[str, list[str]] = {}
         self.current: str | None = None
@@ -124,8 +125,9 @@ class FakeBoard:
         self.client = c
 
     def add_game(self, game: str, lines: list[str]) -> None:
-        self.journals[game] = list(lines)
-        self._macs.pop(game, None)
+        with self._macs_lock:
+            self.journals[game] = list(lines)
+            self._macs.pop(game, None)
         self.current = game
 
     def status(self) -> None:
@@ -148,15 +150,19 @@ class FakeBoard:
                             qos=1)
 
     def mac(self, game: str, number: int) -> str | None:
-        """The mac of line ``number`` of ``game`` (None without a key)."""
+        """The mac of line ``number`` of ``game`` (None without a key). Made under a lock: the
+        test's thread publishes lines while paho's serves a resend (two threads extending the
+        chain at once appended one mac twice, and the next line's mac was its predecessor's)."""
         if self.key is None:
             return None
-        macs = self._macs.setdefault(game, [])
-        journal = self.journals[game]
-        while len(macs) < number:
-            n = len(macs) + 1
-            macs.append(line_mac(self.key, game, n, journal[n - 1], macs[-1] if macs else ""))
-        return macs[number - 1]
+        with self._macs_lock:
+            macs = self._macs.setdefault(game, [])
+            journal = self.journals[game]
+            while len(macs) < number:
+                n = len(macs) + 1
+                macs.append(line_mac(self.key, game, n, journal[n - 1],
+                                     macs[-1] if macs else ""))
+            return macs[number - 1]
 
     def publish_lines(self, game: str, numbers: list[int] | range | None = None) -> None:
         for n in numbers if numbers is not None else range(1, len(self.journals[game]) + 1):
