@@ -29,6 +29,14 @@ def start_line(game: str, board: str, rnd: str, white: str, black: str) -> str:
                        "id": game, "started_at": "2026-11-22T09:00:00Z"})
 
 
+def played_game(game: str, board: str, white: str, black: str) -> list[str]:
+    """A game of round 1 played to its end: begun, its clock started by the arbiter,
+    adjudicated 1-0."""
+    return [start_line(game, board, "1", white, black),
+            json.dumps({"t": 1.0, "type": "arbiter", "action": "start_clock"}),
+            json.dumps({"t": 90.0, "type": "arbiter", "action": "adjudicate", "result": "1-0"})]
+
+
 def _row(rig: HubRig, rnd: str, board: str) -> dict[str, Any]:
     status, got = rig.json("GET", f"/api/rounds/{rnd}", token=rig.token)
     assert status == 200, got
@@ -103,10 +111,7 @@ def test_a_round_keeps_its_played_game_when_a_touched_one_follows_under_its_name
         try:
             b4.status()
             assert rig.json("POST", "/api/pairings", raw=CSV.encode(), token=rig.token)[0] == 200
-            played = [start_line(G4, "4", "1", "Anna", "Bruno"),
-                      json.dumps({"t": 1.0, "type": "arbiter", "action": "start_clock"}),
-                      json.dumps({"t": 90.0, "type": "arbiter", "action": "adjudicate",
-                                  "result": "1-0"})]
+            played = played_game(G4, "4", "Anna", "Bruno")
             stray = [start_line(g4b, "4", "1", "Anna", "Bruno"),
                      json.dumps({"t": 5.0, "type": "button", "name": "clock", "side": "white"})]
             b4.add_game(G4, played)
@@ -140,10 +145,7 @@ def test_a_game_set_up_again_after_the_rounds_game_ended_is_not_started_by_the_h
             b7.status()
             assert rig.json("POST", "/api/pairings", raw=CSV.encode(), token=rig.token)[0] == 200
             assert rig.json("POST", "/api/rounds/1/start", token=rig.token)[0] == 200
-            played = [start_line(G7, "7", "1", "Carla", "Dario"),
-                      json.dumps({"t": 1.0, "type": "arbiter", "action": "start_clock"}),
-                      json.dumps({"t": 90.0, "type": "arbiter", "action": "adjudicate",
-                                  "result": "1-0"})]
+            played = played_game(G7, "7", "Carla", "Dario")
             b7.add_game(G7, played)
             b7.status()
             b7.publish_lines(G7)
