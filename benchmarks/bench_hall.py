@@ -392,8 +392,8 @@ def show(r: dict[str, Any]) -> None:
     per_line = r["cpu"] / 100 / r["taken"] * 1000 if r["taken"] else math.nan
     loop_line = r["loop_cpu"] / 100 / r["taken"] * 1000 if r["taken"] else math.nan
     print(f"  hub CPU per journal line: {per_line:.3f} ms (target <= 0.3 ms), of which its "
-          f"event loop's thread {loop_line:.3f} ms (the rest: paho's network thread, the "
-          f"executor's); per line taken into its replicas ({r['taken']:.0f} lines/s in the "
+          f"event loop's thread {loop_line:.3f} ms (the rest: the executor's, the replicas' "
+          f"fsyncs); per line taken into its replicas ({r['taken']:.0f} lines/s in the "
           "window)")
     print(f"  boards: {r['fleets']} process(es)"
           + (f" at nice {r['nice']}" if r.get("nice") else "")

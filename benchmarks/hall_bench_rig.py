@@ -139,8 +139,8 @@ class ProcStats:
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
     def loop_cpu(self) -> float:
-        """CPU seconds of the process's main thread alone (the hub's event loop; the others
-        are paho's network thread and the executor's)."""
+        """CPU seconds of the process's main thread alone (the hub's event loop, its MQTT link
+        included; the others are the executor's: connecting, the replicas' fsyncs)."""
         with open(f"/proc/{self.pid}/task/{self.pid}/stat", encoding="ascii") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK

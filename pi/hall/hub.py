@@ -3,7 +3,8 @@ replicated (``pi.hall.replica``), a view of every board rebuilt from it (``pi.ha
 resend requests for what is missing, commands to the boards and their acks, and the hall's live
 summaries. The MQTT client is ``pi.hall.mqttlink``; the HTTP side ``pi.hall.hall_http``.
 
-Everything here runs on the event loop's thread; messages arrive in batches from paho's thread.
+Everything here runs on the event loop's thread, the MQTT link's reading included; messages
+arrive in batches.
 A bad message is one logged line and dropped; nothing a board sends stops the hub.
 
 A board with a key (``hub.toml``'s ``[keys]``) has its journal lines and its ``status`` checked

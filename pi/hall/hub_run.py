@@ -16,7 +16,7 @@ import resource
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.errors import StateError
 from pi.hall.collector import Collector
@@ -24,6 +24,9 @@ from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
 from pi.hall.rounds import round_order
 from pi.hall.shares import claim_share, share_client_id
+
+if TYPE_CHECKING:
+    from pi.hall.mqttlink import MqttLink
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +44,7 @@ class HubApp:
         self.root.mkdir(parents=True, exist_ok=True)
         self.hub = Hub(config, self.root)
         self.server = HallServer(self.hub, config.http.host, config.http.port)
-        self.link: Any = None  # pi.hall.mqttlink.MqttLink, imported when started
+        self.link: MqttLink | None = None  # imported when started (paho)
         self._claim: int | None = None  # a share's lock (pi.hall.shares.claim_share)
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -84,7 +87,7 @@ class HubApp:
         for t in self._tasks:
             t.cancel()
         if self.link is not None:
-            await asyncio.get_running_loop().run_in_executor(None, self.link.stop)
+            self.link.stop()
         await self.server.stop()
         self.hub.close()
         if self._claim is not None:

@@ -28,6 +28,20 @@ from pathlib import Path
 __all__ = ["Broker", "free_port", "mosquitto_path", "BrokerError"]
 
 
+def tls_certs(d: Path) -> None:
+    """A private CA (``ca.crt``) and a server certificate for 127.0.0.1 signed by it
+    (``server.crt``, ``server.key``) made with openssl in ``d``."""
+    def run(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True, timeout=60)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=test ca",
+        "-keyout", "ca.key", "-out", "ca.crt")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout",
+        "server.key", "-out", "server.csr")
+    (d / "san.ext").write_text("subjectAltName = IP:127.0.0.1\n")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+        "-CAcreateserial", "-days", "2", "-extfile", "san.ext", "-out", "server.crt")
+
+
 class BrokerError(RuntimeError):
     """Mosquitto is missing or would not start (its log is in the message)."""
 

@@ -5,7 +5,6 @@ the broker against the CA."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from dataclasses import replace
 
 import paho.mqtt.client as mqtt
@@ -13,29 +12,17 @@ import pytest
 
 from pi.board.config import parse_mqtt_url
 from pi.hall import protocol as P
-from tests.hall.broker import Broker
+from tests.hall.broker import Broker, tls_certs
 from pi.hall.signing import line_mac
 from tests.hall.hub_rig import HALL, SAMPLE, HubRig, rig_key, trace_lines, wait
 
 G = "2026-11-22T0900-b05-001"
 
 
-def _certs(d):
-    def run(*args: str) -> None:
-        subprocess.run(["openssl", *args], cwd=d, check=True, capture_output=True, timeout=60)
-    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=test ca",
-        "-keyout", "ca.key", "-out", "ca.crt")
-    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout",
-        "server.key", "-out", "server.csr")
-    (d / "san.ext").write_text("subjectAltName = IP:127.0.0.1\n")
-    run("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-        "-CAcreateserial", "-days", "2", "-extfile", "san.ext", "-out", "server.crt")
-
-
 def test_hub_and_board_over_tls(tmp_path):
     if shutil.which("openssl") is None:
         pytest.fail("openssl missing (Debian's openssl package)", pytrace=False)
-    _certs(tmp_path)
+    tls_certs(tmp_path)
     conf = tmp_path / "tls.conf"
     conf.write_text(f"listener 8883\nallow_anonymous true\ncafile {tmp_path}/ca.crt\n"
                     f"certfile {tmp_path}/server.crt\nkeyfile {tmp_path}/server.key\n")
