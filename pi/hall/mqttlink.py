@@ -36,7 +36,7 @@ import threading
 from typing import Callable, Sequence
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 
 from pi.board.config import MqttSpec
 from pi.hall.protocol import Topics, client_id
@@ -154,8 +154,12 @@ class MqttLink:
     async def _connect(self) -> None:
         """paho's ``reconnect`` (TCP connect, TLS handshake, CONNECT queued) on the executor;
         the socket watched once it is made. The CONNACK comes to ``_on_connect``."""
+        made = self.loop.run_in_executor(None, self.client.reconnect)
         try:
-            await self.loop.run_in_executor(None, self.client.reconnect)
+            await asyncio.shield(made)
+        except asyncio.CancelledError:  # stopped meanwhile: the socket closed once it is made
+            made.add_done_callback(self._abandon)
+            raise
         except (OSError, ValueError) as exc:  # refused, unreachable, a bad certificate
             self._failures += 1
             level = logging.WARNING if self._failures == 1 else logging.DEBUG
@@ -168,6 +172,11 @@ class MqttLink:
         self.loop.add_reader(sock, self._readable)
         # paho asked for writing (the CONNECT) on the executor's thread, not watched then
         self._watch_write(self.client.want_write())
+
+    def _abandon(self, made: asyncio.Future[MQTTErrorCode]) -> None:
+        sock = self.client.socket()
+        if not made.cancelled() and made.exception() is None and isinstance(sock, socket.socket):
+            sock.close()
 
     def _watch_write(self, on: bool) -> None:
         if self._sock is None or on == self._writing:

@@ -296,3 +296,47 @@ def test_tls_records_holding_many_packets_are_read_to_the_end(
         listener.close()
     assert [len(b) for b in batches] == [100, 3]
     assert [p for b in batches for _, p in b] == [b"%d" % n for n in range(count)]
+
+
+def test_a_hub_stopped_while_it_connects_leaves_no_connection_open(tmp_path: Path) -> None:
+    """Stopped during the TLS handshake (a broker slow to answer it): once paho's connect gets
+    through on the executor's thread, its socket is closed — the broker sees the connection
+    end, not a client that never speaks."""
+    if shutil.which("openssl") is None:
+        pytest.fail("openssl missing (Debian's openssl package)", pytrace=False)
+    tls_certs(tmp_path)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(tmp_path / "server.crt", tmp_path / "server.key")
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    seen: list[bytes | None] = []  # what the broker read after the handshake (None: nothing)
+
+    def broker() -> None:
+        raw, _ = listener.accept()
+        time.sleep(0.6)  # the hub stops meanwhile
+        with ctx.wrap_socket(raw, server_side=True) as conn:
+            conn.settimeout(3)
+            try:
+                seen.append(conn.recv(1024))
+            except (TimeoutError, ssl.SSLError):
+                seen.append(None)
+
+    server = threading.Thread(target=broker)
+    server.start()
+    spec = replace(parse_mqtt_url(f"mqtts://127.0.0.1:{port}", ValueError),
+                   ca=tmp_path / "ca.crt")
+    links: list[MqttLink] = []  # kept alive: its socket is not closed by the collector
+
+    async def run() -> None:
+        link = MqttLink(spec, HALL, asyncio.get_running_loop(), lambda b: None, lambda: None)
+        links.append(link)
+        link.start()
+        await asyncio.sleep(0.2)  # in the handshake
+        link.stop()
+
+    try:
+        asyncio.run(run())  # returns once the executor's thread is done
+    finally:
+        server.join(10)
+        listener.close()
+    assert seen == [b""], f"the broker read {seen}: the connection was left open"
