@@ -2,10 +2,12 @@
 calls, ``loop_read``/``loop_write``/``loop_misc`` on the loop's reader and writer callbacks,
 as ``hardware_mocks.hall_fleet`` drives its boards). Every message is read, acknowledged and
 handed to the hub on the one thread: no network thread, no hand-over between threads and no
-lock per message (issue 19: at 1,000 boards the thread and its hand-overs were a third of the
-hub's CPU per line).
+lock per message (issue 19: with paho on a thread of its own, the two threads contended for the
+interpreter's lock, and at 1,000 boards the hall page's p99 was 200-275 ms; one thread: ~80 ms,
+``docs/developer-hub-load.md``).
 
-A readable socket is read until it would block or :data:`MAX_BATCH` messages are in hand, the
+A readable socket is read until it would block or :data:`MAX_BATCH` messages are in hand (paho
+reads a few packets more in one call while its own messages wait for the broker's PUBACK), the
 broker's acknowledgements go out at once, then the hub gets them as one batch (``deliver``);
 more wait for the loop's next turn (a round's start brings thousands at once: the hall's page
 and HTTP are served between the slices). While the hub works on a batch the broker keeps what
