@@ -235,33 +235,44 @@ class Front(ArbiterSite):
             await asyncio.sleep(RETRY)
 
     async def _read(self, share: int, arbiter: bool, resp: aiohttp.ClientResponse) -> None:
-        event, data = "message", []
-        async for raw in resp.content:
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            if line:
-                if line.startswith(":"):
-                    continue
-                name, _, value = line.partition(":")
-                value = value.removeprefix(" ")
-                if name == "event":
-                    event = value
-                elif name == "data":
-                    data.append(value)
-                continue
-            if data:
-                try:
-                    obj = json.loads("\n".join(data))
-                except ValueError:
-                    obj = None
-                if isinstance(obj, dict):
-                    self._event(share, arbiter, event, obj)
-            event, data = "message", []
+        """The stream read as it comes, whole events cut at their blank line (not a read per
+        line: a share sends a slice of summaries at once)."""
+        rest = b""
+        async for data in resp.content.iter_any():
+            if b"\r" in data:  # SSE allows CRLF; a share writes LF
+                data = data.replace(b"\r\n", b"\n")
+            *events, rest = (rest + data).split(b"\n\n")
+            for raw in events:
+                self._message(share, arbiter, raw)
 
-    def _event(self, share: int, arbiter: bool, event: str, obj: dict[str, Any]) -> None:
+    def _message(self, share: int, arbiter: bool, raw: bytes) -> None:
+        """One SSE event of a share (its lines without the blank one)."""
+        event, data = "message", []
+        for line in raw.decode("utf-8", "replace").split("\n"):
+            if not line or line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "event":
+                event = value
+            elif name == "data":
+                data.append(value)
+        if not data:
+            return
+        text = "\n".join(data)
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            return
+        if isinstance(obj, dict):
+            self._event(share, arbiter, event, obj, text)
+
+    def _event(self, share: int, arbiter: bool, event: str, obj: dict[str, Any],
+               text: str) -> None:
         if event == "board":
             board = obj.get("board")
             if isinstance(board, str) and self.owner(board) == share:
-                self._board(board, arbiter, obj)
+                self._board(board, arbiter, obj, text)
         elif event in ("flag", "alarm") and arbiter:
             if event == "alarm":
                 obj = self._alarm(share, obj)
@@ -271,14 +282,17 @@ class Front(ArbiterSite):
                 if client.arbiter:
                     client.event(self.seq, msg)
 
-    def _board(self, board: str, arbiter: bool, summary: dict[str, Any]) -> None:
+    def _board(self, board: str, arbiter: bool, summary: dict[str, Any], text: str) -> None:
+        """A share's summary of ``board`` under the front's own ``id``: its JSON (``text``) as
+        the share wrote it, not encoded again."""
         key = summary_key(summary)
         old = self.shown.get((board, arbiter))
         if old is not None and old[1] == key:
             return
         self.seq += 1
         self.shown[(board, arbiter)] = (self.seq, key, summary)
-        msg = encode(self.seq, "board", summary)
+        msg = (f"id: {self.seq}\nevent: board\ndata: {text}\n\n".encode() if "\n" not in text
+               else encode(self.seq, "board", summary))
         for client in list(self.hall_clients):
             if client.arbiter == arbiter:
                 client.board(board, self.seq, msg)
