@@ -80,6 +80,10 @@ _HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "upgrade",
 _BOARD_TAG = re.compile(r'^\[Board "([^"]*)"\]$', re.MULTILINE)
 
 
+#: The longest event read from a share's stream (a board's summary is ~1 kB).
+MAX_EVENT = 1 << 20
+
+
 @dataclass(frozen=True, slots=True)
 class FrontConfig:
     """The front's configuration: the hall's name and event (shown on the hall page), where it
@@ -244,6 +248,8 @@ class Front(ArbiterSite):
             *events, rest = (rest + data).split(b"\n\n")
             for raw in events:
                 self._message(share, arbiter, raw)
+            if len(rest) > MAX_EVENT:  # no share's event is that long: read it again
+                raise ValueError(f"an event longer than {MAX_EVENT} bytes")
 
     def _message(self, share: int, arbiter: bool, raw: bytes) -> None:
         """One SSE event of a share (its lines without the blank one)."""

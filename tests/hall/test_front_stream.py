@@ -11,8 +11,10 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
+
 from pi.board.config import HttpSpec
-from pi.hall.front import Front, FrontConfig
+from pi.hall.front import MAX_EVENT, Front, FrontConfig
 from pi.hall.hall_http import HallClient
 from pi.web.feeds import encode
 
@@ -57,3 +59,12 @@ def test_a_shares_stream_is_read_whole_events_across_reads(tmp_path: Path) -> No
     assert json.loads(events[1].splitlines()[2].removeprefix("data: ")) == _summary("4", 3)
     assert front.shown[("2", False)][2] == _summary("2", 5)
     assert ("3", False) not in front.shown
+
+
+def test_a_stream_that_never_ends_an_event_is_read_again_not_held(tmp_path: Path) -> None:
+    """A share's stream with no blank line for over ``MAX_EVENT`` bytes: ValueError (the front's
+    reader logs it and reads the stream again), not memory held without end."""
+    front = Front(FrontConfig((HttpSpec("127.0.0.1", 1), HttpSpec("127.0.0.1", 2)), tmp_path))
+    endless = [b"data: " + b"x" * 65536] * (MAX_EVENT // 65536 + 2)
+    with pytest.raises(ValueError, match="longer than"):
+        asyncio.run(front._read(0, False, _Response(endless)))  # noqa: SLF001
