@@ -52,6 +52,17 @@ def _broker_conf(tmp_path: Path, tls: bool) -> Path:
     return conf
 
 
+def _tls_stand_in(tmp_path: Path) -> tuple[ssl.SSLContext, socket.socket]:
+    """A broker's stand-in: its TLS server context (certificates by :func:`tls_certs`, the CA
+    in ``tmp_path/ca.crt``) and a socket listening on a free loopback port."""
+    if shutil.which("openssl") is None:
+        pytest.fail("openssl missing (Debian's openssl package)", pytrace=False)
+    tls_certs(tmp_path)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(tmp_path / "server.crt", tmp_path / "server.key")
+    return ctx, socket.create_server(("127.0.0.1", 0))
+
+
 def _client(spec: MqttSpec, tmp_path: Path) -> mqtt.Client:
     pub = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="pile")
     if spec.tls:
@@ -243,12 +254,7 @@ def test_tls_records_holding_many_packets_are_read_to_the_end(
     sends the SUBACK and a slice and three messages in one record (a slice of 100 here: a
     record holds 16 KiB): all of them reach the hub, the last three in a second slice."""
     monkeypatch.setattr(mqttlink, "MAX_BATCH", 100)
-    if shutil.which("openssl") is None:
-        pytest.fail("openssl missing (Debian's openssl package)", pytrace=False)
-    tls_certs(tmp_path)
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(tmp_path / "server.crt", tmp_path / "server.key")
-    listener = socket.create_server(("127.0.0.1", 0))
+    ctx, listener = _tls_stand_in(tmp_path)
     port = listener.getsockname()[1]
     topic = Topics(HALL).board("1", "state")
     count = 103
@@ -302,12 +308,7 @@ def test_a_hub_stopped_while_it_connects_leaves_no_connection_open(tmp_path: Pat
     """Stopped during the TLS handshake (a broker slow to answer it): once paho's connect gets
     through on the executor's thread, its socket is closed — the broker sees the connection
     end, not a client that never speaks."""
-    if shutil.which("openssl") is None:
-        pytest.fail("openssl missing (Debian's openssl package)", pytrace=False)
-    tls_certs(tmp_path)
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(tmp_path / "server.crt", tmp_path / "server.key")
-    listener = socket.create_server(("127.0.0.1", 0))
+    ctx, listener = _tls_stand_in(tmp_path)
     port = listener.getsockname()[1]
     seen: list[bytes | None] = []  # what the broker read after the handshake (None: nothing)
 
