@@ -8,11 +8,12 @@ time at ``--pace`` on a simulated clock (no sleeping); every message they publis
 lines, retained ``status`` and ``state``) is recorded, cut into the batches the MQTT link hands
 over (what arrives within ``--batch`` seconds), then fed to a :class:`pi.hall.hub.Hub` with its
 hall server (:class:`pi.hall.hall_http.HallServer`, not listening) on a running event loop: each
-batch delivered, the hall's summaries flushed to one page (``--page``), the once-a-second ticks
-run. While a batch is fed the hub's wall clock (``time.time``) reads the simulated time it was
-published at, as a hall's hub and boards share one (NTP): a board's retained clock reading is
-dated by it, and the hub carries it forward by the difference (on the real clock, the
-recording's dates were hours behind: every clock read an hour ahead, flags fell, and the tick
+batch delivered, the hall's summaries flushed to one page (``--page``) every ``COALESCE``
+seconds of the recording (as the running hub's timer), the once-a-second ticks run. While a
+batch is fed the hub's wall clock (``time.time``) reads the simulated time it was published at,
+as a hall's hub and boards share one (NTP): a board's retained clock reading is dated by it,
+and the hub carries it forward by the difference (on the real clock, the recording's dates were
+hours behind: every clock read an hour ahead, flags fell, and the tick
 re-summed those boards). Printed: the process CPU per journal line over the feeding (the hub's
 work only: the recording is not counted), the garbage collections while fed (each holds the
 loop: the longest is a floor under the hall page's worst latency) and the load average.
@@ -26,6 +27,7 @@ import argparse
 import asyncio
 import cProfile
 import gc
+import math
 import os
 import pstats
 import sys
@@ -40,7 +42,7 @@ sys.path[:0] = [str(ROOT)]
 
 from hardware_mocks.hall_boards import LightBoard
 from pi.hall.collector import Collector
-from pi.hall.hall_http import HallClient, HallServer
+from pi.hall.hall_http import COALESCE, HallClient, HallServer
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig
 
@@ -95,23 +97,29 @@ async def feed(batches: list[tuple[float, Batch]], root: Path, boards: int, page
     if page != "none":
         client = HallClient(arbiter=page == "arbiter")
         server.hall_clients.add(client)
-    per_tick = max(1, round(1.0 / 0.02))
     cpu0 = time.process_time()
     if profile is not None:
         profile.enable()
     wall = [T0]
+    flushed = ticked = -math.inf
     with patch("time.time", lambda: wall[0]):
         for i, (at, b) in enumerate(batches):
             wall[0] = at
             hub.deliver(b)
-            server.flush()
-            if client is not None:
-                client.take()
-            if i % per_tick == 0:
+            # as the running hub: the summaries flushed every COALESCE seconds, whatever
+            # the batches (the first batch after that time flushes), the tick once a second
+            if at - flushed >= COALESCE:
+                server.flush()
+                flushed = at
+                if client is not None:
+                    client.take()
+            if at - ticked >= 1.0:
                 hub.tick()
                 server.tick()
+                ticked = at
             if i % 50 == 0:
                 await asyncio.sleep(0)
+        server.flush()
     if profile is not None:
         profile.disable()
     cpu = time.process_time() - cpu0
