@@ -130,6 +130,9 @@ REPORTS_KEPT = 2
 #: from its replica when asked (a round's feed, the results), so a board's thousandth game
 #: costs the hub what its first did.
 TOUCHES_KEPT = 8
+#: The fields of a board's retained ``state`` the hub keeps: the game it is of, and the board's
+#: screen message (the round table's "not set up: …", the board's own page).
+RETAINED = ("game_id", "message")
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +224,8 @@ class BoardReplica:
         self.config = Config(source="hub")
         self.faults: dict[int, ReportedFault] = {}
         self.replica_games: dict[str, GameReplica] = {}
+        #: of the board's retained ``state``, what the hub reads (:data:`RETAINED`; the rest,
+        #: its moves and flags above all, is rebuilt from the replica)
         self.retained: dict[str, Any] | None = None
         #: the retained state's clock reading as (game id, game time, the board's wall time),
         #: None without one (read once per state: :meth:`now` runs several times per line)
@@ -295,8 +300,12 @@ class BoardReplica:
     # ------------------------------------------------------------------ the board's messages
 
     def take_state(self, obj: dict[str, Any]) -> None:
-        """The board's retained ``state`` (its ``/api/state``, arbiter view)."""
-        self.retained = obj
+        """The board's retained ``state`` (its ``/api/state``, arbiter view): its fields in
+        :data:`RETAINED` kept, its clock reading and sensor faults read. Not the whole object:
+        its moves and flags (a dict per move, a state per line or so) would stay in memory until
+        the next state replaced them, long enough for each young garbage collection to walk them
+        (pi.hall.collector), for nothing."""
+        self.retained = {k: obj[k] for k in RETAINED if k in obj}
         clock = obj.get("clock")
         self._reading = None
         if isinstance(clock, dict) and isinstance(clock.get("t"), (int, float)) \

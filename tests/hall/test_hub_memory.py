@@ -191,3 +191,27 @@ def test_topics_read_once_are_kept_within_a_bound(tmp_path: Path,
         assert hub.views["4"].retained == {"game_id": "x"}
     finally:
         hub.close()
+
+
+def test_of_a_boards_state_the_hub_keeps_what_it_reads(tmp_path: Path) -> None:
+    """A board's ``state`` (its ``/api/state``: every move and flag of the game) comes every
+    line or so; the hub keeps its game id and screen message, and reads its clock and sensor
+    faults — not the moves' and flags' objects, which the young collections would walk."""
+    import json
+    hub = Hub(HubConfig(hall="h", state_dir=tmp_path, accept_unsigned=frozenset({"1"})),
+              tmp_path)
+    state = {"game_id": "g", "message": "put the piece on e3 back", "line": 900,
+             "moves": [{"ply": i, "notation": "21-17", "t": i * 1.5} for i in range(1, 301)],
+             "flags": [{"id": i, "code": "IT 3.7", "status": "noted"} for i in range(40)],
+             "clock": {"white": 300.0, "black": 290.0, "running": "white", "state": "running",
+                       "t": 12.5, "server_time": 1_700_000_000.0},
+             "sensor_faults": [{"kind": "bus", "message": "expander 0x21 does not answer",
+                                "address": 33, "squares": ["a1", "c1"]}]}
+    try:
+        hub.deliver([(P.Topics("h").board("1", "state"), json.dumps(state).encode())])
+        view = hub.views["1"]
+        assert view.retained == {"game_id": "g", "message": "put the piece on e3 back"}
+        assert [(f.kind, f.squares) for f in view.faults.values()] == [("bus", ("a1", "c1"))]
+        assert hub.bad_messages == 0
+    finally:
+        hub.close()
