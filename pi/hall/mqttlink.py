@@ -79,7 +79,6 @@ class MqttLink:
         self._deliver = deliver
         self._connected = connected
         self._batch: list[tuple[str, bytes]] = []
-        self.is_connected = False
         self._stopping = False  # stop() called: a disconnection is ours, no reconnection
         #: set once the broker granted the subscriptions (tests and benchmarks wait for it,
         #: from other threads too)
@@ -244,7 +243,6 @@ class MqttLink:
             log.warning("broker %s refused the hub: %s", self.spec.url, reason)
             return
         self._failures = 0
-        self.is_connected = True
         log.info("connected to %s (session present: %s)", self.spec.url,
                  getattr(flags, "session_present", "?"))
         if self.boards is None:
@@ -266,7 +264,6 @@ class MqttLink:
 
     def _on_disconnect(self, client: mqtt.Client, userdata: object, flags: object,
                        reason: object, properties: object) -> None:
-        self.is_connected = False
         self.subscribed.clear()
         if self._stopping:
             log.info("disconnected from %s (the hub stops)", self.spec.url)
