@@ -10,7 +10,6 @@ hall's stream (``pi.hall.hall_http``) alike.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections import deque
@@ -24,9 +23,9 @@ from aiohttp import web
 from engine.replay import Fed
 from pi.board.view import BoardView
 from pi.web.httputil import read, whole_lines
-from pi.web.views import (NOTE_CODE, MoveDicts, PublicSnapshot, board_snapshot, changes_clock,
-                          clock_at, clock_dict, journal_snapshot, line_events, note_flags,
-                          public_events, state_dict)
+from pi.web.views import (COMPACT, NOTE_CODE, JsonOnce, PublicSnapshot, RecordDicts,
+                          board_snapshot, changes_clock, clock_at, clock_dict, journal_snapshot,
+                          line_events, note_flags, public_events, state_dict)
 
 log = logging.getLogger(__name__)
 
@@ -46,29 +45,28 @@ def chunk(message: bytes) -> bytes:
 PING_CHUNK = chunk(PING)
 
 
-#: ``json.dumps(..., separators=(",", ":"))`` made once (``dumps`` with an argument makes a new
-#: encoder per call: one per SSE message of every board of a hall)
-_COMPACT = json.JSONEncoder(separators=(",", ":"))
-
-
 def encode(line: int | None, name: str, data: dict[str, Any]) -> bytes:
     """One SSE message (``id`` omitted when None)."""
     head = "" if line is None else f"id: {line}\n"
-    return f"{head}event: {name}\ndata: {_COMPACT.encode(data)}\n\n".encode()
+    return f"{head}event: {name}\ndata: {COMPACT.encode(data)}\n\n".encode()
 
 
-def encode_state(line: int | None, data: dict[str, Any], moves: MoveDicts | None = None
+#: The state's lists whose items :class:`pi.web.views.JsonOnce` encodes once each.
+_LISTS = ("moves", "flags")
+
+
+def encode_state(line: int | None, data: dict[str, Any], texts: JsonOnce | None = None
                  ) -> bytes:
-    """The ``state`` message of ``data`` (an ``/api/state`` object); ``moves``: the server's
-    :class:`pi.web.views.MoveDicts`, whose moves are encoded once, not at every line."""
-    listed = data.get("moves")
-    if moves is None or not listed:
+    """The ``state`` message of ``data`` (an ``/api/state`` object); ``texts``: the server's
+    :class:`pi.web.views.JsonOnce`, whose moves and flags are encoded once, not at every
+    line (they are then written last in the object)."""
+    if texts is None:
         return encode(line, "state", data)
-    rest = _COMPACT.encode({k: v for k, v in data.items() if k != "moves"})
+    rest = COMPACT.encode({k: v for k, v in data.items() if k not in _LISTS})
+    lists = ",".join(f'"{k}":{texts.array(data[k])}' for k in _LISTS if k in data)
     head = "" if line is None else f"id: {line}\n"
-    sep = "," if rest != "{}" else ""
-    return (f'{head}event: state\ndata: {rest[:-1]}{sep}"moves":{moves.encode(listed)}}}\n\n'
-            .encode())
+    sep = "," if rest != "{}" and lists else ""
+    return f"{head}event: state\ndata: {rest[:-1]}{sep}{lists}}}\n\n".encode()
 
 
 class Socket(Protocol):
@@ -361,7 +359,8 @@ class LiveFeeds:
         self.arbiter_stream = Stream()
         self.public_stream = Stream()
         self.flag_lines: dict[int, int] = {}
-        self.moves = MoveDicts()  # the game's move dicts, made once each
+        self.moves = RecordDicts()  # the game's move and flag dicts, made once each
+        self.texts = JsonOnce()  # their JSON and the flags', made once each
         self.last_line = 0
         self.last_record: dict[str, Any] | None = None
         self.snapshot: PublicSnapshot | None = None
@@ -440,13 +439,13 @@ class LiveFeeds:
         """The arbiter stream's ``state`` message after line ``line`` (``record``)."""
         return encode_state(line, state_dict(
             self.board, line, arbiter_view=True, snap=None, last_record=record,
-            flag_lines=self.flag_lines, cache=self.moves), self.moves)
+            flag_lines=self.flag_lines, cache=self.moves), self.texts)
 
     def _public_state_message(self, line: int, snap: PublicSnapshot | None) -> bytes:
         """The public stream's ``state`` message after line ``line`` (no delay: live)."""
         return encode_state(line, state_dict(
             self.board, line, arbiter_view=False, snap=snap, last_record=None,
-            flag_lines=self.flag_lines, cache=self.moves, notes=self.notes), self.moves)
+            flag_lines=self.flag_lines, cache=self.moves, notes=self.notes), self.texts)
 
     def _public_publish(self, line: int, game: str | None, msgs: list[bytes],
                         state: dict[str, Any] | None, snap: PublicSnapshot | None) -> None:
@@ -455,7 +454,7 @@ class LiveFeeds:
         self.public_snap = snap
         self.public_stream.publish(game, line, msgs,
                                    None if state is None else encode_state(line, state,
-                                                                           self.moves))
+                                                                           self.texts))
 
     async def release_loop(self) -> None:
         """Hands the delayed public lines out once ``delay`` seconds old (runs until cancelled)."""

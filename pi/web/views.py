@@ -29,10 +29,10 @@ from pi.board.view import BoardView, Phase
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MoveDicts", "flag_dict", "flag_view", "public_flag", "HELD_TEXT", "clock_dict",
-           "clock_at", "state_dict", "line_events", "PublicSnapshot", "public_snapshot",
-           "public_events", "broadcast_pdn", "game_type_tag", "decisions_json", "board_snapshot",
-           "journal_snapshot", "frozen_clock", "changes_clock", "JournalView", "NOTE_CODE",
+__all__ = ["RecordDicts", "JsonOnce", "COMPACT", "flag_dict", "flag_view", "public_flag",
+           "HELD_TEXT", "clock_dict", "clock_at", "state_dict", "line_events", "PublicSnapshot",
+           "public_snapshot", "public_events", "broadcast_pdn", "game_type_tag", "decisions_json",
+           "board_snapshot", "journal_snapshot", "frozen_clock", "changes_clock", "JournalView", "NOTE_CODE",
            "is_private_note", "note_flags"]
 
 #: GameType as lidraughts reads it. Checked in lidraughts' draughts library (RoepStoep/lidraughts):
@@ -53,47 +53,78 @@ def game_type_tag(variant: Variant) -> str:
 LIDRAUGHTS_GAMETYPE_RE = r"([0-9]+)(,[WB],[0-9]+,[0-9]+,[ANS][0123](,[01])?)?"
 
 
-class MoveDicts:
-    """The report dicts of a game's moves, made once per move: each journal line's views (the
-    state, the broadcast snapshot) would otherwise remake every move of the game (a cost that
-    grows with the game). Moves are compared by identity: a retracted move and whatever came
-    after it are made again. The lists handed out are shared: read them, never change them."""
+class RecordDicts:
+    """The dicts of a game's moves (its report moves) and flags (:func:`flag_dict`), made once
+    each: each journal line's views (the state, the broadcast snapshot) list every move and
+    flag of the game, and would otherwise remake them all (a cost that grows with the game).
+    Moves and flags are compared by identity: a retracted move and whatever came after it, a
+    flag decided since (a new value), are made again. The lists handed out are shared: read
+    them, never change them."""
 
     def __init__(self) -> None:
         self._moves: list[RecordedMove] = []
         self._dicts: list[dict[str, Any]] = []
-        self._json: list[str | None] = []
+        self._flags: list[tuple[Flag, int | None, dict[str, Any]]] = []
 
     def of(self, moves: Sequence[RecordedMove]) -> list[dict[str, Any]]:
+        """The dicts of ``moves`` (a game's record)."""
         n = 0
         known = self._moves
         limit = min(len(known), len(moves))
         while n < limit and known[n] is moves[n]:
             n += 1
-        del known[n:], self._dicts[n:], self._json[n:]
+        del known[n:], self._dicts[n:]
         for m in moves[n:]:
             known.append(m)
             self._dicts.append(m.to_dict())
-            self._json.append(None)
         return list(self._dicts)
 
-    def encode(self, moves: list[dict[str, Any]]) -> str:
-        """``moves`` as a compact JSON array; the dicts this cache handed out are encoded once
-        (a state's JSON is otherwise re-encoded whole, every move of the game, every line)."""
+    def flags(self, flags: Sequence[Flag], lines: Mapping[int, int]) -> list[dict[str, Any]]:
+        """The :func:`flag_dict` of each of ``flags`` with its line in ``lines`` (flag id →
+        the journal line that raised it)."""
+        n = 0
+        known = self._flags
+        limit = min(len(known), len(flags))
+        while n < limit and known[n][0] is flags[n] and known[n][1] == lines.get(flags[n].id):
+            n += 1
+        del known[n:]
+        for f in flags[n:]:
+            line = lines.get(f.id)
+            known.append((f, line, flag_dict(f, line)))
+        return [d for _f, _line, d in known]
+
+
+#: ``json.dumps(..., separators=(",", ":"))`` made once (``dumps`` with an argument makes a new
+#: encoder per call)
+COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
+class JsonOnce:
+    """The compact JSON of the shared dicts a state lists — its moves (:class:`RecordDicts`) and
+    its flags (:func:`flag_dict`) — made once per dict: a state's JSON would otherwise encode
+    every move and flag of the game again, every line (a cost that grows with the game; 150
+    flags were most of a clock press's state at 100 clients). Dicts are known by identity and
+    must never change; the texts of dicts no longer listed are forgotten."""
+
+    def __init__(self) -> None:
+        self._texts: dict[int, tuple[dict[str, Any], str]] = {}
+
+    def array(self, items: Sequence[dict[str, Any]]) -> str:
+        """``items`` as a compact JSON array."""
+        texts = self._texts
         parts = []
-        dicts, done = self._dicts, self._json
-        for i, d in enumerate(moves):
-            if i < len(dicts) and dicts[i] is d:
-                text = done[i]
-                if text is None:
-                    text = done[i] = json.dumps(d, separators=(",", ":"))
-                parts.append(text)
-            else:
-                parts.append(json.dumps(d, separators=(",", ":")))
+        for d in items:
+            known = texts.get(id(d))
+            if known is None or known[0] is not d:
+                known = texts[id(d)] = (d, COMPACT.encode(d))
+            parts.append(known[1])
+        if len(texts) > 2 * len(items) + 256:  # another game, or flags decided since
+            listed = {id(d) for d in items}
+            self._texts = {k: v for k, v in texts.items() if k in listed}
         return "[" + ",".join(parts) + "]"
 
 
-def _move_dicts(game: Game, cache: MoveDicts | None) -> list[dict[str, Any]]:
+def _move_dicts(game: Game, cache: RecordDicts | None) -> list[dict[str, Any]]:
     return [m.to_dict() for m in game.moves] if cache is None else cache.of(game.moves)
 
 
@@ -242,7 +273,7 @@ class PublicSnapshot:
 
 
 def public_snapshot(game_id: str, game: Game, flags: Sequence[Flag], line: int,
-                    previous: PublicSnapshot | None, cache: MoveDicts | None = None,
+                    previous: PublicSnapshot | None, cache: RecordDicts | None = None,
                     clock: dict[str, Any] | None = None) -> PublicSnapshot:
     """The broadcast view of game ``game_id`` (its record ``game`` and ``flags``) after journal
     line ``line``, or ``previous`` kept (marked ``held``) when an irregularity is pending (its
@@ -258,7 +289,7 @@ def public_snapshot(game_id: str, game: Game, flags: Sequence[Flag], line: int,
     v = game.variant
     # a move's dict is rebuilt only when its (frozen) RecordedMove changed: a long game's
     # snapshot per journal line stays cheap (the hall's hub makes one per line of 200 boards)
-    # (the board's server keeps a MoveDicts cache of its own: the same dicts for every view)
+    # (the board's server keeps a RecordDicts cache of its own: the same dicts for every view)
     old_objs = previous.objs if (previous is not None and same_game) else ()
     if cache is not None:
         moves = _move_dicts(game, cache)
@@ -313,7 +344,7 @@ def public_clock(snap: PublicSnapshot | None, live: dict[str, Any] | None
 
 
 def board_snapshot(board: BoardView, line: int, previous: PublicSnapshot | None,
-                   cache: MoveDicts | None = None, changed: bool = True,
+                   cache: RecordDicts | None = None, changed: bool = True,
                    read: Callable[[], dict[str, Any] | None] | None = None
                    ) -> PublicSnapshot | None:
     """:func:`public_snapshot` of the board's current game; None: no game. ``changed``: the
@@ -419,7 +450,7 @@ def _q(value: str) -> str:
 
 def state_dict(board: BoardView, line: int, *, arbiter_view: bool,
                snap: PublicSnapshot | None, last_record: dict[str, Any] | None,
-               flag_lines: dict[int, int], cache: MoveDicts | None = None,
+               flag_lines: dict[int, int], cache: RecordDicts | None = None,
                notes: Mapping[int, bool] | None = None) -> dict[str, Any]:
     """The ``/api/state`` object (API.md). ``cache``: the moves' dicts made once (the web
     server's, for the game in play); ``notes``: the game's notes, public or not
@@ -439,7 +470,8 @@ def state_dict(board: BoardView, line: int, *, arbiter_view: bool,
         return out
     arbiter = session.arbiter
     game = arbiter.game
-    out["flags"] = [flag_dict(f, flag_lines.get(f.id)) for f in arbiter.flags]
+    out["flags"] = ([flag_dict(f, flag_lines.get(f.id)) for f in arbiter.flags] if cache is None
+                    else cache.flags(arbiter.flags, flag_lines))
     if not arbiter_view:
         private = [f for f in out["flags"] if is_private_note(f, notes)]
         out["flags"] = [public_flag(f) for f in out["flags"] if not is_private_note(f, notes)]

@@ -137,12 +137,12 @@ def test_each_moves_dict_and_json_is_made_once_and_remade_after_a_retraction() -
     import json
 
     from pi.web.feeds import encode_state
-    from pi.web.views import MoveDicts
-    cache = MoveDicts()
+    from pi.web.views import JsonOnce, RecordDicts
+    cache, texts = RecordDicts(), JsonOnce()
     moves = [_Move(1, "22-18"), _Move(2, "11-15")]
     state = {"line": 7, "moves": cache.of(moves), "fen": "x"}
-    first = encode_state(7, state, cache)
-    again = encode_state(8, {**state, "line": 8, "moves": cache.of(moves)}, cache)
+    first = encode_state(7, state, texts)
+    again = encode_state(8, {**state, "line": 8, "moves": cache.of(moves)}, texts)
     assert [m.made for m in moves] == [1, 1]
     for raw, line in ((first, 7), (again, 8)):
         text = raw.decode()
@@ -151,10 +151,44 @@ def test_each_moves_dict_and_json_is_made_once_and_remade_after_a_retraction() -
         assert data == {"line": line, "fen": "x", "moves": [
             {"ply": 1, "notation": "22-18"}, {"ply": 2, "notation": "11-15"}]}
     moves[1] = _Move(2, "12-16")  # the last move taken back and another made (IT 8.1.3)
-    data = json.loads(encode_state(9, {"moves": cache.of(moves)}, cache).decode()
+    data = json.loads(encode_state(9, {"moves": cache.of(moves)}, texts).decode()
                       .split("data: ", 1)[1])
     assert [m["notation"] for m in data["moves"]] == ["22-18", "12-16"]
     assert moves[0].made == 1 and moves[1].made == 1
+
+
+def test_a_states_moves_and_flags_are_encoded_once_each() -> None:
+    """A state lists every move and flag of the game on every line (COMP 4.4.5: a clock pressed
+    without a move is a flag each time): their JSON is made once per dict, a new or changed
+    flag (a new dict) encoded anew, and the message says what a whole encoding says."""
+    import json
+    from unittest.mock import patch
+
+    from pi.web.feeds import encode_state
+    from pi.web.views import JsonOnce
+    encoded: list[object] = []
+
+    class Counting(json.JSONEncoder):
+        def encode(self, o: object) -> str:
+            encoded.append(o)
+            return super().encode(o)
+    moves = [{"ply": i, "notation": f"{i}-{i + 4}"} for i in range(1, 41)]
+    flags = [{"id": i, "code": "COMP 4.4.5", "status": "noted", "text": "clock pressed"}
+             for i in range(150)]
+    texts = JsonOnce()
+    with patch("pi.web.views.COMPACT", Counting(separators=(",", ":"))):
+        encode_state(7, {"line": 7, "moves": moves, "flags": flags, "fen": "x"}, texts)
+        assert len(encoded) == 190
+        encoded.clear()
+        decided = {**flags[3], "status": "accepted"}  # a new status: a new dict
+        state = {"line": 8, "moves": moves, "flags": [*flags[:3], decided, *flags[4:]],
+                 "fen": "x", "message": 'a "quoted" line'}
+        raw = encode_state(8, state, texts)
+    assert encoded == [decided]
+    assert raw.startswith(b"id: 8\nevent: state\ndata: ") and raw.endswith(b"\n\n")
+    assert json.loads(raw.split(b"data: ", 1)[1]) == state
+    assert json.loads(encode_state(None, {"flags": []}, texts).split(b"data: ", 1)[1]) == {
+        "flags": []}
 
 
 def test_each_flags_dict_is_made_once_and_again_when_its_status_changes() -> None:
@@ -188,6 +222,29 @@ def test_each_flags_dict_is_made_once_and_again_when_its_status_changes() -> Non
     # equal values whose JSON differs are not taken for one another
     whole = Flag(60, 3, "IT 8.1.3", BLACK, "irregularity", "pending", "touched")
     assert json.dumps(flag_dict(whole)) != json.dumps(flag_dict(replace(whole, t=3.0)))
+
+
+def test_a_states_flags_are_looked_up_once_per_flag_and_line() -> None:
+    """The flags of one state after another come from the board's :class:`RecordDicts` by
+    identity (no hashing of every flag of the game, every line): the same dicts while the
+    flags stay, a flag decided since (IT 8.2: a new value) or given its line made anew."""
+    from engine.colour import WHITE
+    from engine.decisions import Flag
+    from pi.web.views import RecordDicts, flag_dict
+    cache = RecordDicts()
+    flags = [Flag(i, float(i), "COMP 4.4.5", WHITE, "notice", "noted", "clock pressed")
+             for i in range(20)]
+    lines = {i: 2 * i + 3 for i in range(19)}  # the last one's line not known (after resume)
+    first = cache.flags(flags, lines)
+    assert first == [flag_dict(f, lines.get(f.id)) for f in flags]
+    again = cache.flags(list(flags), lines)
+    assert all(a is b for a, b in zip(again, first, strict=True))
+    flags[5] = Flag(5, 5.0, "IT 8.1.3", WHITE, "irregularity", "maintained", "touched 5")
+    lines[19] = 41
+    after = cache.flags(flags, lines)
+    assert after == [flag_dict(f, lines.get(f.id)) for f in flags]
+    assert after[5]["status"] == "maintained" and after[19]["line"] == 41
+    assert all(a is b for a, b in zip(after[:5], first[:5], strict=True))
 
 
 class _Transport:
