@@ -63,8 +63,11 @@ system-deps:
 # a file's tests share its module-level rigs); servers take free ports and files live in each
 # test's own temporary directory, so the files run side by side. The 15 slowest are printed.
 # `make test-slow`: the deep perft, the hall soak, … (pyproject.toml deselects them otherwise);
-# the modules marked heavy run first (tests/conftest.py).
-PYTEST = $(BIN)/python -m pytest -n auto --dist loadfile --durations=15
+# the modules marked heavy run first (tests/conftest.py). Two workers per core (TEST_WORKERS):
+# many tests wait on what they started (a daemon, a broker, a browser), and one worker per core
+# left the cores a third idle (2 cores: 304 s with 2 workers, 234 s with 4; docs/developer.md).
+TEST_WORKERS ?= $(shell echo $$((2 * $$(getconf _NPROCESSORS_ONLN))))
+PYTEST = $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=15
 
 test: $(VENV)/.installed system-deps
 	$(PYTEST)
