@@ -7,11 +7,18 @@ once). A CSV of several rounds is kept whole and a round's pairings go out when 
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import paho.mqtt.client as mqtt
+
+from pi.board.config import parse_mqtt_url
+from pi.hall import protocol as P
 from tests.hall.broker import Broker
-from tests.hall.hub_rig import FakeBoard, HubRig, wait
+from tests.hall.hub_rig import HALL, FakeBoard, HubRig, wait
 
 CSV = "round,board,white,black\n1,8,Anna,Marco\n2,8,Bruno,Carla\n"
 
@@ -20,13 +27,37 @@ def _pairings(board: FakeBoard) -> list[dict[str, str]]:
     return [c.pairing for c in board.commands if c.pairing]
 
 
+@contextmanager
+def _listening(url: str, topic: str) -> Iterator[threading.Event]:
+    """Set once a message on ``topic`` has reached the broker (another client, subscribed)."""
+    heard = threading.Event()
+    spec = parse_mqtt_url(url, ValueError)
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="pairings-listener")
+    subscribed = threading.Event()
+    c.on_connect = lambda cl, *a: cl.subscribe(topic, qos=1)
+    c.on_subscribe = lambda *a: subscribed.set()
+    c.on_message = lambda *a: heard.set()
+    c.connect(spec.host, spec.port)
+    c.loop_start()
+    try:
+        assert subscribed.wait(10)
+        yield heard
+    finally:
+        c.disconnect()
+        c.loop_stop()
+
+
 def test_a_pairing_waits_for_a_board_that_was_never_connected(tmp_path: Path) -> None:
     with Broker(tmp_path) as broker:
         with HubRig(tmp_path / "hub", broker.url) as rig:
             status, got = rig.json("POST", "/api/pairings", raw=CSV.encode(), token=rig.token,
                                    headers={"Content-Type": "text/csv"})
             assert status == 200 and got == {"kept": 2, "rounds": ["1", "2"], "pushed": 0}
-            assert rig.json("POST", "/api/rounds/1/start", token=rig.token)[0] == 200
+            with _listening(broker.url, P.Topics(HALL).board("8", "cmd")) as heard:
+                assert rig.json("POST", "/api/rounds/1/start", token=rig.token)[0] == 200
+                # the hub's pairing at the broker before the board is on (else it is simply
+                # delivered: a busy machine let the board subscribe first)
+                assert heard.wait(10)
             board = FakeBoard(broker.url, "8")  # switched on after the round's start
             try:
                 time.sleep(0.5)
