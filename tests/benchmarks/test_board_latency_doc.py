@@ -3,7 +3,9 @@ from the repository's root, and ends well. The full benchmark, whose figures the
 takes minutes: the guide writes it as a form (a ```text block) and its ``--quick`` form as the
 command run here (a full run in a suite would only measure the suite).
 
-The block it runs: docs/developer-board-latency.md, under ## How it was measured."""
+The block it runs: docs/developer-board-latency.md, under ## How it was measured. Its output is
+checked for the table's shape (never the figures: benchmarks print, tests do not time), so that
+``benchmarks/bench_board.py`` (issue 19's board targets) cannot rot."""
 
 from __future__ import annotations
 
@@ -40,4 +42,14 @@ def test_each_command_runs_as_written(command: str) -> None:
     done = subprocess.run(command, shell=True, cwd=ROOT, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "load average" in done.stdout
+    out = done.stdout
+    assert "load average" in out.splitlines()[0]
+    rows = [line for line in out.splitlines() if line.startswith("| ")]
+    labels = [r.split(" | ")[0][2:] for r in rows]
+    assert "sensor stable → shown (OLED), move committed" in labels
+    assert "worst scan hand-off delay" in labels
+    assert any(label.startswith("clock press → SSE at a browser, 3 clients") for label in labels)
+    assert any(label.startswith("clock press → written to all 3 sockets") for label in labels)
+    assert any(label.startswith("committed move on the loop, ply 10 vs ply 40") for label in labels)
+    shown = next(r for r in rows if r.startswith("| sensor stable → shown (OLED)"))
+    assert shown.count(" / ") == 4  # p50 / p99 / n, on tmpfs and on disk
