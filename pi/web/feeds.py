@@ -63,7 +63,7 @@ def encode_state(line: int | None, data: dict[str, Any], texts: JsonOnce | None 
     if texts is None:
         return encode(line, "state", data)
     rest = COMPACT.encode({k: v for k, v in data.items() if k not in _LISTS})
-    lists = ",".join(f'"{k}":{texts.array(data[k])}' for k in _LISTS if k in data)
+    lists = ",".join(f'"{k}":{texts.array(k, data[k])}' for k in _LISTS if k in data)
     head = "" if line is None else f"id: {line}\n"
     sep = "," if rest != "{}" and lists else ""
     return f"{head}event: state\ndata: {rest[:-1]}{sep}{lists}}}\n\n".encode()

@@ -104,14 +104,14 @@ class JsonOnce:
     its flags (:func:`flag_dict`) — made once per dict: a state's JSON would otherwise encode
     every move and flag of the game again, every line (a cost that grows with the game; 150
     flags were most of a clock press's state at 100 clients). Dicts are known by identity and
-    must never change; the texts of dicts no longer listed are forgotten."""
+    must never change; each list (``name``) forgets the texts of dicts it no longer lists."""
 
     def __init__(self) -> None:
-        self._texts: dict[int, tuple[dict[str, Any], str]] = {}
+        self._lists: dict[str, dict[int, tuple[dict[str, Any], str]]] = {}
 
-    def array(self, items: Sequence[dict[str, Any]]) -> str:
-        """``items`` as a compact JSON array."""
-        texts = self._texts
+    def array(self, name: str, items: Sequence[dict[str, Any]]) -> str:
+        """``items``, the state's list ``name``, as a compact JSON array."""
+        texts = self._lists.setdefault(name, {})
         parts = []
         for d in items:
             known = texts.get(id(d))
@@ -120,7 +120,7 @@ class JsonOnce:
             parts.append(known[1])
         if len(texts) > 2 * len(items) + 256:  # another game, or flags decided since
             listed = {id(d) for d in items}
-            self._texts = {k: v for k, v in texts.items() if k in listed}
+            self._lists[name] = {k: v for k, v in texts.items() if k in listed}
         return "[" + ",".join(parts) + "]"
 
 

@@ -189,6 +189,13 @@ def test_a_states_moves_and_flags_are_encoded_once_each() -> None:
     assert json.loads(raw.split(b"data: ", 1)[1]) == state
     assert json.loads(encode_state(None, {"flags": []}, texts).split(b"data: ", 1)[1]) == {
         "flags": []}
+    # a long game with few flags: the moves' texts are kept while the flags' list is short
+    texts, encoded[:] = JsonOnce(), []
+    long_game = [{"ply": i, "notation": f"{i}-{i + 4}"} for i in range(1, 1001)]
+    with patch("pi.web.views.COMPACT", Counting(separators=(",", ":"))):
+        for line in (9, 10, 11):
+            encode_state(line, {"line": line, "moves": long_game, "flags": flags[:2]}, texts)
+    assert len(encoded) == 1002
 
 
 def test_each_flags_dict_is_made_once_and_again_when_its_status_changes() -> None:
