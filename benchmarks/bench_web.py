@@ -253,7 +253,8 @@ class SseReader(asyncio.BufferedProtocol):
     buffer of its own, read into (``recv_into``: no new bytes object per read, the stream's
     whole states copied once), so the clients' one process adds little between one socket's
     line and the next (an HTTP client library parsing each stream in Python added milliseconds
-    per press at 100 clients; a fresh 256 KiB bytes per read, a few hundred microseconds)."""
+    per press at 100 clients; asyncio's plain protocol, a new bytes object of up to 256 KiB per
+    read, then joined to the rest: p50 +0.7-1.3 ms at 100 clients)."""
 
     def __init__(self, port: int, arrivals: dict[int, list[float]],
                  connected: list[int], n: int, ready: asyncio.Event) -> None:
@@ -308,9 +309,6 @@ class SseReader(asyncio.BufferedProtocol):
         if rest:
             buf[:rest] = buf[cut:end]  # same length: the buffer's export stays valid
         self.filled = rest
-
-    def eof_received(self) -> bool | None:
-        return None
 
 
 def client_mode(port: int, n: int) -> int:
