@@ -56,7 +56,7 @@ from pi.hall.protocol import SEGMENT
 from pi.hall.replica import board_key
 from pi.hall.rounds import ROUND_FILE, Pairings, results_csv, round_order
 from pi.hall.shares import MAX_SHARES, share_of
-from pi.web.feeds import encode, serve_sse
+from pi.web.feeds import encode, encode_text, serve_sse
 from pi.web.httputil import conditional, http
 from pi.web.i18n import page_response
 from pi.web.server import STATIC, ArbiterSite
@@ -297,7 +297,7 @@ class Front(ArbiterSite):
             return
         self.seq += 1
         self.shown[(board, arbiter)] = (self.seq, key, summary)
-        msg = (f"id: {self.seq}\nevent: board\ndata: {text}\n\n".encode() if "\n" not in text
+        msg = (encode_text(self.seq, "board", text) if "\n" not in text
                else encode(self.seq, "board", summary))
         for client in list(self.hall_clients):
             if client.arbiter == arbiter:

@@ -29,7 +29,8 @@ from pi.web.views import (COMPACT, NOTE_CODE, JsonOnce, PublicSnapshot, RecordDi
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Client", "SseSource", "Socket", "Stream", "LiveFeeds", "encode", "encode_state",
+__all__ = ["Client", "SseSource", "Socket", "Stream", "LiveFeeds", "encode", "encode_text",
+           "encode_state",
            "replay_journal_events", "serve_sse", "ping_loop", "PING", "chunk"]
 
 #: The SSE comment every client gets every ``ping`` seconds.
@@ -47,8 +48,13 @@ PING_CHUNK = chunk(PING)
 
 def encode(line: int | None, name: str, data: dict[str, Any]) -> bytes:
     """One SSE message (``id`` omitted when None)."""
+    return encode_text(line, name, COMPACT.encode(data))
+
+
+def encode_text(line: int | None, name: str, text: str) -> bytes:
+    """One SSE message whose data is ``text``, JSON already encoded on one line."""
     head = "" if line is None else f"id: {line}\n"
-    return f"{head}event: {name}\ndata: {COMPACT.encode(data)}\n\n".encode()
+    return f"{head}event: {name}\ndata: {text}\n\n".encode()
 
 
 #: The state's lists whose items :class:`pi.web.views.JsonOnce` encodes once each.
