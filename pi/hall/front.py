@@ -243,9 +243,10 @@ class Front(ArbiterSite):
         line: a share sends a slice of summaries at once)."""
         rest = b""
         async for data in resp.content.iter_any():
-            if b"\r" in data:  # SSE allows CRLF; a share writes LF
-                data = data.replace(b"\r\n", b"\n")
-            *events, rest = (rest + data).split(b"\n\n")
+            data = rest + data
+            if b"\r" in data:  # SSE allows CRLF (a share writes LF); a pair cut between reads
+                data = data.replace(b"\r\n", b"\n")  # is whole here: the \r waited in rest
+            *events, rest = data.split(b"\n\n")
             for raw in events:
                 self._message(share, arbiter, raw)
             if len(rest) > MAX_EVENT:  # no share's event is that long: read it again

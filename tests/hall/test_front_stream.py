@@ -38,7 +38,8 @@ def _summary(board: str, lines: int, heard: float = 1.0) -> dict[str, object]:
             "white": "Rossi, Ada", "black": "Bianchi, Éva"}
 
 
-def test_a_shares_stream_is_read_whole_events_across_reads(tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [37, 1])  # 1: every CRLF pair cut between two reads
+def test_a_shares_stream_is_read_whole_events_across_reads(tmp_path: Path, size: int) -> None:
     front = Front(FrontConfig((HttpSpec("127.0.0.1", 1), HttpSpec("127.0.0.1", 2)), tmp_path))
     page = HallClient(False)
     front.hall_clients.add(page)
@@ -49,7 +50,7 @@ def test_a_shares_stream_is_read_whole_events_across_reads(tmp_path: Path) -> No
     crlf = encode(10, "board", _summary("4", 3)).replace(b"\n", b"\r\n")
     stream = (b"retry: 2000\n\n: ping\n\n" + first + again + b"event: board\ndata: {not json\n\n"
               + other + crlf)
-    chunks = [stream[i:i + 37] for i in range(0, len(stream), 37)]  # events cut anywhere
+    chunks = [stream[i:i + size] for i in range(0, len(stream), size)]  # events cut anywhere
     asyncio.run(front._read(0, False, _Response(chunks)))  # noqa: SLF001 - the reader itself
 
     sent = page.take().decode()
