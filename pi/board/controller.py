@@ -46,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time as _time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -185,9 +186,16 @@ class BoardController:
     #: clock reading, on this thread; it only queues what it says. None: silent.
     speech: BoardSpeech | None = None
 
-    phase: Phase = Phase.SETUP
     session: GameSession | None = None
     occupied: frozenset[str] = frozenset()
+    #: the board's phase as its inputs leave it (the screen's); the readers' is :attr:`phase`
+    _phase: Phase = Phase.SETUP
+    #: a game begun whose start line is not durable yet: the phase and the game the readers
+    #: still see (nothing of the new game leaves the board before its line 1)
+    _before: tuple[Phase, GameView | None] | None = None
+    #: games being closed on threads of their own (``GameSession.close_behind``): their last
+    #: lines, record and marker on their way to the disk while the next game plays
+    _closing: list[tuple[GameSession, threading.Thread]] = field(default_factory=list)
     faults: dict[int, SensorFault] = field(default_factory=dict)
     status: str = "starting"
     #: the process stamp of the current game's ``t`` = 0 (module docstring: the one time zero)
@@ -232,6 +240,14 @@ class BoardController:
         (:func:`pi.board.session.refresh_game_files`); a failure is on the screen
         (:meth:`files_failure`)."""
         game = self.state.unfinished()
+        while game is not None and game.never_began():
+            # stopped before its start line was durable: nothing of it left the board
+            log.info("game %s never began (the daemon stopped before its start line was on "
+                     "disk): its folder is removed", game.id)
+            self.state.remove_unbegun(game)
+            if self.state.unfinished() == game:
+                break  # it could not be removed (logged): resumed as a damaged journal
+            game = self.state.unfinished()
         self._files_failures = refresh_game_files(self.state,
                                                   skip=None if game is None else game.id)
         if game is None:
@@ -254,10 +270,10 @@ class BoardController:
         self._first_touch = first_touch(_journal_records(session), waiting)  # before the restart
         self._offset = self.time.stamp() - session.last_t
         if session.finished:
-            self.phase = Phase.OVER
+            self._phase = Phase.OVER
             session.close()
             return self._set_status(f"game {game.id} was over ({session.arbiter.game.result})")
-        self.phase = Phase.PLAYING
+        self._phase = Phase.PLAYING
         self._write_behind(session)
         return self._set_status(f"game {game.id} resumed at move "
                                 f"{len(session.arbiter.game.moves) + 1}; clocks stopped "
@@ -309,9 +325,12 @@ class BoardController:
     def stop(self) -> None:
         """Orderly stop: the journal is closed (everything in it is already durable); actions
         not journaled yet are answered as refused."""
+        for _, closer in self._closing:
+            closer.join()  # the games before: their record and marker on disk
+        self._closing.clear()
         if self.session is not None:
             self.session.close()
-            self._release()
+        self._release()
         # a last try at the files a full disk kept from being written (space may be free now)
         if self.files_failure() is not None:
             self._files_failures = refresh_game_files(self.state)
@@ -332,9 +351,17 @@ class BoardController:
         out so far leave it: the readers (the web, the hall) see nothing of a line decided on
         and shown on the screen but still waiting for its fsync, since nothing leaves the board
         before its line is durable (:class:`pi.board.session.DurableViews`: a view kept before
-        each line is fed, until the line is handed out)."""
+        each line is fed, until the line is handed out) — nor of a game whose start line is
+        not durable yet (the game before it, then)."""
+        if self._before is not None:
+            return self._before[1]
         s = self.session
         return None if s is None else self._durable.current(s)
+
+    @property
+    def phase(self) -> Phase:
+        """The board's phase as the lines handed out so far leave it (:attr:`game`)."""
+        return self._phase if self._before is None else self._before[0]
 
     def files_failure(self) -> str | None:
         """Why a game's ``game.pdn``/``report.json`` are not written (one line: the game, the
@@ -356,7 +383,7 @@ class BoardController:
         journal line did. On the loop's thread. Raises ActionRefused (no game in play, then or
         when its turn came; the board stopping) or ActionLate (not journaled within
         ACT_TIMEOUT seconds; it may still be)."""
-        if self.phase != Phase.PLAYING or self.session is None:
+        if self._phase != Phase.PLAYING or self.session is None:
             raise ActionRefused("no game in play")
         answer: asyncio.Future[Fed] = asyncio.get_running_loop().create_future()
         # answered after its asker gave up (late): nobody reads it, and that is no error
@@ -405,7 +432,7 @@ class BoardController:
         the new game begins from the set-up position (IT 7.1, 7.2)."""
         session = self.session
         waited, self._supersede_waits = self._supersede_waits, False
-        if self.phase != Phase.PLAYING or session is None:
+        if self._phase != Phase.PLAYING or session is None:
             return
         if not pairing_differs(session.start_line, self.config.start_line()):
             return  # the pairing's own game (a pairing sent again)
@@ -424,18 +451,17 @@ class BoardController:
         for line in (superseded_note(self.now()), {"type": "end"}):
             self._durable.keep(session)
             self._publish(session.journal_line(line))
-        try:
-            session.journal.sync()  # the marker never ahead of the journal
-        except JournalWriteError as exc:
-            log.error("game %s not superseded: %s", session.id, exc)
-            return  # the journal failed: its JournalFailed stops the daemon
-        session.close()
-        session.game.mark_finished("*")
-        self._release()  # its last lines leave the board before the new game's first
+        # the marker once the end is durable, never ahead of the journal; the journal failing
+        # first, its JournalFailed stops the daemon and the game stays unfinished
+        session.finish("*")
+        # its last lines leave the board (once durable) before the new game's first
         log.info("pairing: game %s was untouched: superseded (void, *); the pairing's game "
                  "begins", session.id)
-        self.phase = Phase.SETUP  # a failed begin is tried again at the next sensor event
-        self._begin()
+        self._phase = Phase.SETUP  # a failed begin is tried again at the next sensor event
+        try:
+            self._begin()
+        except JournalError as exc:  # the disk failing: a JournalFailed stops the daemon
+            log.error("pairing: the pairing's game not begun: %s", exc)
 
     # ------------------------------------------------------------------ inputs
 
@@ -463,14 +489,16 @@ class BoardController:
 
     def _handle_one(self, item: Input) -> None:
         if isinstance(item, JournalDurable):
+            # what waited for these lines first (the web's 100 sockets: each send lets
+            # another thread have the interpreter), then the game files' writer thread
+            self._release()
             if item.session is self.session:
-                # what waited for these lines first (the web's 100 sockets: each send lets
-                # another thread have the interpreter), then the game files' writer thread
-                self._release()
                 item.session.durable()
+            else:  # a game being closed: its lines out, or its close done
+                self._closing = [(s, t) for s, t in self._closing if not s.journal.closed]
             return
         if isinstance(item, JournalFailed):
-            if item.session is self.session:
+            if item.session is self.session or any(s is item.session for s, _ in self._closing):
                 raise item.error  # nothing may leave the board that is not on disk: stop
             return
         if isinstance(item, Acting):
@@ -489,7 +517,7 @@ class BoardController:
         elif isinstance(item, SensorFaultCleared):
             self.faults.pop(item.address, None)
             log.info("sensor fault cleared: 0x%02x", item.address)
-        if self.phase == Phase.PLAYING and self.session is not None:
+        if self._phase == Phase.PLAYING and self.session is not None:
             self._play(item)
             if self._supersede_waits:
                 self._supersede()
@@ -499,7 +527,7 @@ class BoardController:
     def _acted(self, item: Acting) -> None:
         """An action of :meth:`act` in its turn: journaled if a game is in play, answered."""
         answer = item.answer
-        if self.phase != Phase.PLAYING or self.session is None:
+        if self._phase != Phase.PLAYING or self.session is None:
             if not answer.done():
                 answer.set_exception(ActionRefused("no game in play"))
             return
@@ -558,7 +586,7 @@ class BoardController:
 
     def tick(self) -> None:
         """Time passed: lets the game act on its deadline (settle timer, flag fall, lampo)."""
-        if self.phase != Phase.PLAYING or self.session is None:
+        if self._phase != Phase.PLAYING or self.session is None:
             return
         self._durable.keep(self.session)  # the end line a flag fall journals
         decisions, end = self.session.advance(self.now())
@@ -574,7 +602,7 @@ class BoardController:
 
     def next_deadline(self) -> float | None:
         """Monotonic time at which :meth:`tick` has something to do, None if nothing."""
-        if self.phase != Phase.PLAYING or self.session is None:
+        if self._phase != Phase.PLAYING or self.session is None:
             return None
         t = self.session.next_deadline()
         return None if t is None else self.time.epoch + t + self._offset
@@ -591,7 +619,7 @@ class BoardController:
     def _setup(self) -> None:
         if not self._sensed_once:
             return
-        if self.phase == Phase.OVER:
+        if self._phase == Phase.OVER:
             if self.occupied != self.expected:
                 self._left_start = True
             if not self._left_start:
@@ -613,16 +641,29 @@ class BoardController:
             self.occupied == mirrored)
 
     def _begin(self) -> None:
-        if self.session is not None:
-            self.session.close()
+        """A new game: with write-behind (the daemon) nothing here waits for the disk — the
+        game before is closed on a thread of its own (its last lines, record and marker), the
+        new game's start line, folders and files are made durable by its writer threads, and
+        it is the readers' once its line 1 is out (:attr:`game`, :attr:`phase`)."""
+        before = (self.phase, self.game) if self._before is None else self._before
+        old = self.session
+        post = self.post
+        if old is not None and post is None:
+            old.close()
             self._release()
+        elif old is not None and post is not None and not old.journal.closed \
+                and not any(s is old for s, _ in self._closing):  # not a begin tried again
+            closer = old.close_behind(lambda: post(JournalDurable(old)))
+            self._closing.append((old, closer))
         start = self.config.start_line()
         session = GameSession.begin(self.state, start, when=datetime.now(timezone.utc),
-                                    board=self.config.board)
+                                    board=self.config.board, defer=post is not None,
+                                    closing=[s.id for s, _ in self._closing])
+        self._before = before
         self.session = session
         self._durable.reset()
         self._write_behind(session)
-        self.phase = Phase.PLAYING
+        self._phase = Phase.PLAYING
         self._left_start = False
         self._oriented_for = None
         self._message = ""
@@ -664,7 +705,7 @@ class BoardController:
                     squares=" ".join(self._labels(d.squares)))
             elif isinstance(d, GameEnded):
                 log.info("result %s: %s (%s)", d.result, d.reason, d.article)
-                self.phase = Phase.OVER
+                self._phase = Phase.OVER
                 self._left_start = self.occupied != self.expected
                 self._final = self.occupied
                 self._message = f"{d.result} {d.reason}"
@@ -710,7 +751,7 @@ class BoardController:
         while held:
             session, fed, answer = held[0]
             if fed.line > session.durable_line:
-                if session is self.session and not session.journal.closed:
+                if not session.journal.closed:  # the game in play's, or one being closed
                     return
                 held.popleft()
                 if answer is not None and not answer.done():
@@ -719,6 +760,7 @@ class BoardController:
             held.popleft()
             if session is self.session:
                 self._durable.release(fed.line)
+                self._before = None  # its line 1 at least is out: the readers' game
             if answer is None:
                 self._tell(fed)
             elif not answer.done():
@@ -756,7 +798,7 @@ class BoardController:
         if self.faults:
             f = next(iter(self.faults.values()))
             message = f.shown  # English; the screen and the pages localize it
-        if self.phase == Phase.SETUP or (self.phase == Phase.OVER
+        if self._phase == Phase.SETUP or (self._phase == Phase.OVER
                                          and self.occupied != self._final):
             # the result stays on the screen until the pieces are moved off the final position
             view = getattr(self, "_setup_view", _SetupView())
@@ -815,7 +857,7 @@ class BoardController:
         """Monotonic time at which the running face shows its next change (COMP 3.6.2 h: a
         minute while it shows ``1h05``, a second in the last hour, a tenth in the last 20 s),
         or None when no face runs. The cues (COMP 3.6.2 i) fall on such changes."""
-        if self.phase != Phase.PLAYING or self.session is None:
+        if self._phase != Phase.PLAYING or self.session is None:
             return None
         clock = self.session.arbiter.clock
         if clock is None or clock.running is None or not _clock_started(clock):

@@ -240,12 +240,22 @@ class Journal:
         self._writer: threading.Thread | None = None
         self._closing = False
         self._failure: JournalWriteError | None = None
+        #: folders fsync'd after the next write (a new journal's own and its game's parent)
+        self._folders: tuple[Path, ...] = ()
 
     @classmethod
-    def create(cls, path: str | os.PathLike[str], start: Mapping[str, Any] | _HasToDict) -> Journal:
+    def create(cls, path: str | os.PathLike[str], start: Mapping[str, Any] | _HasToDict, *,
+               defer: bool = False, folders: Iterable[str | os.PathLike[str]] = ()) -> Journal:
         """Creates the journal ``path`` (it must not exist) with ``start`` as line 1, durable
-        (file and folder fsync'd) when this returns. Raises JournalWriteError, or ValueError for
-        a start that is not a ``start`` line."""
+        (file, folder and ``folders`` fsync'd: a new game's parent, its folder just made) when
+        this returns. Raises JournalWriteError, or ValueError for a start that is not a
+        ``start`` line.
+
+        ``defer``: the file is created here, but ``start`` is line 1 still to be written — by the
+        writer thread once :meth:`write_behind` is on, told through ``on_durable`` like any
+        line (the daemon's loop never waits for these fsyncs), or by the first :meth:`append`
+        or :meth:`sync` without it. :attr:`durable_count` is 0 until then; a failure is the
+        journal's, as for any line (``on_failed``, :meth:`sync`)."""
         p = Path(path)
         first = encode_line(start)
         if json.loads(first).get("type") != "start":
@@ -257,15 +267,25 @@ class Journal:
             raise JournalWriteError(f"{p}: cannot create the journal: {exc.strerror or exc}") \
                 from None
         journal = cls(p, fd, 0, 0)
-        try:
-            journal._write(first)
-            journal._lines = journal._durable = 1
-            fsync_dir(p.parent)
-        except OSError as exc:
-            journal.close()
-            raise JournalWriteError(f"{p}: cannot create the journal: {exc.strerror or exc}") \
-                from None
+        journal._folders = (p.parent, *(Path(f) for f in folders))
+        journal._queue.append(first)
+        journal._lines = 1
+        if not defer:
+            journal._write_deferred()
         return journal
+
+    def _write_deferred(self) -> None:
+        """Without write-behind: writes what :meth:`create` deferred (the start line), now."""
+        if self._writer is not None or not self._queue:
+            return
+        try:
+            self._write(b"".join(self._queue))
+        except OSError as exc:
+            self.close()
+            raise JournalWriteError(f"{self.path}: cannot create the journal: "
+                                    f"{exc.strerror or exc}") from None
+        self._queue.clear()
+        self._durable = self._lines
 
     @classmethod
     def resume(cls, path: str | os.PathLike[str]) -> tuple[Journal, Recovered]:
@@ -321,6 +341,7 @@ class Journal:
             self.sync()
             return number
         data, d = self._checked(obj)
+        self._write_deferred()
         try:
             self._write(data)
         except OSError as exc:
@@ -363,6 +384,7 @@ class Journal:
     def sync(self) -> None:
         """Returns once every line submitted so far is durable. Raises JournalWriteError when the
         writer failed first (those lines are not recorded)."""
+        self._write_deferred()
         target = self._lines
         with self._cond:
             while self._durable < target and self._failure is None and not self._closing:
@@ -441,6 +463,9 @@ class Journal:
             raise
         try:
             os.fsync(fd)
+            folders, self._folders = self._folders, ()
+            for folder in folders:  # a new journal's name in its folder, the folder in its own
+                fsync_dir(folder)
         except OSError as exc:
             # After a failed fsync Linux may have dropped the dirty pages and marked them clean:
             # nothing written since the last good fsync can be trusted any more.

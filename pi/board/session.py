@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 from collections import deque
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -92,7 +93,14 @@ class GameSession:
         #: the last rewrite of game.pdn/report.json failed: why (one line); None once written
         self.files_error: str | None = None
         #: newest text only: a text made while another is being written replaces any waiting
-        self._writer: LatestWorker[RecordSnapshot] = LatestWorker(self._write_body, "game-files")
+        self._writer: LatestWorker[RecordSnapshot | None] = LatestWorker(self._write_body,
+                                                                         "game-files")
+        #: with write-behind: the ``finished`` marker is the files' thread's, after the record
+        self._behind = False
+        #: the marker handed to the files' thread (written after the next text it writes)
+        self._marker_handed = False
+        #: a deferred begin (:meth:`begin`): removes the game's folder if line 1 fails
+        self._unbegun: Callable[[], None] | None = None
 
     @property
     def arbiter(self) -> Arbiter:
@@ -115,7 +123,8 @@ class GameSession:
 
     @classmethod
     def begin(cls, state: StateDir, start_line: dict[str, Any], *,
-              when: datetime | None = None, board: int | None = None) -> GameSession:
+              when: datetime | None = None, board: int | None = None,
+              defer: bool = False, closing: Iterable[str] = ()) -> GameSession:
         """A new game: a new folder, the journal with ``start_line`` (TRACE.md's start object;
         ``id`` and ``started_at`` are filled in here: ``when``, default now, as ISO 8601 UTC to
         the millisecond, ``2026-11-22T05:12:30.000+00:00``; a naive ``when`` is taken as UTC;
@@ -125,24 +134,38 @@ class GameSession:
         ``pi.board.statedir.StateDirError`` while another game is unfinished, or
         ``pi.board.journal.JournalWriteError`` when the journal cannot be created: then the new
         folder is removed again, so that the next game can begin (an unfinished game without a
-        journal would block every later one)."""
+        journal would block every later one).
+
+        ``defer`` (the daemon: :meth:`write_behind` follows at once): nothing here waits for the
+        disk. The folder and the journal's file are made, the start line is line 1 for the
+        journal's writer thread, which fsyncs it with the folders; ``game.pdn`` and
+        ``report.json`` follow on the files' thread once it is durable (:meth:`durable`). Until
+        then :attr:`line` is 0: nothing of the game may leave the board. If that first write
+        fails, the folder is removed on the writer's thread before ``on_failed`` is told.
+        ``closing``: ids of games being closed meanwhile (:meth:`close_behind`), not yet
+        marked finished (``StateDir.new_game``)."""
         stamp = when if when is not None else datetime.now(timezone.utc)
         stamp = stamp.replace(tzinfo=timezone.utc) if stamp.tzinfo is None \
             else stamp.astimezone(timezone.utc)
         line = dict(start_line)
         Replay(line, POLICY)  # refuse a bad start before creating anything
-        game = state.new_game(stamp, board=board)
+        game = state.new_game(stamp, board=board, durable=not defer, closing=closing)
         line["id"] = game.id
         line["started_at"] = stamp.isoformat(timespec="milliseconds")
         if not line.get("date"):
             line["date"] = stamp.astimezone().strftime("%Y.%m.%d")
         try:
-            journal = Journal.create(game.trace, line)
+            journal = Journal.create(game.trace, line, defer=defer, folders=(state.games,))
         except JournalError:
             state.remove_unbegun(game)
             raise
         session = cls(game, journal, Replay(line, POLICY), 0.0)
-        session._write_files()
+        if defer:
+            session._unbegun = lambda: state.remove_unbegun(game)
+            session._files_stale = True
+            session.write_files(wait=False)  # written once line 1 is durable
+        else:
+            session._write_files()
         log.info("game %s begun (%s)", game.id, session.variant.name)
         return session
 
@@ -214,8 +237,15 @@ class GameSession:
         the journal's writer thread and returns at once: ``on_durable()`` is called on that
         thread when more lines are durable (the caller then calls :meth:`durable` on its own
         thread), ``on_failed(error)`` once if the journal fails (every line not yet durable is
-        lost: the daemon must stop)."""
-        self.journal.write_behind(lambda _n: on_durable(), on_failed)
+        lost: the daemon must stop). The game's end then writes its record and ``finished``
+        marker on the files' thread too (:meth:`durable`)."""
+        def failed(error: JournalWriteError) -> None:
+            if self._unbegun is not None and self.journal.durable_count == 0:
+                self._unbegun()  # line 1 never durable: no game to block the next one
+            on_failed(error)
+
+        self._behind = True
+        self.journal.write_behind(lambda _n: on_durable(), failed)
 
     def durable(self) -> None:
         """More of the journal is on disk (:attr:`durable_line`): the game's files that reflect
@@ -306,12 +336,18 @@ class GameSession:
 
     def _mark_finished(self) -> None:
         """The record whole, then the ``finished`` marker: only once the journal holds the
-        game's last line (a marker ahead of its journal would close a game it cannot replay)."""
-        marker, self._marker = self._marker, None
-        if marker is None:
+        game's last line (a marker ahead of its journal would close a game it cannot replay).
+        With write-behind both are the files' thread's (:meth:`_write_body`): the loop does
+        not wait for their six fsyncs; :attr:`finished` once the marker is on disk."""
+        if self._marker is None or self._marker_handed:
             return
         self._texts.clear()
-        self._files_stale = True
+        self._files_stale = False
+        if self._behind:
+            self._marker_handed = True
+            self._writer.submit(self._snapshot())
+            return
+        marker, self._marker = self._marker, None
         self._write_files()
         self.game.mark_finished(marker[0])
 
@@ -363,18 +399,51 @@ class GameSession:
             self._texts.clear()
             self._writer.run_now(text)
 
-    def _write_body(self, text: RecordSnapshot) -> None:
-        try:
-            self.game.write_pdn(text.pdn())
-            self.game.write_report_text(text.report_json() + "\n")
-        except OSError as exc:
-            # The journal holds the truth; the files are derived and rewritten at the next
-            # change (and at the next start: pi.board.session.refresh_game_files). Say so
-            # loudly (the log, the screen, the exit status), never stop the game for it.
-            self.files_error = _files_failure(self.game, exc)
-            log.error("%s", self.files_error)
-        else:
-            self.files_error = None
+    def _write_body(self, text: RecordSnapshot | None) -> None:
+        """The files' thread's work (or the caller's, :meth:`_write_files`): ``text`` to
+        ``game.pdn`` and ``report.json``, then the ``finished`` marker once it is handed over
+        (:meth:`_mark_finished`: every text from then on is the ended game's)."""
+        if text is not None:
+            try:
+                self.game.write_pdn(text.pdn())
+                self.game.write_report_text(text.report_json() + "\n")
+            except OSError as exc:
+                # The journal holds the truth; the files are derived and rewritten at the next
+                # change (and at the next start: pi.board.session.refresh_game_files). Say so
+                # loudly (the log, the screen, the exit status), never stop the game for it.
+                self.files_error = _files_failure(self.game, exc)
+                log.error("%s", self.files_error)
+            else:
+                self.files_error = None
+        marker = self._marker
+        if self._marker_handed and marker is not None:
+            self.game.mark_finished(marker[0])
+            self._marker = None  # :attr:`finished` from now on
+
+    def finish(self, result: str | None) -> None:
+        """Ends the game with ``result`` whatever its arbiter says (a void game superseded by a
+        pairing: ``*``): its ``finished`` marker follows once its last line is durable, like a
+        game's end (:meth:`durable`; with write-behind on the files' thread)."""
+        if self._finished:
+            return
+        self._finished = True
+        self._marker = (result,)
+        if self.journal.durable_count >= self.journal.line_count:
+            self._mark_finished()
+
+    def close_behind(self, on_closed: Callable[[], None]) -> threading.Thread:
+        """:meth:`close` on a thread of its own (named ``game-close``), ``on_closed()`` called
+        there at its end: the daemon's loop goes on to the next game while this one's last
+        lines, record and marker reach the disk. The caller joins the thread before it stops."""
+        def run() -> None:
+            try:
+                self.close()
+            finally:
+                on_closed()
+
+        closer = threading.Thread(target=run, name="game-close", daemon=True)
+        closer.start()
+        return closer
 
     def close(self) -> None:
         """Waits for the journal's writer, brings the files up to date (and writes the
@@ -537,12 +606,17 @@ def refresh_game_files(state: StateDir, skip: str | None = None) -> list[str]:
     """Rewrites, from its journal, every game's ``game.pdn``/``report.json`` that is missing or
     older than the journal (:meth:`GameDir.derived_stale`): a finished game is never left with
     a stale record after a write failed (a full disk). ``skip``: a game id left alone (the game
-    being resumed: its session replays it and rewrites them). Returns one line per game whose
+    being resumed: its session replays it and rewrites them); with it, every other unfinished
+    game — one the daemon was closing when it stopped, :meth:`GameSession.close_behind` — gets
+    its files and its ``finished`` marker, with the result its journal gives. Returns one line per game whose
     files could not be written (OSError); a journal that cannot be replayed is logged and
     skipped (its files stay as they are: the journal has everything)."""
     failures: list[str] = []
     for game in state.game_dirs():
-        if game.id == skip or not game.derived_stale():
+        # an unfinished game other than the one resumed: the daemon stopped while it was being
+        # closed behind the next game (GameSession.close_behind): finished from its journal
+        unclosed = skip is not None and game.id != skip and not game.is_finished()
+        if game.id == skip or not (unclosed or game.derived_stale()):
             continue
         try:
             with open(game.trace, encoding="utf-8") as f:
@@ -569,6 +643,15 @@ def refresh_game_files(state: StateDir, skip: str | None = None) -> list[str]:
         else:
             log.info("game %s: game.pdn/report.json were older than the journal: rewritten",
                      game.id)
+        if unclosed:
+            result = replay.arbiter.game.result
+            try:
+                game.mark_finished(result)
+            except OSError as exc:
+                log.error("game %s: not marked finished: %s", game.id, exc.strerror or exc)
+            else:
+                log.warning("game %s was being closed when the daemon stopped: marked finished "
+                            "(%s) from its journal", game.id, result)
     return failures
 
 

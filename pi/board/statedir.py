@@ -39,7 +39,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -188,6 +188,18 @@ class GameDir:
     def is_finished(self) -> bool:
         return self.finished_marker.exists()
 
+    def never_began(self) -> bool:
+        """The journal holds no whole line (missing, empty, or a start line cut short): the
+        daemon stopped before the game's start line was durable, so nothing of the game left
+        the board (``pi.board.journal.Journal.create``'s ``defer``)."""
+        try:
+            with open(self.trace, "rb") as f:
+                return b"\n" not in f.read(1 << 16)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False  # unreadable: the resume says why
+
     def finished_info(self) -> dict[str, Any] | None:
         """The ``finished`` marker's content, None while the game is unfinished. A marker that
         cannot be read still counts as finished (``{"result": null, "unreadable": "why"}``)."""
@@ -335,22 +347,32 @@ class StateDir:
 
     def unfinished(self) -> GameDir | None:
         """The game to resume: the newest game without a ``finished`` marker, or None. Older
-        unfinished games (only possible if someone copied folders in) are logged and left."""
+        unfinished games are logged (a daemon stopped while it closed one behind the next game,
+        which ``pi.board.session.refresh_game_files`` then finishes; or folders copied in)."""
         pending = [g for g in self.game_dirs() if not g.is_finished()]
         for older in pending[:-1]:
-            log.warning("game %s is unfinished but not the newest; it is left as it is", older.id)
+            log.warning("game %s is unfinished but not the newest (a close cut short by a stop, "
+                        "or a folder copied in)", older.id)
         return pending[-1] if pending else None
 
-    def new_game(self, when: datetime | None = None, board: int | None = None) -> GameDir:
+    def new_game(self, when: datetime | None = None, board: int | None = None, *,
+                 durable: bool = True, closing: Iterable[str] = ()) -> GameDir:
         """Creates the folder of a new game (sequence one above the highest) and makes it
-        durable. ``when`` defaults to now (UTC). Raises StateDirError while a game is unfinished
-        (finish or abandon it first) or when the folder cannot be created."""
-        current = self.unfinished()
+        durable (``durable=False``: the caller fsyncs :attr:`games` later — the game's journal
+        does, with its start line). ``when`` defaults to now (UTC). Raises StateDirError while a
+        game is unfinished (finish or abandon it first) or when the folder cannot be created.
+        ``closing``: ids of games being closed (their last lines, record and marker on their
+        way to the disk, ``pi.board.session.GameSession.close_behind``): not in the way; if the
+        daemon stops before their marker, the next start finishes them
+        (``pi.board.session.refresh_game_files``)."""
+        closing = frozenset(closing)
+        dirs = self.game_dirs()
+        pending = [g for g in dirs if g.id not in closing and not g.is_finished()]
+        current = pending[-1] if pending else None
         if current is not None:
             raise StateDirError(f"{current.path}: game {current.id} is unfinished; resume it or "
                                 "mark it finished before a new game")
         stamp = when if when is not None else datetime.now(timezone.utc)
-        dirs = self.game_dirs()
         seq = (dirs[-1].seq if dirs else 0) + 1
         for attempt in range(100):
             game_id = make_game_id(stamp, seq + attempt, board)
@@ -362,7 +384,8 @@ class StateDir:
             except OSError as exc:
                 raise StateDirError(f"{path}: cannot create the game folder: "
                                     f"{exc.strerror or exc}") from None
-            fsync_dir(self.games)
+            if durable:
+                fsync_dir(self.games)
             return GameDir(game_id, path)
         raise StateDirError(f"{self.games}: cannot find a free game id")
 
@@ -373,7 +396,12 @@ class StateDir:
         try:
             game.trace.unlink(missing_ok=True)
             game.path.rmdir()
-            fsync_dir(self.games)
         except OSError as exc:
             log.error("%s: cannot remove the folder of a game that could not begin: %s",
                       game.path, exc)
+            return
+        try:
+            fsync_dir(self.games)
+        except OSError as exc:  # the disk failing: a power cut now may bring the folder back
+            log.error("%s: the folder of a game that could not begin is removed, not yet "
+                      "durably: %s", game.path, exc)

@@ -431,3 +431,219 @@ def test_write_behind_a_failed_journal_stops_the_board(rig, monkeypatch: pytest.
     monkeypatch.setattr(os, "fsync", stall.real)
     c.stop()
     assert [f.line for f in published] == [1, 2]  # line 3 never left the board
+
+
+def test_write_behind_a_game_begins_without_waiting_for_the_disk(
+        rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """Issue 19: the loop never waits for the disk, at a game's beginning either. With every
+    fsync held, the set-up that begins the game returns at once (before: the folder's, the
+    journal's and the files' ten fsyncs on the loop), the screen shows the game; nothing of it
+    leaves the board — the listeners, the readers' game and phase — until its start line is
+    durable. Then the journal, the folders and ``game.pdn``/``report.json`` are on disk."""
+    import time as wall
+
+    c, clock, time, screen, _, published, state = rig
+    stall = Stall(monkeypatch)
+    c.post = stall.post
+    stall.hold()
+    began = wall.perf_counter()
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    took = wall.perf_counter() - began
+    assert took < 1.0, f"the loop waited {took:.3f} s for the disk"  # a held fsync: 10 s
+    assert screen.shown[-1].move_number == 1 and screen.shown[-1].side_to_move == "white"
+    assert c.session is not None and c.session.line == 0
+    assert (c.phase, c.game, published) == (Phase.SETUP, None, [])  # nothing out yet
+    stall.release()
+    stall.deliver(c)
+    assert c.phase == Phase.PLAYING and c.game is not None and c.game.id == c.session.id
+    assert [f.line for f in published] == [1, 2]
+    c.session.flush()
+    game = c.session.game
+    assert [x["type"] for x in _journal(c)] == ["start", "snapshot"]
+    assert game.pdn.is_file() and json.loads(game.report.read_text())["result"] == "*"
+    assert state.unfinished() == game
+
+
+def test_write_behind_the_game_before_stays_the_readers_until_the_new_one_is_out(
+        rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A game over, the pieces set up again with the disk held: the readers (the web, the hall)
+    still see the game over, in its phase, until the new game's start line is durable."""
+    c, clock, time, _, _, published, _ = rig
+    stall = Stall(monkeypatch)
+    c.post = stall.post
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    stall.deliver(c)
+    c.handle(ButtonPressed(_stamp(time), "resign", "white"))
+    stall.deliver(c)
+    assert c.session is not None
+    c.session.flush()
+    over = c.session.id
+    clock.advance(10)
+    c.handle(SnapshotTaken(_stamp(time), frozenset()))
+    stall.hold()
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    assert c.session.id != over
+    assert c.phase == Phase.OVER and c.game is not None and c.game.id == over
+    assert c.game.arbiter.game.result == "0-1"
+    stall.release()
+    stall.deliver(c)
+    assert c.phase == Phase.PLAYING and c.game is not None and c.game.id == c.session.id
+    assert [(f.record.get("type"), f.line) for f in published[-2:]] == [("start", 1),
+                                                                        ("snapshot", 2)]
+
+
+def test_write_behind_a_game_end_writes_its_record_and_marker_off_the_loop(
+        rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The game's last line durable, its record and ``finished`` marker follow on the files'
+    thread (six fsyncs the loop no longer waits for); the marker after the record, and the
+    session is :attr:`finished` once it is on disk."""
+    import time as wall
+
+    c, clock, time, _, _, _, _ = rig
+    stall = Stall(monkeypatch)
+    c.post = stall.post
+    _play_opening(c, clock, time)
+    stall.deliver(c)
+    c.handle(ButtonPressed(_stamp(time), "resign", "black"))
+    assert c.session is not None
+    session = c.session
+    with stall.arrived:  # the end line durable, its news posted
+        assert stall.arrived.wait_for(lambda: session.durable_line == session.journal.line_count,
+                                      10)
+    stall.hold()
+    began = wall.perf_counter()
+    while stall.posted:
+        c.handle(stall.posted.pop(0))  # type: ignore[arg-type]
+    took = wall.perf_counter() - began
+    assert took < 1.0, f"the loop waited {took:.3f} s for the disk"
+    assert c.phase == Phase.OVER and not session.game.is_finished() and not session.finished
+    stall.release()
+    session.flush()
+    assert session.game.finished_info() == {"result": "1-0"} and session.finished
+    assert json.loads(session.game.report.read_text())["result"] == "1-0"
+    assert "1-0" in session.game.pdn.read_text()
+
+
+def test_write_behind_a_start_line_that_fails_leaves_no_game_and_stops_the_board(
+        rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The disk fails at the new game's first fsync (on the writer thread): its folder is
+    removed (no unfinished game without a start line blocks the next one), nothing of it left
+    the board, and the board stops (the daemon resumes from the disk)."""
+    import errno
+    import os
+
+    from pi.board.controller import JournalFailed
+    from pi.board.errors import JournalWriteError
+    c, clock, time, _, _, published, state = rig
+    stall = Stall(monkeypatch)
+    c.post = stall.post
+
+    def failing(fd: int) -> None:
+        assert stall.gate.wait(10)  # failing once the set-up's input is handled (no race)
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "fsync", failing)
+    stall.hold()
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    stall.release()
+    with stall.arrived:
+        assert stall.arrived.wait_for(lambda: any(isinstance(p, JournalFailed)
+                                                  for p in stall.posted), 10)
+    assert state.game_dirs() == [] and state.unfinished() is None
+    with pytest.raises(JournalWriteError, match=r"lines 1-.*NOT recorded.*\[EIO\]"):
+        for item in list(stall.posted):
+            c.handle(item)  # type: ignore[arg-type]
+    monkeypatch.setattr(os, "fsync", stall.real)
+    c.stop()
+    assert published == [] and c.game is None
+
+
+def test_a_stop_while_the_game_before_was_being_closed_finishes_it_at_the_next_start(
+        rig, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
+    """The daemon closes a game over behind the next one (its record and marker on a thread of
+    their own, the next game begun meanwhile). Killed before that marker is written, the next
+    start resumes the newer game and marks the older one finished, with the result its
+    journal gives, its files rewritten — no game left unfinished for ever."""
+    from pi.board.session import GameSession
+
+    c, clock, time, _, _, _, state = rig
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    c.handle(ButtonPressed(_stamp(time), "resign", "white"))
+    assert c.session is not None and c.session.finished
+    over = c.session.game
+    c.stop()
+    over.finished_marker.unlink()  # the kill came before the closing thread wrote it
+    over.report.unlink()
+    newer = GameSession.begin(state, c.config.start_line(), closing=[over.id])
+    newer.close()
+    again = BoardController(Config(time_control="600"), state, time, wall=lambda: None)
+    said = again.resume()
+    assert again.session is not None and again.session.id == newer.id, said
+    assert over.finished_info() == {"result": "0-1"}
+    assert json.loads(over.report.read_text())["result"] == "0-1"
+    assert f"game {over.id} was being closed when the daemon stopped" in caplog.text
+    again.stop()
+
+
+def test_a_stop_before_the_start_line_was_durable_leaves_no_game(
+        rig, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
+    """Killed between a game's beginning and its start line's fsync (the journal's writer
+    thread has it): nothing of the game left the board, so the next start removes its folder
+    quietly — not "journal damaged", no abandoned game in the list — and the next set-up
+    begins the game anew."""
+    import logging
+
+    from pi.board.session import GameSession
+
+    c, clock, time, screen, _, _, state = rig
+    begun = GameSession.begin(state, c.config.start_line(), defer=True)  # never written
+    begun.journal.close()  # the kill: its start line never written
+    assert begun.game.trace.read_bytes() == b""
+    caplog.set_level(logging.INFO)
+    said = c.resume()
+    assert said == "waiting for the pieces to be set up"
+    assert state.game_dirs() == [] and "never began" in caplog.text
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    assert c.phase == Phase.PLAYING and c.session is not None and c.session.game.seq == 1
+    assert "damaged" not in screen.shown[-1].message
+
+
+def test_write_behind_a_begin_that_fails_is_tried_again_and_closes_the_game_before_once(
+        rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The new game's folder cannot be made (a full disk): the set-up is logged and the board
+    goes on; the next sensor event tries again. The game before is closed once, on its own
+    thread, and marked finished; the next game begins once the folder can be made."""
+    from pi.board.session import GameSession
+    from pi.board.statedir import StateDirError
+
+    c, clock, time, _, _, _, state = rig
+    stall = Stall(monkeypatch)
+    c.post = stall.post
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    stall.deliver(c)
+    c.handle(ButtonPressed(_stamp(time), "resign", "white"))
+    stall.deliver(c)
+    assert c.session is not None
+    over = c.session
+    c.handle(SnapshotTaken(_stamp(time), frozenset()))
+    closes: list[str] = []
+    real_close = GameSession.close_behind
+    monkeypatch.setattr(GameSession, "close_behind",
+                        lambda self, done: (closes.append(self.id), real_close(self, done))[1])
+    real_begin = GameSession.begin.__func__  # type: ignore[attr-defined]
+    failures = [StateDirError("games: cannot create the game folder: No space left on device")]
+
+    def begin(cls, *a, **kw):  # type: ignore[no-untyped-def]
+        if failures:
+            raise failures.pop()
+        return real_begin(cls, *a, **kw)
+
+    monkeypatch.setattr(GameSession, "begin", classmethod(begin))
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))  # logged, the board goes on
+    assert c.session is over
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))  # tried again
+    stall.deliver(c)
+    assert c.session is not over and c.phase == Phase.PLAYING
+    assert closes == [over.id]
+    c.stop()
+    assert over.game.finished_info() == {"result": "0-1"}

@@ -525,3 +525,45 @@ def test_what_append_accepts_resume_reads_back(tmp_path: Path, lines: list[dict[
     j, rec = Journal.resume(path)
     j.close()
     assert list(rec.lines) == accepted and not rec.dropped
+
+
+def test_a_deferred_journal_writes_its_start_line_on_the_writer_thread(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``create(defer=True)`` (a game begun on the daemon's loop): the file is there, its start
+    line is line 1 for the writer thread, which fsyncs it and then the folders (the journal's,
+    the games folder it was made in) before telling line 1 durable — on its own thread."""
+    import pi.board.journal as journal_module
+
+    synced: list[tuple[str, str]] = []
+    real_dir = journal_module.fsync_dir
+    monkeypatch.setattr(journal_module, "fsync_dir",
+                        lambda p: (synced.append((threading.current_thread().name, str(p))),
+                                   real_dir(p))[1])
+    game = tmp_path / "games" / "g1"
+    game.mkdir(parents=True)
+    path = game / "trace.jsonl"
+    told: list[tuple[str, int]] = []
+    j = Journal.create(path, START, defer=True, folders=[tmp_path / "games"])
+    assert path.exists() and path.read_bytes() == b""
+    assert (j.line_count, j.durable_count, synced) == (1, 0, [])
+    j.write_behind(lambda n: told.append((threading.current_thread().name, n)),
+                   lambda e: told.append(("failed", -1)))
+    assert j.submit(events(1)[0]) == 2
+    j.sync()
+    j.close()
+    assert told and told[-1] == ("journal", 2) and all(name == "journal" for name, _ in told)
+    assert synced == [("journal", str(game)), ("journal", str(tmp_path / "games"))]
+    assert [json.loads(x)["type"] for x in path.read_text().splitlines()] == ["start", "lift"]
+
+
+def test_a_deferred_journal_without_a_writer_is_written_at_the_first_append_or_sync(
+        tmp_path: Path) -> None:
+    a = Journal.create(tmp_path / "a.jsonl", START, defer=True)
+    assert a.durable_count == 0
+    assert a.append(events(1)[0]) == 2 and a.durable_count == 2
+    a.close()
+    b = Journal.create(tmp_path / "b.jsonl", START, defer=True)
+    b.sync()
+    b.close()
+    assert [len(read_journal(p).lines) for p in (tmp_path / "a.jsonl", tmp_path / "b.jsonl")] \
+        == [2, 1]

@@ -47,16 +47,40 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
 
 
-def _set_up_after_round_1(c: BoardController, clock: FakeClock, time: GameTime) -> str:
+def _deliver(c: BoardController, posted: list[Any]) -> None:
+    """With write-behind: waits until every line journaled is durable, handing the board what
+    its writer threads posted meanwhile (as the daemon's loop does)."""
+    import time as wall
+
+    s = c.session
+    assert s is not None
+    deadline = wall.monotonic() + 10
+    while s.durable_line < s.journal.line_count:
+        assert wall.monotonic() < deadline
+        wall.sleep(0.01)
+        while posted:
+            c.handle(posted.pop(0))
+    while posted:
+        c.handle(posted.pop(0))
+
+
+def _set_up_after_round_1(c: BoardController, clock: FakeClock, time: GameTime,
+                          posted: list[Any] | None = None) -> str:
     """Round 1's pairing taken, its game over, the pieces set up again: a game of round 1
-    begins (its clock waits for the arbiter). Returns its id."""
+    begins (its clock waits for the arbiter). Returns its id. ``posted``: the board writes
+    behind, its lines out once durable (:func:`_deliver` after each input)."""
+    def handle(item: Any) -> None:
+        c.handle(item)
+        if posted is not None:
+            _deliver(c, posted)
+
     c.set_pairing(ROUND1, "r1")
-    c.handle(SnapshotTaken(time.stamp(), INITIAL))
-    c.handle(ArbiterActed(time.stamp(), "adjudicate", "1-0"))
+    handle(SnapshotTaken(time.stamp(), INITIAL))
+    handle(ArbiterActed(time.stamp(), "adjudicate", "1-0"))
     assert c.phase == Phase.OVER
     clock.advance(60.0)
-    c.handle(PieceLifted(time.stamp(), "b3"))  # the pieces taken off and put back
-    c.handle(PiecePlaced(time.stamp(), "b3"))
+    handle(PieceLifted(time.stamp(), "b3"))  # the pieces taken off and put back
+    handle(PiecePlaced(time.stamp(), "b3"))
     assert c.phase == Phase.PLAYING and c.session is not None
     assert c.session.start_line["round"] == "1"
     return c.session.id
@@ -198,28 +222,13 @@ def test_no_game_in_play_takes_the_pairing_for_the_next_game(rig) -> None:  # ty
 def test_with_write_behind_the_old_games_lines_leave_before_the_new_game(rig) -> None:  # type: ignore[no-untyped-def]
     """The daemon's journal writes behind: the void game's note and end are durable and handed
     to the listeners before the new game's first line, which follows once durable."""
-    import time as wall
-
     c, clock, time, published, state = rig
     posted: list[Any] = []
     c.post = posted.append
-
-    def deliver() -> None:
-        s = c.session
-        assert s is not None
-        deadline = wall.monotonic() + 10
-        while s.durable_line < s.journal.line_count:
-            assert wall.monotonic() < deadline
-            wall.sleep(0.01)
-            while posted:
-                c.handle(posted.pop(0))
-        while posted:
-            c.handle(posted.pop(0))
-    early = _set_up_after_round_1(c, clock, time)
-    deliver()
+    early = _set_up_after_round_1(c, clock, time, posted)
     mark = len(published)
     c.set_pairing(ROUND2, "r2")
-    deliver()
+    _deliver(c, posted)
     assert c.session is not None and c.session.id != early
     got = [(f.record.get("type"), f.line) for f in published[mark:]]
     assert got == [("arbiter", 3), ("end", 4), ("start", 1), ("snapshot", 2)]
@@ -299,21 +308,20 @@ def test_a_pairing_supersedes_exactly_the_games_with_nothing_past_the_set_up(
 def test_a_journal_that_fails_while_superseding_marks_nothing_and_stops_the_board(
         rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     """The disk fails as the note and the end are written (write-behind): the game is not
-    marked finished (the marker never ahead of its journal), no new game begins, nothing of
-    the lost lines leaves the board, and the board stops (the daemon resumes from the disk)."""
+    marked finished (the marker never ahead of its journal), the pairing's game begun meanwhile
+    leaves no folder (its start line failed too), nothing of the lost lines leaves the board,
+    and the board stops (the daemon resumes the void game from the disk)."""
     import errno
     import os
+    import time as wall
 
     from pi.board.controller import JournalFailed
     from pi.board.errors import JournalWriteError
     c, clock, time, published, state = rig
     posted: list[Any] = []
     c.post = posted.append
-    early = _set_up_after_round_1(c, clock, time)
+    early = _set_up_after_round_1(c, clock, time, posted)
     assert c.session is not None
-    c.session.flush()
-    while posted:
-        c.handle(posted.pop(0))
     mark = len(published)
 
     def failing(fd: int) -> None:
@@ -322,14 +330,17 @@ def test_a_journal_that_fails_while_superseding_marks_nothing_and_stops_the_boar
     real = os.fsync
     monkeypatch.setattr(os, "fsync", failing)
     c.set_pairing(ROUND2, "r2")
-    assert c.session.id == early and not state.game(early).is_finished()
-    assert len(state.game_dirs()) == 2 and published[mark:] == []
+    deadline = wall.monotonic() + 10
+    while len([p for p in posted if isinstance(p, JournalFailed)]) < 2:  # both journals
+        assert wall.monotonic() < deadline
+        wall.sleep(0.01)
     with pytest.raises(JournalWriteError):
-        for item in [p for p in posted if isinstance(p, JournalFailed)]:
+        for item in list(posted):
             c.handle(item)
     monkeypatch.setattr(os, "fsync", real)
     c.stop()
     assert published[mark:] == [] and not state.game(early).is_finished()
+    assert len(state.game_dirs()) == 2 and state.unfinished() == state.game(early)
 
 
 def test_a_pairing_that_comes_while_a_piece_is_in_hand_supersedes_once_it_is_put_back(

@@ -101,11 +101,11 @@ def test_a_game_whose_journal_cannot_be_created_leaves_nothing_and_the_next_begi
     real_create = Journal.create
     calls = []
 
-    def create_once_failing(path, start):  # type: ignore[no-untyped-def]
+    def create_once_failing(path, start, **kw):  # type: ignore[no-untyped-def]
         calls.append(path)
         if len(calls) == 1:
             raise JournalWriteError(f"{path}: cannot create the journal: No space left on device")
-        return real_create(path, start)
+        return real_create(path, start, **kw)
 
     monkeypatch.setattr(Journal, "create", create_once_failing)
     with pytest.raises(JournalWriteError, match="No space"):
