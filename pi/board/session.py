@@ -189,8 +189,10 @@ class GameSession:
         session = cls(game, journal, replay, rec.last_t)
         arbiter = replay.arbiter
         outcome = arbiter.game.outcome
-        if outcome is not None:
-            # The result was journaled but the daemon stopped before the ``finished`` marker
+        closed = rec.lines[-1].get("type") == "end"  # TRACE.md: nothing follows an end line
+        if outcome is not None or closed:
+            # The result (or the board's end of the game: one superseded by a pairing, void)
+            # was journaled but the daemon stopped before the ``finished`` marker
             # (pi.board.statedir): the game is over, nothing to resume.
             session._write_files()
             game.mark_finished(arbiter.game.result)

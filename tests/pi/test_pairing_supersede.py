@@ -369,3 +369,29 @@ def test_a_pairing_that_comes_while_a_piece_is_in_hand_supersedes_once_it_is_put
     c.set_pairing({**ROUND2, "round": "3"}, "r3")
     c.handle(PiecePlaced(time.stamp(), "d3"))
     assert c.session.id == touched and c.session.start_line["round"] == "2"
+
+
+def test_a_stop_before_the_void_games_marker_finishes_it_at_the_next_start(
+        rig, caplog: pytest.LogCaptureFixture) -> None:  # type: ignore[no-untyped-def]
+    """Killed after the superseded game's note and end were durable, before its ``*`` marker
+    (written behind the pairing's game) and before the pairing's game's start line: at the next
+    start the game that never began is removed, and the void game is finished ``*`` — never
+    resumed with a restart line after its end (TRACE.md: the trace ends at ``end``)."""
+    c, clock, time, _, state = rig
+    early = _set_up_after_round_1(c, clock, time)
+    c.set_pairing(ROUND2, "r2")
+    assert c.session is not None
+    pairing_game = c.session.game
+    c.stop()
+    old = state.game(early)
+    old.finished_marker.unlink()  # the kill came before it ...
+    for f in pairing_game.path.iterdir():  # ... and before the new game's start line
+        f.unlink()
+    pairing_game.trace.write_bytes(b"")
+    again = BoardController(Config(time_control="600"), state, time, wall=lambda: None)
+    said = again.resume()
+    assert said == f"game {early} was over (*)"
+    assert [x["type"] for x in _lines(old.trace)] == ["start", "snapshot", "arbiter", "end"]
+    assert old.finished_info() == {"result": "*"}
+    assert [g.id for g in state.game_dirs()][-1] == early  # the pairing's game: no folder
+    again.stop()
