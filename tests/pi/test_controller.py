@@ -17,6 +17,7 @@ from pi.board.controller import BoardController, Phase
 from pi.drivers.display import DisplayState
 from pi.drivers.faults import SensorFault, SensorFaultCleared
 from engine.replay import Fed
+from pi.board.session import GameSession
 from pi.board.statedir import StateDir
 from pi.drivers.timebase import GameTime
 
@@ -464,20 +465,27 @@ def test_write_behind_a_game_begins_without_waiting_for_the_disk(
     assert state.unfinished() == game
 
 
-def test_write_behind_the_game_before_stays_the_readers_until_the_new_one_is_out(
-        rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    """A game over, the pieces set up again with the disk held: the readers (the web, the hall)
-    still see the game over, in its phase, until the new game's start line is durable."""
-    c, clock, time, _, _, published, _ = rig
-    stall = Stall(monkeypatch)
+def _game_over_behind(c: BoardController, time: GameTime, stall: Stall) -> GameSession:
+    """With write-behind (``stall``'s posts): a game begun, resigned by white, every line
+    durable and handed out. Returns its session."""
     c.post = stall.post
     c.handle(SnapshotTaken(_stamp(time), INITIAL))
     stall.deliver(c)
     c.handle(ButtonPressed(_stamp(time), "resign", "white"))
     stall.deliver(c)
     assert c.session is not None
-    c.session.flush()
-    over = c.session.id
+    return c.session
+
+
+def test_write_behind_the_game_before_stays_the_readers_until_the_new_one_is_out(
+        rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A game over, the pieces set up again with the disk held: the readers (the web, the hall)
+    still see the game over, in its phase, until the new game's start line is durable."""
+    c, clock, time, _, _, published, _ = rig
+    stall = Stall(monkeypatch)
+    session = _game_over_behind(c, time, stall)
+    session.flush()
+    over = session.id
     clock.advance(10)
     c.handle(SnapshotTaken(_stamp(time), frozenset()))
     stall.hold()
@@ -564,7 +572,6 @@ def test_a_stop_while_the_game_before_was_being_closed_finishes_it_at_the_next_s
     their own, the next game begun meanwhile). Killed before that marker is written, the next
     start resumes the newer game and marks the older one finished, with the result its
     journal gives, its files rewritten — no game left unfinished for ever."""
-    from pi.board.session import GameSession
 
     c, clock, time, _, _, _, state = rig
     c.handle(SnapshotTaken(_stamp(time), INITIAL))
@@ -593,7 +600,6 @@ def test_a_stop_before_the_start_line_was_durable_leaves_no_game(
     begins the game anew."""
     import logging
 
-    from pi.board.session import GameSession
 
     c, clock, time, screen, _, _, state = rig
     begun = GameSession.begin(state, c.config.start_line(), defer=True)  # never written
@@ -613,18 +619,11 @@ def test_write_behind_a_begin_that_fails_is_tried_again_and_closes_the_game_befo
     """The new game's folder cannot be made (a full disk): the set-up is logged and the board
     goes on; the next sensor event tries again. The game before is closed once, on its own
     thread, and marked finished; the next game begins once the folder can be made."""
-    from pi.board.session import GameSession
     from pi.board.statedir import StateDirError
 
     c, clock, time, _, _, _, state = rig
     stall = Stall(monkeypatch)
-    c.post = stall.post
-    c.handle(SnapshotTaken(_stamp(time), INITIAL))
-    stall.deliver(c)
-    c.handle(ButtonPressed(_stamp(time), "resign", "white"))
-    stall.deliver(c)
-    assert c.session is not None
-    over = c.session
+    over = _game_over_behind(c, time, stall)
     c.handle(SnapshotTaken(_stamp(time), frozenset()))
     closes: list[str] = []
     real_close = GameSession.close_behind
