@@ -155,7 +155,9 @@ class GameSession:
         if not line.get("date"):
             line["date"] = stamp.astimezone().strftime("%Y.%m.%d")
         try:
-            journal = Journal.create(game.trace, line, defer=defer, folders=(state.games,))
+            # deferred, the games folder is fsync'd with the start line (new_game did not)
+            journal = Journal.create(game.trace, line, defer=defer,
+                                     folders=(state.games,) if defer else ())
         except JournalError:
             state.remove_unbegun(game)
             raise
@@ -610,9 +612,9 @@ def refresh_game_files(state: StateDir, skip: str | None = None) -> list[str]:
     a stale record after a write failed (a full disk). ``skip``: a game id left alone (the game
     being resumed: its session replays it and rewrites them); with it, every other unfinished
     game — one the daemon was closing when it stopped, :meth:`GameSession.close_behind` — gets
-    its files and its ``finished`` marker, with the result its journal gives. Returns one line per game whose
-    files could not be written (OSError); a journal that cannot be replayed is logged and
-    skipped (its files stay as they are: the journal has everything)."""
+    its files and its ``finished`` marker, with the result its journal gives. Returns one line
+    per game whose files could not be written (OSError); a journal that cannot be replayed is
+    logged and skipped (its files stay as they are: the journal has everything)."""
     failures: list[str] = []
     for game in state.game_dirs():
         # an unfinished game other than the one resumed: the daemon stopped while it was being
