@@ -11,15 +11,19 @@ pytestmark = pytest.mark.heavy  # mypy --strict over the whole tree: run first (
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("package", ["engine", "pi", "hardware_mocks", "benchmarks"])
-def test_package_is_mypy_strict_clean(package: str) -> None:
+PACKAGES = ["engine", "pi", "hardware_mocks", "benchmarks"]
+
+
+def test_the_packages_are_mypy_strict_clean() -> None:
+    """One run over the four (each imports the engine, ``pi`` and the fakes: four runs analysed
+    them up to four times, 21 s against 11 s)."""
     out, err, status = api.run(["--strict", "--no-incremental", "--cache-dir", "/dev/null",
                                 "--config-file", str(ROOT / "pyproject.toml"),
-                                str(ROOT / package)])
+                                *(str(ROOT / package) for package in PACKAGES)])
     assert status == 0, out + err
 
 
-@pytest.mark.parametrize("package", ["engine", "pi", "hardware_mocks", "benchmarks"])
+@pytest.mark.parametrize("package", PACKAGES)
 def test_no_type_is_silenced(package: str) -> None:
     """Issue 15: no ``# type: ignore`` where a type would do — and in our own code a type always
     does (the untyped libraries are declared in pyproject's mypy overrides instead)."""
