@@ -14,7 +14,10 @@ Life of the board:
   or says the board is turned the wrong way (IT 7.2); with ``orientation = "auto"`` in the
   wiring, a board that shows the starting position under another allowed rotation is oriented
   (``orient``) instead. Once the position is right, a game begins: a new game folder, the
-  journal's start line and a snapshot at ``t`` = 0 (``pi.board.session``).
+  journal's start line and a snapshot at ``t`` = 0 (``pi.board.session``). With ``post`` the
+  start line is fsync'd by the journal's writer thread and the game before is closed on a
+  thread of its own (``GameSession.close_behind``); the readers (:attr:`BoardController.game`,
+  :attr:`BoardController.phase`) see the game before until the new start line is durable.
 * **play** — every input goes through the game's session: journaled first, then given to the
   arbiter; its decisions are shown on the screen and sounded on the buzzer at once, and handed
   to the listeners (web, broadcast, serial) in order, each with its journal line number, once
@@ -30,7 +33,8 @@ Life of the board:
   on.
 * **over** — once the result is in, the screen shows it until the pieces have been taken off
   and set up again: the next game begins when the starting position shows again after the board
-  has shown something else.
+  has shown something else. With ``post`` the game's record and ``finished`` marker are written
+  by the session's files thread once its last line is durable.
 
 Times: the process's :class:`pi.drivers.timebase.GameTime` stamps every event (seconds since its
 epoch, fixed for the life of the process). A game has one time zero, kept here and nowhere else:
