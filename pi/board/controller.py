@@ -662,7 +662,8 @@ class BoardController:
         start = self.config.start_line()
         session = GameSession.begin(self.state, start, when=datetime.now(timezone.utc),
                                     board=self.config.board, defer=post is not None,
-                                    closing=[s.id for s, _ in self._closing])
+                                    closing=[s.id for s, _ in self._closing],
+                                    after=old if post is not None else None)
         self._before = before
         self.session = session
         self._durable.reset()

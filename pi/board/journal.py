@@ -242,10 +242,13 @@ class Journal:
         self._failure: JournalWriteError | None = None
         #: folders fsync'd after the next write (a new journal's own and its game's parent)
         self._folders: tuple[Path, ...] = ()
+        #: called by the writer thread before its first write (:meth:`create`'s ``after``)
+        self._after: Callable[[], None] | None = None
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], start: Mapping[str, Any] | _HasToDict, *,
-               defer: bool = False, folders: Iterable[str | os.PathLike[str]] = ()) -> Journal:
+               defer: bool = False, folders: Iterable[str | os.PathLike[str]] = (),
+               after: Callable[[], None] | None = None) -> Journal:
         """Creates the journal ``path`` (it must not exist) with ``start`` as line 1, durable
         (file, folder and ``folders`` fsync'd: a new game's parent, its folder just made) when
         this returns. Raises JournalWriteError, or ValueError for a start that is not a
@@ -255,7 +258,10 @@ class Journal:
         writer thread once :meth:`write_behind` is on, told through ``on_durable`` like any
         line (the daemon's loop never waits for these fsyncs), or by the first :meth:`append`
         or :meth:`sync` without it. :attr:`durable_count` is 0 until then; a failure is the
-        journal's, as for any line (``on_failed``, :meth:`sync`)."""
+        journal's, as for any line (``on_failed``, :meth:`sync`). ``after`` (with ``defer``):
+        the writer thread calls it before that first write and writes nothing until it returns
+        — the game before's journal made whole first; a JournalWriteError it raises fails this
+        journal."""
         p = Path(path)
         first = encode_line(start)
         if json.loads(first).get("type") != "start":
@@ -268,6 +274,7 @@ class Journal:
                 from None
         journal = cls(p, fd, 0, 0)
         journal._folders = (p.parent, *(Path(f) for f in folders))
+        journal._after = after if defer else None
         journal._queue.append(first)
         journal._lines = 1
         if not defer:
@@ -407,13 +414,17 @@ class Journal:
                 batch, self._queue = self._queue, []
             first = self._durable + 1
             try:
+                after, self._after = self._after, None
+                if after is not None:
+                    after()  # what must be durable before this journal's first line
                 self._write(b"".join(batch))
-            except OSError as exc:
+            except (OSError, JournalWriteError) as exc:
+                why = _describe(exc) if isinstance(exc, OSError) else f"waited for: {exc}"
                 if self._broken is None:  # a write that failed whole: no later line may follow
-                    self._broken = _describe(exc)
+                    self._broken = why
                 failure = JournalWriteError(
                     f"{self.path}: lines {first}-{first + len(batch) - 1} and any after them are "
-                    f"NOT recorded: {_describe(exc)}")
+                    f"NOT recorded: {why}")
                 with self._cond:
                     self._failure = failure
                     self._queue.clear()

@@ -124,7 +124,8 @@ class GameSession:
     @classmethod
     def begin(cls, state: StateDir, start_line: dict[str, Any], *,
               when: datetime | None = None, board: int | None = None,
-              defer: bool = False, closing: Iterable[str] = ()) -> GameSession:
+              defer: bool = False, closing: Iterable[str] = (),
+              after: GameSession | None = None) -> GameSession:
         """A new game: a new folder, the journal with ``start_line`` (TRACE.md's start object;
         ``id`` and ``started_at`` are filled in here: ``when``, default now, as ISO 8601 UTC to
         the millisecond, ``2026-11-22T05:12:30.000+00:00``; a naive ``when`` is taken as UTC;
@@ -143,7 +144,10 @@ class GameSession:
         then :attr:`line` is 0: nothing of the game may leave the board. If that first write
         fails, the folder is removed on the writer's thread before ``on_failed`` is told.
         ``closing``: ids of games being closed meanwhile (:meth:`close_behind`), not yet
-        marked finished (``StateDir.new_game``)."""
+        marked finished (``StateDir.new_game``). ``after`` (with ``defer``): the game before,
+        whose journal must hold every line handed to it before this game's start line is
+        written — a stop in between leaves the game before as its journal has it, and this one
+        never begun (its lines' order on disk is the order they were played)."""
         stamp = when if when is not None else datetime.now(timezone.utc)
         stamp = stamp.replace(tzinfo=timezone.utc) if stamp.tzinfo is None \
             else stamp.astimezone(timezone.utc)
@@ -157,7 +161,8 @@ class GameSession:
         try:
             # deferred, the games folder is fsync'd with the start line (new_game did not)
             journal = Journal.create(game.trace, line, defer=defer,
-                                     folders=(state.games,) if defer else ())
+                                     folders=(state.games,) if defer else (),
+                                     after=None if after is None else after.journal.sync)
         except JournalError:
             state.remove_unbegun(game)
             raise

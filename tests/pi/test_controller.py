@@ -646,3 +646,51 @@ def test_write_behind_a_begin_that_fails_is_tried_again_and_closes_the_game_befo
     assert closes == [over.id]
     c.stop()
     assert over.game.finished_info() == {"result": "0-1"}
+
+
+def test_write_behind_the_next_start_line_waits_for_the_game_befores_last_lines(
+        rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The disk stalls on the resignation's line; the players take the pieces off and set them
+    up again (the loop does not wait: the next game begins on the screen). The next game's start
+    line is not written before the game before's last line is on disk: killed in between, the
+    next start finds the game before as its journal has it (resumed: its result never reached
+    the disk, never left the board) and no trace of the next — the games' lines reach the disk
+    in the order they were played, as when the loop waited for them."""
+    import errno
+    import os
+    import threading
+    import time as wall
+
+    c, clock, time, _, _, _, state = rig
+    stall = Stall(monkeypatch)
+    c.post = stall.post
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    stall.deliver(c)
+    assert c.session is not None
+    first = c.session.game
+    held, killed = threading.Event(), threading.Event()
+    real_write = os.write
+
+    def write(fd: int, data: bytes) -> int:  # the first game's journal writer: no answer
+        if held.is_set() and threading.current_thread().name == "journal" \
+                and os.readlink(f"/proc/self/fd/{fd}") == str(first.trace):
+            assert killed.wait(10)
+            raise OSError(errno.EIO, os.strerror(errno.EIO))  # the process is gone
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", write)
+    held.set()
+    c.handle(ButtonPressed(_stamp(time), "resign", "white"))
+    c.handle(SnapshotTaken(_stamp(time), frozenset()))
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))  # the next game, begun on the loop
+    second = c.session.game
+    assert second != first and c.phase == Phase.OVER  # the readers: still the game before
+    wall.sleep(0.3)
+    assert second.trace.read_bytes() == b""  # its start line waits for the game before's end
+    # the kill: a new controller on the same state directory
+    again = BoardController(Config(time_control="600"), state, time, wall=lambda: None)
+    said = again.resume()
+    assert again.session is not None and again.session.game == first, said
+    assert [g.id for g in state.game_dirs()] == [first.id] and not first.is_finished()
+    killed.set()  # the old process's threads end (their writes fail)
+    again.stop()

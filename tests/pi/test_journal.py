@@ -567,3 +567,29 @@ def test_a_deferred_journal_without_a_writer_is_written_at_the_first_append_or_s
     b.close()
     assert [len(read_journal(p).lines) for p in (tmp_path / "a.jsonl", tmp_path / "b.jsonl")] \
         == [2, 1]
+
+
+def test_a_deferred_journal_writes_nothing_before_what_it_waits_for(tmp_path: Path) -> None:
+    """``after``: the writer thread's first write waits for it (the game before's journal made
+    whole); when it raises, this journal fails, nothing of it written."""
+    gate = threading.Event()
+    told: list[object] = []
+    j = Journal.create(tmp_path / "a.jsonl", START, defer=True, after=lambda: gate.wait(10))
+    j.write_behind(told.append, told.append)
+    j.submit(events(1)[0])
+    assert not (tmp_path / "a.jsonl").read_bytes() and j.durable_count == 0
+    gate.set()
+    j.sync()
+    j.close()
+    assert len(read_journal(tmp_path / "a.jsonl").lines) == 2
+
+    def before_failed() -> None:
+        raise JournalWriteError("game before: lines 5-5 are NOT recorded: journal closed")
+
+    k = Journal.create(tmp_path / "b.jsonl", START, defer=True, after=before_failed)
+    k.write_behind(told.append, told.append)
+    with pytest.raises(JournalWriteError, match=r"lines 1-1 .*NOT recorded: waited for: game "
+                                                r"before: lines 5-5"):
+        k.sync()
+    k.close()
+    assert (tmp_path / "b.jsonl").read_bytes() == b""
