@@ -292,8 +292,9 @@ def parse_command(payload: bytes) -> Command | Resend:
             raise BadMessage("cmd: resend is not an object")
         return Resend(_game_id(r.get("game"), "resend"), _line_number(r.get("from"), "resend"))
     cmd_id = obj.get("id")
-    if not isinstance(cmd_id, str) or not 1 <= len(cmd_id) <= _MAX_ID:
-        raise BadMessage("cmd: needs an id (a string of 1..128 characters)")
+    if not isinstance(cmd_id, str) or not 1 <= len(cmd_id) <= _MAX_ID \
+            or not cmd_id.isprintable():  # it is in every refusal's one line and in the ack
+        raise BadMessage("cmd: needs an id (1..128 printable characters)")
     if "action" in obj:
         action = obj["action"]
         if not isinstance(action, dict) or not isinstance(action.get("action"), str):

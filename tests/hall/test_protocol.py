@@ -74,6 +74,7 @@ def test_bad_journal_messages(payload: bytes) -> None:
     {"id": "x", "pairing": {"white": "a\nb"}}, {"id": "x", "pairing": {"colour": "w"}},
     {"id": "x", "pairing": {}}, {"resend": {"game": GAME, "from": -1}}, {"resend": 3},
     {"id": 5, "action": {"action": "note"}}, {"id": "x", "pairing": {"white": 'say "hi"'}},
+    {"id": "\n"}, {"id": "a\u2028b", "action": {"action": "note"}},  # refusals are one line
 ])
 def test_bad_commands(obj: dict[str, object]) -> None:
     with pytest.raises(BadMessage):
