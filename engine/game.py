@@ -196,7 +196,7 @@ class Game:
     def copy(self) -> Game:
         """An independent copy of the game as it is now (record, position, draw-rule counters):
         what a reader keeps of a point of the game while the game goes on (the board's read side
-        while a line waits for its fsync, ``pi.board.session.GameAt``). Changing one never
+        while a line waits for its fsync, ``pi.board.durable.GameAt``). Changing one never
         changes the other. Linear in the game's length, at the speed of a list copy."""
         g = Game.__new__(Game)
         c = self._count

@@ -77,7 +77,8 @@ from engine.replay import Fed
 from pi.board.notify import Notifier
 from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, JournalError,
                              JournalWriteError)
-from pi.board.session import DurableViews, GameSession, refresh_game_files
+from pi.board.durable import DurableViews
+from pi.board.session import GameSession, refresh_game_files
 from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
 from pi.board.supersede import (first_touch, no_play, pairing_differs, superseded_note,
@@ -354,7 +355,7 @@ class BoardController:
         """The current game (or the last one, over), None before the first, as the lines handed
         out so far leave it: the readers (the web, the hall) see nothing of a line decided on
         and shown on the screen but still waiting for its fsync, since nothing leaves the board
-        before its line is durable (:class:`pi.board.session.DurableViews`: a view kept before
+        before its line is durable (:class:`pi.board.durable.DurableViews`: a view kept before
         each line is fed, until the line is handed out) — nor of a game whose start line is
         not durable yet (the game before it, then)."""
         if self._before is not None:

@@ -1,6 +1,6 @@
 """``Game.copy`` and ``GameClock.copy``: a copy is the original as it was, whatever the original
 does next (the board's readers keep one while a journal line waits for its fsync,
-``pi.board.session.GameAt``). Property tests (hypothesis): random games, copied at a random
+``pi.board.durable.GameAt``). Property tests (hypothesis): random games, copied at a random
 point, the original played on (moves, marks undone, the clock pressed, stopped, corrected); the
 copy still reads exactly as a fresh object brought to that point."""
 

@@ -1,4 +1,4 @@
-"""The board's durable read side (``pi.board.session.DurableViews``) on a real session: what the
+"""The board's durable read side (``pi.board.durable.DurableViews``) on a real session: what the
 readers (the web, the hall) see is the game as the lines handed out so far leave it, while the
 arbiter (and the screen) is already on the lines still waiting for their fsync. The controller
 drives it (``pi.board.controller``); here each call is made by hand, in the controller's order:
@@ -20,7 +20,8 @@ import pytest
 from engine.board import Board
 from engine.decisions import MoveCommitted
 from engine.events import ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
-from pi.board.session import DurableViews, GameAt, GameSession
+from pi.board.durable import DurableViews, GameAt
+from pi.board.session import GameSession
 from pi.board.statedir import StateDir
 
 START: dict[str, Any] = {"type": "start", "variant": "italian", "fen": None, "clock": True,
