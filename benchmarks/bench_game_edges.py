@@ -25,10 +25,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from unittest.mock import patch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -39,19 +36,9 @@ from pi.board.controller import BoardController, Input
 from pi.board.statedir import StateDir
 from pi.drivers.timebase import GameTime
 
+from daemon_rig import stalled_journal
+
 INITIAL = Board(None, "italian").occupied_algebraic()
-
-
-@contextmanager
-def stalled_disk(seconds: float) -> Iterator[None]:
-    """Every fsync held ``seconds`` first."""
-    real = os.fsync
-
-    def slow(fd: int) -> None:
-        time.sleep(seconds)
-        real(fd)
-    with patch.object(os, "fsync", slow):
-        yield
 
 
 def timed(c: BoardController, item: Input) -> float:
@@ -88,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         gt = GameTime()
         c = BoardController(Config(clock=False), state, gt, wall=lambda: None,
                             post=posted.put)
-        with stalled_disk(args.stall):
+        with stalled_journal(args.stall, every_file=True):
             for _ in range(args.games):
                 begin.append(timed(c, SnapshotTaken(gt.stamp(), INITIAL)))
                 deliver(c, posted)

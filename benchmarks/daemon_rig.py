@@ -303,14 +303,15 @@ class HandOff:
 
 
 @contextmanager
-def stalled_journal(seconds: float) -> Iterator[None]:
+def stalled_journal(seconds: float, every_file: bool = False) -> Iterator[None]:
     """Every fsync of a game's journal (``trace.jsonl``) held ``seconds`` first: a state disk
-    stalling under other tenants' writes (the other files' fsyncs are not held)."""
+    stalling under other tenants' writes (the other files' fsyncs are not held, unless
+    ``every_file``: the folders', the game files' and the markers' too)."""
     real = os.fsync
 
     def slow(fd: Any) -> None:
         try:
-            journal = os.readlink(f"/proc/self/fd/{fd}").endswith("trace.jsonl")
+            journal = every_file or os.readlink(f"/proc/self/fd/{fd}").endswith("trace.jsonl")
         except OSError:
             journal = False
         if journal:

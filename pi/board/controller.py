@@ -250,9 +250,10 @@ class BoardController:
             log.info("game %s never began (the daemon stopped before its start line was on "
                      "disk): its folder is removed", game.id)
             self.state.remove_unbegun(game)
-            if self.state.unfinished() == game:
+            again = self.state.unfinished()
+            if again == game:
                 break  # it could not be removed (logged): resumed as a damaged journal
-            game = self.state.unfinished()
+            game = again
         self._files_failures = refresh_game_files(self.state,
                                                   skip=None if game is None else game.id)
         if game is None:

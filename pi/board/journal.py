@@ -324,6 +324,11 @@ class Journal:
         return self._lines
 
     @property
+    def writes_behind(self) -> bool:
+        """:meth:`write_behind` is on (a writer thread makes the lines durable)."""
+        return self._writer is not None
+
+    @property
     def durable_count(self) -> int:
         """Lines written and fsync'd (equal to :attr:`line_count` without write-behind)."""
         return self._durable

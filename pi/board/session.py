@@ -91,8 +91,6 @@ class GameSession:
         #: newest text only: a text made while another is being written replaces any waiting
         self._writer: LatestWorker[RecordSnapshot | None] = LatestWorker(self._write_body,
                                                                          "game-files")
-        #: with write-behind: the ``finished`` marker is the files' thread's, after the record
-        self._behind = False
         #: the marker handed to the files' thread (written after the next text it writes)
         self._marker_handed = False
         #: a deferred begin (:meth:`begin`): removes the game's folder if line 1 fails
@@ -249,7 +247,6 @@ class GameSession:
                 self._unbegun()  # line 1 never durable: no game to block the next one
             on_failed(error)
 
-        self._behind = True
         self.journal.write_behind(lambda _n: on_durable(), failed)
 
     def durable(self) -> None:
@@ -332,12 +329,9 @@ class GameSession:
             if isinstance(d, GameEnded):
                 ended = d
         if ended is not None and not self._finished:
-            self._finished = True
-            self._marker = (ended.result,)
             log.info("game %s ended %s (%s, %s)", self.game.id, ended.result, ended.reason,
                      ended.article)
-            if self.journal.durable_count >= self.journal.line_count:
-                self._mark_finished()
+            self.finish(ended.result)
 
     def _mark_finished(self) -> None:
         """The record whole, then the ``finished`` marker: only once the journal holds the
@@ -348,7 +342,7 @@ class GameSession:
             return
         self._texts.clear()
         self._files_stale = False
-        if self._behind:
+        if self.journal.writes_behind:  # the ``finished`` marker is the files' thread's
             self._marker_handed = True
             self._writer.submit(self._snapshot())
             return

@@ -349,11 +349,15 @@ class StateDir:
         """The game to resume: the newest game without a ``finished`` marker, or None. Older
         unfinished games are logged (a daemon stopped while it closed one behind the next game,
         which ``pi.board.session.refresh_game_files`` then finishes; or folders copied in)."""
-        pending = [g for g in self.game_dirs() if not g.is_finished()]
+        pending = self._unfinished(self.game_dirs())
         for older in pending[:-1]:
             log.warning("game %s is unfinished but not the newest (a close cut short by a stop, "
                         "or a folder copied in)", older.id)
         return pending[-1] if pending else None
+
+    @staticmethod
+    def _unfinished(dirs: list[GameDir], closing: frozenset[str] = frozenset()) -> list[GameDir]:
+        return [g for g in dirs if g.id not in closing and not g.is_finished()]
 
     def new_game(self, when: datetime | None = None, board: int | None = None, *,
                  durable: bool = True, closing: Iterable[str] = ()) -> GameDir:
@@ -365,9 +369,8 @@ class StateDir:
         way to the disk, ``pi.board.session.GameSession.close_behind``): not in the way; if the
         daemon stops before their marker, the next start finishes them
         (``pi.board.session.refresh_game_files``)."""
-        closing = frozenset(closing)
         dirs = self.game_dirs()
-        pending = [g for g in dirs if g.id not in closing and not g.is_finished()]
+        pending = self._unfinished(dirs, frozenset(closing))
         current = pending[-1] if pending else None
         if current is not None:
             raise StateDirError(f"{current.path}: game {current.id} is unfinished; resume it or "
