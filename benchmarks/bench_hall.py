@@ -27,8 +27,13 @@ hub's ``GET /events``. Printed:
 
 Without ``damiera hub`` installed, ``--stand-in`` measures to a plain subscriber instead (the
 broker's share of the path only): those figures are not the hub's.
-The machine's cores are shared with whatever else runs: the boards' processes too
-(``--boards-nice 10`` serves the hub and the broker first, as if the boards were elsewhere).
+The machine's cores are shared with whatever else runs: the boards' processes too. In a hall the
+boards are other machines; here ``--boards-nice 10`` serves the hub and the broker first when
+both want a core, and ``--boards-idle`` (Linux's ``SCHED_IDLE``) gives the boards only the
+cycles nothing else wants: a hub's process that wakes takes the core at once instead of waiting
+for a board's time slice. Either way a line's latency counts from the board's ``publish`` call,
+so a board held back between that call and its socket adds to the figures, and the lines/s
+shows whether the boards kept pace.
 """
 
 from __future__ import annotations
@@ -76,11 +81,11 @@ def wait_http(port: int, timeout: float = 30.0) -> None:
 
 
 def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int, stagger: float,
-                 per_process: int, start_at: float | None = None, nice: int = 0
-                 ) -> list[tuple[subprocess.Popen[str], Path]]:
+                 per_process: int, start_at: float | None = None, nice: int = 0,
+                 idle: bool = False) -> list[tuple[subprocess.Popen[str], Path]]:
     """The simulated boards' processes; ``start_at``: the wall time their first games begin
     from (every process the same second), else each process's start; ``nice``: their
-    niceness (``nice -n``)."""
+    niceness (``nice -n``); ``idle``: scheduled ``SCHED_IDLE`` (module docstring)."""
     out = []
     for first in range(1, boards + 1, per_process):
         last = min(boards, first + per_process - 1)
@@ -92,7 +97,10 @@ def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int, stag
                "--stagger", str(stagger)]
         if start_at is not None:
             cmd += ["--start-at", f"{start_at:.3f}"]
-        out.append((subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True), times))
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        if idle:  # at once: the process is still loading its modules
+            os.sched_setscheduler(proc.pid, os.SCHED_IDLE, os.sched_param(0))
+        out.append((proc, times))
     return out
 
 
@@ -160,7 +168,8 @@ def hub_command(profile: Path | None) -> list[str]:
 
 def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         seed: int = 1, keep: Path | None = None, per_process: int = 250,
-        shares: int = 1, profile: Path | None = None, nice: int = 0) -> dict[str, Any]:
+        shares: int = 1, profile: Path | None = None, nice: int = 0, idle: bool = False
+        ) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="bench-hall-"))
     hub_dir = root / "hub"
     hub_dir.mkdir()
@@ -197,7 +206,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         # the first moves come after the players' first think: a few game seconds
         started = time.time()
         fleets = start_fleets(broker.url, boards, pace, root, seed, stagger=30.0,
-                              per_process=per_process, nice=nice)
+                              per_process=per_process, nice=nice, idle=idle)
         time.sleep(warmup)
         since = time.time()
         cpu0, loop0, taken0 = stats.cpu(), stats.loop_cpu(), replica_lines(hub_dir)
@@ -243,7 +252,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "fleet_cpu": sum(f.get("cpu", 0.0) for f in fleet_out)
                 / (time.time() - started) * 100,
                 "fleet_rss": max((f.get("rss_mb", 0.0) for f in fleet_out), default=0.0),
-                "fleets": len(fleets), "nice": nice,
+                "fleets": len(fleets), "nice": nice, "idle": idle,
                 "sse_error": sse.error if sse is not None else None,
                 "reconnects": sse.reconnects if sse is not None else 0,
                 "hub": "stand-in subscriber" if stand_in else
@@ -271,7 +280,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
 
 
 def round_start(boards: int, pace: float, seconds: float, lead: float, per_process: int,
-                seed: int = 1, nice: int = 0) -> dict[str, Any]:
+                seed: int = 1, nice: int = 0, idle: bool = False) -> dict[str, Any]:
     """A synchronised round start: the hub up and one hall page on its stream, then every
     board's first game begun at the same second (its start line and its set-up, the power-up
     snapshot, published at once), played on for ``seconds``. ``lead``: seconds given to the
@@ -298,7 +307,8 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
         sse.start()
         start_at = time.time() + lead
         fleets = start_fleets(broker.url, boards, pace, root, seed, stagger=0.0,
-                              per_process=per_process, start_at=start_at, nice=nice)
+                              per_process=per_process, start_at=start_at, nice=nice,
+                              idle=idle)
         cpu0 = stats.cpu()
         time.sleep(max(0.0, start_at - time.time()) + seconds)
         cpu = stats.cpu() - cpu0
@@ -340,7 +350,8 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
                 "published_max": max(published) if published else math.nan,
                 "burst": burst, "cpu": cpu / seconds * 100, "rss": rss, "peak": peak,
                 "lines": total, "lost": lost, "games_bad": bad,
-                "reconnects": sse.reconnects, "sse_error": sse.error}
+                "reconnects": sse.reconnects, "sse_error": sse.error,
+                "fleets": len(fleets), "nice": nice, "idle": idle}
     finally:
         for proc, _ in fleets:
             if proc.poll() is None:
@@ -359,6 +370,12 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
         shutil.rmtree(root, ignore_errors=True)
 
 
+def boards_where(r: dict[str, Any]) -> str:
+    """The boards' processes and how they were scheduled (``--boards-idle``, ``--boards-nice``)."""
+    return (f"{r['fleets']} process(es)" + (" under SCHED_IDLE" if r.get("idle") else "")
+            + (f" at nice {r['nice']}" if r.get("nice") else ""))
+
+
 def show_round_start(r: dict[str, Any]) -> None:
     print(f"round start: {r['boards']} boards begin at the same second at {r['pace']:g}x pace, "
           f"{r['seconds']:g} s played; machine's load average {r['load']:.1f} on "
@@ -372,6 +389,7 @@ def show_round_start(r: dict[str, Any]) -> None:
           f"p99 {r['p99']:.2f} s, the last {r['max']:.2f} s after the second "
           f"({r['never']} never; target: all within 5 s)")
     print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
+    print(f"  boards: {boards_where(r)}")
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not "
           "byte-equal; target 0)")
     if r["reconnects"] or r["sse_error"]:
@@ -395,9 +413,7 @@ def show(r: dict[str, Any]) -> None:
           f"event loop's thread {loop_line:.3f} ms (the rest: the executor's, the replicas' "
           f"fsyncs); per line taken into its replicas ({r['taken']:.0f} lines/s in the "
           "window)")
-    print(f"  boards: {r['fleets']} process(es)"
-          + (f" at nice {r['nice']}" if r.get("nice") else "")
-          + f", CPU {r['fleet_cpu']:.0f}% of a core in all, "
+    print(f"  boards: {boards_where(r)}, CPU {r['fleet_cpu']:.0f}% of a core in all, "
           f"RSS {r['fleet_rss']:.0f} MB the largest")
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not byte-equal)")
     if r["reconnects"] or r["sse_error"]:
@@ -427,6 +443,10 @@ def main() -> None:
                    "broker; at N > 0 those two are served first and starved boards publish "
                    "late, which the lines/s shows (latency counts from each line's actual "
                    "publish)")
+    p.add_argument("--boards-idle", action="store_true",
+                   help="schedule the boards' processes SCHED_IDLE (Linux): they run only on "
+                   "cycles the hub, the broker and the page leave, as if they were other "
+                   "machines (default off; the lines/s shows whether they kept pace)")
     p.add_argument("--keep", default=None, help="copy the run's files here")
     p.add_argument("--json", action="store_true", help="also print each run as JSON")
     p.add_argument("--profile-hub", default=None, metavar="FILE",
@@ -442,7 +462,7 @@ def main() -> None:
     args = p.parse_args()
     if args.round_start:
         r = round_start(args.boards, args.pace or 1.0, args.seconds, args.lead,
-                        args.per_process, nice=args.boards_nice)
+                        args.per_process, nice=args.boards_nice, idle=args.boards_idle)
         show_round_start(r)
         if args.json:
             print(json.dumps(r))
@@ -457,7 +477,7 @@ def main() -> None:
                 keep=Path(args.keep) / str(n) if args.keep else None,
                 per_process=args.per_process, shares=args.shares,
                 profile=Path(args.profile_hub) if args.profile_hub else None,
-                nice=args.boards_nice)
+                nice=args.boards_nice, idle=args.boards_idle)
         show(r)
         if args.json:
             print(json.dumps(r))

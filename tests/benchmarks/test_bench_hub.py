@@ -5,10 +5,14 @@ The block it runs: docs/developer-hub-load.md, under ## The benchmarks."""
 
 from __future__ import annotations
 
+import importlib
+import os
 import re
 import shlex
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -47,6 +51,37 @@ def test_bench_hub_cpu_as_documented() -> None:
         assert "load average" in out
 
 
+def test_bench_hall_schedules_the_boards_idle(tmp_path: Path) -> None:
+    """``--boards-idle``: every boards' process is SCHED_IDLE (and keeps its niceness) from its
+    start; nothing listens at the broker's address, the boards retry meanwhile."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        bench_hall = importlib.import_module("bench_hall")
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    fleets = bench_hall.start_fleets(f"mqtt://127.0.0.1:{port}", 2, 10.0, tmp_path, 1,
+                                     stagger=0.0, per_process=1, nice=5, idle=True)
+    try:
+        for proc, _ in fleets:  # ``nice`` has set the niceness and run the boards' Python
+            deadline = time.monotonic() + 30
+            while Path(f"/proc/{proc.pid}/comm").read_text().strip() == "nice":
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.05)
+        assert [os.sched_getscheduler(p.pid) for p, _ in fleets] == [os.SCHED_IDLE] * 2
+        assert [os.getpriority(os.PRIO_PROCESS, p.pid) for p, _ in fleets] == [5, 5]
+        plain = bench_hall.start_fleets(f"mqtt://127.0.0.1:{port}", 1, 10.0, tmp_path / "p",
+                                        1, stagger=0.0, per_process=1)
+        fleets += plain
+        assert os.sched_getscheduler(plain[0][0].pid) == os.SCHED_OTHER
+    finally:
+        for proc, _ in fleets:
+            proc.kill()
+            proc.communicate()
+
+
 @pytest.mark.slow
 def test_bench_hall_as_documented() -> None:
     """A private Mosquitto, the hub, light boards and a hall page: every line of the boards'
@@ -59,3 +94,5 @@ def test_bench_hall_as_documented() -> None:
             assert f"on the hall page: {boards} of {boards} boards" in out, out
         else:
             assert "hub CPU per journal line" in out and "load average" in out
+        if "--boards-idle" in command:
+            assert "process(es) under SCHED_IDLE" in out, out
