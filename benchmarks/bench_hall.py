@@ -21,6 +21,10 @@ hub's ``GET /events``. Printed:
   Target: <= 0.3 ms.
 - **lines lost**: after the boards stop and the hub has caught up, every board's journal
   compared with its replica ``<state-dir>/boards/<N>/games/<id>/trace.jsonl`` (must be 0).
+- **host**: the host's speed before the run and after it, the same fixed work every time
+  (``hall_bench_rig.host_reference``: µs of CPU per journal line for the engine's replay of
+  fixed games). This VM's host sometimes runs a quarter slower without stealing anything
+  visible; every process's CPU per line then rises with this figure.
 - ``--sweep 200,400,800``: one run per number of boards, a table, and the first count where
   p99 > 1 s; ``--sweep auto`` doubles from 100 boards until p99 passes 1 s, then tries halfway
   back once.
@@ -59,7 +63,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "hall"), str(Path(__file__).reso
 
 from broker import Broker
 from hall_bench_rig import (ProcStats, SseClient, StandInHub, compare_replicas, free_port,
-                      latencies, percentile, read_times, replica_lines)
+                            host_reference, latencies, percentile, read_times, replica_lines)
 
 HALL = "hall"
 
@@ -170,6 +174,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         seed: int = 1, keep: Path | None = None, per_process: int = 250,
         shares: int = 1, profile: Path | None = None, nice: int = 0, idle: bool = False
         ) -> dict[str, Any]:
+    host_before = host_reference()
     root = Path(tempfile.mkdtemp(prefix="bench-hall-"))
     hub_dir = root / "hub"
     hub_dir.mkdir()
@@ -233,6 +238,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
             if lost == 0 or time.time() > deadline:
                 break
             time.sleep(0.5)
+        host_after = host_reference()
         seen = stand.seen if stand is not None else (sse.seen if sse is not None else [])
         times = read_times([t for _, t in fleets])
         published = sum(len(v) for v in times.values())
@@ -253,6 +259,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 / (time.time() - started) * 100,
                 "fleet_rss": max((f.get("rss_mb", 0.0) for f in fleet_out), default=0.0),
                 "fleets": len(fleets), "nice": nice, "idle": idle,
+                "host": [host_before, host_after],
                 "sse_error": sse.error if sse is not None else None,
                 "reconnects": sse.reconnects if sse is not None else 0,
                 "hub": "stand-in subscriber" if stand_in else
@@ -294,6 +301,7 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
     hub: subprocess.Popen[bytes] | None = None
     sse: SseClient | None = None
     fleets: list[tuple[subprocess.Popen[str], Path]] = []
+    host_before = host_reference()
     try:
         port = free_port()
         unsigned = [a for n in range(1, boards + 1) for a in ("--accept-unsigned", str(n))]
@@ -326,6 +334,7 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
             if lost == 0 or time.time() > deadline:
                 break
             time.sleep(0.5)
+        host_after = host_reference()
         times = read_times([t for _, t in fleets])
         first: dict[str, tuple[float, str]] = {}  # board -> (its line 1's publish, game)
         for (board, game), lines in times.items():
@@ -351,7 +360,8 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
                 "burst": burst, "cpu": cpu / seconds * 100, "rss": rss, "peak": peak,
                 "lines": total, "lost": lost, "games_bad": bad,
                 "reconnects": sse.reconnects, "sse_error": sse.error,
-                "fleets": len(fleets), "nice": nice, "idle": idle}
+                "fleets": len(fleets), "nice": nice, "idle": idle,
+                "host": [host_before, host_after]}
     finally:
         for proc, _ in fleets:
             if proc.poll() is None:
@@ -376,6 +386,13 @@ def boards_where(r: dict[str, Any]) -> str:
             + (f" at nice {r['nice']}" if r.get("nice") else ""))
 
 
+def host_line(r: dict[str, Any]) -> str:
+    """The host's speed around the run (:func:`hall_bench_rig.host_reference`)."""
+    before, after = r["host"]
+    return (f"  host: the reference replay {before:.1f} µs per line before the run, {after:.1f} "
+            "after (the engine on one core; higher: the host slower)")
+
+
 def show_round_start(r: dict[str, Any]) -> None:
     print(f"round start: {r['boards']} boards begin at the same second at {r['pace']:g}x pace, "
           f"{r['seconds']:g} s played; machine's load average {r['load']:.1f} on "
@@ -390,6 +407,7 @@ def show_round_start(r: dict[str, Any]) -> None:
           f"({r['never']} never; target: all within 5 s)")
     print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
     print(f"  boards: {boards_where(r)}")
+    print(host_line(r))
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not "
           "byte-equal; target 0)")
     if r["reconnects"] or r["sse_error"]:
@@ -416,6 +434,7 @@ def show(r: dict[str, Any]) -> None:
     print(f"  boards: {boards_where(r)}, CPU {r['fleet_cpu']:.0f}% of a core in all, "
           f"RSS {r['fleet_rss']:.0f} MB the largest")
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not byte-equal)")
+    print(host_line(r))
     if r["reconnects"] or r["sse_error"]:
         print(f"  hall page: dropped by the hub and reconnected {r['reconnects']} time(s)"
               + (f"; last error: {r['sse_error']}" if r["sse_error"] else ""))

@@ -16,7 +16,8 @@ and the hub carries it forward by the difference (on the real clock, the recordi
 hours behind: every clock read an hour ahead, flags fell, and the tick
 re-summed those boards). Printed: the process CPU per journal line over the feeding (the hub's
 work only: the recording is not counted), the garbage collections while fed (each holds the
-loop: the longest is a floor under the hall page's worst latency) and the load average.
+loop: the longest is a floor under the hall page's worst latency), the load average and the
+host's speed before and after (``hall_bench_rig.host_reference``: the same fixed work each time).
 ``--profile N``: cProfile's N costliest functions (cumulative), the feeding run again under the
 profiler.
 """
@@ -38,8 +39,9 @@ from typing import Callable
 from unittest.mock import patch
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT)]
+sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
+from hall_bench_rig import host_reference
 from hardware_mocks.hall_boards import LightBoard
 from pi.hall.collector import Collector
 from pi.hall.hall_http import COALESCE, HallClient, HallServer
@@ -177,6 +179,7 @@ def main() -> None:
         batches, lines = record(args.boards, args.pace, args.seconds, Path(tmp) / "boards",
                                 args.batch, args.stagger)
         messages = sum(len(b) for _, b in batches)
+        host_before = host_reference()
         collector = Collector()
         if args.gc == "hub":
             collector.install()
@@ -199,10 +202,13 @@ def main() -> None:
               f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print(f"  hub CPU per journal line: {cpu / lines * 1000:.3f} ms "
               f"({cpu:.2f} s in all; target <= 0.3 ms)")
+        host_after = host_reference()
         print(f"  garbage collections while fed: {pauses.summary()}")
         if full is not None:
             print(f"  then the whole heap collected (the hub's between rounds, at the latest "
                   f"every {collector.full_at_latest / 60:g} minutes): {full * 1000:.0f} ms")
+        print(f"  host: the reference replay {host_before:.1f} µs per line before the run, "
+              f"{host_after:.1f} after (benchmarks/hall_bench_rig.py; higher: the host slower)")
         if args.profile:
             prof = cProfile.Profile(time.thread_time)
             asyncio.run(feed(batches, Path(tmp) / "hub2", args.boards, args.page, prof))

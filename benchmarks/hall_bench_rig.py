@@ -1,14 +1,18 @@
 """The parts of benchmarks/bench_hall.py: the hall-page SSE client, the hub's process figures
-(/proc), the comparison of every replica with its board's journal, the latency join, and a
-stand-in hub (a plain subscriber keeping replicas) for when ``damiera hub`` is not installed."""
+(/proc), the comparison of every replica with its board's journal, the latency join, a
+stand-in hub (a plain subscriber keeping replicas) for when ``damiera hub`` is not installed,
+and the host's speed at the moment (:func:`host_reference`, bench_hub_cpu's too)."""
 
 from __future__ import annotations
 
 import bisect
+import gc
 import http.client
 import json
 import os
+import random
 import socket
+import statistics
 import threading
 import time
 from collections import defaultdict
@@ -18,12 +22,59 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from engine.replay import RAISE, Replay
+from hardware_mocks.hall_games import TIME_CONTROL, natural_game
+from pi.board.journal import encode_line
 from pi.hall import protocol
 
 __all__ = ["SseClient", "ProcStats", "compare_replicas", "replica_lines", "latencies", "read_times",
-           "StandInHub", "free_port", "percentile"]
+           "StandInHub", "free_port", "percentile", "host_reference"]
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+#: The reference games (:func:`host_reference`): made once per process.
+_REFERENCE: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+
+
+def host_reference(seconds: float = 1.0) -> float:
+    """This host's speed now, to read a run's figures beside: the median CPU time per journal
+    line, in microseconds, of the engine replaying the same games every time (20 natural games
+    of the simulated boards, seed 0, ``engine.replay.Replay`` as the hub feeds it) for about
+    ``seconds`` of this thread's CPU. A host that runs slower than usual — a neighbour's load,
+    a lower clock: nothing ``vmstat`` shows as stolen — reads higher, and every process's CPU
+    per line with it (docs/developer-hub-load.md, "07:40–08:10")."""
+    if not _REFERENCE:
+        rng = random.Random(0)
+        for _ in range(20):
+            start = {"type": "start", "variant": "italian", "fen": None, "clock": True,
+                     "transcribed": True, "time_control": TIME_CONTROL, "white": "w",
+                     "black": "b", "event": "reference", "round": "1", "board": 1,
+                     "id": "reference", "started_at": "2026-11-27T00:00:00.000+00:00"}
+            records = [json.loads(encode_line(e.to_dict()))
+                       for e in natural_game("italian", rng, max_plies=rng.randint(60, 120))]
+            _REFERENCE.append((start, records))
+    lines = sum(len(r) for _, r in _REFERENCE)
+    rounds: list[float] = []
+    spent = 0.0
+    collecting = gc.isenabled()
+    gc.disable()  # the caller's heap (a benchmark's recording) would be walked: not the host's
+    try:
+        while spent < seconds or len(rounds) < 4:  # the first round warms up: not counted
+            t0 = time.thread_time()
+            for start, records in _REFERENCE:
+                replay = Replay(start, RAISE)
+                for n, record in enumerate(records, 2):
+                    replay.take(record, replay.read_event(record), n)
+                    if replay.arbiter.game.outcome is not None:
+                        break
+            took = time.thread_time() - t0
+            spent += took
+            rounds.append(took / lines * 1e6)
+    finally:
+        if collecting:
+            gc.enable()
+    return statistics.median(rounds[1:])
 
 
 def free_port() -> int:

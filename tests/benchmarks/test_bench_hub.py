@@ -49,6 +49,8 @@ def test_bench_hub_cpu_as_documented() -> None:
         per_line = float(out.split("hub CPU per journal line: ")[1].split(" ms")[0])
         assert per_line > 0
         assert "load average" in out
+        assert re.search(r"host: the reference replay \d+\.\d µs per line before the run, "
+                         r"\d+\.\d after", out), out
 
 
 def test_bench_hall_schedules_the_boards_idle(tmp_path: Path) -> None:
@@ -89,6 +91,7 @@ def test_bench_hall_as_documented() -> None:
     for command in [c for c in doc_commands() if "bench_hall.py" in c]:
         out = run(command, 600)
         assert re.search(r"lines lost: 0 of [1-9]", out), out
+        assert "host: the reference replay" in out, out
         if "--round-start" in command:
             boards = int(command.split("--boards ")[1].split()[0])
             assert f"on the hall page: {boards} of {boards} boards" in out, out
