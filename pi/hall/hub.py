@@ -64,6 +64,12 @@ LINE_WAIT = 2.0
 KEPT_PUBLIC = 2
 #: A line that did not verify is asked again at most this often per game (seconds).
 ASK_AGAIN_AFTER = 1.0
+#: Seconds between two fsyncs of the replicas written meanwhile (:meth:`Hub.sync_loop`, off the
+#: loop; PROTOCOL.md). Every file written in the interval is synced once: at 1,000 boards a
+#: half second made ~1,000 fsyncs a second per share, each taking the interpreter's lock from the
+#: loop and a journal commit from the disk; what an OS crash loses of a replica the boards
+#: resend (docs/developer-hub-load.md, "08:44–09:05").
+SYNC_EVERY = 2.0
 #: Topics whose (board, leaf) is kept once read (every message names one): cleared when full
 #: (a stranger's topics for boards that do not exist cost a read again, no memory).
 MAX_TOPICS = 20_000
@@ -665,7 +671,7 @@ class Hub:
 
     # ------------------------------------------------------------------ durability
 
-    async def sync_loop(self, every: float = 0.5) -> None:
+    async def sync_loop(self, every: float = SYNC_EVERY) -> None:
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(every)

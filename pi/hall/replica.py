@@ -54,7 +54,7 @@ MAX_AHEAD = 4096
 #: 256 of the usual 1,024): a hall whose boards outnumber them opens and closes a file per
 #: write.
 MAX_OPEN = 2048
-#: Descriptors closed by the replica and waiting for the next sync (every half second) at most.
+#: Descriptors closed by the replica and waiting for the next sync (``hub.SYNC_EVERY``) at most.
 MAX_CLOSING = 1024
 
 

@@ -6,12 +6,16 @@ blocked the loop 100 ms and more)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
 import pytest
 
+import pi.hall.hub as hub_mod
 import pi.hall.replica as mod
+from pi.hall.hub import Hub
+from pi.hall.hub_config import HubConfig
 from pi.hall.replica import Replica, sync_taken
 
 
@@ -62,3 +66,46 @@ def test_descriptors_waiting_for_a_sync_stay_bounded(tmp_path: Path,
     sync_taken(taken)
     r.close()
     assert len(list((tmp_path / "boards/7/games").iterdir())) == 11
+
+
+def test_the_hub_fsyncs_each_file_written_once_per_interval_as_the_protocol_says(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PROTOCOL.md, "Durability at the hub": the replicas written since the last sync are
+    fsynced every ``SYNC_EVERY`` seconds off the loop, each file once however many lines and
+    batches it took meanwhile (at 1,000 boards a half second made ~1,000 fsyncs a second per
+    share: docs/developer-hub-load.md)."""
+    protocol = (Path(__file__).resolve().parents[2] / "pi" / "hall" / "PROTOCOL.md").read_text(
+        encoding="utf-8")
+    assert f"fsynced in batches\n  every {hub_mod.SYNC_EVERY:g} s (`SYNC_EVERY`)" in protocol
+    hub = Hub(HubConfig(hall="t", state_dir=tmp_path), tmp_path)
+    synced: list[list[int]] = [[]]  # the fsyncs of each sync (the first makes the folders too)
+    real_fsync = os.fsync
+    monkeypatch.setattr(mod.os, "fsync", lambda fd: synced[-1].append(fd) or real_fsync(fd))
+    slept: list[float] = []
+
+    async def run() -> None:
+        real_sleep = asyncio.sleep
+
+        async def sleep(seconds: float) -> None:
+            slept.append(seconds)
+            if len(slept) > 2:  # two syncs done
+                raise asyncio.CancelledError
+            if len(slept) == 2:
+                synced.append([])
+            for n in range(1, 6):  # the interval: three games written, batch after batch
+                for seq in (1, 2, 3):
+                    hub.replica.defer()
+                    line = 5 * (len(slept) - 1) + n
+                    assert hub.replica.offer("7", _game(seq), line, f'{{"n": {line}}}').kind \
+                        == "appended"
+                    assert hub.replica.flush() == []
+            await real_sleep(0)
+
+        monkeypatch.setattr(hub_mod.asyncio, "sleep", sleep)
+        with pytest.raises(asyncio.CancelledError):
+            await hub.sync_loop()
+
+    asyncio.run(run())
+    assert slept == [hub_mod.SYNC_EVERY] * 3 and hub_mod.SYNC_EVERY == 2.0
+    assert len(synced[0]) > 3  # the three files and their new folders
+    assert len(synced[1]) == 3  # then each file once for its five lines of the interval
