@@ -89,22 +89,23 @@ def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int, stag
                  idle: bool = False) -> list[tuple[subprocess.Popen[str], Path]]:
     """The simulated boards' processes; ``start_at``: the wall time their first games begin
     from (every process the same second), else each process's start; ``nice``: their
-    niceness (``nice -n``); ``idle``: scheduled ``SCHED_IDLE`` (module docstring)."""
+    niceness (``nice -n``); ``idle``: scheduled ``SCHED_IDLE`` (``chrt --idle``, module
+    docstring)."""
     out = []
     for first in range(1, boards + 1, per_process):
         last = min(boards, first + per_process - 1)
         times = root / f"times-{first}.tsv"
-        cmd = ["nice", "-n", str(nice), sys.executable, "-m", "hardware_mocks.hall_fleet",
+        # ``chrt`` first: ``nice`` then sets the niceness under the policy (the policy set by
+        # pid after the start raced ``nice`` and could put the niceness back to 0)
+        cmd = [*(["chrt", "--idle", "0"] if idle else []),
+               "nice", "-n", str(nice), sys.executable, "-m", "hardware_mocks.hall_fleet",
                "--mqtt", url, "--hall", HALL,
                "--boards", f"{first}-{last}", "--dir", str(root / "boards"),
                "--pace", str(pace), "--seed", str(seed), "--times", str(times),
                "--stagger", str(stagger)]
         if start_at is not None:
             cmd += ["--start-at", f"{start_at:.3f}"]
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-        if idle:  # at once: the process is still loading its modules
-            os.sched_setscheduler(proc.pid, os.SCHED_IDLE, os.sched_param(0))
-        out.append((proc, times))
+        out.append((subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True), times))
     return out
 
 

@@ -67,9 +67,10 @@ def test_bench_hall_schedules_the_boards_idle(tmp_path: Path) -> None:
     fleets = bench_hall.start_fleets(f"mqtt://127.0.0.1:{port}", 2, 10.0, tmp_path, 1,
                                      stagger=0.0, per_process=1, nice=5, idle=True)
     try:
-        for proc, _ in fleets:  # ``nice`` has set the niceness and run the boards' Python
+        for proc, _ in fleets:  # ``chrt`` and ``nice`` done: the boards' Python runs
             deadline = time.monotonic() + 30
-            while Path(f"/proc/{proc.pid}/comm").read_text().strip() == "nice":
+            cmdline = Path(f"/proc/{proc.pid}/cmdline")
+            while cmdline.read_bytes().split(b"\0")[0] != sys.executable.encode():
                 assert time.monotonic() < deadline and proc.poll() is None
                 time.sleep(0.05)
         assert [os.sched_getscheduler(p.pid) for p, _ in fleets] == [os.SCHED_IDLE] * 2
