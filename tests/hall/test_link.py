@@ -142,7 +142,12 @@ def test_pairing_goes_to_the_oled_and_the_next_games_start_line(tmp_path: Path) 
             while rig.link.game == first:
                 assert time.monotonic() < deadline, "the untouched game not superseded"
                 time.sleep(0.02)
-            assert (root / "games" / first / "finished").exists()
+            # the game before is closed on a thread of its own once its last lines are durable
+            # (pi.board.session.GameSession.close_behind): its marker may follow the new game
+            marker, deadline = root / "games" / first / "finished", time.monotonic() + 10
+            while not marker.exists():
+                assert time.monotonic() < deadline, "the superseded game never marked finished"
+                time.sleep(0.02)
             first = rig.link.game
             assert json.loads(rig.lines_on_disk()[0])["white"] == "Rossi, Mario"
             rig.sim_action({"action": "adjudicate", "result": "1-0"})
