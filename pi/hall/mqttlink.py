@@ -86,6 +86,9 @@ class MqttLink:
         #: the socket the loop watches (with TLS an ``ssl.SSLSocket``)
         self._sock: socket.socket | None = None
         self._writing = False  # the loop watches it for writing too
+        #: in :meth:`_readable`: paho's wishes to write (a PUBACK per message) are settled once,
+        #: after its ``loop_write``, not by watching and unwatching the socket per message
+        self._reading = False
         self._task: asyncio.Task[None] | None = None
         self._failures = 0  # attempts to connect failed (or refused) in a row
         c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client or client_id(hall),
@@ -197,12 +200,12 @@ class MqttLink:
     # paho's socket callbacks: on the loop's thread, or on the executor's while it connects
     # (for a socket not watched yet: ignored, ``_connect`` looks once it is back)
     def _on_register_write(self, client: mqtt.Client, userdata: object, sock: object) -> None:
-        if sock is self._sock:
+        if sock is self._sock and not self._reading:
             self._watch_write(True)
 
     def _on_unregister_write(self, client: mqtt.Client, userdata: object,
                              sock: object) -> None:
-        if sock is self._sock:
+        if sock is self._sock and not self._reading:
             self._watch_write(False)
 
     def _on_socket_close(self, client: mqtt.Client, userdata: object, sock: object) -> None:
@@ -216,16 +219,23 @@ class MqttLink:
         """Packets read until the socket would block or a batch is full; the broker's
         acknowledgements sent; the batch delivered."""
         client, batch = self.client, self._batch
-        while self._sock is not None and len(batch) < MAX_BATCH:
-            had = len(batch)
-            if client.loop_read() != mqtt.MQTT_ERR_SUCCESS:
-                break
-            sock = self._sock
-            if len(batch) == had and not (isinstance(sock, ssl.SSLSocket) and sock.pending()):
-                break  # nothing more to read now (or a packet for paho only: read next turn)
-        if self._sock is not None:
-            if client.want_write():
+        self._reading = True
+        try:
+            while self._sock is not None and len(batch) < MAX_BATCH:
+                had = len(batch)
+                if client.loop_read() != mqtt.MQTT_ERR_SUCCESS:
+                    break
+                sock = self._sock
+                if len(batch) == had and not (isinstance(sock, ssl.SSLSocket)
+                                              and sock.pending()):
+                    break  # nothing more to read now (or a packet for paho only: next turn)
+            if self._sock is not None and client.want_write():
                 client.loop_write()  # the PUBACKs: the broker sends what follows meanwhile
+        finally:
+            self._reading = False
+        if self._sock is not None:
+            # watched for writing only if paho could not write it all (a full send buffer)
+            self._watch_write(client.want_write())
             if len(batch) >= MAX_BATCH:
                 # the rest on the loop's next turn (a TLS socket's decrypted bytes would not
                 # wake the loop again)
