@@ -29,6 +29,13 @@ hub's ``GET /events``. Printed:
   p99 > 1 s; ``--sweep auto`` doubles from 100 boards until p99 passes 1 s, then tries halfway
   back once.
 
+``--hall-init``: over a hall made by ``damiera hub init --boards N`` instead of an anonymous
+broker — what a hall runs: its own ``mosquitto.conf`` (TLS, a user per board and per hub
+process, 100 messages in flight, ``set_tcp_nodelay``; the listener moved to a free loopback
+port), each board logged in with its ``board-<N>.toml`` and signing its lines, the hub (each
+share) with ``hub.toml``, verifying every line. Without it the boards are anonymous, unsigned
+(taken by name: ``--accept-unsigned``) and the broker runs Mosquitto's defaults (20 in flight).
+
 Without ``damiera hub`` installed, ``--stand-in`` measures to a plain subscriber instead (the
 broker's share of the path only): those figures are not the hub's.
 The machine's cores are shared with whatever else runs: the boards' processes too. In a hall the
@@ -84,7 +91,55 @@ def wait_http(port: int, timeout: float = 30.0) -> None:
     raise RuntimeError(f"the hub did not answer on 127.0.0.1:{port} in {timeout} s")
 
 
-def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int, stagger: float,
+class Hall:
+    """The benchmark's broker and how the hub and the boards reach it (module docstring): an
+    anonymous private Mosquitto, or with ``made`` a hall written by ``damiera hub init`` in
+    ``root/hall`` (``shares``: its ``--shares``) and its own configuration run."""
+
+    def __init__(self, root: Path, boards: int, made: bool = False, shares: int = 1) -> None:
+        self.made = made
+        self.dir = root / "hall"
+        if not made:
+            self.broker = Broker(root)
+            self.boards = boards
+            return
+        port = free_port()
+        init = subprocess.run(
+            [sys.executable, "-m", "pi.cli", "hub", "init", "--boards", str(boards), "--dir",
+             str(self.dir), "--host", "127.0.0.1", "--port", str(port),
+             *(["--shares", str(shares)] if shares > 1 else [])],
+            cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        if init.returncode != 0:
+            raise RuntimeError(f"damiera hub init failed: {init.stderr.strip()}")
+        self.broker = Broker(root, conf=self.dir / "mosquitto.conf", port=port)
+        self.boards = boards
+
+    def start(self) -> Hall:
+        self.broker.start()
+        return self
+
+    def hub_args(self) -> list[str]:
+        """How ``damiera hub`` (or a share) reaches the broker and takes the boards' lines."""
+        if self.made:
+            return ["--config", str(self.dir / "hub.toml")]
+        # the light boards do not sign their lines: taken unsigned, by name (PROTOCOL.md)
+        return ["--mqtt", self.broker.url,
+                *(a for n in range(1, self.boards + 1) for a in ("--accept-unsigned", str(n)))]
+
+    def front_args(self) -> list[str]:
+        return ["--config", str(self.dir / "hub.toml")] if self.made else []
+
+    def fleet_args(self) -> list[str]:
+        if self.made:
+            return ["--hall-dir", str(self.dir)]
+        return ["--mqtt", self.broker.url, "--hall", HALL]
+
+    def name(self) -> str:
+        return ("a hall made by damiera hub init: TLS, users, every line signed"
+                if self.made else "an anonymous broker, unsigned boards")
+
+
+def start_fleets(hall: Hall, boards: int, pace: float, root: Path, seed: int, stagger: float,
                  per_process: int, start_at: float | None = None, nice: int = 0,
                  idle: bool = False) -> list[tuple[subprocess.Popen[str], Path]]:
     """The simulated boards' processes; ``start_at``: the wall time their first games begin
@@ -99,7 +154,7 @@ def start_fleets(url: str, boards: int, pace: float, root: Path, seed: int, stag
         # pid after the start raced ``nice`` and could put the niceness back to 0)
         cmd = [*(["chrt", "--idle", "0"] if idle else []),
                "nice", "-n", str(nice), sys.executable, "-m", "hardware_mocks.hall_fleet",
-               "--mqtt", url, "--hall", HALL,
+               *hall.fleet_args(),
                "--boards", f"{first}-{last}", "--dir", str(root / "boards"),
                "--pace", str(pace), "--seed", str(seed), "--times", str(times),
                "--stagger", str(stagger)]
@@ -127,21 +182,20 @@ class Procs:
         return sum(m[0] for m in got), sum(m[1] for m in got)
 
 
-def start_shares(url: str, boards: int, shares: int, port: int, hub_dir: Path, root: Path
+def start_shares(hall: Hall, shares: int, port: int, hub_dir: Path, root: Path
                  ) -> list[subprocess.Popen[bytes]]:
     """``damiera hub --share K/N`` for K in 0..N-1 (one state directory) and ``damiera hub
     front`` on ``port`` over them: the hall as several processes (pi.hall.shares)."""
-    unsigned = [a for n in range(1, boards + 1) for a in ("--accept-unsigned", str(n))]
     ports = [free_port() for _ in range(shares)]
-    procs = [subprocess.Popen([sys.executable, "-m", "pi.cli", "hub", "--mqtt", url,
+    procs = [subprocess.Popen([sys.executable, "-m", "pi.cli", "hub", *hall.hub_args(),
                                "--http", f"127.0.0.1:{p}", "--state-dir", str(hub_dir),
-                               "--share", f"{k}/{shares}", "--quiet", *unsigned], cwd=ROOT,
+                               "--share", f"{k}/{shares}", "--quiet"], cwd=ROOT,
                               stdin=subprocess.DEVNULL, stderr=open(root / f"share-{k}.log", "wb"))
              for k, p in enumerate(ports)]
     for p in ports:
         wait_http(p)
     procs.append(subprocess.Popen(
-        [sys.executable, "-m", "pi.cli", "hub", "front", "--shares",
+        [sys.executable, "-m", "pi.cli", "hub", "front", *hall.front_args(), "--shares",
          ",".join(f"127.0.0.1:{p}" for p in ports), "--http", f"127.0.0.1:{port}",
          "--state-dir", str(hub_dir), "--quiet"], cwd=ROOT, stdin=subprocess.DEVNULL,
         stderr=open(root / "front.log", "wb")))
@@ -173,13 +227,14 @@ def hub_command(profile: Path | None) -> list[str]:
 
 def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         seed: int = 1, keep: Path | None = None, per_process: int = 250,
-        shares: int = 1, profile: Path | None = None, nice: int = 0, idle: bool = False
-        ) -> dict[str, Any]:
+        shares: int = 1, profile: Path | None = None, nice: int = 0, idle: bool = False,
+        made: bool = False) -> dict[str, Any]:
     host_before = host_reference()
     root = Path(tempfile.mkdtemp(prefix="bench-hall-"))
     hub_dir = root / "hub"
     hub_dir.mkdir()
-    broker = Broker(root).start()
+    hall = Hall(root, boards, made, shares).start()
+    broker = hall.broker
     hub: subprocess.Popen[bytes] | None = None
     share_procs: list[subprocess.Popen[bytes]] = []
     stand: StandInHub | None = None
@@ -191,7 +246,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
             stats: ProcStats | Procs = ProcStats(stand.pid)
         elif shares > 1:
             port = free_port()
-            share_procs = start_shares(broker.url, boards, shares, port, hub_dir, root)
+            share_procs = start_shares(hall, shares, port, hub_dir, root)
             stats = Procs([p.pid for p in share_procs])
             wait_http(port)
             time.sleep(1.0)  # the front's streams of the shares
@@ -199,11 +254,9 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
             sse.start()
         else:
             port = free_port()
-            # the light boards do not sign their lines: taken unsigned, by name (PROTOCOL.md)
-            unsigned = [a for n in range(1, boards + 1) for a in ("--accept-unsigned", str(n))]
-            hub = subprocess.Popen([*hub_command(profile), "--mqtt", broker.url,
+            hub = subprocess.Popen([*hub_command(profile), *hall.hub_args(),
                                     "--http", f"127.0.0.1:{port}", "--state-dir", str(hub_dir),
-                                    "--quiet", *unsigned], cwd=ROOT, stdin=subprocess.DEVNULL,
+                                    "--quiet"], cwd=ROOT, stdin=subprocess.DEVNULL,
                                    stderr=open(root / "hub.log", "wb"))
             stats = ProcStats(hub.pid)
             wait_http(port)
@@ -211,7 +264,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
             sse.start()
         # the first moves come after the players' first think: a few game seconds
         started = time.time()
-        fleets = start_fleets(broker.url, boards, pace, root, seed, stagger=30.0,
+        fleets = start_fleets(hall, boards, pace, root, seed, stagger=30.0,
                               per_process=per_process, nice=nice, idle=idle)
         time.sleep(warmup)
         since = time.time()
@@ -260,7 +313,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 / (time.time() - started) * 100,
                 "fleet_rss": max((f.get("rss_mb", 0.0) for f in fleet_out), default=0.0),
                 "fleets": len(fleets), "nice": nice, "idle": idle,
-                "host": [host_before, host_after],
+                "host": [host_before, host_after], "hall": hall.name(),
                 "sse_error": sse.error if sse is not None else None,
                 "reconnects": sse.reconnects if sse is not None else 0,
                 "hub": "stand-in subscriber" if stand_in else
@@ -288,7 +341,8 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
 
 
 def round_start(boards: int, pace: float, seconds: float, lead: float, per_process: int,
-                seed: int = 1, nice: int = 0, idle: bool = False) -> dict[str, Any]:
+                seed: int = 1, nice: int = 0, idle: bool = False, made: bool = False
+                ) -> dict[str, Any]:
     """A synchronised round start: the hub up and one hall page on its stream, then every
     board's first game begun at the same second (its start line and its set-up, the power-up
     snapshot, published at once), played on for ``seconds``. ``lead``: seconds given to the
@@ -298,24 +352,24 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
     root = Path(tempfile.mkdtemp(prefix="bench-hall-round-"))
     hub_dir = root / "hub"
     hub_dir.mkdir()
-    broker = Broker(root).start()
+    hall = Hall(root, boards, made).start()
+    broker = hall.broker
     hub: subprocess.Popen[bytes] | None = None
     sse: SseClient | None = None
     fleets: list[tuple[subprocess.Popen[str], Path]] = []
     host_before = host_reference()
     try:
         port = free_port()
-        unsigned = [a for n in range(1, boards + 1) for a in ("--accept-unsigned", str(n))]
-        hub = subprocess.Popen([*hub_command(None), "--mqtt", broker.url, "--http",
-                                f"127.0.0.1:{port}", "--state-dir", str(hub_dir), "--quiet",
-                                *unsigned], cwd=ROOT, stdin=subprocess.DEVNULL,
+        hub = subprocess.Popen([*hub_command(None), *hall.hub_args(), "--http",
+                                f"127.0.0.1:{port}", "--state-dir", str(hub_dir), "--quiet"],
+                               cwd=ROOT, stdin=subprocess.DEVNULL,
                                stderr=open(root / "hub.log", "wb"))
         stats = ProcStats(hub.pid)
         wait_http(port)
         sse = SseClient(port)
         sse.start()
         start_at = time.time() + lead
-        fleets = start_fleets(broker.url, boards, pace, root, seed, stagger=0.0,
+        fleets = start_fleets(hall, boards, pace, root, seed, stagger=0.0,
                               per_process=per_process, start_at=start_at, nice=nice,
                               idle=idle)
         cpu0 = stats.cpu()
@@ -362,7 +416,7 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
                 "lines": total, "lost": lost, "games_bad": bad,
                 "reconnects": sse.reconnects, "sse_error": sse.error,
                 "fleets": len(fleets), "nice": nice, "idle": idle,
-                "host": [host_before, host_after]}
+                "host": [host_before, host_after], "hall": hall.name()}
     finally:
         for proc, _ in fleets:
             if proc.poll() is None:
@@ -398,6 +452,7 @@ def show_round_start(r: dict[str, Any]) -> None:
     print(f"round start: {r['boards']} boards begin at the same second at {r['pace']:g}x pace, "
           f"{r['seconds']:g} s played; machine's load average {r['load']:.1f} on "
           f"{os.cpu_count()} cores")
+    print(f"  hall: {r['hall']}")
     print(f"  before the second: {r['ready']} of {r['boards']} boards connected and on the "
           "hall page")
     print(f"  every start line published within {r['published_max']:.2f} s of the second; "
@@ -420,6 +475,7 @@ def show(r: dict[str, Any]) -> None:
     print(f"{r['boards']} boards at {r['pace']:g}x pace, {r['seconds']:g} s measured "
           f"({r['hub']}): {r['rate']:.0f} journal lines/s, {r['games']} games; machine's load "
           f"average {r['load']:.1f} on {os.cpu_count()} cores")
+    print(f"  hall: {r['hall']}")
     print(f"  publish -> hall page: p50 {r['p50']:.1f} ms, p90 {r['p90']:.1f} ms, "
           f"p99 {r['p99']:.1f} ms, "
           f"max {r['max']:.1f} ms over {r['measured']} lines ({r['unseen']} never shown)")
@@ -467,6 +523,10 @@ def main() -> None:
                    help="schedule the boards' processes SCHED_IDLE (Linux): they run only on "
                    "cycles the hub, the broker and the page leave, as if they were other "
                    "machines (default off; the lines/s shows whether they kept pace)")
+    p.add_argument("--hall-init", action="store_true",
+                   help="over a hall made by 'damiera hub init' (TLS, a broker user per board "
+                   "and hub process, the hall's broker configuration, every line signed and "
+                   "verified) instead of an anonymous broker and unsigned boards (default off)")
     p.add_argument("--keep", default=None, help="copy the run's files here")
     p.add_argument("--json", action="store_true", help="also print each run as JSON")
     p.add_argument("--profile-hub", default=None, metavar="FILE",
@@ -482,12 +542,15 @@ def main() -> None:
     args = p.parse_args()
     if args.round_start:
         r = round_start(args.boards, args.pace or 1.0, args.seconds, args.lead,
-                        args.per_process, nice=args.boards_nice, idle=args.boards_idle)
+                        args.per_process, nice=args.boards_nice, idle=args.boards_idle,
+                        made=args.hall_init)
         show_round_start(r)
         if args.json:
             print(json.dumps(r))
         return
     stand_in = args.stand_in or not have_hub()
+    if stand_in and args.hall_init:
+        p.error("--hall-init: measures damiera hub (the stand-in subscriber is anonymous)")
     if stand_in and not args.stand_in:
         print("damiera hub is not installed: measuring to a stand-in subscriber")
     results = []
@@ -497,7 +560,7 @@ def main() -> None:
                 keep=Path(args.keep) / str(n) if args.keep else None,
                 per_process=args.per_process, shares=args.shares,
                 profile=Path(args.profile_hub) if args.profile_hub else None,
-                nice=args.boards_nice, idle=args.boards_idle)
+                nice=args.boards_nice, idle=args.boards_idle, made=args.hall_init)
         show(r)
         if args.json:
             print(json.dumps(r))

@@ -9,11 +9,11 @@ import importlib
 import os
 import re
 import shlex
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -36,11 +36,21 @@ def run(command: str, timeout: float) -> str:
     return done.stdout
 
 
+def _bench_hall() -> ModuleType:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        return importlib.import_module("bench_hall")
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
 def test_the_document_lists_the_commands_run_here() -> None:
     commands = doc_commands()
     assert any("bench_hub_cpu.py" in c for c in commands)
     assert any("bench_hall.py" in c and "--round-start" in c for c in commands)
     assert any("bench_hall.py" in c and "--round-start" not in c for c in commands)
+    assert any("bench_hall.py" in c and "--hall-init" in c and "--shares 2" in c
+               for c in commands)
 
 
 def test_bench_hub_cpu_as_documented() -> None:
@@ -56,15 +66,9 @@ def test_bench_hub_cpu_as_documented() -> None:
 def test_bench_hall_schedules_the_boards_idle(tmp_path: Path) -> None:
     """``--boards-idle``: every boards' process is SCHED_IDLE (and keeps its niceness) from its
     start; nothing listens at the broker's address, the boards retry meanwhile."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        bench_hall = importlib.import_module("bench_hall")
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    fleets = bench_hall.start_fleets(f"mqtt://127.0.0.1:{port}", 2, 10.0, tmp_path, 1,
+    bench_hall = _bench_hall()
+    hall = bench_hall.Hall(tmp_path, 2)  # its broker not started
+    fleets = bench_hall.start_fleets(hall, 2, 10.0, tmp_path, 1,
                                      stagger=0.0, per_process=1, nice=5, idle=True)
     try:
         for proc, _ in fleets:  # ``chrt`` and ``nice`` done: the boards' Python runs
@@ -75,7 +79,7 @@ def test_bench_hall_schedules_the_boards_idle(tmp_path: Path) -> None:
                 time.sleep(0.05)
         assert [os.sched_getscheduler(p.pid) for p, _ in fleets] == [os.SCHED_IDLE] * 2
         assert [os.getpriority(os.PRIO_PROCESS, p.pid) for p, _ in fleets] == [5, 5]
-        plain = bench_hall.start_fleets(f"mqtt://127.0.0.1:{port}", 1, 10.0, tmp_path / "p",
+        plain = bench_hall.start_fleets(hall, 1, 10.0, tmp_path / "p",
                                         1, stagger=0.0, per_process=1)
         fleets += plain
         assert os.sched_getscheduler(plain[0][0].pid) == os.SCHED_OTHER
@@ -83,6 +87,29 @@ def test_bench_hall_schedules_the_boards_idle(tmp_path: Path) -> None:
         for proc, _ in fleets:
             proc.kill()
             proc.communicate()
+
+
+def test_bench_hall_over_a_hall_made_by_hub_init(tmp_path: Path) -> None:
+    """``--hall-init``: the broker runs the configuration ``damiera hub init`` wrote (TLS, no
+    anonymous client, 100 messages in flight, TCP_NODELAY; only its listener moved to a free
+    loopback port), the hub reads ``hub.toml`` (no board taken unsigned) and each board logs in
+    with its own ``board-<N>.toml`` (its user, the CA, its signing key)."""
+    bench_hall = _bench_hall()
+    hall = bench_hall.Hall(tmp_path, 3, made=True, shares=2)
+    conf = hall.broker.conf.read_text(encoding="utf-8")
+    assert f"listener {hall.broker.port} 127.0.0.1\n" in conf
+    for line in ("allow_anonymous false", "max_inflight_messages 100", "set_tcp_nodelay true",
+                 f"certfile {hall.dir / 'broker.crt'}", f"password_file {hall.dir / 'passwd'}"):
+        assert line + "\n" in conf
+    assert f"@127.0.0.1:{hall.broker.port}" in (hall.dir / "board-3.toml").read_text()
+    assert hall.hub_args() == ["--config", str(hall.dir / "hub.toml")]
+    assert hall.front_args() == ["--config", str(hall.dir / "hub.toml")]
+    assert hall.fleet_args() == ["--hall-dir", str(hall.dir)]
+    assert "[[share]]" in (hall.dir / "hub.toml").read_text()
+    anonymous = bench_hall.Hall(tmp_path / "anonymous", 2)
+    assert anonymous.hub_args() == ["--mqtt", anonymous.broker.url, "--accept-unsigned", "1",
+                                    "--accept-unsigned", "2"]
+    assert anonymous.fleet_args() == ["--mqtt", anonymous.broker.url, "--hall", "hall"]
 
 
 @pytest.mark.slow
@@ -100,3 +127,7 @@ def test_bench_hall_as_documented() -> None:
             assert "hub CPU per journal line" in out and "load average" in out
         if "--boards-idle" in command:
             assert "process(es) under SCHED_IDLE" in out, out
+        if "--hall-init" in command:
+            assert "hall: a hall made by damiera hub init" in out, out
+        else:
+            assert "hall: an anonymous broker" in out, out
