@@ -39,10 +39,14 @@ from pi.board.config import (HttpSpec, MqttSpec, TomlReader, load_toml, parse_ht
 from pi.board.errors import ConfigError
 from pi.hall.shares import Share, parse_share
 
-__all__ = ["HubConfig", "ShareSpec", "load_hub_config", "parse_hub_config",
+__all__ = ["HubConfig", "ShareSpec", "load_hub_config", "parse_hub_config", "MAX_HUB_CONFIG_BYTES",
            "hub_config_from_args", "DEFAULT_HALL", "DEFAULT_HTTP"]
 
 DEFAULT_HALL = "hall"
+#: ``hub.toml`` larger than this is refused unread. It holds a line per board's key (~76 bytes:
+#: ``hub init``'s largest hall, 9,999 boards and 64 shares, writes ~770 kB), where a board's
+#: ``damiera.toml`` stays within ``MAX_CONFIG_BYTES`` (64 KiB: passed at ~850 boards).
+MAX_HUB_CONFIG_BYTES = 1024 * 1024
 DEFAULT_HTTP = HttpSpec("127.0.0.1", 8080)
 _TOP_KEYS = frozenset({"hall", "event", "broadcast_delay", "http", "state_dir", "mqtt",
                        "keys", "accept_unsigned", "share"})
@@ -98,14 +102,16 @@ class HubConfig:
 
 
 def load_hub_config(path: str | os.PathLike[str]) -> HubConfig:
-    """Reads and validates ``path``. Raises ConfigError (one line)."""
-    return parse_hub_config(read_config_text(path), str(path), base=Path(path).resolve().parent)
+    """Reads and validates ``path`` (at most :data:`MAX_HUB_CONFIG_BYTES`). Raises ConfigError
+    (one line)."""
+    return parse_hub_config(read_config_text(path, MAX_HUB_CONFIG_BYTES), str(path),
+                            base=Path(path).resolve().parent)
 
 
 def parse_hub_config(text: str, source: str = "hub.toml", base: Path | None = None) -> HubConfig:
     """Validates TOML ``text``; relative paths (``state_dir``, ``mqtt.ca``) are taken from
     ``base`` (the file's folder; the working directory when None)."""
-    r = TomlReader(source, load_toml(text, source))
+    r = TomlReader(source, load_toml(text, source, MAX_HUB_CONFIG_BYTES))
     r.check_keys(_TOP_KEYS)
     hall = r.text("hall", DEFAULT_HALL, limit=64) or DEFAULT_HALL
     _check_hall(r, hall)

@@ -30,9 +30,11 @@ from pi.cli import main
 from pi.hall.hub_run import warn_insecure
 from pi.board.config import load_config, parse_mqtt_url
 from pi.hall.errors import HallInitError
-from pi.hall.hub_config import load_hub_config
-from pi.hall.hub_init import (CA_FILE, Hall, hash_password, make_hall, queue_limit,
-                              write_hall)
+from pi.board.config import MAX_CONFIG_BYTES, ConfigError
+from pi.hall.hub_config import MAX_HUB_CONFIG_BYTES, load_hub_config
+from pi.hall.shares import MAX_SHARES
+from pi.hall.hub_init import (CA_FILE, MAX_BOARDS, Hall, hash_password, hub_toml_text, make_hall,
+                              queue_limit, write_hall)
 
 HALL = "club-7"
 ROOT = f"damiera/{HALL}"
@@ -375,6 +377,36 @@ def test_cli_writes_a_hall_and_refuses_to_overwrite_it(tmp_path: Path,
     assert code == 0 and (d / "passwd").read_bytes() != passwd
     assert sorted(p.name for p in d.glob("board-*.toml")) == ["board-1.toml", "board-2.toml"]
     assert "board-3" not in (d / "acl").read_text()
+
+
+def test_the_largest_hall_init_writes_is_one_its_hub_reads(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    """``hub.toml`` holds every board's key (~76 bytes a board): at 1,000 boards it passed the
+    64 KiB a board's ``damiera.toml`` may have, and ``damiera hub --config`` refused the file
+    ``hub init`` had just written (issue 19's hall of 1,000 boards). The hub reads what hub init
+    writes for that hall, and for its largest, as many boards and shares as it takes."""
+    d = tmp_path / "hall"
+    code, out, err = cli(capsys, "--boards", "1000", "--dir", str(d), "--host", "127.0.0.1",
+                         "--shares", "2")
+    assert code == 0, err
+    assert (d / "hub.toml").stat().st_size > MAX_CONFIG_BYTES
+    config = load_hub_config(d / "hub.toml")
+    assert len(config.keys) == 1000 and len(config.shares) == 2
+    board = load_config(d / "board-1000.toml").mqtt
+    assert board is not None and config.keys["1000"] == board.key
+    largest = tmp_path / "largest.toml"
+    largest.write_text(hub_toml_text(make_hall(MAX_BOARDS, tmp_path / "largest",
+                                               host="127.0.0.1", shares=MAX_SHARES)))
+    config = load_hub_config(largest)
+    assert len(config.keys) == MAX_BOARDS and len(config.shares) == MAX_SHARES
+
+
+def test_a_hub_toml_past_its_limit_is_refused_in_one_line(tmp_path: Path) -> None:
+    big = tmp_path / "hub.toml"
+    big.write_text('hall = "h"\n# ' + "x" * MAX_HUB_CONFIG_BYTES)
+    with pytest.raises(ConfigError, match=f"larger than {MAX_HUB_CONFIG_BYTES} bytes"):
+        load_hub_config(big)
 
 
 def _passwords(d: Path) -> list[str]:
