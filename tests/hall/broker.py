@@ -83,6 +83,9 @@ class Broker:
         self.dir = self.root / "broker"
         self.dir.mkdir(parents=True, exist_ok=True)
         self.log = self.dir / "mosquitto.log"
+        #: what the broker writes to its standard error (its early errors; a configuration's
+        #: ``log_dest stderr``)
+        self.stderr = self.dir / "stderr.log"
         self.conf = self.dir / "mosquitto.conf"
         self._base = None if conf is None else Path(conf).read_text(encoding="utf-8")
         self._write_conf()
@@ -140,9 +143,14 @@ class Broker:
         """One start; ready once Mosquitto logs the connection made to check it (another
         process listening on the port would accept it too). Raises _PortTaken, BrokerError."""
         logged = self.log.stat().st_size if self.log.exists() else 0
-        self.proc = subprocess.Popen([mosquitto_path(), "-c", str(self.conf)],
-                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, start_new_session=True)
+        said = self.stderr.stat().st_size if self.stderr.exists() else 0
+        # its standard error into a file, never a pipe: a configuration from ``hub init`` logs
+        # there too (``log_dest stderr``), and a pipe nobody reads while it runs fills after
+        # 64 KiB — a thousand boards' connections — and the broker blocks writing its log
+        with open(self.stderr, "ab") as err_file:
+            self.proc = subprocess.Popen([mosquitto_path(), "-c", str(self.conf)],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                         stderr=err_file, start_new_session=True)
         # Mosquitto's word that it took the check's connection: "New connection from … on port
         # N." — or, on a TLS listener the check closed before its handshake, "Client connection
         # from 127.0.0.1 failed: … unexpected eof" (its only connections are the check's)
@@ -150,7 +158,9 @@ class Broker:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+                with open(self.stderr, "rb") as f:
+                    f.seek(said)
+                    err = f.read().decode(errors="replace")
                 code = self.proc.returncode
                 self._close()
                 if "in use" in err + self._log_since(logged):
@@ -205,8 +215,6 @@ class Broker:
         self._close()
 
     def _close(self) -> None:
-        if self.proc is not None and self.proc.stderr is not None:
-            self.proc.stderr.close()
         self.proc = None
 
     def _log_tail(self) -> str:

@@ -66,3 +66,34 @@ def test_a_port_taken_before_mosquitto_binds_it_gives_way_to_another(
             c.disconnect()
     finally:
         squatter.close()
+
+
+def test_a_broker_logging_to_its_standard_error_never_blocks_on_it(tmp_path: Path) -> None:
+    """``hub init``'s configuration logs to the broker's standard error (``log_dest stderr``).
+    Read through a pipe nobody drains while it runs, that log filled the pipe's 64 KiB after
+    some hundreds of boards' connections and Mosquitto blocked writing it: every client's
+    keepalive ran out (a benchmark of 1,000 boards over a hall made by hub init). Here more
+    than 64 KiB of connection lines are logged there, and the broker still takes a client."""
+    conf = tmp_path / "stderr.conf"
+    conf.write_text("allow_anonymous true\nlog_dest stderr\nconnection_messages true\n")
+    with Broker(tmp_path, conf) as b:
+        for i in range(60):  # each connection logs its client id twice: ~3 kB a connection
+            with socket.create_connection(("127.0.0.1", b.port), timeout=5) as s:
+                client_id = (b"c%02d" % i) + b"x" * 1500
+                body = (b"\x00\x04MQTT\x04\x02\x00\x1e" + len(client_id).to_bytes(2, "big")
+                        + client_id)
+                s.sendall(b"\x10" + _remaining_length(len(body)) + body)
+                assert s.recv(4) == b"\x20\x02\x00\x00"  # CONNACK, accepted
+        assert b.stderr.stat().st_size > 64 * 1024
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        assert c.connect("127.0.0.1", b.port, keepalive=5) == mqtt.MQTT_ERR_SUCCESS
+        c.disconnect()
+
+
+def _remaining_length(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        n, digit = divmod(n, 128)
+        out.append(digit | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
