@@ -270,7 +270,11 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         since = time.time()
         cpu0, loop0, taken0 = stats.cpu(), stats.loop_cpu(), replica_lines(hub_dir)
         front0 = stats.stats[-1].cpu() if isinstance(stats, Procs) else 0.0
+        assert broker.proc is not None
+        broker_stats = ProcStats(broker.proc.pid)
+        broker0 = broker_stats.cpu()
         time.sleep(seconds)
+        broker_cpu = (broker_stats.cpu() - broker0) / seconds * 100
         cpu = (stats.cpu() - cpu0) / seconds * 100
         loop_cpu = (stats.loop_cpu() - loop0) / seconds * 100
         front_cpu = (stats.stats[-1].cpu() - front0) / seconds * 100 \
@@ -306,6 +310,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "max": (max(lat) if lat else math.nan) * 1000,
                 "mean": (statistics.fmean(lat) if lat else math.nan) * 1000,
                 "cpu": cpu, "front_cpu": front_cpu, "loop_cpu": loop_cpu, "taken": taken,
+                "broker_cpu": broker_cpu,
                 "load": load, "rss": rss, "peak": peak,
                 "lines": total, "lost": lost,
                 "games_bad": bad, "games": sum(f.get("games", 0) for f in fleet_out),
@@ -489,7 +494,8 @@ def show(r: dict[str, Any]) -> None:
           f"fsyncs); per line taken into its replicas ({r['taken']:.0f} lines/s in the "
           "window)")
     print(f"  boards: {boards_where(r)}, CPU {r['fleet_cpu']:.0f}% of a core in all, "
-          f"RSS {r['fleet_rss']:.0f} MB the largest")
+          f"RSS {r['fleet_rss']:.0f} MB the largest; the broker: CPU {r['broker_cpu']:.0f}% of "
+          "a core")
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not byte-equal)")
     print(host_line(r))
     if r["reconnects"] or r["sse_error"]:

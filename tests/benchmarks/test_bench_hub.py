@@ -125,6 +125,7 @@ def test_bench_hall_as_documented() -> None:
             assert f"on the hall page: {boards} of {boards} boards" in out, out
         else:
             assert "hub CPU per journal line" in out and "load average" in out
+            assert "the broker: CPU" in out, out
         if "--boards-idle" in command:
             assert "process(es) under SCHED_IDLE" in out, out
         if "--hall-init" in command:
