@@ -66,7 +66,8 @@ log = logging.getLogger(__name__)
 __all__ = ["Hall", "MAX_BOARDS", "HASH_ITERATIONS", "hash_password",
            "make_hall", "write_hall", "main_init", "conf_text", "acl_text", "passwd_text",
            "hub_toml_text", "board_toml_text", "queue_limit", "make_certs", "CA_FILE",
-           "TLS_PORT", "PLAIN_PORT", "SHARE_PORT", "share_user"]
+           "TLS_PORT", "PLAIN_PORT", "SHARE_PORT", "share_user", "broker_open_files",
+           "broker_command", "USUAL_OPEN_FILES", "BROKER_SPARE_FILES"]
 
 #: Board numbers of a hall: 1 … MAX_BOARDS (as ``board`` in damiera.toml).
 MAX_BOARDS = 9999
@@ -96,6 +97,13 @@ QUEUE_MINUTES = 30
 QUEUE_MIN_BOARDS = 200
 #: The broker's memory bound on one client's queue (the hub's): 512 MiB.
 QUEUE_MAX_BYTES = 512 * 1024 * 1024
+#: The limit on open files a process usually starts with (a login shell's, a systemd unit's
+#: soft ``RLIMIT_NOFILE``). Mosquitto keeps it, a file per client: at 1,024 it took 1,015
+#: clients and refused the rest.
+USUAL_OPEN_FILES = 1024
+#: Files the broker needs beside its clients (listeners, log, persistence) and headroom for
+#: clients reconnecting while their old connection is not closed yet (a network cut).
+BROKER_SPARE_FILES = 128
 
 _FILES = ("mosquitto.conf", "passwd", "acl", "hub.toml", CA_FILE, "hall-ca.key", "broker.crt",
           "broker.key")
@@ -201,6 +209,24 @@ def make_hall(boards: int, directory: str | Path, port: int | None = None, hall:
     return hall_
 
 
+def broker_open_files(hall: Hall) -> int | None:
+    """The limit on open files the hall's broker needs (its clients — every board, the hub's
+    processes — and :data:`BROKER_SPARE_FILES`), rounded up to a multiple of 1,024; None when
+    :data:`USUAL_OPEN_FILES` is enough."""
+    need = hall.boards + hall.shares + 1 + BROKER_SPARE_FILES
+    if need <= USUAL_OPEN_FILES:
+        return None
+    return -(-need // 1024) * 1024
+
+
+def broker_command(hall: Hall) -> str:
+    """The command that runs the hall's broker, its limit on open files raised first when the
+    hall needs it (a shell's ``ulimit -n``: up to the hard limit, no root needed)."""
+    run = f"mosquitto -c {hall.dir / 'mosquitto.conf'}"
+    files = broker_open_files(hall)
+    return run if files is None else f"ulimit -n {files} && {run}"
+
+
 def conf_text(hall: Hall) -> str:
     """``mosquitto.conf`` of the hall (Mosquitto 2.0)."""
     data = hall.dir / "data"
@@ -209,8 +235,8 @@ def conf_text(hall: Hall) -> str:
     sizing = f"max({hall.boards}, {QUEUE_MIN_BOARDS}) boards x {rate} x {minutes} min"
     return f"""\
 # Mosquitto configuration of the damiera hall "{hall.hall}" ({hall.boards} boards), written by
-# 'damiera hub init'. Run it with:  mosquitto -c {hall.dir / 'mosquitto.conf'}
-# as the user who ran 'hub init', or as root (sudo).
+# 'damiera hub init'. Run it with:  {broker_command(hall)}
+# as the user who ran 'hub init', or as root (sudo).{_files_text(hall)}
 
 {_user_text()}
 {_listener_text(hall)}
@@ -258,6 +284,16 @@ persistent_client_expiration 1d
 # Small messages go out at once (latency from a board's move to the hall page).
 set_tcp_nodelay true
 """
+
+
+def _files_text(hall: Hall) -> str:
+    files = broker_open_files(hall)
+    if files is None:
+        return ""
+    return f"""
+# The broker keeps a file open per client: {hall.boards} boards and the hub need more than the
+# usual limit of {USUAL_OPEN_FILES} (past it, boards are refused). As a systemd service:
+# LimitNOFILE={files} in its unit ('systemctl edit mosquitto')."""
 
 
 def _user_text() -> str:
@@ -520,7 +556,12 @@ def main_init(args: argparse.Namespace) -> int:
     print(t.ngettext("hall {hall}: {n} board, broker {broker}, in {dir}",
                      "hall {hall}: {n} boards, broker {broker}, in {dir}", hall.boards).format(
         hall=hall.hall, n=hall.boards, broker=f"{hall.host}:{hall.port}", dir=hall.dir), file=out)
-    print(f"  broker: mosquitto -c {hall.dir / 'mosquitto.conf'}", file=out)
+    print(f"  broker: {broker_command(hall)}", file=out)
+    files = broker_open_files(hall)
+    if files is not None:
+        print("          " + t.gettext(
+            "(the broker keeps a file open per client; as a service: LimitNOFILE={files})"
+        ).format(files=files), file=out)
     print(f"  hub:    damiera hub --config {hall.dir / 'hub.toml'} --http HOST:PORT "
           "--state-dir DIR", file=out)
     if hall.shares > 1:

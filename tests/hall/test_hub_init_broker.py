@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import os
 import pwd
+import resource
 import shutil
 import signal
+import socket
 import ssl
 import subprocess
 import tempfile
@@ -29,7 +31,7 @@ from broker import free_port, mosquitto_path
 from paho.mqtt.enums import CallbackAPIVersion
 
 from pi.hall.hub_config import load_hub_config
-from pi.hall.hub_init import make_hall, write_hall
+from pi.hall.hub_init import broker_command, make_hall, write_hall
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="starts the broker as root and as "
                                 "nobody: needs root")
@@ -126,3 +128,78 @@ def test_hall_made_by_a_user_starts_as_that_user(hall_dir: Path,
     # ... and the same files started with sudo: the broker becomes nobody, who owns them.
     assert start_as_written(conf, port, []) == "Success"
     assert (hall_dir / "hall" / "data" / "mosquitto.db").stat().st_uid == NOBODY.pw_uid
+
+
+def _connect_all(port: int, users: dict[str, str]) -> int:
+    """Every user connected at once with its password (plain MQTT 3.1.1); how many the broker
+    accepted. The connections stay open until all are tried."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < len(users) + 256:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, len(users) + 256), hard))
+    socks: list[socket.socket] = []
+    accepted = 0
+    try:
+        for user, password in users.items():
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            socks.append(s)
+            fields = b"".join(len(f).to_bytes(2, "big") + f
+                              for f in (user.encode(), user.encode(), password.encode()))
+            body = b"\x00\x04MQTT\x04\xc2\x00\x3c" + fields  # user, password, clean session
+            length = bytearray()
+            n = len(body)
+            while True:
+                n, digit = divmod(n, 128)
+                length.append(digit | (0x80 if n else 0))
+                if not n:
+                    break
+            try:
+                s.sendall(b"\x10" + bytes(length) + body)
+                accepted += s.recv(4) == b"\x20\x02\x00\x00"
+            except OSError:  # refused: the broker closed it
+                pass
+    finally:
+        for s in socks:
+            s.close()
+    return accepted
+
+
+def test_a_hall_past_the_usual_open_files_gets_its_broker_enough(hall_dir: Path) -> None:
+    """Mosquitto keeps a file open per client and keeps the limit it is started with: at the
+    usual 1,024 (a login shell's, a systemd unit's) it takes ~1,015 clients and refuses the
+    rest. For a hall past that, ``hub init`` says to raise it first (``ulimit -n``, up to the
+    hard limit: no root needed); its broker command, run as printed in a shell with the usual
+    limits, takes every board and the hub; without the ``ulimit`` part it does not."""
+    port = free_port()
+    hall = make_hall(1100, hall_dir / "hall", port=port, host="127.0.0.1", tls=False)
+    write_hall(hall)
+    command = broker_command(hall)
+    assert command == f"ulimit -n 2048 && mosquitto -c {hall.dir / 'mosquitto.conf'}"
+    assert "LimitNOFILE=2048" in (hall.dir / "mosquitto.conf").read_text()
+    users = {user: pw for user, pw in hall.passwords.items() if not user.startswith("hub-share")}
+    assert len(users) == 1101
+    prlimit = shutil.which("prlimit")
+    assert prlimit is not None, "prlimit (util-linux) missing"
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # a shell's soft limit, this hard one
+    assert hard == resource.RLIM_INFINITY or hard >= 2048, f"hard limit on open files {hard}"
+    limit = "unlimited" if hard == resource.RLIM_INFINITY else str(hard)
+    got = {}
+    for name, line in (("as printed", command), ("without ulimit", command.split(" && ")[1])):
+        proc = subprocess.Popen([prlimit, f"--nofile=1024:{limit}", "bash", "-c",
+                                 line.replace("mosquitto -c", f"{mosquitto_path()} -c")],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    assert time.monotonic() < deadline and proc.poll() is None
+                    time.sleep(0.05)
+            got[name] = _connect_all(port, users)
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(10)
+    assert got["as printed"] == 1101
+    assert got["without ulimit"] < 1101  # what the ulimit is for
