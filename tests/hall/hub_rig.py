@@ -306,7 +306,10 @@ def hub_process(state_dir: Path, url: str, port: int, hall: str = HALL) -> subpr
     conf.write_text(f'hall = "{hall}"\nevent = "Test Open"\n[mqtt]\nurl = "{url}"\n'
                     + rig_keys_toml(), encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.Popen([sys.executable, "-m", "pi.cli", "hub", "--config", str(conf),
-                             "--http", f"127.0.0.1:{port}", "--state-dir", str(state_dir),
-                             "--quiet"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, start_new_session=True)
+    # its output into a file beside the configuration, never a pipe nobody reads while it runs
+    # (a pipe fills at 64 KiB and the hub would block writing its log)
+    with open(conf.with_suffix(".log"), "ab") as out:
+        return subprocess.Popen([sys.executable, "-m", "pi.cli", "hub", "--config", str(conf),
+                                 "--http", f"127.0.0.1:{port}", "--state-dir", str(state_dir),
+                                 "--quiet"], stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, env=env, start_new_session=True)
