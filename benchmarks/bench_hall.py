@@ -70,7 +70,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "hall"), str(Path(__file__).reso
 
 from broker import Broker
 from hall_bench_rig import (ProcStats, SseClient, StandInHub, compare_replicas, free_port,
-                            host_reference, latencies, percentile, read_times, replica_lines)
+                            host_line, host_reference, latencies, percentile, read_times,
+                            replica_lines)
 
 HALL = "hall"
 
@@ -446,13 +447,6 @@ def boards_where(r: dict[str, Any]) -> str:
             + (f" at nice {r['nice']}" if r.get("nice") else ""))
 
 
-def host_line(r: dict[str, Any]) -> str:
-    """The host's speed around the run (:func:`hall_bench_rig.host_reference`)."""
-    before, after = r["host"]
-    return (f"  host: the reference replay {before:.1f} µs per line before the run, {after:.1f} "
-            "after (the engine on one core; higher: the host slower)")
-
-
 def show_round_start(r: dict[str, Any]) -> None:
     print(f"round start: {r['boards']} boards begin at the same second at {r['pace']:g}x pace, "
           f"{r['seconds']:g} s played; machine's load average {r['load']:.1f} on "
@@ -468,7 +462,7 @@ def show_round_start(r: dict[str, Any]) -> None:
           f"({r['never']} never; target: all within 5 s)")
     print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
     print(f"  boards: {boards_where(r)}")
-    print(host_line(r))
+    print(host_line(*r["host"]))
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not "
           "byte-equal; target 0)")
     if r["reconnects"] or r["sse_error"]:
@@ -497,7 +491,7 @@ def show(r: dict[str, Any]) -> None:
           f"RSS {r['fleet_rss']:.0f} MB the largest; the broker: CPU {r['broker_cpu']:.0f}% of "
           "a core")
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not byte-equal)")
-    print(host_line(r))
+    print(host_line(*r["host"]))
     if r["reconnects"] or r["sse_error"]:
         print(f"  hall page: dropped by the hub and reconnected {r['reconnects']} time(s)"
               + (f"; last error: {r['sse_error']}" if r["sse_error"] else ""))

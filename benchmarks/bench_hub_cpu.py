@@ -41,7 +41,7 @@ from unittest.mock import patch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 
-from hall_bench_rig import host_reference
+from hall_bench_rig import host_line, host_reference
 from hardware_mocks.hall_boards import LightBoard
 from pi.hall.collector import Collector
 from pi.hall.hall_http import COALESCE, HallClient, HallServer
@@ -207,8 +207,7 @@ def main() -> None:
         if full is not None:
             print(f"  then the whole heap collected (the hub's between rounds, at the latest "
                   f"every {collector.full_at_latest / 60:g} minutes): {full * 1000:.0f} ms")
-        print(f"  host: the reference replay {host_before:.1f} µs per line before the run, "
-              f"{host_after:.1f} after (benchmarks/hall_bench_rig.py; higher: the host slower)")
+        print(host_line(host_before, host_after))
         if args.profile:
             prof = cProfile.Profile(time.thread_time)
             asyncio.run(feed(batches, Path(tmp) / "hub2", args.boards, args.page, prof))

@@ -28,7 +28,7 @@ from pi.board.journal import encode_line
 from pi.hall import protocol
 
 __all__ = ["SseClient", "ProcStats", "compare_replicas", "replica_lines", "latencies", "read_times",
-           "StandInHub", "free_port", "percentile", "host_reference"]
+           "StandInHub", "free_port", "percentile", "host_reference", "host_line"]
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -75,6 +75,12 @@ def host_reference(seconds: float = 1.0) -> float:
         if collecting:
             gc.enable()
     return statistics.median(rounds[1:])
+
+
+def host_line(before: float, after: float) -> str:
+    """The line the benchmarks print for :func:`host_reference` read around a run."""
+    return (f"  host: the reference replay {before:.1f} µs per line before the run, {after:.1f} "
+            "after (the engine on one core; higher: the host slower)")
 
 
 def free_port() -> int:

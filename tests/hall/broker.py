@@ -25,7 +25,7 @@ import subprocess
 import time
 from pathlib import Path
 
-__all__ = ["Broker", "free_port", "mosquitto_path", "BrokerError"]
+__all__ = ["Broker", "free_port", "mosquitto_path", "BrokerError", "connect_packet", "CONNACK_OK"]
 
 
 def tls_certs(d: Path) -> None:
@@ -56,6 +56,28 @@ def mosquitto_path() -> str:
     if found is None:
         raise BrokerError("mosquitto is not installed (make test installs Debian's package)")
     return found
+
+
+#: The broker's CONNACK accepting a connection (MQTT 3.1.1, no session present).
+CONNACK_OK = b"\x20\x02\x00\x00"
+
+
+def connect_packet(client_id: bytes, user: str | None = None, password: str | None = None,
+                   keepalive: int = 60) -> bytes:
+    """An MQTT 3.1.1 CONNECT (clean session; the user and password when given), for tests that
+    open many raw connections at once."""
+    flags = 0x02 | (0xC0 if user is not None else 0)
+    fields = [client_id] + ([user.encode(), (password or "").encode()] if user is not None
+                            else [])
+    body = (b"\x00\x04MQTT\x04" + bytes([flags]) + keepalive.to_bytes(2, "big")
+            + b"".join(len(f).to_bytes(2, "big") + f for f in fields))
+    length = bytearray()
+    n = len(body)
+    while True:
+        n, digit = divmod(n, 128)
+        length.append(digit | (0x80 if n else 0))
+        if not n:
+            return b"\x10" + bytes(length) + body
 
 
 def free_port() -> int:

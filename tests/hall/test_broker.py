@@ -12,7 +12,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 import broker as broker_module
-from broker import Broker
+from broker import CONNACK_OK, Broker, connect_packet
 
 
 def _retained(port: int, topic: str, timeout: float = 5.0) -> bytes | None:
@@ -79,21 +79,9 @@ def test_a_broker_logging_to_its_standard_error_never_blocks_on_it(tmp_path: Pat
     with Broker(tmp_path, conf) as b:
         for i in range(60):  # each connection logs its client id twice: ~3 kB a connection
             with socket.create_connection(("127.0.0.1", b.port), timeout=5) as s:
-                client_id = (b"c%02d" % i) + b"x" * 1500
-                body = (b"\x00\x04MQTT\x04\x02\x00\x1e" + len(client_id).to_bytes(2, "big")
-                        + client_id)
-                s.sendall(b"\x10" + _remaining_length(len(body)) + body)
-                assert s.recv(4) == b"\x20\x02\x00\x00"  # CONNACK, accepted
+                s.sendall(connect_packet((b"c%02d" % i) + b"x" * 1500, keepalive=30))
+                assert s.recv(4) == CONNACK_OK
         assert b.stderr.stat().st_size > 64 * 1024
         c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
         assert c.connect("127.0.0.1", b.port, keepalive=5) == mqtt.MQTT_ERR_SUCCESS
         c.disconnect()
-
-
-def _remaining_length(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        n, digit = divmod(n, 128)
-        out.append(digit | (0x80 if n else 0))
-        if not n:
-            return bytes(out)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from broker import free_port, mosquitto_path
+from broker import CONNACK_OK, connect_packet, free_port, mosquitto_path
 from paho.mqtt.enums import CallbackAPIVersion
 
 from pi.hall.hub_config import load_hub_config
@@ -142,19 +142,9 @@ def _connect_all(port: int, users: dict[str, str]) -> int:
         for user, password in users.items():
             s = socket.create_connection(("127.0.0.1", port), timeout=5)
             socks.append(s)
-            fields = b"".join(len(f).to_bytes(2, "big") + f
-                              for f in (user.encode(), user.encode(), password.encode()))
-            body = b"\x00\x04MQTT\x04\xc2\x00\x3c" + fields  # user, password, clean session
-            length = bytearray()
-            n = len(body)
-            while True:
-                n, digit = divmod(n, 128)
-                length.append(digit | (0x80 if n else 0))
-                if not n:
-                    break
             try:
-                s.sendall(b"\x10" + bytes(length) + body)
-                accepted += s.recv(4) == b"\x20\x02\x00\x00"
+                s.sendall(connect_packet(user.encode(), user, password))
+                accepted += s.recv(4) == CONNACK_OK
             except OSError:  # refused: the broker closed it
                 pass
     finally:
