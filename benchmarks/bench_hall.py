@@ -203,6 +203,27 @@ def start_shares(hall: Hall, shares: int, port: int, hub_dir: Path, root: Path
     return procs
 
 
+def caught_up(root: Path, hub_dir: Path, timeout: float = 30.0) -> tuple[int, int, int]:
+    """Once the boards stopped: the hub's replicas compared with the boards' journals until none
+    misses a line, or ``timeout`` seconds (``compare_replicas``: lines, lost, games not equal)."""
+    deadline = time.time() + timeout
+    while True:
+        total, lost, bad = compare_replicas(root / "boards", hub_dir)
+        if lost == 0 or time.time() > deadline:
+            return total, lost, bad
+        time.sleep(0.5)
+
+
+def stop_hub(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (the hub closes its replicas), SIGKILL after 10 s."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 #: ``damiera`` under cProfile timed by the thread's own CPU clock (a loaded machine's waits are
 #: not charged to whatever ran before them), its statistics written to ``argv[1]`` at the end.
 _PROFILED = """import cProfile, sys, time
@@ -290,13 +311,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         fleet_out = [json.loads(proc.communicate(timeout=60)[0] or "{}") for proc, _ in fleets]
         if any(proc.returncode != 0 for proc, _ in fleets):
             raise RuntimeError("a process of simulated boards failed (its error is above)")
-        # the hub catches up: replicas equal to the journals, or 30 s
-        deadline = time.time() + 30
-        while True:
-            total, lost, bad = compare_replicas(root / "boards", hub_dir)
-            if lost == 0 or time.time() > deadline:
-                break
-            time.sleep(0.5)
+        total, lost, bad = caught_up(root, hub_dir)
         host_after = host_reference()
         seen = stand.seen if stand is not None else (sse.seen if sse is not None else [])
         times = read_times([t for _, t in fleets])
@@ -334,12 +349,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         if stand is not None:
             stand.stop()
         for hub_proc in [*([] if hub is None else [hub]), *reversed(share_procs)]:
-            hub_proc.send_signal(signal.SIGTERM)
-            try:
-                hub_proc.wait(10)
-            except subprocess.TimeoutExpired:
-                hub_proc.kill()
-                hub_proc.wait()
+            stop_hub(hub_proc)
         broker.stop()
         if keep is not None:
             shutil.copytree(root, keep, dirs_exist_ok=True)
@@ -389,12 +399,7 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
             proc.communicate(timeout=60)
         if any(proc.returncode != 0 for proc, _ in fleets):
             raise RuntimeError("a process of simulated boards failed (its error is above)")
-        deadline = time.time() + 30
-        while True:
-            total, lost, bad = compare_replicas(root / "boards", hub_dir)
-            if lost == 0 or time.time() > deadline:
-                break
-            time.sleep(0.5)
+        total, lost, bad = caught_up(root, hub_dir)
         host_after = host_reference()
         times = read_times([t for _, t in fleets])
         first: dict[str, tuple[float, str]] = {}  # board -> (its line 1's publish, game)
@@ -431,12 +436,7 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
         if sse is not None:
             sse.stop()
         if hub is not None:
-            hub.send_signal(signal.SIGTERM)
-            try:
-                hub.wait(10)
-            except subprocess.TimeoutExpired:
-                hub.kill()
-                hub.wait()
+            stop_hub(hub)
         broker.stop()
         shutil.rmtree(root, ignore_errors=True)
 
