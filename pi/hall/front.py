@@ -420,15 +420,19 @@ class Front(ArbiterSite):
         arbiter = await self.is_arbiter(request)
         if arbiter:
             got = await self.ask_all("GET", "/api/hall")
-            boards = sorted((b for status, answer in got
-                             if status == 200 and isinstance(answer, dict)
-                             for b in answer.get("boards", [])),
+            halls = [answer for status, answer in got
+                     if status == 200 and isinstance(answer, dict)]
+            boards = sorted((b for answer in halls for b in answer.get("boards", [])),
                             key=lambda b: board_key(str(b.get("board"))))
-        else:
-            boards = self._summaries(False)
+            reading = [r for answer in halls if isinstance(r := answer.get("reading_back"), dict)]
+            read_back = {key: sum(v for r in reading if isinstance(v := r.get(key), int))
+                         for key in ("boards", "of")} if reading else None
+        else:  # the shares' boards as last heard: nothing asked of them
+            boards, read_back = self._summaries(False), None
         return web.json_response({"hall": self.config.hall, "event": self.config.event,
                                   "view": "arbiter" if arbiter else "public",
-                                  "server_time": time.time(), "boards": boards},
+                                  "server_time": time.time(), "boards": boards,
+                                  "reading_back": read_back},
                                  headers={"Cache-Control": "no-store"})
 
     async def hall_events(self, request: web.Request) -> web.StreamResponse:
@@ -455,7 +459,7 @@ class Front(ArbiterSite):
 
     async def api_flags(self, request: web.Request) -> web.Response:
         await self.require_arbiter(request)
-        got = await self.ask_all("GET", "/api/flags" + _query(request))
+        got = _read_back(await self.ask_all("GET", "/api/flags" + _query(request)))
         out = [f for status, items in got if status == 200 and isinstance(items, list)
                for f in items]
         out.sort(key=lambda x: (x.get("wall") or 0.0, x.get("flag", {}).get("t", 0.0)),
@@ -508,7 +512,7 @@ class Front(ArbiterSite):
                                  headers={"Cache-Control": "no-store"})
 
     async def _table(self, rnd: str, method: str, path: str) -> list[dict[str, Any]]:
-        got = await self.ask_all(method, path, shares=self._round_shares(rnd))
+        got = _read_back(await self.ask_all(method, path, shares=self._round_shares(rnd)))
         boards = [b for status, answer in got if status == 200 and isinstance(answer, dict)
                   for b in answer.get("boards", [])]
         return sorted(boards, key=lambda b: board_key(str(b.get("board"))))
@@ -535,8 +539,8 @@ class Front(ArbiterSite):
         return web.json_response({"round": rnd, "started": True, "boards": table})
 
     async def _results(self, request: web.Request) -> list[dict[str, Any]]:
-        got = await self.ask_all("GET", "/api/results",
-                                 arbiter=await self.is_arbiter(request))
+        got = _read_back(await self.ask_all("GET", "/api/results",
+                                            arbiter=await self.is_arbiter(request)))
         rows = [r for status, items in got if status == 200 and isinstance(items, list)
                 for r in items]
         return sorted(rows, key=lambda r: (str(r.get("round")), board_key(str(r.get("board")))))
@@ -553,7 +557,8 @@ class Front(ArbiterSite):
         rnd = request.match_info["round"]
         if not rnd or len(rnd) > 32 or not SEGMENT.fullmatch(rnd):
             raise http(404, f"no board plays round {rnd[:20]}")
-        got = await self.ask_all("GET", f"/rounds/{rnd}/games.pdn", arbiter=False)
+        got = _read_back(await self.ask_all("GET", f"/rounds/{rnd}/games.pdn",
+                                            arbiter=False))
         games: list[tuple[str, str]] = []
         wall = 0.0
         for status, answer in got:
@@ -612,6 +617,17 @@ class Front(ArbiterSite):
 
 def _host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
+
+
+def _read_back(got: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
+    """The shares' answers, unless a share is reading its games back after its start (503): then
+    the hall's answer is that 503 too, as what it lists would lack that share's boards (a share
+    that does not answer at all is left out, as before)."""
+    for status, answer in got:
+        if status == 503:
+            why = answer.get("error") if isinstance(answer, dict) else None
+            raise http(503, str(why or "a share of the hub is starting; try again"), retry=True)
+    return got
 
 
 def _query(request: web.Request) -> str:

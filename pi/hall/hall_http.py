@@ -202,6 +202,8 @@ class HallServer(ArbiterSite):
             self._flush.cancel()
             self._flush = None
         dirty, self.dirty = self.dirty, set()
+        if self.hub.unread:  # not summed before it is read back (then it is marked again)
+            dirty -= self.hub.unread.keys()
         if not dirty:
             return
         sides = {client.arbiter for client in self.hall_clients}  # once, not once per board
@@ -298,8 +300,8 @@ class HallServer(ArbiterSite):
         client, after = admit_hall_client(request, self.seq, self.hall_clients, self.max_clients,
                                           arbiter)
         self.flush()
-        for board in self.hub.views:  # the whole hall, built now for this side
-            if (board, arbiter) not in self.shown:
+        for board in self.hub.views:  # the whole hall read back, built now for this side
+            if (board, arbiter) not in self.shown and board not in self.hub.unread:
                 self.stale[arbiter].add(board)
         for board in sorted(self.stale[arbiter], key=board_key):
             self.publish_board(board)
@@ -332,10 +334,22 @@ class HallServer(ArbiterSite):
         return app
 
     def _ws(self, request: web.Request) -> ReplicaServer:
-        ws = self.hub.servers.get(request.match_info["board"])
+        """The board's server, its game read back first if the start has not yet."""
+        board = request.match_info["board"]
+        ws = self.hub.servers.get(board)
         if ws is None:
             raise http(404, "no such board in this hall")
+        self.hub.read_back_board(board)
         return ws
+
+    def _whole_hall(self) -> None:
+        """What reads every board's game (flags, rounds, results) waits for the start's
+        read-back: 503 until then, with Retry-After (HUB_API.md)."""
+        if self.hub.unread:
+            raise http(503, f"the hub is reading its games back after its start "
+                            f"({self.hub.to_read - len(self.hub.unread)} of "
+                            f"{self.hub.to_read} boards); try again in a few seconds",
+                       retry=True)
 
     def _on_board(self, name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         async def handler(request: web.Request) -> web.StreamResponse:
@@ -374,14 +388,20 @@ class HallServer(ArbiterSite):
 
     async def api_hall(self, request: web.Request) -> web.Response:
         arbiter = await self.is_arbiter(request)
-        boards = [self.hub.summary(b, arbiter) for b in sorted(self.hub.views, key=board_key)]
-        return web.json_response({"hall": self.hub.config.hall, "event": self.hub.config.event,
+        hub = self.hub
+        boards = [hub.summary(b, arbiter) for b in sorted(hub.views, key=board_key)
+                  if b not in hub.unread]
+        reading = None if not hub.unread else \
+            {"boards": hub.to_read - len(hub.unread), "of": hub.to_read}
+        return web.json_response({"hall": hub.config.hall, "event": hub.config.event,
                                   "view": "arbiter" if arbiter else "public",
-                                  "server_time": time.time(), "boards": boards},
+                                  "server_time": time.time(), "boards": boards,
+                                  "reading_back": reading},
                                  headers={"Cache-Control": "no-store"})
 
     async def api_flags(self, request: web.Request) -> web.Response:
         await self.require_arbiter(request)
+        self._whole_hall()
         q = request.query
         out = [f for f in self.hub.flags()
                if ("board" not in q or f["board"] == q["board"])
@@ -439,6 +459,7 @@ class HallServer(ArbiterSite):
         """The round's boards: where each stands, and why a board is not ready."""
         await self.require_arbiter(request)
         rnd = self._round(request)
+        self._whole_hall()
         if not self.pairings.of_round(rnd):
             raise http(404, f"round {rnd} has no pairings")
         return web.json_response({"round": rnd, "started": self.hub.rounds.current == rnd,
@@ -450,21 +471,24 @@ class HallServer(ArbiterSite):
         board's clock started once it is set up."""
         await self.require_arbiter(request)
         rnd = self._round(request)
-        try:
+        try:  # a board not read back yet is started by the tick once read and ready
             table = self.hub.rounds.start(rnd)
         except PairingError as exc:
             raise http(404, str(exc)) from None
         return web.json_response({"round": rnd, "started": True, "boards": table})
 
     async def api_results(self, request: web.Request) -> web.Response:
+        self._whole_hall()
         return web.json_response(results(self.hub, await self.is_arbiter(request)))
 
     async def results_csv(self, request: web.Request) -> web.Response:
+        self._whole_hall()
         text = results_csv(results(self.hub, await self.is_arbiter(request)))
         return web.Response(text=text, content_type="text/csv", charset="utf-8")
 
     async def round_pdn(self, request: web.Request) -> web.StreamResponse:
         rnd = request.match_info["round"]
+        self._whole_hall()
         got = round_feed(self.hub, rnd)
         if got is None:
             raise http(404, f"no board plays round {rnd[:20]}")

@@ -1,7 +1,8 @@
 """``damiera hub``: the hall's hub process (``pi/hall/PROTOCOL.md``, ``pi/hall/HUB_API.md``).
 
-Reads ``hub.toml`` (or the command line), reads the replicas back, serves HTTP, connects to the
-broker and runs until SIGTERM/SIGINT. A bad configuration or an HTTP address that cannot be had
+Reads ``hub.toml`` (or the command line), finds the replicas, serves HTTP, connects to the
+broker, reads the live games back a board at a time (the pages and the link answer meanwhile) and
+runs until SIGTERM/SIGINT. A bad configuration or an HTTP address that cannot be had
 is one line on stderr and exit 2; a broker that is not up yet is retried, never fatal.
 """
 
@@ -52,7 +53,9 @@ class HubApp:
         from pi.hall.mqttlink import MqttLink
         if self.config.share is not None:  # before any replica is read: its boards are ours
             self._claim = claim_share(self.root, self.config.share)
-        self.hub.load()
+        # the live games are read back once the hub listens and is linked (Hub.read_back): the
+        # hall page shows the boards as they are read, the console and the link answer at once
+        self.hub.load(read_back=False)
         self.server.pairings.load()
         for _, board in self.server.pairings.rows:
             self.hub.board(board)
@@ -76,7 +79,8 @@ class HubApp:
                              self.hub.connected, boards=boards, client=client)
         self.hub.publish = self.link.publish
         self.link.start()
-        self._tasks = [asyncio.ensure_future(self.hub.sync_loop()),
+        self._tasks = [asyncio.ensure_future(self.hub.read_back()),
+                       asyncio.ensure_future(self.hub.sync_loop()),
                        asyncio.ensure_future(self.server.tick_loop())]
 
     @property
@@ -131,7 +135,7 @@ async def run_hub(config: HubConfig) -> None:
     raise_open_files()
     await app.start()
     # young collections only, survivors frozen, the whole heap when the hall is quiet
-    # (pi.hall.collector): what the start read back is never walked again
+    # (pi.hall.collector): what the start reads back is frozen as it comes, never walked again
     collector = Collector()
     collector.install()
     full = asyncio.ensure_future(collector.run(app.hub.idle))

@@ -209,7 +209,8 @@ class HubRig:
     """The hub in-process: ``with HubRig(dir, url) as rig: rig.get("/api/hall")``."""
 
     def __init__(self, state_dir: Path, url: str, *, delay: float = 0.0,
-                 event: str | None = "Test Open", hall: str = HALL) -> None:
+                 event: str | None = "Test Open", hall: str = HALL,
+                 read_back: bool = True) -> None:
         spec = parse_mqtt_url(url, ValueError)
         from dataclasses import replace
         self.config = HubConfig(hall=hall, event=event, broadcast_delay=delay,
@@ -220,6 +221,8 @@ class HubRig:
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
         self.error: BaseException | None = None
+        #: the rig's start waits for the hub's games read back (else the test watches it)
+        self.read_back = read_back
 
     def __enter__(self) -> HubRig:
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -230,6 +233,11 @@ class HubRig:
         self.token = self.app.hub.token
         if not self.app.link.subscribed.wait(20):
             raise RuntimeError("the hub did not subscribe")
+        # a restarted hub answers at once and reads its live games back meanwhile: the rig's
+        # tests begin once it says it has (HUB_API.md, reading_back)
+        if self.read_back:
+            wait(lambda: self.json("GET", "/api/hall")[1]["reading_back"] is None,
+                 what="the hub's games read back")
         return self
 
     def _run(self) -> None:

@@ -304,3 +304,54 @@ def test_a_boards_live_page_on_the_hub_names_it_and_links_its_pdn(hall: dict[str
             assert errors == []
         finally:
             browser.close()
+
+
+def test_a_console_opened_while_the_hub_reads_back_loads_once_it_has(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """HUB_API.md ``reading_back``: the hall's console opened on a hub just restarted, its games
+    not yet read back, says why it cannot load (the hub's 503) and loads by itself once they are:
+    board 7's pending flag (IT 8.2) listed, nobody reloading the page."""
+    import asyncio
+    import threading
+
+    from playwright import sync_api
+
+    from pi.hall.hub import Hub
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} missing: apt-get install chromium (make system-deps)",
+                    pytrace=False)
+    release = threading.Event()
+    read_back = Hub.read_back
+
+    async def held(self: Hub) -> None:  # the read-back waits for the test's word
+        while not release.is_set():
+            await asyncio.sleep(0.05)
+        await read_back(self)
+    with Broker(tmp_path) as broker:
+        b7 = FakeBoard(broker.url, "7")
+        b7.add_game(G7, trace_lines(KEPT, game=G7, board="7", white="Rossi", black="Verdi"))
+        try:
+            with HubRig(tmp_path / "hub", broker.url) as rig:
+                _until_pending(rig, b7, G7)
+            monkeypatch.setattr(Hub, "read_back", held)
+            with HubRig(tmp_path / "hub", broker.url, read_back=False) as rig, \
+                    sync_api.sync_playwright() as p:
+                assert rig.json("GET", "/api/hall")[1]["reading_back"] == {"boards": 0, "of": 1}
+                browser = _browser(p)
+                try:
+                    page = browser.new_context(viewport={"width": 1200, "height": 800}).new_page()
+                    page.goto(f"http://127.0.0.1:{rig.port}/arbiter")
+                    page.wait_for_selector("#token", timeout=15000)
+                    page.fill("#token", rig.token)
+                    page.keyboard.press("Enter")
+                    page.wait_for_selector("#conn:has-text('reading its games back')",
+                                           timeout=15000)
+                    release.set()
+                    row = page.wait_for_selector("#flags tbody tr[data-board='7']",
+                                                 timeout=20000)
+                    assert "IT 8" in row.text_content() and "pending" in row.text_content()
+                    page.wait_for_selector("#conn:text('live')", timeout=15000)
+                finally:
+                    browser.close()
+        finally:
+            b7.close()

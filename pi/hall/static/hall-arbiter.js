@@ -275,7 +275,7 @@ let source = null;
 async function start() {
   await loadHall();
   if (!arbiter) {
-    loginBox($("login"), () => { if (source) source.close(); start(); });
+    loginBox($("login"), () => { if (source) source.close(); begin(); });
     $("conn").textContent = _("log in");
     return;
   }
@@ -283,4 +283,12 @@ async function start() {
   source = follow();
   setInterval(silent, 5000);
 }
-start().catch((e) => { $("conn").textContent = fmt(_("hub not reachable ({error})"), { error: e.message }); });
+// a hub down, or just started and reading its games back (503 until it has, HUB_API.md): said,
+// and the console loaded again in a few seconds
+function begin() {
+  start().catch((e) => {
+    $("conn").textContent = fmt(_("hub not reachable ({error})"), { error: e.message });
+    setTimeout(() => location.reload(), 5000);
+  });
+}
+begin();

@@ -1,0 +1,210 @@
+"""A restarted hub answers at once and reads its live games back a board at a time
+(``Hub.read_back``; HUB_API.md ``reading_back``): the hall page shows each board as it is read,
+a board asked for by a page or the console is read first, a board's journal lines that come
+meanwhile wait for its read-back and are taken after it, what reads every board answers 503
+until the read-back is done; the views it ends with are those of a hub that never stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from pi.board.statedir import make_game_id
+from pi.hall import protocol as P
+from pi.hall.hall_http import HallClient, HallServer
+from pi.hall.hub import Hub
+from pi.hall.hub_config import HubConfig
+from tests.hall.hub_rig import SAMPLE, trace_lines
+
+BOARDS = ("1", "2", "3")
+#: lines of each board's game held when the hub stops (the sample game runs on after them)
+HELD = 60
+
+
+def _config(root: Path) -> HubConfig:
+    return HubConfig(hall="t", state_dir=root, accept_unsigned=frozenset(BOARDS))
+
+
+def _game(board: str) -> tuple[str, list[str]]:
+    game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, int(board))
+    return game, trace_lines(SAMPLE, game=game, board=board, white=f"W{board}",
+                             black=f"B{board}")
+
+
+def _journal(hub: Hub, board: str, game: str, first: int, lines: list[str]
+             ) -> list[tuple[str, bytes]]:
+    return [(hub.topics.board(board, "journal"), P.journal_payload(game, n, text))
+            for n, text in enumerate(lines, start=first)]
+
+
+def _played(root: Path, held: dict[str, int]) -> Hub:
+    """A hub that took ``held[board]`` lines of each board's game, its files on disk."""
+    root.mkdir(parents=True, exist_ok=True)
+    hub = Hub(_config(root), root)
+    for board in BOARDS:
+        game, lines = _game(board)
+        hub.deliver(_journal(hub, board, game, 1, lines[:held[board]]))
+    return hub
+
+
+def _same(summary: dict[str, Any]) -> dict[str, Any]:
+    """A summary without what the moment it is made changes (when heard, the clock's reading
+    and the server's time: the clock's faces and state stay)."""
+    out = {k: v for k, v in summary.items() if k not in ("last_heard", "online")}
+    if out["clock"] is not None:
+        out["clock"] = {k: v for k, v in out["clock"].items() if k not in ("t", "server_time")}
+    return out
+
+
+def test_a_board_with_lines_waiting_is_read_first_and_its_lines_taken_after(
+        tmp_path: Path) -> None:
+    """IT 4.1 / COMP: the transcript is the board's; a hub restart changes nothing of it. The
+    line board 3 sends while the hub reads back waits, unapplied and unwritten, then goes in
+    after the game's read-back — first of the three, as its page waits on it."""
+    _played(tmp_path / "hub", dict.fromkeys(BOARDS, HELD)).close()
+    # what a hub that never stopped shows: board 3 one line further
+    never = _played(tmp_path / "never", {"1": HELD, "2": HELD, "3": HELD + 1})
+
+    async def scenario() -> None:
+        hub = Hub(_config(tmp_path / "hub"), tmp_path / "hub")
+        server = HallServer(hub, "127.0.0.1", 0)
+        page = HallClient(False)
+        server.hall_clients.add(page)
+        read: list[str] = []
+        hub.listeners.append(lambda board, feds: read.append(board))
+        try:
+            hub.load(read_back=False)
+            assert list(hub.unread) == list(BOARDS) and hub.to_read == 3
+            game, lines = _game("3")
+            hub.deliver(_journal(hub, "3", game, HELD + 1, lines[HELD:HELD + 1]))
+            assert hub.replica.held("3", game) == HELD and hub.views["3"].game is None
+            assert list(hub.waiting) == ["3"]
+            server.flush()
+            assert page.take() == b""  # nothing summed of a board not read back
+            await hub.read_back()
+            assert read == ["3", "1", "2"]
+            assert not hub.unread and not hub.waiting
+            assert hub.replica.held("3", game) == HELD + 1
+            for board in BOARDS:
+                assert _same(hub.summary(board, True)) == _same(never.summary(board, True))
+                assert _same(hub.summary(board, False)) == _same(never.summary(board, False))
+            server.flush()
+            sent = page.take().decode()
+            assert [json.loads(line[6:])["board"] for line in sent.splitlines()
+                    if line.startswith("data: ")] == list(BOARDS)
+        finally:
+            await server.stop()
+            hub.close()
+            never.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_hub_answers_while_it_reads_back(tmp_path: Path) -> None:
+    """HUB_API.md: ``/api/hall`` lists the boards read back so far and says how far the
+    read-back is; a board's own page reads that board at once; the flags of the whole hall
+    answer 503 with Retry-After until every board is read."""
+    _played(tmp_path, dict.fromkeys(BOARDS, HELD)).close()
+
+    async def scenario() -> None:
+        hub = Hub(_config(tmp_path), tmp_path)
+        server = HallServer(hub, "127.0.0.1", 0)
+        hub.load(read_back=False)
+        await server.start()
+        base = f"http://127.0.0.1:{server.port}"
+        auth = {"Authorization": f"Bearer {hub.token}"}
+        try:
+            async with aiohttp.ClientSession() as http:
+                async with http.get(f"{base}/api/hall") as r:
+                    hall = await r.json()
+                    assert r.status == 200
+                assert hall["boards"] == [] and hall["reading_back"] == {"boards": 0, "of": 3}
+                async with http.get(f"{base}/api/flags", headers=auth) as r:
+                    assert r.status == 503 and r.headers["Retry-After"]
+                    assert "0 of 3 boards" in (await r.json())["error"]
+                async with http.get(f"{base}/results.csv") as r:
+                    assert r.status == 503
+                async with http.get(f"{base}/boards/2/api/state", headers=auth) as r:
+                    state = await r.json()
+                    assert r.status == 200
+                game, _ = _game("2")
+                assert state["game_id"] == game and len(state["moves"]) > 0
+                async with http.get(f"{base}/api/hall") as r:
+                    hall = await r.json()
+                assert [s["board"] for s in hall["boards"]] == ["2"]
+                assert hall["reading_back"] == {"boards": 1, "of": 3}
+                await hub.read_back()
+                async with http.get(f"{base}/api/hall") as r:
+                    hall = await r.json()
+                assert [s["board"] for s in hall["boards"]] == list(BOARDS)
+                assert hall["reading_back"] is None
+                async with http.get(f"{base}/api/flags", headers=auth) as r:
+                    assert r.status == 200
+        finally:
+            await server.stop()
+            hub.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_front_answers_503_while_a_share_reads_back(tmp_path: Path) -> None:
+    """HUB_API.md, shares: what the front gathers from every share (flags, results, the round's
+    PDN) is a 503 while a share is reading its games back — the share's own words — not a list
+    without that share's boards; the arbiter's ``/api/hall`` sums the shares' read-backs."""
+    from aiohttp import web
+
+    from pi.board.config import HttpSpec
+    from pi.hall.front import Front, FrontConfig
+    from pi.web.httputil import http
+
+    def share(reading: bool) -> web.Application:
+        async def listed(request: web.Request) -> web.Response:
+            if reading:
+                raise http(503, "the hub is reading its games back after its start (1 of 4 "
+                                "boards); try again in a few seconds", retry=True)
+            return web.json_response([])
+
+        async def hall(request: web.Request) -> web.Response:
+            return web.json_response({"boards": [], "reading_back": {"boards": 1, "of": 4}
+                                      if reading else None})
+        app = web.Application()
+        app.router.add_get("/api/flags", listed)
+        app.router.add_get("/api/results", listed)
+        app.router.add_get("/rounds/{round}/games.pdn", listed)
+        app.router.add_get("/api/hall", hall)
+        return app
+
+    async def scenario() -> None:
+        runners = [web.AppRunner(share(reading)) for reading in (False, True)]
+        ports = []
+        for runner in runners:
+            await runner.setup()
+            site = web.TCPSite(runner, "127.0.0.1", 0)
+            await site.start()
+            ports.append(runner.addresses[0][1])
+        front = Front(FrontConfig(tuple(HttpSpec("127.0.0.1", p) for p in ports),
+                                  tmp_path, http=HttpSpec("127.0.0.1", 0)))
+        await front.start()
+        base = f"http://127.0.0.1:{front.port}"
+        auth = {"Authorization": f"Bearer {front.token}"}
+        try:
+            async with aiohttp.ClientSession() as session:
+                for path in ("/api/flags", "/api/results", "/results.csv",
+                             "/rounds/1/games.pdn"):
+                    async with session.get(base + path, headers=auth) as r:
+                        assert r.status == 503, path
+                        assert r.headers["Retry-After"]
+                        assert "1 of 4 boards" in (await r.json())["error"]
+                async with session.get(base + "/api/hall", headers=auth) as r:
+                    assert (await r.json())["reading_back"] == {"boards": 1, "of": 4}
+        finally:
+            await front.stop()
+            for runner in runners:
+                await runner.cleanup()
+
+    asyncio.run(scenario())
