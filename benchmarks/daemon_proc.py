@@ -60,8 +60,12 @@ class Daemon:
         env = dict(os.environ, NOTIFY_SOCKET=str(self.sock_path))
         env.pop("WATCHDOG_USEC", None)
         self.started = now()
-        self.proc = subprocess.Popen(cmd, env=env, cwd=str(ROOT), stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # its standard error in a file, not a pipe read only at the stop: past 64 KiB of log
+        # the daemon would block writing it, mid-benchmark
+        self.err_path = workdir / f"daemon-{os.getpid()}-{id(self)}.err"
+        with open(self.err_path, "wb") as err:
+            self.proc = subprocess.Popen(cmd, env=env, cwd=str(ROOT), stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=err)
 
     def wait_ready(self, timeout: float = 20.0) -> float:
         """Seconds from spawn to READY=1."""
@@ -98,13 +102,15 @@ class Daemon:
         if self.proc.poll() is None:
             self.proc.terminate()
         try:
-            _, err = self.proc.communicate(timeout=10)
+            self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            _, err = self.proc.communicate()
+            self.proc.wait()
         self.sock.close()
         self.sock_path.unlink(missing_ok=True)
-        return err.decode(errors="replace")
+        err = self.err_path.read_text(errors="replace")
+        self.err_path.unlink(missing_ok=True)
+        return err
 
 
 def idle_run(cmd_for: Any, work: Path, idle: float) -> dict[str, float]:

@@ -120,13 +120,24 @@ class ShareHall:
 
 
 def fleet(url: str, boards: int, journals: Path, conf: Path, pace: float = 20.0
-          ) -> subprocess.Popen[str]:
-    """The light boards 1..``boards``, signing with the keys of ``conf`` (hub.toml)."""
-    return subprocess.Popen([sys.executable, "-m", "hardware_mocks.hall_fleet", "--mqtt", url,
-                             "--hall", HALL, "--boards", f"1-{boards}", "--dir", str(journals),
-                             "--pace", str(pace), "--stagger", "2", "--hub-config", str(conf)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, PYTHONPATH=str(ROOT)), start_new_session=True)
+          ) -> subprocess.Popen[bytes]:
+    """The light boards 1..``boards``, signing with the keys of ``conf`` (hub.toml); their
+    output in ``fleet.log`` beside ``journals`` (:func:`fleet_log`), never a pipe nobody reads
+    while they play (past 64 KiB of log every board would block)."""
+    journals.parent.mkdir(parents=True, exist_ok=True)
+    with open(fleet_log(journals), "ab") as out:
+        return subprocess.Popen([sys.executable, "-m", "hardware_mocks.hall_fleet", "--mqtt",
+                                 url, "--hall", HALL, "--boards", f"1-{boards}", "--dir",
+                                 str(journals), "--pace", str(pace), "--stagger", "2",
+                                 "--hub-config", str(conf)],
+                                cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                                start_new_session=True)
+
+
+def fleet_log(journals: Path) -> Path:
+    """What :func:`fleet` said (its standard output and error)."""
+    return journals.parent / "fleet.log"
 
 
 def unequal(journals: Path, state: Path) -> list[str]:

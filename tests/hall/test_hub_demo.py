@@ -114,10 +114,12 @@ def _replica_lines(d: Path) -> int:
 def test_hub_demo_starts_plays_and_stops_on_sigterm(tmp_path: Path) -> None:
     d = tmp_path / "demo"
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pi.cli", "hub", "demo", "--boards", "2", "--dir", str(d),
-         "--http", f"127.0.0.1:{port}", "--speed", "50"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = tmp_path / "demo.err"  # its log in a file: nobody reads a pipe while it plays
+    with open(log, "ab") as err_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pi.cli", "hub", "demo", "--boards", "2", "--dir", str(d),
+             "--http", f"127.0.0.1:{port}", "--speed", "50"],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=err_file, text=True)
     out_lines: list[str] = []
     try:
         assert proc.stdout is not None
@@ -140,12 +142,12 @@ def test_hub_demo_starts_plays_and_stops_on_sigterm(tmp_path: Path) -> None:
             hall = json.loads(r.read())
         assert {str(b["board"]) for b in hall["boards"]} >= {"1", "2"}
         proc.send_signal(signal.SIGTERM)
-        rest, err = proc.communicate(timeout=30)
+        rest, _ = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 0, err
+    assert proc.returncode == 0, log.read_text(errors="replace")
     assert "stopped" in rest
     assert not [c for c in children if _alive(c)], "a child outlived the demo"
     # what stays in DIR: the boards' journals and the hub's replicas of them, alike

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from broker import Broker, free_port
 from hub_rig import ROOT, SAMPLE, FakeBoard, request, trace_lines, wait
-from shares_rig import ShareHall, fleet, unequal
+from shares_rig import ShareHall, fleet, fleet_log, unequal
 
 from pi.board.errors import ConfigError
 from pi.hall import protocol as P
@@ -312,8 +312,8 @@ def test_a_share_killed_and_restarted_the_hall_plays_on_and_replicas_are_equal(
             wait(lambda: all(_boards_at(hall).get(b, 0) > during[b] for b in ("1", "3", "5")),
                  60, "share 1's boards moving on the hall again")
             boats.send_signal(signal.SIGTERM)
-            out, err = boats.communicate(timeout=60)
-            assert boats.returncode == 0, err[-500:]
+            boats.wait(timeout=60)
+            assert boats.returncode == 0, fleet_log(journals).read_text()[-500:]
             wait(lambda: not unequal(journals, hall.state), 90, "every replica equal: "
                  + ", ".join(unequal(journals, hall.state)[:5]))
             status, _, body = request(hall.port, "GET", "/rounds/1/games.pdn")

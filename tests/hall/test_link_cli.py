@@ -73,19 +73,23 @@ def test_a_bad_option_exits_2_with_one_line(tmp_path: Path,
     assert "--board" in err and "hunter2" not in err
 
 
-def _damiera(*args: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "pi.cli", "run", "--simulate", "--quiet",
-                             "--http", "off", *args], cwd=ROOT,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+def _damiera(log: Path, *args: str) -> subprocess.Popen[bytes]:
+    """``damiera run --simulate`` with its standard error in ``log`` (never a pipe nobody reads
+    while it runs: past 64 KiB the daemon would block writing its log)."""
+    with open(log, "ab") as err:
+        return subprocess.Popen([sys.executable, "-m", "pi.cli", "run", "--simulate", "--quiet",
+                                 "--http", "off", *args], cwd=ROOT,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                stdout=subprocess.DEVNULL, stderr=err)
 
 
 def test_a_simulated_game_played_out_reaches_the_hub_whole(tmp_path: Path) -> None:
     state = tmp_path / "state"
     with Broker(tmp_path) as broker, Hub(broker.port) as hub:
-        proc = _damiera("--trace", str(SAMPLE), "--speed", "max", "--state-dir", str(state),
-                        "--mqtt", broker.url, "--board", BOARD, "--hall", "t")
-        assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
+        log = tmp_path / "damiera.err"
+        proc = _damiera(log, "--trace", str(SAMPLE), "--speed", "max", "--state-dir",
+                        str(state), "--mqtt", broker.url, "--board", BOARD, "--hall", "t")
+        assert proc.wait(timeout=60) == 0, log.read_text(errors="replace")
         journal = next(state.glob("games/*/trace.jsonl"))
         game = journal.parent.name
         disk = journal.read_text(encoding="utf-8").split("\n")[:-1]
@@ -102,8 +106,8 @@ def test_a_board_killed_says_offline_by_its_will_and_its_restart_gives_the_heads
     state = tmp_path / "state"
     with Broker(tmp_path) as broker:
         def board() -> subprocess.Popen[bytes]:
-            return _damiera("--state-dir", str(state), "--mqtt", broker.url, "--board", BOARD,
-                            "--hall", "t")
+            return _damiera(tmp_path / "damiera.err", "--state-dir", str(state), "--mqtt",
+                            broker.url, "--board", BOARD, "--hall", "t")
         proc = board()
         try:
             deadline = time.monotonic() + 30
@@ -134,4 +138,4 @@ def test_a_board_killed_says_offline_by_its_will_and_its_restart_gives_the_heads
             assert [journal.parent.name, s["lines"], False] in s["games"]
         finally:
             proc.send_signal(signal.SIGTERM)
-            assert proc.wait(20) == 0, proc.stderr.read() if proc.stderr else ""
+            assert proc.wait(20) == 0, (tmp_path / "damiera.err").read_text(errors="replace")

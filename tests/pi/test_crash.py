@@ -94,9 +94,11 @@ def run_to_completion(trace: Path, state: Path, rng: random.Random, *, kills: in
     journal has grown by a random 5-150 lines), ``kills`` times; then runs it until it exits 0.
     Returns how many runs were killed mid-game."""
     killed = 0
+    log = state.parent / f"{state.name}.err"  # a file, not a pipe nobody reads while it runs
     for attempt in range(kills + 5):
-        proc = subprocess.Popen(command(trace, state), env=ENV, cwd=ROOT,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        with open(log, "wb") as err:  # this attempt's
+            proc = subprocess.Popen(command(trace, state), env=ENV, cwd=ROOT,
+                                    stdout=subprocess.DEVNULL, stderr=err)
         if attempt < kills:
             target = _lines(state) + rng.randint(5, 150)
             while proc.poll() is None and _lines(state) < target:
@@ -107,7 +109,7 @@ def run_to_completion(trace: Path, state: Path, rng: random.Random, *, kills: in
                 killed += 1
                 continue
         proc.wait(timeout=300)
-        stderr = proc.stderr.read().decode() if proc.stderr else ""
+        stderr = log.read_text(errors="replace")
         if proc.returncode == 0:
             return killed
         assert proc.returncode == -signal.SIGKILL, stderr
@@ -165,8 +167,10 @@ def test_sigterm_stops_cleanly_and_a_restart_resumes(
         long_game: tuple[Path, tuple[Any, ...]], tmp_path: Path) -> None:
     trace, base = long_game
     state = tmp_path / "state"
-    proc = subprocess.Popen(command(trace, state, speed="20"), env=ENV, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = tmp_path / "damiera.err"  # a file, not a pipe nobody reads while it runs
+    with open(log, "wb") as err:
+        proc = subprocess.Popen(command(trace, state, speed="20"), env=ENV, cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=err)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         journals = game_journals(state)
@@ -174,7 +178,7 @@ def test_sigterm_stops_cleanly_and_a_restart_resumes(
             break
         time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=20) == 0
+    assert proc.wait(timeout=20) == 0, log.read_text(errors="replace")
     journal = game_journals(state)[0]
     rec = read_journal(journal)
     assert rec.dropped == b""  # intact: every line whole

@@ -313,10 +313,12 @@ def test_without_a_trace_the_board_waits_set_up_until_sigterm(tmp_path: Path) ->
     import sys
     import time
     state = tmp_path / "state"
-    proc = subprocess.Popen([sys.executable, "-m", "pi.cli", "run", "--simulate", "--quiet",
-                             "--state-dir", str(state)], cwd=ROOT,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = tmp_path / "damiera.err"  # a file, not a pipe nobody reads while it runs
+    with open(log, "ab") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "pi.cli", "run", "--simulate", "--quiet",
+                                 "--state-dir", str(state)], cwd=ROOT,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                stdout=subprocess.DEVNULL, stderr=err)
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not list(state.glob("games/*/trace.jsonl")):
@@ -324,7 +326,7 @@ def test_without_a_trace_the_board_waits_set_up_until_sigterm(tmp_path: Path) ->
         time.sleep(0.3)
     finally:
         proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=20) == 0, proc.stderr.read() if proc.stderr else ""
+    assert proc.wait(timeout=20) == 0, log.read_text(errors="replace")
     journal = next(state.glob("games/*/trace.jsonl"))
     lines = [json.loads(x) for x in journal.read_text().splitlines()]
     assert [x["type"] for x in lines[:2]] == ["start", "snapshot"]
