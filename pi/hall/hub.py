@@ -194,7 +194,10 @@ class Hub:
         g = self.unread.pop(board, None)
         if g is None:
             return
-        self._follow(board, g, rebuilt=True)
+        try:
+            self._follow(board, g, rebuilt=True)
+        except Exception:  # the board's view as its lines make it; the other boards read on
+            log.exception("board %s: game %s not read back", board, g.id)
         waiting = self.waiting.pop(board, None)
         if waiting:
             self.deliver(waiting)

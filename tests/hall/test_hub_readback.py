@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
 from pi.board.statedir import make_game_id
 from pi.hall import protocol as P
@@ -206,5 +207,34 @@ def test_the_front_answers_503_while_a_share_reads_back(tmp_path: Path) -> None:
             await front.stop()
             for runner in runners:
                 await runner.cleanup()
+
+    asyncio.run(scenario())
+
+
+def test_a_game_that_fails_to_read_back_does_not_hold_the_others(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A board whose read-back fails (logged) still has its waiting lines taken, and the other
+    boards are read back: the read-back ends, never spins on a board it cannot read."""
+    _played(tmp_path, dict.fromkeys(BOARDS, HELD)).close()
+
+    async def scenario() -> None:
+        hub = Hub(_config(tmp_path), tmp_path)
+        hub.load(read_back=False)
+        follow = hub._follow  # noqa: SLF001 - the read-back's own step, made to fail once
+
+        def failing(board: str, g: Any, rebuilt: bool) -> Any:
+            if board == "2" and rebuilt:
+                raise RuntimeError("a replica the view cannot take")
+            return follow(board, g, rebuilt)
+        monkeypatch.setattr(hub, "_follow", failing)
+        game, lines = _game("2")
+        hub.deliver(_journal(hub, "2", game, HELD + 1, lines[HELD:HELD + 1]))
+        try:
+            await asyncio.wait_for(hub.read_back(), 10)
+            assert not hub.unread and not hub.waiting
+            assert hub.replica.held("2", game) == HELD + 1  # its waiting line taken all the same
+            assert hub.views["1"].game is not None and hub.views["3"].game is not None
+        finally:
+            hub.close()
 
     asyncio.run(scenario())
