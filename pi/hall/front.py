@@ -50,7 +50,8 @@ from pi.board.config import HttpSpec, TomlReader, parse_http
 from pi.board.errors import ConfigError
 from pi.board.statedir import atomic_write
 from pi.hall.hall_http import (HALL_STATIC, MAX_CSV, HallClient, Shown, add_hall_routes,
-                               admit_hall_client, catch_up, read_pairings, summary_key)
+                               admit_hall_client, catch_up, first_event_id, read_pairings,
+                               summary_key)
 from pi.hall.hub_config import DEFAULT_HTTP, load_hub_config
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import board_key
@@ -157,7 +158,7 @@ class Front(ArbiterSite):
         self.pairings = Pairings(config.state_dir)
         self.round_path = config.state_dir / ROUND_FILE
         self.current: str | None = None
-        self.seq = 0
+        self.seq = first_event_id()
         #: (board, arbiter view) → (seq, summary key, summary): the hall as last heard
         self.shown: Shown = {}
         self.hall_clients: set[HallClient] = set()

@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS", "summary_key",
            "HallSite", "add_hall_routes", "read_pairings", "Shown", "admit_hall_client",
-           "catch_up"]
+           "first_event_id", "catch_up"]
 
 HALL_STATIC = Path(__file__).parent / "static"
 #: A pairings upload larger than this is refused (a 9-round, 500-board event is ~200 kB).
@@ -125,7 +125,7 @@ class HallServer(ArbiterSite):
         self.throttle = hub.throttle
         self.pairings = hub.pairings
         self._pinger: asyncio.Task[None] | None = None
-        self.seq = 0
+        self.seq = first_event_id()
         self.shown: Shown = {}
         self.hall_clients: set[HallClient] = set()
         #: boards changed since their summaries were last built (built at the next flush)
@@ -608,7 +608,7 @@ def admit_hall_client(request: web.Request, seq: int, clients: set[HallClient],
     past ``max_clients``."""
     raw = request.headers.get("Last-Event-ID", request.query.get("last_event_id"))
     after: int | None = None
-    if raw is not None and raw.strip().isdigit() and len(raw.strip()) < 12:
+    if raw is not None and raw.strip().isdigit() and len(raw.strip()) <= 16:
         after = int(raw.strip())
         if after > seq:
             after = None
@@ -617,6 +617,16 @@ def admit_hall_client(request: web.Request, seq: int, clients: set[HallClient],
     client = HallClient(arbiter)
     clients.add(client)
     return client, after
+
+
+def first_event_id() -> int:
+    """The id a hall stream's events count up from (the hub's or the front's): the microseconds
+    since the epoch at its start. Every id of a life is then above every id of the lives before
+    it (a stream sends far fewer than an event a microsecond), so a page (or the front, reading
+    a share) resuming with an id of an earlier life is sent the whole hall — not only the
+    boards that the new life happened to send under higher numbers, while the rest kept the
+    summaries of before the restart (HUB_API.md ``GET /events``)."""
+    return time.time_ns() // 1000
 
 
 def catch_up(shown: Shown, arbiter: bool, after: int | None) -> bytes:

@@ -55,8 +55,9 @@ def test_a_shares_stream_is_read_whole_events_across_reads(tmp_path: Path, size:
 
     sent = page.take().decode()
     events = [e for e in sent.split("\n\n") if e]
-    assert [e.splitlines()[0] for e in events] == ["id: 1", "id: 2"]
-    assert events[0] == encode(1, "board", _summary("2", 5)).decode().rstrip("\n")
+    base = front.seq - 2  # the front's ids count up from its start (first_event_id)
+    assert [e.splitlines()[0] for e in events] == [f"id: {base + 1}", f"id: {base + 2}"]
+    assert events[0] == encode(base + 1, "board", _summary("2", 5)).decode().rstrip("\n")
     assert json.loads(events[1].splitlines()[2].removeprefix("data: ")) == _summary("4", 3)
     assert front.shown[("2", False)][2] == _summary("2", 5)
     assert ("3", False) not in front.shown

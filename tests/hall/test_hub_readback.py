@@ -238,3 +238,57 @@ def test_a_game_that_fails_to_read_back_does_not_hold_the_others(
             hub.close()
 
     asyncio.run(scenario())
+
+
+def test_a_page_resuming_with_an_id_of_the_hubs_earlier_life_gets_the_whole_hall(
+        tmp_path: Path) -> None:
+    """HUB_API.md ``GET /events``: a page that followed the hub before it restarted comes back
+    with that life's ``Last-Event-ID``. Another page has meanwhile been sent the hall under the
+    new life's ids; the resuming page must still get every board — not only those sent since
+    an id that meant something else in the old life."""
+    _played(tmp_path, dict.fromkeys(BOARDS, HELD)).close()
+
+    async def board_events(http: aiohttp.ClientSession, url: str, last: str | None
+                           ) -> dict[str, int]:
+        headers = {} if last is None else {"Last-Event-ID": last}
+        seen: dict[str, int] = {}
+        async with http.get(url, headers=headers) as r:
+            buf = b""
+            try:
+                while True:
+                    buf += await asyncio.wait_for(r.content.readany(), 1.0)
+                    *events, buf = buf.split(b"\n\n")
+                    for e in events:
+                        fields = dict(x.split(": ", 1) for x in e.decode().splitlines()
+                                      if ": " in x)
+                        if fields.get("event") == "board":
+                            seen[json.loads(fields["data"])["board"]] = int(fields["id"])
+            except asyncio.TimeoutError:  # the catch-up is written at once: all of it by now
+                return seen
+
+    async def life() -> tuple[HallServer, Hub, str]:
+        hub = Hub(_config(tmp_path), tmp_path)
+        hub.load()
+        server = HallServer(hub, "127.0.0.1", 0)
+        await server.start()
+        return server, hub, f"http://127.0.0.1:{server.port}/events"
+
+    async def scenario() -> None:
+        async with aiohttp.ClientSession() as http:
+            server, hub, url = await life()
+            try:
+                old = await board_events(http, url, None)
+            finally:
+                await server.stop()
+                hub.close()
+            assert set(old) == set(BOARDS)
+            resumed = str(min(old.values()))  # a page that saw only the first board
+            server, hub, url = await life()
+            try:
+                assert set(await board_events(http, url, None)) == set(BOARDS)  # another page
+                assert set(await board_events(http, url, resumed)) == set(BOARDS)
+            finally:
+                await server.stop()
+                hub.close()
+
+    asyncio.run(scenario())
