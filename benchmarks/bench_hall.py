@@ -29,6 +29,10 @@ hub's ``GET /events``. Printed:
   p99 > 1 s; ``--sweep auto`` doubles from 100 boards until p99 passes 1 s, then tries halfway
   back once.
 
+``--restart``: the hub killed (SIGKILL) mid-play and started again on its state: when it
+answers, when it has read its live games back, and when the hall page (resuming with the first
+hub's event id, as a browser does) shows every board where it was at the restart; lines lost.
+
 ``--hall-init``: over a hall made by ``damiera hub init --boards N`` instead of an anonymous
 broker — what a hall runs: its own ``mosquitto.conf`` (TLS, a user per board and per hub
 process, 100 messages in flight, ``set_tcp_nodelay``; the listener moved to a free loopback
@@ -441,6 +445,148 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
         shutil.rmtree(root, ignore_errors=True)
 
 
+def hall_answer(port: int) -> dict[str, Any] | None:
+    """``GET /api/hall`` now; None when the hub does not answer."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/hall", timeout=30) as r:
+            got: dict[str, Any] = json.loads(r.read())
+            return got
+    except OSError:
+        return None
+
+
+def restart(boards: int, pace: float, seconds: float, warmup: float, down: float,
+            per_process: int, seed: int = 1, nice: int = 0, idle: bool = False,
+            made: bool = False) -> dict[str, Any]:
+    """The hub killed (SIGKILL) after ``warmup`` seconds of play and started again ``down``
+    seconds later on the same state directory and address, the boards playing on throughout;
+    then ``seconds`` more of play. Measured from the restart: the hub's first ``/api/hall``
+    answer and the end of its read-back (``reading_back`` null, asked every 0.1 s); a hall
+    page that followed the first hub and resumes with its ``Last-Event-ID`` (as a browser's
+    EventSource does): when each board reached, on it, the line its game was at when the hub
+    came back; after that, publish -> hall page as in a steady run; lines lost."""
+    root = Path(tempfile.mkdtemp(prefix="bench-hall-restart-"))
+    hub_dir = root / "hub"
+    hub_dir.mkdir()
+    hall = Hall(root, boards, made).start()
+    broker = hall.broker
+    hub: subprocess.Popen[bytes] | None = None
+    pages: list[SseClient] = []
+    fleets: list[tuple[subprocess.Popen[str], Path]] = []
+    host_before = host_reference()
+    port = free_port()
+
+    def start_hub() -> subprocess.Popen[bytes]:
+        return subprocess.Popen([*hub_command(None), *hall.hub_args(), "--http",
+                                 f"127.0.0.1:{port}", "--state-dir", str(hub_dir), "--quiet"],
+                                cwd=ROOT, stdin=subprocess.DEVNULL,
+                                stderr=open(root / "hub.log", "ab"))
+    try:
+        hub = start_hub()
+        wait_http(port)
+        pages.append(SseClient(port))
+        pages[0].start()
+        fleets = start_fleets(hall, boards, pace, root, seed, stagger=30.0,
+                              per_process=per_process, nice=nice, idle=idle)
+        time.sleep(warmup)
+        hub.kill()
+        hub.wait()
+        held = replica_lines(hub_dir)
+        time.sleep(down)
+        restarted = time.time()
+        hub = start_hub()
+        answered = finished = math.nan
+        reading: dict[str, Any] | None = None
+        while time.time() - restarted < 300:
+            got = hall_answer(port)
+            if got is not None:
+                if math.isnan(answered):
+                    answered = time.time() - restarted
+                    reading = got.get("reading_back")
+                    page = SseClient(port)  # the page back, with the first hub's last id
+                    page.last_id = pages[0].last_id
+                    page.start()
+                    pages.append(page)
+                if got.get("reading_back") is None:
+                    finished = time.time() - restarted
+                    break
+            time.sleep(0.1)
+        time.sleep(seconds)
+        load = os.getloadavg()[0]
+        for proc, _ in fleets:
+            proc.send_signal(signal.SIGTERM)
+        for proc, _ in fleets:
+            proc.communicate(timeout=60)
+        if any(proc.returncode != 0 for proc, _ in fleets):
+            raise RuntimeError("a process of simulated boards failed (its error is above)")
+        total, lost, bad = caught_up(root, hub_dir)
+        host_after = host_reference()
+        times = read_times([t for _, t in fleets])
+        # per board: its game and line at the restart (the newest line published before it)
+        at: dict[str, tuple[float, str, int]] = {}
+        for (board, game), lines in times.items():
+            for line, wall in lines.items():
+                if wall <= restarted and (board not in at or wall > at[board][0]):
+                    at[board] = (wall, game, line)
+        back: dict[str, float] = {}
+        seen = pages[-1].seen if len(pages) > 1 else []
+        for wall, board, shown_game, shown_lines in seen:
+            want = at.get(board)
+            if board not in back and want is not None and shown_game == want[1] \
+                    and shown_lines >= want[2]:
+                back[board] = wall - restarted
+        waits = sorted(back.values())
+        since = restarted + (max(waits) if waits else 0.0) + 1.0
+        lat, unseen = latencies(times, seen, since=since)
+        return {"boards": boards, "pace": pace, "warmup": warmup, "down": down,
+                "seconds": seconds, "load": load, "held": held, "answered": answered,
+                "reading": reading, "finished": finished, "playing": len(at),
+                "back": len(back), "back_p50": percentile(waits, 50),
+                "back_max": max(waits) if waits else math.nan,
+                "p99": percentile(lat, 99) * 1000, "measured": len(lat), "unseen": unseen,
+                "after": time.time() - since, "lines": total, "lost": lost, "games_bad": bad,
+                "reconnects": pages[-1].reconnects if len(pages) > 1 else 0,
+                "sse_error": pages[-1].error if len(pages) > 1 else "no hall page",
+                "fleets": len(fleets), "nice": nice, "idle": idle,
+                "host": [host_before, host_after], "hall": hall.name()}
+    finally:
+        for proc, _ in fleets:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        for page in pages:
+            page.stop()
+        if hub is not None:
+            stop_hub(hub)
+        broker.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def show_restart(r: dict[str, Any]) -> None:
+    print(f"hub restart: {r['boards']} boards at {r['pace']:g}x pace, the hub killed (SIGKILL) "
+          f"after {r['warmup']:g} s of play and started again {r['down']:g} s later; machine's "
+          f"load average {r['load']:.1f} on {os.cpu_count()} cores")
+    print(f"  hall: {r['hall']}")
+    reading = r["reading"]
+    print(f"  at the kill: {r['held']} journal lines in the replicas; the restarted hub "
+          f"answered /api/hall after {r['answered']:.2f} s"
+          + (f" ({reading['boards']} of {reading['of']} boards read back then)"
+             if isinstance(reading, dict) else " (every board read back then)")
+          + f", every live game read back after {r['finished']:.2f} s")
+    print(f"  the hall page, resuming with the first hub's last event id: {r['back']} of "
+          f"{r['playing']} boards at their line of the restart, p50 {r['back_p50']:.2f} s, "
+          f"the last {r['back_max']:.2f} s after it")
+    print(f"  then publish -> hall page: p99 {r['p99']:.1f} ms over {r['measured']} lines "
+          f"({r['after']:.0f} s; {r['unseen']} never shown)")
+    print(f"  boards: {boards_where(r)}")
+    print(host_line(*r["host"]))
+    print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not "
+          "byte-equal; target 0)")
+    if r["reconnects"] or r["sse_error"]:
+        print(f"  hall page: reconnected {r['reconnects']} time(s)"
+              + (f"; last error: {r['sse_error']}" if r["sse_error"] else ""))
+
+
 def boards_where(r: dict[str, Any]) -> str:
     """The boards' processes and how they were scheduled (``--boards-idle``, ``--boards-nice``)."""
     return (f"{r['fleets']} process(es)" + (" under SCHED_IDLE" if r.get("idle") else "")
@@ -539,7 +685,22 @@ def main() -> None:
     p.add_argument("--lead", type=float, default=15.0,
                    help="--round-start: seconds for the boards' processes to connect before "
                    "the round's second (default 15)")
+    p.add_argument("--restart", action="store_true",
+                   help="the hub killed (SIGKILL) after --warmup seconds of play and started "
+                   "again --down seconds later, then --seconds more of play: how soon the "
+                   "restarted hub answers, reads its games back and has the hall page caught "
+                   "up (pace: --pace, default 10; default off)")
+    p.add_argument("--down", type=float, default=5.0,
+                   help="--restart: seconds the hub stays down (default 5)")
     args = p.parse_args()
+    if args.restart:
+        r = restart(args.boards, args.pace or 10.0, args.seconds, args.warmup, args.down,
+                    args.per_process, nice=args.boards_nice, idle=args.boards_idle,
+                    made=args.hall_init)
+        show_restart(r)
+        if args.json:
+            print(json.dumps(r))
+        return
     if args.round_start:
         r = round_start(args.boards, args.pace or 1.0, args.seconds, args.lead,
                         args.per_process, nice=args.boards_nice, idle=args.boards_idle,

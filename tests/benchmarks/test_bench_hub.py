@@ -51,6 +51,7 @@ def test_the_document_lists_the_commands_run_here() -> None:
     assert any("bench_hall.py" in c and "--round-start" not in c for c in commands)
     assert any("bench_hall.py" in c and "--hall-init" in c and "--shares 2" in c
                for c in commands)
+    assert any("bench_hall.py" in c and "--restart" in c for c in commands)
 
 
 def test_bench_hub_cpu_as_documented() -> None:
@@ -123,6 +124,11 @@ def test_bench_hall_as_documented() -> None:
         if "--round-start" in command:
             boards = int(command.split("--boards ")[1].split()[0])
             assert f"on the hall page: {boards} of {boards} boards" in out, out
+        elif "--restart" in command:
+            # the hall page, resuming with the killed hub's event id, has every board back
+            boards = int(command.split("--boards ")[1].split()[0])
+            assert re.search(rf"{boards} of {boards} boards at their line of the restart", out), out
+            assert "the restarted hub answered /api/hall after" in out, out
         else:
             assert "hub CPU per journal line" in out and "load average" in out
             assert "the broker: CPU" in out, out
