@@ -70,6 +70,11 @@ ASK_AGAIN_AFTER = 1.0
 #: loop and a journal commit from the disk; what an OS crash loses of a replica the boards
 #: resend (docs/developer-hub-load.md, "08:44–09:05").
 SYNC_EVERY = 2.0
+#: Seconds of replay the start's read-back takes at a time before the loop serves the rest
+#: (:meth:`Hub.read_back`): the boards already read, the pages and the link wait at most this
+#: long; longer slices finish the read-back sooner (one board per turn: 22.6 s for 1,000 games
+#: of ~70 lines with the boards playing on, docs/developer-hub-load.md).
+READ_BACK_SLICE = 0.05
 #: Topics whose (board, leaf) is kept once read (every message names one): cleared when full
 #: (a stranger's topics for boards that do not exist cost a read again, no memory).
 MAX_TOPICS = 20_000
@@ -175,13 +180,16 @@ class Hub:
                 self.read_back_board(board)
 
     async def read_back(self) -> None:
-        """The boards of :attr:`unread` replayed one at a time, the loop free between two
-        (HTTP, the link, the ticks go on): a board with journal lines waiting first, then in
-        board order. Each read board goes to the hall's pages as it is read."""
+        """The boards of :attr:`unread` replayed one at a time, the loop free every
+        :data:`READ_BACK_SLICE` seconds (HTTP, the link, the ticks go on): a board with journal
+        lines waiting first, then in board order. Each read board goes to the hall's pages as
+        it is read."""
         started, cpu = time.monotonic(), time.process_time()
         count = len(self.unread)
         while self.unread:
-            self.read_back_board(next(iter(self.waiting), None) or next(iter(self.unread)))
+            turn = time.monotonic()
+            while self.unread and time.monotonic() - turn < READ_BACK_SLICE:
+                self.read_back_board(next(iter(self.waiting), None) or next(iter(self.unread)))
             await asyncio.sleep(0)
         if count:
             log.info("live games read back: %d board(s) in %.1f s (%.1f s of CPU)", count,
