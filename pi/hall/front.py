@@ -159,6 +159,10 @@ class Front(ArbiterSite):
         self.round_path = config.state_dir / ROUND_FILE
         self.current: str | None = None
         self.seq = first_event_id()
+        #: per share: how far its start's read-back is, from its public stream's ``hall``
+        #: events (None: done, or not heard); and the sum the pages were last told
+        self.share_reading: dict[int, dict[str, int] | None] = {}
+        self._reading_said: dict[str, int] | None = None
         #: (board, arbiter view) → (seq, summary key, summary): the hall as last heard
         self.shown: Shown = {}
         self.hall_clients: set[HallClient] = set()
@@ -237,6 +241,8 @@ class Front(ArbiterSite):
                                 "last state; tried again every %g s", share, self.bases[share],
                                 str(exc)[:120] or type(exc).__name__, RETRY)
             self.up[(share, arbiter)] = False
+            if not arbiter:  # a share away reads nothing back as far as the hall can tell
+                self._share_reading(share, None)
             await asyncio.sleep(RETRY)
 
     async def _read(self, share: int, arbiter: bool, resp: aiohttp.ClientResponse) -> None:
@@ -281,6 +287,8 @@ class Front(ArbiterSite):
             board = obj.get("board")
             if isinstance(board, str) and self.owner(board) == share:
                 self._board(board, arbiter, obj, text)
+        elif event == "hall" and not arbiter:
+            self._share_reading(share, obj.get("reading_back"))
         elif event in ("flag", "alarm") and arbiter:
             if event == "alarm":
                 obj = self._alarm(share, obj)
@@ -289,6 +297,29 @@ class Front(ArbiterSite):
             for client in list(self.hall_clients):
                 if client.arbiter:
                     client.event(self.seq, msg)
+
+    def reading_back(self) -> dict[str, int] | None:
+        """The shares' read-backs summed (HUB_API.md ``reading_back``); None: none reading."""
+        reading = [r for r in self.share_reading.values() if r is not None]
+        if not reading:
+            return None
+        return {key: sum(r[key] for r in reading) for key in ("boards", "of")}
+
+    def _share_reading(self, share: int, value: object) -> None:
+        """Share ``share`` says how far its read-back is: the pages told of the new sum."""
+        ok = isinstance(value, dict) and all(
+            isinstance(value.get(k), int) and not isinstance(value.get(k), bool)
+            for k in ("boards", "of"))
+        self.share_reading[share] = {"boards": value["boards"], "of": value["of"]} \
+            if ok and isinstance(value, dict) else None
+        now = self.reading_back()
+        if now == self._reading_said:
+            return
+        self._reading_said = now
+        self.seq += 1
+        msg = encode(self.seq, "hall", {"reading_back": now})
+        for client in list(self.hall_clients):
+            client.event(self.seq, msg)
 
     def _board(self, board: str, arbiter: bool, summary: dict[str, Any], text: str) -> None:
         """A share's summary of ``board`` under the front's own ``id``: its JSON (``text``) as
@@ -429,7 +460,7 @@ class Front(ArbiterSite):
             read_back = {key: sum(v for r in reading if isinstance(v := r.get(key), int))
                          for key in ("boards", "of")} if reading else None
         else:  # the shares' boards as last heard: nothing asked of them
-            boards, read_back = self._summaries(False), None
+            boards, read_back = self._summaries(False), self.reading_back()
         return web.json_response({"hall": self.config.hall, "event": self.config.event,
                                   "view": "arbiter" if arbiter else "public",
                                   "server_time": time.time(), "boards": boards,
@@ -447,6 +478,7 @@ class Front(ArbiterSite):
             self._arbiter_streams = [loop.create_task(self._stream(k, True))
                                      for k in range(self.count)]
         first = catch_up(self.shown, arbiter, after)  # before ``gone`` may empty it
+        first += encode(self.seq, "hall", {"reading_back": self.reading_back()})
 
         def gone() -> None:
             self.hall_clients.discard(client)

@@ -48,6 +48,8 @@ MAX_EVENTS = 10_000
 #: A board's messages within this many seconds make one summary (a journal line and the
 #: ``state`` that follows it are one change on the hall page, not two).
 COALESCE = 0.02
+#: The pages are told how far a start's read-back is at most this often (seconds).
+READING_EVERY = 0.5
 _BOARD_GETS = {"": "page_index", "arbiter": "page_arbiter", "api/state": "api_state",
                "api/whoami": "whoami", "events": "events", "record.pdn": "game_pdn",
                "api/trace.jsonl": "trace", "api/replay": "replay", "api/games": "games"}
@@ -138,6 +140,9 @@ class HallServer(ArbiterSite):
         self._clock_key: dict[str, tuple[object, object]] = {}
         #: per board in play: no need to read its clock before this (monotonic) time
         self._clock_due: dict[str, float] = {}
+        #: the read-back's progress the pages were last told, and when (:meth:`_say_reading`)
+        self._reading_said: dict[str, int] | None = None
+        self._reading_at = 0.0
         hub.listeners.append(self.on_board)
         hub.alarm_listeners.append(self.on_alarm)
         self.app = self._make_hall_app()
@@ -197,18 +202,32 @@ class HallServer(ArbiterSite):
                 client.event(self.seq, msg)
 
     def flush(self) -> None:
-        """The summaries of the boards changed since the last flush, built and sent."""
+        """The summaries of the boards changed since the last flush, built and sent; then the
+        read-back's progress if it moved on."""
         if self._flush is not None:
             self._flush.cancel()
             self._flush = None
         dirty, self.dirty = self.dirty, set()
         if self.hub.unread:  # not summed before it is read back (then it is marked again)
             dirty -= self.hub.unread.keys()
-        if not dirty:
+        if dirty:
+            sides = {client.arbiter for client in self.hall_clients}  # once, not per board
+            for board in sorted(dirty, key=board_key):
+                self.publish_board(board, sides)
+        self._say_reading()
+
+    def _say_reading(self) -> None:
+        """A ``hall`` event to every page when the start's read-back moved on (at most every
+        :data:`READING_EVERY` seconds) and when it ends (HUB_API.md)."""
+        now = self.hub.reading_back()
+        if now == self._reading_said or (
+                now is not None and time.monotonic() - self._reading_at < READING_EVERY):
             return
-        sides = {client.arbiter for client in self.hall_clients}  # once, not once per board
-        for board in sorted(dirty, key=board_key):
-            self.publish_board(board, sides)
+        self._reading_said, self._reading_at = now, time.monotonic()
+        self.seq += 1
+        msg = encode(self.seq, "hall", {"reading_back": now})
+        for client in list(self.hall_clients):
+            client.event(self.seq, msg)
 
     def publish_board(self, board: str, sides: set[bool] | None = None) -> None:
         """Board ``board``'s summaries, for each side with a page connected (a side without
@@ -306,7 +325,9 @@ class HallServer(ArbiterSite):
         for board in sorted(self.stale[arbiter], key=board_key):
             self.publish_board(board)
         client.take()  # what that sent it comes in the catch-up
-        return await serve_sse(request, client, catch_up(self.shown, arbiter, after),
+        # then where the start's read-back is (null: done), on every connection
+        hall = encode(self.seq, "hall", {"reading_back": self.hub.reading_back()})
+        return await serve_sse(request, client, catch_up(self.shown, arbiter, after) + hall,
                                lambda: self.hall_clients.discard(client))
 
     async def _ping_loop(self) -> None:
@@ -345,11 +366,11 @@ class HallServer(ArbiterSite):
     def _whole_hall(self) -> None:
         """What reads every board's game (flags, rounds, results) waits for the start's
         read-back: 503 until then, with Retry-After (HUB_API.md)."""
-        if self.hub.unread:
+        reading = self.hub.reading_back()
+        if reading is not None:
             raise http(503, f"the hub is reading its games back after its start "
-                            f"({self.hub.to_read - len(self.hub.unread)} of "
-                            f"{self.hub.to_read} boards); try again in a few seconds",
-                       retry=True)
+                            f"({reading['boards']} of {reading['of']} boards); try again in "
+                            f"a few seconds", retry=True)
 
     def _on_board(self, name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         async def handler(request: web.Request) -> web.StreamResponse:
@@ -391,12 +412,10 @@ class HallServer(ArbiterSite):
         hub = self.hub
         boards = [hub.summary(b, arbiter) for b in sorted(hub.views, key=board_key)
                   if b not in hub.unread]
-        reading = None if not hub.unread else \
-            {"boards": hub.to_read - len(hub.unread), "of": hub.to_read}
         return web.json_response({"hall": hub.config.hall, "event": hub.config.event,
                                   "view": "arbiter" if arbiter else "public",
                                   "server_time": time.time(), "boards": boards,
-                                  "reading_back": reading},
+                                  "reading_back": hub.reading_back()},
                                  headers={"Cache-Control": "no-store"})
 
     async def api_flags(self, request: web.Request) -> web.Response:

@@ -179,6 +179,13 @@ class Hub:
             for board in list(self.unread):
                 self.read_back_board(board)
 
+    def reading_back(self) -> dict[str, int] | None:
+        """How far the start's read-back is (HUB_API.md ``reading_back``): boards read of those
+        to read; None once done."""
+        if not self.unread:
+            return None
+        return {"boards": self.to_read - len(self.unread), "of": self.to_read}
+
     async def read_back(self) -> None:
         """The boards of :attr:`unread` replayed one at a time, the loop free every
         :data:`READ_BACK_SLICE` seconds (HTTP, the link, the ticks go on): a board with journal

@@ -306,11 +306,12 @@ def test_a_boards_live_page_on_the_hub_names_it_and_links_its_pdn(hall: dict[str
             browser.close()
 
 
-def test_a_console_opened_while_the_hub_reads_back_loads_once_it_has(
+def test_the_pages_opened_while_the_hub_reads_back_say_so_and_load_once_it_has(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """HUB_API.md ``reading_back``: the hall's console opened on a hub just restarted, its games
-    not yet read back, says why it cannot load (the hub's 503) and loads by itself once they are:
-    board 7's pending flag (IT 8.2) listed, nobody reloading the page."""
+    """HUB_API.md ``reading_back``: on a hub just restarted, its games not yet read back, the
+    hall page says how far the read-back is and shows the board once it is read; the hall's
+    console says why it cannot load (the hub's 503) and loads by itself once they are: board
+    7's pending flag (IT 8.2) listed, nobody reloading either page."""
     import asyncio
     import threading
 
@@ -339,7 +340,14 @@ def test_a_console_opened_while_the_hub_reads_back_loads_once_it_has(
                 assert rig.json("GET", "/api/hall")[1]["reading_back"] == {"boards": 0, "of": 1}
                 browser = _browser(p)
                 try:
-                    page = browser.new_context(viewport={"width": 1200, "height": 800}).new_page()
+                    context = browser.new_context(viewport={"width": 1200, "height": 800})
+                    hall_page = context.new_page()
+                    hall_page.goto(f"http://127.0.0.1:{rig.port}/")
+                    hall_page.wait_for_selector(
+                        "#reading:text('reading the games back after a restart: 0 of 1 "
+                        "boards')", timeout=15000)
+                    assert hall_page.locator("#board-7").count() == 0
+                    page = context.new_page()
                     page.goto(f"http://127.0.0.1:{rig.port}/arbiter")
                     page.wait_for_selector("#token", timeout=15000)
                     page.fill("#token", rig.token)
@@ -351,6 +359,8 @@ def test_a_console_opened_while_the_hub_reads_back_loads_once_it_has(
                                                  timeout=20000)
                     assert "IT 8" in row.text_content() and "pending" in row.text_content()
                     page.wait_for_selector("#conn:text('live')", timeout=15000)
+                    hall_page.wait_for_selector("#board-7", timeout=15000)
+                    hall_page.wait_for_selector("#reading", state="hidden", timeout=15000)
                 finally:
                     browser.close()
         finally:

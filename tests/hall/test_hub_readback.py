@@ -53,6 +53,16 @@ def _played(root: Path, held: dict[str, int]) -> Hub:
     return hub
 
 
+def _events(sent: bytes) -> list[tuple[str, Any]]:
+    """An SSE stream's events: (name, data)."""
+    out = []
+    for raw in sent.decode().split("\n\n"):
+        fields = dict(x.split(": ", 1) for x in raw.splitlines() if ": " in x)
+        if "data" in fields:
+            out.append((fields.get("event", "message"), json.loads(fields["data"])))
+    return out
+
+
 def _same(summary: dict[str, Any]) -> dict[str, Any]:
     """A summary without what the moment it is made changes (when heard, the clock's reading
     and the server's time: the clock's faces and state stay)."""
@@ -86,7 +96,7 @@ def test_a_board_with_lines_waiting_is_read_first_and_its_lines_taken_after(
             assert hub.replica.held("3", game) == HELD and hub.views["3"].game is None
             assert list(hub.waiting) == ["3"]
             server.flush()
-            assert page.take() == b""  # nothing summed of a board not read back
+            assert _events(page.take()) == [("hall", {"reading_back": {"boards": 0, "of": 3}})]
             await hub.read_back()
             assert read == ["3", "1", "2"]
             assert not hub.unread and not hub.waiting
@@ -95,9 +105,10 @@ def test_a_board_with_lines_waiting_is_read_first_and_its_lines_taken_after(
                 assert _same(hub.summary(board, True)) == _same(never.summary(board, True))
                 assert _same(hub.summary(board, False)) == _same(never.summary(board, False))
             server.flush()
-            sent = page.take().decode()
-            assert [json.loads(line[6:])["board"] for line in sent.splitlines()
-                    if line.startswith("data: ")] == list(BOARDS)
+            sent = _events(page.take())
+            # each board summed once it was read back, and the read-back's end said
+            assert [d["board"] for e, d in sent if e == "board"] == list(BOARDS)
+            assert sent[-1] == ("hall", {"reading_back": None})
         finally:
             await server.stop()
             hub.close()
@@ -125,6 +136,9 @@ def test_the_hub_answers_while_it_reads_back(tmp_path: Path) -> None:
                     hall = await r.json()
                     assert r.status == 200
                 assert hall["boards"] == [] and hall["reading_back"] == {"boards": 0, "of": 3}
+                async with http.get(f"{base}/events") as r:  # the stream says it too
+                    first = await asyncio.wait_for(r.content.readany(), 5)
+                assert _events(first) == [("hall", {"reading_back": {"boards": 0, "of": 3}})]
                 async with http.get(f"{base}/api/flags", headers=auth) as r:
                     assert r.status == 503 and r.headers["Retry-After"]
                     assert "0 of 3 boards" in (await r.json())["error"]
@@ -292,3 +306,43 @@ def test_a_page_resuming_with_an_id_of_the_hubs_earlier_life_gets_the_whole_hall
                 hub.close()
 
     asyncio.run(scenario())
+
+
+class _Stream:
+    """A share's ``/events`` response as the front reads it (``resp.content.iter_any()``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.content = self
+        self.data = data
+
+    async def iter_any(self) -> Any:
+        yield self.data
+
+
+def test_the_front_sums_its_shares_read_backs_and_tells_its_pages(tmp_path: Path) -> None:
+    """HUB_API.md: the front's ``reading_back`` is its shares' summed, from their streams'
+    ``hall`` events; its pages get a ``hall`` event when the sum changes, and a share whose
+    read-back ended (or that went away) counts no longer."""
+    from pi.board.config import HttpSpec
+    from pi.hall.front import Front, FrontConfig
+    from pi.web.feeds import encode
+
+    front = Front(FrontConfig((HttpSpec("127.0.0.1", 1), HttpSpec("127.0.0.1", 2)), tmp_path))
+    page = HallClient(False)
+    front.hall_clients.add(page)
+
+    def hall(share: int, reading: dict[str, int] | None) -> None:
+        event = encode(7, "hall", {"reading_back": reading})
+        asyncio.run(front._read(share, False, _Stream(event)))  # noqa: SLF001
+
+    hall(0, {"boards": 10, "of": 500})
+    hall(1, {"boards": 40, "of": 500})
+    assert front.reading_back() == {"boards": 50, "of": 1000}
+    hall(1, {"boards": 40, "of": 500})  # the same: nothing new to tell
+    hall(0, None)
+    assert front.reading_back() == {"boards": 40, "of": 500}
+    hall(1, {"boards": "many", "of": 500})  # not a count: as if said of nothing
+    assert front.reading_back() is None
+    assert [d for _, d in _events(page.take())] == [
+        {"reading_back": {"boards": 10, "of": 500}}, {"reading_back": {"boards": 50, "of": 1000}},
+        {"reading_back": {"boards": 40, "of": 500}}, {"reading_back": None}]

@@ -131,6 +131,14 @@ function refreshRounds() {
   select.value = rounds.includes(value) ? value : "";
 }
 
+// A hub just started reads its games back board by board (HUB_API.md reading_back): the boards
+// not read yet are missing from the page until then; it says so.
+function reading(r) {
+  const el = $("reading");
+  el.hidden = !r;
+  el.textContent = r ? fmt(_("reading the games back after a restart: {boards} of {of} boards"), r) : "";
+}
+
 async function load() {
   const r = await fetch("/api/hall", { credentials: "same-origin" });
   if (!r.ok) throw new Error(`${r.status}`);
@@ -140,6 +148,7 @@ async function load() {
   $("event").textContent = hall.event || "";
   document.title = `${hall.event || hall.hall} — damiera`;
   for (const s of hall.boards) update(s);
+  reading(hall.reading_back);
 }
 
 function follow() {
@@ -153,6 +162,9 @@ function follow() {
   };
   source.addEventListener("board", (ev) => {
     try { update(JSON.parse(ev.data)); } catch { /* a bad event is skipped, the next one comes */ }
+  });
+  source.addEventListener("hall", (ev) => {
+    try { reading(JSON.parse(ev.data).reading_back); } catch { /* the next one comes */ }
   });
 }
 
