@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterable
 
 import aiohttp
 from aiohttp import web
@@ -300,18 +300,11 @@ class Front(ArbiterSite):
 
     def reading_back(self) -> dict[str, int] | None:
         """The shares' read-backs summed (HUB_API.md ``reading_back``); None: none reading."""
-        reading = [r for r in self.share_reading.values() if r is not None]
-        if not reading:
-            return None
-        return {key: sum(r[key] for r in reading) for key in ("boards", "of")}
+        return _summed(self.share_reading.values())
 
     def _share_reading(self, share: int, value: object) -> None:
         """Share ``share`` says how far its read-back is: the pages told of the new sum."""
-        ok = isinstance(value, dict) and all(
-            isinstance(value.get(k), int) and not isinstance(value.get(k), bool)
-            for k in ("boards", "of"))
-        self.share_reading[share] = {"boards": value["boards"], "of": value["of"]} \
-            if ok and isinstance(value, dict) else None
+        self.share_reading[share] = _reading(value)
         now = self.reading_back()
         if now == self._reading_said:
             return
@@ -456,9 +449,7 @@ class Front(ArbiterSite):
                      if status == 200 and isinstance(answer, dict)]
             boards = sorted((b for answer in halls for b in answer.get("boards", [])),
                             key=lambda b: board_key(str(b.get("board"))))
-            reading = [r for answer in halls if isinstance(r := answer.get("reading_back"), dict)]
-            read_back = {key: sum(v for r in reading if isinstance(v := r.get(key), int))
-                         for key in ("boards", "of")} if reading else None
+            read_back = _summed(_reading(answer.get("reading_back")) for answer in halls)
         else:  # the shares' boards as last heard: nothing asked of them
             boards, read_back = self._summaries(False), self.reading_back()
         return web.json_response({"hall": self.config.hall, "event": self.config.event,
@@ -650,6 +641,23 @@ class Front(ArbiterSite):
 
 def _host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
+
+
+def _reading(value: object) -> dict[str, int] | None:
+    """A share's ``reading_back`` as it said it (two counts); None for null or anything else."""
+    if isinstance(value, dict):
+        boards, of = value.get("boards"), value.get("of")
+        if type(boards) is int and type(of) is int:  # not a bool, not a float
+            return {"boards": boards, "of": of}
+    return None
+
+
+def _summed(readings: Iterable[dict[str, int] | None]) -> dict[str, int] | None:
+    """The shares' read-backs added up; None when no share is reading back."""
+    got = [r for r in readings if r is not None]
+    if not got:
+        return None
+    return {key: sum(r[key] for r in got) for key in ("boards", "of")}
 
 
 def _read_back(got: list[tuple[int, Any]]) -> list[tuple[int, Any]]:
