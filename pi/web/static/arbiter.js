@@ -17,9 +17,14 @@ async function loadJournal() {
     try {
       const r = await fetch("api/trace.jsonl", { credentials: "same-origin" });
       if (!r.ok) throw new Error(`${r.status}`);
-      records = parseJournal(await r.text());
-      states = await engineStates(records)
-        ?? replayStates(state.metadata.variant, records, state.moves, state.flags);
+      const recs = parseJournal(await r.text());
+      const got = await engineStates(recs)
+        ?? replayStates(state.metadata.variant, recs, state.moves, state.flags);
+      // both replaced together, after the wait for the engine's states: a flag reviewed
+      // meanwhile (a live event) saw the new journal with the old, shorter states and drew a
+      // state that was not there; and never more lines than states
+      records = recs.slice(0, got.length);
+      states = got;
       loadedLine = state.line;
       const slider = $("replay-slider");
       const atEnd = step >= +slider.max;
