@@ -169,6 +169,25 @@ def start_fleets(hall: Hall, boards: int, pace: float, root: Path, seed: int, st
     return out
 
 
+def stop_fleets(fleets: list[tuple[subprocess.Popen[str], Path]]) -> list[str]:
+    """SIGTERM to every boards' process, each waited for; what each printed (its figures as
+    JSON). RuntimeError when one failed (its error went to the terminal)."""
+    for proc, _ in fleets:
+        proc.send_signal(signal.SIGTERM)
+    out = [proc.communicate(timeout=60)[0] or "" for proc, _ in fleets]
+    if any(proc.returncode != 0 for proc, _ in fleets):
+        raise RuntimeError("a process of simulated boards failed (its error is above)")
+    return out
+
+
+def kill_fleets(fleets: list[tuple[subprocess.Popen[str], Path]]) -> None:
+    """The boards' processes still running killed (a run that failed half-way)."""
+    for proc, _ in fleets:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 class Procs:
     """The hub's processes (one, or ``--shares N`` and the front) as one for the figures: CPU
     seconds and memory summed over them."""
@@ -310,11 +329,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         taken = (replica_lines(hub_dir) - taken0) / seconds
         load = os.getloadavg()[0]
         rss, peak = stats.memory()
-        for proc, _ in fleets:
-            proc.send_signal(signal.SIGTERM)
-        fleet_out = [json.loads(proc.communicate(timeout=60)[0] or "{}") for proc, _ in fleets]
-        if any(proc.returncode != 0 for proc, _ in fleets):
-            raise RuntimeError("a process of simulated boards failed (its error is above)")
+        fleet_out = [json.loads(out or "{}") for out in stop_fleets(fleets)]
         total, lost, bad = caught_up(root, hub_dir)
         host_after = host_reference()
         seen = stand.seen if stand is not None else (sse.seen if sse is not None else [])
@@ -344,10 +359,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "hub": "stand-in subscriber" if stand_in else
                 f"damiera hub, {shares} shares and a front" if shares > 1 else "damiera hub"}
     finally:
-        for proc, _ in fleets:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        kill_fleets(fleets)
         if sse is not None:
             sse.stop()
         if stand is not None:
@@ -397,12 +409,7 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
         cpu = stats.cpu() - cpu0
         load = os.getloadavg()[0]
         rss, peak = stats.memory()
-        for proc, _ in fleets:
-            proc.send_signal(signal.SIGTERM)
-        for proc, _ in fleets:
-            proc.communicate(timeout=60)
-        if any(proc.returncode != 0 for proc, _ in fleets):
-            raise RuntimeError("a process of simulated boards failed (its error is above)")
+        stop_fleets(fleets)
         total, lost, bad = caught_up(root, hub_dir)
         host_after = host_reference()
         times = read_times([t for _, t in fleets])
@@ -433,10 +440,7 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
                 "fleets": len(fleets), "nice": nice, "idle": idle,
                 "host": [host_before, host_after], "hall": hall.name()}
     finally:
-        for proc, _ in fleets:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        kill_fleets(fleets)
         if sse is not None:
             sse.stop()
         if hub is not None:
@@ -513,12 +517,7 @@ def restart(boards: int, pace: float, seconds: float, warmup: float, down: float
             time.sleep(0.1)
         time.sleep(seconds)
         load = os.getloadavg()[0]
-        for proc, _ in fleets:
-            proc.send_signal(signal.SIGTERM)
-        for proc, _ in fleets:
-            proc.communicate(timeout=60)
-        if any(proc.returncode != 0 for proc, _ in fleets):
-            raise RuntimeError("a process of simulated boards failed (its error is above)")
+        stop_fleets(fleets)
         total, lost, bad = caught_up(root, hub_dir)
         host_after = host_reference()
         times = read_times([t for _, t in fleets])
@@ -550,10 +549,7 @@ def restart(boards: int, pace: float, seconds: float, warmup: float, down: float
                 "fleets": len(fleets), "nice": nice, "idle": idle,
                 "host": [host_before, host_after], "hall": hall.name()}
     finally:
-        for proc, _ in fleets:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        kill_fleets(fleets)
         for page in pages:
             page.stop()
         if hub is not None:
@@ -578,6 +574,12 @@ def show_restart(r: dict[str, Any]) -> None:
           f"the last {r['back_max']:.2f} s after it")
     print(f"  then publish -> hall page: p99 {r['p99']:.1f} ms over {r['measured']} lines "
           f"({r['after']:.0f} s; {r['unseen']} never shown)")
+    show_boards_host_lost(r)
+
+
+def show_boards_host_lost(r: dict[str, Any]) -> None:
+    """The last lines of a round start's and a restart's figures: the boards, the host, the
+    lines lost, the hall page's reconnections."""
     print(f"  boards: {boards_where(r)}")
     print(host_line(*r["host"]))
     print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not "
@@ -607,13 +609,7 @@ def show_round_start(r: dict[str, Any]) -> None:
           f"p99 {r['p99']:.2f} s, the last {r['max']:.2f} s after the second "
           f"({r['never']} never; target: all within 5 s)")
     print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
-    print(f"  boards: {boards_where(r)}")
-    print(host_line(*r["host"]))
-    print(f"  lines lost: {r['lost']} of {r['lines']} ({r['games_bad']} replicas not "
-          "byte-equal; target 0)")
-    if r["reconnects"] or r["sse_error"]:
-        print(f"  hall page: reconnected {r['reconnects']} time(s)"
-              + (f"; last error: {r['sse_error']}" if r["sse_error"] else ""))
+    show_boards_host_lost(r)
 
 
 def show(r: dict[str, Any]) -> None:
