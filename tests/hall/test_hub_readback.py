@@ -74,9 +74,10 @@ def _same(summary: dict[str, Any]) -> dict[str, Any]:
 
 def test_a_board_with_lines_waiting_is_read_first_and_its_lines_taken_after(
         tmp_path: Path) -> None:
-    """IT 4.1 / COMP: the transcript is the board's; a hub restart changes nothing of it. The
-    line board 3 sends while the hub reads back waits, unapplied and unwritten, then goes in
-    after the game's read-back — first of the three, as its page waits on it."""
+    """The transcript the hall shows (IT 12.2, COMP 3.10.2: the moves as played) is the
+    board's; a hub restart changes nothing of it. The line board 3 sends while the hub reads
+    back waits, unapplied and unwritten, then goes in after the game's read-back — first of the
+    three, as its page waits on it."""
     _played(tmp_path / "hub", dict.fromkeys(BOARDS, HELD)).close()
     # what a hub that never stopped shows: board 3 one line further
     never = _played(tmp_path / "never", {"1": HELD, "2": HELD, "3": HELD + 1})
