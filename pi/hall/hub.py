@@ -209,16 +209,31 @@ class Hub:
         g = self.unread.pop(board, None)
         if g is None:
             return
-        try:
-            self._follow(board, g, rebuilt=True)
-        except Exception:  # the board's view as its lines make it; the other boards read on
-            log.exception("board %s: game %s not read back", board, g.id)
         waiting = self.waiting.pop(board, None)
+        # a newer game begun in what waits (a round started while the hub reads back, as when
+        # it is restarted between rounds): the board shows that one, the old game is not
+        # replayed now (read back on demand, as any earlier game); unless that start does not
+        # take (a line refused), then it is
+        newer = waiting is not None and _begins_after(waiting, g.id)
+        if newer:
+            self.replica.park(g)
+        else:
+            self._read_back_game(board, g)
         if waiting:
             self.deliver(waiting)
         else:
             for listener in self.listeners:
                 listener(board, [])
+        if newer and self.views[board].game is None:
+            self._read_back_game(board, g)
+            for listener in self.listeners:
+                listener(board, [])
+
+    def _read_back_game(self, board: str, g: GameReplica) -> None:
+        try:
+            self._follow(board, g, rebuilt=True)
+        except Exception:  # the board's view as its lines make it; the other boards read on
+            log.exception("board %s: game %s not read back", board, g.id)
 
     def live_clients(self) -> int:
         return sum(len(ws.feeds.arbiter_stream.clients) + len(ws.feeds.public_stream.clients)
@@ -750,6 +765,20 @@ class Hub:
 
 #: Mosquitto's log line when a client connects with the id of one connected.
 _TAKEN_OVER = re.compile(r"Client (\S{1,80}) already connected, closing old connection")
+
+
+def _begins_after(waiting: list[tuple[str, bytes]], game: str) -> bool:
+    """Whether the journal messages ``waiting`` hold the first line of a game newer than
+    ``game`` (the boards' game ids sort in the order they began: ``game_order``)."""
+    after = game_order(game)
+    for _, payload in waiting:
+        try:
+            j = P.parse_journal(payload)
+        except BadMessage:
+            continue
+        if j.line == 1 and game_order(j.game) > after:
+            return True
+    return False
 
 
 def _json_object(payload: bytes, what: str) -> dict[str, Any]:
