@@ -213,8 +213,10 @@ class Hub:
         # a newer game begun in what waits (a round started while the hub reads back, as when
         # it is restarted between rounds): the board shows that one, the old game is not
         # replayed now (read back on demand, as any earlier game); unless that start does not
-        # take (a line refused), then it is
-        newer = waiting is not None and _begins_after(waiting, g.id)
+        # take (a line refused), then it is. Not under a broadcast delay: the public view of
+        # a game that ended within the delay is the one its replay leaves (``view.kept``)
+        newer = waiting is not None and self.config.broadcast_delay <= 0 and \
+            _begins_after(waiting, g.id)
         if newer:
             self.replica.park(g)
         else:
