@@ -67,7 +67,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "hall"), str(Path(__file__).resolve().parent)]
@@ -142,6 +142,15 @@ class Hall:
     def name(self) -> str:
         return ("a hall made by damiera hub init: TLS, users, every line signed"
                 if self.made else "an anonymous broker, unsigned boards")
+
+
+def new_hall(prefix: str, boards: int, made: bool, shares: int = 1) -> tuple[Path, Path, Hall]:
+    """A run's temporary folder (``prefix``), the hub's state directory in it, and its hall with
+    the broker started."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    hub_dir = root / "hub"
+    hub_dir.mkdir()
+    return root, hub_dir, Hall(root, boards, made, shares).start()
 
 
 def start_fleets(hall: Hall, boards: int, pace: float, root: Path, seed: int, stagger: float,
@@ -275,10 +284,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         shares: int = 1, profile: Path | None = None, nice: int = 0, idle: bool = False,
         made: bool = False) -> dict[str, Any]:
     host_before = host_reference()
-    root = Path(tempfile.mkdtemp(prefix="bench-hall-"))
-    hub_dir = root / "hub"
-    hub_dir.mkdir()
-    hall = Hall(root, boards, made, shares).start()
+    root, hub_dir, hall = new_hall("bench-hall-", boards, made, shares)
     broker = hall.broker
     hub: subprocess.Popen[bytes] | None = None
     share_procs: list[subprocess.Popen[bytes]] = []
@@ -381,10 +387,7 @@ def round_start(boards: int, pace: float, seconds: float, lead: float, per_proce
     boards' processes to start and connect before that second. Measured: per board, from the
     round's second to the hall page's first ``board`` event of its new game; the lines per
     second of the first seconds; lines lost (every replica against its journal)."""
-    root = Path(tempfile.mkdtemp(prefix="bench-hall-round-"))
-    hub_dir = root / "hub"
-    hub_dir.mkdir()
-    hall = Hall(root, boards, made).start()
+    root, hub_dir, hall = new_hall("bench-hall-round-", boards, made)
     broker = hall.broker
     hub: subprocess.Popen[bytes] | None = None
     sse: SseClient | None = None
@@ -469,10 +472,7 @@ def restart(boards: int, pace: float, seconds: float, warmup: float, down: float
     page that followed the first hub and resumes with its ``Last-Event-ID`` (as a browser's
     EventSource does): when each board reached, on it, the line its game was at when the hub
     came back; after that, publish -> hall page as in a steady run; lines lost."""
-    root = Path(tempfile.mkdtemp(prefix="bench-hall-restart-"))
-    hub_dir = root / "hub"
-    hub_dir.mkdir()
-    hall = Hall(root, boards, made).start()
+    root, hub_dir, hall = new_hall("bench-hall-restart-", boards, made)
     broker = hall.broker
     hub: subprocess.Popen[bytes] | None = None
     pages: list[SseClient] = []
@@ -689,19 +689,19 @@ def main() -> None:
     p.add_argument("--down", type=float, default=5.0,
                    help="--restart: seconds the hub stays down (default 5)")
     args = p.parse_args()
+    # the single runs: a restart, a round start
+    single: tuple[dict[str, Any], Callable[[dict[str, Any]], None]] | None = None
     if args.restart:
-        r = restart(args.boards, args.pace or 10.0, args.seconds, args.warmup, args.down,
-                    args.per_process, nice=args.boards_nice, idle=args.boards_idle,
-                    made=args.hall_init)
-        show_restart(r)
-        if args.json:
-            print(json.dumps(r))
-        return
-    if args.round_start:
-        r = round_start(args.boards, args.pace or 1.0, args.seconds, args.lead,
-                        args.per_process, nice=args.boards_nice, idle=args.boards_idle,
-                        made=args.hall_init)
-        show_round_start(r)
+        single = (restart(args.boards, args.pace or 10.0, args.seconds, args.warmup, args.down,
+                          args.per_process, nice=args.boards_nice, idle=args.boards_idle,
+                          made=args.hall_init), show_restart)
+    elif args.round_start:
+        single = (round_start(args.boards, args.pace or 1.0, args.seconds, args.lead,
+                              args.per_process, nice=args.boards_nice, idle=args.boards_idle,
+                              made=args.hall_init), show_round_start)
+    if single is not None:
+        r, shown = single
+        shown(r)
         if args.json:
             print(json.dumps(r))
         return

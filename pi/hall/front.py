@@ -50,8 +50,8 @@ from pi.board.config import HttpSpec, TomlReader, parse_http
 from pi.board.errors import ConfigError
 from pi.board.statedir import atomic_write
 from pi.hall.hall_http import (HALL_STATIC, MAX_CSV, HallClient, Shown, add_hall_routes,
-                               admit_hall_client, catch_up, first_event_id, read_pairings,
-                               summary_key)
+                               admit_hall_client, catch_up, first_event_id, hall_event,
+                               read_pairings, summary_key)
 from pi.hall.hub_config import DEFAULT_HTTP, load_hub_config
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import board_key
@@ -310,7 +310,7 @@ class Front(ArbiterSite):
             return
         self._reading_said = now
         self.seq += 1
-        msg = encode(self.seq, "hall", {"reading_back": now})
+        msg = hall_event(self.seq, now)
         for client in list(self.hall_clients):
             client.event(self.seq, msg)
 
@@ -469,7 +469,7 @@ class Front(ArbiterSite):
             self._arbiter_streams = [loop.create_task(self._stream(k, True))
                                      for k in range(self.count)]
         first = catch_up(self.shown, arbiter, after)  # before ``gone`` may empty it
-        first += encode(self.seq, "hall", {"reading_back": self.reading_back()})
+        first += hall_event(self.seq, self.reading_back())
 
         def gone() -> None:
             self.hall_clients.discard(client)

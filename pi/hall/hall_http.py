@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS", "summary_key",
            "HallSite", "add_hall_routes", "read_pairings", "Shown", "admit_hall_client",
-           "first_event_id", "catch_up"]
+           "first_event_id", "hall_event", "catch_up"]
 
 HALL_STATIC = Path(__file__).parent / "static"
 #: A pairings upload larger than this is refused (a 9-round, 500-board event is ~200 kB).
@@ -225,7 +225,7 @@ class HallServer(ArbiterSite):
             return
         self._reading_said, self._reading_at = now, time.monotonic()
         self.seq += 1
-        msg = encode(self.seq, "hall", {"reading_back": now})
+        msg = hall_event(self.seq, now)
         for client in list(self.hall_clients):
             client.event(self.seq, msg)
 
@@ -326,7 +326,7 @@ class HallServer(ArbiterSite):
             self.publish_board(board)
         client.take()  # what that sent it comes in the catch-up
         # then where the start's read-back is (null: done), on every connection
-        hall = encode(self.seq, "hall", {"reading_back": self.hub.reading_back()})
+        hall = hall_event(self.seq, self.hub.reading_back())
         return await serve_sse(request, client, catch_up(self.shown, arbiter, after) + hall,
                                lambda: self.hall_clients.discard(client))
 
@@ -636,6 +636,12 @@ def admit_hall_client(request: web.Request, seq: int, clients: set[HallClient],
     client = HallClient(arbiter)
     clients.add(client)
     return client, after
+
+
+def hall_event(seq: int, reading: dict[str, int] | None) -> bytes:
+    """The streams' ``hall`` event (HUB_API.md ``GET /events``): how far a start's read-back is
+    (``reading_back``; None: done), the hub's and the front's alike."""
+    return encode(seq, "hall", {"reading_back": reading})
 
 
 def first_event_id() -> int:
