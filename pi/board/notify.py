@@ -23,17 +23,20 @@ Sending never blocks: when the listener's queue is full the message is dropped a
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Notifier", "MAX_STATUS_BYTES"]
+__all__ = ["Notifier", "MAX_STATUS_BYTES", "keep_told", "STATUS_EVERY"]
 
 #: STATUS= text longer than this is cut (systemd shows one line in ``systemctl status``).
 MAX_STATUS_BYTES = 512
+#: Seconds between two looks at a service's status (:func:`keep_told`).
+STATUS_EVERY = 2.0
 
 
 class Notifier:
@@ -133,6 +136,32 @@ class Notifier:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+async def keep_told(notifier: Notifier, status: Callable[[], str], said: str | None = None,
+                    every: float = STATUS_EVERY) -> None:
+    """A service's side of the protocol on its event loop, until cancelled (the hall's hub and
+    front; the board's controller pings from its own loop): WATCHDOG=1 every
+    :attr:`Notifier.ping_interval` — sent from the loop, so a loop that hangs stops it and
+    systemd restarts the service — and STATUS= whenever ``status()`` reads differently from
+    what was said last (``said``: with READY=1), looked at every ``every`` seconds. Returns at
+    once when systemd does not listen."""
+    if not notifier.enabled:
+        return
+    loop = asyncio.get_running_loop()
+    ping = notifier.ping_interval
+    next_ping = loop.time()
+    while True:
+        now = loop.time()
+        if ping is not None and now >= next_ping:
+            notifier.watchdog()
+            next_ping = now + ping
+        text = status()
+        if text != said:
+            notifier.status(text)
+            said = text
+        wake = every if ping is None else min(every, max(0.0, next_ping - loop.time()))
+        await asyncio.sleep(wake)
 
 
 def _status(text: str) -> str:

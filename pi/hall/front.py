@@ -48,6 +48,7 @@ from aiohttp import web
 from engine.errors import StateError
 from pi.board.config import HttpSpec, TomlReader, parse_http
 from pi.board.errors import ConfigError
+from pi.board.notify import Notifier, keep_told
 from pi.board.statedir import atomic_write
 from pi.hall.hall_http import (HALL_STATIC, MAX_CSV, HallClient, Shown, add_hall_routes,
                                admit_hall_client, catch_up, first_event_id, hall_event,
@@ -207,6 +208,17 @@ class Front(ArbiterSite):
 
     def owner(self, board: str) -> int:
         return share_of(board, self.count)
+
+    def status(self) -> str:
+        """One line for systemd's ``STATUS=`` (``systemctl status damiera-front``): where it
+        serves, the shares whose hall stream it reads, their read-backs' progress."""
+        reading = [k for k in range(self.count) if self.up.get((k, False))]
+        parts = [f"http {self.host}:{self.port}",
+                 f"{len(reading)} of {self.count} shares answering"]
+        summed = self.reading_back()
+        if summed is not None:
+            parts.append(f"reading the games back: {summed['boards']} of {summed['of']} boards")
+        return "; ".join(parts)
 
     # ------------------------------------------------------------------ the shares' streams
 
@@ -685,17 +697,27 @@ def _csv(rows: list[dict[str, str]]) -> bytes:
 
 
 async def run_front(config: FrontConfig) -> None:
+    """The front until SIGTERM/SIGINT; under systemd (``systemd/damiera-front.service``,
+    ``Type=notify``) READY=1 once it listens, then STATUS= (:meth:`Front.status`) and
+    WATCHDOG=1 from the loop, STOPPING=1 at the end."""
     front = Front(config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
+    notifier = Notifier(unset_environment=True)
     await front.start()
+    said = front.status()
+    notifier.ready(said)
+    told = asyncio.ensure_future(keep_told(notifier, front.status, said))
     try:
         await stop.wait()
     finally:
+        notifier.stopping("stopping")
+        told.cancel()
         await front.stop()
+        notifier.close()
 
 
 def main_front(args: argparse.Namespace) -> int:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import StateError
+from pi.board.notify import Notifier, keep_told
 from pi.hall.collector import Collector
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
@@ -87,6 +88,20 @@ class HubApp:
     def port(self) -> int:
         return self.server.port
 
+    def status(self) -> str:
+        """One line for systemd's ``STATUS=`` (``systemctl status damiera-hub``): where it
+        serves, whether the broker is linked, the boards online, the read-back's progress."""
+        share = "" if self.config.share is None else f"share {self.config.share}: "
+        linked = self.link is not None and self.link.subscribed.is_set()
+        views = self.hub.views.values()
+        parts = [f"{share}http {self.server.host}:{self.port}",
+                 "broker linked" if linked else "broker not linked (retrying)",
+                 f"{sum(1 for v in views if v.online)} of {len(views)} boards online"]
+        reading = self.hub.reading_back()
+        if reading is not None:
+            parts.append(f"reading the games back: {reading['boards']} of {reading['of']} boards")
+        return "; ".join(parts)
+
     async def stop(self) -> None:
         for t in self._tasks:
             t.cancel()
@@ -126,6 +141,10 @@ def raise_open_files() -> None:
 
 
 async def run_hub(config: HubConfig) -> None:
+    """The hub until SIGTERM/SIGINT. Under systemd (``systemd/damiera-hub.service``, ``Type=
+    notify``): READY=1 once it listens and its link is started — the read-back follows, the
+    pages answer meanwhile — then STATUS= (:meth:`HubApp.status`) and WATCHDOG=1 from the loop,
+    STOPPING=1 at the end."""
     app = HubApp(config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -133,7 +152,11 @@ async def run_hub(config: HubConfig) -> None:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     raise_open_files()
+    notifier = Notifier(unset_environment=True)
     await app.start()
+    said = app.status()
+    notifier.ready(said)
+    told = asyncio.ensure_future(keep_told(notifier, app.status, said))
     # young collections only, survivors frozen, the whole heap when the hall is quiet
     # (pi.hall.collector): what the start reads back is frozen as it comes, never walked again
     collector = Collector()
@@ -142,8 +165,11 @@ async def run_hub(config: HubConfig) -> None:
     try:
         await stop.wait()
     finally:
+        notifier.stopping("stopping")
         full.cancel()
+        told.cancel()
         await app.stop()
+        notifier.close()
 
 
 def round_key(rnd: str) -> tuple[int, float, str]:

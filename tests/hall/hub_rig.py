@@ -308,12 +308,14 @@ def request(port: int, method: str, path: str, body: Any = None, *, token: str |
         conn.close()
 
 
-def hub_process(state_dir: Path, url: str, port: int, hall: str = HALL) -> subprocess.Popen[bytes]:
-    """``damiera hub`` as a subprocess (for kill -9), with a hub.toml naming the hall."""
+def hub_process(state_dir: Path, url: str, port: int, hall: str = HALL,
+                env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """``damiera hub`` as a subprocess (for kill -9), with a hub.toml naming the hall; ``env``:
+    more of its environment (systemd's NOTIFY_SOCKET and WATCHDOG_USEC)."""
     conf = Path(state_dir).parent / f"hub-{port}.toml"
     conf.write_text(f'hall = "{hall}"\nevent = "Test Open"\n[mqtt]\nurl = "{url}"\n'
                     + rig_keys_toml(), encoding="utf-8")
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
     # its output into a file beside the configuration, never a pipe nobody reads while it runs
     # (a pipe fills at 64 KiB and the hub would block writing its log)
     with open(conf.with_suffix(".log"), "ab") as out:

@@ -1,8 +1,10 @@
 """The sd_notify protocol (pi/board/notify.py) against real AF_UNIX datagram sockets: a socket file in a
-temporary folder and one in the abstract namespace; the watchdog's period from the environment."""
+temporary folder and one in the abstract namespace; the watchdog's period from the environment; a
+service's loop side (keep_told)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pi.board.notify import MAX_STATUS_BYTES, Notifier
+from pi.board.notify import MAX_STATUS_BYTES, Notifier, keep_told
 
 
 @pytest.fixture
@@ -155,3 +157,35 @@ def test_a_listener_that_does_not_read_never_blocks_the_sender(
         results = [n.watchdog() for _ in range(200)]  # more than the queue holds
     assert results[0] is True and results[-1] is False
     assert caplog.text.count("cannot notify systemd") == 1
+
+
+def test_keep_told_pings_from_the_loop_and_says_only_what_changed(
+        path_socket: tuple[str, socket.socket]) -> None:
+    """WATCHDOG=1 every half WATCHDOG_USEC (0.1 s here) and STATUS= only when the status reads
+    otherwise than what was said last (with READY=1: ``said``)."""
+    address, sock = path_socket
+    texts = iter(["a", "a", "a", "b", "b", "b", "b", "b", "b", "b", "b", "b", "b", "b"])
+
+    async def run() -> None:
+        with Notifier({"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "200000"}) as n:
+            task = asyncio.ensure_future(keep_told(n, lambda: next(texts, "b"), "a", every=0.05))
+            await asyncio.sleep(0.45)
+            task.cancel()
+
+    asyncio.run(run())
+    sock.settimeout(0.2)
+    got = []
+    while True:
+        try:
+            got.append(sock.recv(65536).decode("utf-8"))
+        except TimeoutError:
+            break
+    assert [m for m in got if m.startswith("STATUS=")] == ["STATUS=b"]
+    assert 3 <= got.count("WATCHDOG=1") <= 6  # 5 on time; fewer when the machine is busy
+
+
+def test_keep_told_returns_at_once_without_systemd() -> None:
+    async def run() -> None:
+        await asyncio.wait_for(keep_told(Notifier({}), lambda: "x"), 1)
+
+    asyncio.run(run())
