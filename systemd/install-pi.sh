@@ -33,60 +33,23 @@
 # --dry-run prints the commands and the files it would write instead (no root needed).
 set -euo pipefail
 
-PREFIX=/opt/damiera
-VENV="$PREFIX/venv"
+# die, run, put_file, the checks, the venv's build (build_venv), SRC, VENV, UNIT_DIR, NETWORKS,
+# START, DRY_RUN: shared with install-hub.sh.
+# shellcheck source-path=SCRIPTDIR source=install-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/install-lib.sh"
+
 CONF=/etc/damiera
 STATE=/var/lib/damiera
-UNIT_DIR=/etc/systemd/system
 DROPIN_DIR="$UNIT_DIR/damiera.service.d"
 CREDENTIALS="$CONF/credentials"
 USER_NAME=damiera
 GROUPS_NEEDED=(i2c gpio dialout)
-# The only index, whatever /etc/pip.conf says (Raspberry Pi OS adds piwheels): the locks hold
-# PyPI's hashes.
-INDEX=https://pypi.org/simple
-# The hall's network when --hall-network is not given: the private and link-local ranges, so
-# that a board set up at home still works in the hall, and nothing on the Internet is reached.
-DEFAULT_NETWORKS=(10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7 link-local)
 
-SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WIRING="$SRC/pi/drivers/wiring/mcp23017_8x8.toml"
 CONFIG=""
 CA=""
 CA_NAME=hall-ca.crt
 CREDENTIAL_ARGS=()
-NETWORKS=()
-START=1
-DRY_RUN=0
-
-die() {
-    echo "install-pi.sh: $*" >&2
-    exit 2
-}
-
-run() {
-    if [[ $DRY_RUN -eq 1 ]]; then
-        printf '+'
-        printf ' %q' "$@"
-        printf '\n'
-    else
-        "$@"
-    fi
-}
-
-# put_file MODE OWNER:GROUP PATH TEXT: writes TEXT (and a line break) to PATH.
-put_file() {
-    local mode=$1 owner=$2 path=$3 text=$4 tmp
-    if [[ $DRY_RUN -eq 1 ]]; then
-        printf '+ write %s (%s %s)\n' "$path" "$mode" "$owner"
-        printf '%s\n' "$text" | sed 's/^/| /'
-    else
-        tmp="$(mktemp)"
-        printf '%s\n' "$text" > "$tmp"
-        install -m "$mode" -o "${owner%%:*}" -g "${owner#*:}" "$tmp" "$path"
-        rm -f "$tmp"
-    fi
-}
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -117,7 +80,7 @@ while [[ $# -gt 0 ]]; do
             ;;
         --no-start) START=0; shift ;;
         --dry-run) DRY_RUN=1; shift ;;
-        -h|--help) sed -n '2,${/^#/!q;p}' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) show_help; exit 0 ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
 done
@@ -135,28 +98,14 @@ for arg in "${CREDENTIAL_ARGS[@]}"; do
         || die "--credential wants NAME=FILE, NAME of letters, digits, '.', '_', '-': $arg"
     [[ -f "${arg#*=}" ]] || die "no credential file ${arg#*=}"
 done
-for network in "${NETWORKS[@]}"; do
-    python3 -c 'import ipaddress, sys; ipaddress.ip_network(sys.argv[1], strict=False)' \
-        "$network" 2>/dev/null || die "--hall-network: not an address range: $network"
-done
-[[ -f "$SRC/pyproject.toml" && -f "$SRC/systemd/damiera.service" ]] \
-    || die "run it from a damiera checkout ($SRC has no pyproject.toml)"
-if [[ $DRY_RUN -eq 0 && $EUID -ne 0 ]]; then
-    die "run as root: sudo $0"
-fi
-python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
-    || die "damiera needs Python 3.11 or later (Raspberry Pi OS Bookworm has 3.11)"
+check_networks
+check_checkout systemd/damiera.service
+check_root
+check_python "Raspberry Pi OS Bookworm has 3.11"
 
-# Packages built from source on the Pi (PyPI has no wheel for it): RPi.GPIO, and on 32-bit
-# Raspberry Pi OS also Pillow (which needs the JPEG and zlib headers).
-FROM_SOURCE=rpi-gpio
+packages_to_build gpio  # FROM_SOURCE (RPi.GPIO), BUILD_HEADERS
 # espeak-ng: the board's voice ([speech] in damiera.toml; off unless turned on there).
-APT_PACKAGES=(python3-venv python3-dev gcc i2c-tools espeak-ng)
-# 32-bit Raspberry Pi OS may run a 64-bit kernel (uname says aarch64): ask Python.
-if [[ "$(python3 -c 'import struct; print(struct.calcsize("P") * 8)')" == 32 ]]; then
-    FROM_SOURCE=rpi-gpio,pillow
-    APT_PACKAGES+=(libjpeg-dev zlib1g-dev)
-fi
+APT_PACKAGES=(python3-venv python3-dev gcc i2c-tools espeak-ng "${BUILD_HEADERS[@]}")
 
 echo "== packages (venv, and a compiler for what has no wheel: $FROM_SOURCE)"
 run apt-get update
@@ -173,46 +122,10 @@ echo "== user $USER_NAME"
 for group in "${GROUPS_NEEDED[@]}"; do
     getent group "$group" >/dev/null || run groupadd --system "$group"
 done
-if ! id "$USER_NAME" >/dev/null 2>&1; then
-    run useradd --system --user-group --home-dir "$STATE" --no-create-home \
-        --shell /usr/sbin/nologin "$USER_NAME"
-fi
+make_user "$USER_NAME" "$STATE"
 run usermod --append --groups "$(IFS=,; echo "${GROUPS_NEEDED[*]}")" "$USER_NAME"
 
-echo "== virtualenv $VENV (systemd/requirements-*.txt: pinned, hash-checked)"
-# Made afresh each time (--clear): root never starts a Python whose site-packages hold what an
-# earlier run built as `damiera` (a .pth file there would run as root).
-if systemctl is-active --quiet damiera.service 2>/dev/null; then
-    run systemctl stop damiera.service
-fi
-run install -d -m 0755 "$PREFIX"
-run python3 -m venv --clear "$VENV"
-# pip is the one python3-venv brings (Debian's, updated by apt), not upgraded from PyPI.
-PIP_ENV=(PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1)
-PIP=(env "${PIP_ENV[@]}" "$VENV/bin/python" -m pip)
-AS_USER=(setpriv --reuid="$USER_NAME" --regid="$USER_NAME" --clear-groups --no-new-privs)
-# The tools that build the packages without a wheel: wheels only, so nothing runs as root.
-run "${PIP[@]}" install --quiet --require-hashes --only-binary=:all: --no-deps \
-    --index-url "$INDEX" -r "$SRC/systemd/requirements-build.txt"
-# damiera itself, from this checkout (root's own files), with the locked setuptools.
-run "${PIP[@]}" install --quiet --no-index --no-deps --no-build-isolation "$SRC"
-# Everything else is fetched and built by the service's user with no way to gain privileges,
-# in a fresh folder, while the service is stopped (no process of that user runs to tamper).
-if [[ $DRY_RUN -eq 1 ]]; then
-    BUILD=/tmp/damiera-build.XXXXXX
-else
-    BUILD="$(mktemp -d /tmp/damiera-build.XXXXXX)"
-    trap 'rm -rf "$BUILD"' EXIT
-fi
-run install -m 0644 "$SRC/systemd/requirements-pi.txt" "$BUILD/requirements-pi.txt"
-run chown "$USER_NAME:$USER_NAME" "$BUILD"
-run "${AS_USER[@]}" env HOME="$BUILD" "${PIP_ENV[@]}" "$VENV/bin/python" -m pip wheel \
-    --quiet --require-hashes --no-build-isolation --only-binary=:all: \
-    --no-binary="$FROM_SOURCE" --index-url "$INDEX" --wheel-dir "$BUILD/wheels" \
-    -r "$BUILD/requirements-pi.txt"
-# The last run of the venv's Python as root: the code just installed is not run by it.
-run "${PIP[@]}" install --quiet --no-index --no-deps "$BUILD"/wheels/*.whl
-run "${AS_USER[@]}" env HOME="$BUILD" "${PIP_ENV[@]}" "$VENV/bin/python" -m pip check
+build_venv "$USER_NAME" damiera.service
 
 echo "== configuration $CONF"
 run install -d -m 0755 "$CONF"
@@ -252,16 +165,9 @@ done
 echo "== service"
 run install -m 0644 "$SRC/systemd/damiera.service" "$UNIT_DIR/damiera.service"
 run install -d -m 0755 "$DROPIN_DIR"
-if [[ ${#NETWORKS[@]} -gt 0 || ! -e "$DROPIN_DIR/hall-network.conf" ]]; then
-    [[ ${#NETWORKS[@]} -gt 0 ]] || NETWORKS=("${DEFAULT_NETWORKS[@]}")
-    put_file 0644 root:root "$DROPIN_DIR/hall-network.conf" "\
+hall_network_dropin "$DROPIN_DIR" "\
 # Written by install-pi.sh (--hall-network): the hall's network, which the board talks to and
-# answers besides loopback (the unit denies every other address).
-[Service]
-IPAddressAllow=${NETWORKS[*]}"
-else
-    echo "keeping $DROPIN_DIR/hall-network.conf"
-fi
+# answers besides loopback (the unit denies every other address)."
 if [[ ${#CREDENTIAL_NAMES[@]} -gt 0 ]]; then
     loads=""
     while IFS= read -r name; do

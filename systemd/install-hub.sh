@@ -1,0 +1,231 @@
+#!/bin/bash
+# Installs the hall's hub on the hall's PC (Debian, Ubuntu: systemd, Python 3.11 or later) from
+# this checkout, in one command:
+#
+#   sudo systemd/install-hub.sh --hall DIR [--http HOST:PORT] [--hall-network CIDR]...
+#                               [--no-start] [--dry-run]
+#
+# - DIR is the folder `damiera hub init` wrote; its hub.toml says whether the hub is one
+#   process or N shares (`hub init --shares N`: N [[share]] tables);
+# - updates apt's lists and installs python3-venv (and on 32-bit Raspberry Pi OS the compiler and
+#   headers that build Pillow, as on a board);
+# - creates the system user `damiera-hub` (no other groups: the hub needs no device);
+# - creates the virtualenv /opt/damiera/venv as install-pi.sh does on a board: the versions and
+#   files of systemd/requirements-pi.txt but the GPIO backends (lgpio, RPi.GPIO: the hub drives
+#   no pin), each with its SHA-256 (pip --require-hashes refuses anything else); only wheels
+#   are installed as root, what is built from source is fetched and built by `damiera-hub`
+#   (no root, no new privileges) while the hub's services are stopped. Not on a board's Pi:
+#   the venv is the board's, and would lose its GPIO backends;
+# - copies DIR/hub.toml to /etc/damiera-hub/hub.toml, root:damiera-hub 0640 (it holds the hub's
+#   broker password and the boards' signing keys: readable by the services, not by every user),
+#   replacing it each run (the hall's folder is the source of truth), and the CA hub.toml names
+#   ([mqtt] ca, beside it: hall-ca.crt) to /etc/damiera-hub, 0644. Nothing else of DIR: the
+#   CA's and the broker's keys, the broker's passwords and the boards' configs stay there;
+# - --http HOST:PORT: where the hall page, the console and the feeds are served (drop-in
+#   http.conf; default 0.0.0.0:8090, or the drop-in already there);
+# - --hall-network CIDR (repeatable): the hall's network, the only one besides loopback the
+#   services talk to (IPAddressAllow=); default the private and link-local ranges, or the
+#   drop-in already there;
+# - one process: installs systemd/damiera-hub.service and its drop-ins, and disables the units
+#   of a hub of shares; N shares: installs damiera-hub@.service (damiera-hub@K-N.service for
+#   K = 0 … N-1) and damiera-front.service with their drop-ins, and disables damiera-hub.service
+#   and the shares of another N; enables the hub's units and (unless --no-start) (re)starts them.
+#
+# Running it again upgrades damiera in the venv from the checkout and restarts the services.
+# The broker is not installed here: it runs from DIR/mosquitto.conf (docs/organiser.md).
+# --dry-run prints the commands and the files it would write instead (no root needed).
+set -euo pipefail
+
+# die, run, put_file, the checks, the venv's build (build_venv), SRC, VENV, UNIT_DIR, NETWORKS,
+# START, DRY_RUN: shared with install-pi.sh.
+# shellcheck source-path=SCRIPTDIR source=install-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/install-lib.sh"
+
+CONF=/etc/damiera-hub
+STATE=/var/lib/damiera-hub
+USER_NAME=damiera-hub
+DEFAULT_HTTP=0.0.0.0:8090
+HALL=""
+HTTP=""
+
+# The facts of hub.toml the installer needs, one a line: the number of [[share]] tables and
+# [mqtt] ca ("" when none); or one line saying why not, with exit status 1.
+READ_HUB_TOML='
+import sys, tomllib
+try:
+    with open(sys.argv[1], "rb") as f:
+        hub = tomllib.load(f)
+except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+    sys.exit(" ".join(str(e).split()))
+shares, mqtt = hub.get("share", []), hub.get("mqtt", {})
+ca = mqtt.get("ca", "") if isinstance(mqtt, dict) else None
+if not isinstance(shares, list) or not isinstance(ca, str) or "\n" in ca:
+    sys.exit("[[share]] or [mqtt] ca is not as damiera hub init writes them")
+print(len(shares))
+print(ca)
+'
+
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --hall)
+            [[ $# -ge 2 ]] || die "--hall needs the folder damiera hub init wrote"
+            HALL="$2"
+            shift 2
+            ;;
+        --http)
+            [[ $# -ge 2 ]] || die "--http needs HOST:PORT (e.g. 0.0.0.0:8090)"
+            HTTP="$2"
+            shift 2
+            ;;
+        --hall-network)
+            [[ $# -ge 2 ]] || die "--hall-network needs an address range (e.g. 192.168.10.0/24)"
+            NETWORKS+=("$2")
+            shift 2
+            ;;
+        --no-start) START=0; shift ;;
+        --dry-run) DRY_RUN=1; shift ;;
+        -h|--help) show_help; exit 0 ;;
+        *) die "unknown option $1 (see --help)" ;;
+    esac
+done
+
+[[ -n "$HALL" ]] || die "--hall DIR is needed: the folder damiera hub init wrote (see --help)"
+[[ "$HALL" == / ]] || HALL="${HALL%/}"
+[[ -f "$HALL/hub.toml" ]] || die "no $HALL/hub.toml (--hall: the folder damiera hub init wrote)"
+# HOST:PORT as the hub's --http takes it (pi.board.config.parse_host_port); it becomes a word
+# of the units' command line, so nothing else.
+HTTP_SHAPE='^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):([0-9]{1,5})$'
+if [[ -n "$HTTP" ]]; then
+    port=0
+    [[ ! "$HTTP" =~ $HTTP_SHAPE ]] || port=$((10#${BASH_REMATCH[3]}))
+    ((port >= 1 && port <= 65535)) \
+        || die "--http wants HOST:PORT (e.g. 0.0.0.0:8090 or [::]:8090, port 1..65535): $HTTP"
+fi
+check_networks
+check_checkout systemd/damiera-hub.service systemd/damiera-hub@.service \
+    systemd/damiera-front.service
+check_root
+check_python "Debian 12 has 3.11, Ubuntu 24.04 has 3.12"
+read_out="$(python3 -c "$READ_HUB_TOML" "$HALL/hub.toml" 2>&1)" || die "$HALL/hub.toml: $read_out"
+mapfile -t facts <<< "$read_out"
+SHARES="${facts[0]}"
+CA_NAME="${facts[1]:-}"
+if [[ -n "$CA_NAME" ]]; then
+    # The hub reads it beside its hub.toml: it is installed beside /etc/damiera-hub/hub.toml.
+    [[ "$CA_NAME" != */* ]] || die "$HALL/hub.toml: [mqtt] ca names a file beside it" \
+        "(hub init: hall-ca.crt), not $CA_NAME"
+    [[ -f "$HALL/$CA_NAME" ]] || die "no CA file $HALL/$CA_NAME ([mqtt] ca of $HALL/hub.toml)"
+fi
+
+# The shares this machine has (enabled: a link in a .wants folder; or loaded), whatever N.
+hub_instances() {
+    local link
+    for link in "$UNIT_DIR"/*.wants/damiera-hub@*.service; do
+        if [[ -L "$link" ]]; then
+            echo "${link##*/}"
+        fi
+    done
+    # The unit is the first word, the second after a failed one's mark.
+    systemctl list-units --all --plain --no-legend 'damiera-hub@*.service' 2>/dev/null \
+        | awk '{ print ($1 ~ /\.service$/) ? $1 : $2 }'
+}
+mapfile -t INSTANCES < <(hub_instances | sort -u)
+
+# The hub drives no GPIO: the lock's two backends (the board's `pi` extra; RPi.GPIO has no
+# wheel) are left out of its venv, so a 64-bit PC builds nothing and needs no compiler.
+LOCK_WITHOUT=(lgpio rpi-gpio)
+packages_to_build  # FROM_SOURCE (:none: on a 64-bit PC), BUILD_HEADERS
+APT_PACKAGES=(python3-venv)
+if [[ "$FROM_SOURCE" != :none: ]]; then
+    APT_PACKAGES+=(python3-dev gcc "${BUILD_HEADERS[@]}")
+fi
+echo "== packages (venv; built from source here: $FROM_SOURCE)"
+run apt-get update
+run apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
+
+echo "== user $USER_NAME"
+make_user "$USER_NAME" "$STATE"
+
+build_venv "$USER_NAME" damiera-hub.service damiera-front.service "${INSTANCES[@]}"
+
+echo "== configuration $CONF"
+run install -d -m 0755 "$CONF"
+# root:damiera-hub 0640: the services read it; other users do not see the password and keys.
+run install -m 0640 -o root -g "$USER_NAME" "$HALL/hub.toml" "$CONF/hub.toml"
+if [[ -n "$CA_NAME" ]]; then  # public: the broker's certificate is checked against it
+    run install -m 0644 -o root -g root "$HALL/$CA_NAME" "$CONF/$CA_NAME"
+fi
+
+# install_unit NAME: the unit file and its drop-in folder.
+install_unit() {
+    run install -m 0644 "$SRC/systemd/$1" "$UNIT_DIR/$1"
+    run install -d -m 0755 "$UNIT_DIR/$1.d"
+}
+
+# network_dropin UNIT: the hall's network in UNIT's drop-in folder.
+network_dropin() {
+    hall_network_dropin "$UNIT_DIR/$1.d" "\
+# Written by install-hub.sh (--hall-network): the hall's network, which the hub talks to and
+# answers besides loopback (the unit denies every other address)."
+}
+
+# http_dropin UNIT: where UNIT serves (--http, else the default), unless the drop-in is there
+# and no --http is given (kept: edits survive a re-install).
+http_dropin() {
+    local path="$UNIT_DIR/$1.d/http.conf"
+    if [[ -n "$HTTP" || ! -e "$path" ]]; then
+        put_file 0644 root:root "$path" "\
+# Written by install-hub.sh (--http): where the hall page, the console and the feeds are served.
+[Service]
+Environment=DAMIERA_HUB_HTTP=${HTTP:-$DEFAULT_HTTP}"
+    else
+        echo "keeping $path"
+    fi
+}
+
+echo "== services"
+if [[ $SHARES -eq 0 ]]; then
+    install_unit damiera-hub.service
+    network_dropin damiera-hub.service
+    http_dropin damiera-hub.service
+    UNITS=(damiera-hub.service)
+    SEE="systemctl status damiera-hub; journalctl -u damiera-hub -f"
+    # A hall that ran as shares before.
+    OLD_UNITS=(damiera-front.service "${INSTANCES[@]}")
+else
+    install_unit damiera-hub@.service
+    install_unit damiera-front.service
+    network_dropin damiera-hub@.service
+    network_dropin damiera-front.service
+    http_dropin damiera-front.service
+    UNITS=()
+    for ((k = 0; k < SHARES; k++)); do
+        UNITS+=("damiera-hub@$k-$SHARES.service")
+    done
+    UNITS+=(damiera-front.service)
+    SEE="systemctl status 'damiera-hub@*' damiera-front;"
+    SEE+=" journalctl -u 'damiera-hub@*' -u damiera-front -f"
+    # A hall that ran as one process, or as another number of shares, before.
+    OLD_UNITS=(damiera-hub.service)
+    for unit in "${INSTANCES[@]}"; do
+        [[ " ${UNITS[*]} " == *" $unit "* ]] || OLD_UNITS+=("$unit")
+    done
+fi
+run systemctl daemon-reload
+for unit in "${OLD_UNITS[@]}"; do
+    if systemctl is-enabled --quiet "$unit" 2>/dev/null \
+            || systemctl is-active --quiet "$unit" 2>/dev/null; then
+        run systemctl disable --now "$unit"
+    fi
+done
+run systemctl enable "${UNITS[@]}"
+if [[ $START -eq 1 ]]; then
+    run systemctl restart "${UNITS[@]}"
+    echo "started: $SEE"
+else
+    echo "not started (--no-start): systemctl start ${UNITS[*]}"
+fi
+echo "the arbiter's token (the console, /arbiter):" \
+    "sudo -u $USER_NAME $VENV/bin/damiera token --state-dir $STATE"
+echo "the broker: mosquitto -c $HALL/mosquitto.conf, on the machine hub.toml's [mqtt] url" \
+    "names (docs/organiser.md)"

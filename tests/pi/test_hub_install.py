@@ -1,0 +1,390 @@
+"""systemd/install-hub.sh, in dry runs over real `damiera hub init` folders (one process, and
+`--shares 2`): it copies hub.toml root-only (root:damiera-hub 0640) and the hall's CA, never the
+keys, passwords or boards' configs beside them; builds the venv as install-pi.sh does (apt
+updated first, only hash-checked downloads, nothing built as root); installs, enables and
+starts the units of the hall's shape with their drop-ins, and disables those of another shape;
+refuses a bad call in one line with exit 2. Its shellcheck: tests/pi/test_systemd_unit.py.
+
+A fake `systemctl` comes first on PATH: the script's questions to systemd (is-active,
+is-enabled, list-units) get the answers a test sets, and the real systemctl is never run."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+INSTALL_HUB = ROOT / "systemd" / "install-hub.sh"
+UNIT_DIR = "/etc/systemd/system"
+CONF = "/etc/damiera-hub"
+DEFAULT_NETWORKS = "10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7 link-local"
+#: What `damiera hub init` writes besides hub.toml and hall-ca.crt: none of it reaches the hub.
+NOT_COPIED = ("hall-ca.key", "broker.key", "broker.crt", "passwd", "acl", "mosquitto.conf",
+              "data", "board-1.toml", "board-2.toml")
+PIP_ENV = "PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 "
+VENV_PIP = "/opt/damiera/venv/bin/python -m pip"
+AS_HUB = ("setpriv --reuid=damiera-hub --regid=damiera-hub --clear-groups --no-new-privs "
+          "env HOME=/tmp/damiera-build.XXXXXX ")
+
+#: Answers systemd's questions from the environment: FAKE_ACTIVE, FAKE_ENABLED (units, space
+#: separated), FAKE_LOADED (what list-units lists); anything else is a test failure (exit 99).
+FAKE_SYSTEMCTL = r"""#!/bin/sh
+case "$1" in
+    is-active) units=$FAKE_ACTIVE ;;
+    is-enabled) units=$FAKE_ENABLED ;;
+    list-units) for unit in $FAKE_LOADED; do echo "$unit loaded active running x"; done; exit 0 ;;
+    *) echo "fake systemctl: $*" >&2; exit 99 ;;
+esac
+[ "$2" = --quiet ] || exit 99
+case " $units " in *" $3 "*) exit 0 ;; esac
+exit 3
+"""
+
+
+@dataclass(frozen=True)
+class Halls:
+    one: Path  # `hub init --boards 2`
+    shares: Path  # `hub init --boards 2 --shares 2`
+
+
+@pytest.fixture(scope="module")
+def halls(tmp_path_factory: pytest.TempPathFactory) -> Halls:
+    """Two hall folders written by damiera's own `hub init`, as an organiser makes them."""
+    base = tmp_path_factory.mktemp("halls")
+    made = Halls(one=base / "one", shares=base / "shares")
+    for folder, extra in ((made.one, ()), (made.shares, ("--shares", "2"))):
+        proc = subprocess.run([sys.executable, "-m", "pi.cli", "hub", "init", "--boards", "2",
+                               "--dir", str(folder), "--host", "127.0.0.1", *extra],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+    return made
+
+
+@pytest.fixture(scope="module")
+def fake_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("bin")
+    systemctl = folder / "systemctl"
+    systemctl.write_text(FAKE_SYSTEMCTL)
+    systemctl.chmod(0o755)
+    return folder
+
+
+def script(*args: str, bin_dir: Path, systemd: dict[str, str] | None = None,
+           ) -> subprocess.CompletedProcess[str]:
+    """install-hub.sh ARGS, with the fake systemctl answering ``systemd``'s FAKE_* values."""
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+           "FAKE_ACTIVE": "", "FAKE_ENABLED": "", "FAKE_LOADED": "", **(systemd or {})}
+    return subprocess.run(["bash", str(INSTALL_HUB), *args], capture_output=True, text=True,
+                          timeout=30, env=env)
+
+
+class DryRun:
+    """What `install-hub.sh --dry-run ARGS` would do, from its output ``proc``: its commands (as
+    printed, `%q`-quoted) in order, the files it would write (path → (mode and owner, text))
+    and what it says."""
+
+    def __init__(self, proc: subprocess.CompletedProcess[str]) -> None:
+        assert proc.returncode == 0, proc.stderr
+        self.stdout, self.stderr = proc.stdout, proc.stderr
+        self.commands: list[str] = []
+        self.files: dict[str, tuple[str, str]] = {}
+        path = ""
+        for line in proc.stdout.splitlines():
+            if m := re.fullmatch(r"\+ write (\S+) \((.*)\)", line):
+                path = m.group(1)
+                self.files[path] = (m.group(2), "")
+            elif line.startswith("| ") or line == "|":
+                meta, text = self.files[path]
+                self.files[path] = (meta, text + line[2:] + "\n")
+            else:
+                path = ""
+                if line.startswith("+ "):
+                    self.commands.append(line[2:])
+
+    def index(self, command: str) -> int:
+        return self.commands.index(command)
+
+    def dropin(self, unit: str, name: str) -> str:
+        """The drop-in as it will be after the run: written by it, or kept (a machine that ran
+        the script before)."""
+        path = f"{UNIT_DIR}/{unit}.d/{name}"
+        if path not in self.files and Path(path).exists():
+            return Path(path).read_text()
+        meta, text = self.files[path]
+        assert meta == "0644 root:root"
+        return text
+
+    def installs(self) -> list[str]:
+        return [c for c in self.commands if c.startswith("install ")]
+
+
+#: ``dry_run(*args, FAKE_ACTIVE=…, …)``, the fixture below.
+Runner = Callable[..., DryRun]
+
+
+@pytest.fixture
+def dry_run(fake_bin: Path) -> Runner:
+    """``dry_run(*args, FAKE_ACTIVE=…, …)``: the dry run of install-hub.sh ARGS, systemd's
+    answers set by the keywords."""
+    def make(*args: str, **systemd: str) -> DryRun:
+        return DryRun(script("--dry-run", *args, bin_dir=fake_bin, systemd=systemd))
+    return make
+
+
+def body(dropin: str) -> list[str]:
+    """A drop-in's lines but its comments."""
+    return [line for line in dropin.splitlines() if not line.startswith("#")]
+
+
+def test_one_process_hall_runs_as_damiera_hub_service(halls: Halls, dry_run: Runner) -> None:
+    """A hall without [[share]]: apt updated first, the venv, hub.toml and the CA in
+    /etc/damiera-hub, damiera-hub.service installed, reloaded, enabled and restarted; no share
+    or front unit; the drop-ins allow the private ranges and serve on 0.0.0.0:8090."""
+    run = dry_run("--hall", str(halls.one))
+    unit = "damiera-hub.service"
+    in_order = [
+        "apt-get update",
+        # no compiler: nothing is built on a 64-bit PC (the GPIO backends are left out)
+        "apt-get install -y --no-install-recommends python3-venv",
+        "python3 -m venv --clear /opt/damiera/venv",
+        f"install -d -m 0755 {CONF}",
+        f"install -m 0640 -o root -g damiera-hub {halls.one}/hub.toml {CONF}/hub.toml",
+        f"install -m 0644 -o root -g root {halls.one}/hall-ca.crt {CONF}/hall-ca.crt",
+        f"install -m 0644 {ROOT}/systemd/{unit} {UNIT_DIR}/{unit}",
+        f"install -d -m 0755 {UNIT_DIR}/{unit}.d",
+        "systemctl daemon-reload",
+        f"systemctl enable {unit}",
+        f"systemctl restart {unit}",
+    ]
+    positions = [run.index(c) for c in in_order]
+    assert positions == sorted(positions), run.commands
+    assert not any("damiera-front" in c or "damiera-hub@" in c for c in run.commands)
+    if not Path(f"{UNIT_DIR}/{unit}.d/hall-network.conf").exists():
+        assert body(run.dropin(unit, "hall-network.conf")) == [
+            "[Service]", f"IPAddressAllow={DEFAULT_NETWORKS}"]
+    if not Path(f"{UNIT_DIR}/{unit}.d/http.conf").exists():
+        assert body(run.dropin(unit, "http.conf")) == [
+            "[Service]", "Environment=DAMIERA_HUB_HTTP=0.0.0.0:8090"]
+    assert "systemctl status damiera-hub" in run.stdout
+    assert ("sudo -u damiera-hub /opt/damiera/venv/bin/damiera token --state-dir "
+            "/var/lib/damiera-hub") in run.stdout
+    assert f"mosquitto -c {halls.one}/mosquitto.conf" in run.stdout
+
+
+def test_hall_of_two_shares_runs_as_two_instances_and_the_front(
+        halls: Halls, dry_run: Runner) -> None:
+    """`hub init --shares 2`: the template and the front installed, damiera-hub@0-2,
+    damiera-hub@1-2 and damiera-front enabled and restarted after the reload; the hall's network
+    for all three, the http address for the front alone (the shares serve at hub.toml's)."""
+    run = dry_run("--hall", str(halls.shares), "--http", "[::]:80", "--hall-network",
+                  "192.168.10.0/24", "--hall-network", "fd00:7::/64")
+    units = "damiera-hub@0-2.service damiera-hub@1-2.service damiera-front.service"
+    in_order = [
+        f"install -m 0640 -o root -g damiera-hub {halls.shares}/hub.toml {CONF}/hub.toml",
+        f"install -m 0644 {ROOT}/systemd/damiera-hub@.service {UNIT_DIR}/damiera-hub@.service",
+        f"install -m 0644 {ROOT}/systemd/damiera-front.service "
+        f"{UNIT_DIR}/damiera-front.service",
+        "systemctl daemon-reload",
+        f"systemctl enable {units}",
+        f"systemctl restart {units}",
+    ]
+    positions = [run.index(c) for c in in_order]
+    assert positions == sorted(positions), run.commands
+    assert f"{UNIT_DIR}/damiera-hub.service" not in " ".join(run.commands)
+    for unit in ("damiera-hub@.service", "damiera-front.service"):
+        assert body(run.dropin(unit, "hall-network.conf")) == [
+            "[Service]", "IPAddressAllow=192.168.10.0/24 fd00:7::/64"]
+    assert body(run.dropin("damiera-front.service", "http.conf")) == [
+        "[Service]", "Environment=DAMIERA_HUB_HTTP=[::]:80"]
+    assert not any(path.endswith("http.conf") and "damiera-hub" in path for path in run.files)
+
+
+@pytest.mark.parametrize("shape", ["one", "shares"])
+def test_only_hub_toml_and_the_ca_leave_the_halls_folder(
+        halls: Halls, dry_run: Runner, shape: str) -> None:
+    """hub.toml (the hub's broker password, the boards' keys) root:damiera-hub 0640, the CA
+    0644, and nothing else of the folder: no command names the CA's or broker's key, the
+    passwords, the ACL, the broker's config, its data or a board's config."""
+    hall: Path = getattr(halls, shape)
+    run = dry_run("--hall", str(hall))
+    from_hall = [c for c in run.installs() if str(hall) in c]
+    assert from_hall == [
+        f"install -m 0640 -o root -g damiera-hub {hall}/hub.toml {CONF}/hub.toml",
+        f"install -m 0644 -o root -g root {hall}/hall-ca.crt {CONF}/hall-ca.crt"]
+    for name in NOT_COPIED:
+        assert (hall / name).exists(), name  # hub init wrote it …
+        assert not any(name in c for c in run.commands), name  # … and it stays there
+    assert not any(str(hall) in text for _, text in run.files.values())
+
+
+def test_venv_is_built_from_the_locks_and_nothing_as_root(halls: Halls, dry_run: Runner) -> None:
+    """The venv as on a board (install-lib.sh's build_venv): every download checked against
+    the lock's SHA-256 from PyPI alone; as root only wheels, the checkout and the wheels the
+    build made; the build and `pip check` as damiera-hub without new privileges."""
+    commands = dry_run("--hall", str(halls.one)).commands
+    pips = [c for c in commands if re.search(r" -m pip (install|wheel|download) ", c)]
+    assert len(pips) == 4, commands
+    for c in pips:
+        words = c.split()
+        assert PIP_ENV in c and "--upgrade" not in words
+        if "--no-index" not in words:
+            assert "--require-hashes" in words, c
+            assert words[words.index("--index-url") + 1] == "https://pypi.org/simple", c
+            assert words[words.index("-r") + 1].endswith(
+                ("/requirements-pi.txt", "/requirements-build.txt")), c
+        if c.startswith("setpriv "):
+            assert c.startswith(AS_HUB) and f"{VENV_PIP} wheel " in c, c
+            assert "--no-build-isolation" in words and "--only-binary=:all:" in words, c
+            assert " --no-binary=:none: " in c, c  # nothing built from source here
+        else:
+            assert c.startswith(f"env {PIP_ENV}{VENV_PIP} install "), c
+            assert "--no-index" in words or ("--only-binary=:all:" in words and not any(
+                w.startswith("--no-binary") for w in words)), c
+    assert commands.index("chown damiera-hub:damiera-hub /tmp/damiera-build.XXXXXX") < (
+        commands.index(pips[2]))
+    assert commands.index("python3 -m venv --clear /opt/damiera/venv") < commands.index(pips[0])
+    assert commands[commands.index(pips[3]) + 1] == f"{AS_HUB}{PIP_ENV}{VENV_PIP} check"
+    assert f"install --quiet --no-index --no-deps --no-build-isolation {ROOT}" in pips[1]
+
+
+def test_the_hubs_lock_is_the_boards_without_its_gpio_backends(halls: Halls,
+                                                               dry_run: Runner) -> None:
+    """The lock the build reads is systemd/requirements-pi.txt but the entries of lgpio and
+    RPi.GPIO (the board's `pi` extra: the hub drives no pin; RPi.GPIO has no wheel and would
+    need a compiler): every other pin and hash as the board's."""
+    run = dry_run("--hall", str(halls.one))
+    meta, text = run.files["/tmp/damiera-build.XXXXXX/requirements-pi.txt"]
+    assert meta == "0644 root:root"
+    lock = (ROOT / "systemd" / "requirements-pi.txt").read_text()
+    entries = re.split(r"\n(?=[^ #])", lock.rstrip("\n"))
+    kept = [e for e in entries if not e.startswith(("lgpio==", "rpi-gpio=="))]
+    assert len(kept) == len(entries) - 2
+    assert text == "\n".join(kept) + "\n"
+
+
+def test_user_is_made_without_groups_unless_it_exists(halls: Halls, dry_run: Runner) -> None:
+    """The system user damiera-hub, home /var/lib/damiera-hub, no login, no extra group."""
+    commands = dry_run("--hall", str(halls.one)).commands
+    exists = subprocess.run(["id", "damiera-hub"], capture_output=True).returncode == 0
+    useradd = ("useradd --system --user-group --home-dir /var/lib/damiera-hub --no-create-home "
+               "--shell /usr/sbin/nologin damiera-hub")
+    assert (useradd in commands) != exists
+    assert not any(c.startswith(("usermod", "groupadd")) for c in commands)
+
+
+@pytest.mark.parametrize("shape, units", [
+    ("one", "damiera-hub.service"),
+    ("shares", "damiera-hub@0-2.service damiera-hub@1-2.service damiera-front.service")])
+def test_no_start_enables_without_starting(
+        halls: Halls, dry_run: Runner, shape: str, units: str) -> None:
+    """--no-start: the units are enabled (they start with the machine), not started now."""
+    run = dry_run("--hall", str(getattr(halls, shape)), "--no-start")
+    assert f"systemctl enable {units}" in run.commands
+    assert not any(c.startswith(("systemctl restart", "systemctl start")) for c in run.commands)
+    assert f"not started (--no-start): systemctl start {units}" in run.stdout
+
+
+def test_a_hall_switched_from_shares_to_one_process(halls: Halls, dry_run: Runner) -> None:
+    """The shares and the front that ran are stopped before the venv is rebuilt, then disabled
+    (and stopped) once the new units are in, before damiera-hub.service is enabled."""
+    run = dry_run("--hall", str(halls.one),
+                  FAKE_ENABLED="damiera-front.service damiera-hub@0-2.service",
+                  FAKE_ACTIVE="damiera-front.service damiera-hub@1-2.service",
+                  FAKE_LOADED="damiera-hub@0-2.service damiera-hub@1-2.service")
+    venv = run.index("python3 -m venv --clear /opt/damiera/venv")
+    for unit in ("damiera-front.service", "damiera-hub@1-2.service"):
+        assert run.index(f"systemctl stop {unit}") < venv
+    disables = [c for c in run.commands if c.startswith("systemctl disable")]
+    assert sorted(disables) == [f"systemctl disable --now {u}" for u in (
+        "damiera-front.service", "damiera-hub@0-2.service", "damiera-hub@1-2.service")]
+    assert run.index("systemctl daemon-reload") < min(map(run.index, disables))
+    assert max(map(run.index, disables)) < run.index("systemctl enable damiera-hub.service")
+
+
+def test_a_hall_switched_to_another_number_of_shares(halls: Halls, dry_run: Runner) -> None:
+    """From one process or 3 shares to 2: damiera-hub.service and the shares of 3 are disabled;
+    a share of 2 already there is kept (enabled and restarted with the others)."""
+    run = dry_run("--hall", str(halls.shares),
+                  FAKE_ENABLED="damiera-hub.service damiera-hub@2-3.service "
+                               "damiera-hub@0-2.service",
+                  FAKE_ACTIVE="damiera-hub@0-3.service",
+                  FAKE_LOADED="damiera-hub@0-3.service damiera-hub@2-3.service "
+                              "damiera-hub@0-2.service")
+    disables = sorted(c for c in run.commands if c.startswith("systemctl disable"))
+    assert disables == [f"systemctl disable --now {u}" for u in (
+        "damiera-hub.service", "damiera-hub@0-3.service", "damiera-hub@2-3.service")]
+    assert run.index("systemctl stop damiera-hub@0-3.service") < run.index(
+        "python3 -m venv --clear /opt/damiera/venv")
+    assert "systemctl restart damiera-hub@0-2.service damiera-hub@1-2.service " \
+           "damiera-front.service" in run.commands
+
+
+def test_hall_folder_without_a_ca_installs_none(
+        tmp_path: Path, halls: Halls, dry_run: Runner) -> None:
+    """A hub.toml naming no CA (a plain mqtt:// broker): nothing but hub.toml is copied."""
+    text = (halls.one / "hub.toml").read_text()
+    (tmp_path / "hub.toml").write_text(re.sub(r'(?m)^ca = .*\n', "", text))
+    run = dry_run("--hall", str(tmp_path))
+    assert [c for c in run.installs() if str(tmp_path) in c] == [
+        f"install -m 0640 -o root -g damiera-hub {tmp_path}/hub.toml {CONF}/hub.toml"]
+
+
+@pytest.mark.parametrize("args, message", [
+    ([], "--hall DIR is needed: the folder damiera hub init wrote (see --help)"),
+    (["--hall"], "--hall needs the folder damiera hub init wrote"),
+    (["--hall", "{empty}"], "no {empty}/hub.toml (--hall: the folder damiera hub init wrote)"),
+    (["--hall", "{no_ca}"], "no CA file {no_ca}/hall-ca.crt ([mqtt] ca of {no_ca}/hub.toml)"),
+    (["--hall", "{ca_elsewhere}"], "{ca_elsewhere}/hub.toml: [mqtt] ca names a file beside it "
+                                   "(hub init: hall-ca.crt), not ../hall-ca.crt"),
+    (["--hall", "{not_toml}"], "{not_toml}/hub.toml: Invalid value (at end of document)"),
+    (["--hall", "{one}", "--http"], "--http needs HOST:PORT (e.g. 0.0.0.0:8090)"),
+    *[(["--hall", "{one}", "--http", bad], "--http wants HOST:PORT (e.g. 0.0.0.0:8090 or "
+       f"[::]:8090, port 1..65535): {bad}")
+      for bad in ("8090", "0.0.0.0:0", "0.0.0.0:65536", ":8090", "a b:80", "host:80 x",
+                  "[::1:80")],
+    (["--hall", "{one}", "--hall-network"],
+     "--hall-network needs an address range (e.g. 192.168.10.0/24)"),
+    (["--hall", "{one}", "--hall-network", "hall"], "--hall-network: not an address range: hall"),
+    (["--hall", "{one}", "--hall-network", "10.0.0.0/33"],
+     "--hall-network: not an address range: 10.0.0.0/33"),
+    (["--hall", "{one}", "--bogus"], "unknown option --bogus (see --help)"),
+])
+def test_bad_calls_are_refused_in_one_line(
+        tmp_path: Path, halls: Halls, fake_bin: Path, args: list[str], message: str) -> None:
+    """Each mistake: exit 2, nothing on stdout (nothing done), one line on stderr saying it."""
+    places = {"one": halls.one}
+    for name in ("empty", "no_ca", "ca_elsewhere", "not_toml"):
+        places[name] = tmp_path / name
+        places[name].mkdir()
+    hub_toml = (halls.one / "hub.toml").read_text()
+    (places["no_ca"] / "hub.toml").write_text(hub_toml)
+    (places["ca_elsewhere"] / "hub.toml").write_text(
+        hub_toml.replace('ca = "hall-ca.crt"', 'ca = "../hall-ca.crt"'))
+    shutil.copy(halls.one / "hall-ca.crt", tmp_path / "hall-ca.crt")
+    (places["not_toml"] / "hub.toml").write_text("hall = [\n")
+    proc = script("--dry-run", *(a.format(**places) for a in args), bin_dir=fake_bin)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == f"install-hub.sh: {message.format(**places)}\n"
+
+
+def test_help_is_its_whole_header(fake_bin: Path) -> None:
+    """-h/--help prints the header comment (what it does and why), as install-pi.sh's does."""
+    lines = INSTALL_HUB.read_text().splitlines()[1:]
+    header = [re.sub(r"^# ?", "", line) for line in lines[:next(
+        i for i, line in enumerate(lines) if not line.startswith("#"))]]
+    for flag in ("-h", "--help"):
+        proc = script(flag, bin_dir=fake_bin)
+        assert (proc.returncode, proc.stderr) == (0, "")
+        assert proc.stdout.splitlines() == header
+    assert header[0].startswith("Installs the hall's hub") and header[-1].startswith("--dry-run")
+    for words in ("--hall DIR", "--http", "--hall-network", "--no-start", "0640",
+                  "root:damiera-hub", "--require-hashes"):
+        assert words in proc.stdout, words
