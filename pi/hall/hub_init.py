@@ -570,6 +570,8 @@ def main_init(args: argparse.Namespace) -> int:
               + t.gettext("then"), file=out)
         print(f"  front:  damiera hub front --config {hall.dir / 'hub.toml'} --http HOST:PORT "
               "--state-dir DIR", file=out)
+    print(f"          sudo systemd/install-hub.sh --hall {hall.dir} "
+          + t.gettext("(the hub as a service on this PC, from damiera's checkout)"), file=out)
     print(f"  boards: damiera run --config {hall.dir}/board-<n>.toml "
           + t.gettext("(copy each to its board)"), file=out)
     if hall.tls:

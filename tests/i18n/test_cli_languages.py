@@ -201,8 +201,10 @@ def test_hub_init(tmp_path: Path) -> None:
     assert it.returncode == en.returncode == 0, (it.stderr, en.stderr)
     assert it.stdout.startswith("sala hall: 1 damiera, broker ")
     assert "(copia ciascuno sulla sua damiera)" in it.stdout
+    assert "(l'hub come servizio su questo PC, dalla copia dei sorgenti di damiera)" in it.stdout
     assert en.stdout.startswith("hall hall: 2 boards, broker ")
     assert "(copy each to its board)" in en.stdout
+    assert "(the hub as a service on this PC, from damiera's checkout)" in en.stdout
 
 
 @pytest.mark.slow

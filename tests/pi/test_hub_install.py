@@ -270,6 +270,32 @@ def test_the_hubs_lock_is_the_boards_without_its_gpio_backends(halls: Halls,
     assert text == "\n".join(kept) + "\n"
 
 
+@pytest.mark.parametrize("extra", [(), ("--shares", "2")])
+def test_the_command_hub_init_prints_is_one_the_installer_takes(
+        tmp_path: Path, fake_bin: Path, extra: tuple[str, ...]) -> None:
+    """`damiera hub init` prints the installer's command for the folder it wrote; run as
+    printed (from the checkout, in a dry run) it installs that hall."""
+    hall = tmp_path / "hall"
+    init = subprocess.run([sys.executable, "-m", "pi.cli", "hub", "init", "--boards", "2",
+                           "--dir", str(hall), "--host", "127.0.0.1", *extra], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "LANG": "C"})
+    assert init.returncode == 0, init.stderr
+    line = next(x for x in init.stdout.splitlines() if "install-hub.sh" in x)
+    command = line.split("(")[0].split()
+    assert command == ["sudo", "systemd/install-hub.sh", "--hall", str(hall)]
+    proc = subprocess.run(["bash", *command[1:], "--dry-run"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=30,
+                          env={**os.environ, "PATH": f"{fake_bin}{os.pathsep}{os.environ['PATH']}",
+                               "FAKE_ACTIVE": "", "FAKE_ENABLED": "", "FAKE_LOADED": ""})
+    run = DryRun(proc)
+    assert f"install -m 0640 -o root -g damiera-hub {hall}/hub.toml {CONF}/hub.toml" in (
+        run.commands)
+    assert ("systemctl enable damiera-hub@0-2.service damiera-hub@1-2.service "
+            "damiera-front.service" if extra else "systemctl enable damiera-hub.service") in (
+        run.commands)
+
+
 def test_user_is_made_without_groups_unless_it_exists(halls: Halls, dry_run: Runner) -> None:
     """The system user damiera-hub, home /var/lib/damiera-hub, no login, no extra group."""
     commands = dry_run("--hall", str(halls.one)).commands
