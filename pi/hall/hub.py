@@ -106,6 +106,10 @@ class Hub:
         #: time.monotonic() of the last batch that brought a journal line (:meth:`idle`)
         self.last_line = time.monotonic()
         self.asks: dict[tuple[str, str], _Ask] = {}
+        #: (board, game) whose heads or lines changed in the batch being delivered: checked
+        #: against the replica once the whole batch is in (a line the batch brings later is
+        #: not asked for)
+        self._wanted: set[tuple[str, str]] = set()
         self.acks: dict[str, asyncio.Future[P.Ack]] = {}
         #: board → (command id, pairing) sent and not yet acked (push_pairing)
         self.pairing_out: dict[str, tuple[str, dict[str, str]]] = {}
@@ -230,6 +234,10 @@ class Hub:
             self._read_back_game(board, g)
             for listener in self.listeners:
                 listener(board, [])
+        # what its heads say it has and neither the replica nor the lines waiting held
+        now = time.monotonic()
+        for game in list(self.known.get(board, ())):
+            self._check((board, game), now)
 
     def _read_back_game(self, board: str, g: GameReplica) -> None:
         try:
@@ -294,6 +302,10 @@ class Hub:
         finally:
             for g in self.replica.flush():
                 self._unwritten(g)
+            wanted, self._wanted = self._wanted, set()
+            now = time.monotonic()
+            for key in wanted:
+                self._check(key, now)
         if lines:
             self.last_line = time.monotonic()
         for board, feds in changed.items():
@@ -571,9 +583,11 @@ class Hub:
         heads = self.known.setdefault(board, {})
         if lines > heads.get(game, 0):
             heads[game] = lines
-        self._check(key, time.monotonic())
+        self._wanted.add(key)  # checked at the batch's end (deliver)
 
     def _check(self, key: tuple[str, str], now: float) -> None:
+        if key[0] in self.unread:  # its lines that came meanwhile wait in memory: asked for
+            return                 # once they are in (read_back_board)
         held = self.replica.held(*key)
         known = self.known.get(key[0], {}).get(key[1], 0)
         if held >= known:

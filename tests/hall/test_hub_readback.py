@@ -119,6 +119,37 @@ def test_a_board_with_lines_waiting_is_read_first_and_its_lines_taken_after(
     asyncio.run(scenario())
 
 
+def test_lines_waiting_for_the_read_back_are_not_asked_for_again(tmp_path: Path) -> None:
+    """PROTOCOL.md (every line, exactly once): a board's retained status brings heads ahead of
+    the replica while the hub reads back; the lines that came meanwhile wait in memory, so the
+    hub asks the board for none of them again — only, once the board is read back, for those
+    that never came (here the last two)."""
+    _played(tmp_path / "hub", dict.fromkeys(BOARDS, HELD)).close()
+
+    async def scenario() -> None:
+        hub = Hub(_config(tmp_path / "hub"), tmp_path / "hub")
+        asked: list[tuple[str, Any]] = []
+        hub.publish = lambda topic, payload, retain=False: asked.append(
+            (topic, json.loads(payload)))
+        try:
+            hub.load(read_back=False)
+            game, lines = _game("3")
+            hub.deliver(_journal(hub, "3", game, HELD + 1, lines[HELD:HELD + 5]))
+            status = P.status_payload("3", game, HELD + 7, [(game, HELD + 7, False)])
+            hub.deliver([(hub.topics.board("3", "status"), status)])
+            hub.connected()  # the link's (re)connection asks every known head again
+            hub.tick()
+            assert asked == []
+            await hub.read_back()
+            assert hub.replica.held("3", game) == HELD + 5
+            assert asked == [(hub.topics.board("3", "cmd"),
+                              {"resend": {"game": game, "from": HELD + 6}})]
+        finally:
+            hub.close()
+
+    asyncio.run(scenario())
+
+
 def test_the_hub_answers_while_it_reads_back(tmp_path: Path) -> None:
     """HUB_API.md: ``/api/hall`` lists the boards read back so far and says how far the
     read-back is; a board's own page reads that board at once; the flags of the whole hall
