@@ -151,13 +151,20 @@ async def keep_told(notifier: Notifier, status: Callable[[], str], said: str | N
     loop = asyncio.get_running_loop()
     ping = notifier.ping_interval
     next_ping = loop.time()
+    failed = False
+    text: str | None
     while True:
         now = loop.time()
         if ping is not None and now >= next_ping:
             notifier.watchdog()
             next_ping = now + ping
-        text = status()
-        if text != said:
+        try:
+            text = status()
+        except Exception:  # a status that cannot be said must not stop the watchdog's pings
+            if not failed:
+                log.exception("the status for systemd could not be made")
+            failed, text = True, said
+        if text is not None and text != said:
             notifier.status(text)
             said = text
         wake = every if ping is None else min(every, max(0.0, next_ping - loop.time()))

@@ -189,3 +189,30 @@ def test_keep_told_returns_at_once_without_systemd() -> None:
         await asyncio.wait_for(keep_told(Notifier({}), lambda: "x"), 1)
 
     asyncio.run(run())
+
+
+def test_keep_told_pings_on_when_the_status_fails(path_socket: tuple[str, socket.socket],
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """A status that raises is logged once; the watchdog's pings go on (systemd would restart a
+    service whose pings stopped)."""
+    address, sock = path_socket
+
+    def broken() -> str:
+        raise KeyError("x")
+
+    async def run() -> None:
+        with Notifier({"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "200000"}) as n:
+            task = asyncio.ensure_future(keep_told(n, broken, "a", every=0.05))
+            await asyncio.sleep(0.35)
+            task.cancel()
+
+    asyncio.run(run())
+    sock.settimeout(0.2)
+    got = []
+    while True:
+        try:
+            got.append(sock.recv(65536).decode("utf-8"))
+        except TimeoutError:
+            break
+    assert got and set(got) == {"WATCHDOG=1"}
+    assert caplog.text.count("the status for systemd could not be made") == 1
