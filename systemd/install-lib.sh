@@ -143,6 +143,12 @@ build_venv() {
     local PIP_ENV=(PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1)
     local PIP=(env "${PIP_ENV[@]}" "$VENV/bin/python" -m pip)
     local AS_USER=(setpriv --reuid="$user" --regid="$user" --clear-groups --no-new-privs)
+    # The venv runs the Python that made it: one in a home folder (pyenv's, first on root's PATH
+    # outside sudo) cannot be run by the service's user.
+    run "${AS_USER[@]}" env "$VENV/bin/python" -c "" 2>/dev/null \
+        || die "the service's user $user cannot run $VENV/bin/python (made from" \
+            "$(command -v python3), which it cannot reach): run it with sudo, or with the" \
+            "system's python3 first on PATH"
     # The tools that build the packages without a wheel: wheels only, so nothing runs as root.
     run "${PIP[@]}" install --quiet --require-hashes --only-binary=:all: --no-deps \
         --index-url "$INDEX" -r "$SRC/systemd/requirements-build.txt"

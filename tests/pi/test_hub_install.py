@@ -251,6 +251,10 @@ def test_venv_is_built_from_the_locks_and_nothing_as_root(halls: Halls, dry_run:
     assert commands.index("chown damiera-hub:damiera-hub /tmp/damiera-build.XXXXXX") < (
         commands.index(pips[2]))
     assert commands.index("python3 -m venv --clear /opt/damiera/venv") < commands.index(pips[0])
+    # the venv's Python run as damiera-hub before anything is installed in it: one made from
+    # a Python in root's home (pyenv's, on root's PATH outside sudo) is refused in one line
+    assert commands.index(AS_HUB.split(" env ")[0] + " env /opt/damiera/venv/bin/python -c ''") \
+        == commands.index("python3 -m venv --clear /opt/damiera/venv") + 1
     assert commands[commands.index(pips[3]) + 1] == f"{AS_HUB}{PIP_ENV}{VENV_PIP} check"
     assert f"install --quiet --no-index --no-deps --no-build-isolation {ROOT}" in pips[1]
 
