@@ -10,7 +10,7 @@ import os
 import socket
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -159,17 +159,14 @@ def test_a_listener_that_does_not_read_never_blocks_the_sender(
     assert caplog.text.count("cannot notify systemd") == 1
 
 
-def test_keep_told_pings_from_the_loop_and_says_only_what_changed(
-        path_socket: tuple[str, socket.socket]) -> None:
-    """WATCHDOG=1 every half WATCHDOG_USEC (0.1 s here) and STATUS= only when the status reads
-    otherwise than what was said last (with READY=1: ``said``)."""
-    address, sock = path_socket
-    texts = iter(["a", "a", "a", "b", "b", "b", "b", "b", "b", "b", "b", "b", "b", "b"])
-
+def _told_for(address: str, sock: socket.socket, status: Callable[[], str],
+              seconds: float) -> list[str]:
+    """What :func:`keep_told` sends in ``seconds`` with WATCHDOG_USEC 0.2 s, ``said`` "a" and a
+    look every 0.05 s: the datagrams ``sock`` received, in order."""
     async def run() -> None:
         with Notifier({"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "200000"}) as n:
-            task = asyncio.ensure_future(keep_told(n, lambda: next(texts, "b"), "a", every=0.05))
-            await asyncio.sleep(0.45)
+            task = asyncio.ensure_future(keep_told(n, status, "a", every=0.05))
+            await asyncio.sleep(seconds)
             task.cancel()
 
     asyncio.run(run())
@@ -179,7 +176,17 @@ def test_keep_told_pings_from_the_loop_and_says_only_what_changed(
         try:
             got.append(sock.recv(65536).decode("utf-8"))
         except TimeoutError:
-            break
+            return got
+
+
+def test_keep_told_pings_from_the_loop_and_says_only_what_changed(
+        path_socket: tuple[str, socket.socket]) -> None:
+    """WATCHDOG=1 every half WATCHDOG_USEC (0.1 s here) and STATUS= only when the status reads
+    otherwise than what was said last (with READY=1: ``said``)."""
+    address, sock = path_socket
+    texts = iter(["a", "a", "a", "b", "b", "b", "b", "b", "b", "b", "b", "b", "b", "b"])
+
+    got = _told_for(address, sock, lambda: next(texts, "b"), 0.45)
     assert [m for m in got if m.startswith("STATUS=")] == ["STATUS=b"]
     assert 3 <= got.count("WATCHDOG=1") <= 6  # 5 on time; fewer when the machine is busy
 
@@ -200,19 +207,6 @@ def test_keep_told_pings_on_when_the_status_fails(path_socket: tuple[str, socket
     def broken() -> str:
         raise KeyError("x")
 
-    async def run() -> None:
-        with Notifier({"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "200000"}) as n:
-            task = asyncio.ensure_future(keep_told(n, broken, "a", every=0.05))
-            await asyncio.sleep(0.35)
-            task.cancel()
-
-    asyncio.run(run())
-    sock.settimeout(0.2)
-    got = []
-    while True:
-        try:
-            got.append(sock.recv(65536).decode("utf-8"))
-        except TimeoutError:
-            break
+    got = _told_for(address, sock, broken, 0.35)
     assert got and set(got) == {"WATCHDOG=1"}
     assert caplog.text.count("the status for systemd could not be made") == 1
