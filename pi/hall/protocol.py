@@ -16,6 +16,7 @@ from pi.board.statedir import parse_game_id
 from pi.hall.errors import BadMessage
 from pi.hall.signing import status_mac
 from engine.frozen import quick_init
+from engine.trace import one_line_problem
 
 __all__ = ["MAX_PAYLOAD", "SEGMENT", "Topics", "JournalLine", "Heads", "Resend",
            "Command", "Ack", "parse_topic", "journal_payload", "parse_journal", "status_payload",
@@ -276,8 +277,8 @@ def pairing_payload(cmd_id: str, pairing: dict[str, str]) -> bytes:
 def _one_line(value: Any, what: str) -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = str(value)
-    if (not isinstance(value, str) or len(value) > _MAX_TEXT or "\n" in value or "\r" in value
-            or '"' in value):
+    if (not isinstance(value, str) or len(value) > _MAX_TEXT or one_line_problem(value) is not None
+            or '"' in value):  # issue 38: no control or separator character (U+2028, U+0085)
         raise BadMessage(f"{what}: not one line of at most {_MAX_TEXT} characters without quotes")
     return value.strip()
 
