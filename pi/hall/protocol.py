@@ -140,12 +140,19 @@ class JournalLine:
     text: str
     #: the board's HMAC of the line (``pi.hall.signing``), None from a board without a key
     mac: str | None = None
+    #: the mac of the board's line ``line - 1`` its ``mac`` chains on ("" for line 1), None
+    #: from a board older than it: a line that verifies with it and not after the hub's own
+    #: line ``line - 1`` is the board's, whose journal parted from the replica's (issue 38)
+    prev: str | None = None
 
 
-def journal_payload(game: str, line: int, text: str, mac: str | None = None) -> bytes:
+def journal_payload(game: str, line: int, text: str, mac: str | None = None,
+                    prev: str | None = None) -> bytes:
     obj: dict[str, Any] = {"game": game, "line": line, "text": text}
     if mac is not None:
         obj["mac"] = mac
+        if prev is not None:
+            obj["prev"] = prev
     return _dump(obj)
 
 
@@ -156,7 +163,11 @@ def parse_journal(payload: bytes) -> JournalLine:
     text = obj.get("text")
     if not isinstance(text, str) or not text or "\n" in text or "\r" in text:
         raise BadMessage(f"journal {game}:{line}: text is not one journal line")
-    return JournalLine(game, line, text, _mac(obj.get("mac"), f"journal {game}:{line}"))
+    what = f"journal {game}:{line}"
+    prev = obj.get("prev")
+    if prev is not None and not (prev == "" and line == 1):
+        prev = _mac(prev, what)
+    return JournalLine(game, line, text, _mac(obj.get("mac"), what), prev)
 
 
 def _mac(value: Any, what: str) -> str | None:

@@ -33,6 +33,7 @@ import logging
 import math
 import os
 import resource
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,7 @@ from engine.frozen import quick_init
 log = logging.getLogger(__name__)
 
 __all__ = ["Replica", "GameReplica", "Offered", "Check", "MAX_AHEAD", "MAX_OPEN", "MAX_CLOSING",
-           "game_order", "board_key", "undouble"]
+           "game_order", "board_key", "undouble", "SUPERSEDED_FILE"]
 
 #: ``check(line, text, mac)``: the line verifies as the next of its game (``pi.hall.hub``).
 Check = Callable[[int, str, "str | None"], bool]
@@ -59,6 +60,10 @@ MAX_AHEAD = 4096
 MAX_OPEN = 2048
 #: Descriptors closed by the replica and waiting for the next sync (``hub.SYNC_EVERY``) at most.
 MAX_CLOSING = 1024
+#: Beside a game's replica: the lines it held that the board's journal no longer has (a board
+#: that lost lines after publishing them and wrote those numbers again, issue 38), JSON lines
+#: ``{"line", "text", "superseded"}`` (HUB_API.md).
+SUPERSEDED_FILE = "superseded.jsonl"
 
 
 def board_key(board: str) -> tuple[int, str]:
@@ -413,6 +418,47 @@ class Replica:
         g.size = size
         g.lines = g.lines[:held]
         return False
+
+    def supersede(self, g: GameReplica, line: int) -> list[str] | None:
+        """Lines ``line``… of game ``g`` taken out of its replica: the board's journal went on
+        without them (it lost them after publishing them, issue 38). Each is added first to
+        the game's :data:`SUPERSEDED_FILE` (``{"line", "text", "superseded"}``: its number,
+        its text, the time it was taken out; fsynced), then the replica's file is cut back to
+        ``line - 1`` lines; the lines ahead of the gap are dropped (the resend brings the
+        board's). Returns the lines taken out, or None when they could not be kept (logged;
+        nothing changed)."""
+        if self._deferred is not None and g in self._deferred:
+            if not self._flush_one(g, self._deferred.pop(g)):
+                return None
+        lines = g.lines
+        gone = lines[line - 1:]
+        try:
+            data = g.path.read_bytes()[:g.size]
+            cut = 0
+            for _ in range(line - 1):
+                cut = data.index(b"\n", cut) + 1
+            now = time.time()
+            record = "".join(json.dumps({"line": n, "text": t, "superseded": now},
+                                        ensure_ascii=False) + "\n"
+                             for n, t in enumerate(gone, start=line)).encode("utf-8")
+            fd = os.open(g.path.parent / SUPERSEDED_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT,
+                         0o644)
+            try:
+                os.write(fd, record)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.truncate(g.path, cut)
+        except (OSError, ValueError) as exc:
+            log.error("replica %s: lines from %d not superseded (%s); kept as they are", g.path,
+                      line, getattr(exc, "strerror", None) or exc)
+            return None
+        g.lines = lines[:line - 1]
+        g.size = cut
+        g.ahead.clear()
+        if g in self._fds:
+            self._dirty.add(g)
+        return gone
 
     def park(self, g: GameReplica) -> None:
         """Game ``g`` is no longer followed: its lines leave memory (read back on demand) and
