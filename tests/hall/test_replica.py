@@ -194,7 +194,10 @@ def test_a_doubled_line_is_logged_and_a_journal_s_own_repeats_are_kept(tmp_path,
     r = Replica(tmp_path)
     r.load()
     assert r.held("7", GAME) == 12 and "1 doubled line(s) removed" in caplog.text
+    more = _journal(13)[12].decode()
+    assert r.offer("7", GAME, 13, more).kind == "appended"  # the board's next line follows
     r.close()
+    assert path.read_bytes() == b"".join(x + b"\n" for x in _journal(13))
     # a board restarted twice without a clock, a sensor fault at each start: its lines repeat,
     # in time order; they are the board's, kept
     restart, fault = b'{"t": 9.5, "type": "restart", "down": null}', \
