@@ -29,6 +29,7 @@ from engine.errors import InputError
 from engine.events import GameStarted
 from engine.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from engine.timecontrol import minimum_time_warnings, parse_time_control_tag
+from engine.trace import one_line_problem
 from engine.variants import find_variant
 from pi.board.errors import ConfigError
 from pi.drivers.speech import DEFAULT_RATE, DEFAULT_VOLUME, VOICE_PATTERN
@@ -436,7 +437,7 @@ def _line_problem(value: str, limit: int) -> str | None:
     """What is wrong with ``value`` as a one-line text of at most ``limit`` characters, or None."""
     if len(value) > limit:
         return f"longer than {limit} characters"
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+    if one_line_problem(value) is not None:  # issue 38: U+2028, U+0085 break lines too
         return f"control characters (line breaks, tabs…) not allowed: {_excerpt(value)}"
     if not value.strip():
         return "empty (leave the key out instead)"

@@ -61,7 +61,7 @@ from typing import Any, Protocol, Union
 from engine.board import Board
 from engine.clock import ClockState, GameClock
 from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
-from engine.trace import CLOCK_START_ARBITER
+from engine.trace import CLOCK_START_ARBITER, split_lines
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
 from engine.i18n import N_
@@ -885,7 +885,7 @@ def _journal_records(session: GameSession) -> list[Mapping[str, Any]]:
     """A resumed game's journal lines from line 2 on (one that cannot be read: an unknown line,
     which touches the game)."""
     out: list[Mapping[str, Any]] = []
-    for text in session.trace.read_text(encoding="utf-8").splitlines()[1:]:
+    for text in split_lines(session.trace.read_text(encoding="utf-8"))[1:]:
         try:
             obj = json.loads(text)
         except (ValueError, RecursionError):

@@ -28,6 +28,7 @@ from engine.articles import code as article_code
 from engine.board import Board
 from engine.i18n import N_
 from engine.pdn import record_tags
+from engine.trace import one_line_problem
 from engine.variants import Variant, find_variant
 from pi.board.statedir import atomic_write
 from pi.board.supersede import waits_for_arbiter, why_touched
@@ -318,9 +319,11 @@ def parse_pairings(text: str) -> list[dict[str, str]]:
             if not SEGMENT.fullmatch(board):
                 raise PairingError(f"line {number}: bad board {board[:20]!r}")
             for name, value in (("white", white), ("black", black)):
-                if len(value) > 200 or '"' in value or any(ord(c) < 32 for c in value):
+                # issue 38: a separator (U+2028, U+0085) is journaled raw, and split at by
+                # every reader that takes it for a line's end
+                if len(value) > 200 or '"' in value or one_line_problem(value) is not None:
                     raise PairingError(f"line {number}: {name}: at most 200 characters, no "
-                                       "quotes or control characters")
+                                       "quotes, control or line-separator characters")
             rows.append({"round": rnd, "board": board, "white": white, "black": black})
     except csv.Error as exc:
         raise PairingError(f"not CSV: {exc}") from None

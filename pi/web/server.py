@@ -27,13 +27,14 @@ from aiohttp import web
 
 from pi.board.statedir import StateDir
 from pi.board.errors import ActionLate, ActionRefused, GameDirError
+from engine.trace import split_lines
 from pi.board.report import GameReport, read_game
 from pi.board.view import BoardActions, BoardView
 from pi.web import auth
 from pi.web.errors import WebError
 from pi.web.i18n import catalog_response, choose_language, page_response
-from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,
-                             keep_auth, line_of, read, whole_lines)
+from pi.web.httputil import (MAX_BODY, check_action, conditional, error, first_lines, http,
+                             json_body, keep_auth, line_of, read, whole_lines)
 from pi.web.guard import (HEADER_TIMEOUT, ConnectionGuard, GuardedHandler, GuardedSite,
                           OneLineHttpErrors, accept_error_handler)
 from pi.web.feeds import (Client, LiveFeeds, Stream, encode, ping_loop, replay_journal_events,
@@ -389,8 +390,8 @@ class WebServer(ArbiterSite):
         durable = session.line  # the journal writes behind: no line that is not on disk
 
         def compute() -> list[dict[str, Any]]:
-            text = b"".join(read(path).splitlines(keepends=True)[:durable]).decode("utf-8")
-            return replay_states(text.splitlines())
+            text = first_lines(read(path), durable).decode("utf-8")
+            return replay_states(split_lines(text))
 
         try:
             states = await asyncio.get_running_loop().run_in_executor(None, compute)
@@ -405,11 +406,11 @@ class WebServer(ArbiterSite):
             raise http(404, "no game yet")
         durable = session.line  # the journal writes behind: no line that is not on disk
         data = await asyncio.get_running_loop().run_in_executor(None, read, session.trace)
-        data = b"".join(data.splitlines(keepends=True)[:durable])
+        data = first_lines(data, durable)
         if not arbiter_view:
             snap = self.feeds.public_pdn_snapshot()
             keep = 0 if snap is None else self._public_cut(snap)
-            data = b"".join(data.splitlines(keepends=True)[:keep])
+            data = first_lines(data, keep)
         data = whole_lines(data)
         return web.Response(body=data, content_type="application/jsonl", charset="utf-8")
 
