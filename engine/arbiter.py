@@ -143,9 +143,11 @@ class Arbiter:
 
     @property
     def pending(self) -> Flag | None:
-        """The irregularity waiting for the opponent's decision, if any."""
+        """The irregularity waiting for the opponent's decision, if any (the first flag of a
+        move that is several irregularities, IT 8.1.3 before the rest: one decision covers
+        them all, IT 8.4)."""
         p = self._memory.pending
-        return None if p is None else self._memory.flag(p.flag_id)
+        return None if p is None else self._memory.flag(p.flag_ids[0])
 
     @property
     def squares_to_fix(self) -> list[str]:

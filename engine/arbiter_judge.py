@@ -266,16 +266,22 @@ def _crowned_and_went_on(ref: Board, free: Board, free_moves: list[Move], a: int
     return None
 
 
-def _king_touched(ref: Board, j: Judgement) -> int | None:
-    """IT 3.7 after IT 8.1.2: the playable king an irregular move displaced, which binds the
-    offender if the move is corrected (he touched it on move; IT 8.4 puts the position back,
-    not the touch): another piece moved then is IT 8.1.3 (issue 16). None for a man: a man
-    displaced by an irregular move does not bind after the correction, touches start afresh
-    there (issue 8's d7 scenarios, ``tests/traces``)."""
-    if j.key != "irregular_move" or j.move is None or j.offender != ref.turn:
+def _bound_after_correction(ref: Board, j: Judgement, first_touch: int | None) -> int | None:
+    """IT 3.7, 3.8 after a corrected irregularity (IT 8.4; issue 35, docs/arbiter.md): the piece
+    the offender touched first on his move - a man or a king, whatever the irregularity was - is
+    the one he must play after the correction, if it has a legal move: the correction puts the
+    position back, not the touch. ``first_touch``: the first playable piece he lifted (or the one
+    an earlier correction bound); else the piece his irregular move displaced, when playable.
+    None when he touched no playable piece of his own, or the offender is not the player on
+    move (IT 8.1.1, 8.1.4: the correction gives the move to the other side)."""
+    if j.offender != ref.turn:
+        return None
+    if first_touch is not None:
+        return first_touch
+    if j.move is None:
         return None
     piece = ref.piece_at(j.move.from_square)
-    if piece is None or not piece.king:
+    if piece is None or piece.color != ref.turn:
         return None
     playable = {m.from_square for m in ref.legal_moves}
     return j.move.from_square if j.move.from_square in playable else None
@@ -331,7 +337,19 @@ class Judge:
             assert j.move is not None
             self._regular(t, j.move)
             return
-        self.irregular(t, j, touched=_king_touched(s.tracker.ref, j))
+        self.irregular(t, j, touch=self._touch_broken(j))
+
+    def _touch_broken(self, j: Judgement) -> Judgement | None:
+        """IT 3.7, 3.8 (INT 3.11): the irregular move ``j`` moved another piece than the one the
+        offender touched first (or was bound to): a second irregularity in the same move, IT
+        8.1.3 besides ``j``'s own article (issue 35: each is recorded)."""
+        s = self._memory
+        touched = s.tracker.first_touch
+        if (touched is None or j.move is None or j.offender != s.mover()
+                or j.move.from_square == touched):
+            return None
+        return Judgement("touch", j.offender, N_("touched {touched}, moved {moved}").format(
+            touched=touched, moved=j.move.from_square))
 
     def _regular(self, t: float, move: Move) -> None:
         """A legal move shown on the board: touch-move (IT 3.7) and the execution of a capture
@@ -342,7 +360,7 @@ class Judge:
         if touched is not None and touched != move.from_square:
             self.irregular(t, Judgement("touch", c, N_("touched {touched}, moved {moved}").format(
                                             touched=touched, moved=move.from_square), move=move, legal=True,
-                                        after_fen=None), touched=touched)
+                                        after_fen=None))
             return
         if move.is_capture and self._check_removal(t, move):
             return
@@ -424,14 +442,18 @@ class Judge:
 
     # ------------------------------------------------------------------ irregularities
 
-    def irregular(self, t: float, j: Judgement, touched: int | None = None) -> None:
+    def irregular(self, t: float, j: Judgement, touch: Judgement | None = None) -> None:
         """IT 8.2: only the offender's opponent decides. Until he does, the irregular position
-        stands on the board and his clock runs. ``touched``: the piece touch-move binds if the
-        move is corrected (IT 8.1.3)."""
+        stands on the board and his clock runs. ``touch``: the same move broke touch-move too
+        (IT 8.1.3, raised first): each irregularity has its flag, the one decision covers both
+        (IT 8.4: no partial correction). The piece the offender touched first is bound if the
+        move is corrected (IT 3.7, 3.8)."""
         s = self._memory
         assert j.key is not None and j.offender is not None
         offender = Colour(j.offender)
-        flag = s.raise_flag(t, j.key, offender, "pending", j.text)
+        flags = [s.raise_flag(t, k.key, offender, "pending", k.text)
+                 for k in (touch, j) if k is not None and k.key is not None]
+        touched = _bound_after_correction(s.tracker.ref, j, s.tracker.first_touch)
         ref = s.tracker.ref
         if j.legal and j.move is not None:
             after = ref.copy(stack=False)
@@ -451,9 +473,9 @@ class Judge:
         if clock is None:
             clock = self._keeper.reading(t)
         mark, previous = self._game.mark(), s.previous
-        s.pending = Pending(flag.id, offender, ref.copy(stack=False), after, t, touched,
-                            pressed, mark, previous)
-        codes = [flag.code] + [article(s.variant, k).code for k in j.also]
+        s.pending = Pending(tuple(f.id for f in flags), offender, ref.copy(stack=False), after, t,
+                            touched, pressed, mark, previous)
+        codes = [f.code for f in flags] + [article(s.variant, k).code for k in j.also]
         self._write_in(t, j, offender, after, clock, codes)
         s.obligation = None
         s.reset_turn(after)
@@ -497,7 +519,8 @@ class Judge:
         p = s.pending
         assert p is not None
         s.pending = None
-        s.decide(t, p.flag_id, "maintained", "kept_by_play" if by_play else "offender_decides")
+        for flag_id in p.flag_ids:  # IT 8.3: one decision keeps every irregularity of the move
+            s.decide(t, flag_id, "maintained", "kept_by_play" if by_play else "offender_decides")
         self._game.check_end()
         s.started = True
         # keep following the pieces already lifted: the reference position is the same
@@ -517,7 +540,8 @@ class Judge:
         p = s.pending
         assert p is not None
         s.pending = None
-        s.decide(t, p.flag_id, "corrected", "correction")
+        for flag_id in p.flag_ids:  # IT 8.4: no partial correction
+            s.decide(t, flag_id, "corrected", "correction")
         written = len(self._game.moves) > p.mark.moves
         self._game.undo_to(p.mark)  # the irregular move leaves the transcript (IT 8.4)
         s.previous = p.previous
