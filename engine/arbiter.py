@@ -175,14 +175,23 @@ class Arbiter:
         if isinstance(event, ButtonPressed) and event.name == "clock":
             # COMP 5.7: a move let go by zero is in time though pressed after: the press itself
             # tells the clock when the move was complete (completed_at)
-            self._keeper.poll(min(event.t, max(s.tracker.last_change, self._keeper.last_t)))
+            until = min(event.t, max(s.tracker.last_change, self._keeper.last_t))
         else:
-            self._keeper.poll(self._held(event.t))
+            until = self._held(event.t)
+        self._keeper.poll(until)
         if self._clock_mode and not self._keeper.started and not self._waits_for_arbiter \
                 and not (isinstance(event, ArbiterActed) and event.action == "start_clock"):
             # COMP 4.4.2: the arbiter starts the clock; a trace that does not say when starts
             # it at its first event
             self._keeper.start(s.mover(), event.t)
+        # COMP 4.8: what time alone did before the event comes first. A flag that fell before a
+        # button ends the game before the button is looked at (a ``correct`` or a
+        # ``draw_accept`` after the decider's flag fell decides nothing): the order the daemon
+        # keeps when its deadline passes before the event (``advance``), kept here whether or
+        # not ``advance`` was called, so that a journal replays as the board played it. (A
+        # press polled the clock only to the move's let-go; read as ``advance`` reads it, a
+        # flag past zero falls first unless the move shown was let go by zero, COMP 5.7.)
+        self._check_time(self._held(event.t))
         if isinstance(event, PieceLifted):
             self._on_lift(event.t, event.square)
         elif isinstance(event, PiecePlaced):

@@ -48,4 +48,16 @@ ISSUE35: list[Scenario] = [
      ["22-19", "1-5"], [["IT 8.1.3", "maintained"], ["IT 8.1.6", "maintained"]], "*",
      {"fen": "W:W19,24:B5,18,20", "sides": [W, B],
       "pdn_contains": ["{irregular move: IT 8.1.3, IT 8.1.6}"]}),
+    # ------------------------------- 3. a button after the flag fell: the flag first (COMP 4.8)
+    # Black's flag falls at 62 s (pressed at 2 s, 60 s): his `correct` at 62.5 s comes after the
+    # game ended; the irregular move stays in the transcript, its flag undecided
+    ("italian", "i35_correct_after_flag_comp_4_8", {"time_control": "60"},
+     "A:start_clock L22 P17 Cw +60 correct:b",
+     ["22-17"], [["IT 8.1.2", "pending"]], "1-0",
+     {"fen": "B:W17,21,23-32:B1-12", "outcome": "COMP 4.8"}),
+    # a draw accepted after the accepting player's flag fell (62.5 s) is a loss on time
+    ("italian", "i35_draw_accept_after_flag_comp_4_8", {"time_control": "60"},
+     "A:start_clock L22 P18 draw_offer:w Cw +60 draw_accept:b",
+     ["22-18"], [], "1-0",
+     {"fen": "B:W18,21,23-32:B1-12", "outcome": "COMP 4.8"}),
 ]
