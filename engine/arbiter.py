@@ -41,6 +41,12 @@ Choices where the regulations leave room (also in README.md):
 * The sensors do not say whose hand moved: a lift of a piece of the side not on move that comes
   straight back is IT 3.11 (a notice on that side); a piece of that side moved to another square
   is IT 8.1.1 when that side presses the clock, IT 8.1.5 (by the player on move) otherwise.
+* With a clock, a move standing unpressed when the opponent lifts one of his pieces is a move
+  (COMP 4.6: a forgotten press; nothing reminds the player, his face runs on). Not after a
+  capture: the player's own hand may be removing a piece too many (IT 8.1.12), judged at his
+  press.
+* After a corrected irregularity the piece the offender touched first (man or king) stays bound
+  if it has a legal move (IT 3.7, 3.8; docs/arbiter.md).
 * Not seen at all: the crowning stack (a second piece on an occupied square changes no sensor), so
   IT 8.1.16/8.1.17 (EN 8.1.15/8.1.16) cannot be detected; a man ending on the far row is a king by
   rule (IT 4.5: the game is transcribed). A touch without a lift is not seen (IT 3.7).
@@ -289,6 +295,8 @@ class Arbiter:
         if c is None or not self._clock_mode or c.running is None or c.control.lampo is None:
             return t
         s = self._memory
+        if Colour.parse(c.running) != s.mover():
+            return t  # the face running is the forgetful player's (COMP 4.6), not the mover's
         if s.pending is not None or s.correcting is not None or not s.tracker.touches:
             return t
         if not c.face(c.running, self._keeper.last_t).in_lampo:
@@ -391,11 +399,16 @@ class Arbiter:
         c = s.mover()
         # No clock: the opponent lifting a piece commits a complete move (TRACE.md); a capture
         # whose pieces are still coming off is judged then (IT 8.1.10, 8.1.11: he moves on),
-        # unless the piece lifted is one of them (the removal going on)
-        if (not self._clock_mode and piece is not None and piece.color != c
+        # unless the piece lifted is one of them (the removal going on). With a clock the same
+        # when the player forgot to press (COMP 4.6): the move standing is a move, nothing
+        # reminds him, his face runs on - a move without capture only: after a capture the
+        # player's own hand may be taking off one piece too many (IT 8.1.12), judged at his
+        # press; the sensors do not say whose hand it is.
+        shown = s.tracker.after.get(frozenset(s.sensed)) if piece is not None else None
+        if (piece is not None and piece.color != c
                 and s.correcting is None and s.pending is None
-                and (frozenset(s.sensed) in s.tracker.after
-                     or self._opponent_moves_on(origin))):
+                and (shown is not None and not (self._clock_mode and shown.is_capture)
+                     or not self._clock_mode and self._opponent_moves_on(origin))):
             self._judge.complete(s.tracker.last_change, None)
             origin = s.tracker.phys.get(name)
             piece = s.tracker.ref.piece_at(origin) if origin is not None else None

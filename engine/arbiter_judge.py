@@ -311,8 +311,10 @@ class Judge:
     # ------------------------------------------------------------------ completing a move
 
     def complete(self, t: float, presser: int | None) -> None:
-        """The player on move declares his move complete (clock press ``presser``, or None: the
-        no-clock commit)."""
+        """The player on move declares his move complete (clock press ``presser``), or the move
+        on the board is complete without a press (None): the no-clock commit (IT 3.5), or with a
+        clock the press forgotten (COMP 4.6) and the opponent moving on: the clock is left as
+        it is, the forgetful player's face running."""
         s = self._memory
         c = s.mover()
         light = s.light_pieces()
@@ -335,9 +337,9 @@ class Judge:
             return
         if j.key is None:
             assert j.move is not None
-            self._regular(t, j.move)
+            self._regular(t, j.move, presser is not None)
             return
-        self.irregular(t, j, touch=self._touch_broken(j))
+        self.irregular(t, j, touch=self._touch_broken(j), by_press=presser is not None)
 
     def _touch_broken(self, j: Judgement) -> Judgement | None:
         """IT 3.7, 3.8 (INT 3.11): the irregular move ``j`` moved another piece than the one the
@@ -351,22 +353,22 @@ class Judge:
         return Judgement("touch", j.offender, N_("touched {touched}, moved {moved}").format(
             touched=touched, moved=j.move.from_square))
 
-    def _regular(self, t: float, move: Move) -> None:
+    def _regular(self, t: float, move: Move, pressed: bool) -> None:
         """A legal move shown on the board: touch-move (IT 3.7) and the execution of a capture
-        (IT 5.12, INT 4.11), then commit."""
+        (IT 5.12, INT 4.11), then commit. ``pressed``: completed by a clock press."""
         s = self._memory
         c = s.mover()
         touched = s.tracker.first_touch
         if touched is not None and touched != move.from_square:
             self.irregular(t, Judgement("touch", c, N_("touched {touched}, moved {moved}").format(
                                             touched=touched, moved=move.from_square), move=move, legal=True,
-                                        after_fen=None))
+                                        after_fen=None), by_press=pressed)
             return
-        if move.is_capture and self._check_removal(t, move):
+        if move.is_capture and self._check_removal(t, move, pressed):
             return
-        self._commit(t, move)
+        self._commit(t, move, pressed)
 
-    def _check_removal(self, t: float, move: Move) -> bool:
+    def _check_removal(self, t: float, move: Move, pressed: bool) -> bool:
         """IT 5.12 / INT 4.11: removal in the direct or reverse order of a legal capture order,
         after the capture is complete. Returns True when an irregularity now waits (INT 5.4.10)."""
         s = self._memory
@@ -378,7 +380,8 @@ class Judge:
                              N_("captured piece removed before the capture was complete"))
             else:  # INT 5.4.10: an irregularity
                 text = N_("captured piece removed before the capture was over")
-                self.irregular(t, Judgement("early_removal", c, text, move=move, legal=True))
+                self.irregular(t, Judgement("early_removal", c, text, move=move, legal=True),
+                               by_press=pressed)
                 return True
         if len(order) > 1:
             ok = any(order == list(cs) or order == list(reversed(cs))
@@ -389,7 +392,10 @@ class Judge:
                                  squares=", ".join(str(n) for n in order)))
         return False
 
-    def _commit(self, t: float, move: Move) -> None:
+    def _commit(self, t: float, move: Move, pressed: bool) -> None:
+        """Record ``move``. With a clock, ``pressed``: the press completed it (COMP 4.5, counted
+        by the clock); else the press was forgotten and the opponent moved on (COMP 4.6): the
+        clock is not touched, the forgetful player's face runs on as a clock's would."""
         s = self._memory
         c = s.mover()
         if s.draw_offer is not None and s.draw_offer != c:
@@ -398,18 +404,19 @@ class Judge:
             s.draw_offer = None
         keeper = self._keeper
         clock: tuple[float, float] | None = None
-        if self._clock_mode:
-            pressed = keeper.press(c, t, s.tracker.last_change)
-            if isinstance(pressed, (FlagFell, BothFlagsFell)):
+        if self._clock_mode and pressed:
+            event = keeper.press(c, t, s.tracker.last_change)
+            if isinstance(event, (FlagFell, BothFlagsFell)):
                 # COMP 4.8, 4.5: the flag fell before the press completed the move: no move
                 return
-            if isinstance(pressed, ClockPressed):
-                clock = (pressed.white, pressed.black)
+            if isinstance(event, ClockPressed):
+                clock = (event.white, event.black)
             else:
                 clock = keeper.reading(t)
         else:
             clock = keeper.reading(t)
-        why = "move_pressed" if self._clock_mode else "move_made"
+        why = ("move_made" if not self._clock_mode else "move_pressed" if pressed
+               else "press_forgotten")
         self._play(t, move, clock, why)
         if self._game.outcome is not None:
             keeper.stop(t)
@@ -442,12 +449,14 @@ class Judge:
 
     # ------------------------------------------------------------------ irregularities
 
-    def irregular(self, t: float, j: Judgement, touch: Judgement | None = None) -> None:
+    def irregular(self, t: float, j: Judgement, touch: Judgement | None = None,
+                  by_press: bool = True) -> None:
         """IT 8.2: only the offender's opponent decides. Until he does, the irregular position
         stands on the board and his clock runs. ``touch``: the same move broke touch-move too
         (IT 8.1.3, raised first): each irregularity has its flag, the one decision covers both
         (IT 8.4: no partial correction). The piece the offender touched first is bound if the
-        move is corrected (IT 3.7, 3.8)."""
+        move is corrected (IT 3.7, 3.8). ``by_press`` False: the offender forgot to press and
+        his opponent moved on (COMP 4.6): his face runs on."""
         s = self._memory
         assert j.key is not None and j.offender is not None
         offender = Colour(j.offender)
@@ -463,7 +472,7 @@ class Judge:
             after = Board(j.after_fen, s.variant)
         pressed = False
         clock: tuple[float, float] | None = None
-        if self._clock_mode and offender == s.mover():
+        if self._clock_mode and by_press and offender == s.mover():
             # the offender completed it with his press; a counted press is retracted if the
             # move is corrected (COMP 4.13), one the clock ignored (stopped) is not
             event = self._keeper.press(offender, t, s.tracker.last_change)

@@ -48,6 +48,22 @@ ISSUE35: list[Scenario] = [
      ["22-19", "1-5"], [["IT 8.1.3", "maintained"], ["IT 8.1.6", "maintained"]], "*",
      {"fen": "W:W19,24:B5,18,20", "sides": [W, B],
       "pdn_contains": ["{irregular move: IT 8.1.3, IT 8.1.6}"]}),
+    # ------------------------------------------ 2. a forgotten clock press (COMP 4.6, 4.5)
+    # White moves and does not press; his face runs on; Black thinks on it, lifts his piece:
+    # the move standing is a move (as without a clock, TRACE.md). Black's press finds his own
+    # face stopped (nothing changes on the clock); White's next press is counted. Nothing is
+    # flagged: nobody may point the forgotten press out but the opponent (COMP 4.6).
+    ("italian", "i35_forgotten_press_comp_4_6", {"time_control": "600"},
+     "A:start_clock L22 P18 +10 L11 P15 Cb +5 L23 P19 Cw",
+     ["22-18", "11-15", "23-19"], [], "*",
+     {"fen": "B:W18,19,21,24-32:B1-10,12,15", "sides": [W, B, W],
+      # 23-19 pressed at 19.5 s: White's face ran from 0.5 s (581 s left), Black's never
+      "pdn_contains": ["23-19 {[%clock w0:09:41 B0:10:00]}"]}),
+    # ... and the forgetful player's time runs out while his opponent thinks on it (COMP 4.8)
+    ("italian", "i35_forgotten_press_flag_falls_comp_4_6", {"time_control": "60"},
+     "A:start_clock L22 P18 +50 L11 P15 Cb +10 L23 P19 Cw",
+     ["22-18", "11-15"], [], "0-1",
+     {"fen": "W:W18,21,23-32:B1-10,12,15", "outcome": "COMP 4.8"}),
     # ------------------------------- 3. a button after the flag fell: the flag first (COMP 4.8)
     # Black's flag falls at 62 s (pressed at 2 s, 60 s): his `correct` at 62.5 s comes after the
     # game ended; the irregular move stays in the transcript, its flag undecided
