@@ -560,11 +560,17 @@ class Arbiter:
             return
         if side != c:
             # the side not on move pressing: only a second move of its own is judged (IT 8.1.1)
-            if s.light_pieces() or s.shows_ref():
-                return
-            j = judge(s.tracker.ref, s.tracker.on_board(), side, None)
-            if j.key == "twice" and j.offender == side:
-                self._judge.irregular(t, j)
+            if not (s.light_pieces() or s.shows_ref()):
+                j = judge(s.tracker.ref, s.tracker.on_board(), side, None)
+                if j.key == "twice" and j.offender == side:
+                    self._judge.irregular(t, j)
+                    return
+            clock = self._clock
+            if clock is not None and clock.running is not None \
+                    and Colour.parse(clock.running) == side:
+                # COMP 4.6: the press he forgot, made late (his move was recorded when his
+                # opponent moved on): his face stops and his opponent's runs, as on a clock
+                self._keeper.press(side, t, t)
             return
         self._judge.complete(t, side)
 

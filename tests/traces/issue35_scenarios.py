@@ -59,6 +59,13 @@ ISSUE35: list[Scenario] = [
      {"fen": "B:W18,19,21,24-32:B1-10,12,15", "sides": [W, B, W],
       # 23-19 pressed at 19.5 s: White's face ran from 0.5 s (581 s left), Black's never
       "pdn_contains": ["23-19 {[%clock w0:09:41 B0:10:00]}"]}),
+    # ... and pressed late, once Black has begun his move: White's face stops, Black's runs (a
+    # clock's press); 16.5 s on White's face (0.5 s to 17 s): 583.5 s, 1 s on Black's: 599 s
+    ("italian", "i35_forgotten_press_pressed_late_comp_4_6", {"time_control": "600"},
+     "A:start_clock L22 P18 +10 L11 +4.5 Cw P15 Cb L23 P19 Cw",
+     ["22-18", "11-15", "23-19"], [], "*",
+     {"fen": "B:W18,19,21,24-32:B1-10,12,15", "sides": [W, B, W],
+      "pdn_contains": ["11-15 {[%clock W0:09:43 b0:09:59]}"]}),
     # ... and the forgetful player's time runs out while his opponent thinks on it (COMP 4.8)
     ("italian", "i35_forgotten_press_flag_falls_comp_4_6", {"time_control": "60"},
      "A:start_clock L22 P18 +50 L11 P15 Cb +10 L23 P19 Cw",
