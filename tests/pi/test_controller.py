@@ -119,6 +119,32 @@ def test_an_irregularity_prompts_the_opponent_and_beeps(rig) -> None:  # type: i
     assert "flag" in beeps
 
 
+def test_two_irregularities_in_one_move_one_prompt_one_beep(tmp_path: Path) -> None:
+    """IT 8.1.3 and IT 8.1.6 in one move (24 touched, 22 moved while a capture was due): two
+    flags in the journal's report, one decision asked (IT 8.4) — one prompt, one beep."""
+    clock = FakeClock(1000.0)
+    time = GameTime(clock, epoch=900.0)
+    screen = Screen()
+    beeps: list[str] = []
+    with StateDir.open(tmp_path / "state") as state:
+        c = BoardController(Config(fen="W:W22,24:B18,20,1"), state, time, screen=screen,
+                            beep=beeps.append, wall=lambda: None)
+        c.handle(SnapshotTaken(_stamp(time), frozenset({"d3", "h3", "c4", "g4", "a8"})))
+        clock.advance(1.0)
+        for item in (PieceLifted(_stamp(time), "h3"), PiecePlaced(_stamp(time), "h3"),
+                     PieceLifted(_stamp(time), "d3"), PiecePlaced(_stamp(time), "e4")):
+            c.handle(item)
+        clock.advance(0.5)
+        c.handle(ButtonPressed(_stamp(time), "clock", "white"))
+        assert c.session is not None
+        assert [(f.code, f.status) for f in c.session.arbiter.flags] == [
+            ("IT 8.1.3", "pending"), ("IT 8.1.6", "pending")]
+        assert screen.shown[-1].message == ("IT 8.1.3 touched 24, moved 22; black: correct or "
+                                            "accept")
+        assert beeps == ["flag"]
+        c.stop()
+
+
 def test_time_alone_flags_and_ends_the_game(rig) -> None:  # type: ignore[no-untyped-def]
     c, clock, time, screen, beeps, published, _ = rig
     _play_opening(c, clock, time)

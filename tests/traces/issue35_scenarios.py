@@ -22,6 +22,12 @@ ISSUE35: list[Scenario] = [
      "L22 P17 Cw correct:b L17 P22 L21 P17 Cw correct:b L17 P21 L22 P18 Cw",
      ["22-18"], [["IT 8.1.2", "corrected"], ["IT 8.1.3", "corrected"]], "*",
      {"fen": "B:W18,21,23-32:B1-12", "flag_texts": [None, "touched 22, moved 21"]}),
+    # contrast: the man displaced (29, blocked on b1: no legal move) binds nothing; corrected,
+    # any piece may be played
+    ("italian", "i35_unplayable_man_binds_nothing_3_7", {},
+     "L29 P17 Cw correct:b L17 P29 L21 P17 Cw",
+     ["21-17"], [["IT 8.1.2", "corrected"]], "*",
+     {"fen": "B:W17,22-32:B1-12"}),
     # the same after a capture omitted with that man (IT 8.1.6): 22 played 22-19 where 22x13
     # was due; corrected, touching 24 after binds nothing (IT 3.8: 22 was touched first), 22x13
     # is played, no flag
