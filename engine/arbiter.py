@@ -566,7 +566,7 @@ class Arbiter:
                     self._judge.irregular(t, j)
                     return
             clock = self._clock
-            if clock is not None and clock.running is not None \
+            if self._clock_mode and clock is not None and clock.running is not None \
                     and Colour.parse(clock.running) == side:
                 # COMP 4.6: the press he forgot, made late (his move was recorded when his
                 # opponent moved on): his face stops and his opponent's runs, as on a clock
