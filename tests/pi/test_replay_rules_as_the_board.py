@@ -90,6 +90,10 @@ def _events(data: Any, arbiter: Arbiter, rng: random.Random, t: float) -> list[E
             out.append(PieceLifted(t, name) if name in arbiter.sensed else PiecePlaced(t, name))
         return out
     board = Board(arbiter.board.fen(), variant)
+    shown = arbiter.tracking.after.get(frozenset(arbiter.sensed))
+    if shown is not None and kind == "move":  # a press forgotten: the opponent moves on
+        board.push(shown)
+        mover = mover.opponent
     if kind == "move" and board.legal_moves and set(board.occupied_algebraic()) == set(
             arbiter.sensed):
         move = rng.choice(board.legal_moves)
