@@ -688,11 +688,15 @@ class BoardController:
 
     def _decided(self, decisions: Iterable[Decision]) -> None:
         decisions = tuple(decisions)
+        prompted = False
         for d in decisions:
             if isinstance(d, FlagRaised):
                 f = d.flag
                 log.info("flag %s %s (%s): %s", f.code, f.status, f.kind, f.text)
                 if f.kind == "irregularity" and f.status == "pending":
+                    if prompted:
+                        continue  # the same move's next irregularity: one decision (IT 8.4)
+                    prompted = True
                     opponent = "?" if f.side is None else f.side.opponent.label
                     self._message = N_("{code} {text}; {side}: correct or accept").format(
                         code=f.code, text=f.text, side=opponent)
