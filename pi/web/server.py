@@ -160,6 +160,10 @@ class ArbiterSite:
         except web.HTTPException as exc:
             if exc.status < 400:
                 raise
+            # answered here: its frames let go. aiohttp's 404 and 405 are one exception kept
+            # by the route that raises it, which its traceback's frame holds: a cycle through
+            # the request and its connection (pi.web.guard.GuardedHandler's doc, issue 38)
+            exc.__traceback__ = None
             reason = exc.text if exc.text and not exc.text.startswith(f"{exc.status}:") \
                 else exc.reason
             if exc.content_type == "application/json":
