@@ -200,7 +200,8 @@ def test_a_closed_connection_leaves_no_cycle_behind(tmp_path: Path, kind: str) -
     collection of cycles — the hub freezes what survives a young collection
     (``pi.hall.collector``), and a slow connection's cycle stayed until the next whole-heap
     collection (52 → 159 MB in a minute of slow connections, then a 2.9 s stall). With the
-    collector off, after 10 such connections closed no request handler remains."""
+    collector off, after 10 such connections closed no request handler and no transport of
+    the server's remains."""
     async def main() -> int:
         s = await site(tmp_path, ConnectionGuard(per_peer=100, total=64), header_timeout=0.3)
         gc.collect()
@@ -212,8 +213,15 @@ def test_a_closed_connection_leaves_no_cycle_behind(tmp_path: Path, kind: str) -
                 await closed(reader, 0.1)  # answered (or not): the peer goes away meanwhile
                 writer.close()
             await asyncio.sleep(0.5)  # the server sees every connection gone
-            return sum(1 for o in gc.get_objects() if isinstance(o, GuardedHandler))
+            return sum(1 for o in gc.get_objects() if isinstance(o, GuardedHandler) or (
+                isinstance(o, asyncio.Transport) and _port(o) == s.port))
         finally:
             gc.enable()
             await s.close()
     assert asyncio.run(main()) == 0
+
+
+def _port(transport: asyncio.Transport) -> int | None:
+    """The local port of a transport (the server's own: its listening port)."""
+    name = transport.get_extra_info("sockname")
+    return name[1] if isinstance(name, tuple) and len(name) > 1 else None
