@@ -133,8 +133,8 @@ class Hub:
         self.bad_messages = 0
         self.started = time.time()
         #: the hall's alarms (HUB_API.md ``GET /api/alarms``): :attr:`alarms` and
-        #: :attr:`alarm_listeners` are its own
-        self.alarm_log = AlarmLog()
+        #: :attr:`alarm_listeners` are its own; kept in ``alarms.jsonl`` (a restart keeps them)
+        self.alarm_log = AlarmLog(self.files / "alarms.jsonl")
         #: the newest alarms, oldest first
         self.alarms = self.alarm_log.items
         #: told of each alarm (a copy)
@@ -812,6 +812,7 @@ class Hub:
 
     def close(self) -> None:
         self.replica.close()
+        self.alarm_log.close()
 
 
 #: Mosquitto's log line when a client connects with the id of one connected.

@@ -1,0 +1,77 @@
+"""The hall's record (issue 38): its alarms survive a restart of the hub, its results.csv is safe
+to open in a spreadsheet, a pairings file without its header is refused rather than read short.
+No broker: the hub in-process."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from pi.hall.alarms import AlarmLog
+from pi.hall.errors import PairingError
+from pi.hall.hub import Hub
+from pi.hall.hub_config import HubConfig
+from pi.hall.rounds import parse_pairings, results_csv
+
+
+def _hub(root: Path) -> Hub:
+    return Hub(HubConfig(hall="t", state_dir=root, accept_unsigned=frozenset({"7"})), root)
+
+
+def test_the_alarms_survive_a_restart_of_the_hub(tmp_path: Path) -> None:
+    """The alarms are the hall's record: a hub started again on the same state directory has
+    them all, their counts included, and numbers the next one after them."""
+    hub = _hub(tmp_path)
+    hub.alarm("7", "forged", "game g line 3: does not verify; refused", "g")
+    hub.alarm("7", "forged", "game g line 4: does not verify; refused", "g")  # counted on it
+    hub.alarm("9", "taken_over", "board 9's credentials used by another client")
+    before = [dict(a) for a in hub.alarms]
+    hub.close()
+    again = _hub(tmp_path)
+    try:
+        assert [dict(a) for a in again.alarms] == before
+        assert before[0]["count"] == 2
+        assert again.alarm("9", "status", "a status not signed")["id"] == 3
+    finally:
+        again.close()
+
+
+def test_the_alarms_file_is_kept_short_and_a_torn_line_is_passed_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pi.hall.alarms as alarms
+    monkeypatch.setattr(alarms, "MAX_ALARMS", 20)
+    MAX_ALARMS = alarms.MAX_ALARMS
+    path = tmp_path / "alarms.jsonl"
+    log = AlarmLog(path)
+    for n in range(4 * MAX_ALARMS + 10):
+        log.add(str(n % 50), "forged", f"line {n}", f"g{n}")
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= 4 * MAX_ALARMS
+    with open(path, "a", encoding="utf-8") as f:
+        f.write('{"id": 99999, "board": "1", "ti')  # a crash mid-line
+    again = AlarmLog(path)
+    assert [a["id"] for a in again.items] == [a["id"] for a in log.items]
+    assert len(again.items) == MAX_ALARMS
+
+
+@pytest.mark.parametrize("name", ["=cmd|' /C calc'!A0", "+1+1", "-2+3", "@SUM(A1:A2)",
+                                  "\tx"])
+def test_results_csv_cells_never_begin_a_formula(name: str) -> None:
+    """OWASP's CSV injection: a cell beginning with = + - @ (or a tab, a carriage return) is
+    prefixed with ' so that a spreadsheet shows it as text."""
+    rows = [{"round": "1", "board": "4", "white": name, "black": "Rossi", "result": "1-0"}]
+    got = list(csv.reader(io.StringIO(results_csv(rows))))
+    assert got[0] == ["round", "board", "white", "black", "result"]
+    assert got[1] == ["1", "4", "'" + name, "Rossi", "1-0"]
+
+
+def test_a_pairings_file_without_its_header_is_refused_naming_it() -> None:
+    """Its first line was skipped as the header: the first pairing was silently lost."""
+    with pytest.raises(PairingError) as refused:
+        parse_pairings("1,7,Rossi,Bianchi\n1,8,Verdi,Neri\n")
+    assert "round,board,white,black" in str(refused.value) and "line 1" in str(refused.value)
+    assert parse_pairings("\ufeffRound, Board, White, Black\n1,7,Rossi,Bianchi\n") == \
+        [{"round": "1", "board": "7", "white": "Rossi", "black": "Bianchi"}]
+    assert parse_pairings("") == []
