@@ -35,7 +35,7 @@ from pi.web.i18n import catalog_response, choose_language, page_response
 from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,
                              keep_auth, line_of, read, whole_lines)
 from pi.web.guard import (HEADER_TIMEOUT, ConnectionGuard, GuardedHandler, GuardedSite,
-                          OneLineHttpErrors, accept_error_handler)
+                          OneLineHttpErrors, RateLimitedLog, accept_error_handler)
 from pi.web.feeds import (Client, LiveFeeds, Stream, encode, ping_loop, replay_journal_events,
                           serve_sse)
 from pi.web.replay import replay_states
@@ -48,6 +48,11 @@ __all__ = ["WebServer", "ArbiterSite", "Routes", "MAX_BODY", "COOKIE", "STATIC",
            "report_pdf_response"]
 
 COOKIE = "damiera_arbiter"
+#: Wrong tokens from one address are one log line per this many seconds (the first at once,
+#: the next saying how many came meanwhile).
+WRONG_TOKEN_EVERY = 60.0
+#: Addresses whose wrong tokens are counted at most (the memory cleared when full).
+MAX_TOKEN_LOGS = 1024
 STATIC = Path(__file__).parent / "static"
 
 #: The simulator's extra routes: called with the server, returns (method, path, handler, arbiter
@@ -102,6 +107,8 @@ class ArbiterSite:
         self._http_log.parent = logging.getLogger("pi.web")
         self._http_log.addFilter(OneLineHttpErrors(log))
         self._handler_set = False
+        #: per address: its wrong tokens' log line, at most one a minute
+        self._wrong_tokens: dict[str, RateLimitedLog] = {}
 
     async def listen(self, fallback: bool = False) -> None:
         """Serves :attr:`app` on (host, port). ``fallback``: the address is only the default
@@ -224,7 +231,15 @@ class ArbiterSite:
             return True
         wait = self.throttle.delay(who)
         self.throttle.failed(who)
-        log.warning("wrong arbiter token from %s on %s %s", who, request.method, request.path)
+        # one line a minute per address, counting the others (a stranger's guessing wrote
+        # ~6,200 lines a minute to a board's log, issue 38)
+        limited = self._wrong_tokens.get(who)
+        if limited is None:
+            if len(self._wrong_tokens) >= MAX_TOKEN_LOGS:
+                self._wrong_tokens.clear()
+            limited = self._wrong_tokens[who] = RateLimitedLog(log, logging.WARNING,
+                                                               WRONG_TOKEN_EVERY)
+        limited.note("wrong arbiter token from %s on %s %s", who, request.method, request.path)
         if wait:
             await asyncio.sleep(wait)
         raise http(401, "wrong token", bearer=True)

@@ -14,6 +14,7 @@ import pytest
 from aiohttp import web
 
 from pi.web.guard import ConnectionGuard, GuardedHandler
+from pi.web.auth import Throttle
 from pi.web.httputil import http
 from pi.web.server import ArbiterSite
 
@@ -33,6 +34,11 @@ async def site(root: Path, guard: ConnectionGuard | None = None,
     s.app = web.Application(middlewares=[s._errors])  # noqa: SLF001 - the site's own middleware
     s.app.router.add_get("/hello", hello)
     s.app.router.add_post("/refuse", refuse)
+
+    async def secret(request: web.Request) -> web.Response:
+        await s.require_arbiter(request)
+        return web.Response(text="secret")
+    s.app.router.add_get("/secret", secret)
     if guard is not None:
         s.guard = guard
     s.header_timeout = header_timeout
@@ -225,3 +231,38 @@ def _port(transport: asyncio.Transport) -> int | None:
     """The local port of a transport (the server's own: its listening port)."""
     name = transport.get_extra_info("sockname")
     return name[1] if isinstance(name, tuple) and len(name) > 1 else None
+
+
+def test_wrong_tokens_from_one_address_are_one_line_a_minute(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: a stranger guessing the token wrote a warning per guess (~6,200 a minute) to
+    the board's log; now one line per address at once, then one a minute saying how many came
+    meanwhile (the interval shortened here); another address has its own line."""
+    import pi.web.server as server
+    monkeypatch.setattr(server, "WRONG_TOKEN_EVERY", 0.5)
+    wrong = b"GET /secret HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope\r\n\r\n"
+
+    async def guess(port: int, source: str) -> bytes:
+        reader, writer = await connect(port, source)
+        writer.write(wrong)
+        answer = await asyncio.wait_for(reader.readuntil(b"\r\n"), 2.0)
+        writer.close()
+        return answer
+
+    async def main() -> None:
+        s = await site(tmp_path, ConnectionGuard(per_peer=100, total=64))
+        s.throttle = Throttle(free=10 ** 9)  # no waits: the log is what is measured
+        try:
+            for _ in range(40):
+                assert b" 401 " in await guess(s.port, "127.0.0.2")
+            await guess(s.port, "127.0.0.3")
+            await asyncio.sleep(0.6)
+            await guess(s.port, "127.0.0.2")
+        finally:
+            await s.close()
+    with caplog.at_level(logging.INFO):
+        asyncio.run(main())
+    lines = [r.getMessage() for r in caplog.records if "wrong arbiter token" in r.getMessage()]
+    assert len(lines) == 3, lines
+    assert "127.0.0.2" in lines[0] and "127.0.0.3" in lines[1]
+    assert "127.0.0.2" in lines[2] and "(and 39 more like it" in lines[2]
