@@ -135,6 +135,7 @@ class Hub:
         #: the hall's alarms (HUB_API.md ``GET /api/alarms``): :attr:`alarms` and
         #: :attr:`alarm_listeners` are its own; kept in ``alarms.jsonl`` (a restart keeps them)
         self.alarm_log = AlarmLog(self.files / "alarms.jsonl")
+        self.replica.disk_listeners.append(self._disk)
         #: the newest alarms, oldest first
         self.alarms = self.alarm_log.items
         #: told of each alarm (a copy)
@@ -466,6 +467,14 @@ class Hub:
         self._asked_again[key] = now
         held = self.replica.held(board, game)
         self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, held + 1))
+
+    def _disk(self, why: str | None) -> None:
+        """The replicas' disk refuses their lines (``why``; a full disk): one alarm, then quiet
+        until it takes them again (logged by the replica)."""
+        if why is not None:
+            self.alarm("hub", "disk", N_("the hub's disk refuses the boards' lines ({why}): "
+                                         "they are asked for again once it takes them; quiet "
+                                         "until then").format(why=why))
 
     def alarm(self, board: str, kind: str, what: str, subject: str = "") -> dict[str, Any]:
         """An alarm for the hall's arbiter (:meth:`pi.hall.alarms.AlarmLog.add`)."""

@@ -172,6 +172,10 @@ class Replica:
         self._closing: list[tuple[int, list[Path]]] = []
         #: per (board, game): (line, future) waiting for the replica to hold that line
         self._waiting: dict[tuple[str, str], list[tuple[int, asyncio.Future[None]]]] = {}
+        #: why the disk refuses the replicas' writes (None: it takes them); said once
+        self.failing: str | None = None
+        #: told when the disk first refuses a write (why) and when it takes one again (None)
+        self.disk_listeners: list[Callable[[str | None], None]] = []
 
     # ------------------------------------------------------------------ reading back
 
@@ -372,15 +376,36 @@ class Replica:
             while written < len(data):
                 written += os.write(fd, data[written:])
         except OSError as exc:
-            log.error("replica %s: cannot append (%s); the line will be asked for again",
-                      g.path, exc.strerror or exc)
             try:
                 os.truncate(g.path, size)
             except OSError:
                 pass
+            self._disk(f"{exc.strerror or exc}", g.path)
             return False
         self._dirty.add(g)
+        if self.failing is not None:
+            self._disk(None, g.path)
         return True
+
+    def _disk(self, why: str | None, path: Path) -> None:
+        """A write refused (``why``) or taken again (None): logged and told once per change,
+        not once per line (a full disk wrote an error for every line received)."""
+        if why == self.failing:
+            return
+        if why is not None and self.failing is not None:  # another reason: still failing
+            self.failing = why
+            return
+        self.failing = why
+        if why is not None:
+            log.error("replica %s: cannot append (%s); the lines are asked for again once the "
+                      "disk takes them (quiet until then)", path, why)
+        else:
+            log.warning("replica %s: the disk takes the lines again", path)
+        for listener in self.disk_listeners:
+            try:
+                listener(why)
+            except Exception:
+                log.exception("disk listener failed")
 
     def defer(self) -> None:
         """From now until :meth:`flush`, appended lines are held and written then: one write

@@ -75,3 +75,54 @@ def test_a_pairings_file_without_its_header_is_refused_naming_it() -> None:
     assert parse_pairings("\ufeffRound, Board, White, Black\n1,7,Rossi,Bianchi\n") == \
         [{"round": "1", "board": "7", "white": "Rossi", "black": "Bianchi"}]
     assert parse_pairings("") == []
+
+
+def test_a_full_disk_is_one_alarm_then_quiet_until_space_returns(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A full disk at the hub logged one error per line received and raised no alarm: now one
+    error and one alarm (``disk``), quiet while it stays full, one line when it takes the
+    lines again — and a second alarm if it fills again."""
+    import errno
+    import logging
+    import os
+
+    from pi.board.statedir import make_game_id
+    from datetime import datetime, timezone
+
+    from pi.hall import protocol as P
+    from tests.hall.hub_rig import SAMPLE, trace_lines
+
+    hub = _hub(tmp_path)
+    topic = hub.topics.board("7", "journal")
+    game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, 7)
+    lines = trace_lines(SAMPLE, game=game, board="7")
+    real_write = os.write
+
+    def refused(fd: int, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def deliver(numbers: range) -> None:
+        for n in numbers:  # one batch a line, as a board's live lines come
+            hub.deliver([(topic, P.journal_payload(game, n, lines[n - 1]))])
+
+    try:
+        with caplog.at_level(logging.INFO):
+            deliver(range(1, 11))
+            monkeypatch.setattr("pi.hall.replica.os.write", refused)
+            deliver(range(11, 41))
+            assert hub.replica.held("7", game) == 10
+            assert [a["kind"] for a in hub.alarms] == ["disk"]
+            errors = [r for r in caplog.records if r.levelno >= logging.ERROR
+                      and r.name.startswith("pi.hall")]
+            assert len(errors) == 1 and "No space left" in errors[0].getMessage()
+            monkeypatch.setattr("pi.hall.replica.os.write", real_write)
+            deliver(range(11, 21))
+            assert hub.replica.held("7", game) == 40  # the later ones waited ahead
+            assert any("takes the lines again" in r.getMessage() for r in caplog.records)
+            monkeypatch.setattr("pi.hall.replica.os.write", refused)
+            deliver(range(41, 51))
+        assert [a["kind"] for a in hub.alarms] == ["disk", "disk"] or \
+            [a["count"] for a in hub.alarms] == [2]  # within 10 s: counted on the first
+    finally:
+        monkeypatch.setattr("pi.hall.replica.os.write", real_write)
+        hub.close()
