@@ -35,6 +35,8 @@ import asyncio
 import json
 import logging
 import queue
+import ssl
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -48,6 +50,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from engine.decisions import FlagRaised, GameEnded
+from engine.i18n import N_
 from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.board.config import MqttSpec
 from pi.hall.errors import BadMessage
@@ -65,13 +68,15 @@ from pi.web.views import state_dict
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BoardLink", "SESSION_EXPIRY", "TAKEN_OVER"]
+__all__ = ["BoardLink", "SESSION_EXPIRY", "TAKEN_OVER", "CERT_REFUSED"]
 
 #: The board's persistent session at the broker lasts this long without it (seconds): a day,
 #: as ``persistent_client_expiration`` of the hall's mosquitto.conf.
 SESSION_EXPIRY = 24 * 3600
 #: MQTT 5's DISCONNECT reason "Session taken over": a client connected with this board's id.
 TAKEN_OVER = 0x8E
+#: The screen's header while the broker's certificate is refused (fits the OLED's line).
+CERT_REFUSED = N_("hall: certificate refused")
 
 
 class BoardLink:
@@ -126,6 +131,8 @@ class BoardLink:
         # one chain per thread that signs: the out thread (live lines), the I/O thread (resends)
         self._live_chain = None if key is None else Chain(key, self._disk_texts)
         self._resend_chain = None if key is None else Chain(key, self._disk_texts)
+        #: the broker's certificate was refused at the last attempt (said once, on the screen)
+        self._cert_refused = False
         self.client = self._make_client(reconnect, keepalive)
         self._keepalive = keepalive
 
@@ -333,6 +340,9 @@ class BoardLink:
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any,
                     properties: Any) -> None:
+        if self._cert_refused:
+            self._cert_refused = False
+            self._call_soon(self.actions.set_hall_trouble, "")
         if reason.is_failure:
             log.warning("hall: broker %s refused the board: %s", self.spec.url, reason)
             return
@@ -369,7 +379,23 @@ class BoardLink:
                         self.spec.url, reason)
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        log.info("hall: broker %s not reachable; retrying", self.spec.url)
+        # paho calls it while handling the connection's OSError: that error says why
+        exc = sys.exc_info()[1]
+        if isinstance(exc, ssl.SSLCertVerificationError):
+            # not a broker that is down: one that is not the hall's (a man in the middle) or a
+            # certificate the board does not trust (its ca, an expired one, the wrong host)
+            if not self._cert_refused:
+                self._cert_refused = True
+                log.warning("hall: the broker %s's CERTIFICATE is refused (%s): not the hall's "
+                            "broker, or not the certificate of the board's ca; retrying",
+                            self.spec.url, exc.verify_message or exc)
+                self._call_soon(self.actions.set_hall_trouble, CERT_REFUSED)
+            return
+        if self._cert_refused:
+            self._cert_refused = False
+            self._call_soon(self.actions.set_hall_trouble, "")
+        log.info("hall: broker %s not reachable (%s); retrying", self.spec.url,
+                 exc if exc is not None else "no answer")
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:
