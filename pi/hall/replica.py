@@ -27,6 +27,7 @@ Not thread-safe except :meth:`Replica.sync`, which works on duplicated descripto
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import resource
@@ -42,7 +43,7 @@ from engine.frozen import quick_init
 log = logging.getLogger(__name__)
 
 __all__ = ["Replica", "GameReplica", "Offered", "Check", "MAX_AHEAD", "MAX_OPEN", "MAX_CLOSING",
-           "game_order", "board_key"]
+           "game_order", "board_key", "first_unreadable"]
 
 #: ``check(line, text, mac)``: the line verifies as the next of its game (``pi.hall.hub``).
 Check = Callable[[int, str, "str | None"], bool]
@@ -61,6 +62,24 @@ MAX_CLOSING = 1024
 def board_key(board: str) -> tuple[int, str]:
     """Board-number order: numbers by value, then other names."""
     return (int(board), "") if board.isdigit() else (10**9, board)
+
+
+def first_unreadable(data: bytes) -> tuple[int, int] | None:
+    """The first line of ``data`` (whole lines of a replica) that cannot be a journal line —
+    not UTF-8, not one JSON object — as (its number, the offset it begins at), or None. The
+    replica is cut there at start, and the board's heads make the hub ask for the rest again:
+    a line the disk damaged in the middle was kept before, never asked for (the hub held the
+    lines after it)."""
+    offset = 0
+    for number, raw in enumerate(data.split(b"\n")[:-1], start=1):
+        try:
+            ok = raw.startswith(b"{") and isinstance(json.loads(raw.decode("utf-8")), dict)
+        except ValueError:  # UnicodeDecodeError and JSONDecodeError alike
+            ok = False
+        if not ok:
+            return number, offset
+        offset += len(raw) + 1
+    return None
 
 
 def game_order(game_id: str) -> tuple[str, int, str]:
@@ -220,6 +239,15 @@ class Replica:
                 f.truncate(end)
                 os.fsync(f.fileno())
             data = data[:end]
+        bad = first_unreadable(data[:end])
+        if bad is not None:  # cut there: the board's heads make the hub ask from that line
+            number, offset = bad
+            log.warning("replica %s: line %d is not a journal line (a damaged disk?): cut back "
+                        "to %d line(s), the rest asked for again", trace, number, number - 1)
+            with open(trace, "r+b") as f:
+                f.truncate(offset)
+                os.fsync(f.fileno())
+            end = offset
         g.lines = data[:end].decode("utf-8", errors="replace").split("\n")[:-1] if end else []
         g.size = end
         return g

@@ -126,3 +126,43 @@ def test_a_full_disk_is_one_alarm_then_quiet_until_space_returns(
     finally:
         monkeypatch.setattr("pi.hall.replica.os.write", real_write)
         hub.close()
+
+
+@pytest.mark.parametrize("damage", [b"\xff\xfe garbage", b'{"t": 12.5, "type": "lif', b"[]"])
+def test_a_damaged_line_in_the_middle_of_a_replica_is_asked_for_again(
+        tmp_path: Path, damage: bytes) -> None:
+    """A line the disk damaged in the middle of a replica was kept (the hub held the lines
+    after it and never asked again): at start the replica is cut back before it and the
+    board, whose status says it has more, is asked from that line; its resend makes the
+    replica equal to its journal again."""
+    from datetime import datetime, timezone
+
+    from pi.board.statedir import make_game_id
+    from pi.hall import protocol as P
+    from tests.hall.hub_rig import SAMPLE, trace_lines
+
+    game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, 7)
+    lines = trace_lines(SAMPLE, game=game, board="7")[:20]
+    hub = _hub(tmp_path)
+    topics = hub.topics
+    hub.deliver([(topics.board("7", "journal"), P.journal_payload(game, n, t))
+                 for n, t in enumerate(lines, start=1)])
+    hub.close()
+    path = tmp_path / "boards" / "7" / "games" / game / "trace.jsonl"
+    on_disk = path.read_bytes().split(b"\n")
+    on_disk[7] = damage  # line 8
+    path.write_bytes(b"\n".join(on_disk))
+    again = _hub(tmp_path)
+    sent: list[tuple[str, bytes]] = []
+    again.publish = lambda topic, payload: sent.append((topic, payload))
+    try:
+        again.load()
+        assert again.replica.held("7", game) == 7
+        again.deliver([(topics.board("7", "status"), P.status_payload("7", game, 20,
+                                                                        [(game, 20, False)]))])
+        assert (topics.board("7", "cmd"), P.resend_payload(game, 8)) in sent
+        again.deliver([(topics.board("7", "journal"), P.journal_payload(game, n, lines[n - 1]))
+                       for n in range(8, 21)])
+        assert path.read_text(encoding="utf-8") == "".join(t + "\n" for t in lines)
+    finally:
+        again.close()
