@@ -9,8 +9,9 @@ loop's thread, like the hub that raises them (``pi.hall.hub``).
 
 The alarms are the hall's record: kept in the hub's state directory (``DIR/alarms.jsonl``, one
 JSON alarm a line, appended as it is raised and as its count is told — at most once a second,
-and at :meth:`AlarmLog.close`; the last line of an id is its state; compacted when it holds four times :data:`MAX_ALARMS` lines) and read back at
-start, so a restart of the hub loses none.
+and at :meth:`AlarmLog.close`; the last line of an id is its state; compacted when it holds
+four times :data:`MAX_ALARMS` lines) and read back at start, so a restart of the hub loses
+none.
 """
 
 from __future__ import annotations

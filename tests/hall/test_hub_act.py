@@ -2,7 +2,8 @@
 resolves when it holds that line (issue 19: no polling), whichever comes first, the line or the
 ack; a line that never comes ends the wait after ``LINE_WAIT`` unconfirmed, and a line that is
 not the action is an alarm (issue 38: an ack is the board's journal line or nothing); a batch's
-line counts once its write succeeded. No broker: the hub in-process, messages delivered as the MQTT link would."""
+line counts once its write succeeded. No broker: the hub in-process, messages delivered as the
+MQTT link would."""
 
 from __future__ import annotations
 
