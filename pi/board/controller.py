@@ -184,6 +184,8 @@ class BoardController:
     #: Shown on the screen's header while no game is in play (set-up, a result left on the
     #: board): the hall's pairing of this board (``pi.hall.link``); "" for the usual header.
     banner: str = ""
+    #: what keeps the board from its hall, on the header instead of the banner (set_hall_trouble)
+    hall_trouble: str = ""
     #: What the start-up probe found wrong with the board (``pi.drivers.bringup``): shown on
     #: the screen's message line, before anything else, until the first game begins.
     notice: str = ""
@@ -404,6 +406,12 @@ class BoardController:
             raise ActionLate("the board did not journal the action in time") from None
         finally:
             self._acting.discard(answer)
+
+    def set_hall_trouble(self, text: str) -> None:
+        """:meth:`pi.board.view.BoardActions.set_hall_trouble` (on the loop's thread)."""
+        if text != self.hall_trouble:
+            self.hall_trouble = text
+            self._refresh()
 
     def set_pairing(self, fields: Mapping[str, str | None], banner: str) -> None:
         """The hall's pairing: ``fields`` (``event``, ``round``, ``white``, ``black``,
@@ -826,7 +834,7 @@ class BoardController:
             # whole: the screen translates a message, then fits it (cut first, it no longer
             # matched its template and stayed in English)
             return DisplayState(message=message, side_to_move="-", move_number=0,
-                                title=failure or self.banner)
+                                title=failure or self.hall_trouble or self.banner)
         session = self.session
         assert session is not None
         arbiter = session.arbiter

@@ -32,6 +32,7 @@ from typing import Any, Callable
 from aiohttp import web
 
 from engine.decisions import FlagDecided, FlagRaised
+from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.hall import protocol as P
 from pi.hall.alarms import AlarmLog
 from pi.hall.boardview import BoardReplica, ReplayedGame, ReplicaServer, wall_of
@@ -58,7 +59,7 @@ MAX_LIVE_CLIENTS = 2000
 #: An arbiter action without the board's ack is answered 504 after this many seconds.
 ACK_TIMEOUT = 10.0
 #: An acked action's answer waits this many seconds for its journal line to reach the replica
-#: (then it answers without the line's record).
+#: (then it answers 504, not confirmed: the line is checked when it comes).
 LINE_WAIT = 2.0
 #: Finished games per board whose public view (as the board moved on) is kept in memory.
 KEPT_PUBLIC = 2
@@ -135,8 +136,9 @@ class Hub:
         self.bad_messages = 0
         self.started = time.time()
         #: the hall's alarms (HUB_API.md ``GET /api/alarms``): :attr:`alarms` and
-        #: :attr:`alarm_listeners` are its own
-        self.alarm_log = AlarmLog()
+        #: :attr:`alarm_listeners` are its own; kept in ``alarms.jsonl`` (a restart keeps them)
+        self.alarm_log = AlarmLog(self.files / "alarms.jsonl")
+        self.replica.disk_listeners.append(self._disk)
         #: the newest alarms, oldest first
         self.alarms = self.alarm_log.items
         #: told of each alarm (a copy)
@@ -595,6 +597,14 @@ class Hub:
         held = self.replica.held(board, game)
         self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, held + 1))
 
+    def _disk(self, why: str | None) -> None:
+        """The replicas' disk refuses their lines (``why``; a full disk): one alarm, then quiet
+        until it takes them again (logged by the replica)."""
+        if why is not None:
+            self.alarm("hub", "disk", N_("the hub's disk refuses the boards' lines ({why}): "
+                                         "they are asked for again once it takes them; quiet "
+                                         "until then").format(why=why))
+
     def alarm(self, board: str, kind: str, what: str, subject: str = "") -> dict[str, Any]:
         """An alarm for the hall's arbiter (:meth:`pi.hall.alarms.AlarmLog.add`)."""
         return self.alarm_log.add(board, kind, what, subject)
@@ -760,12 +770,20 @@ class Hub:
     # ------------------------------------------------------------------ commands
 
     async def act(self, board: str, action: dict[str, Any]) -> web.Response:
-        """An arbiter action sent to ``board`` as a command; the board's ack as the answer.
-        The action names its game (the console's ``game``, else the game the hub shows for
-        the board): a command kept for an offline board is refused by it if its game is over."""
+        """An arbiter action sent to ``board`` as a command, answered once the board's journal
+        line recording it is in the replica (PROTOCOL.md "Acknowledgements": an ack is a
+        signed journal line or nothing). The action names its game (the console's ``game``,
+        else the game the hub shows for the board): a command kept for an offline board is
+        refused by it if its game is over. Raises 409 (refused by the board), 504 (no ack, or
+        its line has not come: not confirmed, checked when it comes), 502 (the line the ack
+        names journals something else: an alarm)."""
         view = self.views.get(board)
         if "game" not in action and view is not None and view.game is not None:
             action = {**action, "game": view.game.id}
+        try:
+            request = check_arbiter_request(action)
+        except ValueError as exc:
+            raise http(400, str(exc)) from None
         cmd_id = uuid.uuid4().hex
         future: asyncio.Future[P.Ack] = asyncio.get_running_loop().create_future()
         self.acks[cmd_id] = future
@@ -778,26 +796,52 @@ class Hub:
                             "stays queued for it") from None
         if not ack.ok:
             raise http(409, ack.error or "the board refused the action")
-        record, decisions = None, []
         game = action.get("game")
-        if isinstance(game, str) and ack.line is not None:
-            # the journal line itself is published before the ack: the replica resolves the
-            # wait once it holds the line (often at once)
-            held = self.replica.held_future(board, game, ack.line)
-            try:
-                await asyncio.wait_for(held, timeout=LINE_WAIT)
-            except asyncio.TimeoutError:
-                pass
-            else:
-                g = self.replica.game(board, game)
-                if g is not None and g.held >= ack.line:
-                    record = json.loads(g.lines[ack.line - 1])
-                    s = view.game if view is not None else None
-                    if s is not None and s.id == game:
-                        decisions = next((decisions_json(f) for f in self.recent[board]
-                                          if f.line == ack.line), [])
+        if not isinstance(game, str) or ack.line is None:
+            raise http(504, f"board {board} answered without a journal line: the action is "
+                            "not confirmed")
+        # the journal line itself is published before the ack: the replica resolves the wait
+        # once it holds the line (often at once), verified when the board signs
+        held = self.replica.held_future(board, game, ack.line)
+        try:
+            await asyncio.wait_for(asyncio.shield(held), timeout=LINE_WAIT)
+        except asyncio.TimeoutError:
+            held.add_done_callback(lambda f: f.cancelled() or self._acked_line(
+                board, game, ack.line or 0, cmd_id, request))
+            raise http(504, f"board {board} acknowledged the action as line {ack.line} of "
+                            f"game {game}, but that line of its journal has not come: not "
+                            "confirmed (it is checked when it comes)") from None
+        record = self._acked_line(board, game, ack.line, cmd_id, request)
+        if record is None:
+            raise http(502, f"line {ack.line} of board {board}'s journal is not this action: "
+                            "the acknowledgement was not the board's (alarm raised); not done")
+        decisions: list[dict[str, Any]] = []
+        s = view.game if view is not None else None
+        if s is not None and s.id == game:
+            decisions = next((decisions_json(f) for f in self.recent[board]
+                              if f.line == ack.line), [])
         return web.json_response({"line": ack.line, "record": record, "decisions": decisions,
                                   "board": board, "command": cmd_id})
+
+    def _acked_line(self, board: str, game: str, line: int, cmd_id: str,
+                    request: ArbiterRequest) -> dict[str, Any] | None:
+        """The record of line ``line`` of ``game`` (held) when it journals ``request``, the
+        command ``cmd_id`` an ack said it did; else None and an alarm (``ack``): the ack was
+        not the board's — its broker password in someone else's hands."""
+        g = self.replica.game(board, game)
+        record: Any = None
+        if g is not None and g.held >= line:
+            try:
+                record = json.loads(g.lines[line - 1])
+            except ValueError:
+                record = None
+        if isinstance(record, dict) and request.matches(record):
+            return record
+        self.alarm(board, "ack", N_("an acknowledgement of command {command} named line {line} "
+                                    "of game {game}, which journals something else: not the "
+                                    "board's; the action was not done").format(
+                                        command=cmd_id[:12], line=line, game=game), game)
+        return None
 
     def push_pairing(self, board: str, pairing: dict[str, str], *, send: bool = True) -> str:
         """Sends ``pairing`` to ``board`` and keeps it until the board acks it: a board that
@@ -909,6 +953,7 @@ class Hub:
 
     def close(self) -> None:
         self.replica.close()
+        self.alarm_log.close()
 
 
 #: Mosquitto's log line when a client connects with the id of one connected.

@@ -196,7 +196,8 @@ def main_hub(args: argparse.Namespace) -> int:
     # DamieraError: the command line prints its one line (exit 2)
     config = hub_config_from_args(args.config, args.mqtt, args.http, args.state_dir,
                                   getattr(args, "accept_unsigned", None),
-                                  getattr(args, "share", None))
+                                  getattr(args, "share", None),
+                                  getattr(args, "mqtt_password_file", None))
     try:
         asyncio.run(run_hub(config))
     except OSError as exc:  # the state directory cannot be made or written

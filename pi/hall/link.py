@@ -35,6 +35,8 @@ import asyncio
 import json
 import logging
 import queue
+import ssl
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -48,6 +50,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from engine.decisions import FlagRaised, GameEnded
+from engine.i18n import N_
 from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.board.config import MqttSpec
 from pi.hall.errors import BadMessage
@@ -65,7 +68,8 @@ from pi.web.views import state_dict
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BoardLink", "SESSION_EXPIRY", "TAKEN_OVER", "RESEND_BACKOFF", "RESEND_BACKOFF_MAX"]
+__all__ = ["BoardLink", "SESSION_EXPIRY", "TAKEN_OVER", "RESEND_BACKOFF", "RESEND_BACKOFF_MAX",
+           "CERT_REFUSED"]
 
 #: The board's persistent session at the broker lasts this long without it (seconds): a day,
 #: as ``persistent_client_expiration`` of the hall's mosquitto.conf.
@@ -77,6 +81,8 @@ TAKEN_OVER = 0x8E
 #: :data:`RESEND_BACKOFF_MAX`: the hub asks again after 5 s without progress (hub.RESEND_AFTER).
 RESEND_BACKOFF = 4.0
 RESEND_BACKOFF_MAX = 120.0
+#: The screen's header while the broker's certificate is refused (fits the OLED's line).
+CERT_REFUSED = N_("hall: certificate refused")
 
 
 class BoardLink:
@@ -133,6 +139,8 @@ class BoardLink:
         self._resend_chain = None if key is None else Chain(key, self._disk_texts)
         #: per game: (start, when the same resend is served again, the wait) (I/O thread)
         self._resent: dict[str, tuple[int, float, float]] = {}
+        #: the broker's certificate was refused at the last attempt (said once, on the screen)
+        self._cert_refused = False
         self.client = self._make_client(reconnect, keepalive)
         self._keepalive = keepalive
 
@@ -341,6 +349,9 @@ class BoardLink:
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any,
                     properties: Any) -> None:
+        if self._cert_refused:
+            self._cert_refused = False
+            self._call_soon(self.actions.set_hall_trouble, "")
         if reason.is_failure:
             log.warning("hall: broker %s refused the board: %s", self.spec.url, reason)
             return
@@ -377,7 +388,23 @@ class BoardLink:
                         self.spec.url, reason)
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        log.info("hall: broker %s not reachable; retrying", self.spec.url)
+        # paho calls it while handling the connection's OSError: that error says why
+        exc = sys.exc_info()[1]
+        if isinstance(exc, ssl.SSLCertVerificationError):
+            # not a broker that is down: one that is not the hall's (a man in the middle) or a
+            # certificate the board does not trust (its ca, an expired one, the wrong host)
+            if not self._cert_refused:
+                self._cert_refused = True
+                log.warning("hall: the broker %s's CERTIFICATE is refused (%s): not the hall's "
+                            "broker, or not the certificate of the board's ca; retrying",
+                            self.spec.url, exc.verify_message or exc)
+                self._call_soon(self.actions.set_hall_trouble, CERT_REFUSED)
+            return
+        if self._cert_refused:
+            self._cert_refused = False
+            self._call_soon(self.actions.set_hall_trouble, "")
+        log.info("hall: broker %s not reachable (%s); retrying", self.spec.url,
+                 exc if exc is not None else "no answer")
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:

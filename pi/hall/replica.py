@@ -46,7 +46,7 @@ from engine.frozen import quick_init
 log = logging.getLogger(__name__)
 
 __all__ = ["Replica", "GameReplica", "Offered", "Check", "MAX_AHEAD", "MAX_OPEN", "MAX_CLOSING",
-           "game_order", "board_key", "undouble", "SUPERSEDED_FILE"]
+           "game_order", "board_key", "undouble", "SUPERSEDED_FILE", "first_unreadable"]
 
 #: ``check(line, text, mac)``: the line verifies as the next of its game (``pi.hall.hub``).
 Check = Callable[[int, str, "str | None"], bool]
@@ -69,6 +69,24 @@ SUPERSEDED_FILE = "superseded.jsonl"
 def board_key(board: str) -> tuple[int, str]:
     """Board-number order: numbers by value, then other names."""
     return (int(board), "") if board.isdigit() else (10**9, board)
+
+
+def first_unreadable(data: bytes) -> tuple[int, int] | None:
+    """The first line of ``data`` (whole lines of a replica) that cannot be a journal line —
+    not UTF-8, not one JSON object — as (its number, the offset it begins at), or None. The
+    replica is cut there at start, and the board's heads make the hub ask for the rest again:
+    a line the disk damaged in the middle was kept before, never asked for (the hub held the
+    lines after it)."""
+    offset = 0
+    for number, raw in enumerate(data.split(b"\n")[:-1], start=1):
+        try:
+            ok = raw.startswith(b"{") and isinstance(json.loads(raw.decode("utf-8")), dict)
+        except ValueError:  # UnicodeDecodeError and JSONDecodeError alike
+            ok = False
+        if not ok:
+            return number, offset
+        offset += len(raw) + 1
+    return None
 
 
 def game_order(game_id: str) -> tuple[str, int, str]:
@@ -180,6 +198,10 @@ class Replica:
         self._closing: list[tuple[int, list[Path]]] = []
         #: per (board, game): (line, future) waiting for the replica to hold that line
         self._waiting: dict[tuple[str, str], list[tuple[int, asyncio.Future[None]]]] = {}
+        #: why the disk refuses the replicas' writes (None: it takes them); said once
+        self.failing: str | None = None
+        #: told when the disk first refuses a write (why) and when it takes one again (None)
+        self.disk_listeners: list[Callable[[str | None], None]] = []
 
     # ------------------------------------------------------------------ reading back
 
@@ -224,6 +246,15 @@ class Replica:
                 f.truncate(end)
                 os.fsync(f.fileno())
             data = data[:end]
+        bad = first_unreadable(data[:end])
+        if bad is not None:  # cut there: the board's heads make the hub ask from that line
+            number, offset = bad
+            log.warning("replica %s: line %d is not a journal line (a damaged disk?): cut back "
+                        "to %d line(s), the rest asked for again", trace, number, number - 1)
+            with open(trace, "r+b") as f:
+                f.truncate(offset)
+                os.fsync(f.fileno())
+            end = offset
         if end:  # two hubs wrote it at once (issue 38)
             data = _undoubled(trace, data[:end])
             end = len(data)
@@ -383,15 +414,36 @@ class Replica:
             while written < len(data):
                 written += os.write(fd, data[written:])
         except OSError as exc:
-            log.error("replica %s: cannot append (%s); the line will be asked for again",
-                      g.path, exc.strerror or exc)
             try:
                 os.truncate(g.path, size)
             except OSError:
                 pass
+            self._disk(f"{exc.strerror or exc}", g.path)
             return False
         self._dirty.add(g)
+        if self.failing is not None:
+            self._disk(None, g.path)
         return True
+
+    def _disk(self, why: str | None, path: Path) -> None:
+        """A write refused (``why``) or taken again (None): logged and told once per change,
+        not once per line (a full disk wrote an error for every line received)."""
+        if why == self.failing:
+            return
+        if why is not None and self.failing is not None:  # another reason: still failing
+            self.failing = why
+            return
+        self.failing = why
+        if why is not None:
+            log.error("replica %s: cannot append (%s); the lines are asked for again once the "
+                      "disk takes them (quiet until then)", path, why)
+        else:
+            log.warning("replica %s: the disk takes the lines again", path)
+        for listener in self.disk_listeners:
+            try:
+                listener(why)
+            except Exception:
+                log.exception("disk listener failed")
 
     def defer(self) -> None:
         """From now until :meth:`flush`, appended lines are held and written then: one write

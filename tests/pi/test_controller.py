@@ -362,6 +362,17 @@ def test_an_action_not_handled_in_time_is_late(rig, monkeypatch: pytest.MonkeyPa
         asyncio.run(c.act(ArbiterRequest("start_clock")))
 
 
+def test_the_halls_trouble_is_on_the_header_instead_of_the_banner(rig) -> None:  # type: ignore[no-untyped-def]
+    """Issue 38: a broker certificate the board refuses is on its screen (the header, while no
+    game is in play), not only in its log; linked again, the banner is back."""
+    c, _, _, screen, _, _, _ = rig
+    c.set_pairing({"round": "3", "white": "Ann"}, "r3 Ann - ?")
+    c.set_hall_trouble("hall: certificate refused")
+    assert screen.shown[-1].title == "hall: certificate refused"
+    c.set_hall_trouble("")
+    assert screen.shown[-1].title == "r3 Ann - ?"
+
+
 def test_a_pairing_goes_into_the_next_games_start_line_and_the_header(rig) -> None:  # type: ignore[no-untyped-def]
     c, clock, time, screen, _, _, _ = rig
     c.set_pairing({"round": "3", "white": "Ann", "black": None}, "r3 Ann - ?")
