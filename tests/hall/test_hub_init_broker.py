@@ -113,6 +113,41 @@ def test_hall_made_by_root_starts_as_root(hall_dir: Path) -> None:
     assert (hall_dir / "hall" / "data" / "mosquitto.db").exists()  # its persistence written
 
 
+def test_hub_init_run_as_root_gives_the_broker_to_mosquitto(hall_dir: Path) -> None:
+    """`sudo damiera hub init` (issue 36): the broker never runs as root. Its password file,
+    key and data are Mosquitto's own user's (0600 kept), the configuration names that user,
+    and the broker started as root as written drops to it: the hub logs in (the broker read
+    the password file and its key as mosquitto) and the data it saves are mosquitto's."""
+    import sys
+    mosquitto = pwd.getpwnam("mosquitto")
+    port = free_port()
+    hall = hall_dir / "hall"
+    init = subprocess.run([sys.executable, "-m", "pi.cli", "hub", "init", "--boards", "2",
+                           "--dir", str(hall), "--host", "127.0.0.1", "--port", str(port)],
+                          cwd=Path(__file__).resolve().parents[2], capture_output=True,
+                          text=True, timeout=60)
+    assert init.returncode == 0, init.stderr
+    conf = (hall / "mosquitto.conf").read_text()
+    assert "\nuser mosquitto\n" in conf and "\nuser root\n" not in conf
+    for name, mode in (("passwd", 0o600), ("broker.key", 0o600)):
+        st = (hall / name).stat()
+        assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (
+            mosquitto.pw_uid, mosquitto.pw_gid, mode), name
+    assert (hall / "data").stat().st_uid == mosquitto.pw_uid
+    # the rest stays root's: the CA's key and the hub's and boards' configurations
+    assert all((hall / name).stat().st_uid == 0 for name in ("hall-ca.key", "hub.toml",
+                                                               "board-1.toml"))
+    assert start_as_written(hall / "mosquitto.conf", port, []) == "Success"
+    assert (hall / "data" / "mosquitto.db").stat().st_uid == mosquitto.pw_uid
+
+
+def test_hub_init_as_root_without_mosquittos_user_is_refused(hall_dir: Path) -> None:
+    """Run as root where Mosquitto (and its user) is not installed: one line saying so."""
+    from pi.hall.errors import HallInitError
+    with pytest.raises(HallInitError, match="install Mosquitto first"):
+        make_hall(2, hall_dir / "hall", host="127.0.0.1", broker_user="no-such-user-36")
+
+
 def test_hall_made_by_a_user_starts_as_that_user(hall_dir: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     # 'hub init' run by nobody: its files, its name in the configuration.
