@@ -264,6 +264,23 @@ switch_venv() {
     SWITCHED=1
 }
 
+# restart_or_roll_back PREVIOUS UNIT...: restarts the UNITs on the venv just switched to; if
+# they do not start (systemctl waits for their READY=1), $VENV goes back to PREVIOUS (when
+# there is one), they are restarted on it, and the run stops saying so.
+restart_or_roll_back() {
+    local previous=$1
+    shift
+    run systemctl restart "$@" && return 0
+    if [[ -z "$previous" ]]; then
+        die "$* did not start (journalctl -u $1)"
+    fi
+    run ln -sfn "$previous" "$VENV.new"
+    run mv -T "$VENV.new" "$VENV"
+    run systemctl restart "$@" || true
+    die "$* did not start on the new venv $NEW_VENV: back on $PREFIX/$previous" \
+        "(journalctl -u $1)"
+}
+
 # prune_venvs PREVIOUS: removes $PREFIX's venvs but the current one and PREVIOUS (the one
 # switched from, kept for a rollback: `ln -sfn PREVIOUS $VENV.new && mv -T $VENV.new $VENV`).
 prune_venvs() {
