@@ -142,8 +142,9 @@ packages_to_build() {
             fi
         fi
     fi
-    # Pillow has no armv7l wheel: built with the JPEG and zlib headers.
-    if [[ "$machine" == armv7l ]]; then
+    # Pillow has no 32-bit ARM wheel (armv7l; armv6l: a Pi 1 or Zero): built with the JPEG and
+    # zlib headers.
+    if [[ "$machine" == armv7l || "$machine" == armv6l ]]; then
         sources+=(pillow)
         BUILD_APT+=(libjpeg-dev zlib1g-dev)
     fi
