@@ -363,7 +363,6 @@ def test_the_installed_services_command_line_runs_the_simulated_board(tmp_path: 
     import sys
     import time
     config, state = tmp_path / "damiera.toml", tmp_path / "state"
-    import socket
     with socket.socket() as s:  # a free loopback port for its pages
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
