@@ -242,6 +242,8 @@ class Run:
     pss: float = float("nan")
     hwm: float = float("nan")
     throttled: str = "-"
+    #: while the games were played (periods, of which the quota ran out, seconds waited)
+    play: list[int | float] = field(default_factory=lambda: [0, 0, 0.0])
     load_before: str = ""
     load_after: str = ""
     events: int = 0
@@ -312,6 +314,7 @@ class Bench:
             controls = Controls(port, token)
             page = Page(port)
             time.sleep(1.0)  # the first frames, the game's files
+            before = self.quota.throttling() if self.quota is not None else None
             rng = random.Random(seed)
             variant = find_variant(VARIANT)
             ref = Board(None, variant)
@@ -333,6 +336,11 @@ class Bench:
                     time.sleep(gap)
                 ref.push(move)
             time.sleep(max(gap, 0.5))  # the last line's page
+            if self.quota is not None and before is not None:
+                after = self.quota.throttling()
+                run.play[0] += after.periods - before.periods
+                run.play[1] += after.throttled - before.throttled
+                run.play[2] += after.throttled_s - before.throttled_s
             arrivals = dict(page.arrivals)
             page.close()
             page = None
@@ -462,7 +470,9 @@ def table(runs: list[tuple[str, Run]]) -> str:
     row("idle CPU", [f"{r.idle_cpu * 100:.2f} % over {r.idle_wall:.0f} s" for _, r in runs])
     row("memory", [f"RSS {r.rss:.1f} MB, PSS {r.pss:.1f} MB (peak RSS {r.hwm:.1f})"
                    for _, r in runs])
-    row("quota ran out", [r.throttled for _, r in runs])
+    row("quota ran out (the whole run)", [r.throttled for _, r in runs])
+    row("quota ran out while the games were played",
+        [f"{r.play[1]} of {r.play[0]} periods, {r.play[2]:.2f} s waited" for _, r in runs])
     row("load (1/5/15 min) before → after", [f"{r.load_before} → {r.load_after}"
                                               for _, r in runs])
     return "\n".join(out)

@@ -111,7 +111,9 @@ def test_bench_daemon_cpu_runs_briefly_under_a_quota() -> None:
     assert re.search(r"^\| clock press → show\(\) \| [\d.]+ / [\d.]+ ms \(2\)", out, re.M)
     assert re.search(r"^\| sensor stable → journaled \| [\d.]+ / [\d.]+ ms \(\d+\)", out, re.M)
     assert re.search(r"^\| memory \| RSS [\d.]+ MB, PSS [\d.]+ MB", out, re.M)
-    assert re.search(r"^\| quota ran out \| \d+ of \d+ periods", out, re.M)
+    assert re.search(r"^\| quota ran out \(the whole run\) \| \d+ of \d+ periods", out, re.M)
+    assert re.search(r"^\| quota ran out while the games were played \| \d+ of \d+ periods",
+                     out, re.M)
 
 
 @needs_cgroup
