@@ -16,7 +16,8 @@ in reverse in ``finally``):
    commands, stamped on their own threads, arrive on the same queue, all through the one
    bridge into the loop (``pi.board.handoff.LoopInbox``);
 4. the heap frozen (``gc.freeze()``: a full collection of start-up objects cost 18–43 ms on one
-   event in the arbiter benchmark), READY=1 to systemd;
+   event in the arbiter benchmark) and the collector, off since the command line began
+   (``pi.cli.main``), on again; READY=1 to systemd;
 5. the board's loop (``BoardController.run``): the next input, or the controller's deadline
    (settle timer, flag fall, lampo countdown), or the next visible change of the running
    clock's face (a minute, a second or a tenth, COMP 3.6.2 h), or the watchdog's ping —
@@ -181,6 +182,7 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
             controller.listeners.append(hardware.serial_link.on_fed)
         gc.collect()
         gc.freeze()
+        gc.enable()  # off since the command line began (pi.cli.main); a no-op otherwise
         notifier.ready(controller.status)
         log.info("board ready: %s", controller.status)
         if parts.companion is not None:

@@ -40,10 +40,8 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from http.server import ThreadingHTTPServer
-from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.board import Board
 from engine.errors import InputError
@@ -54,6 +52,9 @@ from pi.drivers.bringup import (Bench, HostBench, PlantedFault, WatchView, map_w
 from pi.drivers.errors import BusUnavailableError
 from pi.drivers.probe import FAIL, OK, WARN, Finding, probe_chips, propose_wiring, worst
 from pi.drivers.wiring import Wiring, load_wiring
+
+if TYPE_CHECKING:  # the command line parses every command: their modules load when run
+    from http.server import ThreadingHTTPServer
 
 __all__ = ["add_hardware_parsers", "EXIT_OK", "EXIT_FAULT", "REPORTS_DIR", "fsync_latency",
            "terminal_language"]
@@ -148,6 +149,7 @@ def _bench(args: argparse.Namespace, wiring: Wiring | None, size: int = 8) -> Be
     faults = _faults(args, wiring.size if wiring is not None else size)
     if not args.simulate:
         return HostBench()
+    from importlib.metadata import entry_points
     for ep in entry_points(group="damiera", name="bench"):
         make = ep.load()
         bench: Bench = make(wiring=wiring, size=size, faults=faults)
@@ -311,7 +313,7 @@ def serve_watch(view: WatchView, host: str, port: int,
     the address cannot be taken."""
     import json
     import threading
-    from http.server import BaseHTTPRequestHandler
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     page = watch_page(language).encode()
 

@@ -23,7 +23,6 @@ import os
 import shlex
 import sys
 from functools import partial
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -186,8 +185,6 @@ def hall_options(config: Config, url: str | None, board: str | None, hall: str |
     in ``--mqtt``'s URL is taken, with a warning that ``ps`` shows it."""
     from dataclasses import replace
 
-    from pi.board.config import PASSWORD_VISIBLE, parse_mqtt_url, with_password_file
-    from pi.hall.protocol import SEGMENT
     number = config.board
     if board is not None:
         text = board.strip()
@@ -203,6 +200,9 @@ def hall_options(config: Config, url: str | None, board: str | None, hall: str |
         if password_file is not None:
             raise RunError("--mqtt-password-file needs --mqtt (or [mqtt] in the config)")
         return config
+    # the hall's modules loaded only for a board in a hall: off a lone board's start (issue 36)
+    from pi.board.config import PASSWORD_VISIBLE, parse_mqtt_url, with_password_file
+    from pi.hall.protocol import SEGMENT
     if url is not None:
         fresh = parse_mqtt_url(url, lambda problem: RunError(f"--mqtt: {problem}"))
         if fresh.password is not None:
@@ -259,6 +259,7 @@ def _game_time() -> Any:
 
 
 def _simulator() -> Any:
+    from importlib.metadata import entry_points  # ~10 ms of imports: only for --simulate
     found = entry_points(group="damiera", name="simulator")
     for ep in found:
         return ep.load()
