@@ -28,6 +28,7 @@ from pathlib import Path
 # sys.path)
 from issue8_scenarios import ISSUE8
 from issue16_scenarios import ISSUE16
+from issue35_seen_scenarios import ISSUE35_SEEN
 
 HERE = Path(__file__).parent
 BUTTONS = ("clock", "accomodo", "correct", "accept", "draw_offer", "draw_accept", "resign", "count",
@@ -264,7 +265,8 @@ EXISTING_EXTRAS: dict[tuple[str, str], dict[str, object]] = {
 def main() -> None:
     extras: dict[tuple[str, str], dict[str, object]] = dict(EXISTING_EXTRAS)
     scenarios = list(SCENARIOS)
-    for variant, name, overrides, script, moves, flags, result, extra in ISSUE8 + ISSUE16:
+    for variant, name, overrides, script, moves, flags, result, extra in (ISSUE8 + ISSUE16
+                                                                          + ISSUE35_SEEN):
         scenarios.append((variant, name, overrides, script, moves, flags, result))
         extras[variant, name] = extra
     seen: set[tuple[str, str]] = set()
