@@ -29,7 +29,8 @@ parentheses (``22-18 (!)``), other programs' ``[%…]`` comment commands (droppe
 names (``Bianco``, ``Nero``, ``Risultato``, ``Evento``, ``Luogo``, ``Data``, ``Turno``: the
 standard tags), a ``Variant`` tag (checked against ``GameType``), and a capture written short
 (``3x26``) that fits several legal captures taking different pieces: the one from which the rest
-of the game replays. Every move is replayed through the rules, so a game read is a game checked.
+of the game replays (a kept irregular move and its ``/FEN`` too: the position set must be one that
+move could have left). Every move is replayed through the rules, so a game read is a game checked.
 Reading is linear in the length of the text, and refuses a text over ``MAX_PDN_CHARS``.
 """
 
@@ -324,7 +325,8 @@ def _replay_game(gi: int, g: PdnGameText, variant: Variant | str | None) -> Game
                         game.play_notation(item[1])
                     except AmbiguousMoveError:  # a short capture: the rest of the game decides
                         candidates = game.board.move_candidates(item[1])
-                        game.play(_resolve(game.board, g.items, index, candidates))
+                        game.play(_resolve(game.board, g.items, index, candidates,
+                                           setup_after))
                 except (InvalidMoveError, IllegalMoveError):
                     if setup is None:
                         raise
@@ -410,11 +412,14 @@ def _setups_after(items: list[tuple[str, ...]]) -> list[str | None]:
 
 
 def _resolve(board: Board, items: list[tuple[str, ...]], index: int,
-             candidates: list[Move]) -> Move:
+             candidates: list[Move], setup_after: list[str | None]) -> Move:
     """The one of ``candidates`` (the legal readings of the short capture ``items[index]``) from
     which the moves that follow replay. The readings are followed side by side, move by move,
     until one is left (a later short capture may split a reading again); a ``/FEN`` setup or the
-    end of the game ends the search. Raises PdnError when no reading or several fit."""
+    end of the game ends the search. A move the rules do not allow, followed by a ``/FEN`` (a
+    kept irregularity, read as played: ``setup_after``), follows a reading whose pieces it
+    could have left as the ``/FEN`` shows them (:func:`_could_leave`). Raises PdnError when no
+    reading or several fit."""
     branches: list[tuple[Move, Board]] = []
     for c in candidates:
         b = board.copy(stack=False)
@@ -434,7 +439,11 @@ def _resolve(board: Board, items: list[tuple[str, ...]], index: int,
             try:
                 moves = b.move_candidates(text)
             except InputError:
-                continue  # this reading cannot be followed by the next move: it is not the one
+                setup = setup_after[j - 1]
+                if setup is not None and _could_leave(b, text, setup):
+                    following.append((root, b))  # a kept irregularity; the setup comes next
+                # else this reading cannot be followed by the next move: it is not the one
+                continue
             for k, m in enumerate(moves):
                 nb = b if k == len(moves) - 1 else b.copy(stack=False)
                 nb.push(m)
@@ -456,6 +465,27 @@ def _resolve(board: Board, items: list[tuple[str, ...]], index: int,
              else " and from ".join(m.notation(True, names) for m in kept.values()))
     raise UndecidedCaptureError(f"{excerpt(items[index][1])} may be {written}, and the rest of "
                                 f"the game does not tell which: it replays from {which}")
+
+
+def _could_leave(board: Board, text: str, fen: str) -> bool:
+    """Whether the move written ``text``, played on ``board`` against the rules and kept (IT
+    8.3, INT 5.7), may have left the position ``fen``: the piece on its first square moved to
+    its last, pieces removed perhaps (a capture made wrongly), none added, so every piece of
+    ``fen`` stands on ``board`` so moved, of its colour. False for a text or FEN that cannot be
+    read (the reading goes on as the game would: ``_replay_game`` refuses them)."""
+    g = board.variant.geometry
+    sep = "x" if "x" in text else ":" if ":" in text else "-"
+    try:
+        squares = [g.square(tok) for tok in text.split(sep)]
+        after = Board(fen, board.variant)
+    except InputError:
+        return False
+    colours = {n: p.color for n, p in board.pieces().items()}
+    moved = colours.pop(squares[0], None)
+    if moved is None:
+        return False
+    colours[squares[-1]] = moved
+    return all(colours.get(n) == p.color for n, p in after.pieces().items())
 
 
 def _as_played(game: Game, text: str) -> Move:

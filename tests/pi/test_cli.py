@@ -145,6 +145,18 @@ def test_pdn_archive_with_one_undecided_short_capture_keeps_the_other_games(
     assert len(read_pdn(r.stdout)) == 6  # the six other games, whole
 
 
+def test_pdn_championship_archive_with_short_captures() -> None:
+    # issue 35: every game the rest of it decides is printed; the one it cannot is named on
+    # stderr, and the status says the output is partial
+    path = ROOT / "tests" / "corpus" / "pdn" / "italian" / "championship.pdn"
+    r = run("pdn", "--variant", "italian", str(path))
+    assert r.returncode == 3, r.stderr
+    games = read_pdn(r.stdout)
+    assert [g.tags["Round"] for g in games] == ["1", "2", "3", "5"]
+    [line] = r.stderr.splitlines()
+    assert "left out: PDN game 4, move 9... (5x30)" in line and "Traceback" not in r.stderr
+
+
 def test_pdn_file_of_only_undecided_games_is_refused() -> None:
     r = run("pdn", str(ROOT / "tests" / "corpus" / "pdn" / "italian" /
                        "short_capture_several.pdn"))
