@@ -191,6 +191,37 @@ def test_numbers_of_five_thousand_digits_are_one_line(tmp_path: Path, config: st
     assert len(r.stderr.strip().splitlines()) == 1
 
 
+# 3,600 seconds behind five thousand zeros: a number of 3,600 written with 5,004 digits
+ZEROS_3600 = "0" * 5000 + "3600"
+
+
+@pytest.mark.parametrize("where", ["--time-control", "config", "trace", "pdn"])
+def test_a_time_control_of_thousands_of_digits_is_one_line(tmp_path: Path, where: str) -> None:
+    # issue 35: past Python's int-string limit a time control was a traceback, however small its
+    # value; every reader now refuses a TimeControl over 64 characters in one line, exit 2
+    state = ("--state-dir", str(tmp_path / "state"))
+    if where == "--time-control":
+        r = run("run", "--simulate", "--http", "off", "--time-control", ZEROS_3600, *state)
+    elif where == "config":
+        path = tmp_path / "damiera.toml"
+        path.write_text(f'time_control = "{ZEROS_3600}"\n', encoding="utf-8")
+        r = run("run", "--simulate", "--http", "off", "--config", str(path), *state)
+    elif where == "trace":
+        path = tmp_path / "game.jsonl"
+        path.write_text(json.dumps({"type": "start", "variant": "italian",
+                                    "time_control": ZEROS_3600}) + "\n"
+                        + json.dumps({"t": 1.0, "type": "end"}) + "\n", encoding="utf-8")
+        r = run("replay", str(path))
+    else:
+        path = tmp_path / "game.pdn"
+        path.write_text(f'[GameType "22"]\n[TimeControl "{ZEROS_3600}"]\n\n1. 22-18 *\n',
+                        encoding="utf-8")
+        r = run("pdn", str(path))
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "longer than 64 characters" in r.stderr and r.stdout == ""
+
+
 def test_a_move_number_of_26_digits_is_a_label(tmp_path: Path) -> None:
     # issue 16: move numbers are only labels; a 26-digit one was refused
     path = tmp_path / "game.pdn"
