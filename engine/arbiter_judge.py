@@ -565,7 +565,7 @@ class Judge:
         assert p is not None
         s.pending = None
         s.decide(t, p.flag_id, "corrected", "correction")
-        written = len(self._game.moves) > p.mark.moves
+        written = self._game.ply > p.mark.moves
         self._game.undo_to(p.mark)  # the irregular move leaves the transcript (IT 8.4)
         s.previous = p.previous
         if written:
