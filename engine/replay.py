@@ -444,8 +444,10 @@ class StreamedReport:
     def settle(self) -> None:
         """Write the moves settled since the last call; the game forgets them by batches."""
         arbiter = self._replay.arbiter
-        self._write_to(arbiter.settled_plies)
         game = arbiter.game
+        if game.ply - 1 <= self._written:
+            return  # nothing new can have settled (most lines: a touch, a press)
+        self._write_to(arbiter.settled_plies)
         held_written = self._written - (game.ply - len(game.moves))
         if held_written >= self._batch:
             game.forget(held_written)

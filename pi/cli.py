@@ -162,6 +162,27 @@ def _spool() -> tempfile.SpooledTemporaryFile[str]:
     return tempfile.SpooledTemporaryFile(max_size=4 * 1024 * 1024, mode="w+", encoding="utf-8")
 
 
+class _Gathered:
+    """Pieces of text handed to ``spool`` 64 kB at a time: a spool checks its size at every
+    write (a ``tell()``), which cost a third of ``damiera replay --json``'s time write by write."""
+
+    def __init__(self, spool: tempfile.SpooledTemporaryFile[str]) -> None:
+        self._spool = spool
+        self._parts: list[str] = []
+        self._size = 0
+
+    def write(self, text: str) -> None:
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size >= 65536:
+            self.flush()
+
+    def flush(self) -> None:
+        self._spool.write("".join(self._parts))
+        self._parts.clear()
+        self._size = 0
+
+
 def _cmd_replay(args: argparse.Namespace) -> int:
     from engine.replay import RAISE, Replay, StreamedReport
     from pi.hardware_cli import terminal_language
@@ -174,11 +195,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             with open(args.trace, encoding="utf-8") as fh:
                 replay = Replay.read(_capped_lines(fh), RAISE)
                 # the readable summary in the terminal's language (gettext's environment)
-                stream = StreamedReport(replay, "json" if args.json else "text", body.write,
-                                        pdn_body.write, language=terminal_language())
+                moves, pdn = _Gathered(body), _Gathered(pdn_body)
+                stream = StreamedReport(replay, "json" if args.json else "text", moves.write,
+                                        pdn.write, language=terminal_language())
                 for _ in replay:
                     stream.settle()
                 head, middle, tail = stream.finish()
+                moves.flush()
+                pdn.flush()
         except OSError as exc:
             return _fail(f"cannot read {args.trace}: {exc.strerror}")
         except UnicodeDecodeError:
