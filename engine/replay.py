@@ -15,9 +15,11 @@ or the *arbiter* raised on its event (a bug: a board contains it and goes on).
 Memory is bounded by what is kept: a replay holds its arbiter and the start line, nothing per
 line; lines are read from the iterable as they are fed, so a journal of any length streams.
 
-``replay_lines(lines)`` is ``damiera replay``: the :class:`Report` whose ``to_json()`` is exactly
-the TRACE.md object (keys ``moves``, ``flags``, ``fen``, ``result``, ``pdn``) and ``to_text()`` a
-readable summary with the article title of every flag.
+``replay_lines(lines)`` is ``damiera replay``'s report: the :class:`Report` whose ``to_json()`` is
+exactly the TRACE.md object (keys ``moves``, ``flags``, ``fen``, ``result``, ``pdn``) and
+``to_text()`` a readable summary with the article title of every flag. The command itself
+streams the same bytes (:class:`StreamedReport`: each move written out once settled, then
+forgotten by the game), so that the record of a trace of any length is never held whole.
 """
 
 from __future__ import annotations
