@@ -155,9 +155,10 @@ def with_time_control(config: Config, tag: str | None) -> Config:
     from dataclasses import replace
 
     from engine.errors import excerpt
-    from engine.timecontrol import parse_time_control_tag
-    if len(tag) > 64:  # as the config's time_control
-        raise RunError(f"--time-control: longer than 64 characters: {excerpt(tag)}")
+    from engine.timecontrol import MAX_TIME_CONTROL_CHARS, parse_time_control_tag
+    if len(tag) > MAX_TIME_CONTROL_CHARS:  # as the config's time_control
+        raise RunError(f"--time-control: longer than {MAX_TIME_CONTROL_CHARS} characters: "
+                       f"{excerpt(tag)}")
     try:
         control = parse_time_control_tag(tag)
     except InputError as exc:

@@ -28,7 +28,8 @@ from engine.board import Board
 from engine.errors import InputError
 from engine.events import GameStarted
 from engine.i18n import DEFAULT_LANGUAGE, LANGUAGES
-from engine.timecontrol import minimum_time_warnings, parse_time_control_tag
+from engine.timecontrol import (MAX_TIME_CONTROL_CHARS, minimum_time_warnings,
+                                parse_time_control_tag)
 from engine.trace import one_line_problem
 from engine.variants import find_variant
 from pi.board.errors import ConfigError
@@ -200,7 +201,7 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
         variant = find_variant(r.text("variant", "italian", limit=32) or "italian").name
     except InputError as exc:
         raise r.error("variant", str(exc)) from None
-    time_control = r.text("time_control", None, limit=64)
+    time_control = r.text("time_control", None, limit=MAX_TIME_CONTROL_CHARS)
     if time_control is not None:
         try:
             if parse_time_control_tag(time_control) is None:

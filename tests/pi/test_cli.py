@@ -145,6 +145,18 @@ def test_pdn_archive_with_one_undecided_short_capture_keeps_the_other_games(
     assert len(read_pdn(r.stdout)) == 6  # the six other games, whole
 
 
+def test_pdn_championship_archive_with_short_captures() -> None:
+    # issue 35: every game the rest of it decides is printed; the one it cannot is named on
+    # stderr, and the status says the output is partial
+    path = ROOT / "tests" / "corpus" / "pdn" / "italian" / "championship.pdn"
+    r = run("pdn", "--variant", "italian", str(path))
+    assert r.returncode == 3, r.stderr
+    games = read_pdn(r.stdout)
+    assert [g.tags["Round"] for g in games] == ["1", "2", "3", "5"]
+    [line] = r.stderr.splitlines()
+    assert "left out: PDN game 4, move 9... (5x30)" in line and "Traceback" not in r.stderr
+
+
 def test_pdn_file_of_only_undecided_games_is_refused() -> None:
     r = run("pdn", str(ROOT / "tests" / "corpus" / "pdn" / "italian" /
                        "short_capture_several.pdn"))
@@ -177,6 +189,37 @@ def test_numbers_of_five_thousand_digits_are_one_line(tmp_path: Path, config: st
     r = run(*args, "--state-dir", str(tmp_path / "state"))
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+# 3,600 seconds behind five thousand zeros: a number of 3,600 written with 5,004 digits
+ZEROS_3600 = "0" * 5000 + "3600"
+
+
+@pytest.mark.parametrize("where", ["--time-control", "config", "trace", "pdn"])
+def test_a_time_control_of_thousands_of_digits_is_one_line(tmp_path: Path, where: str) -> None:
+    # issue 35: past Python's int-string limit a time control was a traceback, however small its
+    # value; every reader now refuses a TimeControl over 64 characters in one line, exit 2
+    state = ("--state-dir", str(tmp_path / "state"))
+    if where == "--time-control":
+        r = run("run", "--simulate", "--http", "off", "--time-control", ZEROS_3600, *state)
+    elif where == "config":
+        path = tmp_path / "damiera.toml"
+        path.write_text(f'time_control = "{ZEROS_3600}"\n', encoding="utf-8")
+        r = run("run", "--simulate", "--http", "off", "--config", str(path), *state)
+    elif where == "trace":
+        path = tmp_path / "game.jsonl"
+        path.write_text(json.dumps({"type": "start", "variant": "italian",
+                                    "time_control": ZEROS_3600}) + "\n"
+                        + json.dumps({"t": 1.0, "type": "end"}) + "\n", encoding="utf-8")
+        r = run("replay", str(path))
+    else:
+        path = tmp_path / "game.pdn"
+        path.write_text(f'[GameType "22"]\n[TimeControl "{ZEROS_3600}"]\n\n1. 22-18 *\n',
+                        encoding="utf-8")
+        r = run("pdn", str(path))
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "longer than 64 characters" in r.stderr and r.stdout == ""
 
 
 def test_a_move_number_of_26_digits_is_a_label(tmp_path: Path) -> None:
