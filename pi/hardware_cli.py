@@ -83,7 +83,9 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
                        help="on the register-level fakes instead of /dev/i2c-*")
         p.add_argument("--fault", action="append", default=None, metavar="KIND:ARG",
                        help="with --simulate: plant a fault (missing-chip:0x21, swap:SQ,SQ, "
-                            "dead:SQ, stuck:SQ, chatter:SQ, bus-off); repeatable (default: none)")
+                            "dead:SQ, stuck:SQ, chatter:SQ, bus-off; SQ a square's name, b1, or "
+                            "with --variant its official number, 22; a square the wiring "
+                            "senses); repeatable (default: none)")
 
     def state_options(p: Any, what: str) -> None:
         p.add_argument("--state-dir", default=None, help=f"{what} (default: the config's "
@@ -138,14 +140,19 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
 
 # ---------------------------------------------------------------------------- helpers
 
-def _faults(args: argparse.Namespace, size: int) -> list[PlantedFault]:
+def _faults(args: argparse.Namespace, size: int, wiring: Wiring | None) -> list[PlantedFault]:
+    """``--fault``: squares by name, or by the variant's official numbers where the command
+    takes ``--variant`` (map, test); on a wiring, only squares a sensor is wired to."""
     if args.fault and not args.simulate:
         raise InputError("--fault needs --simulate")
-    return [parse_fault(text, size) for text in args.fault or ()]
+    name = getattr(args, "variant", None)
+    variant = find_variant(name) if isinstance(name, str) else None
+    wired = wiring.sensed_squares if wiring is not None else None
+    return [parse_fault(text, size, variant, wired) for text in args.fault or ()]
 
 
 def _bench(args: argparse.Namespace, wiring: Wiring | None, size: int = 8) -> Bench:
-    faults = _faults(args, wiring.size if wiring is not None else size)
+    faults = _faults(args, wiring.size if wiring is not None else size, wiring)
     if not args.simulate:
         return HostBench()
     for ep in entry_points(group="damiera", name="bench"):

@@ -134,8 +134,13 @@ class PlantedFault:
     address: int | None = None
 
 
-def parse_fault(text: str, size: int) -> PlantedFault:
-    """``KIND:ARG`` (see :data:`FAULT_KINDS`). Raises InputError (one line)."""
+def parse_fault(text: str, size: int, variant: Variant | None = None,
+                wired: frozenset[str] | None = None) -> PlantedFault:
+    """``KIND:ARG`` (see :data:`FAULT_KINDS`). A square is its name (``b1``) or, with the
+    ``variant``, its official number (``22``: the variant's numbering, the board as the wiring
+    sees it); with ``wired`` (the wiring's sensed squares) a square no sensor is wired to is
+    refused (a fault there would change nothing, and the test would pass). Raises InputError
+    (one line)."""
     kind, _, arg = text.partition(":")
     if kind not in FAULT_KINDS:
         raise InputError(f"--fault {text[:40]!r}: the kind is one of {', '.join(FAULT_KINDS)}")
@@ -151,17 +156,35 @@ def parse_fault(text: str, size: int) -> PlantedFault:
         if address not in EXPANDER_ADDRESSES:
             raise InputError(f"--fault {text[:40]!r}: an expander address 0x20..0x27")
         return PlantedFault(kind, address=address)
-    squares = tuple(arg.split(",")) if arg else ()
+    tokens = tuple(arg.split(",")) if arg else ()
     want = 2 if kind == "swap" else 1
+    squares = tuple(_fault_square(text, token, size, variant) for token in tokens)
     if len(squares) != want or len(set(squares)) != want:
         raise InputError(f"--fault {text[:40]!r}: {kind} takes "
                          + ("two different squares, SQ,SQ" if want == 2 else "one square"))
     for square in squares:
-        try:
-            parse_square(square, size)
-        except InputError as exc:
-            raise InputError(f"--fault {text[:40]!r}: {exc}") from None
+        if wired is not None and square not in wired:
+            raise InputError(f"--fault {text[:40]!r}: {square} has no sensor in the wiring "
+                             "(a fault there would change nothing)")
     return PlantedFault(kind, squares=squares)
+
+
+def _fault_square(text: str, token: str, size: int, variant: Variant | None) -> str:
+    """A ``--fault`` square: a name (``b1``), or an official number of ``variant``."""
+    token = token.strip()
+    if token.isascii() and token.isdigit():
+        if variant is None:
+            raise InputError(f"--fault {text[:40]!r}: a square by its number needs the "
+                             "variant (--variant); here give its name (b1)")
+        try:
+            return variant.geometry.algebraic(variant.geometry.square(token))
+        except InputError as exc:
+            raise InputError(f"--fault {text[:40]!r}: {exc} ({variant.name})") from None
+    try:
+        parse_square(token, size)
+    except InputError as exc:
+        raise InputError(f"--fault {text[:40]!r}: {exc}") from None
+    return token
 
 
 # ---------------------------------------------------------------------------- reading squares

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.board import Board
+from engine.errors import InputError
 from engine.i18n import translations
 from engine.variants import find_variant
 from hardware_mocks.bringup import SimulatedBench
@@ -181,13 +182,58 @@ def test_a_fault_on_a_square_without_a_sensor_is_bad_input(
         capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "hardware", "probe", "--simulate", "--wiring",
                        str(example_wiring("matrix_mcp23017_8x8")), "--fault", "stuck:d4")
-    assert code == 2 and "d4 has no sensor in" in err
+    assert code == 2 and "d4 has no sensor in" in err and len(err.strip().splitlines()) == 1
 
 
 def test_parse_fault() -> None:
     assert parse_fault("swap:a1,c1", 8) == PlantedFault("swap", ("a1", "c1"))
     assert parse_fault("missing-chip:0x21", 8) == PlantedFault("missing-chip", address=0x21)
     assert parse_fault("bus-off", 10) == PlantedFault("bus-off")
+
+
+def test_a_fault_takes_the_variants_official_numbers_and_only_wired_squares() -> None:
+    """Issue 37: ``--fault dead:22`` was refused (only ``b1``-style names), and a fault on a
+    square no sensor is wired to was planted and passed. A number is the variant's official one
+    (Italian 22 is not English 22); a square the wiring does not sense is refused, one line."""
+    italian, english = find_variant("italian"), find_variant("english")
+    assert parse_fault("dead:22", 8, italian).squares == (
+        italian.geometry.algebraic(22),)
+    assert parse_fault("dead:22", 8, english).squares == (english.geometry.algebraic(22),)
+    assert italian.geometry.algebraic(22) != english.geometry.algebraic(22)
+    assert parse_fault("swap:1,b1", 8, english).squares == (english.geometry.algebraic(1), "b1")
+    with pytest.raises(InputError, match="needs the variant"):
+        parse_fault("dead:22", 8)
+    with pytest.raises(InputError, match="no square 33"):
+        parse_fault("dead:33", 8, italian)
+    sensed = load_wiring(example_wiring("mcp23017_8x8")).sensed_squares
+    assert parse_fault("stuck:a2", 8, italian, sensed).squares == ("a2",)
+    with pytest.raises(InputError, match="a2 has no sensor in the wiring"):
+        parse_fault("stuck:a2", 8, italian, sensed - {"a2"})
+
+
+def _without_a2(tmp_path: Path) -> Path:
+    """The 8×8 example wiring with square a2's wire left off (its pin unused)."""
+    text = example_wiring("mcp23017_8x8").read_text()
+    assert text.count('"a2",') == 1
+    path = tmp_path / "no-a2.toml"
+    path.write_text(text.replace('"a2",', '"",'))
+    assert "a2" not in load_wiring(path).sensed_squares
+    return path
+
+
+def test_hardware_test_takes_a_fault_by_number_and_refuses_an_unwired_square(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    wiring = _without_a2(tmp_path)
+    code, _, err = run(capsys, "hardware", "test", "--simulate", "--wiring", str(wiring),
+                       "--variant", "italian", "--state-dir", str(tmp_path),
+                       "--fault", "dead:a2")
+    assert code == 2 and "a2 has no sensor in the wiring" in err
+    assert len(err.strip().splitlines()) == 1
+    code, out, err = run(capsys, "hardware", "test", "--simulate", "--wiring",
+                         str(example_wiring("mcp23017_8x8")), "--variant", "italian",
+                         "--state-dir", str(tmp_path), "--fault", "dead:22")
+    dead = find_variant("italian").geometry.algebraic(22)
+    assert code == 1 and any(dead in line for line in fails(out)), (out, err)
 
 
 # ---------------------------------------------------------------------------- map
