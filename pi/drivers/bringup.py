@@ -516,7 +516,8 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
                    language: str = DEFAULT_LANGUAGE) -> BoardTestReport:
     """The guided test of a wired board: the initial position ``expected`` (logical squares)
     set up and matched (IT 7.1, orientation IT 7.2 / INT 5.1); each dark square, in the
-    official numbering, lifted and put back (or put and lifted); dead, stuck, swapped and
+    official numbering, lifted and put back (or put and lifted), then each light square a
+    sensor is wired to, put and lifted; dead, stuck, swapped and
     chattering squares named; both clock buttons pressed; a test card on the OLED; the buzzer
     sounded. ``free``: the squares in any order, ticked off as they are seen closing and
     opening (swapped wires cannot be told then). Raises the drivers' BusUnavailableError when
@@ -579,12 +580,21 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
 
     dark = numbered_squares(size, variant.first_dark_file_even)
     dark_physical = {unrotate_square(s, rotation, size) for s in dark}
+    # every sensor wired is tested: the light squares' too (the parts list needs them to see a
+    # board turned the wrong way, IT 7.2), after the dark ones, by their names (issue 37)
+    light = [s for s in all_squares(size) if s not in dark
+             and unrotate_square(s, rotation, size) in wiring.sensed_squares]
+    labelled = [(f"{number} ({unrotate_square(s, rotation, size)})", s)
+                for number, s in enumerate(dark, start=1)]
+    labelled += [(unrotate_square(s, rotation, size), s)
+                 for s in sorted(light, key=square_sort_key)]
     unseen = board.unseen()
     shows: dict[str, str] = {}
     if free:
         _free_steps(bench, say, screen, sampler, report,
-                    [unrotate_square(s, rotation, size) for s in dark], unseen, chattering)
-    for number, logical in enumerate(() if free else dark, start=1):
+                    [unrotate_square(s, rotation, size) for _, s in labelled], unseen,
+                    chattering)
+    for label, logical in () if free else labelled:
         square = unrotate_square(logical, rotation, size)
         if square in unseen:
             report.squares[square] = "not tested"
@@ -600,8 +610,7 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
                        ("lift", N_("take the piece off {square}"))))
         verdict = "ok"
         for action, words in steps:
-            _ask(bench, say, screen, Request(action, words.format(square=f"{number} ({square})"),
-                                             (square,)))
+            _ask(bench, say, screen, Request(action, words.format(square=label), (square,)))
             after, chatter = sampler.wait_change(squares_now, bench.step_timeout)
             chattering |= chatter
             if square in chatter:
@@ -644,6 +653,12 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
     report.findings.append(Finding(OK if good == len(dark) else FAIL, N_("squares"),
                                    N_("{good} of {n} dark squares closed and opened "
                                       "cleanly").format(good=good, n=len(dark))))
+    if light:
+        light_physical = {unrotate_square(s, rotation, size) for s in light}
+        good = sum(1 for s, v in report.squares.items() if v == "ok" and s in light_physical)
+        report.findings.append(Finding(OK if good == len(light) else FAIL, N_("light squares"),
+                                       N_("{good} of {n} light squares closed and opened "
+                                          "cleanly").format(good=good, n=len(light))))
     report.findings += _test_buttons(bench, wiring, say, screen)
     report.findings += _test_card(device)
     report.findings += _test_buzzer(bench, wiring)

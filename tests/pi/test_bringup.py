@@ -341,6 +341,8 @@ def test_a_good_board_passes(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert code == 0
     assert "OK   set-up: the initial position matches (IT 7.1), orientation 0° (IT 7.2)" in lines
     assert "OK   squares: 32 of 32 dark squares closed and opened cleanly" in lines
+    # every sensor wired: the light squares too (issue 37)
+    assert "OK   light squares: 32 of 32 light squares closed and opened cleanly" in lines
     assert "OK   GPIO 5: white's clock button pressed" in lines
     assert "OK   GPIO 22: black's clock button pressed" in lines
     assert "OK   OLED: test card shown — check every edge and square by eye" in lines
@@ -353,7 +355,7 @@ def test_a_good_board_passes(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert data["verdict"] == "OK" and data["rotation"] == 0
     assert data["when"].endswith("+00:00") and reports[0].name.startswith(
         data["when"][:10].replace("-", ""))
-    assert len(data["squares"]) == 32 and set(data["squares"].values()) == {"ok"}
+    assert len(data["squares"]) == 64 and set(data["squares"].values()) == {"ok"}
     assert reports[1].read_text().startswith(f"board test of {MCP8} (italian) at {data['when']}: "
                                              "OK\n")
 
@@ -397,7 +399,8 @@ def test_each_fault_is_named(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                              faults: list[str], expected: list[str]) -> None:
     code, lines = _test(capsys, tmp_path, *faults)
     assert code == 1
-    assert [line for line in fails(lines) if not line.startswith("FAIL squares")] == expected
+    assert [line for line in fails(lines)
+            if not line.startswith(("FAIL squares", "FAIL light squares"))] == expected
     data = json.loads(next((tmp_path / "state" / "board-tests").glob("*.json")).read_text())
     assert data["verdict"] == "FAIL"
 
@@ -524,10 +527,11 @@ def test_the_free_test_ticks_squares_off(capsys: pytest.CaptureFixture[str], tmp
     for fault in faults:
         argv += ["--fault", fault]
     code, lines, _ = run(capsys, *argv)
-    assert [line for line in fails(lines) if not line.startswith("FAIL squares")] == expected
+    assert [line for line in fails(lines)
+            if not line.startswith(("FAIL squares", "FAIL light squares"))] == expected
     assert code == (1 if expected else 0)
     asked = "lift and put back, or put and lift, any square: "
-    assert lines[1] == asked + ("31 left" if faults == ["chatter:g4"] else "32 left")
+    assert lines[1] == asked + ("63 left" if faults == ["chatter:g4"] else "64 left")
 
 
 def test_the_free_test_ends_when_crossed_wires_tick_nothing(
@@ -538,3 +542,17 @@ def test_the_free_test_ends_when_crossed_wires_tick_nothing(
                          "--fault", "swap:b1,d1")
     assert code == 1
     assert "FAIL squares: 31 of 32 dark squares closed and opened cleanly" in lines
+
+
+@pytest.mark.parametrize("fault, verdict", [("dead:a1", "dead"), ("chatter:b8", "chattering")])
+def test_a_dead_or_chattering_light_square_fails_the_test(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, fault: str, verdict: str) -> None:
+    """Issue 37: ``hardware test`` passed a board whose light-square sensors were dead or
+    chattering ("32 of 32 dark squares"), though the parts list needs them to see a board
+    turned the wrong way. Every sensor wired is tested."""
+    code, lines = _test(capsys, tmp_path, fault)
+    assert code == 1
+    square = fault.split(":")[1]
+    assert any(line.startswith(f"FAIL {square}: {verdict}") for line in lines), lines
+    assert "FAIL light squares: 31 of 32 light squares closed and opened cleanly" in lines
+    assert "OK   squares: 32 of 32 dark squares closed and opened cleanly" in lines
