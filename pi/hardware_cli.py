@@ -115,6 +115,11 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
     s = cmds.add_parser("map", help="learn the wiring, one square at a time")
     s.add_argument("--variant", required=True, help=", ".join(VARIANTS))
     s.add_argument("--out", required=True, help="the wiring file to write")
+    s.add_argument("--interrupt", type=whole, default=None, metavar="GPIO",
+                   help="the BCM GPIO the expanders' INT is wired to (default: none written; "
+                        "the daemon then polls)")
+    s.add_argument("--buzzer", type=whole, default=None, metavar="GPIO",
+                   help="the BCM GPIO of the buzzer (default: none written)")
     common(s)
     s.set_defaults(func=cmd_map)
 
@@ -354,7 +359,9 @@ def cmd_map(args: argparse.Namespace) -> int:
     variant = find_variant(args.variant)
     bench = _bench(args, None, variant.size)
     try:
-        result = map_wiring(bench, variant, _say, language=terminal_language())
+        result = map_wiring(bench, variant, _say, language=terminal_language(),
+                            interrupt=_gpio("--interrupt", args.interrupt),
+                            buzzer=_gpio("--buzzer", args.buzzer))
     except (BusUnavailableError, OSError) as exc:
         return _bus_gone(exc)
     for finding in result.findings:
@@ -371,6 +378,13 @@ def cmd_map(args: argparse.Namespace) -> int:
                                                                  chips=len(result.chips)))]
     _print(findings[-1])
     return _summary(findings)
+
+
+def _gpio(option: str, value: int | None) -> int | None:
+    """A BCM GPIO of the header (2..27), or None. Raises InputError (one line)."""
+    if value is not None and not 2 <= value <= 27:
+        raise InputError(f"{option}: a BCM GPIO 2..27, got {value}")
+    return value
 
 
 def cmd_test(args: argparse.Namespace) -> int:
