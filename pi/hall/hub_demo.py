@@ -87,7 +87,10 @@ def _mosquitto() -> str:
 
 
 def _port_free(port: int) -> bool:
+    """No program listens on ``port``. SO_REUSEADDR as Mosquitto's own listener sets it: the
+    connections of a broker stopped a moment ago (TIME_WAIT) do not count, a listener does."""
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("", port))
         except OSError:
