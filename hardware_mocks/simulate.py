@@ -256,8 +256,10 @@ def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
         web_routes=_web_routes(sim, config, http), announce=announce, on_link=linked))
 
 
-#: The start line's keys that make a game the trace's own (TRACE.md): its rules and its players.
-_SAME_GAME_KEYS = ("variant", "fen", "clock", "time_control", "white", "black", "event", "round")
+#: The start line's keys that make a game the trace's own (TRACE.md): its rules, and, on a lone
+#: board, its players (in a hall the round's pairing names them, not the trace).
+_RULE_KEYS = ("variant", "fen", "clock", "time_control")
+_TAG_KEYS = ("white", "black", "event", "round")
 
 
 def _same_game(start: dict[str, Any], config: Config) -> bool:
@@ -266,7 +268,8 @@ def _same_game(start: dict[str, Any], config: Config) -> bool:
     mine = {"variant": config.variant, "fen": config.fen, "clock": config.clock,
             "time_control": config.time_control, "white": config.white, "black": config.black,
             "event": config.event, "round": config.round}
-    return all(start.get(key) == mine[key] for key in _SAME_GAME_KEYS)
+    keys = _RULE_KEYS if config.mqtt is not None else _RULE_KEYS + _TAG_KEYS
+    return all(start.get(key) == mine[key] for key in keys)
 
 
 def _who(start: dict[str, Any]) -> str:
