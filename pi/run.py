@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # built lazily: the hardware drivers are loaded only for a re
 log = logging.getLogger(__name__)
 
 __all__ = ["add_run_parser", "cmd_run", "run_board", "run_config", "hall_options", "DEFAULT_WIRING",
-           "DEFAULT_CONFIG", "announce", "with_time_control"]
+           "DEFAULT_CONFIG", "announce", "with_time_control", "check_clock_buttons"]
 
 DEFAULT_CONFIG = Path("/etc/damiera/damiera.toml")
 DEFAULT_WIRING = Path("/etc/damiera/wiring.toml")
@@ -124,6 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                              http_default=args.http is None and config.http is None,
                              announce=partial(announce, language=config.language)))
     wiring = load_wiring(args.wiring or DEFAULT_WIRING)
+    check_clock_buttons(config, wiring)
     root = resolve_state_dir(args.state_dir, config.state_dir)
     from pi.drivers.hardware import build_hardware
 
@@ -132,6 +133,23 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     return run_board(config, wiring, root, Parts(build=build, http=http,
                                                  announce=partial(announce, language=config.language)))
+
+
+def check_clock_buttons(config: Config, wiring: Wiring) -> None:
+    """A clocked game (``clock = true``: a move is completed by pressing the clock, COMP 4.5;
+    or a time control) needs both players' clock buttons in the wiring (``[buttons.white]
+    clock``, ``[buttons.black] clock``), or the serial link that brings a broadcast PC's
+    presses. Raises RunError (one line): the daemon started such a game on a board without
+    buttons without a word (issue 37), and no move could ever be completed."""
+    if not (config.clock or config.time_control) or wiring.serial is not None:
+        return
+    missing = [side for side in ("white", "black")
+               if "clock" not in wiring.buttons.get(side, {})]
+    if missing:
+        raise RunError(f"{wiring.source}: no clock button for {' and '.join(missing)} "
+                       f"([buttons.{missing[0]}] clock = GPIO): a clocked game (clock = true, "
+                       "COMP 4.5, or a time control) cannot be played; wire them and map them "
+                       "(damiera hardware map), or set clock = false without a time control")
 
 
 def announce(url: str, state_dir: Path, language: str = DEFAULT_LANGUAGE) -> None:

@@ -241,3 +241,28 @@ def test_replay_text_counts_plies_and_numbers_moves_as_the_pdn(
     assert "  ply   2  1... 11-15 " in out
     assert "  ply   4  3. 25-21 (6s)  {irregular move: IT 8.1.1}  [FEN " in out
     assert "move(s)" not in out
+
+
+def test_run_refuses_a_clocked_game_on_a_board_without_clock_buttons(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 37: the wiring ``hardware map`` wrote had no clock buttons, and the daemon started
+    a clocked game on it without a word (no move could be completed, COMP 4.5). ``run`` refuses
+    in one line, before the state directory is touched; without a clock (``clock = false``, no
+    time control) the same board is taken."""
+    from pi.drivers.wiring import example_wiring, load_wiring
+    from pi.run import RunError, check_clock_buttons
+    from pi.board.config import parse_config
+    text = example_wiring("mcp23017_8x8").read_text()
+    cut = text[:text.index("[buttons]")]
+    wiring_path = tmp_path / "mapped.toml"
+    wiring_path.write_text(cut)
+    state = tmp_path / "state"
+    assert main(["run", "--wiring", str(wiring_path), "--state-dir", str(state)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "no clock button for white and black" in err[0], err
+    assert not state.exists()
+    wiring = load_wiring(wiring_path)
+    check_clock_buttons(parse_config("clock = false\n"), wiring)  # nothing to press: taken
+    with pytest.raises(RunError):
+        check_clock_buttons(parse_config('clock = false\ntime_control = "300+3"\n'), wiring)
+    check_clock_buttons(parse_config(""), load_wiring(example_wiring("mcp23017_8x8")))
