@@ -213,10 +213,15 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
 
 
 def _web_routes(sim: Simulation, config: Config, http: tuple[str, int] | None) -> Any:
+    """``Parts.web_routes``: the simulator's controls, their module (and aiohttp) loaded when
+    the web server builds its routes — after READY=1, as on a board (``pi.daemon``)."""
     if http is None:
         return None
-    from hardware_mocks.sim_web import sim_routes  # aiohttp loaded only when the web is on
-    return sim_routes(sim, config.variant)
+
+    def routes(server: Any) -> Any:
+        from hardware_mocks.sim_web import sim_routes
+        return sim_routes(sim, config.variant)(server)
+    return routes
 
 
 def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
