@@ -47,12 +47,15 @@ class HallRig(Rig):
             self.loop = asyncio.get_running_loop()
             self.stop_event = asyncio.Event()
 
-            def got(server: Any) -> None:
+            def got(server: Any) -> None:  # the link is there before it (pi.daemon)
                 self.server = server
+                if self.link is not None:
+                    self._ready.set()
 
-            def linked(link: Any) -> None:  # after the web server: both are there
+            def linked(link: Any) -> None:
                 self.link = link
-                self._ready.set()
+                if self.server is not None:
+                    self._ready.set()
             parts = self.sim.parts(http=("127.0.0.1", 0), on_web=got, on_link=linked,
                                   web_routes=sim_routes(self.sim, self.config.variant))
             await run_daemon(self.config, wiring, self.state, parts, stop=self.stop_event)
