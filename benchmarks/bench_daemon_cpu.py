@@ -206,21 +206,6 @@ class Page:
         self.sock.close()
 
 
-class Controls:
-    """The simulator's controls with the arbiter's token, one kept-alive connection."""
-
-    def __init__(self, port: int, token: str) -> None:
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-
-    def post(self, path: str, body: dict[str, Any]) -> None:
-        self.conn.request("POST", path, body=json.dumps(body), headers=self.headers)
-        resp = self.conn.getresponse()
-        data = resp.read()
-        if resp.status != 200:
-            raise RuntimeError(f"{path} {body}: {resp.status} {data[:200]!r}")
-
-
 def pages_answer(port: int, since: float, deadline: float, found: list[float]) -> None:
     """Asks ``GET /`` every 20 ms until it is answered 200; appends the seconds since ``since``."""
     while now() < deadline:
@@ -320,6 +305,7 @@ class Bench:
             found: list[float] = []
             pages_answer(port, now(), now() + self.timeout, found)
             token = (state / "arbiter.token").read_text().strip()
+            from daemon_proc import Controls
             controls = Controls(port, token)
             page = Page(port)
             time.sleep(1.0)  # the first frames, the game's files

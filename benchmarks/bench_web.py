@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import http.client
 import json
 import os
 import queue
@@ -57,6 +56,7 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "web"))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # daemon_proc's Controls, imported by the driver
 
 
 # ---------------------------------------------------------------------- the daemon's process
@@ -335,31 +335,17 @@ def client_mode(port: int, n: int) -> int:
 
 # ---------------------------------------------------------------------- the driver
 
-class Controls:
-    """The simulator's HTTP controls (the arbiter's token), one kept-alive connection."""
-
-    def __init__(self, port: int, token: str) -> None:
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-
-    def post(self, path: str, body: dict[str, Any]) -> None:
-        self.conn.request("POST", path, body=json.dumps(body), headers=self.headers)
-        resp = self.conn.getresponse()
-        data = resp.read()
-        if resp.status != 200:
-            raise RuntimeError(f"{path}: {resp.status} {data[:200]!r}")
-
-
 def latency(n_clients: int, presses: int, profile: str | None = None,
             slow: float | None = None, where: str | None = None,
             client_procs: int = 1) -> dict[str, Any]:
+    from daemon_proc import Controls  # the driver's side only: the daemon's process never loads it
     with tempfile.TemporaryDirectory(dir=where) as tmp:
         daemon = Daemon(tmp, profile, slow)
         try:
             clients = Clients(daemon.port, n_clients, client_procs)
             if n_clients:
                 clients.start()
-            controls = Controls(daemon.port, daemon.token)
+            controls = Controls(daemon.port, daemon.token, timeout=10)
             daemon.stats()  # start-up and connections not counted
             for i in range(presses):
                 controls.post("/api/sim/button", {"name": "clock",

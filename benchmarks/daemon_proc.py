@@ -5,7 +5,9 @@ our own AF_UNIX datagram socket; its READY=1, CPU (/proc) and RSS."""
 
 from __future__ import annotations
 
+import http.client
 import importlib.util
+import json
 import logging
 import os
 import shutil
@@ -154,3 +156,20 @@ def start_runs(cmd_for: Any, work: Path, runs: int, resume_src: Path | None) -> 
 
 if __name__ == "__main__":
     sys.exit(child_main(sys.argv[1], sys.argv[2]))
+
+
+class Controls:
+    """The simulator's HTTP controls (``POST /api/sim/...``) with the arbiter's token, one
+    kept-alive connection (``bench_web``, ``bench_daemon_cpu``)."""
+
+    def __init__(self, port: int, token: str, timeout: float = 30) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+    def post(self, path: str, body: dict[str, Any]) -> None:
+        """Raises RuntimeError (the path, the body, the answer) unless it is 200."""
+        self.conn.request("POST", path, body=json.dumps(body), headers=self.headers)
+        resp = self.conn.getresponse()
+        data = resp.read()
+        if resp.status != 200:
+            raise RuntimeError(f"{path} {body}: {resp.status} {data[:200]!r}")
