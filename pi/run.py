@@ -100,17 +100,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
-    if (args.trace is not None or args.speed is not None) and not args.simulate:
-        raise RunError("--trace and --speed need --simulate")
+    config = hall_options(run_config(args.config), args.mqtt, args.board, args.hall)
+    # the config's `simulate = true` (the installed service on the simulated board) as --simulate
+    simulate = args.simulate or config.simulate
+    if (args.trace is not None or args.speed is not None) and not simulate:
+        raise RunError("--trace and --speed need --simulate (or simulate = true in the config)")
     if args.speed is not None and args.trace is None:
         raise RunError("--speed needs --trace (it paces the trace's events; a game played on "
                        "/simulator runs in real time)")
     if args.time_control is not None and args.trace is not None:
         raise RunError("--time-control and --trace: the trace's start line sets its time control")
-    config = hall_options(run_config(args.config), args.mqtt, args.board, args.hall)
     config = with_time_control(config, args.time_control)
-    http = _http(args.http, config, args.simulate)
-    if args.simulate:
+    http = _http(args.http, config, simulate)
+    if simulate:
         simulator = _simulator()
         return int(simulator(config=config, wiring_path=args.wiring, state_dir=args.state_dir,
                              trace=args.trace, speed=args.speed or "1", http=http,

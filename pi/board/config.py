@@ -46,7 +46,7 @@ _EXCERPT = 40
 _MAX_HTTP = 300          # characters of an http = "host:port"
 _TOP_KEYS = frozenset({"variant", "clock", "time_control", "settle", "transcribed", "fen", "event",
                        "site", "round", "board", "white", "black", "state_dir", "http", "mqtt",
-                       "broadcast_delay", "language", "speech"})
+                       "broadcast_delay", "language", "speech", "simulate"})
 _MQTT_KEYS = frozenset({"url", "hall", "board", "ca", "password_credential", "key",
                         "key_credential"})
 _SPEECH_KEYS = frozenset({"enabled", "voice", "rate", "volume", "output"})
@@ -133,6 +133,10 @@ class Config:
     #: The language of the board's screen and terminal, one of ``engine.i18n.LANGUAGES``
     #: ("en", "it"); the web pages follow each viewer's browser instead.
     language: str = DEFAULT_LANGUAGE
+    #: ``simulate = true``: ``damiera run`` plays on the simulated board (as ``--simulate``:
+    #: fake I2C bus, gpiozero MockFactory, luma dummy OLED), e.g. a demo board or a kiosk run by
+    #: the installed service, whose command line is the unit's.
+    simulate: bool = False
 
     def game_started(self) -> GameStarted:
         """The start of a game under this configuration, as the arbiter takes it."""
@@ -223,7 +227,7 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
         state_dir=(base or Path.cwd()) / state_dir if state_dir is not None else None,
         http=_http(r), mqtt=_mqtt(r, board, base),
         broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0), language=language,
-        speech=_speech(r, base, language))
+        speech=_speech(r, base, language), simulate=r.boolean("simulate", False))
 
 
 def _speech(r: TomlReader, base: Path | None, language: str) -> SpeechSpec:

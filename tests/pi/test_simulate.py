@@ -332,3 +332,56 @@ def test_without_a_trace_the_board_waits_set_up_until_sigterm(tmp_path: Path) ->
     assert [x["type"] for x in lines[:2]] == ["start", "snapshot"]
     assert len(lines[1]["occupied"]) == 24
     assert not (journal.parent / "finished").exists()
+
+
+def test_the_configs_simulate_key_plays_a_trace_on_the_simulated_board(tmp_path: Path) -> None:
+    """``simulate = true`` in damiera.toml is ``--simulate``: ``damiera run --config X --trace
+    T --speed max`` without the option plays the sample game on the simulated board to its
+    result, as with it."""
+    config = tmp_path / "damiera.toml"
+    config.write_text("simulate = true\n")
+    sample = ROOT / "pi" / "samples" / "italian_sample.jsonl"
+    assert cli(["run", "--config", str(config), "--state-dir", str(tmp_path / "state"),
+                "--trace", str(sample), "--speed", "max", "--http", "off", "--quiet"]) == 0
+    journal = next((tmp_path / "state").glob("games/*/trace.jsonl"))
+    assert transcript(journal) == transcript(sample)
+    # without the key (nor --simulate) the trace is refused: the key is what made it simulated
+    config.write_text("simulate = false\n")
+    assert cli(["run", "--config", str(config), "--trace", str(sample), "--quiet"]) == 2
+
+
+def test_the_installed_services_command_line_runs_the_simulated_board(tmp_path: Path) -> None:
+    """The unit's command line, ``damiera run --config … --wiring … --state-dir …``, with
+    ``simulate = true`` in the config: the daemon starts on the simulated board (the wiring
+    file's board, its pieces set up: there is no /dev/i2c-1 here) and waits for the players;
+    SIGTERM stops it cleanly. How a demo board, a kiosk or the container test runs the
+    installed service (docs/board-builder.md)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    config, state = tmp_path / "damiera.toml", tmp_path / "state"
+    import socket
+    with socket.socket() as s:  # a free loopback port for its pages
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config.write_text(f'simulate = true\nhttp = "127.0.0.1:{port}"\n')
+    wiring = ROOT / "pi" / "drivers" / "wiring" / "mcp23017_8x8.toml"
+    log = tmp_path / "damiera.err"
+    with open(log, "ab") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "pi.cli", "run", "--config", str(config),
+                                 "--wiring", str(wiring), "--state-dir", str(state)], cwd=ROOT,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not list(state.glob("games/*/trace.jsonl")):
+            time.sleep(0.05)
+        time.sleep(0.3)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=20) == 0, log.read_text(errors="replace")
+    journal = next(state.glob("games/*/trace.jsonl"))
+    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    assert [x["type"] for x in lines[:2]] == ["start", "snapshot"]
+    assert len(lines[1]["occupied"]) == 24
