@@ -10,12 +10,13 @@
 # - updates apt's lists and installs python3-venv (and on 32-bit Raspberry Pi OS the compiler and
 #   headers that build Pillow, as on a board);
 # - creates the system user `damiera-hub` (no other groups: the hub needs no device);
-# - creates the virtualenv /opt/damiera/venv as install-pi.sh does on a board: the versions and
-#   files of systemd/requirements-pi.txt but the GPIO backends (lgpio, RPi.GPIO: the hub drives
-#   no pin), each with its SHA-256 (pip --require-hashes refuses anything else); only wheels
-#   are installed as root, what is built from source is fetched and built by `damiera-hub`
-#   (no root, no new privileges) while the hub's services are stopped. Not on a board's Pi:
-#   the venv is the board's, and would lose its GPIO backends;
+# - builds its own virtualenv, /opt/damiera-hub/venv-<stamp> (a board on the same machine has
+#   /opt/damiera/venv), beside the one the hub runs, as install-pi.sh does on a board: the
+#   versions and files of systemd/requirements-pi.txt but the GPIO backends (lgpio, RPi.GPIO:
+#   the hub drives no pin), each with its SHA-256 (pip --require-hashes refuses anything else);
+#   only wheels are installed as root, what is built from source is fetched and built by
+#   `damiera-hub` (no root, no new privileges); it must pass `pip check` and import damiera
+#   before the running services are touched (a failure leaves them as they were);
 # - copies DIR/hub.toml to /etc/damiera-hub/hub.toml, root:damiera-hub 0640 (it holds the hub's
 #   broker password and the boards' signing keys: readable by the services, not by every user),
 #   replacing it each run (the hall's folder is the source of truth), and the CA hub.toml names
@@ -29,9 +30,11 @@
 # - one process: installs systemd/damiera-hub.service and its drop-ins, and disables the units
 #   of a hub of shares; N shares: installs damiera-hub@.service (damiera-hub@K-N.service for
 #   K = 0 … N-1) and damiera-front.service with their drop-ins, and disables damiera-hub.service
-#   and the shares of another N; enables the hub's units and (unless --no-start) (re)starts them.
+#   and the shares of another N; points /opt/damiera-hub/venv at the new venv (one rename);
+#   enables the hub's units and (unless --no-start) (re)starts them; keeps the venv before (for
+#   a rollback) and removes older ones.
 #
-# Running it again upgrades damiera in the venv from the checkout and restarts the services.
+# Running it again upgrades damiera from the checkout, in a new venv, and restarts the services.
 # The broker is not installed here: it runs from DIR/mosquitto.conf (docs/organiser.md).
 # --dry-run prints the commands and the files it would write instead (no root needed).
 set -euo pipefail
@@ -40,6 +43,9 @@ set -euo pipefail
 # START, DRY_RUN: shared with install-pi.sh.
 # shellcheck source-path=SCRIPTDIR source=install-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/install-lib.sh"
+# The hub's own venv: a board on the same machine keeps /opt/damiera/venv, and neither
+# installer rebuilds the other's under its running service.
+set_prefix /opt/damiera-hub
 
 CONF=/etc/damiera-hub
 STATE=/var/lib/damiera-hub
@@ -105,7 +111,7 @@ check_networks
 check_checkout systemd/damiera-hub.service systemd/damiera-hub@.service \
     systemd/damiera-front.service
 check_root
-check_python "Debian 12 has 3.11, Ubuntu 24.04 has 3.12"
+check_python "Debian 12 has 3.11, Ubuntu 24.04 3.12, Debian 13 3.13"  # PY_VERSION, PY_MACHINE
 read_out="$(python3 -c "$READ_HUB_TOML" "$HALL/hub.toml" 2>&1)" || die "$HALL/hub.toml: $read_out"
 mapfile -t facts <<< "$read_out"
 SHARES="${facts[0]}"
@@ -134,19 +140,19 @@ mapfile -t INSTANCES < <(hub_instances | sort -u)
 # The hub drives no GPIO: the lock's two backends (the board's `pi` extra; RPi.GPIO has no
 # wheel) are left out of its venv, so a 64-bit PC builds nothing and needs no compiler.
 LOCK_WITHOUT=(lgpio rpi-gpio)
-packages_to_build  # FROM_SOURCE (:none: on a 64-bit PC), BUILD_HEADERS
-APT_PACKAGES=(python3-venv)
-if [[ "$FROM_SOURCE" != :none: ]]; then
-    APT_PACKAGES+=(python3-dev gcc "${BUILD_HEADERS[@]}")
-fi
-echo "== packages (venv; built from source here: $FROM_SOURCE)"
 run apt-get update
+# FROM_SOURCE (:none: on a 64-bit PC or Pi; Pillow on armv7l), BUILD_APT, BUILD_ENV
+packages_to_build "$PY_VERSION" "$PY_MACHINE"
+APT_PACKAGES=(python3-venv "${BUILD_APT[@]}")
+echo "== packages (Python $PY_VERSION on $PY_MACHINE; built from source: $FROM_SOURCE)"
 run apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
 
 echo "== user $USER_NAME"
 make_user "$USER_NAME" "$STATE"
 
-build_venv "$USER_NAME" damiera-hub.service damiera-front.service "${INSTANCES[@]}"
+# Beside the venv the services run, which they keep running until the restart below.
+PREVIOUS="$(current_venv)"
+build_venv "$USER_NAME"
 
 echo "== configuration $CONF"
 run install -d -m 0755 "$CONF"
@@ -211,6 +217,7 @@ else
         [[ " ${UNITS[*]} " == *" $unit "* ]] || OLD_UNITS+=("$unit")
     done
 fi
+switch_venv
 run systemctl daemon-reload
 for unit in "${OLD_UNITS[@]}"; do
     if systemctl is-enabled --quiet "$unit" 2>/dev/null \
@@ -224,6 +231,11 @@ if [[ $START -eq 1 ]]; then
     echo "started: $SEE"
 else
     echo "not started (--no-start): systemctl start ${UNITS[*]}"
+fi
+prune_venvs "$PREVIOUS"
+if [[ -n "$PREVIOUS" ]]; then
+    echo "the venv before: $PREFIX/$PREVIOUS (back to it: sudo ln -sfn $PREVIOUS $VENV.new &&" \
+        "sudo mv -T $VENV.new $VENV, then restart the hub's units)"
 fi
 echo "the arbiter's token (the console, /arbiter):" \
     "sudo -u $USER_NAME $VENV/bin/damiera token --state-dir $STATE"

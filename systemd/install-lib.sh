@@ -1,15 +1,18 @@
 # shellcheck shell=bash
 # What systemd/install-pi.sh (a board) and systemd/install-hub.sh (the hall's hub) share, sourced
 # by both, never run: their options' common state, errors as one line on stderr with exit 2,
-# --dry-run's printing, the checks, what is built from source, the virtualenv /opt/damiera/venv
-# built from the hash-checked locks with nothing built as root, the hall's network drop-in.
-# On a machine with a board and the hub, both use the one venv.
+# --dry-run's printing, the checks, what is built from source, the virtualenv (the board's
+# /opt/damiera/venv, the hub's /opt/damiera-hub/venv: each its own, so that neither installer
+# rebuilds the other's under its running service) built from the hash-checked locks beside the
+# running one with nothing built as root, and switched to once it works; the hall's network
+# drop-in.
 
 # The script that sourced this file (its name starts its error lines).
 SCRIPT="${BASH_SOURCE[1]}"
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PREFIX=/opt/damiera
-VENV="$PREFIX/venv"
+# The venv's home, set by the sourcing script (set_prefix).
+PREFIX=""
+VENV=""
 # shellcheck disable=SC2034  # the sourcing scripts' (as START below)
 UNIT_DIR=/etc/systemd/system
 # The only index, whatever /etc/pip.conf says (Raspberry Pi OS adds piwheels): the locks hold
@@ -24,6 +27,12 @@ LOCK_WITHOUT=()
 # shellcheck disable=SC2034
 START=1
 DRY_RUN=0
+
+# set_prefix DIR: the venv is DIR/venv (a symlink to DIR/venv-<stamp>).
+set_prefix() {
+    PREFIX=$1
+    VENV="$PREFIX/venv"
+}
 
 die() {
     echo "${SCRIPT##*/}: $*" >&2
@@ -82,27 +91,64 @@ check_root() {
     fi
 }
 
-# check_python HINT: python3 is 3.11 or later (tomllib; the locks are for 3.11).
+# check_python HINT: python3 is 3.11 or later (tomllib); PY_VERSION (3.11, 3.13 …) and
+# PY_MACHINE, the machine its packages are for: aarch64, armv7l (32-bit Raspberry Pi OS, even
+# on a 64-bit kernel, where uname says aarch64), x86_64 …
 check_python() {
     python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
         || die "damiera needs Python 3.11 or later ($1)"
+    # shellcheck disable=SC2034  # the sourcing script's packages_to_build
+    PY_VERSION="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+    # shellcheck disable=SC2034
+    PY_MACHINE="$(python3 -c 'import platform, struct
+machine, bits = platform.machine(), struct.calcsize("P") * 8
+print({("aarch64", 32): "armv7l", ("armv8l", 32): "armv7l", ("armv7l", 32): "armv7l",
+       ("x86_64", 32): "i686"}.get((machine, bits), machine))')"
 }
 
-# packages_to_build [gpio]: FROM_SOURCE, the packages pip builds from source here (PyPI has no
-# wheel for them; `:none:` for none), and BUILD_HEADERS, the apt packages their build needs
-# besides python3-dev and gcc. `gpio`: the lock's GPIO backends are installed (a board: RPi.GPIO
-# is built); without, they are left out of it (the hub: see LOCK_WITHOUT).
+# has_apt_package NAME: apt has a version of NAME to install (its lists updated first).
+has_apt_package() {
+    local candidate
+    candidate="$(apt-cache policy "$1" 2>/dev/null | awk '$1 == "Candidate:" { print $2 }')"
+    [[ -n "$candidate" && "$candidate" != "(none)" ]]
+}
+
+# packages_to_build VERSION MACHINE [gpio]: what pip builds from source for Python VERSION on
+# MACHINE, because PyPI has no wheel of the locked version for it (tests/pi/test_pi_wheels.py
+# checks this against PyPI's files, systemd/files-pi.txt):
+# - FROM_SOURCE: the packages, comma-separated (`:none:` for none);
+# - BUILD_APT: the apt packages their build needs (none when nothing is built);
+# - BUILD_ENV: the build's environment (VAR=value words).
+# `gpio`: the lock's GPIO backends are installed (a board); without, they are left out (the
+# hub: see LOCK_WITHOUT). Run after `apt-get update` (lgpio asks apt for liblgpio-dev).
 packages_to_build() {
-    local sources=()
-    [[ "${1:-}" != gpio ]] || sources+=(rpi-gpio)
-    # shellcheck disable=SC2034  # the sourcing script's apt-get install
-    BUILD_HEADERS=()
-    # On 32-bit Raspberry Pi OS also Pillow (which needs the JPEG and zlib headers). It may run
-    # a 64-bit kernel (uname says aarch64): ask Python.
-    if [[ "$(python3 -c 'import struct; print(struct.calcsize("P") * 8)')" == 32 ]]; then
+    local version=$1 machine=$2 sources=() minor
+    minor="${version#*.}"
+    BUILD_APT=()
+    BUILD_ENV=()
+    if [[ "${3:-}" == gpio && ( "$machine" == aarch64 || "$machine" == armv7l ) ]]; then
+        # RPi.GPIO: sources only, for every Python.
+        sources+=(rpi-gpio)
+        # lgpio 0.2.2.0 has wheels up to Python 3.12. Its source is SWIG's: linked against the
+        # system's liblgpio where the OS has it (Raspberry Pi OS), else (PYPI=1) with the C
+        # library it bundles built in (Debian has no liblgpio).
+        if ((minor >= 13)); then
+            sources+=(lgpio)
+            BUILD_APT+=(swig)
+            if has_apt_package liblgpio-dev; then
+                BUILD_APT+=(liblgpio-dev)
+            else
+                BUILD_ENV+=(PYPI=1)
+            fi
+        fi
+    fi
+    # Pillow has no armv7l wheel: built with the JPEG and zlib headers.
+    if [[ "$machine" == armv7l ]]; then
         sources+=(pillow)
-        # shellcheck disable=SC2034
-        BUILD_HEADERS=(libjpeg-dev zlib1g-dev)
+        BUILD_APT+=(libjpeg-dev zlib1g-dev)
+    fi
+    if [[ ${#sources[@]} -gt 0 ]]; then
+        BUILD_APT=(python3-dev gcc "${BUILD_APT[@]}")
     fi
     FROM_SOURCE="$(IFS=,; echo "${sources[*]:-:none:}")"
 }
@@ -124,29 +170,55 @@ make_user() {
     fi
 }
 
-# build_venv USER UNIT...: $VENV made afresh with exactly the locks' files, the packages without
-# a wheel built by USER, the UNITs (USER's services) stopped first if they run.
+# What the new venv must import, as the service's user, before it is switched to: damiera's
+# modules and every compiled dependency (Pillow, aiohttp's, lgpio where it is installed).
+# RPi.GPIO is only looked for: it refuses to be imported on anything but a Pi 1-4.
+IMPORT_CHECK='
+import importlib.util
+import aiohttp, fpdf, gpiozero, luma.oled.device, paho.mqtt.client, PIL.Image, serial, smbus2
+import pi.cli, pi.run, pi.daemon, pi.hall.hub, pi.web.server
+if importlib.util.find_spec("lgpio") is not None:
+    import lgpio
+'
+
+# The venv the sourcing script's services run: $VENV, a symlink to the versioned folder
+# $PREFIX/venv-<stamp> (a venv cannot be moved: its scripts name its Python by path).
+# build_venv makes a new one beside the running one; switch_venv points $VENV at it.
+NEW_VENV=""
+SWITCHED=0
+BUILD=""
+
+# Removes what a run that did not get to switch_venv leaves: the build folder, the new venv.
+cleanup_build() {
+    [[ -z "$BUILD" || $DRY_RUN -eq 1 ]] || rm -rf "$BUILD"
+    if [[ -n "$NEW_VENV" && $SWITCHED -eq 0 && $DRY_RUN -eq 0 ]]; then
+        rm -rf "$NEW_VENV"
+        echo "${SCRIPT##*/}: stopped before switching; $VENV is as it was" >&2
+    fi
+}
+
+# build_venv USER: NEW_VENV, a new venv $PREFIX/venv-<stamp> made with exactly the locks' files,
+# the packages without a wheel built by USER, checked (pip check, IMPORT_CHECK as USER); the
+# running services and $VENV are not touched. A failure on the way removes it (cleanup_build).
 build_venv() {
-    local user=$1 unit
-    shift
-    echo "== virtualenv $VENV (systemd/requirements-*.txt: pinned, hash-checked)"
-    # Made afresh each time (--clear): root never starts a Python whose site-packages hold what an
-    # earlier run built as `$user` (a .pth file there would run as root).
-    for unit in "$@"; do
-        if systemctl is-active --quiet "$unit" 2>/dev/null; then
-            run systemctl stop "$unit"
-        fi
-    done
+    local user=$1 stamp
+    stamp="$(date -u +%Y%m%d-%H%M%S)"
+    NEW_VENV="$PREFIX/venv-$stamp"
+    echo "== virtualenv $NEW_VENV (systemd/requirements-*.txt: pinned, hash-checked)"
+    [[ ! -e "$NEW_VENV" ]] || die "$NEW_VENV exists already (another run of the installer?)"
+    trap cleanup_build EXIT
     run install -d -m 0755 "$PREFIX"
-    run python3 -m venv --clear "$VENV"
+    # A new folder each time: root never starts a Python whose site-packages hold what an
+    # earlier run built as `$user` (a .pth file there would run as root).
+    run python3 -m venv "$NEW_VENV"
     # pip is the one python3-venv brings (Debian's, updated by apt), not upgraded from PyPI.
     local PIP_ENV=(PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1)
-    local PIP=(env "${PIP_ENV[@]}" "$VENV/bin/python" -m pip)
+    local PIP=(env "${PIP_ENV[@]}" "$NEW_VENV/bin/python" -m pip)
     local AS_USER=(setpriv --reuid="$user" --regid="$user" --clear-groups --no-new-privs)
     # The venv runs the Python that made it: one in a home folder (pyenv's, first on root's PATH
     # outside sudo) cannot be run by the service's user.
-    run "${AS_USER[@]}" env "$VENV/bin/python" -c "" 2>/dev/null \
-        || die "the service's user $user cannot run $VENV/bin/python (made from" \
+    run "${AS_USER[@]}" env "$NEW_VENV/bin/python" -c "" 2>/dev/null \
+        || die "the service's user $user cannot run $NEW_VENV/bin/python (made from" \
             "$(command -v python3), which it cannot reach): run it with sudo, or with the" \
             "system's python3 first on PATH"
     # The tools that build the packages without a wheel: wheels only, so nothing runs as root.
@@ -155,13 +227,12 @@ build_venv() {
     # damiera itself, from this checkout (root's own files), with the locked setuptools.
     run "${PIP[@]}" install --quiet --no-index --no-deps --no-build-isolation "$SRC"
     # Everything else is fetched and built by the service's user with no way to gain
-    # privileges, in a fresh folder, while its services are stopped (no process of that user
-    # runs to tamper).
+    # privileges, in a fresh folder of /tmp, which the user's running services cannot reach
+    # (their units' PrivateTmp=yes; ProtectSystem=strict keeps them out of $PREFIX).
     if [[ $DRY_RUN -eq 1 ]]; then
         BUILD=/tmp/damiera-build.XXXXXX
     else
         BUILD="$(mktemp -d /tmp/damiera-build.XXXXXX)"
-        trap 'rm -rf "$BUILD"' EXIT
     fi
     if [[ ${#LOCK_WITHOUT[@]} -eq 0 ]]; then
         run install -m 0644 "$SRC/systemd/requirements-pi.txt" "$BUILD/requirements-pi.txt"
@@ -169,13 +240,49 @@ build_venv() {
         put_file 0644 root:root "$BUILD/requirements-pi.txt" "$(lock_without "${LOCK_WITHOUT[@]}")"
     fi
     run chown "$user:$user" "$BUILD"
-    run "${AS_USER[@]}" env HOME="$BUILD" "${PIP_ENV[@]}" "$VENV/bin/python" -m pip wheel \
-        --quiet --require-hashes --no-build-isolation --only-binary=:all: \
-        --no-binary="$FROM_SOURCE" --index-url "$INDEX" --wheel-dir "$BUILD/wheels" \
-        -r "$BUILD/requirements-pi.txt"
+    run "${AS_USER[@]}" env HOME="$BUILD" "${PIP_ENV[@]}" "${BUILD_ENV[@]}" \
+        "$NEW_VENV/bin/python" -m pip wheel --quiet --require-hashes --no-build-isolation \
+        --only-binary=:all: --no-binary="$FROM_SOURCE" --index-url "$INDEX" \
+        --wheel-dir "$BUILD/wheels" -r "$BUILD/requirements-pi.txt"
     # The last run of the venv's Python as root: the code just installed is not run by it.
     run "${PIP[@]}" install --quiet --no-index --no-deps "$BUILD"/wheels/*.whl
-    run "${AS_USER[@]}" env HOME="$BUILD" "${PIP_ENV[@]}" "$VENV/bin/python" -m pip check
+    run "${AS_USER[@]}" env HOME="$BUILD" "${PIP_ENV[@]}" "$NEW_VENV/bin/python" -m pip check
+    # -I: the checkout (the working folder) is not on its path; the venv's damiera is imported.
+    run "${AS_USER[@]}" env HOME="$BUILD" "$NEW_VENV/bin/python" -I -c "$IMPORT_CHECK"
+}
+
+# switch_venv: $VENV points at NEW_VENV, in one rename (a service starting meanwhile finds one
+# or the other, whole). The running services keep the venv they started from until restarted.
+# A venv folder at $VENV itself (an install before versioned venvs) is kept as venv-legacy.
+switch_venv() {
+    if [[ -d "$VENV" && ! -L "$VENV" ]]; then
+        run rm -rf "$PREFIX/venv-legacy"
+        run mv -T "$VENV" "$PREFIX/venv-legacy"
+    fi
+    run ln -sfn "${NEW_VENV##*/}" "$VENV.new"
+    run mv -T "$VENV.new" "$VENV"
+    SWITCHED=1
+}
+
+# prune_venvs PREVIOUS: removes $PREFIX's venvs but the current one and PREVIOUS (the one
+# switched from, kept for a rollback: `ln -sfn PREVIOUS $VENV.new && mv -T $VENV.new $VENV`).
+prune_venvs() {
+    local previous=$1 folder
+    for folder in "$PREFIX"/venv-*; do
+        [[ -d "$folder" && ! -L "$folder" ]] || continue
+        [[ "${folder##*/}" != "${NEW_VENV##*/}" && "${folder##*/}" != "$previous" ]] || continue
+        run rm -rf "$folder"
+    done
+}
+
+# current_venv: the folder $VENV points at now ("" when none), e.g. venv-20260401-101500; a
+# venv folder at $VENV itself is venv-legacy (switch_venv moves it there).
+current_venv() {
+    if [[ -L "$VENV" ]]; then
+        basename "$(readlink "$VENV")"
+    elif [[ -d "$VENV" ]]; then
+        echo venv-legacy
+    fi
 }
 
 # hall_network_dropin DIR COMMENT: DIR/hall-network.conf allowing the hall's network

