@@ -37,7 +37,7 @@ class Result:
 
     def check(self) -> Result:
         if self.returncode != 0:
-            raise ContainerError(f"in the container: {self.args}\nexit {self.returncode}\n"
+            raise ContainerError(f"inside: {self.args}\nexit {self.returncode}\n"
                                  f"{self.stdout[-4000:]}\n{self.stderr[-4000:]}")
         return self
 
@@ -126,13 +126,9 @@ class Container:
                                  f"{exc.stdout!r:.3000}\n{exc.stderr!r:.3000}") from exc
         return Result(command, proc.returncode, proc.stdout, proc.stderr)
 
-    def ok(self, command: str, **kw: object) -> str:
+    def ok(self, command: str, *, user: str | None = None, timeout: float = 600.0) -> str:
         """``command``'s output; a failure raises with both outputs."""
-        user = kw.get("user")
-        timeout = kw.get("timeout", 600.0)
-        assert user is None or isinstance(user, str)
-        assert isinstance(timeout, float | int)
-        return self.run(command, user=user, timeout=float(timeout)).check().stdout
+        return self.run(command, user=user, timeout=timeout).check().stdout
 
     def host_pid(self, unit: str) -> int:
         """The host's PID of ``unit``'s main process (0: none), so that the test can signal it

@@ -167,6 +167,8 @@ def install(hall: Hall) -> None:
     http on loopback), then the hall on the same machine, then the board again with the hall's
     configuration (an upgrade: the second run of install-pi.sh)."""
     box, figures = hall.box, hall.figures
+    # As an image has them: its host name resolves (sudo asks), a first user with sudo.
+    box.ok('echo "127.0.1.1 $(hostname)" >> /etc/hosts')
     box.ok(f"useradd --create-home --groups sudo --shell /bin/bash {USER} && "
            f"echo '{USER} ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/010_{USER}-nopasswd")
     as_pi(box, f"git clone --quiet /var/tmp/damiera.bundle {CHECKOUT}")
