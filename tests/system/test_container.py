@@ -36,7 +36,7 @@ from typing import Any
 
 import pytest
 from debian_root import working_root
-from nspawn import Container
+from nspawn import Container, ContainerError
 
 pytestmark = [pytest.mark.slow, pytest.mark.heavy]
 
@@ -65,7 +65,7 @@ def http_json(url: str, body: object = None, token: str | None = None,
         headers["Authorization"] = f"Bearer {token}"
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, headers=headers)
-    with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (loopback)
+    with urllib.request.urlopen(request, timeout=timeout) as response:
         return json.loads(response.read())
 
 
@@ -155,11 +155,20 @@ def hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hall]:
         made = Hall(box, board_port=free_port(), hub_port=free_port())
         try:
             made.figures["boot"] = round(box.boot(), 2)
-            install(made)
+            try:
+                install(made)
+            except ContainerError as exc:
+                raise ContainerError(f"{exc}\n{journals(box)}") from None
             yield made
         finally:
             print("container figures (s):", made.figures)
             box.stop()
+
+
+def journals(box: Container) -> str:
+    """What the services said, for a failed install's error."""
+    return "\n".join(box.run(f"journalctl -u {unit} --no-pager -n 60 -o cat").stdout
+                     for unit in ("damiera", "damiera-hub", "mosquitto"))
 
 
 def install(hall: Hall) -> None:
@@ -191,10 +200,11 @@ def install(hall: Hall) -> None:
         box, f"cd {CHECKOUT} && sudo systemd/install-hub.sh --hall {HALL} "
              f"--http 127.0.0.1:{hall.hub_port}"))
 
-    # The board's own copy of its hall file, with the demo board's two lines added.
-    as_pi(box, f"mkdir hall-board && sudo cp {HALL}/board-1.toml {HALL}/hall-ca.crt hall-board/ "
-               f"&& sudo chown {USER}: hall-board/* && printf 'simulate = true\\n"
-               f"http = \"127.0.0.1:{hall.board_port}\"\\n' >> hall-board/board-1.toml")
+    # The board's own copy of its hall file, the demo board's two lines put first (top-level
+    # keys: the hall's file ends in its [mqtt] table), and the hall's CA beside it.
+    as_pi(box, f"mkdir hall-board && printf 'simulate = true\\nhttp = \"127.0.0.1:{hall.board_port}\"\\n' "
+               f"> hall-board/board-1.toml && sudo cat {HALL}/board-1.toml >> hall-board/board-1.toml "
+               f"&& cp {HALL}/hall-ca.crt hall-board/")
     timed(figures, "install-pi.sh again (hall)", lambda: as_pi(
         box, f"cd {CHECKOUT} && sudo systemd/install-pi.sh --config ../hall-board/board-1.toml"))
 
@@ -269,7 +279,10 @@ def test_the_hub_is_ready_and_the_board_joins_it(hall: Hall) -> None:
         if board["board"] == "1" and board["online"] and board["game_id"] == game_id], 30)
 
 
+@pytest.mark.xfail(strict=True, reason="issue 36: `damiera hub init` run as root writes `user root` "
+                   "into mosquitto.conf, so Debian's service keeps the broker as root")
 def test_mosquitto_runs_as_its_own_user(hall: Hall) -> None:
+    """docs/organiser.md, "A real hall": Debian's mosquitto service runs as the user mosquitto."""
     assert hall.show("mosquitto", "ActiveState")["ActiveState"] == "active"
     users = hall.box.ok("ps -o user= -C mosquitto").split()
     assert users and set(users) == {"mosquitto"}
