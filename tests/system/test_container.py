@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -53,9 +54,18 @@ OPENING = (("f3", "e4", "white"), ("a6", "b5", "black"))
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A free port below the ephemeral range: the container shares the host's network, where
+    in the minutes the installs take other processes' connections draw their local ports from
+    that range (a broker given such a port once found it taken: "Address already in use")."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    for port in random.sample(range(10000, low), 100):
+        with socket.socket() as s:
+            try:
+                s.bind(("", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError(f"no free port in 10000-{low}")
 
 
 def http_json(url: str, body: object = None, token: str | None = None,
