@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from debian_root import working_root
+from debian_root import HOST_ARCH, working_root
 from nspawn import Container, ContainerError
 
 pytestmark = [pytest.mark.slow, pytest.mark.heavy]
@@ -157,7 +157,7 @@ def require_host() -> None:
 def hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hall]:
     require_host()
     base = tmp_path_factory.mktemp("container")
-    with working_root("amd64", base) as root:
+    with working_root(HOST_ARCH, base) as root:
         subprocess.run(["git", "-C", str(REPO), "bundle", "create",
                         str(root / "var/tmp/damiera.bundle"), "HEAD"],
                        check=True, capture_output=True)

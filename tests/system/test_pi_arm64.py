@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 from chroot import Chroot
-from debian_root import working_root
+from debian_root import RootError, check_emulation, working_root
 
 pytestmark = pytest.mark.arm64
 
@@ -36,7 +36,6 @@ CHECKOUT = f"/home/{USER}/damiera"
 VENV_PYTHON = "/opt/damiera/venv/bin/python"
 DAMIERA = "/opt/damiera/venv/bin/damiera"
 SAMPLE_PDN = REPO / "pi" / "samples" / "italian_sample.pdn"
-BINFMT = Path("/proc/sys/fs/binfmt_misc/qemu-aarch64")
 
 
 @dataclass
@@ -59,9 +58,10 @@ def require_host() -> None:
                if shutil.which(tool) is None]
     if missing:
         pytest.fail(f"not installed: {' '.join(missing)} (make test-pi installs them)")
-    if not BINFMT.exists() or not BINFMT.read_text().startswith("enabled"):
-        pytest.fail(f"no binfmt_misc entry for arm64 ({BINFMT}): is binfmt_misc mounted at "
-                    "/proc/sys/fs/binfmt_misc? (update-binfmts --enable qemu-aarch64)")
+    try:
+        check_emulation(ARCH)
+    except RootError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(scope="module")
