@@ -148,6 +148,9 @@ def new_hall(prefix: str, boards: int, made: bool, shares: int = 1) -> tuple[Pat
     """A run's temporary folder (``prefix``), the hub's state directory in it, and its hall with
     the broker started."""
     root = Path(tempfile.mkdtemp(prefix=prefix))
+    # reachable by every user (mkdtemp's is 0700): a hall `hub init` made as root has its
+    # broker run as mosquitto, who reads the hall's files in it
+    os.chmod(root, 0o755)
     hub_dir = root / "hub"
     hub_dir.mkdir()
     return root, hub_dir, Hall(root, boards, made, shares).start()

@@ -31,8 +31,8 @@
 #   of a hub of shares; N shares: installs damiera-hub@.service (damiera-hub@K-N.service for
 #   K = 0 … N-1) and damiera-front.service with their drop-ins, and disables damiera-hub.service
 #   and the shares of another N; points /opt/damiera-hub/venv at the new venv (one rename);
-#   enables the hub's units and (unless --no-start) (re)starts them; keeps the venv before (for
-#   a rollback) and removes older ones.
+#   enables the hub's units and (unless --no-start) (re)starts them, back on the venv before if
+#   they do not start; keeps the venv before (for a rollback) and removes older ones.
 #
 # Running it again upgrades damiera from the checkout, in a new venv, and restarts the services.
 # The broker is not installed here: it runs from DIR/mosquitto.conf (docs/organiser.md).
@@ -227,7 +227,7 @@ for unit in "${OLD_UNITS[@]}"; do
 done
 run systemctl enable "${UNITS[@]}"
 if [[ $START -eq 1 ]]; then
-    run systemctl restart "${UNITS[@]}"
+    restart_or_roll_back "$PREVIOUS" "${UNITS[@]}"
     echo "started: $SEE"
 else
     echo "not started (--no-start): systemctl start ${UNITS[*]}"

@@ -142,8 +142,9 @@ packages_to_build() {
             fi
         fi
     fi
-    # Pillow has no armv7l wheel: built with the JPEG and zlib headers.
-    if [[ "$machine" == armv7l ]]; then
+    # Pillow has no 32-bit ARM wheel (armv7l; armv6l: a Pi 1 or Zero): built with the JPEG and
+    # zlib headers.
+    if [[ "$machine" == armv7l || "$machine" == armv6l ]]; then
         sources+=(pillow)
         BUILD_APT+=(libjpeg-dev zlib1g-dev)
     fi
@@ -262,6 +263,23 @@ switch_venv() {
     run ln -sfn "${NEW_VENV##*/}" "$VENV.new"
     run mv -T "$VENV.new" "$VENV"
     SWITCHED=1
+}
+
+# restart_or_roll_back PREVIOUS UNIT...: restarts the UNITs on the venv just switched to; if
+# they do not start (systemctl waits for their READY=1), $VENV goes back to PREVIOUS (when
+# there is one), they are restarted on it, and the run stops saying so.
+restart_or_roll_back() {
+    local previous=$1
+    shift
+    run systemctl restart "$@" && return 0
+    if [[ -z "$previous" ]]; then
+        die "$* did not start (journalctl -u $1)"
+    fi
+    run ln -sfn "$previous" "$VENV.new"
+    run mv -T "$VENV.new" "$VENV"
+    run systemctl restart "$@" || true
+    die "$* did not start on the new venv $NEW_VENV: back on $PREFIX/$previous" \
+        "(journalctl -u $1)"
 }
 
 # prune_venvs PREVIOUS: removes $PREFIX's venvs but the current one and PREVIOUS (the one

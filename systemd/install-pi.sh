@@ -32,8 +32,8 @@
 # - --hall-network CIDR (repeatable): the hall's network, the only one besides loopback the
 #   service talks to (IPAddressAllow=); default the private and link-local ranges;
 # - installs systemd/damiera.service and its drop-ins, points /opt/damiera/venv at the new venv
-#   (one rename), enables the service and (unless --no-start) (re)starts it; keeps the venv
-#   before (for a rollback) and removes older ones.
+#   (one rename), enables the service and (unless --no-start) (re)starts it, back on the venv
+#   before if it does not start; keeps the venv before (for a rollback) and removes older ones.
 #
 # Running it again upgrades damiera from the checkout, in a new venv, and restarts the service.
 # --dry-run prints the commands and the files it would write instead (no root needed).
@@ -191,7 +191,7 @@ switch_venv
 run systemctl daemon-reload
 run systemctl enable damiera.service
 if [[ $START -eq 1 ]]; then
-    run systemctl restart damiera.service
+    restart_or_roll_back "$PREVIOUS" damiera.service
     echo "started: systemctl status damiera; journalctl -u damiera -f"
 fi
 prune_venvs "$PREVIOUS"

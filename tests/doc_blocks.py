@@ -152,6 +152,21 @@ def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {**env, **(extra or {})}
 
 
+@contextlib.contextmanager
+def reachable_folder() -> Iterator[Path]:
+    """A fresh folder under /tmp that every user can reach (pytest's own are root's, mode
+    0700), removed afterwards: `damiera hub init` run as root gives the broker's files to
+    Mosquitto's own user, who must reach the hall's folder once the broker drops to it."""
+    import shutil
+    import tempfile
+    folder = Path(tempfile.mkdtemp(prefix="damiera-hall-", dir="/tmp"))
+    os.chmod(folder, 0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def make_sandbox(folder: Path) -> Path:
     """``folder`` holding the checkout's files (symbolic links), as a user's checkout."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -8,8 +8,10 @@ without it (N = 1) the files are those of one hub.
   anonymous clients, the password file and the ACL below, persistence in ``DIR/data/``, queue
   sizes for the hall. With ``--plain-mqtt`` (asked for by name) a plain MQTT listener (port
   1883) instead: the passwords then cross the hall's network in clear, and the hub warns at
-  start. Its ``user`` line names who ran ``hub init`` (the owner of the 0600 files), so
-  that the file starts as written by that user or by root (sudo on a Pi).
+  start. Its ``user`` line names who owns the 0600 files, so that the file starts as written
+  by that user or by root (sudo on a Pi): run by a user, ``hub init`` names them; run as root,
+  it gives the broker's files (password file, key, data) to Mosquitto's own user
+  ``mosquitto`` and names it, so that the broker never runs as root.
 - ``DIR/hall-ca.crt``, ``DIR/hall-ca.key`` — the hall's own certificate authority (made here
   with ``openssl``; the key never leaves this folder) and ``DIR/broker.crt``,
   ``DIR/broker.key`` — the broker's certificate, signed by it, for ``--host`` (and this
@@ -101,6 +103,9 @@ QUEUE_MAX_BYTES = 512 * 1024 * 1024
 #: soft ``RLIMIT_NOFILE``). Mosquitto keeps it, a file per client: at 1,024 it took 1,015
 #: clients and refused the rest.
 USUAL_OPEN_FILES = 1024
+#: Mosquitto's own system user (Debian's package makes it): the broker's when hub init runs as
+#: root.
+BROKER_USER = "mosquitto"
 #: Files the broker needs beside its clients (listeners, log, persistence) and headroom for
 #: clients reconnecting while their old connection is not closed yet (a network cut).
 BROKER_SPARE_FILES = 128
@@ -130,6 +135,10 @@ class Hall:
     #: the hub's processes (``--shares``): above 1, a user ``hub-share-K`` and a ``[[share]]``
     #: table each (``pi.hall.shares``)
     shares: int = 1
+    #: the system user the broker runs as when started as root, given its password file, key
+    #: and data (``hub init`` run as root: Mosquitto's own, ``mosquitto``); None: the user
+    #: writing the hall, who owns them
+    broker_user: str | None = None
 
     def url(self, user: str) -> str:
         """The broker's URL with ``user``'s credentials, percent-encoded."""
@@ -169,9 +178,19 @@ def _check_host(host: str) -> str:
 
 
 def make_hall(boards: int, directory: str | Path, port: int | None = None, hall: str = "hall",
-              host: str | None = None, *, tls: bool = True, shares: int = 1) -> Hall:
+              host: str | None = None, *, tls: bool = True, shares: int = 1,
+              broker_user: str | None = None) -> Hall:
     """Checks the options and draws a fresh password for every user and a key for every board.
-    ``port`` None: 8883 with TLS, 1883 without. Raises HallInitError."""
+    ``port`` None: 8883 with TLS, 1883 without; ``broker_user``: :attr:`Hall.broker_user`
+    (a user of this machine). Raises HallInitError."""
+    if broker_user is not None:
+        try:
+            pwd.getpwnam(broker_user)
+        except KeyError:
+            raise HallInitError(
+                f"run as root, hub init gives the broker's files to Mosquitto's user "
+                f"{broker_user!r}, and there is none here: install Mosquitto first (Debian's "
+                "mosquitto package), or run hub init as yourself") from None
     if port is None:
         port = TLS_PORT if tls else PLAIN_PORT
     if not 1 <= boards <= MAX_BOARDS:
@@ -201,7 +220,7 @@ def make_hall(boards: int, directory: str | Path, port: int | None = None, hall:
     passwords = {user: secrets.token_urlsafe(PASSWORD_BYTES) for user in users}
     keys = {str(n): new_key() for n in range(1, boards + 1)}
     hall_ = Hall(hall, boards, host, port, Path(directory).absolute(), passwords, tls, keys,
-                 shares)
+                 shares, broker_user)
     try:  # the URLs written must read back (pi.board.config's reader is the boards' and the hub's)
         parse_mqtt_url(hall_.url("hub"), lambda problem: HallInitError(problem))
     except HallInitError as exc:
@@ -238,7 +257,7 @@ def conf_text(hall: Hall) -> str:
 # 'damiera hub init'. Run it with:  {broker_command(hall)}
 # as the user who ran 'hub init', or as root (sudo).{_files_text(hall)}
 
-{_user_text()}
+{_user_text(hall)}
 {_listener_text(hall)}
 # The broker takes the client id from the user name: one session per user, so that no board,
 # even with its own valid password, can take over the hub's session (or another board's) by
@@ -296,11 +315,20 @@ def _files_text(hall: Hall) -> str:
 # LimitNOFILE={files} in its unit ('systemctl edit mosquitto')."""
 
 
-def _user_text() -> str:
-    """The ``user`` line: the user who runs ``hub init`` owns the password file and the
-    broker's key (mode 0600). Started as root, Mosquitto drops to the user named here (by
-    default ``mosquitto``, who could read neither: "Unable to open pwfile"); started as any
-    other user, the line has no effect."""
+def _user_text(hall: Hall) -> str:
+    """The ``user`` line: who owns the password file and the broker's key (mode 0600) and its
+    data: :attr:`Hall.broker_user` (``hub init`` run as root: ``mosquitto``), else the user who
+    runs ``hub init``. Started as root, Mosquitto drops to the user named here (without the
+    line to ``mosquitto``, who could read neither files of another user: "Unable to open
+    pwfile"); started as any other user, the line has no effect."""
+    if hall.broker_user is not None:
+        return f"""\
+# The broker runs as {hall.broker_user}, who owns the password file, the broker's key and data/
+# ('hub init' was run as root and gave them to it), and only they may read them: started as
+# root (sudo, or Debian's mosquitto service), Mosquitto drops its privileges to it; the folder
+# {hall.dir} must be one {hall.broker_user} can reach.
+user {hall.broker_user}
+"""
     try:
         name = pwd.getpwuid(os.getuid()).pw_name
     except KeyError:  # a user id without a name (a container's): nobody to name
@@ -492,6 +520,11 @@ def write_hall(hall: Hall, force: bool = False) -> list[Path]:
             m = _BOARD_FILE.fullmatch(stale.name)
             if m is not None and int(m.group(1)) > hall.boards:
                 stale.unlink()
+        if hall.broker_user is not None:  # the broker's own files: its user's (0600 stays)
+            owner = pwd.getpwnam(hall.broker_user)
+            for path in (d / "passwd", d / "broker.key", d / "data", *(d / "data").iterdir()):
+                if path.exists():
+                    os.chown(path, owner.pw_uid, owner.pw_gid)
         put("mosquitto.conf", conf_text(hall), 0o644)  # last: a hall is whole once it is there
     except OSError as exc:
         raise HallInitError(f"{d}: cannot write the hall ({exc.strerror or exc})") from None
@@ -548,8 +581,11 @@ def main_init(args: argparse.Namespace) -> int:
     """``damiera hub init``: writes the hall and prints what to run (in the terminal's
     language, the commands as they are). Raises HallInitError."""
     tls = not bool(getattr(args, "plain_mqtt", False))
+    # Run as root, the broker's files are Mosquitto's own user's, who the broker becomes when
+    # started as root: never root itself (docs/organiser.md).
     hall = make_hall(args.boards, args.dir, port=args.port, hall=args.hall, host=args.host,
-                     tls=tls, shares=int(getattr(args, "shares", 1) or 1))
+                     tls=tls, shares=int(getattr(args, "shares", 1) or 1),
+                     broker_user=BROKER_USER if os.getuid() == 0 else None)
     write_hall(hall, force=bool(getattr(args, "force", False)))
     out = sys.stdout
     t = translations(environment_language(os.environ))

@@ -87,7 +87,7 @@ def free_port() -> int:
 
 
 _LISTENER = re.compile(r"^\s*listener\s+\d+.*$", re.MULTILINE)
-_USER = re.compile(r"^\s*user\s", re.MULTILINE)
+_USER = re.compile(r"^\s*user\s+(\S+)", re.MULTILINE)
 
 
 class Broker:
@@ -126,11 +126,16 @@ class Broker:
             text, n = _LISTENER.subn(listener, self._base, count=1)
             if n == 0:
                 text = listener + "\n" + self._base
-        if _USER.search(text) is None:
+        user = _USER.search(text)
+        if user is None:
             # Started as root, Mosquitto would drop to the ``mosquitto`` user, which cannot
             # read the test's private folders: it stays who runs the tests. A configuration
             # from ``hub init`` names its user itself, and keeps it (the line is its fix).
             text += f"user {pwd.getpwuid(os.getuid()).pw_name}\n"
+        elif os.geteuid() == 0 and user.group(1) != "root":
+            # `hub init` run as root: the broker becomes mosquitto, then opens its log here
+            owner = pwd.getpwnam(user.group(1))
+            os.chown(self.dir, owner.pw_uid, owner.pw_gid)
         text += (f"log_dest file {self.log}\nlog_type error\nlog_type warning\nlog_type notice\n"
                  "connection_messages true\n")
         self.conf.write_text(text, encoding="utf-8")

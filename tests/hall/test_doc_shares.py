@@ -26,7 +26,7 @@ import pytest
 from broker import Broker, free_port
 from hub_rig import ROOT
 
-from tests.doc_blocks import blocks
+from tests.doc_blocks import blocks, reachable_folder
 
 DOC = ROOT / "docs" / "organiser-shares.md"
 HEADING = "## A hall as two processes on one PC"
@@ -57,7 +57,11 @@ def _replicas(hall: Path) -> list[str]:
 
 
 def test_the_recipe_run_as_written_plays_a_round_over_two_shares(tmp_path: Path) -> None:
-    cwd = tmp_path / "run"
+    with reachable_folder() as folder:  # the broker, run as root, becomes mosquitto
+        _plays_a_round(tmp_path, folder / "run")
+
+
+def _plays_a_round(tmp_path: Path, cwd: Path) -> None:
     cwd.mkdir()
     (cwd / "pi").symlink_to(ROOT / "pi")
     ports = {p: str(free_port()) for p in PORTS}
@@ -71,7 +75,7 @@ def test_the_recipe_run_as_written_plays_a_round_over_two_shares(tmp_path: Path)
         for i, command in enumerate(recipe()):
             actual = re.sub(r"\b(8883|8090|8091|8092)\b", lambda m: ports[m.group(1)], command)
             if command.startswith("mosquitto -c "):
-                broker = Broker(tmp_path, conf=cwd / shlex.split(command)[2],
+                broker = Broker(cwd.parent, conf=cwd / shlex.split(command)[2],
                                 port=int(ports["8883"])).start()
                 continue
             if command.startswith(("damiera hub --", "damiera hub front", "damiera run ")):

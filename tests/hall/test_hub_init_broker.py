@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -30,6 +30,7 @@ import pytest
 from broker import CONNACK_OK, connect_packet, free_port, mosquitto_path
 from paho.mqtt.enums import CallbackAPIVersion
 
+from pi.board.config import MqttSpec, load_config
 from pi.hall.hub_config import load_hub_config
 from pi.hall.hub_init import broker_command, make_hall, write_hall
 
@@ -54,6 +55,13 @@ def hub_logs_in(directory: Path, port: int, timeout: float = 10.0) -> str:
     """Connects as the hub with ``hub.toml``'s URL and CA; returns the broker's answer."""
     spec = load_hub_config(directory / "hub.toml").mqtt
     assert spec.tls and spec.ca is not None and spec.username == "hub"
+    return logs_in(spec, port, timeout)
+
+
+def logs_in(spec: MqttSpec, port: int, timeout: float = 10.0) -> str:
+    """Connects with ``spec``'s user, password and CA (a hub's or a board's) to 127.0.0.1:
+    ``port``; returns the broker's answer."""
+    assert spec.tls and spec.ca is not None and spec.username is not None
     answered = threading.Event()
     answer: list[str] = []
 
@@ -61,7 +69,8 @@ def hub_logs_in(directory: Path, port: int, timeout: float = 10.0) -> str:
         answer.append(str(reason))
         answered.set()
 
-    c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="hub", protocol=mqtt.MQTTv311)
+    c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=spec.username,
+                    protocol=mqtt.MQTTv311)
     c.username_pw_set(spec.username, spec.password)
     c.tls_set(ca_certs=str(spec.ca), cert_reqs=ssl.CERT_REQUIRED)
     c.on_connect = on_connect
@@ -75,10 +84,11 @@ def hub_logs_in(directory: Path, port: int, timeout: float = 10.0) -> str:
     return answer[0] if answer else "no answer"
 
 
-def start_as_written(conf: Path, port: int, prefix: list[str]) -> str:
+def start_as_written(conf: Path, port: int, prefix: list[str],
+                     check: Callable[[int], str] | None = None) -> str:
     """``mosquitto -c conf`` (behind ``prefix``: setpriv for another user); waits until the
-    hub logs in or the broker exits; stops it; returns the hub's answer or the broker's
-    output."""
+    hub logs in (or ``check(port)`` answers: another login) or the broker exits; stops it;
+    returns the answer or the broker's output."""
     proc = subprocess.Popen([*prefix, mosquitto_path(), "-c", str(conf)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
@@ -86,7 +96,7 @@ def start_as_written(conf: Path, port: int, prefix: list[str]) -> str:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and proc.poll() is None:
             try:
-                return hub_logs_in(conf.parent, port)
+                return hub_logs_in(conf.parent, port) if check is None else check(port)
             except OSError:
                 time.sleep(0.05)
         out = proc.stdout.read().decode(errors="replace") if proc.poll() is not None \
@@ -111,6 +121,92 @@ def test_hall_made_by_root_starts_as_root(hall_dir: Path) -> None:
     conf = hall_dir / "hall" / "mosquitto.conf"
     assert start_as_written(conf, port, []) == "Success"
     assert (hall_dir / "hall" / "data" / "mosquitto.db").exists()  # its persistence written
+
+
+def test_hub_init_run_as_root_gives_the_broker_to_mosquitto(hall_dir: Path) -> None:
+    """`sudo damiera hub init` (issue 36): the broker never runs as root. Its password file,
+    key and data are Mosquitto's own user's (0600 kept), the configuration names that user,
+    and the broker started as root as written drops to it: the hub logs in (the broker read
+    the password file and its key as mosquitto) and the data it saves are mosquitto's."""
+    mosquitto = pwd.getpwnam("mosquitto")
+    hall = hall_dir / "hall"
+    port = root_made_hall(hall)
+    conf = (hall / "mosquitto.conf").read_text()
+    assert "\nuser mosquitto\n" in conf and "\nuser root\n" not in conf
+    for name, mode in (("passwd", 0o600), ("broker.key", 0o600)):
+        st = (hall / name).stat()
+        assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (
+            mosquitto.pw_uid, mosquitto.pw_gid, mode), name
+    assert (hall / "data").stat().st_uid == mosquitto.pw_uid
+    # the rest stays root's: the CA's key and the hub's and boards' configurations
+    assert all((hall / name).stat().st_uid == 0 for name in ("hall-ca.key", "hub.toml",
+                                                               "board-1.toml"))
+    for _ in range(3):  # the hall's port taken meanwhile by another process: another hall
+        answer = start_as_written(hall / "mosquitto.conf", port, [])
+        if "Address already in use" not in answer:
+            break
+        port = root_made_hall(hall)
+    assert answer == "Success"
+    assert (hall / "data" / "mosquitto.db").stat().st_uid == mosquitto.pw_uid
+
+
+def root_made_hall(hall: Path) -> int:
+    """``damiera hub init`` run (as root) for 2 boards into ``hall`` (replaced if there), on a
+    free port; returns the port."""
+    import sys
+    port = free_port()
+    init = subprocess.run([sys.executable, "-m", "pi.cli", "hub", "init", "--boards", "2",
+                           "--dir", str(hall), "--host", "127.0.0.1", "--port", str(port),
+                           "--force"], cwd=Path(__file__).resolve().parents[2],
+                          capture_output=True, text=True, timeout=60)
+    assert init.returncode == 0, init.stderr
+    return port
+
+
+def test_a_boards_config_and_the_ca_as_install_pi_installs_them_log_in(hall_dir: Path) -> None:
+    """`install-pi.sh --config board-1.toml --ca hall-ca.crt` (the files apart, as from a USB
+    stick): the two files it installs, put where its dry run says (/etc/damiera, here a
+    folder standing for it), make a configuration that reads (ca = "hall-ca.crt", beside it)
+    and logs the board in to the hall's broker over TLS with its own password."""
+    root = Path(__file__).resolve().parents[2]
+    hall = hall_dir / "hall"
+    port = root_made_hall(hall)
+    stick, elsewhere = hall_dir / "stick", hall_dir / "elsewhere"
+    stick.mkdir()
+    elsewhere.mkdir()
+    shutil.copy(hall / "board-1.toml", stick)
+    shutil.copy(hall / "hall-ca.crt", elsewhere / "ca.pem")
+    dry = subprocess.run(["bash", str(root / "systemd" / "install-pi.sh"), "--dry-run",
+                          "--config", str(stick / "board-1.toml"), "--ca",
+                          str(elsewhere / "ca.pem")], capture_output=True, text=True, timeout=60)
+    assert dry.returncode == 0, dry.stderr
+    etc = hall_dir / "etc-damiera"  # /etc/damiera
+    etc.mkdir()
+    wanted = {f"{stick / 'board-1.toml'} /etc/damiera/damiera.toml": "0640",
+              f"{elsewhere / 'ca.pem'} /etc/damiera/hall-ca.crt": "0644"}
+    done = set()
+    for line in dry.stdout.splitlines():
+        words = line.split()
+        if words[:2] == ["+", "install"] and " ".join(words[-2:]) in wanted:
+            mode = words[words.index("-m") + 1]
+            assert mode == wanted[" ".join(words[-2:])], line
+            source, target = words[-2:]
+            subprocess.run(["install", "-m", mode, source,
+                            str(etc / Path(target).name)], check=True, timeout=30)
+            done.add(" ".join(words[-2:]))
+    assert done == set(wanted), dry.stdout
+    spec = load_config(etc / "damiera.toml").mqtt
+    assert spec is not None and spec.ca == etc / "hall-ca.crt" and spec.username == "board-1"
+    assert spec.port == port
+    answer = start_as_written(hall / "mosquitto.conf", port, [], lambda p: logs_in(spec, p))
+    assert answer == "Success"
+
+
+def test_hub_init_as_root_without_mosquittos_user_is_refused(hall_dir: Path) -> None:
+    """Run as root where Mosquitto (and its user) is not installed: one line saying so."""
+    from pi.hall.errors import HallInitError
+    with pytest.raises(HallInitError, match="install Mosquitto first"):
+        make_hall(2, hall_dir / "hall", host="127.0.0.1", broker_user="no-such-user-36")
 
 
 def test_hall_made_by_a_user_starts_as_that_user(hall_dir: Path,

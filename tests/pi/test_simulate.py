@@ -353,34 +353,46 @@ def test_the_configs_simulate_key_plays_a_trace_on_the_simulated_board(tmp_path:
 def test_the_installed_services_command_line_runs_the_simulated_board(tmp_path: Path) -> None:
     """The unit's command line, ``damiera run --config … --wiring … --state-dir …``, with
     ``simulate = true`` in the config: the daemon starts on the simulated board (the wiring
-    file's board, its pieces set up: there is no /dev/i2c-1 here) and waits for the players;
+    file's board, its pieces set up: there is no /dev/i2c-1 here), tells systemd it is ready
+    (READY=1 on $NOTIFY_SOCKET, as under the unit's Type=notify) and waits for the players;
     SIGTERM stops it cleanly. How a demo board, a kiosk or the container test runs the
     installed service (docs/board-builder.md)."""
     import signal
+    import socket
     import subprocess
     import sys
     import time
     config, state = tmp_path / "damiera.toml", tmp_path / "state"
-    import socket
     with socket.socket() as s:  # a free loopback port for its pages
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     config.write_text(f'simulate = true\nhttp = "127.0.0.1:{port}"\n')
     wiring = ROOT / "pi" / "drivers" / "wiring" / "mcp23017_8x8.toml"
     log = tmp_path / "damiera.err"
+    told = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    told.bind(str(tmp_path / "notify"))
+    told.settimeout(0.05)
+    said = b""
     with open(log, "ab") as err:
         proc = subprocess.Popen([sys.executable, "-m", "pi.cli", "run", "--config", str(config),
                                  "--wiring", str(wiring), "--state-dir", str(state)], cwd=ROOT,
-                                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                env={**os.environ, "PYTHONPATH": str(ROOT),
+                                     "NOTIFY_SOCKET": str(tmp_path / "notify")},
                                 stdout=subprocess.DEVNULL, stderr=err)
     try:
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not list(state.glob("games/*/trace.jsonl")):
-            time.sleep(0.05)
+        while time.monotonic() < deadline and (b"READY=1" not in said or not list(
+                state.glob("games/*/trace.jsonl"))):
+            try:
+                said += told.recv(4096) + b"\n"
+            except TimeoutError:
+                pass
         time.sleep(0.3)
     finally:
         proc.send_signal(signal.SIGTERM)
+        told.close()
     assert proc.wait(timeout=20) == 0, log.read_text(errors="replace")
+    assert b"READY=1" in said.split(b"\n"), said  # a line of one of its datagrams
     journal = next(state.glob("games/*/trace.jsonl"))
     lines = [json.loads(x) for x in journal.read_text().splitlines()]
     assert [x["type"] for x in lines[:2]] == ["start", "snapshot"]
