@@ -41,6 +41,12 @@ Choices where the regulations leave room (also in README.md):
 * The sensors do not say whose hand moved: a lift of a piece of the side not on move that comes
   straight back is IT 3.11 (a notice on that side); a piece of that side moved to another square
   is IT 8.1.1 when that side presses the clock, IT 8.1.5 (by the player on move) otherwise.
+* With a clock, a move standing unpressed when the opponent lifts one of his pieces is a move
+  (COMP 4.6: a forgotten press; nothing reminds the player, his face runs on). Not after a
+  capture: the player's own hand may be removing a piece too many (IT 8.1.12), judged at his
+  press.
+* After a corrected irregularity the piece the offender touched first (man or king) stays bound
+  if it has a legal move (IT 3.7, 3.8; docs/arbiter.md).
 * Not seen at all: the crowning stack (a second piece on an occupied square changes no sensor), so
   IT 8.1.16/8.1.17 (EN 8.1.15/8.1.16) cannot be detected; a man ending on the far row is a king by
   rule (IT 4.5: the game is transcribed). A touch without a lift is not seen (IT 3.7).
@@ -143,9 +149,11 @@ class Arbiter:
 
     @property
     def pending(self) -> Flag | None:
-        """The irregularity waiting for the opponent's decision, if any."""
+        """The irregularity waiting for the opponent's decision, if any (the first flag of a
+        move that is several irregularities, IT 8.1.3 before the rest: one decision covers
+        them all, IT 8.4)."""
         p = self._memory.pending
-        return None if p is None else self._memory.flag(p.flag_id)
+        return None if p is None else self._memory.flag(p.flag_ids[0])
 
     @property
     def squares_to_fix(self) -> list[str]:
@@ -173,14 +181,23 @@ class Arbiter:
         if isinstance(event, ButtonPressed) and event.name == "clock":
             # COMP 5.7: a move let go by zero is in time though pressed after: the press itself
             # tells the clock when the move was complete (completed_at)
-            self._keeper.poll(min(event.t, max(s.tracker.last_change, self._keeper.last_t)))
+            until = min(event.t, max(s.tracker.last_change, self._keeper.last_t))
         else:
-            self._keeper.poll(self._held(event.t))
+            until = self._held(event.t)
+        self._keeper.poll(until)
         if self._clock_mode and not self._keeper.started and not self._waits_for_arbiter \
                 and not (isinstance(event, ArbiterActed) and event.action == "start_clock"):
             # COMP 4.4.2: the arbiter starts the clock; a trace that does not say when starts
             # it at its first event
             self._keeper.start(s.mover(), event.t)
+        # COMP 4.8: what time alone did before the event comes first. A flag that fell before a
+        # button ends the game before the button is looked at (a ``correct`` or a
+        # ``draw_accept`` after the decider's flag fell decides nothing): the order the daemon
+        # keeps when its deadline passes before the event (``advance``), kept here whether or
+        # not ``advance`` was called, so that a journal replays as the board played it. (A
+        # press polled the clock only to the move's let-go; read as ``advance`` reads it, a
+        # flag past zero falls first unless the move shown was let go by zero, COMP 5.7.)
+        self._check_time(self._held(event.t))
         if isinstance(event, PieceLifted):
             self._on_lift(event.t, event.square)
         elif isinstance(event, PiecePlaced):
@@ -278,6 +295,8 @@ class Arbiter:
         if c is None or not self._clock_mode or c.running is None or c.control.lampo is None:
             return t
         s = self._memory
+        if Colour.parse(c.running) != s.mover():
+            return t  # the face running is the forgetful player's (COMP 4.6), not the mover's
         if s.pending is not None or s.correcting is not None or not s.tracker.touches:
             return t
         if not c.face(c.running, self._keeper.last_t).in_lampo:
@@ -380,11 +399,16 @@ class Arbiter:
         c = s.mover()
         # No clock: the opponent lifting a piece commits a complete move (TRACE.md); a capture
         # whose pieces are still coming off is judged then (IT 8.1.10, 8.1.11: he moves on),
-        # unless the piece lifted is one of them (the removal going on)
-        if (not self._clock_mode and piece is not None and piece.color != c
+        # unless the piece lifted is one of them (the removal going on). With a clock the same
+        # when the player forgot to press (COMP 4.6): the move standing is a move, nothing
+        # reminds him, his face runs on - a move without capture only: after a capture the
+        # player's own hand may be taking off one piece too many (IT 8.1.12), judged at his
+        # press; the sensors do not say whose hand it is.
+        shown = s.tracker.after.get(frozenset(s.sensed)) if piece is not None else None
+        if (piece is not None and piece.color != c
                 and s.correcting is None and s.pending is None
-                and (frozenset(s.sensed) in s.tracker.after
-                     or self._opponent_moves_on(origin))):
+                and (shown is not None and not (self._clock_mode and shown.is_capture)
+                     or not self._clock_mode and self._opponent_moves_on(origin))):
             self._judge.complete(s.tracker.last_change, None)
             origin = s.tracker.phys.get(name)
             piece = s.tracker.ref.piece_at(origin) if origin is not None else None
@@ -536,11 +560,17 @@ class Arbiter:
             return
         if side != c:
             # the side not on move pressing: only a second move of its own is judged (IT 8.1.1)
-            if s.light_pieces() or s.shows_ref():
-                return
-            j = judge(s.tracker.ref, s.tracker.on_board(), side, None)
-            if j.key == "twice" and j.offender == side:
-                self._judge.irregular(t, j)
+            if not (s.light_pieces() or s.shows_ref()):
+                j = judge(s.tracker.ref, s.tracker.on_board(), side, None)
+                if j.key == "twice" and j.offender == side:
+                    self._judge.irregular(t, j)
+                    return
+            clock = self._clock
+            if self._clock_mode and clock is not None and clock.running is not None \
+                    and Colour.parse(clock.running) == side:
+                # COMP 4.6: the press he forgot, made late (his move was recorded when his
+                # opponent moved on): his face stops and his opponent's runs, as on a clock
+                self._keeper.press(side, t, t)
             return
         self._judge.complete(t, side)
 

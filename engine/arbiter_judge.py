@@ -266,16 +266,22 @@ def _crowned_and_went_on(ref: Board, free: Board, free_moves: list[Move], a: int
     return None
 
 
-def _king_touched(ref: Board, j: Judgement) -> int | None:
-    """IT 3.7 after IT 8.1.2: the playable king an irregular move displaced, which binds the
-    offender if the move is corrected (he touched it on move; IT 8.4 puts the position back,
-    not the touch): another piece moved then is IT 8.1.3 (issue 16). None for a man: a man
-    displaced by an irregular move does not bind after the correction, touches start afresh
-    there (issue 8's d7 scenarios, ``tests/traces``)."""
-    if j.key != "irregular_move" or j.move is None or j.offender != ref.turn:
+def _bound_after_correction(ref: Board, j: Judgement, first_touch: int | None) -> int | None:
+    """IT 3.7, 3.8 after a corrected irregularity (IT 8.4; issue 35, docs/arbiter.md): the piece
+    the offender touched first on his move - a man or a king, whatever the irregularity was - is
+    the one he must play after the correction, if it has a legal move: the correction puts the
+    position back, not the touch. ``first_touch``: the first playable piece he lifted (or the one
+    an earlier correction bound); else the piece his irregular move displaced, when playable.
+    None when he touched no playable piece of his own, or the offender is not the player on
+    move (IT 8.1.1, 8.1.4: the correction gives the move to the other side)."""
+    if j.offender != ref.turn:
+        return None
+    if first_touch is not None:
+        return first_touch
+    if j.move is None:
         return None
     piece = ref.piece_at(j.move.from_square)
-    if piece is None or not piece.king:
+    if piece is None or piece.color != ref.turn:
         return None
     playable = {m.from_square for m in ref.legal_moves}
     return j.move.from_square if j.move.from_square in playable else None
@@ -305,8 +311,10 @@ class Judge:
     # ------------------------------------------------------------------ completing a move
 
     def complete(self, t: float, presser: int | None) -> None:
-        """The player on move declares his move complete (clock press ``presser``, or None: the
-        no-clock commit)."""
+        """The player on move declares his move complete (clock press ``presser``), or the move
+        on the board is complete without a press (None): the no-clock commit (IT 3.5), or with a
+        clock the press forgotten (COMP 4.6) and the opponent moving on: the clock is left as
+        it is, the forgetful player's face running."""
         s = self._memory
         c = s.mover()
         light = s.light_pieces()
@@ -329,26 +337,38 @@ class Judge:
             return
         if j.key is None:
             assert j.move is not None
-            self._regular(t, j.move)
+            self._regular(t, j.move, presser is not None)
             return
-        self.irregular(t, j, touched=_king_touched(s.tracker.ref, j))
+        self.irregular(t, j, touch=self._touch_broken(j), by_press=presser is not None)
 
-    def _regular(self, t: float, move: Move) -> None:
+    def _touch_broken(self, j: Judgement) -> Judgement | None:
+        """IT 3.7, 3.8 (INT 3.11): the irregular move ``j`` moved another piece than the one the
+        offender touched first (or was bound to): a second irregularity in the same move, IT
+        8.1.3 besides ``j``'s own article (issue 35: each is recorded)."""
+        s = self._memory
+        touched = s.tracker.first_touch
+        if (touched is None or j.move is None or j.offender != s.mover()
+                or j.move.from_square == touched):
+            return None
+        return Judgement("touch", j.offender, N_("touched {touched}, moved {moved}").format(
+            touched=touched, moved=j.move.from_square))
+
+    def _regular(self, t: float, move: Move, pressed: bool) -> None:
         """A legal move shown on the board: touch-move (IT 3.7) and the execution of a capture
-        (IT 5.12, INT 4.11), then commit."""
+        (IT 5.12, INT 4.11), then commit. ``pressed``: completed by a clock press."""
         s = self._memory
         c = s.mover()
         touched = s.tracker.first_touch
         if touched is not None and touched != move.from_square:
             self.irregular(t, Judgement("touch", c, N_("touched {touched}, moved {moved}").format(
                                             touched=touched, moved=move.from_square), move=move, legal=True,
-                                        after_fen=None), touched=touched)
+                                        after_fen=None), by_press=pressed)
             return
-        if move.is_capture and self._check_removal(t, move):
+        if move.is_capture and self._check_removal(t, move, pressed):
             return
-        self._commit(t, move)
+        self._commit(t, move, pressed)
 
-    def _check_removal(self, t: float, move: Move) -> bool:
+    def _check_removal(self, t: float, move: Move, pressed: bool) -> bool:
         """IT 5.12 / INT 4.11: removal in the direct or reverse order of a legal capture order,
         after the capture is complete. Returns True when an irregularity now waits (INT 5.4.10)."""
         s = self._memory
@@ -360,7 +380,8 @@ class Judge:
                              N_("captured piece removed before the capture was complete"))
             else:  # INT 5.4.10: an irregularity
                 text = N_("captured piece removed before the capture was over")
-                self.irregular(t, Judgement("early_removal", c, text, move=move, legal=True))
+                self.irregular(t, Judgement("early_removal", c, text, move=move, legal=True),
+                               by_press=pressed)
                 return True
         if len(order) > 1:
             ok = any(order == list(cs) or order == list(reversed(cs))
@@ -371,7 +392,10 @@ class Judge:
                                  squares=", ".join(str(n) for n in order)))
         return False
 
-    def _commit(self, t: float, move: Move) -> None:
+    def _commit(self, t: float, move: Move, pressed: bool) -> None:
+        """Record ``move``. With a clock, ``pressed``: the press completed it (COMP 4.5, counted
+        by the clock); else the press was forgotten and the opponent moved on (COMP 4.6): the
+        clock is not touched, the forgetful player's face runs on as a clock's would."""
         s = self._memory
         c = s.mover()
         if s.draw_offer is not None and s.draw_offer != c:
@@ -380,18 +404,19 @@ class Judge:
             s.draw_offer = None
         keeper = self._keeper
         clock: tuple[float, float] | None = None
-        if self._clock_mode:
-            pressed = keeper.press(c, t, s.tracker.last_change)
-            if isinstance(pressed, (FlagFell, BothFlagsFell)):
+        if self._clock_mode and pressed:
+            event = keeper.press(c, t, s.tracker.last_change)
+            if isinstance(event, (FlagFell, BothFlagsFell)):
                 # COMP 4.8, 4.5: the flag fell before the press completed the move: no move
                 return
-            if isinstance(pressed, ClockPressed):
-                clock = (pressed.white, pressed.black)
+            if isinstance(event, ClockPressed):
+                clock = (event.white, event.black)
             else:
                 clock = keeper.reading(t)
         else:
             clock = keeper.reading(t)
-        why = "move_pressed" if self._clock_mode else "move_made"
+        why = ("move_made" if not self._clock_mode else "move_pressed" if pressed
+               else "press_forgotten")
         self._play(t, move, clock, why)
         if self._game.outcome is not None:
             keeper.stop(t)
@@ -424,14 +449,20 @@ class Judge:
 
     # ------------------------------------------------------------------ irregularities
 
-    def irregular(self, t: float, j: Judgement, touched: int | None = None) -> None:
+    def irregular(self, t: float, j: Judgement, touch: Judgement | None = None,
+                  by_press: bool = True) -> None:
         """IT 8.2: only the offender's opponent decides. Until he does, the irregular position
-        stands on the board and his clock runs. ``touched``: the piece touch-move binds if the
-        move is corrected (IT 8.1.3)."""
+        stands on the board and his clock runs. ``touch``: the same move broke touch-move too
+        (IT 8.1.3, raised first): each irregularity has its flag, the one decision covers both
+        (IT 8.4: no partial correction). The piece the offender touched first is bound if the
+        move is corrected (IT 3.7, 3.8). ``by_press`` False: the offender forgot to press and
+        his opponent moved on (COMP 4.6): his face runs on."""
         s = self._memory
         assert j.key is not None and j.offender is not None
         offender = Colour(j.offender)
-        flag = s.raise_flag(t, j.key, offender, "pending", j.text)
+        flags = [s.raise_flag(t, k.key, offender, "pending", k.text)
+                 for k in (touch, j) if k is not None and k.key is not None]
+        touched = _bound_after_correction(s.tracker.ref, j, s.tracker.first_touch)
         ref = s.tracker.ref
         if j.legal and j.move is not None:
             after = ref.copy(stack=False)
@@ -441,7 +472,7 @@ class Judge:
             after = Board(j.after_fen, s.variant)
         pressed = False
         clock: tuple[float, float] | None = None
-        if self._clock_mode and offender == s.mover():
+        if self._clock_mode and by_press and offender == s.mover():
             # the offender completed it with his press; a counted press is retracted if the
             # move is corrected (COMP 4.13), one the clock ignored (stopped) is not
             event = self._keeper.press(offender, t, s.tracker.last_change)
@@ -451,9 +482,9 @@ class Judge:
         if clock is None:
             clock = self._keeper.reading(t)
         mark, previous = self._game.mark(), s.previous
-        s.pending = Pending(flag.id, offender, ref.copy(stack=False), after, t, touched,
-                            pressed, mark, previous)
-        codes = [flag.code] + [article(s.variant, k).code for k in j.also]
+        s.pending = Pending(tuple(f.id for f in flags), offender, ref.copy(stack=False), after, t,
+                            touched, pressed, mark, previous)
+        codes = [f.code for f in flags] + [article(s.variant, k).code for k in j.also]
         self._write_in(t, j, offender, after, clock, codes)
         s.obligation = None
         s.reset_turn(after)
@@ -497,7 +528,8 @@ class Judge:
         p = s.pending
         assert p is not None
         s.pending = None
-        s.decide(t, p.flag_id, "maintained", "kept_by_play" if by_play else "offender_decides")
+        for flag_id in p.flag_ids:  # IT 8.3: one decision keeps every irregularity of the move
+            s.decide(t, flag_id, "maintained", "kept_by_play" if by_play else "offender_decides")
         self._game.check_end()
         s.started = True
         # keep following the pieces already lifted: the reference position is the same
@@ -517,7 +549,8 @@ class Judge:
         p = s.pending
         assert p is not None
         s.pending = None
-        s.decide(t, p.flag_id, "corrected", "correction")
+        for flag_id in p.flag_ids:  # IT 8.4: no partial correction
+            s.decide(t, flag_id, "corrected", "correction")
         written = len(self._game.moves) > p.mark.moves
         self._game.undo_to(p.mark)  # the irregular move leaves the transcript (IT 8.4)
         s.previous = p.previous

@@ -37,7 +37,8 @@ __all__ = ["ArbiterMemory", "Pending", "Timekeeper"]
 
 @dataclass(frozen=True, slots=True)
 class Pending:
-    """An irregularity waiting for the offender's opponent (IT 8.2): its flag's id, the offender,
+    """An irregularity waiting for the offender's opponent (IT 8.2): its flags' ids (one per
+    irregularity of the move: touch-move broken and a capture omitted are two), the offender,
     the position to restore on ``correct`` (IT 8.4: no partial correction), the
     position on the board (kept on ``accept`` or by play, IT 8.3), when it was completed, the
     piece touch-move binds after a correction (IT 8.1.3) and whether the offender completed it
@@ -45,7 +46,7 @@ class Pending:
     stands in the transcript (TRACE.md ``moves``): ``mark`` undoes it. Boards are copies without
     move stack: the cost does not grow with the game."""
 
-    flag_id: int
+    flag_ids: tuple[int, ...]
     offender: Colour
     before: Board
     after: Board

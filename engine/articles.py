@@ -207,6 +207,10 @@ _COMP: dict[str, tuple[str, Kind, str]] = {
     "both_flags": ("COMP 5.9.4", _R, N_("both flags fell, no telling which first: draw")),
     "adjudicated": ("COMP", _R, N_("adjudicated by the arbiter")),
     "move_pressed": ("COMP 4.5", _P, N_("the move is complete when the player presses his clock")),
+    # COMP 4.6: "Nessuno può intervenire quando un giocatore [...] dimentica di mettere in
+    # movimento il quadrante del suo avversario; solo quest'ultimo può [...] farglielo rimarcare"
+    "press_forgotten": ("COMP 4.6", _P, N_("nobody but the opponent may point out a forgotten "
+                                        "clock press")),
     "clock_refused": ("COMP 3.6.1", _P, N_("the clock refused an operation")),
     "lampo_countdown": ("COMP 5.7", _P, N_("mosse lampo: the arbiter counts down each move")),
     # TRACE.md: what the board could not see is told, with no rule article (code BOARD)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import unicodedata
 from typing import Any, Iterable, Iterator
 
 from engine.board import parse_fen
@@ -24,7 +25,8 @@ from engine.events import (ARBITER_ACTIONS, BUTTON_NAMES, SIDES, ArbiterActed, B
                            SensorsRecovered, SnapshotTaken, TraceEnded)
 from engine.variants import Geometry, Variant, find_variant
 
-__all__ = ["read_trace", "parse_trace", "load_line", "parse_start", "parse_event", "CLOCK_START_ARBITER"]
+__all__ = ["read_trace", "parse_trace", "load_line", "parse_start", "parse_event", "CLOCK_START_ARBITER",
+           "split_lines", "NOT_ONE_LINE", "one_line_problem"]
 
 #: Start-line keys that name the game (``engine.pdn.record_tags`` makes its PDN tags of them).
 _TAG_KEYS = ("white", "black", "event", "round", "site", "date", "board", "started_at")
@@ -32,6 +34,33 @@ _TAG_KEYS = ("white", "black", "event", "round", "site", "date", "board", "start
 CLOCK_START_ARBITER = "arbiter"
 #: Results an ``adjudicate`` action may carry (both scoring sets, COMP 6.14).
 RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1")
+
+
+#: Unicode categories a one-line text (a player's, an event's name; a note) may not hold:
+#: control characters (U+0000..U+001F, U+007F..U+009F, U+0085 NEXT LINE among them), line and
+#: paragraph separators (U+2028, U+2029) — where a reader that splits at every line break
+#: (``str.splitlines()``, a PDN viewer, the OLED) would cut the text.
+NOT_ONE_LINE = frozenset({"Cc", "Zl", "Zp"})
+
+
+def split_lines(text: str) -> list[str]:
+    """A trace's (a journal's) text as its lines: a line ends at ``"\n"`` alone (TRACE.md), so
+    a name holding U+2028 or U+0085 (JSON leaves them raw) stays inside its line, where
+    ``str.splitlines()`` would split it. A last line without its ``"\n"`` is kept (the
+    caller cuts a torn one); no empty line after the last ``"\n"``."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def one_line_problem(text: str) -> str | None:
+    """What keeps ``text`` from being one line of a name (None: nothing): its first control or
+    separator character (:data:`NOT_ONE_LINE`), named by its code point."""
+    for ch in text:
+        if unicodedata.category(ch) in NOT_ONE_LINE:
+            return f"a control or line-separator character (U+{ord(ch):04X}) is not allowed"
+    return None
 
 
 #: Longest trace line read (characters): a snapshot of 100 squares is under 1 kB, so 1 MB is

@@ -83,8 +83,13 @@ def add_run_parser(sub: Any, whole: Any) -> None:
                         f"{DEFAULT_SIM_HTTP} with --simulate; otherwise the config's http, else "
                         "none; 'off' for none)")
     s.add_argument("--mqtt", default=None, metavar="URL",
-                   help="the hall's broker, mqtt://[user:password@]host[:port] or mqtts://… "
-                        "(pi/hall/PROTOCOL.md; default: the config's [mqtt] url, else no hall)")
+                   help="the hall's broker, mqtt://[user@]host[:port] or mqtts://… "
+                        "(pi/hall/PROTOCOL.md; default: the config's [mqtt] url, else no hall); "
+                        "a password here (user:password@) is visible to every user of the "
+                        "machine (ps): give it with --mqtt-password-file or in the config")
+    s.add_argument("--mqtt-password-file", default=None, metavar="FILE",
+                   help="the broker password: the one line of FILE (mode 0600), for the user "
+                        "of --mqtt's URL (default: the URL's or the config's, else none)")
     s.add_argument("--board", default=None, metavar="N",
                    help="this board's number in the hall (1..9999): its topics, its game ids "
                         "(default: the config's board)")
@@ -100,7 +105,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr)
-    config = hall_options(run_config(args.config), args.mqtt, args.board, args.hall)
+    config = hall_options(run_config(args.config), args.mqtt, args.board, args.hall,
+                          args.mqtt_password_file)
     # the config's `simulate = true` (the installed service on the simulated board) as --simulate
     simulate = args.simulate or config.simulate
     if (args.trace is not None or args.speed is not None) and not simulate:
@@ -173,12 +179,14 @@ def _http(option: str | None, config: Config, simulate: bool) -> tuple[str, int]
     return (spec.host, spec.port)
 
 
-def hall_options(config: Config, url: str | None, board: str | None, hall: str | None) -> Config:
-    """``--mqtt``, ``--board``, ``--hall`` over the config (``[mqtt]``, ``board``). Raises
-    RunError (one line; never the URL's password)."""
+def hall_options(config: Config, url: str | None, board: str | None, hall: str | None,
+                 password_file: str | None = None) -> Config:
+    """``--mqtt``, ``--board``, ``--hall``, ``--mqtt-password-file`` over the config
+    (``[mqtt]``, ``board``). Raises RunError (one line; never the URL's password); a password
+    in ``--mqtt``'s URL is taken, with a warning that ``ps`` shows it."""
     from dataclasses import replace
 
-    from pi.board.config import parse_mqtt_url
+    from pi.board.config import PASSWORD_VISIBLE, parse_mqtt_url, with_password_file
     from pi.hall.protocol import SEGMENT
     number = config.board
     if board is not None:
@@ -192,9 +200,13 @@ def hall_options(config: Config, url: str | None, board: str | None, hall: str |
     if url is None and spec is None:
         if hall is not None:
             raise RunError("--hall needs --mqtt (or [mqtt] in the config)")
+        if password_file is not None:
+            raise RunError("--mqtt-password-file needs --mqtt (or [mqtt] in the config)")
         return config
     if url is not None:
         fresh = parse_mqtt_url(url, lambda problem: RunError(f"--mqtt: {problem}"))
+        if fresh.password is not None:
+            log.warning(PASSWORD_VISIBLE)
         ca = spec.ca if spec is not None and fresh.tls else None
         spec = replace(fresh, hall=spec.hall if spec is not None else DEFAULT_HALL,
                        board=spec.board if spec is not None else "", ca=ca)
@@ -209,6 +221,9 @@ def hall_options(config: Config, url: str | None, board: str | None, hall: str |
         if number is None:
             raise RunError("--mqtt needs --board N (or board in the config)")
         spec = replace(spec, board=str(number))
+    if password_file is not None:
+        spec = with_password_file(spec, password_file,
+                                  lambda problem: RunError(f"--mqtt-password-file: {problem}"))
     return replace(config, mqtt=spec)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.events import ARBITER_ACTIONS
+from engine.trace import NOT_ONE_LINE
 
 __all__ = ["ArbiterRequest", "check_arbiter_request", "note_text", "RESULTS", "DECIDES_POSITION"]
 
@@ -114,11 +115,8 @@ def note_text(text: str) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise ValueError("note \"text\" is not valid Unicode (a lone surrogate)") from None
-    clean = "".join(" " if unicodedata.category(ch) in _CONTROL else ch for ch in text)
+    clean = "".join(" " if unicodedata.category(ch) in NOT_ONE_LINE else ch for ch in text)
     if not clean.strip():
         raise ValueError(f"note needs \"text\": 1 to {_MAX_NOTE} characters")
     return clean
 
-
-#: Unicode categories a note may not hold: control characters, line and paragraph separators.
-_CONTROL = frozenset({"Cc", "Zl", "Zp"})

@@ -20,7 +20,7 @@ import tomllib
 import urllib.parse
 from types import EllipsisType
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -29,12 +29,14 @@ from engine.errors import InputError
 from engine.events import GameStarted
 from engine.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from engine.timecontrol import minimum_time_warnings, parse_time_control_tag
+from engine.trace import one_line_problem
 from engine.variants import find_variant
 from pi.board.errors import ConfigError
 from pi.drivers.speech import DEFAULT_RATE, DEFAULT_VOLUME, VOICE_PATTERN
 
 __all__ = ["Config", "HttpSpec", "MqttSpec", "SpeechSpec", "load_config", "parse_config",
-           "parse_http", "parse_host_port", "parse_mqtt_url", "read_config_text", "load_toml", "TomlReader",
+           "parse_http", "parse_host_port", "parse_mqtt_url", "read_secret_file",
+           "with_password_file", "PASSWORD_VISIBLE", "read_config_text", "load_toml", "TomlReader",
            "read_credential", "MAX_CONFIG_BYTES", "MAX_CREDENTIAL_BYTES"]
 
 #: A configuration file larger than this is refused unread (the example is ~3 kB).
@@ -379,21 +381,45 @@ def read_credential(name: str, error: Callable[[str], Exception],
     if not directory:
         raise error(f"credential {name!r}: no $CREDENTIALS_DIRECTORY (systemd sets it for a unit "
                     "with LoadCredential=; install-pi.sh --credential writes that)")
+    return read_secret_file(Path(directory) / name, f"credential {name!r}", error)
+
+
+def read_secret_file(path: Path, what: str, error: Callable[[str], Exception]) -> str:
+    """The one-line secret in the file ``path`` (``what`` names it in errors: a systemd
+    credential, ``--mqtt-password-file``): its UTF-8 text, one trailing line break removed.
+    ``error(problem)`` makes the exception raised: unreadable, empty, over
+    ``MAX_CREDENTIAL_BYTES``, not one line of UTF-8 (never the secret in it)."""
     try:
-        with open(Path(directory) / name, "rb") as f:
+        with open(path, "rb") as f:
             data = f.read(MAX_CREDENTIAL_BYTES + 1)
     except OSError as exc:
-        raise error(f"credential {name!r}: cannot read it ({exc.strerror or exc})") from None
+        raise error(f"{what}: cannot read it ({exc.strerror or exc})") from None
     if len(data) > MAX_CREDENTIAL_BYTES:
-        raise error(f"credential {name!r}: larger than {MAX_CREDENTIAL_BYTES} bytes")
+        raise error(f"{what}: larger than {MAX_CREDENTIAL_BYTES} bytes")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise error(f"credential {name!r}: not UTF-8 text") from None
+        raise error(f"{what}: not UTF-8 text") from None
     text = text.removesuffix("\n").removesuffix("\r")  # as `echo` or an editor leaves it
     if not text or any(ord(c) < 32 or ord(c) == 127 for c in text):
-        raise error(f"credential {name!r}: empty or not one line")
+        raise error(f"{what}: empty or not one line")
     return text
+
+
+#: Said when ``--mqtt``'s URL holds a password (``ps`` shows a process's arguments to everyone).
+PASSWORD_VISIBLE = ("--mqtt: the password in the URL is visible to every user of this machine "
+                    "(ps); give it with --mqtt-password-file FILE or in the configuration's "
+                    "[mqtt] instead")
+
+
+def with_password_file(spec: MqttSpec, path: str, error: Callable[[str], Exception]) -> MqttSpec:
+    """``spec`` with the broker password read from the file ``path``
+    (``--mqtt-password-file``): its URL must name the user and hold no password."""
+    if spec.username is None:
+        raise error("the broker URL names no user (mqtt://user@host)")
+    if spec.password is not None:
+        raise error("the broker URL holds a password too: give it one way")
+    return replace(spec, password=read_secret_file(Path(path), path, error))
 
 
 def parse_mqtt_url(url: str, error: Callable[[str], Exception]) -> MqttSpec:
@@ -440,7 +466,7 @@ def _line_problem(value: str, limit: int) -> str | None:
     """What is wrong with ``value`` as a one-line text of at most ``limit`` characters, or None."""
     if len(value) > limit:
         return f"longer than {limit} characters"
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+    if one_line_problem(value) is not None:  # issue 38: U+2028, U+0085 break lines too
         return f"control characters (line breaks, tabs…) not allowed: {_excerpt(value)}"
     if not value.strip():
         return "empty (leave the key out instead)"

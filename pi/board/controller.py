@@ -61,7 +61,7 @@ from typing import Any, Protocol, Union
 from engine.board import Board
 from engine.clock import ClockState, GameClock
 from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
-from engine.trace import CLOCK_START_ARBITER
+from engine.trace import CLOCK_START_ARBITER, split_lines
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
 from engine.i18n import N_
@@ -184,6 +184,8 @@ class BoardController:
     #: Shown on the screen's header while no game is in play (set-up, a result left on the
     #: board): the hall's pairing of this board (``pi.hall.link``); "" for the usual header.
     banner: str = ""
+    #: what keeps the board from its hall, on the header instead of the banner (set_hall_trouble)
+    hall_trouble: str = ""
     #: What the start-up probe found wrong with the board (``pi.drivers.bringup``): shown on
     #: the screen's message line, before anything else, until the first game begins.
     notice: str = ""
@@ -404,6 +406,12 @@ class BoardController:
             raise ActionLate("the board did not journal the action in time") from None
         finally:
             self._acting.discard(answer)
+
+    def set_hall_trouble(self, text: str) -> None:
+        """:meth:`pi.board.view.BoardActions.set_hall_trouble` (on the loop's thread)."""
+        if text != self.hall_trouble:
+            self.hall_trouble = text
+            self._refresh()
 
     def set_pairing(self, fields: Mapping[str, str | None], banner: str) -> None:
         """The hall's pairing: ``fields`` (``event``, ``round``, ``white``, ``black``,
@@ -688,11 +696,15 @@ class BoardController:
 
     def _decided(self, decisions: Iterable[Decision]) -> None:
         decisions = tuple(decisions)
+        prompted = False
         for d in decisions:
             if isinstance(d, FlagRaised):
                 f = d.flag
                 log.info("flag %s %s (%s): %s", f.code, f.status, f.kind, f.text)
                 if f.kind == "irregularity" and f.status == "pending":
+                    if prompted:
+                        continue  # the same move's next irregularity: one decision (IT 8.4)
+                    prompted = True
                     opponent = "?" if f.side is None else f.side.opponent.label
                     self._message = N_("{code} {text}; {side}: correct or accept").format(
                         code=f.code, text=f.text, side=opponent)
@@ -822,7 +834,7 @@ class BoardController:
             # whole: the screen translates a message, then fits it (cut first, it no longer
             # matched its template and stayed in English)
             return DisplayState(message=message, side_to_move="-", move_number=0,
-                                title=failure or self.banner)
+                                title=failure or self.hall_trouble or self.banner)
         session = self.session
         assert session is not None
         arbiter = session.arbiter
@@ -885,7 +897,7 @@ def _journal_records(session: GameSession) -> list[Mapping[str, Any]]:
     """A resumed game's journal lines from line 2 on (one that cannot be read: an unknown line,
     which touches the game)."""
     out: list[Mapping[str, Any]] = []
-    for text in session.trace.read_text(encoding="utf-8").splitlines()[1:]:
+    for text in split_lines(session.trace.read_text(encoding="utf-8"))[1:]:
         try:
             obj = json.loads(text)
         except (ValueError, RecursionError):

@@ -49,6 +49,7 @@ from engine.decisions import (Decision, FlagDecided, FlagRaised, GameEnded, Move
                               MoveRetracted, PositionSet)
 from engine.events import Event, GameStarted
 from engine.replay import ContainArbiter, Fed, RecordSnapshot, RecordText, Replay, Report
+from engine.trace import split_lines
 from engine.variants import Variant
 from pi.board.errors import JournalDamagedError, JournalError, JournalWriteError
 from pi.board.handoff import LatestWorker
@@ -484,7 +485,7 @@ def refresh_game_files(state: StateDir, skip: str | None = None) -> list[str]:
             with open(game.trace, encoding="utf-8") as f:
                 text = f.read()
             end = text.rfind("\n")  # a torn last line (a power cut) is not read
-            replay = Replay.read(text[:end + 1].splitlines(), POLICY)
+            replay = Replay.read(split_lines(text[:end + 1]), POLICY)
             for _ in replay:
                 pass
             body = replay.report().to_json()

@@ -35,11 +35,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from engine.articles import title
+from engine.articles import article, title
 from engine.clock_display import Cue, CueTracker, DisplayRules
 from engine.clock_events import ClockReading
 from engine.colour import Colour
 from engine.decisions import Decision, Flag, FlagDecided, FlagRaised, GameEnded, MoveCommitted
+from engine.variants import find_variant
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,12 @@ SUPERSEDES: dict[PhraseKind, frozenset[PhraseKind]] = {
     "flag": frozenset({"clock"}),
     "result": frozenset({"clock"}),
 }
+
+#: The article of a move whose clock press was forgotten, committed when the opponent moved on
+#: (COMP 4.6; the COMP articles are the same in every rule set): not said, nobody but the
+#: opponent may point the forgotten press out, and the move said while the forgetful player's
+#: face still runs would.
+FORGOTTEN_PRESS = article(find_variant("italian"), "press_forgotten").code
 
 #: The niceness of the speech thread and of the espeak-ng it starts (``PhraseQueue``).
 NICE = 10
@@ -136,12 +143,13 @@ def result_phrase(d: GameEnded, t: gettext.NullTranslations) -> Phrase:
 def phrases(decisions: Iterable[Decision], t: gettext.NullTranslations) -> list[Phrase]:
     """What the board says of ``decisions`` (one input's), in their order, but the move first:
     an irregular move is flagged as it is committed, and said before its flag ("18 14.
-    irregularity: …")."""
+    irregularity: …"). A move whose press was forgotten (:data:`FORGOTTEN_PRESS`) is not
+    said."""
     out: list[Phrase] = []
     for d in decisions:
         phrase: Phrase | None = None
         if isinstance(d, MoveCommitted):
-            phrase = move_phrase(d, t)
+            phrase = None if d.article == FORGOTTEN_PRESS else move_phrase(d, t)
         elif isinstance(d, FlagRaised):
             phrase = flag_phrase(d.flag, t)
         elif isinstance(d, FlagDecided):

@@ -51,11 +51,13 @@ from engine.frozen import quick_init
 log = logging.getLogger(__name__)
 
 __all__ = ["GameId", "make_game_id", "parse_game_id",
-           "atomic_write", "fsync_dir", "resolve_state_dir", "StateDir", "GameDir",
-           "DEFAULT_STATE_DIR"]
+           "atomic_write", "fsync_dir", "resolve_state_dir", "lock_state_dir", "StateDir",
+           "GameDir", "DEFAULT_STATE_DIR", "LOCK_FILE"]
 
 #: The state directory when neither the command line, the config nor systemd names one.
 DEFAULT_STATE_DIR = Path(".state")
+#: The lock of a state directory (a board's, a hub's): ``STATE/lock``.
+LOCK_FILE = "lock"
 _GAME_ID = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{4})(?:-b(\d{1,4}))?-(\d{3,9})")
 _TMP_SUFFIX = ".tmp"
 _tmp_counter = itertools.count()
@@ -268,6 +270,27 @@ class GameDir:
         return removed
 
 
+def lock_state_dir(root: Path, busy: str, *, shared: bool = False) -> int:
+    """``root/lock`` taken (flock, without waiting): exclusive, or ``shared`` (several holders
+    at once, none while an exclusive one holds it: the shares of one hub). Returns the
+    descriptor; the lock lasts until it is closed or the process ends (a kill -9 frees it).
+    Raises StateDirBusyError (``"<root>: <busy>"``) when another process holds it, else
+    StateDirError; one line each."""
+    path = root / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise StateDirError(f"{path}: cannot open the lock file: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+            raise StateDirBusyError(f"{root}: {busy}") from None
+        raise StateDirError(f"{path}: cannot lock: {exc.strerror or exc}") from None
+    return fd
+
+
 class StateDir:
     """The state directory ``root``. :meth:`open` creates ``root/games`` and takes the lock.
 
@@ -299,20 +322,8 @@ class StateDir:
         return sd
 
     def _take_lock(self) -> None:
-        path = self.root / "lock"
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError as exc:
-            raise StateDirError(f"{path}: cannot open the lock file: {exc.strerror or exc}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-                raise StateDirBusyError(f"{self.root}: in use by another damiera process "
-                                        "(one daemon per state directory)") from None
-            raise StateDirError(f"{path}: cannot lock: {exc.strerror or exc}") from None
-        self._lock_fd = fd
+        self._lock_fd = lock_state_dir(self.root, "in use by another damiera process (one "
+                                                  "daemon per state directory)")
 
     def close(self) -> None:
         """Releases the lock (closing the file releases the flock)."""

@@ -163,3 +163,9 @@ class BoardActions(Protocol):
         the next game's start line; ``banner`` is shown on the screen's header while no game is
         in play. Raises ValueError for another field."""
         ...
+
+    def set_hall_trouble(self, text: str) -> None:
+        """What keeps the board from its hall (``text``, an English msgid: the broker's
+        certificate refused), on the screen's header while no game is in play, instead of the
+        banner; "" when it is linked again."""
+        ...

@@ -27,6 +27,7 @@ from engine.clock_display import DEFAULT_RULES, DisplayRules, face_display, form
 from engine.clock_events import ClockReading
 from engine.colour import Colour
 from engine.i18n import DEFAULT_LANGUAGE, N_, localize, translations
+from engine.trace import NOT_ONE_LINE
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +38,6 @@ WHITE_FACE_BOX = (0, 13, 63, 37)
 BLACK_FACE_BOX = (65, 13, 128, 37)
 LAST_MOVE_BOX = (0, 40, 128, 51)
 MESSAGE_BOX = (0, 53, 128, 64)
-#: Unicode categories drawn as a space: control characters, line and paragraph separators.
-_NOT_ONE_LINE = frozenset({"Cc", "Zl", "Zp"})
 
 
 #: A face with no clock behind it.
@@ -126,7 +125,7 @@ def _one_line(text: str) -> str:
     """``text`` with each control character (a newline: an arbiter's note journaled by an older
     daemon, a hall banner) as a space: PIL refuses to measure a text with a newline, and every
     frame would fail while it is shown."""
-    return "".join(" " if unicodedata.category(ch) in _NOT_ONE_LINE else ch for ch in text)
+    return "".join(" " if unicodedata.category(ch) in NOT_ONE_LINE else ch for ch in text)
 
 
 def message_layout(text: str, measure: Callable[[str, int], float],

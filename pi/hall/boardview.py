@@ -11,6 +11,7 @@ without a listener of its own; arbiter actions go to the board as commands).
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import logging
@@ -33,9 +34,9 @@ from pi.board.report import game_report
 from pi.board.supersede import first_touch, superseded, waits_for_arbiter
 from engine.replay import Fed
 from pi.board.view import BoardView, Phase
-from pi.hall.replica import GameReplica, game_order
+from pi.hall.replica import SUPERSEDED_FILE, GameReplica, game_order
 from pi.web.auth import Throttle
-from pi.web.httputil import check_action, http, json_body
+from pi.web.httputil import check_action, http, json_body, read
 from pi.web.server import WebServer, report_pdf_response
 from pi.web.views import PublicSnapshot
 
@@ -495,8 +496,16 @@ class ReplicaServer(WebServer):
         await self.require_arbiter(request)
         game_id, name = request.match_info["id"], request.match_info["file"]
         g = self.replica.replica_games.get(game_id)
-        if g is None or name not in ("game.pdn", "report.json", "trace.jsonl", "report.pdf"):
+        if g is None or name not in ("game.pdn", "report.json", "trace.jsonl", "report.pdf",
+                                     SUPERSEDED_FILE):
             raise http(404, "no such game or file")
+        if name == SUPERSEDED_FILE:  # the lines the board lost after publishing them
+            path = g.path.parent / SUPERSEDED_FILE
+            try:
+                data = await asyncio.get_running_loop().run_in_executor(None, read, path)
+            except FileNotFoundError:
+                data = b""
+            return web.Response(body=data, content_type="application/jsonl", charset="utf-8")
         if name == "report.pdf":  # from the replica's whole lines, as held
             lines = list(g.lines)
             return await report_pdf_response(request, lambda: game_report(

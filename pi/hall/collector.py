@@ -15,9 +15,12 @@ or full collection happens by itself. The frozen heap is thawed and collected wh
 :data:`FULL_EVERY` seconds, at the first moment the hall is quiet — no journal line for
 :data:`QUIET` seconds: between rounds, not in the middle of play — and after
 :data:`FULL_AT_LATEST` seconds whatever the hall does. A cycle that became garbage after its
-first young collection waits for it, no longer. The full pause grows with the games held: 1.3 s
-at 1,000 boards after 90 s of play at 10× (``bench_hub_cpu`` prints it); Python's own full
-collections, as long, came every few minutes in the middle of play. Middle pauses are gone
+first young collection waits for it, no longer — so what lives a while and then dies must die
+by its reference count: a web connection that made a cycle was frozen with it while slow and
+stayed until the full collection (issue 38: 52 → 159 MB in a minute of slow connections, then a
+2.9 s pause; ``pi.web.guard.GuardedHandler`` breaks those cycles). The full pause grows with
+the games held: 1.3 s at 1,000 boards after 90 s of play at 10× (``bench_hub_cpu`` prints it);
+Python's own full collections, as long, came every few minutes in the middle of play. Middle pauses are gone
 (``bench_hub_cpu``'s "garbage collections while fed").
 """
 

@@ -132,7 +132,7 @@ def split_pdn(text: str) -> list[tuple[str, str]]:
     ``board`` is its ``[Board]`` tag ("" without one)."""
     games: list[list[str]] = []
     in_tags = False
-    for line in text.splitlines():
+    for line in text.split("\n"):  # PDN lines end at "\n" (a name may hold U+2028)
         is_tag = line.startswith("[")
         if is_tag and not in_tags:
             games.append([])

@@ -32,15 +32,16 @@ from typing import Any, Callable
 from aiohttp import web
 
 from engine.decisions import FlagDecided, FlagRaised
+from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.hall import protocol as P
 from pi.hall.alarms import AlarmLog
 from pi.hall.boardview import BoardReplica, ReplayedGame, ReplicaServer, wall_of
 from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
-from pi.hall.replica import GameReplica, Replica, board_key, game_order, sync_taken
+from pi.hall.replica import GameReplica, Offered, Replica, board_key, game_order, sync_taken
 from pi.hall.rounds import Pairings, RoundStart
 from pi.hall.shares import SHARES_DIR
-from pi.hall.signing import Chain, same_mac, status_mac
+from pi.hall.signing import Chain, line_mac, same_mac, status_mac
 from engine.i18n import N_
 from engine.replay import Fed
 from pi.web import auth
@@ -58,12 +59,15 @@ MAX_LIVE_CLIENTS = 2000
 #: An arbiter action without the board's ack is answered 504 after this many seconds.
 ACK_TIMEOUT = 10.0
 #: An acked action's answer waits this many seconds for its journal line to reach the replica
-#: (then it answers without the line's record).
+#: (then it answers 504, not confirmed: the line is checked when it comes).
 LINE_WAIT = 2.0
 #: Finished games per board whose public view (as the board moved on) is kept in memory.
 KEPT_PUBLIC = 2
 #: A line that did not verify is asked again at most this often per game (seconds).
 ASK_AGAIN_AFTER = 1.0
+#: Seconds a search for where a board's journal parts from the replica's (:meth:`Hub._probe`)
+#: lasts without a new request (then it is forgotten, and begun again by the board's next line).
+PROBE_FOR = 60.0
 #: Seconds between two fsyncs of the replicas written meanwhile (:meth:`Hub.sync_loop`, off the
 #: loop; PROTOCOL.md). Every file written in the interval is synced once: at 1,000 boards a
 #: half second made ~1,000 fsyncs a second per share, each taking the interpreter's lock from the
@@ -132,8 +136,9 @@ class Hub:
         self.bad_messages = 0
         self.started = time.time()
         #: the hall's alarms (HUB_API.md ``GET /api/alarms``): :attr:`alarms` and
-        #: :attr:`alarm_listeners` are its own
-        self.alarm_log = AlarmLog()
+        #: :attr:`alarm_listeners` are its own; kept in ``alarms.jsonl`` (a restart keeps them)
+        self.alarm_log = AlarmLog(self.files / "alarms.jsonl")
+        self.replica.disk_listeners.append(self._disk)
         #: the newest alarms, oldest first
         self.alarms = self.alarm_log.items
         #: told of each alarm (a copy)
@@ -143,6 +148,8 @@ class Hub:
         #: per board: the ``taken_over`` count of its last signed status
         self.taken: dict[str, int] = {}
         self._asked_again: dict[tuple[str, str], float] = {}
+        #: per (board, game) whose journal parts from the replica's: (line asked from, when)
+        self._probes: dict[tuple[str, str], tuple[int, float]] = {}
         #: topic → (board, leaf), for the topics read (MAX_TOPICS at most)
         self._topic_of: dict[str, tuple[str, str]] = {}
         #: boards whose newest game the start has not replayed yet (:meth:`read_back`), in the
@@ -379,7 +386,21 @@ class Hub:
             lambda n, text, mac: chain.verify(j.game, n, text, mac))
         got = self.replica.offer(board, j.game, j.line, j.text, j.mac, check)
         if got.refused is not None:
-            self._refused(board, P.JournalLine(j.game, got.refused, ""), N_("does not verify"))
+            if got.refused == j.line and chain is not None and self._parted(board, j, chain):
+                pass  # the board's own line after another line than the replica's: find where
+            else:
+                self._refused(board, P.JournalLine(j.game, got.refused, ""),
+                              N_("does not verify"))
+        if got.kind == "duplicate" and chain is not None and (board, j.game) in self._probes:
+            self._duplicate_signed(board, j, chain)
+        if got.kind == "conflict" and chain is not None and j.mac is not None:
+            fork = self._conflict_signed(board, j, chain)
+            if fork is None:
+                return []  # the board's line, after lines that part from the replica's earlier
+            if fork:  # the replica took the board's journal from that line: feed it anew
+                got = self.replica.offer(board, j.game, j.line, j.text, j.mac, check)
+                if got.kind == "appended":
+                    return self._refollow(board, j.game, got)
         if got.kind == "conflict":
             kept = N_("the verified one") if chain is not None else N_("its first")
             self.alarm(board, "conflict", N_(
@@ -413,6 +434,116 @@ class Hub:
                                       game_order(g.id) > game_order(current.id)):
             return self._follow(board, g, rebuilt=False)
         self.replica.park(g)  # lines resent of a game not followed: not kept in memory
+        return []
+
+    # ------------------------------------------------------------------ a board that lost lines
+
+    def _parted(self, board: str, j: P.JournalLine, chain: Chain) -> bool:
+        """Line ``j`` (the next the replica wants) did not verify after the replica's lines:
+        whether it is the board's all the same — signed with its key after its own line
+        ``j.line - 1`` (``prev``), which is not the replica's. Then the board's journal parted
+        from the replica's at or before that line (a board that lost lines it had published,
+        issue 38): the board is asked for its lines from there back (:meth:`_probe`), not
+        alarmed at. A line with no ``prev`` (an older board) or that does not verify with it
+        is not the board's: False (forged)."""
+        if j.prev is None or j.mac is None or not same_mac(j.mac, line_mac(
+                chain.key, j.game, j.line, j.text, j.prev)):
+            return False
+        held = self.replica.held(board, j.game)
+        self._probe(board, j.game, max(1, held))
+        return True
+
+    def _conflict_signed(self, board: str, j: P.JournalLine, chain: Chain) -> bool | None:
+        """A copy of held line ``j.line`` with another text, from a board with a key. True:
+        it is the board's line after the replica's very lines before it (it verifies after
+        them) and a ``restart`` — the board lost the replica's line ``j.line`` (and those
+        after it) after publishing them and resumed its journal from line ``j.line - 1``
+        (PROTOCOL.md, "A board that lost lines"): the replica keeps what it had beside it
+        (:meth:`pi.hall.replica.Replica.supersede`), takes the board's journal from there,
+        and one alarm says so. None: the board's line (it verifies with its ``prev``) after a
+        line that is not the replica's either: the board is asked from further back. False:
+        not the board's, or not an honest lost line (the conflict alarm)."""
+        g = self.replica.game(board, j.game)
+        if g is None:
+            return False
+        try:
+            previous = chain.previous(j.game, j.line)
+        except LookupError:
+            return False
+        if not same_mac(j.mac, line_mac(chain.key, j.game, j.line, j.text, previous)):
+            if j.prev is not None and j.mac is not None and j.line > 1 and same_mac(
+                    j.mac, line_mac(chain.key, j.game, j.line, j.text, j.prev)):
+                back = g.held - j.line + 1  # twice as far back each time
+                self._probe(board, j.game, max(1, j.line - back))
+                return None
+            return False
+        if _record_type(j.text) != "restart":
+            return False
+        held = g.held
+        gone = self.replica.supersede(g, j.line)
+        if gone is None:
+            return False
+        chain.forget(j.game)
+        self._probes.pop((board, j.game), None)
+        if len(gone) == 1:
+            what = N_("board {board} lost line {line} of game {game} after publishing it: its "
+                      "journal goes on from there with other lines; the hub follows the "
+                      "board's and keeps the lost line for the arbiter")
+        else:
+            what = N_("board {board} lost lines {line} to {last} of game {game} after "
+                      "publishing them: its journal goes on from there with other lines; the "
+                      "hub follows the board's and keeps the lost lines for the arbiter")
+        self.alarm(board, "lost", what.format(board=board, line=j.line, last=held,
+                                              game=j.game), subject=j.game)
+        log.warning("board %s game %s: lines %d..%d superseded by the board's journal (kept "
+                    "in superseded.jsonl)", board, j.game, j.line, held)
+        return True
+
+    def _duplicate_signed(self, board: str, j: P.JournalLine, chain: Chain) -> None:
+        """While the hub looks for where a board's journal parts from the replica's: a copy of
+        held line ``j.line`` with the same text but the board's mac after other lines (the
+        same text after a different history) means they part further back: asked from
+        there."""
+        if j.mac is None or j.prev is None or j.line < 2:
+            return
+        try:
+            ours = line_mac(chain.key, j.game, j.line, j.text, chain.previous(j.game, j.line))
+        except LookupError:
+            return
+        if not same_mac(j.mac, ours) and same_mac(j.mac, line_mac(chain.key, j.game, j.line,
+                                                                   j.text, j.prev)):
+            back = self.replica.held(board, j.game) - j.line + 1
+            self._probe(board, j.game, max(1, j.line - back))
+
+    def _probe(self, board: str, game: str, start: int) -> None:
+        """The board asked to resend ``game`` from ``start`` (before the replica's head: where
+        its journal parts from the replica's is looked for). A start further back than the
+        last asked goes at once; the same again at most every ASK_AGAIN_AFTER seconds."""
+        key = (board, game)
+        now = time.monotonic()
+        last = self._probes.get(key)
+        if last is not None:
+            start = min(start, last[0])
+            if start == last[0] and now - last[1] < ASK_AGAIN_AFTER:
+                return
+        if len(self._probes) > 4096:  # a stranger cannot make it (the lines are signed)
+            self._probes.clear()
+        self._probes[key] = (start, now)
+        log.info("board %s game %s: its journal parts from the replica's by line %d: resend "
+                 "from %d asked", board, game, self.replica.held(board, game), start)
+        self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, start))
+
+    def _refollow(self, board: str, game: str, got: Offered) -> list[Fed]:
+        """Game ``game``'s replica was cut back and took the board's lines ``got``: the
+        board's view of it replayed from the replica (it had shown the lines taken out)."""
+        g = self.replica.game(board, game)
+        assert g is not None
+        view = self.board(board)
+        view.replica_games[g.id] = g
+        self._want(board, game, got.lines[-1][0])
+        if view.game is not None and view.game.id == g.id:
+            return self._follow(board, g, rebuilt=True)
+        self.replica.park(g)
         return []
 
     def _unwritten(self, g: GameReplica) -> None:
@@ -465,6 +596,14 @@ class Hub:
         self._asked_again[key] = now
         held = self.replica.held(board, game)
         self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, held + 1))
+
+    def _disk(self, why: str | None) -> None:
+        """The replicas' disk refuses their lines (``why``; a full disk): one alarm, then quiet
+        until it takes them again (logged by the replica)."""
+        if why is not None:
+            self.alarm("hub", "disk", N_("the hub's disk refuses the boards' lines ({why}): "
+                                         "they are asked for again once it takes them; quiet "
+                                         "until then").format(why=why))
 
     def alarm(self, board: str, kind: str, what: str, subject: str = "") -> dict[str, Any]:
         """An alarm for the hall's arbiter (:meth:`pi.hall.alarms.AlarmLog.add`)."""
@@ -619,6 +758,9 @@ class Hub:
         now = time.monotonic()
         for key in list(self.asks):
             self._check(key, now)
+        for key, (_, at) in list(self._probes.items()):
+            if now - at > PROBE_FOR:  # the board no longer answers it: looked for anew
+                del self._probes[key]
 
     def missing(self, board: str) -> int:
         """Lines known to exist at the board and not held (every summary of the hall asks)."""
@@ -628,12 +770,20 @@ class Hub:
     # ------------------------------------------------------------------ commands
 
     async def act(self, board: str, action: dict[str, Any]) -> web.Response:
-        """An arbiter action sent to ``board`` as a command; the board's ack as the answer.
-        The action names its game (the console's ``game``, else the game the hub shows for
-        the board): a command kept for an offline board is refused by it if its game is over."""
+        """An arbiter action sent to ``board`` as a command, answered once the board's journal
+        line recording it is in the replica (PROTOCOL.md "Acknowledgements": an ack is a
+        signed journal line or nothing). The action names its game (the console's ``game``,
+        else the game the hub shows for the board): a command kept for an offline board is
+        refused by it if its game is over. Raises 409 (refused by the board), 504 (no ack, or
+        its line has not come: not confirmed, checked when it comes), 502 (the line the ack
+        names journals something else: an alarm)."""
         view = self.views.get(board)
         if "game" not in action and view is not None and view.game is not None:
             action = {**action, "game": view.game.id}
+        try:
+            request = check_arbiter_request(action)
+        except ValueError as exc:
+            raise http(400, str(exc)) from None
         cmd_id = uuid.uuid4().hex
         future: asyncio.Future[P.Ack] = asyncio.get_running_loop().create_future()
         self.acks[cmd_id] = future
@@ -646,26 +796,52 @@ class Hub:
                             "stays queued for it") from None
         if not ack.ok:
             raise http(409, ack.error or "the board refused the action")
-        record, decisions = None, []
         game = action.get("game")
-        if isinstance(game, str) and ack.line is not None:
-            # the journal line itself is published before the ack: the replica resolves the
-            # wait once it holds the line (often at once)
-            held = self.replica.held_future(board, game, ack.line)
-            try:
-                await asyncio.wait_for(held, timeout=LINE_WAIT)
-            except asyncio.TimeoutError:
-                pass
-            else:
-                g = self.replica.game(board, game)
-                if g is not None and g.held >= ack.line:
-                    record = json.loads(g.lines[ack.line - 1])
-                    s = view.game if view is not None else None
-                    if s is not None and s.id == game:
-                        decisions = next((decisions_json(f) for f in self.recent[board]
-                                          if f.line == ack.line), [])
+        if not isinstance(game, str) or ack.line is None:
+            raise http(504, f"board {board} answered without a journal line: the action is "
+                            "not confirmed")
+        # the journal line itself is published before the ack: the replica resolves the wait
+        # once it holds the line (often at once), verified when the board signs
+        held = self.replica.held_future(board, game, ack.line)
+        try:
+            await asyncio.wait_for(asyncio.shield(held), timeout=LINE_WAIT)
+        except asyncio.TimeoutError:
+            held.add_done_callback(lambda f: f.cancelled() or self._acked_line(
+                board, game, ack.line or 0, cmd_id, request))
+            raise http(504, f"board {board} acknowledged the action as line {ack.line} of "
+                            f"game {game}, but that line of its journal has not come: not "
+                            "confirmed (it is checked when it comes)") from None
+        record = self._acked_line(board, game, ack.line, cmd_id, request)
+        if record is None:
+            raise http(502, f"line {ack.line} of board {board}'s journal is not this action: "
+                            "the acknowledgement was not the board's (alarm raised); not done")
+        decisions: list[dict[str, Any]] = []
+        s = view.game if view is not None else None
+        if s is not None and s.id == game:
+            decisions = next((decisions_json(f) for f in self.recent[board]
+                              if f.line == ack.line), [])
         return web.json_response({"line": ack.line, "record": record, "decisions": decisions,
                                   "board": board, "command": cmd_id})
+
+    def _acked_line(self, board: str, game: str, line: int, cmd_id: str,
+                    request: ArbiterRequest) -> dict[str, Any] | None:
+        """The record of line ``line`` of ``game`` (held) when it journals ``request``, the
+        command ``cmd_id`` an ack said it did; else None and an alarm (``ack``): the ack was
+        not the board's — its broker password in someone else's hands."""
+        g = self.replica.game(board, game)
+        record: Any = None
+        if g is not None and g.held >= line:
+            try:
+                record = json.loads(g.lines[line - 1])
+            except ValueError:
+                record = None
+        if isinstance(record, dict) and request.matches(record):
+            return record
+        self.alarm(board, "ack", N_("an acknowledgement of command {command} named line {line} "
+                                    "of game {game}, which journals something else: not the "
+                                    "board's; the action was not done").format(
+                                        command=cmd_id[:12], line=line, game=game), game)
+        return None
 
     def push_pairing(self, board: str, pairing: dict[str, str], *, send: bool = True) -> str:
         """Sends ``pairing`` to ``board`` and keeps it until the board acks it: a board that
@@ -777,6 +953,7 @@ class Hub:
 
     def close(self) -> None:
         self.replica.close()
+        self.alarm_log.close()
 
 
 #: Mosquitto's log line when a client connects with the id of one connected.
@@ -795,6 +972,16 @@ def _begins_after(waiting: list[tuple[str, bytes]], game: str) -> bool:
         if j.line == 1 and game_order(j.game) > after:
             return True
     return False
+
+
+def _record_type(text: str) -> str | None:
+    """The ``type`` of a journal line's record (None: not a record)."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 def _json_object(payload: bytes, what: str) -> dict[str, Any]:

@@ -19,8 +19,12 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
     h.add_argument("--config", default=None, help="hub.toml (written by 'damiera hub init'; "
                    "default: none, then --mqtt and --state-dir are needed)")
     h.add_argument("--mqtt", default=None, metavar="URL",
-                   help="the broker, mqtt://[user:password@]host[:port] (default: --config's "
-                        "[mqtt] url)")
+                   help="the broker, mqtt://[user@]host[:port] (default: --config's [mqtt] "
+                        "url); a password here (user:password@) is visible to every user of "
+                        "the machine (ps): give it with --mqtt-password-file or in --config")
+    h.add_argument("--mqtt-password-file", default=None, metavar="FILE",
+                   help="the broker password: the one line of FILE (mode 0600), for the user "
+                        "of the broker's URL (default: the URL's or --config's, else none)")
     h.add_argument("--http", default=None, metavar="HOST:PORT",
                    help="serve the hall page, the boards' pages, the feeds and the console here "
                         "(default: --config's http, else 127.0.0.1:8080)")

@@ -29,18 +29,21 @@ names (``[keys]`` and ``accept_unsigned``) that it owns.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pi.board.config import (HttpSpec, MqttSpec, TomlReader, load_toml, parse_http, parse_mqtt_url,
-                             read_config_text)
+from pi.board.config import (PASSWORD_VISIBLE, HttpSpec, MqttSpec, TomlReader, load_toml,
+                             parse_http, parse_mqtt_url, read_config_text, with_password_file)
 from pi.board.errors import ConfigError
 from pi.hall.shares import Share, parse_share
 
 __all__ = ["HubConfig", "ShareSpec", "load_hub_config", "parse_hub_config", "MAX_HUB_CONFIG_BYTES",
            "hub_config_from_args", "DEFAULT_HALL", "DEFAULT_HTTP"]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_HALL = "hall"
 #: ``hub.toml`` larger than this is refused unread. It holds a line per board's key (~76 bytes:
@@ -206,7 +209,8 @@ def _check_hall(r: TomlReader, hall: str) -> None:
 def hub_config_from_args(config: str | None, mqtt: str | None, http: str | None,
                          state_dir: str | None,
                          accept_unsigned: list[str] | None = None,
-                         share: str | None = None) -> HubConfig:
+                         share: str | None = None,
+                         mqtt_password_file: str | None = None) -> HubConfig:
     """The file's configuration (or the defaults) with the command line's overrides. Raises
     ConfigError (one line; ``--mqtt`` etc. named as the key) and requires a broker and a state
     directory from one or the other. ``share``: ``K/N`` (``--share``), this process share K of
@@ -227,7 +231,15 @@ def hub_config_from_args(config: str | None, mqtt: str | None, http: str | None,
             cfg = replace(cfg, http=mine_spec.http, mqtt=mine_spec.mqtt or cfg.mqtt)
     if mqtt is not None:
         spec = parse_mqtt_url(mqtt, lambda problem: cli.error("--mqtt", problem))
+        if spec.password is not None:
+            log.warning(PASSWORD_VISIBLE)
         cfg = replace(cfg, mqtt=replace(spec, hall=cfg.hall))
+    if mqtt_password_file is not None:
+        if cfg.mqtt is None:
+            raise cli.error("--mqtt-password-file", "needs --mqtt (or [mqtt] url)")
+        cfg = replace(cfg, mqtt=with_password_file(
+            cfg.mqtt, mqtt_password_file,
+            lambda problem: cli.error("--mqtt-password-file", problem)))
     if http is not None:
         cfg = replace(cfg, http=parse_http(http, lambda problem: cli.error("--http", problem)))
     if state_dir is not None:

@@ -2,8 +2,9 @@
 
 Reads ``hub.toml`` (or the command line), finds the replicas, serves HTTP, connects to the
 broker, reads the live games back a board at a time (the pages and the link answer meanwhile) and
-runs until SIGTERM/SIGINT. A bad configuration or an HTTP address that cannot be had
-is one line on stderr and exit 2; a broker that is not up yet is retried, never fatal.
+runs until SIGTERM/SIGINT. A bad configuration, an HTTP address that cannot be had or a state
+directory another hub holds (``DIR/lock``) is one line on stderr and exit 2; a broker that is
+not up yet is retried, never fatal.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from engine.errors import StateError
 from pi.board.notify import Notifier, keep_told
+from pi.board.statedir import lock_state_dir
 from pi.hall.collector import Collector
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
@@ -44,6 +46,12 @@ class HubApp:
         self.config = config
         self.root = Path(config.state_dir)
         self.root.mkdir(parents=True, exist_ok=True)
+        # one hub per state directory (issue 38: two both ran and wrote every replica line
+        # twice), the board's lock: a share holds it shared with the other shares of its hub
+        self._lock: int | None = lock_state_dir(
+            self.root, "in use by another hub (one hub per state directory, or the shares of "
+            "one: two would write every replica line twice); stop it first",
+            shared=config.share is not None)
         self.hub = Hub(config, self.root)
         self.server = HallServer(self.hub, config.http.host, config.http.port)
         self.link: MqttLink | None = None  # imported when started (paho)
@@ -112,6 +120,9 @@ class HubApp:
         if self._claim is not None:
             os.close(self._claim)
             self._claim = None
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
 
 def warn_insecure(config: HubConfig) -> None:
@@ -185,7 +196,8 @@ def main_hub(args: argparse.Namespace) -> int:
     # DamieraError: the command line prints its one line (exit 2)
     config = hub_config_from_args(args.config, args.mqtt, args.http, args.state_dir,
                                   getattr(args, "accept_unsigned", None),
-                                  getattr(args, "share", None))
+                                  getattr(args, "share", None),
+                                  getattr(args, "mqtt_password_file", None))
     try:
         asyncio.run(run_hub(config))
     except OSError as exc:  # the state directory cannot be made or written

@@ -35,6 +35,8 @@ import asyncio
 import json
 import logging
 import queue
+import ssl
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -48,6 +50,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from engine.decisions import FlagRaised, GameEnded
+from engine.i18n import N_
 from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.board.config import MqttSpec
 from pi.hall.errors import BadMessage
@@ -65,13 +68,21 @@ from pi.web.views import state_dict
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BoardLink", "SESSION_EXPIRY", "TAKEN_OVER"]
+__all__ = ["BoardLink", "SESSION_EXPIRY", "TAKEN_OVER", "RESEND_BACKOFF", "RESEND_BACKOFF_MAX",
+           "CERT_REFUSED"]
 
 #: The board's persistent session at the broker lasts this long without it (seconds): a day,
 #: as ``persistent_client_expiration`` of the hall's mosquitto.conf.
 SESSION_EXPIRY = 24 * 3600
 #: MQTT 5's DISCONNECT reason "Session taken over": a client connected with this board's id.
 TAKEN_OVER = 0x8E
+#: A ``resend`` asked again from the same line is served once this many seconds have passed,
+#: the wait doubling each time it is served (:meth:`BoardLink._resend`) up to
+#: :data:`RESEND_BACKOFF_MAX`: the hub asks again after 5 s without progress (hub.RESEND_AFTER).
+RESEND_BACKOFF = 4.0
+RESEND_BACKOFF_MAX = 120.0
+#: The screen's header while the broker's certificate is refused (fits the OLED's line).
+CERT_REFUSED = N_("hall: certificate refused")
 
 
 class BoardLink:
@@ -126,6 +137,10 @@ class BoardLink:
         # one chain per thread that signs: the out thread (live lines), the I/O thread (resends)
         self._live_chain = None if key is None else Chain(key, self._disk_texts)
         self._resend_chain = None if key is None else Chain(key, self._disk_texts)
+        #: per game: (start, when the same resend is served again, the wait) (I/O thread)
+        self._resent: dict[str, tuple[int, float, float]] = {}
+        #: the broker's certificate was refused at the last attempt (said once, on the screen)
+        self._cert_refused = False
         self.client = self._make_client(reconnect, keepalive)
         self._keepalive = keepalive
 
@@ -311,10 +326,11 @@ class BoardLink:
                 if item[0] == "journal":
                     _, game, line, record = item
                     text = encode_line(record)[:-1].decode("utf-8")
-                    mac = None
+                    mac = prev = None
                     if self._live_chain is not None:
-                        mac = self._live_chain.sign(game, line, text)
-                    self.client.publish(journal, journal_payload(game, line, text, mac), qos=1)
+                        mac, prev = self._live_chain.sign_after(game, line, text)
+                    self.client.publish(journal, journal_payload(game, line, text, mac, prev),
+                                        qos=1)
                     self.published_lines += 1
                 else:
                     payload = json.dumps(item[1], separators=(",", ":"), ensure_ascii=False,
@@ -333,6 +349,9 @@ class BoardLink:
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any,
                     properties: Any) -> None:
+        if self._cert_refused:
+            self._cert_refused = False
+            self._call_soon(self.actions.set_hall_trouble, "")
         if reason.is_failure:
             log.warning("hall: broker %s refused the board: %s", self.spec.url, reason)
             return
@@ -369,7 +388,23 @@ class BoardLink:
                         self.spec.url, reason)
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        log.info("hall: broker %s not reachable; retrying", self.spec.url)
+        # paho calls it while handling the connection's OSError: that error says why
+        exc = sys.exc_info()[1]
+        if isinstance(exc, ssl.SSLCertVerificationError):
+            # not a broker that is down: one that is not the hall's (a man in the middle) or a
+            # certificate the board does not trust (its ca, an expired one, the wrong host)
+            if not self._cert_refused:
+                self._cert_refused = True
+                log.warning("hall: the broker %s's CERTIFICATE is refused (%s): not the hall's "
+                            "broker, or not the certificate of the board's ca; retrying",
+                            self.spec.url, exc.verify_message or exc)
+                self._call_soon(self.actions.set_hall_trouble, CERT_REFUSED)
+            return
+        if self._cert_refused:
+            self._cert_refused = False
+            self._call_soon(self.actions.set_hall_trouble, "")
+        log.info("hall: broker %s not reachable (%s); retrying", self.spec.url,
+                 exc if exc is not None else "no answer")
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:
@@ -466,7 +501,21 @@ class BoardLink:
 
     def _resend(self, r: Resend) -> None:
         """Lines ``from``… of game ``r.game`` read back from the journal (of the game in play:
-        up to the last line published live, the only ones known durable)."""
+        up to the last line published live, the only ones known durable). The same request
+        again is served after a wait that doubles each time, from :data:`RESEND_BACKOFF` up to
+        :data:`RESEND_BACKOFF_MAX` seconds (a hub that cannot take the lines asks every few
+        seconds: issue 38's board resent 152 lines every 5 s); another start serves at once."""
+        now = time.monotonic()
+        last = self._resent.get(r.game)
+        if last is not None and last[0] == r.start and now < last[1]:
+            log.debug("hall: resend of %s from %d again within %.0f s: not yet", r.game,
+                      r.start, last[2])
+            return
+        wait = RESEND_BACKOFF if last is None or last[0] != r.start else \
+            min(last[2] * 2, RESEND_BACKOFF_MAX)
+        self._resent[r.game] = (r.start, now + wait, wait)
+        if len(self._resent) > 64:  # the newest games' only
+            del self._resent[next(iter(self._resent))]
         try:
             path = self.store.state.game(r.game).trace
             stop = self.lines if r.game == self.game else None
@@ -477,6 +526,6 @@ class BoardLink:
         topic = self.topics.board(self.board, "journal")
         chain = self._resend_chain
         for number, text in lines:
-            mac = None if chain is None else chain.sign(r.game, number, text)
-            self.client.publish(topic, journal_payload(r.game, number, text, mac), qos=1)
+            mac, prev = (None, None) if chain is None else chain.sign_after(r.game, number, text)
+            self.client.publish(topic, journal_payload(r.game, number, text, mac, prev), qos=1)
         log.info("hall: resent %d lines of %s from %d", len(lines), r.game, r.start)

@@ -16,6 +16,7 @@ from pi.board.statedir import parse_game_id
 from pi.hall.errors import BadMessage
 from pi.hall.signing import status_mac
 from engine.frozen import quick_init
+from engine.trace import one_line_problem
 
 __all__ = ["MAX_PAYLOAD", "SEGMENT", "Topics", "JournalLine", "Heads", "Resend",
            "Command", "Ack", "parse_topic", "journal_payload", "parse_journal", "status_payload",
@@ -139,12 +140,19 @@ class JournalLine:
     text: str
     #: the board's HMAC of the line (``pi.hall.signing``), None from a board without a key
     mac: str | None = None
+    #: the mac of the board's line ``line - 1`` its ``mac`` chains on ("" for line 1), None
+    #: from a board older than it: a line that verifies with it and not after the hub's own
+    #: line ``line - 1`` is the board's, whose journal parted from the replica's (issue 38)
+    prev: str | None = None
 
 
-def journal_payload(game: str, line: int, text: str, mac: str | None = None) -> bytes:
+def journal_payload(game: str, line: int, text: str, mac: str | None = None,
+                    prev: str | None = None) -> bytes:
     obj: dict[str, Any] = {"game": game, "line": line, "text": text}
     if mac is not None:
         obj["mac"] = mac
+        if prev is not None:
+            obj["prev"] = prev
     return _dump(obj)
 
 
@@ -155,7 +163,11 @@ def parse_journal(payload: bytes) -> JournalLine:
     text = obj.get("text")
     if not isinstance(text, str) or not text or "\n" in text or "\r" in text:
         raise BadMessage(f"journal {game}:{line}: text is not one journal line")
-    return JournalLine(game, line, text, _mac(obj.get("mac"), f"journal {game}:{line}"))
+    what = f"journal {game}:{line}"
+    prev = obj.get("prev")
+    if prev is not None and not (prev == "" and line == 1):
+        prev = _mac(prev, what)
+    return JournalLine(game, line, text, _mac(obj.get("mac"), what), prev)
 
 
 def _mac(value: Any, what: str) -> str | None:
@@ -276,8 +288,8 @@ def pairing_payload(cmd_id: str, pairing: dict[str, str]) -> bytes:
 def _one_line(value: Any, what: str) -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = str(value)
-    if (not isinstance(value, str) or len(value) > _MAX_TEXT or "\n" in value or "\r" in value
-            or '"' in value):
+    if (not isinstance(value, str) or len(value) > _MAX_TEXT or one_line_problem(value) is not None
+            or '"' in value):  # issue 38: no control or separator character (U+2028, U+0085)
         raise BadMessage(f"{what}: not one line of at most {_MAX_TEXT} characters without quotes")
     return value.strip()
 

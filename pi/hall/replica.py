@@ -15,7 +15,8 @@ Durability: lines are written (``os.write`` of whole lines, on the caller's thre
 fsynced in batches by :meth:`Replica.sync` (the hub runs it off the event loop every half
 second). The board's journal is the truth: what a hub crash loses between syncs, the hub's
 next start finds missing and asks to be resent. At start :meth:`Replica.load` reads every
-replica back and cuts a torn last line (a hub killed mid-write).
+replica back and cuts a torn last line (a hub killed mid-write), and repairs one that two hubs
+wrote at once (every line twice: :func:`undouble`; one hub per state directory now, its lock).
 
 :meth:`Replica.held_future` is what waits for a line (the hub's arbiter actions wait for the
 line the board acked): a future resolved by the replica once it holds that line (written: a
@@ -27,22 +28,25 @@ Not thread-safe except :meth:`Replica.sync`, which works on duplicated descripto
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import math
 import os
 import resource
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
 from pi.hall.protocol import SEGMENT
-from pi.board.statedir import fsync_dir, parse_game_id
+from pi.board.statedir import atomic_write, fsync_dir, parse_game_id
 from engine.frozen import quick_init
 
 log = logging.getLogger(__name__)
 
 __all__ = ["Replica", "GameReplica", "Offered", "Check", "MAX_AHEAD", "MAX_OPEN", "MAX_CLOSING",
-           "game_order", "board_key"]
+           "game_order", "board_key", "undouble", "SUPERSEDED_FILE", "first_unreadable"]
 
 #: ``check(line, text, mac)``: the line verifies as the next of its game (``pi.hall.hub``).
 Check = Callable[[int, str, "str | None"], bool]
@@ -56,11 +60,33 @@ MAX_AHEAD = 4096
 MAX_OPEN = 2048
 #: Descriptors closed by the replica and waiting for the next sync (``hub.SYNC_EVERY``) at most.
 MAX_CLOSING = 1024
+#: Beside a game's replica: the lines it held that the board's journal no longer has (a board
+#: that lost lines after publishing them and wrote those numbers again, issue 38), JSON lines
+#: ``{"line", "text", "superseded"}`` (HUB_API.md).
+SUPERSEDED_FILE = "superseded.jsonl"
 
 
 def board_key(board: str) -> tuple[int, str]:
     """Board-number order: numbers by value, then other names."""
     return (int(board), "") if board.isdigit() else (10**9, board)
+
+
+def first_unreadable(data: bytes) -> tuple[int, int] | None:
+    """The first line of ``data`` (whole lines of a replica) that cannot be a journal line —
+    not UTF-8, not one JSON object — as (its number, the offset it begins at), or None. The
+    replica is cut there at start, and the board's heads make the hub ask for the rest again:
+    a line the disk damaged in the middle was kept before, never asked for (the hub held the
+    lines after it)."""
+    offset = 0
+    for number, raw in enumerate(data.split(b"\n")[:-1], start=1):
+        try:
+            ok = raw.startswith(b"{") and isinstance(json.loads(raw.decode("utf-8")), dict)
+        except ValueError:  # UnicodeDecodeError and JSONDecodeError alike
+            ok = False
+        if not ok:
+            return number, offset
+        offset += len(raw) + 1
+    return None
 
 
 def game_order(game_id: str) -> tuple[str, int, str]:
@@ -172,6 +198,10 @@ class Replica:
         self._closing: list[tuple[int, list[Path]]] = []
         #: per (board, game): (line, future) waiting for the replica to hold that line
         self._waiting: dict[tuple[str, str], list[tuple[int, asyncio.Future[None]]]] = {}
+        #: why the disk refuses the replicas' writes (None: it takes them); said once
+        self.failing: str | None = None
+        #: told when the disk first refuses a write (why) and when it takes one again (None)
+        self.disk_listeners: list[Callable[[str | None], None]] = []
 
     # ------------------------------------------------------------------ reading back
 
@@ -216,6 +246,18 @@ class Replica:
                 f.truncate(end)
                 os.fsync(f.fileno())
             data = data[:end]
+        bad = first_unreadable(data[:end])
+        if bad is not None:  # cut there: the board's heads make the hub ask from that line
+            number, offset = bad
+            log.warning("replica %s: line %d is not a journal line (a damaged disk?): cut back "
+                        "to %d line(s), the rest asked for again", trace, number, number - 1)
+            with open(trace, "r+b") as f:
+                f.truncate(offset)
+                os.fsync(f.fileno())
+            end = offset
+        if end:  # two hubs wrote it at once (issue 38)
+            data = _undoubled(trace, data[:end])
+            end = len(data)
         g.lines = data[:end].decode("utf-8", errors="replace").split("\n")[:-1] if end else []
         g.size = end
         return g
@@ -372,15 +414,36 @@ class Replica:
             while written < len(data):
                 written += os.write(fd, data[written:])
         except OSError as exc:
-            log.error("replica %s: cannot append (%s); the line will be asked for again",
-                      g.path, exc.strerror or exc)
             try:
                 os.truncate(g.path, size)
             except OSError:
                 pass
+            self._disk(f"{exc.strerror or exc}", g.path)
             return False
         self._dirty.add(g)
+        if self.failing is not None:
+            self._disk(None, g.path)
         return True
+
+    def _disk(self, why: str | None, path: Path) -> None:
+        """A write refused (``why``) or taken again (None): logged and told once per change,
+        not once per line (a full disk wrote an error for every line received)."""
+        if why == self.failing:
+            return
+        if why is not None and self.failing is not None:  # another reason: still failing
+            self.failing = why
+            return
+        self.failing = why
+        if why is not None:
+            log.error("replica %s: cannot append (%s); the lines are asked for again once the "
+                      "disk takes them (quiet until then)", path, why)
+        else:
+            log.warning("replica %s: the disk takes the lines again", path)
+        for listener in self.disk_listeners:
+            try:
+                listener(why)
+            except Exception:
+                log.exception("disk listener failed")
 
     def defer(self) -> None:
         """From now until :meth:`flush`, appended lines are held and written then: one write
@@ -407,6 +470,47 @@ class Replica:
         g.size = size
         g.lines = g.lines[:held]
         return False
+
+    def supersede(self, g: GameReplica, line: int) -> list[str] | None:
+        """Lines ``line``… of game ``g`` taken out of its replica: the board's journal went on
+        without them (it lost them after publishing them, issue 38). Each is added first to
+        the game's :data:`SUPERSEDED_FILE` (``{"line", "text", "superseded"}``: its number,
+        its text, the time it was taken out; fsynced), then the replica's file is cut back to
+        ``line - 1`` lines; the lines ahead of the gap are dropped (the resend brings the
+        board's). Returns the lines taken out, or None when they could not be kept (logged;
+        nothing changed)."""
+        if self._deferred is not None and g in self._deferred:
+            if not self._flush_one(g, self._deferred.pop(g)):
+                return None
+        lines = g.lines
+        gone = lines[line - 1:]
+        try:
+            data = g.path.read_bytes()[:g.size]
+            cut = 0
+            for _ in range(line - 1):
+                cut = data.index(b"\n", cut) + 1
+            now = time.time()
+            record = "".join(json.dumps({"line": n, "text": t, "superseded": now},
+                                        ensure_ascii=False) + "\n"
+                             for n, t in enumerate(gone, start=line)).encode("utf-8")
+            fd = os.open(g.path.parent / SUPERSEDED_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT,
+                         0o644)
+            try:
+                os.write(fd, record)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.truncate(g.path, cut)
+        except (OSError, ValueError) as exc:
+            log.error("replica %s: lines from %d not superseded (%s); kept as they are", g.path,
+                      line, getattr(exc, "strerror", None) or exc)
+            return None
+        g.lines = lines[:line - 1]
+        g.size = cut
+        g.ahead.clear()
+        if g in self._fds:
+            self._dirty.add(g)
+        return gone
 
     def park(self, g: GameReplica) -> None:
         """Game ``g`` is no longer followed: its lines leave memory (read back on demand) and
@@ -486,6 +590,77 @@ class Replica:
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
+
+
+def _undoubled(trace: Path, data: bytes) -> bytes:
+    """A replica's whole lines ``data`` with every doubled line removed, the file rewritten so
+    (atomically; logged): two hubs on one state directory (before the lock, ``hub_run``) each
+    appended every line they took, so the file is two copies of the board's journal
+    interleaved, the second begun where that hub found the file (:func:`undouble`)."""
+    raws = data.split(b"\n")[:-1]
+    if len(set(raws)) == len(raws) or not _doubled(raws):
+        return data
+    kept = undouble(raws)
+    out = b"".join(r + b"\n" for r in kept)
+    try:
+        atomic_write(trace, out)
+    except OSError as exc:
+        log.error("replica %s: doubled lines found, the file not rewritten (%s); read without "
+                  "them", trace, exc.strerror or exc)
+    else:
+        log.warning("replica %s: %d doubled line(s) removed (two hubs wrote it at once): %d "
+                    "line(s) kept, each once, in order", trace, len(raws) - len(kept), len(kept))
+    return out
+
+
+def _doubled(raws: list[bytes]) -> bool:
+    """Whether lines with repeats are two copies interleaved rather than a journal: a second
+    start line, time going back, or a line twice in a row. A board's own journal repeats a
+    line only as a ``restart`` without a clock (``"down": null``: the same ``t``) after
+    another, never time backwards (``pi.board.journal``)."""
+    last_t = -math.inf
+    for number, raw in enumerate(raws):
+        try:
+            obj = json.loads(raw)
+        except (ValueError, RecursionError):
+            obj = None
+        if not isinstance(obj, dict):
+            continue
+        if number and (obj.get("type") == "start" or
+                       (raw == raws[number - 1] and obj.get("type") != "restart")):
+            return True
+        t = obj.get("t")
+        if isinstance(t, (int, float)) and not isinstance(t, bool):
+            if t < last_t:
+                return True
+            last_t = t
+    return False
+
+
+def undouble(raws: list[bytes]) -> list[bytes]:
+    """The journal that copies interleaved in ``raws`` were writing, each line once, in order
+    (deduplicated by line number and content). Each copy writes the journal's lines in order:
+    a line is its copy's next when it equals the line kept at that copy's number; a line equal
+    to a kept one that no copy expects begins a copy there (a hub that found the file that
+    long); any other line is the journal's next, written by the copy furthest on."""
+    out: list[bytes] = []
+    at: list[int] = []  # per copy: how many lines of ``out`` it has written
+    seen: dict[bytes, int] = {}  # line → its last number in ``out`` (0-based)
+    for raw in raws:
+        copy = next((k for k, n in enumerate(at) if n < len(out) and out[n] == raw), None)
+        if copy is not None:
+            at[copy] += 1
+            continue
+        if raw in seen:
+            at.append(seen[raw] + 1)
+            continue
+        seen[raw] = len(out)
+        out.append(raw)
+        if at:
+            at[max(range(len(at)), key=at.__getitem__)] = len(out)
+        else:
+            at.append(len(out))
+    return out
 
 
 def sync_taken(taken: list[tuple[int, list[Path]]]) -> None:

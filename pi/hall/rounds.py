@@ -28,6 +28,7 @@ from engine.articles import code as article_code
 from engine.board import Board
 from engine.i18n import N_
 from engine.pdn import record_tags
+from engine.trace import one_line_problem
 from engine.variants import Variant, find_variant
 from pi.board.statedir import atomic_write
 from pi.board.supersede import waits_for_arbiter, why_touched
@@ -41,7 +42,7 @@ from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, game_type_t
                           public_snapshot)
 
 __all__ = ["Pairings", "RoundsHub", "RoundStart", "pairing_command", "game_feed", "round_feed", "results",
-           "results_csv", "PAIRINGS_FILE", "ROUND_FILE"]
+           "results_csv", "csv_cell", "PAIRINGS_FILE", "ROUND_FILE"]
 
 log = logging.getLogger(__name__)
 
@@ -300,12 +301,23 @@ def _row_key(r: dict[str, str]) -> tuple[Any, ...]:
 
 
 def parse_pairings(text: str) -> list[dict[str, str]]:
-    """A header line, then ``round,board,white,black`` rows. Raises PairingError (one line)."""
+    """The header line ``round,board,white,black``, then ``round,board,white,black`` rows. Raises
+    PairingError (one line): a file whose first line is not the header is refused, not read
+    with its first pairing taken for a header."""
     rows = []
     reader = csv.reader(io.StringIO(text))
+    header = False
     try:
         for number, fields in enumerate(reader, start=1):
-            if number == 1 or not fields or all(not f.strip() for f in fields):
+            if not fields or all(not f.strip() for f in fields):
+                continue
+            if not header:
+                got = [f.strip().lstrip("\ufeff").lower() for f in fields]
+                if got != _HEADER:
+                    raise PairingError(
+                        f"line {number}: expected the header {','.join(_HEADER)} "
+                        f"first, not {','.join(fields)[:60]!r}")
+                header = True
                 continue
             if number > _MAX_ROWS:
                 raise PairingError(f"more than {_MAX_ROWS} lines")
@@ -318,9 +330,11 @@ def parse_pairings(text: str) -> list[dict[str, str]]:
             if not SEGMENT.fullmatch(board):
                 raise PairingError(f"line {number}: bad board {board[:20]!r}")
             for name, value in (("white", white), ("black", black)):
-                if len(value) > 200 or '"' in value or any(ord(c) < 32 for c in value):
+                # issue 38: a separator (U+2028, U+0085) is journaled raw, and split at by
+                # every reader that takes it for a line's end
+                if len(value) > 200 or '"' in value or one_line_problem(value) is not None:
                     raise PairingError(f"line {number}: {name}: at most 200 characters, no "
-                                       "quotes or control characters")
+                                       "quotes, control or line-separator characters")
             rows.append({"round": rnd, "board": board, "white": white, "black": black})
     except csv.Error as exc:
         raise PairingError(f"not CSV: {exc}") from None
@@ -473,10 +487,23 @@ def results(hub: RoundsHub, arbiter_view: bool) -> list[dict[str, Any]]:
     return out
 
 
+#: A spreadsheet reads a cell beginning with one of these as a formula (OWASP, "CSV
+#: Injection"): ``=cmd|' /C calc'!A0`` as a player's name.
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> str:
+    """``value`` as a cell a spreadsheet shows as text: one that would begin a formula is
+    prefixed with ``'`` (OWASP's advice; the cell still shows the name)."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA) else text
+
+
 def results_csv(rows: list[dict[str, Any]]) -> str:
+    """``GET /results.csv``: every cell through :func:`csv_cell`."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(["round", "board", "white", "black", "result"])
     for r in rows:
-        w.writerow([r["round"], r["board"], r["white"], r["black"], r["result"]])
+        w.writerow([csv_cell(r[k]) for k in ("round", "board", "white", "black", "result")])
     return out.getvalue()

@@ -93,9 +93,15 @@ class Chain:
 
     def sign(self, game: str, line: int, text: str) -> str:
         """The mac of ``text`` as line ``line`` of ``game``; remembered as its last."""
-        mac = line_mac(self.key, game, line, text, self.previous(game, line))
+        return self.sign_after(game, line, text)[0]
+
+    def sign_after(self, game: str, line: int, text: str) -> tuple[str, str]:
+        """(mac, previous): :meth:`sign`'s mac and the mac of line ``line - 1`` it chains on
+        (a ``journal`` message's ``prev``, PROTOCOL.md)."""
+        previous = self.previous(game, line)
+        mac = line_mac(self.key, game, line, text, previous)
         self.remember(game, line, mac)
-        return mac
+        return mac, previous
 
     def verify(self, game: str, line: int, text: str, mac: str | None) -> bool:
         """``mac`` is the mac of ``text`` as line ``line`` of ``game`` after the lines held;

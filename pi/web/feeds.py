@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable, Iterator, Protocol
 from aiohttp import web
 
 from engine.replay import Fed
+from engine.trace import split_lines
 from pi.board.view import BoardView
 from pi.web.httputil import read, whole_lines
 from pi.web.views import (COMPACT, NOTE_CODE, JsonOnce, PublicSnapshot, RecordDicts,
@@ -393,7 +394,7 @@ class LiveFeeds:
         if held or any(f.code == NOTE_CODE for f in g.arbiter.flags):
             try:
                 text = whole_lines(read(g.trace)).decode("utf-8")
-                view = journal_snapshot(g.id, text.splitlines())
+                view = journal_snapshot(g.id, split_lines(text))
                 self.snapshot, self.notes = view.snapshot, view.notes
             except (OSError, ValueError) as exc:  # say so; the notes kept private
                 self.notes = None

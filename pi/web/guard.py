@@ -189,7 +189,19 @@ class ConnectionGuard:
 
 
 class GuardedHandler(web.RequestHandler):
-    """aiohttp's request handler, reporting its connection to a :class:`ConnectionGuard`."""
+    """aiohttp's request handler, reporting its connection to a :class:`ConnectionGuard`.
+
+    It also lets go of the exceptions that end a connection or answer a malformed request:
+    aiohttp keeps them where their tracebacks' frames reach back to them (the connection's
+    task holds its cancellation, whose frame of ``start`` holds that task in a local while it
+    lingers over an unread body; a malformed request's error sits in a list its own frame
+    holds), each a reference cycle through this handler, its request, transport and buffers.
+    The hub freezes what survives a young collection (``pi.hall.collector``): a slow
+    connection lives long enough to be frozen, and its cycle would then wait for the next
+    whole-heap collection (issue 38: 52 → 159 MB in a minute of slow connections, then a
+    2.9 s stall). With the tracebacks dropped (and Python 3.11's transport let go of its own
+    read callback, :func:`_release_read_callback`), a closed connection is freed by its
+    reference count, whatever collector runs."""
 
     def __init__(self, guard: ConnectionGuard, manager: web.Server, **kwargs: Any) -> None:
         super().__init__(manager, **kwargs)
@@ -203,7 +215,40 @@ class GuardedHandler(web.RequestHandler):
 
     def connection_lost(self, exc: BaseException | None) -> None:
         self.guard.closed_connection(self)
+        transport = self.transport
         super().connection_lost(exc)
+        if transport is not None:
+            _release_read_callback(transport)
+
+    async def start(self) -> None:
+        """aiohttp's connection loop (the connection's task); the exception that ends it
+        (a cancellation when the peer goes away) leaves without the frames it came through."""
+        try:
+            await super().start()
+        except BaseException as exc:
+            exc.__traceback__ = None  # its frames hold this task: a cycle (the class's doc)
+            raise
+
+    def handle_error(self, request: Any, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        """aiohttp's answer to a malformed request (or a handler's failure); ``exc`` answered,
+        its traceback let go (the class's doc)."""
+        try:
+            return super().handle_error(request, status, exc, message)
+        finally:
+            if exc is not None:
+                exc.__traceback__ = None
+
+
+def _release_read_callback(transport: asyncio.BaseTransport) -> None:
+    """The closed ``transport`` lets go of the bound method it reads with: Python 3.11's
+    selector transport keeps it in its ``_read_ready_cb`` — a cycle of the transport with
+    itself, its socket and buffer, which Python 3.12 breaks at close (CPython gh-100348; the
+    Pi's Debian runs 3.11). Its reader is removed by then: the callback is never called
+    again. Other transports: nothing."""
+    attributes = getattr(transport, "__dict__", None)
+    if attributes is not None and "_read_ready_cb" in attributes:
+        attributes["_read_ready_cb"] = None
 
 
 class _Gate(asyncio.Protocol):

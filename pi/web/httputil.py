@@ -91,6 +91,19 @@ def whole_lines(data: bytes) -> bytes:
     return data[:end + 1] if end >= 0 else b""
 
 
+def first_lines(data: bytes, count: int) -> bytes:
+    """The first ``count`` whole lines of a journal's ``data`` with their newlines (fewer when
+    it has fewer): a line ends at ``b"\n"`` alone (TRACE.md; a name may hold U+2028 or
+    U+0085, which ``str.splitlines()`` would take for line ends)."""
+    end = 0
+    for _ in range(count):
+        newline = data.find(b"\n", end)
+        if newline < 0:
+            break
+        end = newline + 1
+    return data[:end]
+
+
 def line_of(message: bytes) -> int:
     head = message.split(b"\n", 1)[0]
     return int(head[4:]) if head.startswith(b"id: ") else 0

@@ -27,15 +27,16 @@ from aiohttp import web
 
 from pi.board.statedir import StateDir
 from pi.board.errors import ActionLate, ActionRefused, GameDirError
+from engine.trace import split_lines
 from pi.board.report import GameReport, read_game
 from pi.board.view import BoardActions, BoardView
 from pi.web import auth
 from pi.web.errors import WebError
 from pi.web.i18n import catalog_response, choose_language, page_response
-from pi.web.httputil import (MAX_BODY, check_action, conditional, error, http, json_body,
-                             keep_auth, line_of, read, whole_lines)
+from pi.web.httputil import (MAX_BODY, check_action, conditional, error, first_lines, http,
+                             json_body, keep_auth, line_of, read, whole_lines)
 from pi.web.guard import (HEADER_TIMEOUT, ConnectionGuard, GuardedHandler, GuardedSite,
-                          OneLineHttpErrors, accept_error_handler)
+                          OneLineHttpErrors, RateLimitedLog, accept_error_handler)
 from pi.web.feeds import (Client, LiveFeeds, Stream, encode, ping_loop, replay_journal_events,
                           serve_sse)
 from pi.web.replay import replay_states
@@ -48,6 +49,11 @@ __all__ = ["WebServer", "ArbiterSite", "Routes", "MAX_BODY", "COOKIE", "STATIC",
            "report_pdf_response"]
 
 COOKIE = "damiera_arbiter"
+#: Wrong tokens from one address are one log line per this many seconds (the first at once,
+#: the next saying how many came meanwhile).
+WRONG_TOKEN_EVERY = 60.0
+#: Addresses whose wrong tokens are counted at most (the memory cleared when full).
+MAX_TOKEN_LOGS = 1024
 STATIC = Path(__file__).parent / "static"
 
 #: The simulator's extra routes: called with the server, returns (method, path, handler, arbiter
@@ -102,6 +108,8 @@ class ArbiterSite:
         self._http_log.parent = logging.getLogger("pi.web")
         self._http_log.addFilter(OneLineHttpErrors(log))
         self._handler_set = False
+        #: per address: its wrong tokens' log line, at most one a minute
+        self._wrong_tokens: dict[str, RateLimitedLog] = {}
 
     async def listen(self, fallback: bool = False) -> None:
         """Serves :attr:`app` on (host, port). ``fallback``: the address is only the default
@@ -160,6 +168,10 @@ class ArbiterSite:
         except web.HTTPException as exc:
             if exc.status < 400:
                 raise
+            # answered here: its frames let go. aiohttp's 404 and 405 are one exception kept
+            # by the route that raises it, which its traceback's frame holds: a cycle through
+            # the request and its connection (pi.web.guard.GuardedHandler's doc, issue 38)
+            exc.__traceback__ = None
             reason = exc.text if exc.text and not exc.text.startswith(f"{exc.status}:") \
                 else exc.reason
             if exc.content_type == "application/json":
@@ -220,7 +232,15 @@ class ArbiterSite:
             return True
         wait = self.throttle.delay(who)
         self.throttle.failed(who)
-        log.warning("wrong arbiter token from %s on %s %s", who, request.method, request.path)
+        # one line a minute per address, counting the others (a stranger's guessing wrote
+        # ~6,200 lines a minute to a board's log, issue 38)
+        limited = self._wrong_tokens.get(who)
+        if limited is None:
+            if len(self._wrong_tokens) >= MAX_TOKEN_LOGS:
+                self._wrong_tokens.clear()
+            limited = self._wrong_tokens[who] = RateLimitedLog(log, logging.WARNING,
+                                                               WRONG_TOKEN_EVERY)
+        limited.note("wrong arbiter token from %s on %s %s", who, request.method, request.path)
         if wait:
             await asyncio.sleep(wait)
         raise http(401, "wrong token", bearer=True)
@@ -389,8 +409,8 @@ class WebServer(ArbiterSite):
         durable = session.line  # the journal writes behind: no line that is not on disk
 
         def compute() -> list[dict[str, Any]]:
-            text = b"".join(read(path).splitlines(keepends=True)[:durable]).decode("utf-8")
-            return replay_states(text.splitlines())
+            text = first_lines(read(path), durable).decode("utf-8")
+            return replay_states(split_lines(text))
 
         try:
             states = await asyncio.get_running_loop().run_in_executor(None, compute)
@@ -405,11 +425,11 @@ class WebServer(ArbiterSite):
             raise http(404, "no game yet")
         durable = session.line  # the journal writes behind: no line that is not on disk
         data = await asyncio.get_running_loop().run_in_executor(None, read, session.trace)
-        data = b"".join(data.splitlines(keepends=True)[:durable])
+        data = first_lines(data, durable)
         if not arbiter_view:
             snap = self.feeds.public_pdn_snapshot()
             keep = 0 if snap is None else self._public_cut(snap)
-            data = b"".join(data.splitlines(keepends=True)[:keep])
+            data = first_lines(data, keep)
         data = whole_lines(data)
         return web.Response(body=data, content_type="application/jsonl", charset="utf-8")
 

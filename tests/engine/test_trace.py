@@ -7,11 +7,13 @@ import json
 from typing import Iterator
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.errors import TraceError
 from engine.events import ButtonPressed, PieceLifted, SnapshotTaken
 from engine.replay import replay_lines
-from engine.trace import MAX_LINE_CHARS, parse_trace, read_trace
+from engine.trace import MAX_LINE_CHARS, one_line_problem, parse_trace, read_trace, split_lines
 
 START = json.dumps({"type": "start", "variant": "italian", "fen": None, "clock": True,
                     "transcribed": True})
@@ -151,3 +153,33 @@ def test_absurd_numbers_and_long_values_are_refused_with_an_excerpt(line: str, w
 def test_settle_out_of_range_is_refused(settle: str) -> None:
     with pytest.raises(TraceError, match="^line 1: 'settle'|^line 1: settle"):
         parse_trace(['{"type": "start", "variant": "italian", "settle": ' + settle + "}"])
+
+
+# issue 38: a journal line ends at "\n" alone; names are one line where they enter
+
+@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\n")), max_size=8))
+def test_split_lines_splits_at_newline_alone(lines: list[str]) -> None:
+    text = "".join(line + "\n" for line in lines)
+    assert split_lines(text) == lines
+    assert split_lines(text + "torn") == lines + ["torn"]
+
+
+def test_a_name_with_a_line_separator_stays_in_its_journal_line() -> None:
+    start = json.dumps({**json.loads(START), "white": "Ann\u2028Lee", "black": "Bob\x85Ray"},
+                       ensure_ascii=False)
+    text = f'{start}\n{{"t": 1, "type": "end"}}\n'
+    assert len(text.splitlines()) == 4  # what broke the hold: the start line cut in three
+    got, _ = parse_trace(split_lines(text))
+    assert dict(got.tags) == {"white": "Ann\u2028Lee", "black": "Bob\x85Ray"}
+
+
+@pytest.mark.parametrize("name,code", [("Ann\u2028Lee", "U+2028"), ("Bob\x85Ray", "U+0085"),
+                                       ("a\u2029b", "U+2029"), ("a\tb", "U+0009"),
+                                       ("a\x7fb", "U+007F")])
+def test_one_line_problem_names_the_character(name: str, code: str) -> None:
+    problem = one_line_problem(name)
+    assert problem is not None and code in problem and "\n" not in problem
+
+
+def test_a_plain_name_is_one_line() -> None:
+    assert one_line_problem("Anna Maria Öztürk-Lê 李") is None

@@ -94,10 +94,11 @@ class _Proc:
 
 class BoardProc(_Proc):
     """Board ``number``: its state directory ``dir/state``, its trace ``dir/trace.jsonl``, the
-    broker reached through ``cable``."""
+    broker reached through ``cable``; ``key``: its signing key (``[mqtt] key`` of a
+    ``dir/board.toml``), else it publishes unsigned."""
 
     def __init__(self, root: Path, number: int, broker_port: int, seed: int,
-                 speed: float = 10.0, plies: int = 40) -> None:
+                 speed: float = 10.0, plies: int = 40, key: bytes | None = None) -> None:
         self.number = number
         self.dir = root / f"board-{number}"
         self.dir.mkdir(parents=True)
@@ -107,12 +108,19 @@ class BoardProc(_Proc):
         self.trace = self.dir / "trace.jsonl"
         self.last_t = make_trace(self.trace, number, seed, plies)
         self.speed = speed
+        self.key = key
 
     def command(self) -> list[str]:
+        url = f"mqtt://127.0.0.1:{self.cable.port}"
+        hall = ["--mqtt", url, "--hall", HALL]
+        if self.key is not None:
+            config = self.dir / "board.toml"
+            config.write_text(f'[mqtt]\nurl = "{url}"\nhall = "{HALL}"\nboard = "{self.number}"\n'
+                              f'key = "{self.key.hex()}"\n', encoding="utf-8")
+            hall = ["--config", str(config)]
         return [sys.executable, "-m", "pi.cli", "run", "--simulate", "--trace", str(self.trace),
-                "--speed", str(self.speed), "--mqtt", f"mqtt://127.0.0.1:{self.cable.port}",
-                "--board", str(self.number), "--hall", HALL, "--state-dir", str(self.state),
-                "--http", "off", "--quiet"]
+                "--speed", str(self.speed), *hall, "--board", str(self.number),
+                "--state-dir", str(self.state), "--http", "off", "--quiet"]
 
     def journals(self) -> dict[str, Path]:
         return {p.parent.name: p for p in sorted(self.state.glob("games/*/trace.jsonl"))}
@@ -131,18 +139,29 @@ class BoardProc(_Proc):
 
 
 class HubProc(_Proc):
-    def __init__(self, root: Path, broker_url: str) -> None:
+    """The hub; ``keys``: the boards' signing keys (its ``hub.toml``'s ``[keys]``), else every
+    board is taken unsigned."""
+
+    def __init__(self, root: Path, broker_url: str, keys: dict[str, bytes] | None = None
+                 ) -> None:
         self.dir = root / "hub"
         self.dir.mkdir(parents=True)
         super().__init__(root / "hub.log")
         self.url = broker_url
         self.http = free_port()
+        self.keys = keys
 
     def command(self) -> list[str]:
-        # the boards run from the command line (--mqtt, no key): taken unsigned, by name
-        unsigned = [a for n in range(1, 10) for a in ("--accept-unsigned", str(n))]
+        if self.keys is not None:
+            config = self.dir.parent / "hub.toml"
+            config.write_text(f'hall = "{HALL}"\n[keys]\n' + "".join(
+                f'"{n}" = "{k.hex()}"\n' for n, k in self.keys.items()), encoding="utf-8")
+            signing = ["--config", str(config)]
+        else:
+            # the boards run from the command line (--mqtt, no key): taken unsigned, by name
+            signing = [a for n in range(1, 10) for a in ("--accept-unsigned", str(n))]
         return [sys.executable, "-m", "pi.cli", "hub", "--mqtt", self.url, "--http",
-                f"127.0.0.1:{self.http}", "--state-dir", str(self.dir), "--quiet", *unsigned]
+                f"127.0.0.1:{self.http}", "--state-dir", str(self.dir), "--quiet", *signing]
 
 
 def differences(boards: list[BoardProc], hub_dir: Path) -> list[str]:

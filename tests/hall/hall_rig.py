@@ -97,6 +97,7 @@ class Hub:
                  auth: tuple[str, str] | None = None) -> None:
         self.port = port
         self.messages: list[tuple[str, bytes, bool]] = []
+        self.times: list[float] = []  # time.monotonic() each message came
         self.cond = threading.Condition()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
                                   client_id=session or "", clean_session=session is None,
@@ -116,6 +117,7 @@ class Hub:
         def on_message(c: Any, u: Any, m: mqtt.MQTTMessage) -> None:
             with self.cond:
                 self.messages.append((m.topic[len(prefix):], m.payload, bool(m.retain)))
+                self.times.append(time.monotonic())
                 self.cond.notify_all()
         self.client.on_connect = on_connect
         self.client.on_subscribe = on_subscribe

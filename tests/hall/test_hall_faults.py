@@ -7,6 +7,8 @@ board's journal (PROTOCOL.md: line numbers, resend, persistent sessions)."""
 
 from __future__ import annotations
 
+import json
+import os
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -23,17 +25,20 @@ CATCH_UP = 120.0  # seconds: generous, the two cores are shared with other tests
 
 
 class Hall:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, keys: dict[str, bytes] | None = None) -> None:
         self.root = root
         self.broker = Broker(root).start()
-        self.hub = HubProc(root, self.broker.url)
+        self.keys = keys
+        self.hub = HubProc(root, self.broker.url, keys)
         self.boards: list[BoardProc] = []
 
     def start(self, boards: int, speed: float = 10.0, plies: int = 40) -> None:
         self.hub.start()
         self.wait_hub()
         for n in range(1, boards + 1):
-            b = BoardProc(self.root, n, self.broker.port, seed=n, speed=speed, plies=plies)
+            key = None if self.keys is None else self.keys[str(n)]
+            b = BoardProc(self.root, n, self.broker.port, seed=n, speed=speed, plies=plies,
+                          key=key)
             b.start()
             self.boards.append(b)
 
@@ -116,6 +121,67 @@ def test_board_killed_and_restarted_mid_game(hall: Hall) -> None:
     hall.caught_up()
     text = next(iter(board.journals().values())).read_text()
     assert '"type": "restart"' in text
+
+
+def test_a_board_that_lost_its_last_published_line_is_followed_after_its_restart(
+        tmp_path: Path) -> None:
+    """Issue 38: a board's SD card loses the last journal line the board had published (the
+    board killed, its journal cut back one line behind the hub's replica); started again, it
+    resumes from the line before and writes that number again with a ``restart``, then plays
+    on, every line signed. Before, the hub refused each later line as forged (one alarm
+    counted 88 times) and its replica stopped there. Now the hub follows the board from the
+    point where they part — the replica ends byte-equal to the board's journal, its result —
+    keeps its lost line in ``superseded.jsonl`` and raises one alarm that says so."""
+    hall = Hall(tmp_path, keys={"1": os.urandom(32), "2": os.urandom(32)})
+    try:
+        hall.start(boards=2)
+        board = hall.boards[0]
+        hall.wait_lines(board, 30)
+        hall.mid_round()
+        board.kill()
+        [journal] = board.journals().values()
+        replica = hall.hub.dir / "boards" / "1" / "games" / journal.parent.name / "trace.jsonl"
+        held = _settled_lines(replica)  # what the board had published, all at the hub
+        lines = journal.read_bytes().split(b"\n")[:-1]
+        assert held >= 20 and lines[:held] == replica.read_bytes().split(b"\n")[:held]
+        lost = lines[held - 1]
+        journal.write_bytes(b"".join(x + b"\n" for x in lines[:held - 1]))  # the SD card's
+        board.start()
+        hall.caught_up()
+        assert json.loads(journal.read_bytes().split(b"\n")[held - 1])["type"] == "restart"
+        token = (hall.hub.dir / "arbiter.token").read_text().strip()
+
+        def get(path: str) -> bytes:  # as the hall's arbiter
+            request = urllib.request.Request(f"http://127.0.0.1:{hall.hub.http}{path}",
+                                             headers={"Authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(request, timeout=5) as r:
+                return bytes(r.read())
+        alarms = json.loads(get("/api/alarms"))
+        alarms = alarms["alarms"] if isinstance(alarms, dict) else alarms
+        assert [(a["kind"], a["board"], a["count"]) for a in alarms] == [("lost", "1", 1)], alarms
+        assert alarms[0]["what"].startswith(f"board 1 lost line {held} of game ")
+        # both versions for the arbiter: the replica (the board's) and the line it lost
+        game = journal.parent.name
+        assert get(f"/boards/1/api/games/{game}/trace.jsonl") == journal.read_bytes()
+        kept = [json.loads(x) for x in
+                get(f"/boards/1/api/games/{game}/superseded.jsonl").splitlines()]
+        assert [(k["line"], k["text"].encode()) for k in kept] == [(held, lost)]
+    finally:
+        hall.close()
+
+
+def _settled_lines(path: Path, quiet: float = 1.5, timeout: float = 30.0) -> int:
+    """The replica's line count once it has not grown for ``quiet`` seconds."""
+    deadline = time.monotonic() + timeout
+    last, since = -1, time.monotonic()
+    while time.monotonic() < deadline:
+        count = path.read_bytes().count(b"\n") if path.exists() else 0
+        if count != last:
+            last, since = count, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return count
+        time.sleep(0.1)
+    raise AssertionError(f"{path} never settled")
 
 
 def test_board_offline_for_a_while_plays_on_and_catches_up(hall: Hall) -> None:

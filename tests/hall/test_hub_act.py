@@ -1,7 +1,9 @@
 """An arbiter action through the hub waits for its acked journal line on a future the replica
 resolves when it holds that line (issue 19: no polling), whichever comes first, the line or the
-ack; a line that never comes ends the wait after ``LINE_WAIT``; a batch's line counts once its
-write succeeded. No broker: the hub in-process, messages delivered as the MQTT link would."""
+ack; a line that never comes ends the wait after ``LINE_WAIT`` unconfirmed, and a line that is
+not the action is an alarm (issue 38: an ack is the board's journal line or nothing); a batch's
+line counts once its write succeeded. No broker: the hub in-process, messages delivered as the
+MQTT link would."""
 
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ from tests.hall.hub_rig import SAMPLE, trace_lines
 HALL = "t"
 BOARD = "7"
 GAME = "2026-11-22T0900-b07-001"
+#: The journal line of the note "checked" (the board's line for the action the tests send).
+NOTE = json.dumps({"t": 241.5, "type": "arbiter", "action": "note", "text": "checked"})
 
 
 def _hub(root: Path) -> tuple[Hub, list[tuple[str, bytes]], list[str]]:
@@ -57,8 +61,8 @@ def _body(response: web.StreamResponse) -> dict[str, object]:
 def test_the_answer_carries_the_acked_line_as_soon_as_the_replica_holds_it(
         tmp_path: Path, line_first: bool) -> None:
     hub, sent, lines = _hub(tmp_path)
-    held = len(lines) - 1  # the board's last line is the action's own
-    action_text = lines[-1]
+    held = len(lines)
+    action_text = NOTE  # the board's next line is the action's own
 
     async def run() -> dict[str, object]:
         hub.deliver([_journal(hub, n, t) for n, t in enumerate(lines[:held], start=1)])
@@ -88,21 +92,54 @@ def test_the_answer_carries_the_acked_line_as_soon_as_the_replica_holds_it(
     assert got["board"] == BOARD
 
 
-def test_a_line_that_never_comes_ends_the_wait_without_a_record(tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch
-                                                              ) -> None:
+def test_a_line_that_never_comes_is_not_confirmed_and_is_checked_when_it_comes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: an ack is the board's journal line or nothing — an ack whose line has not come
+    after ``LINE_WAIT`` is a 504 (not confirmed), never "journaled"; when the line comes and
+    journals something else (a stranger with the board's broker password took the command and
+    answered "done"), that is an alarm."""
     monkeypatch.setattr(hubmod, "LINE_WAIT", 0.2)
     hub, sent, lines = _hub(tmp_path)
 
-    async def run() -> dict[str, object]:
+    async def run() -> web.HTTPException:
+        hub.deliver([_journal(hub, n, t) for n, t in enumerate(lines[:5], start=1)])
+        task = asyncio.ensure_future(hub.act(BOARD, {"action": "adjudicate", "result": "1-0"}))
+        hub.deliver([_ack(hub, await _command_id(sent), 6)])
+        with pytest.raises(web.HTTPException) as refused:
+            await task
+        assert [a["kind"] for a in hub.alarm_log.items] == []  # not known forged yet
+        hub.deliver([_journal(hub, 6, lines[5])])  # the board's own line 6: a move
+        await asyncio.sleep(0)
+        return refused.value
+
+    refused = asyncio.run(run())
+    hub.close()
+    assert refused.status == 504 and "not confirmed" in (refused.text or "")
+    assert [(a["kind"], a["board"], a["subject"]) for a in hub.alarm_log.items] == \
+        [("ack", BOARD, GAME)]
+
+
+def test_an_ack_naming_a_line_that_journals_something_else_is_an_alarm(tmp_path: Path) -> None:
+    """Issue 38: an ack naming a line the replica holds (verified) that is not the action is
+    refused at once (502, not done) and raises an alarm; the right line confirms (no alarm)."""
+    hub, sent, lines = _hub(tmp_path)
+
+    async def run() -> tuple[web.HTTPException, dict[str, object]]:
         hub.deliver([_journal(hub, n, t) for n, t in enumerate(lines[:5], start=1)])
         task = asyncio.ensure_future(hub.act(BOARD, {"action": "note", "text": "checked"}))
-        hub.deliver([_ack(hub, await _command_id(sent), 6)])
-        return _body(await task)
+        hub.deliver([_ack(hub, await _command_id(sent), 5)])
+        with pytest.raises(web.HTTPException) as refused:
+            await task
+        sent.clear()
+        task = asyncio.ensure_future(hub.act(BOARD, {"action": "note", "text": "checked"}))
+        hub.deliver([_journal(hub, 6, NOTE), _ack(hub, await _command_id(sent), 6)])
+        return refused.value, _body(await task)
 
-    got = asyncio.run(run())
+    refused, confirmed = asyncio.run(run())
     hub.close()
-    assert got["line"] == 6 and got["record"] is None and got["decisions"] == []
+    assert refused.status == 502 and "not the board's" in (refused.text or "")
+    assert confirmed["line"] == 6 and confirmed["record"] == json.loads(NOTE)
+    assert [a["kind"] for a in hub.alarm_log.items] == ["ack"]
 
 
 def test_the_replica_resolves_a_wait_once_the_line_is_written(tmp_path: Path) -> None:

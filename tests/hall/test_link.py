@@ -306,3 +306,38 @@ def test_fuzzed_commands_never_stop_the_board(tmp_path: Path) -> None:
         rig.move("d3", "e4", "white")  # the board plays on
         _all_lines_arrived(hub, rig)
         assert rig.thread.is_alive() and rig.error is None
+
+
+def test_the_same_resend_again_is_served_after_a_wait_that_doubles(tmp_path: Path,
+                                                                   monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Issue 38: a hub that cannot take the lines asked again every 5 s and the board resent its
+    152 lines each time. The same request again is served after a wait doubling from
+    RESEND_BACKOFF up to RESEND_BACKOFF_MAX (shortened here); another start at once."""
+    import pi.hall.link as link
+    monkeypatch.setattr(link, "RESEND_BACKOFF", 0.2)
+    monkeypatch.setattr(link, "RESEND_BACKOFF_MAX", 0.8)
+    with Broker(tmp_path) as broker, Hub(broker.port) as hub, \
+            HallRig(tmp_path / "board", broker.port) as rig:
+        _play_a_little(rig)
+        _all_lines_arrived(hub, rig)
+        game = rig.link.game
+        seen = len(hub.of("journal"))
+
+        def served(h: Hub, start: int) -> list[float]:
+            """When line ``start`` came again (one per resend served)."""
+            with h.cond:
+                return [t for t, (lf, p, _) in zip(h.times[seen:], h.messages[seen:],
+                                                   strict=True)
+                        if lf == "journal" and json.loads(p)["line"] == start]
+        begin = time.monotonic()
+        while time.monotonic() - begin < 3.2:  # asked 64 times
+            hub.send({"resend": {"game": game, "from": 2}})
+            time.sleep(0.05)
+        hub.wait(lambda h: len(served(h, 2)) >= 5, what="the resends served")
+        times = served(hub, 2)
+        gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+        assert 5 <= len(times) <= 8, gaps  # at 0, 0.2, 0.6, 1.4, 2.2, 3.0 s: not 64 times
+        assert gaps[0] >= 0.15 and gaps[1] >= 0.35 and all(g >= 0.7 for g in gaps[2:]), gaps
+        assert all(g <= 1.2 for g in gaps), gaps  # capped
+        hub.send({"resend": {"game": game, "from": 3}})  # another start: served at once
+        hub.wait(lambda h: len(served(h, 3)) > len(times), timeout=2, what="the new start")

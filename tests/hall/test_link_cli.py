@@ -35,6 +35,42 @@ def test_mqtt_and_board_make_the_hall_spec() -> None:
                                                                              True)
 
 
+def test_the_password_comes_from_a_file_and_one_in_the_url_is_warned_about(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 38: ``--mqtt user:password@…`` shows the password to every user of the machine
+    (``ps``); ``--mqtt-password-file`` reads it from a file instead; a password in the URL
+    still works, with one warning saying it is visible; one given both ways is refused."""
+    import logging
+    secret = tmp_path / "mqtt-password"
+    secret.write_text("s3cret pw\n")
+    with caplog.at_level(logging.WARNING):
+        c = hall_options(Config(), "mqtt://board7@10.0.0.2", "7", None, str(secret))
+        assert c.mqtt is not None and (c.mqtt.username, c.mqtt.password) == ("board7",
+                                                                             "s3cret pw")
+        assert not caplog.records
+        hall_options(Config(), "mqtt://board7:hunter2@10.0.0.2", "7", None)
+    warned = [r.getMessage() for r in caplog.records]
+    assert len(warned) == 1 and "visible" in warned[0] and "--mqtt-password-file" in warned[0]
+    assert "hunter2" not in warned[0]
+    for url, words in (("mqtt://board7:hunter2@h", "give it one way"),
+                       ("mqtt://h", "names no user")):
+        with pytest.raises(RunError, match=words):
+            hall_options(Config(), url, "7", None, str(secret))
+    with pytest.raises(RunError, match="--mqtt-password-file: .*cannot read it"):
+        hall_options(Config(), "mqtt://board7@h", "7", None, str(tmp_path / "none"))
+    with pytest.raises(RunError, match="--mqtt-password-file needs --mqtt"):
+        hall_options(Config(), None, None, None, str(secret))
+
+
+def test_the_hubs_password_comes_from_a_file(tmp_path: Path) -> None:
+    from pi.hall.hub_config import hub_config_from_args
+    secret = tmp_path / "hub-password"
+    secret.write_text("hub pw\n")
+    cfg = hub_config_from_args(None, "mqtts://hub@hall.local", None, str(tmp_path),
+                               mqtt_password_file=str(secret))
+    assert cfg.mqtt is not None and (cfg.mqtt.username, cfg.mqtt.password) == ("hub", "hub pw")
+
+
 def test_the_options_go_over_the_configs_mqtt_table() -> None:
     config = parse_config('board = 3\n[mqtt]\nurl = "mqtt://a.local"\nhall = "regionale"\n')
     c = hall_options(config, "mqtt://b.local:1999", "12", None)

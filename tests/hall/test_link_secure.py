@@ -5,14 +5,17 @@ line."""
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from broker import Broker, free_port
 from hall_rig import BOARD, HALL, HallRig, Hub
 
 from pi.board.config import MqttSpec, parse_mqtt_url
+from pi.hall.link import CERT_REFUSED
 
 
 def _spec(url: str, ca: Path | None = None) -> MqttSpec:
@@ -72,3 +75,36 @@ def test_tls_with_the_halls_own_ca(tmp_path: Path) -> None:
         with HallRig(tmp_path / "board", broker.port, spec=spec) as rig:
             rig.move("d3", "e4", "white")
             _same(hub, rig)
+
+
+def test_a_broker_whose_certificate_is_refused_is_said_so(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 38: a broker in the middle with a certificate of another CA was logged at the board
+    as "not reachable" at INFO, like a broker that is down. Now a WARNING that names the
+    certificate, once, and the screen's header says it (shown while no game is in play)."""
+    ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
+    _openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+             "-subj", "/CN=damiera test hall CA", cwd=tmp_path)
+    # the stranger's broker: a certificate of its own for the right address
+    (tmp_path / "ext.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
+    _openssl("req", "-x509", *ec, "-keyout", "mitm.key", "-out", "mitm.pem", "-days", "2",
+             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", cwd=tmp_path)
+    conf = tmp_path / "mitm.conf"
+    conf.write_text(f"listener 8883\ncertfile {tmp_path / 'mitm.pem'}\n"
+                    f"keyfile {tmp_path / 'mitm.key'}\nallow_anonymous true\n"
+                    "persistence false\n")
+    with caplog.at_level(logging.INFO), Broker(tmp_path, conf=conf) as broker:
+        spec = _spec(f"mqtts://127.0.0.1:{broker.port}", ca=tmp_path / "ca.pem")
+        with HallRig(tmp_path / "board", broker.port, spec=spec) as rig:
+            end = time.monotonic() + 10
+            while rig.controller.hall_trouble != CERT_REFUSED and time.monotonic() < end:
+                time.sleep(0.05)
+            assert rig.controller.hall_trouble == CERT_REFUSED
+            time.sleep(2.5)  # retried meanwhile: said once
+            assert not rig.link.connected.is_set()
+    said = [r for r in caplog.records if r.name == "pi.hall.link" and "broker" in r.getMessage()
+            and "CERTIFICATE" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelno == logging.WARNING, \
+        [r.getMessage() for r in caplog.records if r.name == "pi.hall.link"]
+    assert not any("not reachable" in r.getMessage() for r in caplog.records
+                   if r.name == "pi.hall.link")

@@ -75,6 +75,8 @@ def test_bad_journal_messages(payload: bytes) -> None:
     {"id": "x", "pairing": {}}, {"resend": {"game": GAME, "from": -1}}, {"resend": 3},
     {"id": 5, "action": {"action": "note"}}, {"id": "x", "pairing": {"white": 'say "hi"'}},
     {"id": "\n"}, {"id": "a\u2028b", "action": {"action": "note"}},  # refusals are one line
+    {"id": "x", "pairing": {"white": "Ann\u2028Lee"}},  # issue 38: separators are line ends
+    {"id": "x", "pairing": {"black": "Bob\x85Ray"}}, {"id": "x", "pairing": {"event": "a\tb"}},
 ])
 def test_bad_commands(obj: dict[str, object]) -> None:
     with pytest.raises(BadMessage):

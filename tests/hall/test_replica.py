@@ -147,3 +147,68 @@ def test_missing_counts_the_lines_known_at_the_board_and_not_held(tmp_path: Path
     assert replica.missing("7", {GAME: 3}) == 0
     assert replica.missing("7", {GAME: 2}) == 0  # a stale count: nothing missing
     assert replica.missing("8", {GAME: 4}) == 4  # a board never heard of
+
+
+# issue 38: two hubs on one state directory wrote every line twice; repaired at load
+
+def _journal(n: int) -> list[bytes]:
+    real = [ln.encode() for ln in SAMPLE.read_text(encoding="utf-8").split("\n") if ln]
+    return real[:n]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 60).flatmap(lambda n: st.tuples(
+    st.just(n), st.integers(1, n), st.integers(0, n), st.lists(st.booleans(),
+                                                                    max_size=2 * n))))
+def test_a_replica_two_hubs_wrote_is_repaired_at_load(tmp_path_factory, case) -> None:  # type: ignore[no-untyped-def]
+    """Hub A writes the journal's lines; hub B, started on the file when it held ``found``
+    lines, writes lines ``found + 1``.. up to ``upto``; their writes interleave as ``turns``
+    says. Read back: the journal, each line once, in order, the file rewritten so."""
+    n, found, upto, turns = case
+    journal = _journal(n)
+    a, b = list(journal[found:]), list(journal[found:max(found, upto)])
+    data = journal[:found]  # what hub B found when it started
+    for turn in turns:
+        if (turn and b) or not a:
+            if b:
+                data.append(b.pop(0))
+        else:
+            data.append(a.pop(0))
+    data += a + b
+    root = tmp_path_factory.mktemp("r")
+    path = root / "boards" / "7" / "games" / GAME / "trace.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"".join(x + b"\n" for x in data))
+    again = Replica(root)
+    assert again.load() == 1
+    assert again.game("7", GAME).lines == [x.decode() for x in journal]
+    assert path.read_bytes() == b"".join(x + b"\n" for x in journal)
+    again.close()
+
+
+def test_a_doubled_line_is_logged_and_a_journal_s_own_repeats_are_kept(tmp_path, caplog):
+    journal = _journal(12)
+    path = tmp_path / "boards" / "7" / "games" / GAME / "trace.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"".join(x + b"\n" for x in journal[:6] + journal[5:]))  # line 6 twice
+    r = Replica(tmp_path)
+    r.load()
+    assert r.held("7", GAME) == 12 and "1 doubled line(s) removed" in caplog.text
+    more = _journal(13)[12].decode()
+    assert r.offer("7", GAME, 13, more).kind == "appended"  # the board's next line follows
+    r.close()
+    assert path.read_bytes() == b"".join(x + b"\n" for x in _journal(13))
+    # a board restarted twice without a clock, a sensor fault at each start: its lines repeat,
+    # in time order; they are the board's, kept
+    restart, fault = b'{"t": 9.5, "type": "restart", "down": null}', \
+        b'{"t": 9.5, "type": "fault", "squares": ["c3"], "message": "no answer"}'
+    honest = journal[:4] + [restart, restart, fault, restart, fault]
+    other = "2026-11-22T0901-b07-002"
+    path = tmp_path / "boards" / "7" / "games" / other / "trace.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"".join(x + b"\n" for x in honest))
+    caplog.clear()
+    r = Replica(tmp_path)
+    r.load()
+    assert r.held("7", other) == len(honest) and "doubled" not in caplog.text
+    r.close()

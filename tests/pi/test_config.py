@@ -91,6 +91,9 @@ def test_time_control_warnings_cite_comp_5_3() -> None:
     ("board = 1.5", "board", "expected an integer"),
     ("round = -1", "round", "out of range"),
     ('white = "a\\nb"', "white", "control characters"),
+    ('white = "Ann\\u2028Lee"', "white", "control characters"),  # issue 38: split at by readers
+    ('black = "Bob\\u0085Ray"', "black", "control characters"),
+    ('event = "Open\\u2029"', "event", "control characters"),
     ('white = "   "', "white", "empty"),
     (f'event = "{"x" * 201}"', "event", "longer than 200"),
     ("event = 2026-11-22", "event", "expected a string, got date"),

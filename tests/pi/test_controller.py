@@ -4,11 +4,14 @@ resume after a crash, sensor faults in the journal, and the screen it shows."""
 from __future__ import annotations
 
 import json
+from gettext import NullTranslations
 from pathlib import Path
 
 import pytest
 
 from engine.board import Board
+from engine.colour import Colour
+from engine.decisions import MoveCommitted
 from engine.events import ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
 from engine.squares import square_mirror, square_sort_key
 from hardware_mocks.clock import FakeClock
@@ -18,6 +21,7 @@ from pi.drivers.display import DisplayState
 from pi.drivers.faults import SensorFault, SensorFaultCleared
 from engine.replay import Fed
 from pi.board.session import GameSession
+from pi.board.speech import phrases
 from pi.board.statedir import StateDir
 from pi.drivers.timebase import GameTime
 
@@ -115,6 +119,32 @@ def test_an_irregularity_prompts_the_opponent_and_beeps(rig) -> None:  # type: i
     assert "flag" in beeps
 
 
+def test_two_irregularities_in_one_move_one_prompt_one_beep(tmp_path: Path) -> None:
+    """IT 8.1.3 and IT 8.1.6 in one move (24 touched, 22 moved while a capture was due): two
+    flags in the journal's report, one decision asked (IT 8.4) — one prompt, one beep."""
+    clock = FakeClock(1000.0)
+    time = GameTime(clock, epoch=900.0)
+    screen = Screen()
+    beeps: list[str] = []
+    with StateDir.open(tmp_path / "state") as state:
+        c = BoardController(Config(fen="W:W22,24:B18,20,1"), state, time, screen=screen,
+                            beep=beeps.append, wall=lambda: None)
+        c.handle(SnapshotTaken(_stamp(time), frozenset({"d3", "h3", "c4", "g4", "a8"})))
+        clock.advance(1.0)
+        for item in (PieceLifted(_stamp(time), "h3"), PiecePlaced(_stamp(time), "h3"),
+                     PieceLifted(_stamp(time), "d3"), PiecePlaced(_stamp(time), "e4")):
+            c.handle(item)
+        clock.advance(0.5)
+        c.handle(ButtonPressed(_stamp(time), "clock", "white"))
+        assert c.session is not None
+        assert [(f.code, f.status) for f in c.session.arbiter.flags] == [
+            ("IT 8.1.3", "pending"), ("IT 8.1.6", "pending")]
+        assert screen.shown[-1].message == ("IT 8.1.3 touched 24, moved 22; black: correct or "
+                                            "accept")
+        assert beeps == ["flag"]
+        c.stop()
+
+
 def test_time_alone_flags_and_ends_the_game(rig) -> None:  # type: ignore[no-untyped-def]
     c, clock, time, screen, beeps, published, _ = rig
     _play_opening(c, clock, time)
@@ -127,6 +157,41 @@ def test_time_alone_flags_and_ends_the_game(rig) -> None:  # type: ignore[no-unt
     assert published[-1].record["type"] == "end"
     assert screen.shown[-1].message.startswith("1-0")
     assert "long" in beeps  # the clock's zero (COMP 3.6.2 i)
+
+
+def test_a_forgotten_press_is_pointed_out_by_nobody(rig) -> None:  # type: ignore[no-untyped-def]
+    """COMP 4.6: White moves and forgets to press; his face runs on while Black thinks on it.
+    Nothing reminds him (no beep, no prompt on the screen, no voice); when Black lifts his piece
+    White's move is a move, recorded, and Black's move after it."""
+    c, clock, time, screen, beeps, published, _ = rig
+    c.handle(SnapshotTaken(_stamp(time), INITIAL))
+    clock.advance(1.0)
+    c.handle(PieceLifted(_stamp(time), "d3"))
+    c.handle(PiecePlaced(_stamp(time), "c4"))  # 22-18, the clock not pressed
+    for _ in range(3):
+        clock.advance(10.0)
+        c.refresh()
+        deadline = c.next_deadline()
+        if deadline is not None and clock() >= deadline:
+            c.tick()
+    assert screen.shown[-1].message == "" and beeps == []
+    assert screen.shown[-1].side_to_move == "white"
+    c.handle(PieceLifted(_stamp(time), "e6"))  # Black moves on: White's move stands
+    assert c.session is not None and [m.notation for m in c.session.arbiter.game.moves] == ["22-18"]
+    c.handle(PiecePlaced(_stamp(time), "f5"))
+    clock.advance(1.0)
+    c.handle(ButtonPressed(_stamp(time), "clock", "black"))
+    game = c.session.arbiter.game
+    assert [m.notation for m in game.moves] == ["22-18", "11-15"]
+    assert c.session.arbiter.flags == []
+    assert screen.shown[-1].message == "" and beeps == []
+    reading = screen.shown[-1].clock
+    assert reading is not None and reading.running is Colour.WHITE  # his face runs on
+    decisions = [d for f in published for d in f.decisions]
+    committed = [d for d in decisions if isinstance(d, MoveCommitted)]
+    assert [d.article for d in committed] == ["COMP 4.6", "COMP 4.5"]
+    said = [p.text for p in phrases(decisions, NullTranslations())]
+    assert said == ["11 15"]  # White's move is not said: it would point the press out
 
 
 def test_the_next_game_begins_once_the_board_is_set_up_again(rig) -> None:  # type: ignore[no-untyped-def]
@@ -295,6 +360,17 @@ def test_an_action_not_handled_in_time_is_late(rig, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(controller_module, "ACT_TIMEOUT", 0.05)
     with pytest.raises(ActionLate, match="did not journal the action in time"):
         asyncio.run(c.act(ArbiterRequest("start_clock")))
+
+
+def test_the_halls_trouble_is_on_the_header_instead_of_the_banner(rig) -> None:  # type: ignore[no-untyped-def]
+    """Issue 38: a broker certificate the board refuses is on its screen (the header, while no
+    game is in play), not only in its log; linked again, the banner is back."""
+    c, _, _, screen, _, _, _ = rig
+    c.set_pairing({"round": "3", "white": "Ann"}, "r3 Ann - ?")
+    c.set_hall_trouble("hall: certificate refused")
+    assert screen.shown[-1].title == "hall: certificate refused"
+    c.set_hall_trouble("")
+    assert screen.shown[-1].title == "r3 Ann - ?"
 
 
 def test_a_pairing_goes_into_the_next_games_start_line_and_the_header(rig) -> None:  # type: ignore[no-untyped-def]

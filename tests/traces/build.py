@@ -24,10 +24,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-# issue 8's and issue 16's scenarios, kept apart (this file runs as a script: the folder is on
+# issue 8's, 16's and 35's scenarios, kept apart (this file runs as a script: the folder is on
 # sys.path)
 from issue8_scenarios import ISSUE8
 from issue16_scenarios import ISSUE16
+from issue35_scenarios import ISSUE35
 
 HERE = Path(__file__).parent
 BUTTONS = ("clock", "accomodo", "correct", "accept", "draw_offer", "draw_accept", "resign", "count",
@@ -264,7 +265,7 @@ EXISTING_EXTRAS: dict[tuple[str, str], dict[str, object]] = {
 def main() -> None:
     extras: dict[tuple[str, str], dict[str, object]] = dict(EXISTING_EXTRAS)
     scenarios = list(SCENARIOS)
-    for variant, name, overrides, script, moves, flags, result, extra in ISSUE8 + ISSUE16:
+    for variant, name, overrides, script, moves, flags, result, extra in ISSUE8 + ISSUE16 + ISSUE35:
         scenarios.append((variant, name, overrides, script, moves, flags, result))
         extras[variant, name] = extra
     seen: set[tuple[str, str]] = set()

@@ -188,41 +188,45 @@ ISSUE8: list[Scenario] = [
      ["c3-b4"], [], "1-0",
      {"fen": "B:W17,21,23-32:B1-12", "outcome": "COMP 4.8"}),
     # -------------------------------- defect 7: touch-move binds after any correction (IT 3.7)
-    # IT 8.4 then IT 3.7: after the correction of an illegal move the offender lifts a playable
-    # piece, puts it back and moves another: IT 8.1.3, corrected: he must play the touched piece.
+    # The decision of issue 35 (docs/arbiter.md): after a corrected irregularity (IT 8.4) the
+    # piece the offender touched first (IT 3.8) - the one his irregular move displaced, man or
+    # king - must be played if it has a legal move. Touching another piece after the correction
+    # (or during it) binds nothing then: the first piece is played, no IT 8.1.3.
     ("italian", "d7_touch_after_correction_3_7", {},
-     "L22 P17 Cw correct:b L17 P22 L21 P21 L22 P18 Cw correct:b L18 P22 L21 P17 Cw",
-     ["21-17"], [["IT 8.1.2", "corrected"], ["IT 8.1.3", "corrected"]], "*",
-     {"fen": "B:W17,22-32:B1-12"}),
-    # lifted DURING the restoration (before the moved piece is back): IT 3.7 binds all the same
+     "L22 P17 Cw correct:b L17 P22 L21 P21 L22 P18 Cw",
+     ["22-18"], [["IT 8.1.2", "corrected"]], "*",
+     {"fen": "B:W18,21,23-32:B1-12"}),
+    # lifted DURING the restoration (before the moved piece is back): 22 was touched first
     ("italian", "d7_touch_during_correction_3_7", {},
-     "L22 P17 Cw correct:b L17 L21 P21 P22 L22 P18 Cw correct:b L18 P22 L21 P17 Cw",
-     ["21-17"], [["IT 8.1.2", "corrected"], ["IT 8.1.3", "corrected"]], "*",
-     {"fen": "B:W17,22-32:B1-12"}),
+     "L22 P17 Cw correct:b L17 L21 P21 P22 L22 P18 Cw",
+     ["22-18"], [["IT 8.1.2", "corrected"]], "*",
+     {"fen": "B:W18,21,23-32:B1-12"}),
+    # EN 3.7, 3.8: moving another piece than the first touched (9) after the correction is EN
+    # 8.1.3; corrected, 9 is played
     ("english", "d7_touch_during_correction_3_7", {},
-     "L9 P18 Cb correct:w L18 L10 P10 P9 L11 P15 Cb correct:w L15 P11 L10 P14 Cb",
-     ["10-14"], [["EN 8.1.2", "corrected"], ["EN 8.1.3", "corrected"]], "*",
-     {"fen": "W:W21-32:B1-9,11,12,14"}),
+     "L9 P18 Cb correct:w L18 L10 P10 P9 L11 P15 Cb correct:w L15 P11 L9 P13 Cb",
+     ["9-13"], [["EN 8.1.2", "corrected"], ["EN 8.1.3", "corrected"]], "*",
+     {"fen": "W:W21-32:B1-8,10-13", "flag_texts": [None, "touched 9, moved 11"]}),
     ("international", "d7_touch_during_correction_3_11", {},
-     "L32 P23 Cw correct:b L23 L31 P31 P32 L32 P28 Cw correct:b L28 P32 L31 P27 Cw",
-     ["31-27"], [["INT 5.4.02", "corrected"], ["INT 5.4.03", "corrected"]], "*",
-     {"fen": "B:W27,32-50:B1-20"}),
+     "L32 P23 Cw correct:b L23 L31 P31 P32 L32 P28 Cw",
+     ["32-28"], [["INT 5.4.02", "corrected"]], "*",
+     {"fen": "B:W28,31,33-50:B1-20"}),
     ("brazilian", "d7_touch_during_correction_3_11", {},
-     "L22 P15 Cw correct:b L15 L21 P21 P22 L22 P17 Cw correct:b L17 P22 L21 P17 Cw",
-     ["a3-b4"], [["BR 5.4.02", "corrected"], ["BR 5.4.03", "corrected"]], "*",
-     {"fen": "B:W17,22-32:B1-12"}),
+     "L22 P15 Cw correct:b L15 L21 P21 P22 L22 P17 Cw",
+     ["c3-b4"], [["BR 5.4.02", "corrected"]], "*",
+     {"fen": "B:W17,21,23-32:B1-12"}),
     ("english", "d7_touch_after_correction_3_7", {},
-     "L9 P18 Cb correct:w L18 P9 L10 P10 L11 P15 Cb correct:w L15 P11 L10 P14 Cb",
-     ["10-14"], [["EN 8.1.2", "corrected"], ["EN 8.1.3", "corrected"]], "*",
-     {"fen": "W:W21-32:B1-9,11,12,14"}),
+     "L9 P18 Cb correct:w L18 P9 L10 P10 L11 P15 Cb correct:w L15 P11 L9 P13 Cb",
+     ["9-13"], [["EN 8.1.2", "corrected"], ["EN 8.1.3", "corrected"]], "*",
+     {"fen": "W:W21-32:B1-8,10-13", "flag_texts": [None, "touched 9, moved 11"]}),
     ("international", "d7_touch_after_correction_3_11", {},
-     "L32 P23 Cw correct:b L23 P32 L31 P31 L32 P28 Cw correct:b L28 P32 L31 P27 Cw",
-     ["31-27"], [["INT 5.4.02", "corrected"], ["INT 5.4.03", "corrected"]], "*",
-     {"fen": "B:W27,32-50:B1-20"}),
+     "L32 P23 Cw correct:b L23 P32 L31 P31 L32 P28 Cw",
+     ["32-28"], [["INT 5.4.02", "corrected"]], "*",
+     {"fen": "B:W28,31,33-50:B1-20"}),
     ("brazilian", "d7_touch_after_correction_3_11", {},
-     "L22 P15 Cw correct:b L15 P22 L21 P21 L22 P17 Cw correct:b L17 P22 L21 P17 Cw",
-     ["a3-b4"], [["BR 5.4.02", "corrected"], ["BR 5.4.03", "corrected"]], "*",
-     {"fen": "B:W17,22-32:B1-12"}),
+     "L22 P15 Cw correct:b L15 P22 L21 P21 L22 P17 Cw",
+     ["c3-b4"], [["BR 5.4.02", "corrected"]], "*",
+     {"fen": "B:W17,21,23-32:B1-12"}),
     # ----------------- defect 8: put right by the players, no `restore` (IT 7.5, 7.8; INT 5.3, 5.5)
     # IT 7.5: a piece on a light square is inactive, put back in play by the players; IT 7.8: a
     # disturbance is undone at once; then play goes on with a move made after it.
@@ -347,16 +351,17 @@ ISSUE8 += CONTRASTS
 
 # INT 5.7 differs from IT 8.3: only a move executed by the opponent accepts the irregularity (the
 # Italian "anche solo l'aver toccato" is not in 001); White touches a movable man, puts it back and
-# still has the irregular move corrected; later he plays that man.
+# still has the irregular move corrected; later he plays that man. Black, corrected, plays the man
+# his irregular move displaced (bound by INT 3.11, issue 35's decision: docs/arbiter.md).
 INT_5_7: list[Scenario] = [
     ("international", "d1_touch_is_not_acceptance_5_7", {},
-     "L32 P28 Cw L16 P26 Cb L33 P33 correct:w L26 P16 L17 P21 Cb L33 P29 Cw",
-     ["32-28", "17-21", "33-29"], [["INT 5.4.02", "corrected"]], "*",
-     {"fen": "B:W28,29,31,34-50:B1-16,18-21", "sides": [W, B, W]}),
+     "L32 P28 Cw L16 P26 Cb L33 P33 correct:w L26 P16 L16 P21 Cb L33 P29 Cw",
+     ["32-28", "16-21", "33-29"], [["INT 5.4.02", "corrected"]], "*",
+     {"fen": "B:W28,29,31,34-50:B1-15,17-21", "sides": [W, B, W]}),
     ("brazilian", "d1_touch_is_not_acceptance_5_7", {},
-     "L22 P17 Cw L12 P20 Cb L23 P23 correct:w L20 P12 L11 P15 Cb L23 P19 Cw",
-     ["c3-b4", "f6-e5", "e3-f4"], [["BR 5.4.02", "corrected"]], "*",
-     {"fen": "B:W17,19,21,24-32:B1-10,12,15", "sides": [W, B, W]}),
+     "L22 P17 Cw L12 P20 Cb L23 P23 correct:w L20 P12 L12 P16 Cb L23 P19 Cw",
+     ["c3-b4", "h6-g5", "e3-f4"], [["BR 5.4.02", "corrected"]], "*",
+     {"fen": "B:W17,19,21,24-32:B1-11,16", "sides": [W, B, W]}),
 ]
 ISSUE8 += INT_5_7
 

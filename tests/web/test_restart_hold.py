@@ -2,10 +2,12 @@
 --http``, a subprocess) is stopped while Black's irregular move waits for White's decision and
 started again on the same state directory; the public ``/api/state`` and ``/broadcast.pdn``
 still hold the move back and the arbiter's private note, derived from the journal
-(``pi.web.views.journal_snapshot``)."""
+(``pi.web.views.journal_snapshot``). Issue 38: also when the players' names hold a line or
+paragraph separator (U+2028, U+0085) that ``str.splitlines()`` splits at."""
 
 from __future__ import annotations
 
+import json
 import signal
 import time
 from collections.abc import Callable
@@ -72,5 +74,48 @@ def test_restart_mid_hold_keeps_the_move_held(tmp_path: Path, how: signal.Signal
         pdn = d.get("/broadcast.pdn").decode()
         assert pdn == pdn_before
         assert "22-18" in pdn and "11-19" not in pdn
+    finally:
+        d.stop()
+
+
+#: Names as a daemon before issue 38 journaled them (from the config or a hall's pairing):
+#: U+2028 LINE SEPARATOR and U+0085 NEXT LINE, which ``str.splitlines()`` splits at.
+SEPARATED = {"white": "Ann\u2028Lee", "black": "Bob\x85Ray"}
+
+
+def test_names_with_line_separators_in_the_journal_keep_the_hold_after_a_restart(
+        tmp_path: Path) -> None:
+    """IT 8.1.2 pending, the start line naming players with U+2028 and U+0085 (a journal
+    written before the names were checked where they enter): after a kill -9 and a restart
+    the public state and broadcast PDN still hold the move back, and the arbiter's replay
+    reads every line (a journal line ends at "\\n" alone, TRACE.md)."""
+    d = Daemon(tmp_path)
+    try:
+        move(d, "d3", "c4", "white")  # 22-18
+        wait(d, lambda s: len(s["moves"]) == 1 and s["clock"]["running"] == "black")
+        move(d, "e6", "e4", "black")  # 11-19, irregular: held from the public
+        wait(d, lambda s: any(f["status"] == "pending" for f in s["flags"]))
+        fen = d.get("/api/state")["fen"]
+    finally:
+        d.proc.send_signal(signal.SIGKILL)
+        d.proc.wait(15)
+        d.log.close()
+    trace = d.game_dir() / "trace.jsonl"
+    first, rest = trace.read_bytes().split(b"\n", 1)
+    start = {**json.loads(first), **SEPARATED}
+    trace.write_bytes(json.dumps(start, ensure_ascii=False).encode() + b"\n" + rest)
+    lines = trace.read_bytes().count(b"\n")
+    d = Daemon(tmp_path, port=d.port)
+    try:
+        assert len(d.get("/api/state", token=True)["moves"]) == 2
+        public = d.get("/api/state")
+        assert [m["notation"] for m in public["moves"]] == ["22-18"]
+        assert public["fen"] == fen and public["clock"]["running"] is None
+        pdn = d.get("/broadcast.pdn").decode()
+        assert "22-18" in pdn and "11-19" not in pdn
+        states = d.get("/api/replay", token=True)["states"]  # 409 when a name split a line
+        assert len(states) > lines and [s["line"] for s in states] == list(
+            range(1, len(states) + 1))  # with the restart line the resume wrote
+        assert {k: states[0]["record"][k] for k in SEPARATED} == SEPARATED
     finally:
         d.stop()
