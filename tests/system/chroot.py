@@ -2,9 +2,12 @@
 x86-64 host: its binaries run under qemu-user through binfmt_misc; systemd itself does not run
 there, and systemctl in a chroot enables units but ignores daemon-reload, start and restart).
 
-Each command runs in a private mount namespace (``unshare --mount``) with /proc, /sys and /dev
-mounted in the root for it alone: nothing stays mounted on the host after it, even when it is
-killed. The network is the host's (the installers reach deb.debian.org and PyPI as it does)."""
+Each command runs in private mount and PID namespaces (``unshare --mount --pid``) with /proc,
+/sys and /dev mounted in the root for it alone: nothing stays mounted on the host after it, and
+nothing it started outlives it. Its PID 1 is the shell outside the root that mounted them, so
+that systemctl inside sees a chroot and ignores what needs a running systemd (the host's own
+PID 1 may not let root read its /proc/1/root: systemctl then cannot tell, and fails). The
+network is the host's (the installers reach deb.debian.org and PyPI as it does)."""
 
 from __future__ import annotations
 
@@ -35,9 +38,10 @@ class Chroot:
         if user is not None:
             inner = ["runuser", "-u", user, "--", *inner]
         r = shlex.quote(str(self.root))
-        script = (MOUNTS.format(r=r) + f" && exec chroot {r} "
+        script = (MOUNTS.format(r=r) + f" && chroot {r} "
                   + " ".join(shlex.quote(arg) for arg in inner))
-        args = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script]
+        args = ["unshare", "--mount", "--propagation", "private", "--pid", "--fork",
+                "--kill-child", "sh", "-c", script]
         try:
             proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired as exc:
