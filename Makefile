@@ -21,31 +21,38 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed-run
 
 # The main job: the daemon on the simulated board, its pages served on http://127.0.0.1:8080/
-# (the address is printed; play on /simulator; Ctrl-C stops it), with a clock: TIME_CONTROL, a
-# PDN TimeControl (default 3600: an hour each; 300+3 a blitz, 3600:1/30 then mosse lampo, '-'
-# none). `make sample` plays the bundled sample game by itself at 4x (SPEED=max: as fast as
-# possible), the terminal showing what the OLED would. Games are left in .state/games/.
-# CONFIG: a damiera.toml for both (e.g. `language = "it"`: the OLED and the terminal in Italian;
-# [speech]: the board's voice, docs/speech.md).
+# (HTTP=HOST:PORT for another address; the address is printed; play on /simulator; Ctrl-C stops
+# it), with a clock: TIME_CONTROL, a PDN TimeControl (default 3600: an hour each; 300+3 a blitz,
+# 3600:1/30 then mosse lampo, '-' none). Its game is kept in .state/games/ and resumed by the next
+# `make run` (the simulated board keeps its pieces where they stood). `make sample` plays the
+# bundled sample game by itself at 4x (SPEED=max: as fast as possible), the terminal showing what
+# the OLED would, in a state directory of its own (SAMPLE_STATE, .sample): never in the game
+# `make run` left. CONFIG: a damiera.toml for both (e.g. `language = "it"`: the OLED and the
+# terminal in Italian; [speech]: the board's voice, docs/speech.md).
 SPEED ?= 4
 TIME_CONTROL ?= 3600
 CONFIG ?=
+HTTP ?=
+SAMPLE_STATE ?= .sample
 run: $(VENV)/.installed-run
 	$(BIN)/damiera run --simulate --state-dir .state --time-control '$(TIME_CONTROL)' --quiet \
-		$(if $(CONFIG),--config '$(CONFIG)')
+		$(if $(HTTP),--http '$(HTTP)') $(if $(CONFIG),--config '$(CONFIG)')
 
 sample: $(VENV)/.installed-run
 	$(BIN)/damiera run --simulate --trace pi/samples/italian_sample.jsonl --speed $(SPEED) \
-		--state-dir .state --quiet $(if $(CONFIG),--config '$(CONFIG)')
+		--state-dir '$(SAMPLE_STATE)' --quiet $(if $(HTTP),--http '$(HTTP)') \
+		$(if $(CONFIG),--config '$(CONFIG)')
 
 # A hall on this PC: `damiera hub demo` makes it in .hall/ with `hub init`, starts Mosquitto on
 # .hall/mosquitto.conf as docs/organiser.md says, the hub (the hall page on HTTP, default
-# http://127.0.0.1:8090/) and BOARDS simulated boards playing at SPEED; Ctrl-C stops them all. Needs Debian's mosquitto and
-# openssl (`make system-deps`).
+# 127.0.0.1:8090) and BOARDS simulated boards playing at SPEED; Ctrl-C stops them all. The
+# broker's port: BROKER_PORT for a new hall (default 8883, or a free one); its port taken by
+# another program stops it in one line. Needs Debian's mosquitto and openssl (`make system-deps`).
 BOARDS ?= 8
-HTTP ?= 127.0.0.1:8090
+BROKER_PORT ?=
 hall: $(VENV)/.installed
-	$(BIN)/damiera hub demo --boards $(BOARDS) --dir .hall --http $(HTTP) --speed $(SPEED)
+	$(BIN)/damiera hub demo --boards $(BOARDS) --dir .hall --http $(or $(HTTP),127.0.0.1:8090) \
+		--speed $(SPEED) $(if $(BROKER_PORT),--broker-port $(BROKER_PORT))
 
 # Debian packages the tests use for real: systemd-analyze (the unit's checks), chromium (the
 # pages in a real browser, tests/web/test_pages.py), mosquitto (the hall's broker, tests/hall/),

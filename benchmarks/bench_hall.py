@@ -29,6 +29,12 @@ hub's ``GET /events``. Printed:
   p99 > 1 s; ``--sweep auto`` doubles from 100 boards until p99 passes 1 s, then tries halfway
   back once.
 
+``--cpu 33``: the hub's process (only it) under a CPU quota of 33 % of one core, a cgroup of its
+own made for the run and removed after it (``benchmarks/cpu_quota.py``, shared with
+``bench_daemon_cpu.py``; cgroup v2 or v1, needs root): about a Raspberry Pi 4's speed against
+this machine's, for a club that runs its hub on a Pi (issue 36). The cgroup's throttling over
+the window is printed, and the machine's ``uptime``.
+
 ``--restart``: the hub killed (SIGKILL) mid-play and started again on its state: when it
 answers, when it has read its live games back, and when the hall page (resuming with the first
 hub's event id, as a browser does) shows every board where it was at the restart; lines lost.
@@ -73,6 +79,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "hall"), str(Path(__file__).resolve().parent)]
 
 from broker import Broker
+from cpu_quota import CpuQuota, QuotaError
 from hall_bench_rig import (ProcStats, SseClient, StandInHub, compare_replicas, free_port,
                             host_line, host_reference, latencies, percentile, read_times,
                             replica_lines)
@@ -273,19 +280,20 @@ finally:
 """
 
 
-def hub_command(profile: Path | None) -> list[str]:
+def hub_command(profile: Path | None, quota: CpuQuota | None = None) -> list[str]:
     """The hub's command line up to its ``hub`` subcommand; ``profile``: run under cProfile,
     its statistics written there when the hub stops (its event loop's thread only, in CPU
-    seconds of that thread)."""
-    if profile is None:
-        return [sys.executable, "-m", "pi.cli", "hub"]
-    return [sys.executable, "-c", _PROFILED, str(profile), "hub"]
+    seconds of that thread); ``quota``: the hub's process in that cgroup from its start (the
+    hub only: not the broker, the boards or the page)."""
+    cmd = ([sys.executable, "-m", "pi.cli", "hub"] if profile is None
+           else [sys.executable, "-c", _PROFILED, str(profile), "hub"])
+    return quota.wrap(cmd) if quota is not None else cmd
 
 
 def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         seed: int = 1, keep: Path | None = None, per_process: int = 250,
         shares: int = 1, profile: Path | None = None, nice: int = 0, idle: bool = False,
-        made: bool = False) -> dict[str, Any]:
+        made: bool = False, quota: CpuQuota | None = None) -> dict[str, Any]:
     host_before = host_reference()
     root, hub_dir, hall = new_hall("bench-hall-", boards, made, shares)
     broker = hall.broker
@@ -308,7 +316,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
             sse.start()
         else:
             port = free_port()
-            hub = subprocess.Popen([*hub_command(profile), *hall.hub_args(),
+            hub = subprocess.Popen([*hub_command(profile, quota), *hall.hub_args(),
                                     "--http", f"127.0.0.1:{port}", "--state-dir", str(hub_dir),
                                     "--quiet"], cwd=ROOT, stdin=subprocess.DEVNULL,
                                    stderr=open(root / "hub.log", "wb"))
@@ -327,7 +335,14 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         assert broker.proc is not None
         broker_stats = ProcStats(broker.proc.pid)
         broker0 = broker_stats.cpu()
+        throttled0 = quota.throttling() if quota is not None else None
         time.sleep(seconds)
+        throttled = ""
+        if quota is not None and throttled0 is not None:
+            t1 = quota.throttling()
+            throttled = (f"the quota ran out in {t1.throttled - throttled0.throttled} of "
+                         f"{t1.periods - throttled0.periods} periods of the window, "
+                         f"{t1.throttled_s - throttled0.throttled_s:.1f} s waited")
         broker_cpu = (broker_stats.cpu() - broker0) / seconds * 100
         cpu = (stats.cpu() - cpu0) / seconds * 100
         loop_cpu = (stats.loop_cpu() - loop0) / seconds * 100
@@ -365,6 +380,10 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "host": [host_before, host_after], "hall": hall.name(),
                 "sse_error": sse.error if sse is not None else None,
                 "reconnects": sse.reconnects if sse is not None else 0,
+                "quota": quota.describe() if quota is not None else None,
+                "throttled": throttled,
+                "uptime": subprocess.run(["uptime"], capture_output=True,
+                                         text=True).stdout.strip(),
                 "hub": "stand-in subscriber" if stand_in else
                 f"damiera hub, {shares} shares and a front" if shares > 1 else "damiera hub"}
     finally:
@@ -620,6 +639,10 @@ def show(r: dict[str, Any]) -> None:
           f"({r['hub']}): {r['rate']:.0f} journal lines/s, {r['games']} games; machine's load "
           f"average {r['load']:.1f} on {os.cpu_count()} cores")
     print(f"  hall: {r['hall']}")
+    if r.get("quota"):
+        print(f"  the hub's CPU quota: {r['quota']}; {r['throttled']}")
+    if r.get("uptime"):
+        print(f"  uptime at the window's end: {r['uptime']}")
     print(f"  publish -> hall page: p50 {r['p50']:.1f} ms, p90 {r['p90']:.1f} ms, "
           f"p99 {r['p99']:.1f} ms, "
           f"max {r['max']:.1f} ms over {r['measured']} lines ({r['unseen']} never shown)")
@@ -691,7 +714,29 @@ def main() -> None:
                    "up (pace: --pace, default 10; default off)")
     p.add_argument("--down", type=float, default=5.0,
                    help="--restart: seconds the hub stays down (default 5)")
+    p.add_argument("--cpu", type=float, default=None, metavar="PERCENT",
+                   help="the hub's process under a CPU quota of PERCENT %% of one core (a "
+                   "cgroup of its own, v2 or v1, made for the run and removed after it: "
+                   "benchmarks/cpu_quota.py; needs root). 33 ≈ a Raspberry Pi 4 (default: none)")
     args = p.parse_args()
+    if args.cpu is not None and (args.restart or args.round_start or args.shares > 1
+                                 or args.stand_in):
+        p.error("--cpu: the steady run of the one hub process (not with --restart, "
+                "--round-start, --shares or --stand-in)")
+    quota: CpuQuota | None = None
+    if args.cpu is not None:
+        try:
+            quota = CpuQuota.create(args.cpu)
+        except (QuotaError, ValueError) as exc:
+            p.exit(2, f"bench_hall: {exc}\n")
+    try:
+        _main(args, p, quota)
+    finally:
+        if quota is not None:
+            quota.remove()
+
+
+def _main(args: argparse.Namespace, p: argparse.ArgumentParser, quota: CpuQuota | None) -> None:
     # the single runs: a restart, a round start
     single: tuple[dict[str, Any], Callable[[dict[str, Any]], None]] | None = None
     if args.restart:
@@ -720,7 +765,8 @@ def main() -> None:
                 keep=Path(args.keep) / str(n) if args.keep else None,
                 per_process=args.per_process, shares=args.shares,
                 profile=Path(args.profile_hub) if args.profile_hub else None,
-                nice=args.boards_nice, idle=args.boards_idle, made=args.hall_init)
+                nice=args.boards_nice, idle=args.boards_idle, made=args.hall_init,
+                quota=quota)
         show(r)
         if args.json:
             print(json.dumps(r))

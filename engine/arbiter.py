@@ -156,6 +156,19 @@ class Arbiter:
         return None if p is None else self._memory.flag(p.flag_ids[0])
 
     @property
+    def settled_plies(self) -> int:
+        """Plies of the record nothing can change any more, which a reader streaming it may write
+        out (``Game.forget``): all but the last (a /FEN/ may still be written on it), and none
+        from the move before an irregularity waiting for the decision (IT 8.4 takes the record
+        back to its mark)."""
+        game = self._memory.game
+        settled = game.ply - 1
+        p = self._memory.pending
+        if p is not None:
+            settled = min(settled, p.mark.moves - 1)
+        return max(settled, 0)
+
+    @property
     def squares_to_fix(self) -> list[str]:
         """Algebraic names of the squares that must change for the board to show the position it
         must show: during a correction (IT 8.4) the position before the irregular move, after a

@@ -26,7 +26,9 @@ irregularity is written in and held for the opponent (IT 8.2), then kept (IT 8.3
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -92,14 +94,17 @@ def _fen(variant: Variant, pieces: dict[int, tuple[int, bool]], turn: int) -> st
 
 
 def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
-          previous: Board | None) -> Judgement:
+          previous: Board | None,
+          landings: Callable[[int], tuple[int, ...]] | None = None) -> Judgement:
     """Judge the board against ``ref`` (the position the player on move started from).
 
     ``on_board``: official number -> origin (the square the piece stood on in ``ref``; None for a
     piece that appeared) for every dark square occupied; pieces on light squares are the caller's
     business (IT 7.5). ``presser``: the colour that pressed the clock (None: no press, e.g. the
     settle timer of a game without clock). ``previous``: the position before the last move, to
-    recognise a takeback (IT 8.1.4), or None.
+    recognise a takeback (IT 8.1.4), or None. ``landings``: the squares the sensors saw the piece
+    of an origin put on, origin first (``TurnTracker.landings``), to describe a capture that
+    jumped a piece twice (IT 6.4, INT 4.8) as it was shown; None: not described.
     """
     c = ref.turn
     occupied = frozenset(on_board)
@@ -185,8 +190,9 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
                                  move=m.notation(), squares=missing),
                              move=m, after_fen=after)
         extra = ", ".join(say(*sorted(opp_gone - caps)))
-        text = N_("played {move} and removed {squares}, not captured").format(
-            move=m.notation(), squares=extra)
+        text = (_jumped_twice_text(ref, landings, a, b, opp_gone)
+                or N_("played {move} and removed {squares}, not captured").format(
+                    move=m.notation(), squares=extra))
         return Judgement("removed_not_taken", c, text, move=m, after_fen=after)
     free = free_board(ref)
     free_moves = free.legal_moves if captures_now else []
@@ -231,12 +237,53 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
         return Judgement("irregular_move", c, text, move=Move((a, b)), after_fen=after,
                          also=("omit_capture",))
     if opp_gone:
-        text = N_("captured {squares} with {a}-{b}, no such capture").format(
-            squares=", ".join(say(*sorted(opp_gone))), a=a, b=b)
+        text = (_jumped_twice_text(ref, landings, a, b, opp_gone)
+                or N_("captured {squares} with {a}-{b}, no such capture").format(
+                    squares=", ".join(say(*sorted(opp_gone))), a=a, b=b))
         return Judgement("impossible", c, text, move=Move((a, b), sorted(opp_gone)),
                          after_fen=after)
     return Judgement("irregular_move", c, N_("moved {a}-{b}, not a legal move").format(a=a, b=b),
                      move=Move((a, b)), after_fen=after)
+
+
+def _jumped_twice_text(ref: Board, landings: Callable[[int], tuple[int, ...]] | None, a: int,
+                       b: int, removed: frozenset[int] | set[int]) -> str | None:
+    """IT 6.4, EN 6.4, INT 4.8 (the Turkish strike): an enemy piece is jumped once only. When
+    the sensors saw the piece from ``a`` shown along a path to ``b`` that passes over an enemy
+    piece twice, the text that says so (the path, that piece, the pieces ``removed``): an
+    appeal reads what happened, not only which article it broke. None otherwise."""
+    if landings is None:
+        return None
+    path = landings(a)
+    if len(path) < 3 or path[-1] != b:
+        return None
+    twice = _jumped_twice(ref, path)
+    if twice is None:
+        return None
+    return N_("played {path}, jumping {square} twice ({code}), and removed {squares}").format(
+        path="x".join(str(n) for n in path), square=twice,
+        code=article(ref.variant, "jump_once").code,
+        squares=", ".join(str(n) for n in sorted(removed)))
+
+
+def _jumped_twice(ref: Board, path: tuple[int, ...]) -> int | None:
+    """The first enemy piece of ``ref`` (of the side not on move) that ``path`` passes over a
+    second time, each leg along one diagonal; None when none is, or a leg is no diagonal."""
+    g = ref.variant.geometry
+    enemy = ref.pieces(Colour(ref.turn).opponent)
+    jumped: set[int] = set()
+    for p, q in itertools.pairwise(path):
+        end = g.bit_of[q]
+        ray = next((r for r in g.rays[g.bit_of[p]] if end in r), None)
+        if ray is None:
+            return None
+        for bit in ray[:ray.index(end)]:
+            n = g.number_of[bit]
+            if n in enemy:
+                if n in jumped:
+                    return n
+                jumped.add(n)
+    return None
 
 
 def _crowned_and_went_on(ref: Board, free: Board, free_moves: list[Move], a: int, b: int,
@@ -326,7 +373,7 @@ class Judge:
             self.disturb(t, N_("piece on light square {squares}").format(squares=names))
             return
         previous = s.previous if s.pending is None else None
-        j = judge(s.tracker.ref, s.tracker.on_board(), presser, previous)
+        j = judge(s.tracker.ref, s.tracker.on_board(), presser, previous, s.tracker.landings)
         if j.key == "nothing":
             if presser is not None:
                 s.raise_flag(t, "press_without_move", presser, "noted",
@@ -551,7 +598,7 @@ class Judge:
         s.pending = None
         for flag_id in p.flag_ids:  # IT 8.4: no partial correction
             s.decide(t, flag_id, "corrected", "correction")
-        written = len(self._game.moves) > p.mark.moves
+        written = self._game.ply > p.mark.moves
         self._game.undo_to(p.mark)  # the irregular move leaves the transcript (IT 8.4)
         s.previous = p.previous
         if written:

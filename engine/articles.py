@@ -28,7 +28,7 @@ from engine.variants import Variant
 __all__ = ["Article", "article", "code", "defines", "title", "titles", "kind_of",
            "EVERY_RULE_SET", "SOME_RULE_SETS", "IRREGULARITIES", "NUMBERINGS"]
 
-Kind = Literal["irregularity", "incorrectness", "notice", "result", "procedure"]
+Kind = Literal["irregularity", "incorrectness", "notice", "result", "procedure", "rule"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +36,8 @@ class Article:
     """One article as cited: ``code`` (``"IT 8.1.3"``), ``kind`` (``irregularity``: the
     offender's opponent decides; ``incorrectness``: recorded, rectified on request; ``notice``:
     no direct consequence; ``result``: how a game ends; ``procedure``: what the arbiter or the
-    clock does), ``title`` (short English: the msgid of its Italian, see :func:`title`)."""
+    clock does; ``rule``: a rule of play a flag's text cites, never a flag itself), ``title``
+    (short English: the msgid of its Italian, see :func:`title`)."""
 
     key: str
     code: str
@@ -50,6 +51,7 @@ _C: Kind = "incorrectness"
 _N: Kind = "notice"
 _R: Kind = "result"
 _P: Kind = "procedure"
+_L: Kind = "rule"
 _TABLE: dict[str, tuple[Kind, dict[str, tuple[str, str]]]] = {
     # IT 8.1 / EN 8.1 / INT 5.4: irregularities (the offender's opponent decides)
     "twice": (_I, {"IT": ("8.1.1", N_("moving twice in a row")),
@@ -114,6 +116,11 @@ _TABLE: dict[str, tuple[Kind, dict[str, tuple[str, str]]]] = {
     "wrong_crown": (_I, {"IT": ("8.1.17", N_("crowning the wrong man")),
                          "EN": ("8.1.16", N_("crowning the wrong man"))}),
     # other articles of the game
+    # IT 6.4 / EN 6.4 / INT 4.8 (the Turkish strike): cited in the text of the flag (8.1.12,
+    # 8.1.14) of a capture the sensors saw pass over an enemy piece twice
+    "jump_once": (_L, {"IT": ("6.4", N_("an enemy piece is jumped once only in a capture")),
+                       "EN": ("6.4", N_("an enemy piece is jumped once only in a capture")),
+                       "INT": ("4.8", N_("an enemy piece is jumped once only in a capture"))}),
     "removal_order": (_C, {"IT": ("5.12", N_("captured pieces removed after the capture, in "
                                           "direct or reverse order")),
                            "EN": ("5.12", N_("captured pieces removed after the capture, in "

@@ -132,7 +132,10 @@ class Game:
         self.tags: dict[str, str] = dict(tags or {})
         self.transcribed = transcribed
         self.time_control = time_control
+        #: the transcript's moves held in memory: every move, unless a streaming reader had the
+        #: first ones forgotten (:meth:`forget`); ``ply`` counts them all
         self.moves: list[RecordedMove] = []
+        self._forgotten = 0
         self.outcome: Outcome | None = None
         self.final_clock: tuple[float, float] | None = None
         self._history: list[tuple[int, ...]] = [self._rep_key()]
@@ -152,7 +155,8 @@ class Game:
 
     @property
     def ply(self) -> int:
-        return len(self.moves)
+        """Plies played: the moves of the transcript, those :meth:`forget` let go included."""
+        return self._forgotten + len(self.moves)
 
     @property
     def result(self) -> str:
@@ -206,23 +210,37 @@ class Game:
             _count=None if c is None else dataclasses.replace(c, king_moves=list(c.king_moves)))
         return g
 
+    def forget(self, count: int) -> None:
+        """The first ``count`` moves still held leave memory: a reader that streams the record
+        (``damiera replay``) has written them out, and a record of any length is held in the
+        memory of its last moves. ``ply`` still counts them; ``moves`` holds the rest (its
+        ``RecordedMove.ply`` numbers go on). The last move is never forgotten (it may still be
+        rewritten: its /FEN/), nor a move a mark must restore (the caller knows: the arbiter's
+        ``settled_plies``). Raises ValueError for a count beyond that."""
+        if not 0 <= count < len(self.moves):
+            raise ValueError(f"cannot forget {count} of the {len(self.moves)} moves held")
+        del self.moves[:count]
+        self._forgotten += count
+
     def mark(self) -> GameMark:
         """Save the state of the game, to :meth:`undo_to` it later (an irregular move written
         while the opponent decides, IT 8.2, and corrected, IT 8.4). Constant time."""
         c = self._count
         saved = None if c is None else dataclasses.replace(c, king_moves=list(c.king_moves))
-        return GameMark(self.board.fen(), len(self.moves), self.moves[-1] if self.moves else None,
+        return GameMark(self.board.fen(), self.ply, self.moves[-1] if self.moves else None,
                         self._history, len(self._history), self._seen,
                         saved, self._ending, self._king_streak, self.outcome, self.final_clock,
                         self.start_fen, self.custom_start)
 
     def undo_to(self, mark: GameMark) -> None:
         """Go back to the state saved by :meth:`mark`: the moves recorded since leave the
-        transcript. Raises ValueError if moves before the mark were removed since."""
-        if len(self.moves) < mark.moves:
+        transcript. Raises ValueError if moves before the mark were removed since, or the move
+        before it forgotten (:meth:`forget`)."""
+        held = mark.moves - self._forgotten
+        if self.ply < mark.moves or held < (1 if mark.last is not None else 0):
             raise ValueError("the transcript is shorter than at the mark")
         self.board.set_fen(mark.fen)
-        del self.moves[mark.moves:]
+        del self.moves[held:]
         if mark.last is not None:
             self.moves[-1] = mark.last
         if self._history is mark.history:
@@ -278,7 +296,7 @@ class Game:
             if before is not None:
                 clock = (before[0] if before[0] == clock[0] else clock[0],
                          before[1] if before[1] == clock[1] else clock[1])
-        rec = RecordedMove(len(self.moves) + 1, side if type(side) is Colour else Colour(side),
+        rec = RecordedMove(self.ply + 1, side if type(side) is Colour else Colour(side),
                            move, notation, t, clock)
         self.moves.append(rec)
         irreversible = move.is_capture or not was_king
@@ -314,7 +332,7 @@ class Game:
         ``comment``: what it broke) and the game goes on from ``fen``, the position on the
         board, which the PDN writes as ``/FEN "…"/`` after the move so that it replays
         elsewhere."""
-        self.moves.append(RecordedMove(len(self.moves) + 1, Colour(side), move, notation, t,
+        self.moves.append(RecordedMove(self.ply + 1, Colour(side), move, notation, t,
                                        clock, comment=comment))
         self.set_position(fen, t, provisional)
 

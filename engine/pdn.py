@@ -29,7 +29,8 @@ parentheses (``22-18 (!)``), other programs' ``[%…]`` comment commands (droppe
 names (``Bianco``, ``Nero``, ``Risultato``, ``Evento``, ``Luogo``, ``Data``, ``Turno``: the
 standard tags), a ``Variant`` tag (checked against ``GameType``), and a capture written short
 (``3x26``) that fits several legal captures taking different pieces: the one from which the rest
-of the game replays. Every move is replayed through the rules, so a game read is a game checked.
+of the game replays (a kept irregular move and its ``/FEN`` too: the position set must be one that
+move could have left). Every move is replayed through the rules, so a game read is a game checked.
 Reading is linear in the length of the text, and refuses a text over ``MAX_PDN_CHARS``.
 """
 
@@ -46,7 +47,7 @@ from engine.timecontrol import (format_clock_comment, format_pdn_time, parse_clo
                                 parse_pdn_time, parse_time_control_tag)
 from engine.errors import (AmbiguousMoveError, IllegalMoveError, InputError, InputTooLargeError,
                            InvalidMoveError, PdnError, UndecidedCaptureError, excerpt)
-from engine.game import Game
+from engine.game import Game, RecordedMove
 from engine.variants import VARIANTS, Variant, find_variant
 
 SEVEN_TAGS = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
@@ -324,7 +325,8 @@ def _replay_game(gi: int, g: PdnGameText, variant: Variant | str | None) -> Game
                         game.play_notation(item[1])
                     except AmbiguousMoveError:  # a short capture: the rest of the game decides
                         candidates = game.board.move_candidates(item[1])
-                        game.play(_resolve(game.board, g.items, index, candidates))
+                        game.play(_resolve(game.board, g.items, index, candidates,
+                                           setup_after))
                 except (InvalidMoveError, IllegalMoveError):
                     if setup is None:
                         raise
@@ -372,22 +374,32 @@ def move_labels(game: Game) -> list[str]:
     (``len(game.moves) + 1`` labels): ``12.`` for the first mover's ply, ``12...`` for the
     other's; a move is a pair of plies, and a side that moved twice (an irregular move kept)
     numbers on, as :func:`write_pdn` does."""
-    first = game.variant.first_to_move
-    number = 1
-    previous: int | None = None
-    out: list[str] = []
-    for rec in game.moves:
-        if rec.side == first and previous == first:
-            number += 1
-        out.append(f"{number}." if rec.side == first else f"{number}...")
-        previous = rec.side
-        if rec.side != first:
-            number += 1
-    if game.turn == first:
-        out.append(f"{number + 1 if previous == first else number}.")
-    else:
-        out.append(f"{number}...")
+    numbers = MoveNumbers(game.variant.first_to_move)
+    out = [numbers.label(rec.side) for rec in game.moves]
+    out.append(numbers.label(game.turn, peek=True))
     return out
+
+
+class MoveNumbers:
+    """The move numbers the PDN writes before the plies of a game, given one ply at a time
+    (:func:`move_labels`; a reader that streams the record labels its plies as they come)."""
+
+    def __init__(self, first: int) -> None:
+        self.first = first
+        self.number = 1
+        self.previous: int | None = None
+
+    def label(self, side: int, peek: bool = False) -> str:
+        """The label of the next ply, played by ``side``: ``12.`` or ``12...``; ``peek``: the
+        label only, the ply not counted (the one to come)."""
+        number = self.number
+        if side == self.first and self.previous == self.first:
+            number += 1
+        label = f"{number}." if side == self.first else f"{number}..."
+        if not peek:
+            self.previous = side
+            self.number = number + 1 if side != self.first else number
+        return label
 
 
 # a PDN 3.0 comment command ``[%name …]``; a comment is not nested, so no ``]`` inside
@@ -410,11 +422,14 @@ def _setups_after(items: list[tuple[str, ...]]) -> list[str | None]:
 
 
 def _resolve(board: Board, items: list[tuple[str, ...]], index: int,
-             candidates: list[Move]) -> Move:
+             candidates: list[Move], setup_after: list[str | None]) -> Move:
     """The one of ``candidates`` (the legal readings of the short capture ``items[index]``) from
     which the moves that follow replay. The readings are followed side by side, move by move,
     until one is left (a later short capture may split a reading again); a ``/FEN`` setup or the
-    end of the game ends the search. Raises PdnError when no reading or several fit."""
+    end of the game ends the search. A move the rules do not allow, followed by a ``/FEN`` (a
+    kept irregularity, read as played: ``setup_after``), follows a reading whose pieces it
+    could have left as the ``/FEN`` shows them (:func:`_could_leave`). Raises PdnError when no
+    reading or several fit."""
     branches: list[tuple[Move, Board]] = []
     for c in candidates:
         b = board.copy(stack=False)
@@ -434,7 +449,11 @@ def _resolve(board: Board, items: list[tuple[str, ...]], index: int,
             try:
                 moves = b.move_candidates(text)
             except InputError:
-                continue  # this reading cannot be followed by the next move: it is not the one
+                setup = setup_after[j - 1]
+                if setup is not None and _could_leave(b, text, setup):
+                    following.append((root, b))  # a kept irregularity; the setup comes next
+                # else this reading cannot be followed by the next move: it is not the one
+                continue
             for k, m in enumerate(moves):
                 nb = b if k == len(moves) - 1 else b.copy(stack=False)
                 nb.push(m)
@@ -456,6 +475,27 @@ def _resolve(board: Board, items: list[tuple[str, ...]], index: int,
              else " and from ".join(m.notation(True, names) for m in kept.values()))
     raise UndecidedCaptureError(f"{excerpt(items[index][1])} may be {written}, and the rest of "
                                 f"the game does not tell which: it replays from {which}")
+
+
+def _could_leave(board: Board, text: str, fen: str) -> bool:
+    """Whether the move written ``text``, played on ``board`` against the rules and kept (IT
+    8.3, INT 5.7), may have left the position ``fen``: the piece on its first square moved to
+    its last, pieces removed perhaps (a capture made wrongly), none added, so every piece of
+    ``fen`` stands on ``board`` so moved, of its colour. False for a text or FEN that cannot be
+    read (the reading goes on as the game would: ``_replay_game`` refuses them)."""
+    g = board.variant.geometry
+    sep = "x" if "x" in text else ":" if ":" in text else "-"
+    try:
+        squares = [g.square(tok) for tok in text.split(sep)]
+        after = Board(fen, board.variant)
+    except InputError:
+        return False
+    colours = {n: p.color for n, p in board.pieces().items()}
+    moved = colours.pop(squares[0], None)
+    if moved is None:
+        return False
+    colours[squares[-1]] = moved
+    return all(colours.get(n) == p.color for n, p in after.pieces().items())
 
 
 def _as_played(game: Game, text: str) -> Move:
@@ -541,12 +581,16 @@ class PdnSnapshot:
 
     def text(self) -> str:
         """The PDN text, ending with a newline (what :func:`write_pdn` returns)."""
-        line, tok = self.line, self.result
-        if line and len(line) + 1 + len(tok) > self.width:
-            last = [line, tok]
-        else:
-            last = [f"{line} {tok}" if line else tok]
+        last = _last_lines(self.line, self.result, self.width)
         return "\n".join([*self.tags, "", *self.lines, *last]) + "\n"
+
+
+def _last_lines(line: str, result: str, width: int) -> list[str]:
+    """The move text's open ``line`` and the ``result`` token after it: one line, or two when
+    the result does not fit."""
+    if line and len(line) + 1 + len(result) > width:
+        return [line, result]
+    return [f"{line} {result}" if line else result]
 
 
 @dataclass(frozen=True, slots=True)
@@ -585,61 +629,94 @@ class PdnText:
         if keep < len(self._recs):
             self._at = self._before[keep]
             del self._recs[keep:], self._before[keep:], self._lines[self._at.lines:]
-        first = game.variant.first_to_move
         for rec in moves[keep:]:
             self._recs.append(rec)
             self._before.append(self._at)
-            number, previous = self._at.number, self._at.previous
-            line = self._at.line
-            tokens: list[str] = []
-            # a side that moved twice (an irregular move kept, IT 8.1.1) numbers on: never
-            # "2. … 2."
-            if rec.side == first:
-                if previous == first:
-                    number += 1
-                tokens.append(f"{number}.")
-            elif previous != first:
-                tokens.append(f"{number}...")
-            tokens.append(rec.notation + (rec.nag or ""))
-            if rec.clock is not None:
-                # after a move the opponent's face runs: its letter is upper case (PDN 3.0,
-                # lidraughts)
-                running = Colour(rec.side).opponent.label
-                tokens.append("{" + format_clock_comment(rec.clock[WHITE], rec.clock[BLACK],
-                                                         running) + "}")
-            if rec.comment:
-                tokens.append("{" + rec.comment.replace("}", ")") + "}")
-            if rec.setup_fen:
-                tokens.append(f'/FEN "{_fen_for(game, rec.setup_fen)}"/')
-            if rec.side != first:
-                number += 1
-            for tok in tokens:
-                if line and len(line) + 1 + len(tok) > self.width:
-                    self._lines.append(line)
-                    line = tok
-                else:
-                    line = f"{line} {tok}" if line else tok
-            self._at = _Layout(len(self._lines), line, number, rec.side,
-                               rec.clock if rec.clock else self._at.clock)
-        return PdnSnapshot(self._tags(game), tuple(self._lines), self._at.line, game.result,
-                           self.width)
+            self._at = _lay_out(game, rec, self._at, self.width, self._lines.append,
+                                len(self._lines))
+        return PdnSnapshot(_tags(game, self._at.clock), tuple(self._lines), self._at.line,
+                           game.result, self.width)
 
-    def _tags(self, game: Game) -> tuple[str, ...]:
-        tags = seven_tags(game.tags, game.result)
-        tags["GameType"] = game.variant.game_type
-        if game.custom_start:
-            tags["SetUp"] = "1"
-            tags["FEN"] = _fen_for(game, game.start_fen)
-        if game.time_control:
-            tags["TimeControl"] = game.time_control
-        final = game.final_clock or self._at.clock
-        if final is not None:
-            tags["WhiteTime"] = format_pdn_time(final[WHITE])
-            tags["BlackTime"] = format_pdn_time(final[BLACK])
-        for k, val in game.tags.items():
-            if k not in tags:
-                tags[k] = val
-        return tuple(f'[{k} "{_quote(val)}"]' for k, val in tags.items())
+
+def _lay_out(game: Game, rec: RecordedMove, at: _Layout, width: int,
+             finished: Callable[[str], object], lines: int) -> _Layout:
+    """The move text after ``rec`` laid out from ``at``: the lines it finishes handed to
+    ``finished`` (``lines`` of them before; the layout counts them), the open line kept."""
+    first = game.variant.first_to_move
+    number, previous = at.number, at.previous
+    line = at.line
+    tokens: list[str] = []
+    # a side that moved twice (an irregular move kept, IT 8.1.1) numbers on: never "2. … 2."
+    if rec.side == first:
+        if previous == first:
+            number += 1
+        tokens.append(f"{number}.")
+    elif previous != first:
+        tokens.append(f"{number}...")
+    tokens.append(rec.notation + (rec.nag or ""))
+    if rec.clock is not None:
+        # after a move the opponent's face runs: its letter is upper case (PDN 3.0, lidraughts)
+        running = Colour(rec.side).opponent.label
+        tokens.append("{" + format_clock_comment(rec.clock[WHITE], rec.clock[BLACK],
+                                                 running) + "}")
+    if rec.comment:
+        tokens.append("{" + rec.comment.replace("}", ")") + "}")
+    if rec.setup_fen:
+        tokens.append(f'/FEN "{_fen_for(game, rec.setup_fen)}"/')
+    if rec.side != first:
+        number += 1
+    for tok in tokens:
+        if line and len(line) + 1 + len(tok) > width:
+            finished(line)
+            lines += 1
+            line = tok
+        else:
+            line = f"{line} {tok}" if line else tok
+    return _Layout(lines, line, number, rec.side, rec.clock if rec.clock else at.clock)
+
+
+def _tags(game: Game, last_clock: tuple[float, float] | None) -> tuple[str, ...]:
+    """The tag lines of ``game``'s PDN (``last_clock``: the last clock of its move text)."""
+    tags = seven_tags(game.tags, game.result)
+    tags["GameType"] = game.variant.game_type
+    if game.custom_start:
+        tags["SetUp"] = "1"
+        tags["FEN"] = _fen_for(game, game.start_fen)
+    if game.time_control:
+        tags["TimeControl"] = game.time_control
+    final = game.final_clock or last_clock
+    if final is not None:
+        tags["WhiteTime"] = format_pdn_time(final[WHITE])
+        tags["BlackTime"] = format_pdn_time(final[BLACK])
+    for k, val in game.tags.items():
+        if k not in tags:
+            tags[k] = val
+    return tuple(f'[{k} "{_quote(val)}"]' for k, val in tags.items())
+
+
+class PdnStream:
+    """:func:`write_pdn`'s text for a reader that streams a record of any length: moves are
+    laid out one by one as they settle (:meth:`add`, in order, each once), every finished line
+    of the move text handed on at once, nothing of a move kept; :meth:`tags` and :meth:`last`
+    give the rest once the game is over. ``tags`` + ``""`` + the lines handed on + ``last``,
+    joined by newlines with one after, is ``write_pdn(game, width)`` byte for byte."""
+
+    def __init__(self, width: int = 79) -> None:
+        self.width = width
+        self._at = _Layout(0, "", 1, None, None)
+
+    def add(self, game: Game, rec: RecordedMove, finished: Callable[[str], object]) -> None:
+        """``rec``, the next move of ``game``'s record, laid out; its finished lines to
+        ``finished``."""
+        self._at = _lay_out(game, rec, self._at, self.width, finished, self._at.lines)
+
+    def tags(self, game: Game) -> tuple[str, ...]:
+        """The tag lines, once every move was added."""
+        return _tags(game, self._at.clock)
+
+    def last(self, game: Game) -> list[str]:
+        """The last line(s): the open line and the result."""
+        return _last_lines(self._at.line, game.result, self.width)
 
 
 def _fen_for(game: Game, fen: str) -> str:

@@ -15,9 +15,11 @@ or the *arbiter* raised on its event (a bug: a board contains it and goes on).
 Memory is bounded by what is kept: a replay holds its arbiter and the start line, nothing per
 line; lines are read from the iterable as they are fed, so a journal of any length streams.
 
-``replay_lines(lines)`` is ``damiera replay``: the :class:`Report` whose ``to_json()`` is exactly
-the TRACE.md object (keys ``moves``, ``flags``, ``fen``, ``result``, ``pdn``) and ``to_text()`` a
-readable summary with the article title of every flag.
+``replay_lines(lines)`` is ``damiera replay``'s report: the :class:`Report` whose ``to_json()`` is
+exactly the TRACE.md object (keys ``moves``, ``flags``, ``fen``, ``result``, ``pdn``) and
+``to_text()`` a readable summary with the article title of every flag. The command itself
+streams the same bytes (:class:`StreamedReport`: each move written out once settled, then
+forgotten by the game), so that the record of a trace of any length is never held whole.
 """
 
 from __future__ import annotations
@@ -25,24 +27,24 @@ from __future__ import annotations
 import enum
 import json
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from engine.arbiter import Arbiter
 from engine.articles import title
 from engine.decisions import Decision, Flag
-from engine.errors import TraceError
+from engine.errors import StateError, TraceError
 from engine.events import Event, GameStarted, TraceEnded
 from engine.i18n import DEFAULT_LANGUAGE, localize, translations
-from engine.game import Game
-from engine.pdn import PdnSnapshot, PdnText, write_pdn
+from engine.game import Game, RecordedMove
+from engine.pdn import MoveNumbers, PdnSnapshot, PdnStream, PdnText, write_pdn
 from engine.trace import load_line, parse_event, parse_start
 from engine.variants import Variant
 from engine.frozen import quick_init
 
 __all__ = ["Report", "RecordText", "RecordSnapshot", "Replay", "Fed", "Stage", "Verdict",
-           "LineFault", "ErrorPolicy", "ContainArbiter", "RAISE", "replay_lines"]
+           "LineFault", "ErrorPolicy", "ContainArbiter", "RAISE", "replay_lines", "StreamedReport"]
 
 
 class Stage(enum.Enum):
@@ -300,39 +302,54 @@ class Report:
         reads them (pi/web/API.md, Words). In ``language``: the words, the flags' kinds,
         statuses, sides, texts and article titles, the result's reason; the notation, the
         codes, the FEN and the result stay as they are."""
-        t = translations(language)
-        plies = len(self.game.moves)
-        lines = [t.ngettext("{variant} game, {n} ply", "{variant} game, {n} plies", plies).format(
-                     variant=self.game.variant.name, n=plies), "",
-                 t.gettext("Plies (ply, move as the PDN numbers it):")]
-        ply = t.gettext("ply")
         from engine.pdn import move_labels
         labels = move_labels(self.game)
-        row: list[str] = []
-        for m in self.game.moves:
-            at = "" if m.t is None else f" ({m.t:g}s)"
-            # a kept irregular move says so (its comment) before the position it left
-            row.append(f"  {ply} {m.ply:>3}  {labels[m.ply - 1]} {m.notation}{at}"
-                       + (f"  {{{m.comment}}}" if m.comment else "")
-                       + (f"  [FEN {m.setup_fen}]" if m.setup_fen else ""))
-        none = "  " + t.gettext("(none)")
-        lines.extend(row or [none])
-        lines += ["", t.gettext("Flags:")]
-        if not self.flags:
-            lines.append(none)
-        for f in self.flags:
-            side = localize(f.side.label, language) if f.side is not None else "-"
-            head = (f"  {f.t:>8g}s  {f.code:<11} {localize(f.kind, language):<13} "
-                    f"{localize(f.status, language):<10} {side:<5} {localize(f.text, language)}")
-            lines.append(head)
-            art = title(f.code, language)
-            if art:
-                lines.append(f"{'':24}{f.code}: {art}")
-        lines += ["", t.gettext("Position: {fen}").format(fen=self.game.board.fen())]
-        o = self.game.outcome
-        result = t.gettext("Result: {result}").format(result=self.game.result)
-        lines.append(result + (f" ({o.code}: {localize(o.reason, language)})" if o else ""))
+        ply = translations(language).gettext("ply")
+        rows = [_ply_line(m, labels[m.ply - 1], ply) for m in self.game.moves]
+        lines = [*_text_head(self.game, len(rows), language), *rows,
+                 *_text_tail(self.game, self.flags, not rows, language)]
         return "\n".join(lines) + "\n"
+
+
+def _text_head(game: Game, plies: int, language: str) -> list[str]:
+    """The lines of :meth:`Report.to_text` before its plies."""
+    t = translations(language)
+    return [t.ngettext("{variant} game, {n} ply", "{variant} game, {n} plies", plies).format(
+                variant=game.variant.name, n=plies), "",
+            t.gettext("Plies (ply, move as the PDN numbers it):")]
+
+
+def _ply_line(m: RecordedMove, label: str, ply: str) -> str:
+    """One ply of :meth:`Report.to_text` (``label``: its number as the PDN writes it; ``ply``:
+    the word, translated)."""
+    at = "" if m.t is None else f" ({m.t:g}s)"
+    # a kept irregular move says so (its comment) before the position it left
+    return (f"  {ply} {m.ply:>3}  {label} {m.notation}{at}"
+            + (f"  {{{m.comment}}}" if m.comment else "")
+            + (f"  [FEN {m.setup_fen}]" if m.setup_fen else ""))
+
+
+def _text_tail(game: Game, flags: list[Flag], no_plies: bool, language: str) -> list[str]:
+    """The lines of :meth:`Report.to_text` after its plies (``no_plies``: "(none)" first)."""
+    t = translations(language)
+    none = "  " + t.gettext("(none)")
+    lines = [none] if no_plies else []
+    lines += ["", t.gettext("Flags:")]
+    if not flags:
+        lines.append(none)
+    for f in flags:
+        side = localize(f.side.label, language) if f.side is not None else "-"
+        head = (f"  {f.t:>8g}s  {f.code:<11} {localize(f.kind, language):<13} "
+                f"{localize(f.status, language):<10} {side:<5} {localize(f.text, language)}")
+        lines.append(head)
+        art = title(f.code, language)
+        if art:
+            lines.append(f"{'':24}{f.code}: {art}")
+    lines += ["", t.gettext("Position: {fen}").format(fen=game.board.fen())]
+    o = game.outcome
+    result = t.gettext("Result: {result}").format(result=game.result)
+    lines.append(result + (f" ({o.code}: {localize(o.reason, language)})" if o else ""))
+    return lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,6 +413,92 @@ class RecordText:
 
 def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+class StreamedReport:
+    """``damiera replay``'s report — :meth:`Report.to_json` as ``json.dumps(…,
+    ensure_ascii=False)``, or :meth:`Report.to_text` — written while the trace is replayed, in
+    memory that does not grow with the record: each move nothing can change any more
+    (``Arbiter.settled_plies``) is written as it settles to ``body`` (its JSON object, or its
+    line of the text) and, for JSON, its finished PDN lines to ``pdn_body`` (escaped for a JSON
+    string), then the game forgets it (``Game.forget``, ``forget_batch`` at once: a list
+    deletion, so that its cost per move stays constant). Call :meth:`settle` after
+    every line fed; once the trace is over, :meth:`finish` writes the last moves and gives what
+    only the end knows (the ply count, the flags, the position, the result, the PDN's tags):
+    the report is ``head + body + middle + pdn_body + tail``, byte for byte. The game of
+    ``replay`` holds its last moves only, from the first :meth:`settle` on. Pure (the caller
+    keeps the bodies); one thread."""
+
+    def __init__(self, replay: Replay, form: Literal["json", "text"],
+                 body: Callable[[str], object], pdn_body: Callable[[str], object],
+                 language: str = DEFAULT_LANGUAGE, forget_batch: int = 4096) -> None:
+        self._replay = replay
+        self._batch = forget_batch
+        self._json = form == "json"
+        self._body = body
+        self._pdn_body = pdn_body
+        self._language = language
+        self._ply_word = translations(language).gettext("ply")
+        self._numbers = MoveNumbers(replay.variant.first_to_move)
+        self._pdn = PdnStream()
+        self._written = 0  # plies written to the body
+
+    def settle(self) -> None:
+        """Write the moves settled since the last call; the game forgets them by batches."""
+        arbiter = self._replay.arbiter
+        game = arbiter.game
+        if game.ply - 1 <= self._written:
+            return  # nothing new can have settled (most lines: a touch, a press)
+        self._write_to(arbiter.settled_plies)
+        held_written = self._written - (game.ply - len(game.moves))
+        if held_written >= self._batch:
+            game.forget(held_written)
+
+    def finish(self) -> tuple[str, str, str]:
+        """The replay finished (``Replay.finish``: time advanced to its last line), every move
+        left written: (head, middle, tail)."""
+        report = self._replay.finish()
+        game = report.game
+        self._write_to(game.ply)
+        if not self._json:
+            return ("\n".join(_text_head(game, game.ply, self._language)) + "\n", "",
+                    "\n".join(_text_tail(game, report.flags, game.ply == 0, self._language))
+                    + "\n")
+        middle = ('], "flags": [' + ", ".join(_json(f.to_dict()) for f in report.flags)
+                  + '], "fen": ' + _json(game.board.fen()) + ', "result": '
+                  + _json(game.result) + ', "pdn": "'
+                  + _escaped("\n".join(self._pdn.tags(game)) + "\n\n"))
+        tail = _escaped("\n".join(self._pdn.last(game)) + "\n") + '"}'
+        return '{"moves": [', middle, tail
+
+    def _write_to(self, ply: int) -> None:
+        game = self._replay.arbiter.game
+        if ply < self._written:
+            raise StateError(f"the record went back to ply {ply} after {self._written} plies "
+                             "were written out")
+        first_held = game.ply - len(game.moves) + 1  # the ply of game.moves[0]
+        for rec in game.moves[self._written + 1 - first_held:ply + 1 - first_held]:
+            self._write(game, rec)
+        self._written = ply
+
+    def _write(self, game: Game, rec: RecordedMove) -> None:
+        label = self._numbers.label(rec.side)
+        if not self._json:
+            self._body(_ply_line(rec, label, self._ply_word) + "\n")
+            return
+        self._body((", " if rec.ply > 1 else "") + _json(rec.to_dict()))
+        self._pdn.add(game, rec, lambda line: self._pdn_body(_escaped(line + "\n")))
+
+
+def _json(value: object) -> str:
+    """``value`` as ``damiera replay --json`` writes it (``json.dumps``, ``ensure_ascii=False``)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _escaped(text: str) -> str:
+    """``text`` as it stands inside a JSON string (``_json(text)`` without its quotes): the
+    pieces of a string escaped one by one are the string escaped."""
+    return _json(text)[1:-1]
 
 
 def replay_lines(lines: Iterable[str]) -> Report:

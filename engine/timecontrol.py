@@ -40,7 +40,7 @@ from engine.errors import PdnTimeError, TimeControlError, UnknownVariantError, e
 __all__ = [
     "Period", "TimeControl", "TimeControlKind", "parse_time_control_tag", "minimum_time_warnings",
     "format_pdn_time", "parse_pdn_time", "format_clock_comment", "parse_clock_comment",
-    "seconds_to_ms",
+    "seconds_to_ms", "MAX_TIME_CONTROL_CHARS",
 ]
 
 #: What kind of control of COMP 3.11 a :class:`TimeControl` is (``custom``: a valid PDN control
@@ -57,6 +57,10 @@ _KIND_ARTICLE = {
 # A descriptor of the PGN TimeControl syntax: [moves/]seconds[+increment], ASCII digits only.
 _DESCRIPTOR = re.compile(r"(?:([0-9]+)/)?([0-9]+)(?:\+([0-9]+))?")
 _MAX_DIGITS = 7  # 9,999,999 s is 115 days: anything longer is a typing mistake
+#: Longest TimeControl read (characters): the longest real one (``40/7200:20/3600:1800+30``) is
+#: a third of it. Every reader refuses a longer one in one line: a command line's
+#: ``--time-control``, a config's ``time_control``, a trace's start line, a PDN tag.
+MAX_TIME_CONTROL_CHARS = 64
 
 
 def seconds_to_ms(seconds: float) -> int:
@@ -118,6 +122,9 @@ class TimeControl:
         if not isinstance(text, str):
             raise TimeControlError(f"a TimeControl must be a string, not {type(text).__name__}")
         raw = text.strip()
+        if len(raw) > MAX_TIME_CONTROL_CHARS:
+            raise TimeControlError(f"TimeControl longer than {MAX_TIME_CONTROL_CHARS} characters: "
+                                   f"{excerpt(text)}")
         if raw in ("", "?", "-"):
             meaning = {"": "empty", "?": "unknown", "-": "no time control"}[raw]
             raise TimeControlError(f"TimeControl {excerpt(text)} is {meaning}: there is no clock to run")
@@ -137,10 +144,12 @@ class TimeControl:
             for group in match.groups():
                 if group is not None and len(group.lstrip("0")) > _MAX_DIGITS:
                     raise TimeControlError(f"bad TimeControl {excerpt(text)}: {excerpt(group)} is too large")
+            # each read without its leading zeros (a few digits then, checked above): int() of
+            # thousands of digits raises a bare ValueError, whatever their value
             moves_text, seconds_text, increment_text = match.groups()
-            moves = None if moves_text is None else int(moves_text)
-            seconds = int(seconds_text)
-            increment = 0 if increment_text is None else int(increment_text)
+            moves = None if moves_text is None else _whole(moves_text)
+            seconds = _whole(seconds_text)
+            increment = 0 if increment_text is None else _whole(increment_text)
             after_sudden_death = bool(periods) and periods[-1].moves is None
             if after_sudden_death:
                 # The only thing that may follow a sudden-death period is mosse lampo: "1/L".
@@ -312,6 +321,12 @@ def _validate(control: TimeControl) -> None:
         raise TimeControlError(
             f"{periods[0]}: a first period of 0 s loses on time at once (only '0:1/L', mosse "
             "lampo from the first move, may start at 0)")
+
+
+def _whole(digits: str) -> int:
+    """The number written ``digits`` (ASCII digits, at most ``_MAX_DIGITS`` of them after the
+    leading zeros)."""
+    return int(digits.lstrip("0") or "0")
 
 
 def parse_time_control_tag(text: str) -> TimeControl | None:

@@ -194,6 +194,18 @@ class TurnTracker:
         num = self.ref.variant.geometry.number_of_algebraic
         return {num[s]: o for s, o in self.phys.items() if s in num}
 
+    def landings(self, origin: int) -> tuple[int, ...]:
+        """The dark squares (official numbers) the sensors saw the piece of ``origin`` put on
+        this turn, in order, ``origin`` first: the path of a capture as it was shown (IT 5.10,
+        INT 4.9). A square it was put on twice in a row counts once."""
+        num = self.ref.variant.geometry.number_of_algebraic
+        path = [origin]
+        for e in self.touches:
+            n = num.get(e.square)
+            if not e.is_lift and e.origin == origin and n is not None and n != path[-1]:
+                path.append(n)
+        return tuple(path)
+
     def removal(self, move: Move) -> tuple[list[int], bool]:
         """The captured pieces of ``move`` in the order they came off (a piece lifted and put back
         does not count until its last lift), and whether one came off before the capturing piece

@@ -8,11 +8,16 @@ and runs the daemon's own :func:`pi.daemon.run_daemon` on it through :meth:`Simu
 daemon's code is the same as on the Pi, only the hardware under it is fake.
 
 Without a trace the board is set up in the starting position and the daemon runs in real time
-until SIGTERM/SIGINT (a program can drive ``Simulation.board`` and ``Simulation.factory``).
+until SIGTERM/SIGINT (a program can drive ``Simulation.board`` and ``Simulation.factory``); when
+the state directory holds an unfinished game (``make run`` stopped mid-game), the pieces stand
+where its journal left them, as a real board's do through a power cut, and the game resumes
+(issue 37: no IT 7.8 "position disturbed" for a board that was never touched).
 With ``--trace`` the virtual board acts the trace out (:mod:`hardware_mocks.trace_player`) on a
 simulated clock, paced by ``--speed`` (``max``: as fast as the CPU goes), and the daemon stops
 when the trace ends. After a crash the same command resumes: the virtual board is put back in
 the physical state of the journal's last line and the rest of the trace is played from there.
+A trace never plays into another game: an unfinished game whose start line is not the trace's
+(the game ``make run`` left) is refused in one line (issue 37).
 """
 
 from __future__ import annotations
@@ -21,13 +26,13 @@ import asyncio
 import dataclasses
 import logging
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.board import Board
 from engine.errors import InputError, TraceError
-from engine.events import Event, GameStarted
+from engine.events import Event, GameStarted, PieceLifted, PiecePlaced, SnapshotTaken
 from engine.trace import parse_trace
 from engine.variants import find_variant
 from hardware_mocks.clock import FakeClock
@@ -56,7 +61,7 @@ if TYPE_CHECKING:  # paho is loaded only when the hall is on
 log = logging.getLogger(__name__)
 
 __all__ = ["main", "Simulation", "SimulateError", "parse_speed", "config_from_start", "read_trace",
-           "run_trace"]
+           "run_trace", "left_on_board"]
 
 #: Where the simulated clock starts (any value: only differences count).
 SIM_START = 1000.0
@@ -197,7 +202,9 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
                             f"{config.variant}")
     root = resolve_state_dir(state_dir, config.state_dir)
     if trace is None:
-        sim = Simulation(wiring, _expected(config))
+        journal = _unfinished_journal(root)
+        sim = Simulation(wiring, _expected(config) if journal is None
+                         else left_on_board(journal, _expected(config)))
         return run_board(config, wiring, root, sim.parts(http=http, http_default=http_default,
                                                          web_routes=_web_routes(sim, config, http),
                                                          announce=announce))
@@ -206,10 +213,15 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
 
 
 def _web_routes(sim: Simulation, config: Config, http: tuple[str, int] | None) -> Any:
+    """``Parts.web_routes``: the simulator's controls, their module (and aiohttp) loaded when
+    the web server builds its routes — after READY=1, as on a board (``pi.daemon``)."""
     if http is None:
         return None
-    from hardware_mocks.sim_web import sim_routes  # aiohttp loaded only when the web is on
-    return sim_routes(sim, config.variant)
+
+    def routes(server: Any) -> Any:
+        from hardware_mocks.sim_web import sim_routes
+        return sim_routes(sim, config.variant)(server)
+    return routes
 
 
 def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
@@ -223,6 +235,10 @@ def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
     ``terminal``: print the OLED's frames on stdout (None: when paced)."""
     from pi.run import run_board
     journal = _unfinished_journal(root)
+    if journal is not None and not _same_game(journal[0], config):
+        raise SimulateError(
+            f"{root}: its unfinished game ({_who(journal[0])}) is not this trace's: a trace "
+            "plays in a game of its own (give another --state-dir, or finish that game)")
     point = resume_point(events, journal, _expected(config))
     sim = Simulation(wiring, point.occupied, stepped=True,
                      terminal=pace is not None if terminal is None else terminal)
@@ -243,6 +259,50 @@ def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
     return run_board(config, wiring, root, sim.parts(
         companion=play, http=http, http_default=http_default,
         web_routes=_web_routes(sim, config, http), announce=announce, on_link=linked))
+
+
+#: The start line's keys that make a game the trace's own (TRACE.md): its rules, and, on a lone
+#: board, its players (in a hall the round's pairing names them, not the trace).
+_RULE_KEYS = ("variant", "fen", "clock", "time_control")
+_TAG_KEYS = ("white", "black", "event", "round")
+
+
+def _same_game(start: dict[str, Any], config: Config) -> bool:
+    """The unfinished game's start line ``start`` is the one a trace's settings (``config``,
+    from :func:`config_from_start`) begin."""
+    mine = {"variant": config.variant, "fen": config.fen, "clock": config.clock,
+            "time_control": config.time_control, "white": config.white, "black": config.black,
+            "event": config.event, "round": config.round}
+    keys = _RULE_KEYS if config.mqtt is not None else _RULE_KEYS + _TAG_KEYS
+    return all(start.get(key) == mine[key] for key in keys)
+
+
+def _who(start: dict[str, Any]) -> str:
+    white, black = start.get("white"), start.get("black")
+    players = f"{white or '?'} - {black or '?'}"
+    game = start.get("id")
+    return f"game {game}, {players}" if isinstance(game, str) else players
+
+
+def left_on_board(journal: Sequence[dict[str, Any]], expected: frozenset[str]) -> frozenset[str]:
+    """Where the pieces stand after the journal's lines (its start position, then every lift,
+    place and snapshot): a board stopped mid-game keeps them there, as a real one does through a
+    power cut. ``expected`` when the journal cannot be read as a trace (the daemon then abandons
+    it and sets up a new game)."""
+    import json
+    try:
+        start, events = parse_trace(json.dumps(line) for line in journal)
+    except TraceError:
+        return expected
+    occupied = set(Board(start.fen, find_variant(start.variant)).occupied_algebraic())
+    for event in events:
+        if isinstance(event, PieceLifted):
+            occupied.discard(event.square)
+        elif isinstance(event, PiecePlaced):
+            occupied.add(event.square)
+        elif isinstance(event, SnapshotTaken):
+            occupied = set(event.occupied)
+    return frozenset(occupied)
 
 
 def _expected(config: Config) -> frozenset[str]:

@@ -29,6 +29,7 @@ refused, not read until the memory runs out; a trace is replayed as it is read.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import re
@@ -157,21 +158,62 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     return 0
 
 
+def _spool() -> tempfile.SpooledTemporaryFile[str]:
+    """Text kept aside until it is printed: in memory up to 4 MB, then in a temporary file."""
+    return tempfile.SpooledTemporaryFile(max_size=4 * 1024 * 1024, mode="w+", encoding="utf-8")
+
+
+class _Gathered:
+    """Pieces of text handed to ``spool`` 64 kB at a time: a spool checks its size at every
+    write (a ``tell()``), which cost a third of ``damiera replay --json``'s time write by write."""
+
+    def __init__(self, spool: tempfile.SpooledTemporaryFile[str]) -> None:
+        self._spool = spool
+        self._parts: list[str] = []
+        self._size = 0
+
+    def write(self, text: str) -> None:
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size >= 65536:
+            self.flush()
+
+    def flush(self) -> None:
+        self._spool.write("".join(self._parts))
+        self._parts.clear()
+        self._size = 0
+
+
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from engine.replay import replay_lines
-    try:
-        with open(args.trace, encoding="utf-8") as fh:
-            # streamed: each line is parsed and fed as it is read (a trace of any length)
-            report = replay_lines(_capped_lines(fh))
-    except OSError as exc:
-        return _fail(f"cannot read {args.trace}: {exc.strerror}")
-    except UnicodeDecodeError:
-        return _fail(f"{args.trace}: not UTF-8 text")
-    if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False))
-    else:  # the readable summary, in the terminal's language (gettext's environment)
-        from pi.hardware_cli import terminal_language
-        print(report.to_text(terminal_language()))
+    from engine.replay import RAISE, Replay, StreamedReport
+    from pi.hardware_cli import terminal_language
+    # Streamed both ways: each line is parsed and fed as it is read, and each move, once
+    # settled, goes into the report's body (in memory up to 4 MB, then on disk) and leaves the
+    # game's memory; the report is printed only once the whole trace has been read (a bad line
+    # late in it prints nothing). A trace of any length in the memory of a short one.
+    with _spool() as body, _spool() as pdn_body:
+        try:
+            with open(args.trace, encoding="utf-8") as fh:
+                replay = Replay.read(_capped_lines(fh), RAISE)
+                # the readable summary in the terminal's language (gettext's environment)
+                moves, pdn = _Gathered(body), _Gathered(pdn_body)
+                stream = StreamedReport(replay, "json" if args.json else "text", moves.write,
+                                        pdn.write, language=terminal_language())
+                for _ in replay:
+                    stream.settle()
+                head, middle, tail = stream.finish()
+                moves.flush()
+                pdn.flush()
+        except OSError as exc:
+            return _fail(f"cannot read {args.trace}: {exc.strerror}")
+        except UnicodeDecodeError:
+            return _fail(f"{args.trace}: not UTF-8 text")
+        sys.stdout.write(head)
+        for part, text in ((body, middle), (pdn_body, tail + "\n")):
+            part.seek(0)
+            shutil.copyfileobj(part, sys.stdout)
+            sys.stdout.write(text)
+    sys.stdout.flush()
     return 0
 
 
@@ -354,17 +396,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Runs one command. Every error of ours (``engine.errors.DamieraError``: bad input, hardware,
     state, configuration, network) is caught here, once: its one line on stderr, exit status 2.
     No command at all: the usage and the list of commands on stderr, exit status 2."""
-    parser = build_parser()
-    if not (sys.argv[1:] if argv is None else argv):
-        parser.print_help(sys.stderr)
-        return EXIT_BAD_INPUT
-    args = parser.parse_args(argv)
+    # Start-up: the modules' objects live as long as the process, and collecting the growing
+    # heap while they load is work for nothing (8 % of a board's start to READY=1, issue 36).
+    # Collections resume once the command is parsed; for ``damiera run`` once the board is up
+    # (``pi.daemon``: the heap collected once and frozen before READY=1).
+    gc.disable()
     try:
-        return int(args.func(args))
-    except DamieraError as exc:
-        return _fail(str(exc))
-    except BrokenPipeError:
-        return 0
+        parser = build_parser()
+        if not (sys.argv[1:] if argv is None else argv):
+            parser.print_help(sys.stderr)
+            return EXIT_BAD_INPUT
+        args = parser.parse_args(argv)
+        if args.command != "run":
+            gc.enable()
+        try:
+            return int(args.func(args))
+        except DamieraError as exc:
+            return _fail(str(exc))
+        except BrokenPipeError:
+            return 0
+    finally:
+        gc.enable()
 
 
 if __name__ == "__main__":  # pragma: no cover

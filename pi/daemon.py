@@ -6,17 +6,19 @@ in reverse in ``finally``):
 1. the state directory (locked: one daemon per directory), the hardware from the wiring file
    (``pi.drivers.hardware.build_hardware``; the simulator passes its fakes through ``parts``), the
    controller (``pi.board.controller``) with the OLED as its screen and the buzzer;
-2. resume of an unfinished game (its journal replayed, a ``restart`` line journaled); the web
-   server (``--http``) and the hall's MQTT link (``[mqtt]``, ``pi.hall.link``), both
-   controller listeners;
+2. resume of an unfinished game (its journal replayed, a ``restart`` line journaled); the
+   hall's MQTT link (``[mqtt]``, ``pi.hall.link``), a controller listener;
 3. the board probed (``pi.drivers.bringup.startup_probe``: a chip missing or of the wrong type,
    a square stuck or chattering is the OLED's message until the first game), then the sensors
    powered up: their first snapshot goes to the controller, then the scan loop's
    thread (``pi.board.scan_loop``) hands every later scan to the event loop; buttons and serial
    commands, stamped on their own threads, arrive on the same queue, all through the one
    bridge into the loop (``pi.board.handoff.LoopInbox``);
-4. the heap frozen (``gc.freeze()``: a full collection of start-up objects cost 18–43 ms on one
-   event in the arbiter benchmark), READY=1 to systemd;
+4. READY=1 to systemd: the board plays; then the web server (``--http``), a controller
+   listener primed with the game as it stands (its import is the start's largest: off the path
+   to READY); then the heap frozen (``gc.freeze()``: a full collection of start-up objects cost
+   18–43 ms on one event in the arbiter benchmark) and the collector, off since the command
+   line began (``pi.cli.main``), on again;
 5. the board's loop (``BoardController.run``): the next input, or the controller's deadline
    (settle timer, flag fall, lampo countdown), or the next visible change of the running
    clock's face (a minute, a second or a tenth, COMP 3.6.2 h), or the watchdog's ping —
@@ -167,8 +169,6 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
     link: BoardLink | None = None
     try:
         controller.resume()
-        if parts.http is not None:
-            web = await _start_web(config, state, parts, controller)
         if config.mqtt is not None:
             link = _start_link(config, state, parts, controller, loop)
         controller.notice = _startup_probe(hardware, wiring, controller, config.language)
@@ -179,10 +179,18 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
         controller.handle(first)
         if hardware.serial_link is not None:
             controller.listeners.append(hardware.serial_link.on_fed)
-        gc.collect()
-        gc.freeze()
+        # READY=1 once the board plays (the hardware up, any game resumed, the sensors read):
+        # the pages follow, their aiohttp import (~1 s of a Pi Zero 2 W's start) off the path
+        # to a board that records its game (issue 36). A web server that then fails to start
+        # stops the daemon, and systemd restarts it as for any failure.
         notifier.ready(controller.status)
         log.info("board ready: %s", controller.status)
+        if parts.http is not None:
+            # primed with the game as it stands (a game begun or resumed above included)
+            web = await _start_web(config, state, parts, controller)
+        gc.collect()
+        gc.freeze()
+        gc.enable()  # off since the command line began (pi.cli.main); a no-op otherwise
         if parts.companion is not None:
             companion = asyncio.ensure_future(parts.companion(controller, inbox))
             companion.add_done_callback(lambda _t: stop.set())

@@ -40,10 +40,8 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from http.server import ThreadingHTTPServer
-from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.board import Board
 from engine.errors import InputError
@@ -54,6 +52,9 @@ from pi.drivers.bringup import (Bench, HostBench, PlantedFault, WatchView, map_w
 from pi.drivers.errors import BusUnavailableError
 from pi.drivers.probe import FAIL, OK, WARN, Finding, probe_chips, propose_wiring, worst
 from pi.drivers.wiring import Wiring, load_wiring
+
+if TYPE_CHECKING:  # the command line parses every command: their modules load when run
+    from http.server import ThreadingHTTPServer
 
 __all__ = ["add_hardware_parsers", "EXIT_OK", "EXIT_FAULT", "REPORTS_DIR", "fsync_latency",
            "terminal_language"]
@@ -83,7 +84,9 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
                        help="on the register-level fakes instead of /dev/i2c-*")
         p.add_argument("--fault", action="append", default=None, metavar="KIND:ARG",
                        help="with --simulate: plant a fault (missing-chip:0x21, swap:SQ,SQ, "
-                            "dead:SQ, stuck:SQ, chatter:SQ, bus-off); repeatable (default: none)")
+                            "dead:SQ, stuck:SQ, chatter:SQ, bus-off; SQ a square's name, b1, or "
+                            "with --variant its official number, 22; a square the wiring "
+                            "senses); repeatable (default: none)")
 
     def state_options(p: Any, what: str) -> None:
         p.add_argument("--state-dir", default=None, help=f"{what} (default: the config's "
@@ -113,6 +116,11 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
     s = cmds.add_parser("map", help="learn the wiring, one square at a time")
     s.add_argument("--variant", required=True, help=", ".join(VARIANTS))
     s.add_argument("--out", required=True, help="the wiring file to write")
+    s.add_argument("--interrupt", type=whole, default=None, metavar="GPIO",
+                   help="the BCM GPIO the expanders' INT is wired to (default: none written; "
+                        "the daemon then polls)")
+    s.add_argument("--buzzer", type=whole, default=None, metavar="GPIO",
+                   help="the BCM GPIO of the buzzer (default: none written)")
     common(s)
     s.set_defaults(func=cmd_map)
 
@@ -138,16 +146,22 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
 
 # ---------------------------------------------------------------------------- helpers
 
-def _faults(args: argparse.Namespace, size: int) -> list[PlantedFault]:
+def _faults(args: argparse.Namespace, size: int, wiring: Wiring | None) -> list[PlantedFault]:
+    """``--fault``: squares by name, or by the variant's official numbers where the command
+    takes ``--variant`` (map, test); on a wiring, only squares a sensor is wired to."""
     if args.fault and not args.simulate:
         raise InputError("--fault needs --simulate")
-    return [parse_fault(text, size) for text in args.fault or ()]
+    name = getattr(args, "variant", None)
+    variant = find_variant(name) if isinstance(name, str) else None
+    wired = wiring.sensed_squares if wiring is not None else None
+    return [parse_fault(text, size, variant, wired) for text in args.fault or ()]
 
 
 def _bench(args: argparse.Namespace, wiring: Wiring | None, size: int = 8) -> Bench:
-    faults = _faults(args, wiring.size if wiring is not None else size)
+    faults = _faults(args, wiring.size if wiring is not None else size, wiring)
     if not args.simulate:
         return HostBench()
+    from importlib.metadata import entry_points
     for ep in entry_points(group="damiera", name="bench"):
         make = ep.load()
         bench: Bench = make(wiring=wiring, size=size, faults=faults)
@@ -311,7 +325,7 @@ def serve_watch(view: WatchView, host: str, port: int,
     the address cannot be taken."""
     import json
     import threading
-    from http.server import BaseHTTPRequestHandler
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     page = watch_page(language).encode()
 
@@ -347,7 +361,9 @@ def cmd_map(args: argparse.Namespace) -> int:
     variant = find_variant(args.variant)
     bench = _bench(args, None, variant.size)
     try:
-        result = map_wiring(bench, variant, _say, language=terminal_language())
+        result = map_wiring(bench, variant, _say, language=terminal_language(),
+                            interrupt=_gpio("--interrupt", args.interrupt),
+                            buzzer=_gpio("--buzzer", args.buzzer))
     except (BusUnavailableError, OSError) as exc:
         return _bus_gone(exc)
     for finding in result.findings:
@@ -364,6 +380,13 @@ def cmd_map(args: argparse.Namespace) -> int:
                                                                  chips=len(result.chips)))]
     _print(findings[-1])
     return _summary(findings)
+
+
+def _gpio(option: str, value: int | None) -> int | None:
+    """A BCM GPIO of the header (2..27), or None. Raises InputError (one line)."""
+    if value is not None and not 2 <= value <= 27:
+        raise InputError(f"{option}: a BCM GPIO 2..27, got {value}")
+    return value
 
 
 def cmd_test(args: argparse.Namespace) -> int:

@@ -23,7 +23,6 @@ import os
 import shlex
 import sys
 from functools import partial
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +41,7 @@ if TYPE_CHECKING:  # built lazily: the hardware drivers are loaded only for a re
 log = logging.getLogger(__name__)
 
 __all__ = ["add_run_parser", "cmd_run", "run_board", "run_config", "hall_options", "DEFAULT_WIRING",
-           "DEFAULT_CONFIG", "announce", "with_time_control"]
+           "DEFAULT_CONFIG", "announce", "with_time_control", "check_clock_buttons"]
 
 DEFAULT_CONFIG = Path("/etc/damiera/damiera.toml")
 DEFAULT_WIRING = Path("/etc/damiera/wiring.toml")
@@ -125,6 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                              http_default=args.http is None and config.http is None,
                              announce=partial(announce, language=config.language)))
     wiring = load_wiring(args.wiring or DEFAULT_WIRING)
+    check_clock_buttons(config, wiring)
     root = resolve_state_dir(args.state_dir, config.state_dir)
     from pi.drivers.hardware import build_hardware
 
@@ -133,6 +133,23 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     return run_board(config, wiring, root, Parts(build=build, http=http,
                                                  announce=partial(announce, language=config.language)))
+
+
+def check_clock_buttons(config: Config, wiring: Wiring) -> None:
+    """A clocked game (``clock = true``: a move is completed by pressing the clock, COMP 4.5;
+    or a time control) needs both players' clock buttons in the wiring (``[buttons.white]
+    clock``, ``[buttons.black] clock``), or the serial link that brings a broadcast PC's
+    presses. Raises RunError (one line): the daemon started such a game on a board without
+    buttons without a word (issue 37), and no move could ever be completed."""
+    if not (config.clock or config.time_control) or wiring.serial is not None:
+        return
+    missing = [side for side in ("white", "black")
+               if "clock" not in wiring.buttons.get(side, {})]
+    if missing:
+        raise RunError(f"{wiring.source}: no clock button for {' and '.join(missing)} "
+                       f"([buttons.{missing[0]}] clock = GPIO): a clocked game (clock = true, "
+                       "COMP 4.5, or a time control) cannot be played; wire them and map them "
+                       "(damiera hardware map), or set clock = false without a time control")
 
 
 def announce(url: str, state_dir: Path, language: str = DEFAULT_LANGUAGE) -> None:
@@ -156,9 +173,10 @@ def with_time_control(config: Config, tag: str | None) -> Config:
     from dataclasses import replace
 
     from engine.errors import excerpt
-    from engine.timecontrol import parse_time_control_tag
-    if len(tag) > 64:  # as the config's time_control
-        raise RunError(f"--time-control: longer than 64 characters: {excerpt(tag)}")
+    from engine.timecontrol import MAX_TIME_CONTROL_CHARS, parse_time_control_tag
+    if len(tag) > MAX_TIME_CONTROL_CHARS:  # as the config's time_control
+        raise RunError(f"--time-control: longer than {MAX_TIME_CONTROL_CHARS} characters: "
+                       f"{excerpt(tag)}")
     try:
         control = parse_time_control_tag(tag)
     except InputError as exc:
@@ -186,8 +204,6 @@ def hall_options(config: Config, url: str | None, board: str | None, hall: str |
     in ``--mqtt``'s URL is taken, with a warning that ``ps`` shows it."""
     from dataclasses import replace
 
-    from pi.board.config import PASSWORD_VISIBLE, parse_mqtt_url, with_password_file
-    from pi.hall.protocol import SEGMENT
     number = config.board
     if board is not None:
         text = board.strip()
@@ -203,6 +219,9 @@ def hall_options(config: Config, url: str | None, board: str | None, hall: str |
         if password_file is not None:
             raise RunError("--mqtt-password-file needs --mqtt (or [mqtt] in the config)")
         return config
+    # the hall's modules loaded only for a board in a hall: off a lone board's start (issue 36)
+    from pi.board.config import PASSWORD_VISIBLE, parse_mqtt_url, with_password_file
+    from pi.hall.protocol import SEGMENT
     if url is not None:
         fresh = parse_mqtt_url(url, lambda problem: RunError(f"--mqtt: {problem}"))
         if fresh.password is not None:
@@ -259,6 +278,7 @@ def _game_time() -> Any:
 
 
 def _simulator() -> Any:
+    from importlib.metadata import entry_points  # ~10 ms of imports: only for --simulate
     found = entry_points(group="damiera", name="simulator")
     for ep in found:
         return ep.load()

@@ -133,6 +133,11 @@ class Ports:
             self.map[port] = str(free_port())
         return self.map[port]
 
+    def port(self, documented: int) -> int:
+        """The free port standing for the ``documented`` one in this block (``make hall``'s
+        HTTP default, 8090, which later commands name in their URLs)."""
+        return int(self._free(str(documented)))
+
     def apply(self, command: str) -> str:
         command = re.sub(r"(--port[ =])(\d+)", lambda m: m.group(1) + self._free(m.group(2)),
                          command)

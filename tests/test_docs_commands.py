@@ -34,7 +34,6 @@ from tests.doc_blocks import (
     Served,
     blocks,
     command_key,
-    free_port,
     guides,
     make_sandbox,
     run_finishing,
@@ -55,10 +54,8 @@ BLOCKS_ELSEWHERE: dict[tuple[str, str], str] = {
         "tests/hall/test_readme_hall_recipe.py",
     # a game's report: the board's block against a daemon with a game, the hub's against a hub
     ("docs/arbiter-report.md", "## From the command line"): "tests/web/test_report_endpoint.py",
-    ("docs/arbiter-report.md", "## From the web"): "tests/hall/test_hub_report.py",
     # the voice: with ALSA pointed at no device, so a PC with audio hears what one without does
     ("docs/speech.md", "## On a PC: `make run` with speech"): "tests/pi/test_speech_docs.py",
-    ("docs/languages.md", "## Choosing the language"): "tests/i18n/test_incoming_doc.py",
     # benchmarks: run with small numbers there (the hall's with the slow marker)
     ("docs/developer-hub-load.md", "## The benchmarks"): "tests/benchmarks/test_bench_hub.py",
     ("docs/developer-board-latency.md", "## How it was measured"):
@@ -246,8 +243,10 @@ def test_block_runs_as_written(block: Block, tmp_path: Path) -> None:
             if key in RUN_ELSEWHERE:
                 continue
             actual = ports.apply(command)
-            # make hall's hall page: its documented HTTP variable (README), a free port
-            env = {"HTTP": f"127.0.0.1:{free_port()}"} if key.startswith("make hall") else {}
+            # make hall's hall page: its documented HTTP variable (README), on the free port
+            # that stands for its default 8090 in the block's URLs
+            env = {"HTTP": f"127.0.0.1:{ports.port(8090)}"} if key.startswith("make hall") \
+                else {}
             if key.startswith("make "):
                 # the venv is this test's: make must find it installed, not install into it
                 dry = run_finishing(actual.replace("make ", "make -n ", 1), cwd, env=env)

@@ -235,3 +235,28 @@ def test_the_readme_has_its_two_commands_and_ci_runs_its_test_command() -> None:
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
           if line.strip() and not line.startswith("#")]
     assert "make test" in ci and ci.index("make test") < ci.index("make test-slow")
+
+
+def test_make_sample_plays_in_a_state_directory_of_its_own() -> None:
+    """Issue 37: ``make sample`` wrote its trace into the unfinished game ``make run`` had left
+    in ``.state``. The sample has its own state directory (``SAMPLE_STATE``)."""
+    run, sample = _make_run_line("run"), _make_run_line("sample")
+    run_dir = Path(run[run.index("--state-dir") + 1])
+    sample_dir = Path(sample[sample.index("--state-dir") + 1])
+    assert run_dir.resolve() != sample_dir.resolve()
+    other = _make_run_line("sample", "SAMPLE_STATE=/tmp/x y")
+    assert other[other.index("--state-dir") + 1] == "/tmp/x y"
+
+
+@pytest.mark.parametrize("target", ["run", "sample"])
+def test_make_run_and_sample_take_http_as_make_hall_does(target: str) -> None:
+    """Issue 37: ``make hall HTTP=…`` moved the hall page; ``make run``/``make sample`` had no
+    such variable. Without it the daemon's own default (127.0.0.1:8080, another port when
+    taken) stands; ``make hall``'s default stays 127.0.0.1:8090."""
+    argv = _make_run_line(target, "HTTP=127.0.0.1:9123")
+    assert argv[argv.index("--http") + 1] == "127.0.0.1:9123"
+    assert "--http" not in _make_run_line(target)
+    hall = shlex.split(_commands("hall")[-1])
+    assert hall[hall.index("--http") + 1] == "127.0.0.1:8090"
+    hall = shlex.split(_commands("hall", "HTTP=127.0.0.1:9124")[-1])
+    assert hall[hall.index("--http") + 1] == "127.0.0.1:9124"

@@ -32,8 +32,9 @@ def block_commands() -> list[str]:
 
 
 def inline_commands() -> list[str]:
-    """Whole commands quoted in the prose (with options), not the bare command names."""
-    found = (" ".join(m.split()) for m in re.findall(r"`(damiera [^`]+)`", section()))
+    """Whole bring-up commands quoted in the prose (with options), not the bare command names
+    (nor the daemon's ``damiera run --simulate`` the demo board's paragraph names)."""
+    found = (" ".join(m.split()) for m in re.findall(r"`(damiera hardware [^`]+)`", section()))
     return [c for c in found if " --" in c]
 
 

@@ -28,9 +28,11 @@ from engine.board import Board
 from engine.errors import InputError
 from engine.events import GameStarted
 from engine.i18n import DEFAULT_LANGUAGE, LANGUAGES
-from engine.timecontrol import minimum_time_warnings, parse_time_control_tag
+from engine.timecontrol import (MAX_TIME_CONTROL_CHARS, minimum_time_warnings,
+                                parse_time_control_tag)
 from engine.trace import one_line_problem
 from engine.variants import find_variant
+from pi.board.localtime import zone_named
 from pi.board.errors import ConfigError
 from pi.drivers.speech import DEFAULT_RATE, DEFAULT_VOLUME, VOICE_PATTERN
 
@@ -48,7 +50,7 @@ _EXCERPT = 40
 _MAX_HTTP = 300          # characters of an http = "host:port"
 _TOP_KEYS = frozenset({"variant", "clock", "time_control", "settle", "transcribed", "fen", "event",
                        "site", "round", "board", "white", "black", "state_dir", "http", "mqtt",
-                       "broadcast_delay", "language", "speech", "simulate"})
+                       "broadcast_delay", "language", "speech", "simulate", "timezone"})
 _MQTT_KEYS = frozenset({"url", "hall", "board", "ca", "password_credential", "key",
                         "key_credential"})
 _SPEECH_KEYS = frozenset({"enabled", "voice", "rate", "volume", "output"})
@@ -139,6 +141,9 @@ class Config:
     #: fake I2C bus, gpiozero MockFactory, luma dummy OLED), e.g. a demo board or a kiosk run by
     #: the installed service, whose command line is the unit's.
     simulate: bool = False
+    #: ``timezone``: the board's IANA time zone (``Europe/Rome``) for the record's Date and the
+    #: report's times of day (``pi.board.localtime``); None: the system's.
+    timezone: str | None = None
 
     def game_started(self) -> GameStarted:
         """The start of a game under this configuration, as the arbiter takes it."""
@@ -156,7 +161,7 @@ class Config:
         ``id`` and ``started_at`` (ISO 8601 UTC) when known."""
         line = self.game_started().to_dict()
         for key, value in (("site", self.site), ("board", self.board), ("id", game_id),
-                           ("started_at", started_at)):
+                           ("started_at", started_at), ("timezone", self.timezone)):
             if value is not None:
                 line[key] = value
         return line
@@ -200,7 +205,7 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
         variant = find_variant(r.text("variant", "italian", limit=32) or "italian").name
     except InputError as exc:
         raise r.error("variant", str(exc)) from None
-    time_control = r.text("time_control", None, limit=64)
+    time_control = r.text("time_control", None, limit=MAX_TIME_CONTROL_CHARS)
     if time_control is not None:
         try:
             if parse_time_control_tag(time_control) is None:
@@ -219,6 +224,10 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
         raise r.error("language", f"unknown language {language!r}: expected one of "
                                   f"{', '.join(LANGUAGES)}")
     state_dir = r.text("state_dir", None, limit=4096)
+    zone = r.text("timezone", None, limit=64)
+    if zone is not None and zone_named(zone) is None:
+        raise r.error("timezone", f"unknown time zone {_excerpt(zone)}: an IANA name such as "
+                                  "Europe/Rome (default: the system's)")
     return Config(
         source=source, variant=variant, clock=r.boolean("clock", True), time_control=time_control,
         settle=r.number("settle", 2.0, 0.0, _MAX_SETTLE, low_open=True),
@@ -229,7 +238,8 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
         state_dir=(base or Path.cwd()) / state_dir if state_dir is not None else None,
         http=_http(r), mqtt=_mqtt(r, board, base),
         broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0), language=language,
-        speech=_speech(r, base, language), simulate=r.boolean("simulate", False))
+        speech=_speech(r, base, language), simulate=r.boolean("simulate", False),
+        timezone=zone)
 
 
 def _speech(r: TomlReader, base: Path | None, language: str) -> SpeechSpec:

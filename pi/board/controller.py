@@ -573,6 +573,12 @@ class BoardController:
         if item.game is not None and item.game != session.id:
             return (f"this action is for game {item.game[:64]}; the board plays game "
                     f"{session.id}: not done")
+        results = session.variant.results
+        if item.event.action == "adjudicate" and item.event.result not in results:
+            # Game.adjudicate reads the other set's equivalents ("2-0" as 1-0), which hid a
+            # slip: an Italian game (COMP 6.14, 2/1/0) takes only its own results (issue 37)
+            return (f"{item.event.result} is not a result of {session.variant.name} draughts "
+                    f"(its results: {', '.join(results)}): not done")
         if (item.seen is not None and item.event.action in DECIDES_POSITION
                 and self._decided_line > item.seen):
             return (f"the game moved on since line {item.seen} (line {self._decided_line}): "

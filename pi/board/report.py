@@ -21,7 +21,7 @@ import hashlib
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Literal
 
@@ -38,6 +38,7 @@ from engine.replay import ErrorPolicy, LineFault, Replay, Verdict
 from engine.trace import load_line
 from engine.variants import Variant
 from pi.board.errors import GameDirError
+from pi.board.localtime import board_zone
 
 __all__ = ["GameReport", "FlagBlock", "Decided", "Actor", "Shown", "Ending", "Digest",
            "read_game", "read_game_dir", "game_report", "TRACE_NAME", "MAX_JOURNAL_BYTES",
@@ -162,12 +163,16 @@ class GameReport:
     final_fen: str
     digest: Digest
     unreadable: tuple[tuple[int, str], ...] = field(default=())
+    #: The board's time zone (the start line's ``timezone``; UTC when it names none)
+    zone: tzinfo = timezone.utc
 
     def wall(self, t: float) -> datetime | None:
-        """The wall-clock time (UTC) of game time ``t``: the start line's ``started_at`` plus
-        ``t`` (after a restart ``t`` includes the time the daemon was away, TRACE.md); None when
-        the journal does not say when the game began."""
-        return None if self.started_at is None else self.started_at + timedelta(seconds=t)
+        """The wall-clock time of game time ``t`` in the board's ``zone``: the start line's
+        ``started_at`` plus ``t`` (after a restart ``t`` includes the time the daemon was away,
+        TRACE.md); None when the journal does not say when the game began."""
+        if self.started_at is None:
+            return None
+        return (self.started_at + timedelta(seconds=t)).astimezone(self.zone)
 
 
 class _Listed(ErrorPolicy):
@@ -365,7 +370,8 @@ def _read(game_id: str, lines: Iterable[str], digest: Digest,
         flags=tuple(o.block() for o in opened.values()),
         arbiter=tuple(arbiter), machine=tuple(machine), ending=ending, result=game.result,
         final_fen=board.fen(), digest=digest,
-        unreadable=tuple(policy.faults) + ((torn,) if torn is not None else ()))
+        unreadable=tuple(policy.faults) + ((torn,) if torn is not None else ()),
+        zone=board_zone(zone if isinstance(zone := start.get("timezone"), str) else None))
 
 
 def read_game(path: Path, game_id: str | None = None) -> GameReport:

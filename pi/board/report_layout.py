@@ -7,7 +7,8 @@ action names, the PDN's moves and results). Move and square notation is the vari
 algebraic for Brazilian (``Variant.algebraic_pdn``).
 
 Times are labelled with their clock: *game time* is the journal's ``t`` (seconds since the
-game's start line), *wall time* the start line's ``started_at`` plus ``t``, in UTC.
+game's start line), *wall time* the start line's ``started_at`` plus ``t``, in the board's time
+zone (the start line's ``timezone``, UTC when it names none), its abbreviation written after it.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def clock_time(seconds: float) -> str:
 
 
 def _wall(when: datetime | None) -> str:
-    return "-" if when is None else when.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return "-" if when is None else when.strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
 def _article(t: gettext.NullTranslations, code: str) -> str:
@@ -237,7 +238,7 @@ def _header(w: _Words) -> list[Block]:
         if key in r.tags:
             rows.append((t.gettext(label), r.tags[key]))
     rows.append((t.gettext("Time control"), r.time_control or "-"))
-    rows.append((t.gettext("Started (wall time)"), _wall(r.started_at)))
+    rows.append((t.gettext("Started (wall time)"), _wall(r.wall(0.0))))
     rows.append((t.gettext("Result"), r.result))
     return [Fields(tuple(rows))]
 
@@ -320,7 +321,8 @@ def compose(report: GameReport, t: gettext.NullTranslations, language: str = "en
     parts += _header(w)
     parts.append(Paragraph(t.gettext("Times: game time is the time since the start of the "
                                      "game's journal; wall time is the date and time of day "
-                                     "(UTC), from the journal's start.")))
+                                     "on the board (its time zone: {zone}), from the journal's "
+                                     "start.").format(zone=str(report.zone))))
     parts.append(Heading(t.gettext("Moves")))
     parts += _moves(w)
     parts.append(Heading(t.gettext("Flags")))

@@ -54,6 +54,7 @@ from engine.variants import Variant
 from pi.board.errors import JournalDamagedError, JournalError, JournalWriteError
 from pi.board.handoff import LatestWorker
 from pi.board.journal import Journal, Recovered
+from pi.board.localtime import system_zone_name, zone_named
 from pi.board.statedir import GameDir, StateDir
 
 log = logging.getLogger(__name__)
@@ -125,7 +126,8 @@ class GameSession:
         ``id`` and ``started_at`` are filled in here: ``when``, default now, as ISO 8601 UTC to
         the millisecond, ``2026-11-22T05:12:30.000+00:00``; a naive ``when`` is taken as UTC;
         ``date``, unless given, is the local day of ``when`` — the day the game is played, the
-        PDN's Date, which a UTC day would get wrong after midnight in Italy).
+        PDN's Date, which a UTC day would get wrong after midnight in Italy — in the start line's
+        ``timezone`` (the config's), else the system's zone, whose name is then written there).
         Raises ``engine.trace.TraceError`` for a start line the rules refuse (nothing created),
         ``pi.board.statedir.StateDirError`` while another game is unfinished, or
         ``pi.board.journal.JournalWriteError`` when the journal cannot be created: then the new
@@ -151,8 +153,18 @@ class GameSession:
         game = state.new_game(stamp, board=board, durable=not defer, closing=closing)
         line["id"] = game.id
         line["started_at"] = stamp.isoformat(timespec="milliseconds")
+        # the board's zone (the config's ``timezone``, else the system's), written down so the
+        # hub and a report made elsewhere show the board's times of day (pi.board.localtime)
+        zone_name = line.get("timezone")
+        if not isinstance(zone_name, str) or zone_named(zone_name) is None:
+            line.pop("timezone", None)
+            zone_name = system_zone_name()
+            if zone_name is not None:
+                line["timezone"] = zone_name
+        zone = zone_named(zone_name) if zone_name is not None else None
         if not line.get("date"):
-            line["date"] = stamp.astimezone().strftime("%Y.%m.%d")
+            local = stamp.astimezone(zone) if zone is not None else stamp.astimezone()
+            line["date"] = local.strftime("%Y.%m.%d")
         try:
             # deferred, the games folder is fsync'd with the start line (new_game did not)
             journal = Journal.create(game.trace, line, defer=defer,

@@ -134,8 +134,13 @@ class PlantedFault:
     address: int | None = None
 
 
-def parse_fault(text: str, size: int) -> PlantedFault:
-    """``KIND:ARG`` (see :data:`FAULT_KINDS`). Raises InputError (one line)."""
+def parse_fault(text: str, size: int, variant: Variant | None = None,
+                wired: frozenset[str] | None = None) -> PlantedFault:
+    """``KIND:ARG`` (see :data:`FAULT_KINDS`). A square is its name (``b1``) or, with the
+    ``variant``, its official number (``22``: the variant's numbering, the board as the wiring
+    sees it); with ``wired`` (the wiring's sensed squares) a square no sensor is wired to is
+    refused (a fault there would change nothing, and the test would pass). Raises InputError
+    (one line)."""
     kind, _, arg = text.partition(":")
     if kind not in FAULT_KINDS:
         raise InputError(f"--fault {text[:40]!r}: the kind is one of {', '.join(FAULT_KINDS)}")
@@ -151,17 +156,35 @@ def parse_fault(text: str, size: int) -> PlantedFault:
         if address not in EXPANDER_ADDRESSES:
             raise InputError(f"--fault {text[:40]!r}: an expander address 0x20..0x27")
         return PlantedFault(kind, address=address)
-    squares = tuple(arg.split(",")) if arg else ()
+    tokens = tuple(arg.split(",")) if arg else ()
     want = 2 if kind == "swap" else 1
+    squares = tuple(_fault_square(text, token, size, variant) for token in tokens)
     if len(squares) != want or len(set(squares)) != want:
         raise InputError(f"--fault {text[:40]!r}: {kind} takes "
                          + ("two different squares, SQ,SQ" if want == 2 else "one square"))
     for square in squares:
-        try:
-            parse_square(square, size)
-        except InputError as exc:
-            raise InputError(f"--fault {text[:40]!r}: {exc}") from None
+        if wired is not None and square not in wired:
+            raise InputError(f"--fault {text[:40]!r}: {square} has no sensor in the wiring "
+                             "(a fault there would change nothing)")
     return PlantedFault(kind, squares=squares)
+
+
+def _fault_square(text: str, token: str, size: int, variant: Variant | None) -> str:
+    """A ``--fault`` square: a name (``b1``), or an official number of ``variant``."""
+    token = token.strip()
+    if token.isascii() and token.isdigit():
+        if variant is None:
+            raise InputError(f"--fault {text[:40]!r}: a square by its number needs the "
+                             "variant (--variant); here give its name (b1)")
+        try:
+            return variant.geometry.algebraic(variant.geometry.square(token))
+        except InputError as exc:
+            raise InputError(f"--fault {text[:40]!r}: {exc} ({variant.name})") from None
+    try:
+        parse_square(token, size)
+    except InputError as exc:
+        raise InputError(f"--fault {text[:40]!r}: {exc}") from None
+    return token
 
 
 # ---------------------------------------------------------------------------- reading squares
@@ -311,10 +334,68 @@ class MapResult:
     squares: dict[int, dict[int, str]] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     display: int | None = None  # the OLED's address when one answers
+    #: The players' clock buttons learnt by a press (side → BCM GPIO), and the GPIOs given
+    clocks: dict[str, int] = field(default_factory=dict)
+    interrupt: int | None = None
+    buzzer: int | None = None
 
     @property
     def ok(self) -> bool:
         return worst(self.findings) != FAIL
+
+
+#: The BCM GPIOs a clock button may be on: the header's general-purpose pins, not the I²C
+#: bus's (2, 3) nor the serial line's (14, 15).
+BUTTON_GPIOS = tuple(g for g in range(4, 28) if g not in (14, 15))
+
+
+def learn_clock_buttons(bench: Bench, say: Say, screen: Callable[[str], None] | None,
+                        skip: frozenset[int] = frozenset()) -> tuple[dict[str, int],
+                                                                     list[Finding]]:
+    """Asks for each player's clock button in turn and takes the GPIO that went low (pulled
+    up, a button to ground, as the wiring files have them); ``skip``: GPIOs already given
+    (the interrupt line, the buzzer). A press seen on no GPIO, or on the other side's, is a
+    WARN: the wiring is written without it, and ``damiera run`` refuses a clocked game on it."""
+    import queue
+    from functools import partial
+
+    from gpiozero import DigitalInputDevice
+    seen: queue.Queue[int] = queue.Queue()
+    devices: list[Any] = []
+    clocks: dict[str, int] = {}
+    findings: list[Finding] = []
+    try:
+        for gpio in (g for g in BUTTON_GPIOS if g not in skip):
+            device = DigitalInputDevice(gpio, pull_up=True, bounce_time=None,
+                                        pin_factory=bench.pin_factory)
+            device.when_activated = partial(seen.put, gpio)
+            devices.append(device)
+        for side in ("white", "black"):
+            _ask(bench, say, screen, Request("press", N_("press {side}'s clock button").format(
+                side=side), button=(side, "clock")))
+            end = bench.clock() + bench.step_timeout
+            found: int | None = None
+            while found is None and bench.clock() < end:
+                try:
+                    gpio = seen.get_nowait()
+                except queue.Empty:
+                    bench.sleep(SAMPLE)
+                    continue
+                if gpio not in clocks.values():
+                    found = gpio
+            if found is None:
+                findings.append(Finding(WARN, N_("buttons"), N_(
+                    "{side}'s clock button: no press seen on a GPIO").format(side=side), N_(
+                    "a clocked game needs both: check the wire, or add [buttons.{side}] clock "
+                    "= GPIO by hand").format(side=side)))
+                continue
+            clocks[side] = found
+            findings.append(Finding(OK, f"GPIO {found}", N_(
+                "{side}'s clock button").format(side=side)))
+    finally:
+        for device in devices:
+            device.close()
+    return clocks, findings
 
 
 def _input_name(key: tuple[int, int]) -> str:
@@ -330,17 +411,20 @@ def map_order(variant: Variant) -> list[tuple[int | None, str]]:
 
 
 def map_wiring(bench: Bench, variant: Variant, say: Say, bus_number: int = 1,
-               language: str = DEFAULT_LANGUAGE) -> MapResult:
+               language: str = DEFAULT_LANGUAGE, interrupt: int | None = None,
+               buzzer: int | None = None) -> MapResult:
     """Learns the wiring of a direct-wired board in orientation 0: finds the expanders, asks
     for a piece on each square in turn (:func:`map_order`) and records which input closed. A
     square that shows on two inputs, an input that answers for two squares, an input closed on
     the empty board, a chattering input and a square that closes nothing are refused
     (findings, FAIL). Raises the drivers' BusUnavailableError when the bus cannot be opened.
-    ``language``: of the prompts (said and on the OLED); the findings stay English."""
+    ``language``: of the prompts (said and on the OLED); the findings stay English. Then the
+    players' clock buttons, each learnt by a press (:func:`learn_clock_buttons`); ``interrupt``
+    and ``buzzer``: their GPIOs, which a press cannot show (written as given)."""
     say = _in_language(say, language)
     bus = bench.open_bus(bus_number)
     chips = [identify(bus, a) for a in answering(bus, EXPANDER_ADDRESSES)]
-    result = MapResult(variant.size, chips)
+    result = MapResult(variant.size, chips, interrupt=interrupt, buzzer=buzzer)
     oled = answering(bus, OLED_ADDRESSES)
     result.display = oled[0] if oled else None
     if not chips:
@@ -409,14 +493,17 @@ def map_wiring(bench: Bench, variant: Variant, say: Say, bus_number: int = 1,
         _ask(bench, say, screen, Request("lift", N_("take the piece off {square}").format(
             square=label), (square,)))
         sampler.wait_change(after, bench.step_timeout)
+    skip = frozenset(g for g in (interrupt, buzzer) if g is not None)
+    result.clocks, found = learn_clock_buttons(bench, say, screen, skip)
+    result.findings += found
     return result
 
 
 def wiring_text(result: MapResult) -> str:
     """The wiring file ``map`` writes: one ``[[chips]]`` per expander by address (u1, u2, ...),
-    the square on each pin (unused pins ``""``, trailing ones left out), and the OLED when one
-    answered. The GPIOs (INT, buttons, buzzer) cannot be learnt from the bus: copy them from an
-    example."""
+    the square on each pin (unused pins ``""``, trailing ones left out), the interrupt line, the
+    clock buttons learnt by a press and the buzzer, and the OLED when one answered; what was not
+    learnt is named in a comment."""
     out = ["# damiera wiring, learnt by damiera hardware map", f"board = {result.size}",
            "bus = 1", 'mode = "direct"', "active_low = true", 'orientation = "auto"',
            "auto_candidates = [0, 90]", ""]
@@ -429,9 +516,24 @@ def wiring_text(result: MapResult) -> str:
                 f"address = 0x{chip.address:02X}", "squares = ["]
         out += [f"    {row}," for row in rows]
         out += ["]", ""]
+    if result.interrupt is not None:
+        out += ["[interrupt]", f"gpio = {result.interrupt}", ""]
+    if result.clocks:
+        out += ["[buttons]", "pull_up = true", ""]
+        for side in ("white", "black"):
+            if side in result.clocks:
+                out += [f"[buttons.{side}]", f"clock = {result.clocks[side]}", ""]
+    if result.buzzer is not None:
+        out += ["[buzzer]", f"gpio = {result.buzzer}", ""]
     if result.display is not None:
         out += ["[display]", f"address = 0x{result.display:02X}", ""]
-    out += ["# [interrupt], [buttons.*], [buzzer]: the GPIOs, as in pi/drivers/wiring/*.toml", ""]
+    missing = [name for name, there in (("[interrupt] (--interrupt)", result.interrupt),
+                                        ("[buzzer] (--buzzer)", result.buzzer)) if there is None]
+    if len(result.clocks) < 2:
+        missing.append("[buttons.*] clock")
+    if missing:
+        out += [f"# not learnt: {', '.join(missing)}; the other controls: as in "
+                "pi/drivers/wiring/*.toml", ""]
     return "\n".join(out)
 
 
@@ -493,7 +595,8 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
                    language: str = DEFAULT_LANGUAGE) -> BoardTestReport:
     """The guided test of a wired board: the initial position ``expected`` (logical squares)
     set up and matched (IT 7.1, orientation IT 7.2 / INT 5.1); each dark square, in the
-    official numbering, lifted and put back (or put and lifted); dead, stuck, swapped and
+    official numbering, lifted and put back (or put and lifted), then each light square a
+    sensor is wired to, put and lifted; dead, stuck, swapped and
     chattering squares named; both clock buttons pressed; a test card on the OLED; the buzzer
     sounded. ``free``: the squares in any order, ticked off as they are seen closing and
     opening (swapped wires cannot be told then). Raises the drivers' BusUnavailableError when
@@ -556,12 +659,21 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
 
     dark = numbered_squares(size, variant.first_dark_file_even)
     dark_physical = {unrotate_square(s, rotation, size) for s in dark}
+    # every sensor wired is tested: the light squares' too (the parts list needs them to see a
+    # board turned the wrong way, IT 7.2), after the dark ones, by their names (issue 37)
+    light = [s for s in all_squares(size) if s not in dark
+             and unrotate_square(s, rotation, size) in wiring.sensed_squares]
+    labelled = [(f"{number} ({unrotate_square(s, rotation, size)})", s)
+                for number, s in enumerate(dark, start=1)]
+    labelled += [(unrotate_square(s, rotation, size), s)
+                 for s in sorted(light, key=square_sort_key)]
     unseen = board.unseen()
     shows: dict[str, str] = {}
     if free:
         _free_steps(bench, say, screen, sampler, report,
-                    [unrotate_square(s, rotation, size) for s in dark], unseen, chattering)
-    for number, logical in enumerate(() if free else dark, start=1):
+                    [unrotate_square(s, rotation, size) for _, s in labelled], unseen,
+                    chattering)
+    for label, logical in () if free else labelled:
         square = unrotate_square(logical, rotation, size)
         if square in unseen:
             report.squares[square] = "not tested"
@@ -577,8 +689,7 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
                        ("lift", N_("take the piece off {square}"))))
         verdict = "ok"
         for action, words in steps:
-            _ask(bench, say, screen, Request(action, words.format(square=f"{number} ({square})"),
-                                             (square,)))
+            _ask(bench, say, screen, Request(action, words.format(square=label), (square,)))
             after, chatter = sampler.wait_change(squares_now, bench.step_timeout)
             chattering |= chatter
             if square in chatter:
@@ -621,6 +732,12 @@ def run_board_test(bench: Bench, wiring: Wiring, variant: Variant, expected: fro
     report.findings.append(Finding(OK if good == len(dark) else FAIL, N_("squares"),
                                    N_("{good} of {n} dark squares closed and opened "
                                       "cleanly").format(good=good, n=len(dark))))
+    if light:
+        light_physical = {unrotate_square(s, rotation, size) for s in light}
+        good = sum(1 for s, v in report.squares.items() if v == "ok" and s in light_physical)
+        report.findings.append(Finding(OK if good == len(light) else FAIL, N_("light squares"),
+                                       N_("{good} of {n} light squares closed and opened "
+                                          "cleanly").format(good=good, n=len(light))))
     report.findings += _test_buttons(bench, wiring, say, screen)
     report.findings += _test_card(device)
     report.findings += _test_buzzer(bench, wiring)

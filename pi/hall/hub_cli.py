@@ -72,6 +72,9 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
                    "used again (default ./hall-demo)")
     d.add_argument("--http", default="127.0.0.1:8090", metavar="HOST:PORT",
                    help="the hall page and the arbiter console (default 127.0.0.1:8090)")
+    d.add_argument("--broker-port", type=whole, default=None, metavar="PORT",
+                   help="the broker's port for a new hall (default 8883, or a free one when "
+                        "8883 is taken); a hall already in --dir keeps its own")
     d.add_argument("--speed", default="1", help="game seconds per wall second (default 1: "
                    "games at a real player's pace)")
     d.add_argument("--verbose", action="store_true", help="log the hub's work (INFO)")

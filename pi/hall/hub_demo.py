@@ -1,11 +1,14 @@
-"""``damiera hub demo --boards N [--dir DIR] [--http HOST:PORT] [--speed X]``: a whole hall on
-one PC, made and started as docs/organiser.md tells an organiser to.
+"""``damiera hub demo --boards N [--dir DIR] [--http HOST:PORT] [--broker-port P] [--speed X]``:
+a whole hall on one PC, made and started as docs/organiser.md tells an organiser to.
 
 1. ``damiera hub init --boards N --dir DIR --host 127.0.0.1`` (a TLS hall; skipped when ``DIR``
    already holds a hall of at least N boards: its replicas and journals grow on). The broker's
-   port is 8883, or one the system gives when 8883 is taken.
+   port is ``--broker-port``, else 8883, or one the system gives when 8883 is taken; a hall
+   already in ``DIR`` keeps the port its files name (another ``--broker-port`` is refused).
 2. ``mosquitto -c DIR/mosquitto.conf``, the file unchanged, as a child process (its output in
-   ``DIR/mosquitto.log``).
+   ``DIR/mosquitto.log``). Its port taken by another program (another broker: the hub would
+   meet a server its certificate does not name) stops the demo with one line before anything
+   starts (issue 37).
 3. The hub (``damiera hub --config DIR/hub.toml --http HOST:PORT --state-dir DIR/hub``), in
    this process: the replicas are ``DIR/hub/boards/<N>/games/<id>/trace.jsonl``.
 4. N simulated boards (``hardware_mocks.hall_fleet``, found through the ``damiera.hall_fleet``
@@ -84,7 +87,10 @@ def _mosquitto() -> str:
 
 
 def _port_free(port: int) -> bool:
+    """No program listens on ``port``. SO_REUSEADDR as Mosquitto's own listener sets it: the
+    connections of a broker stopped a moment ago (TIME_WAIT) do not count, a listener does."""
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("", port))
         except OSError:
@@ -105,10 +111,11 @@ def _existing_boards(directory: Path) -> int:
     return sum(1 for p in directory.iterdir() if _BOARD_FILE.fullmatch(p.name))
 
 
-def prepare_hall(boards: int, directory: Path) -> int:
-    """The hall in ``directory``: made with ``hub init`` (TLS, host 127.0.0.1, port 8883 or a
-    free one), or the one already there when it has ``boards`` boards or more. Returns the
-    broker's port. Raises DemoError, HallInitError, ConfigError."""
+def prepare_hall(boards: int, directory: Path, broker_port: int | None = None) -> int:
+    """The hall in ``directory``: made with ``hub init`` (TLS, host 127.0.0.1, port
+    ``broker_port``, else 8883 or a free one), or the one already there when it has ``boards``
+    boards or more. Returns the broker's port, free. Raises DemoError (the port taken, or not the
+    hall's), HallInitError, ConfigError."""
     have = _existing_boards(directory)
     if have:
         if have < boards:
@@ -116,10 +123,28 @@ def prepare_hall(boards: int, directory: Path) -> int:
                             f"{have} or fewer, or another --dir")
         spec = load_hub_config(directory / "hub.toml").mqtt
         assert spec is not None  # hub init writes it
+        if broker_port is not None and broker_port != spec.port:
+            raise DemoError(f"--broker-port: the hall in {directory} has its broker on port "
+                            f"{spec.port} (its certificates and board files name it): give "
+                            f"{spec.port}, or another --dir")
+        _check_free(spec.port, directory)
         return spec.port
-    port = TLS_PORT if _port_free(TLS_PORT) else _any_port()
+    if broker_port is not None:
+        _check_free(broker_port, directory)
+        port = broker_port
+    else:
+        port = TLS_PORT if _port_free(TLS_PORT) else _any_port()
     write_hall(make_hall(boards, directory, port=port, host="127.0.0.1"))
     return port
+
+
+def _check_free(port: int, directory: Path) -> None:
+    """Raises DemoError (one line) when another program listens on the broker's ``port``: the
+    hub would log in to it, which does not know the hall's certificate."""
+    if not _port_free(port):
+        raise DemoError(f"hub demo: the broker's port {port} is taken by another program "
+                        f"(another broker?): stop it, or use another --dir with "
+                        f"--broker-port (the hall in {directory} is not started)")
 
 
 class Broker:
@@ -146,7 +171,8 @@ class Broker:
                 raise DemoError(f"hub demo: mosquitto exited ({tail})")
             with contextlib.suppress(OSError):
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
+                    if self.proc.poll() is None:  # it listens, not another program
+                        return
             time.sleep(0.05)
         self.stop()
         raise DemoError(f"hub demo: mosquitto did not listen on port {self.port} in "
@@ -169,13 +195,14 @@ class Broker:
 
 
 async def run_demo(directory: Path, boards: int, http: str, speed: float,
-                   out: IO[str] = sys.stdout, language: str = DEFAULT_LANGUAGE) -> None:
+                   out: IO[str] = sys.stdout, language: str = DEFAULT_LANGUAGE,
+                   broker_port: int | None = None) -> None:
     """The demo (module docstring) until SIGINT or SIGTERM; what it prints for the person
     who started it in ``language`` (the logs stay English). Raises DamieraError (one line)."""
     t = translations(language)
     from pi.hall.hub_run import HubApp
     factory = _fleet_factory()
-    port = prepare_hall(boards, directory)
+    port = prepare_hall(boards, directory, broker_port)
     config = hub_config_from_args(str(directory / "hub.toml"), None, http, str(directory / "hub"))
     fleet = factory(directory, boards, directory / "boards", speed)
     loop = asyncio.get_running_loop()
@@ -230,10 +257,14 @@ def main_demo(args: argparse.Namespace) -> int:
         raise DemoError(f"--speed: a positive number, got {args.speed[:20]!r}") from None
     if not (math.isfinite(speed) and 0 < speed <= 1000):
         raise DemoError(f"--speed: a positive number up to 1000, got {args.speed[:20]!r}")
+    broker_port = args.broker_port
+    if broker_port is not None and not 1 <= broker_port <= 65535:
+        raise DemoError(f"--broker-port: a TCP port 1..65535, got {broker_port}")
     directory = Path(args.dir).absolute()
     try:
         asyncio.run(run_demo(directory, args.boards, args.http, speed,
-                             language=environment_language(os.environ)))
+                             language=environment_language(os.environ),
+                             broker_port=broker_port))
     except OSError as exc:
         raise StateError(f"hub demo: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")) \
             from None

@@ -25,8 +25,6 @@ from pathlib import Path
 from typing import IO
 
 from aiohttp import web
-from babel import negotiate_locale
-from babel.messages.mofile import read_mo
 
 from engine.i18n import DEFAULT_LANGUAGE, LANGUAGES, catalog_path, check_language, translations
 from pi.web.httputil import http
@@ -71,6 +69,7 @@ def choose_language(request: web.Request) -> str:
     kept = request.cookies.get(LANG_COOKIE, "")
     if kept in LANGUAGES:
         return kept
+    from babel import negotiate_locale  # Babel off the daemon's start path (issue 36)
     found = negotiate_locale(accepted_languages(request.headers.get("Accept-Language", "")),
                              list(LANGUAGES), sep="-")
     return found if found is not None else DEFAULT_LANGUAGE
@@ -83,6 +82,7 @@ def catalog_json(language: str) -> str:
     "plurals": {msgid: msgid_plural}}`` (plural messages keyed by their singular msgid, their
     forms in order; untranslated ones left out, so a script falls back to the English msgid).
     UnknownLanguageError for a language without one."""
+    from babel.messages.mofile import read_mo  # Babel off the daemon's start path (issue 36)
     with catalog_path(language).open("rb") as fp:
         catalog = read_mo(fp)
     messages: dict[str, str | list[str]] = {}

@@ -21,14 +21,13 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from aiohttp import web
 
 from pi.board.statedir import StateDir
 from pi.board.errors import ActionLate, ActionRefused, GameDirError
 from engine.trace import split_lines
-from pi.board.report import GameReport, read_game
 from pi.board.view import BoardActions, BoardView
 from pi.web import auth
 from pi.web.errors import WebError
@@ -42,6 +41,9 @@ from pi.web.feeds import (Client, LiveFeeds, Stream, encode, ping_loop, replay_j
 from pi.web.replay import replay_states
 from pi.web.views import (PublicSnapshot, broadcast_pdn,
                           decisions_json)
+
+if TYPE_CHECKING:  # the report's reader is loaded with its first report, off the start path
+    from pi.board.report import GameReport
 
 log = logging.getLogger(__name__)
 
@@ -474,6 +476,7 @@ class WebServer(ArbiterSite):
             if state is None or game_id not in state.game_ids():
                 raise http(404, "no such game")
             trace = state.game(game_id).trace
+            from pi.board.report import read_game
             return await report_pdf_response(request, lambda: read_game(trace, game_id))
         files = {"game.pdn": ("pdn", "application/x-chess-pdn"),
                  "report.json": ("report", "application/json"),

@@ -26,8 +26,9 @@ ENGINE = Path(__file__).resolve().parents[2] / "engine"
 
 def flag_keys() -> set[str]:
     """The article keys the arbiter's code names (engine/arbiter*.py: its ``raise_flag`` calls and
-    the judge's verdicts), less the results and procedures (those are no flags: a result ends
-    the game, a procedure is what the clock or the arbiter does) and the ``BOARD`` notices of
+    the judge's verdicts), less the results, procedures and rules (those are no flags: a result
+    ends the game, a procedure is what the clock or the arbiter does, a rule of play is cited in
+    a flag's text: IT 6.4 in IT 8.1.12's) and the ``BOARD`` notices of
     the journal's own lines (tested in test_journal_lines.py: a scenario trace has none)."""
     every = articles.EVERY_RULE_SET | articles.SOME_RULE_SETS
     found: set[str] = set()
@@ -39,7 +40,7 @@ def flag_keys() -> set[str]:
     italian = find_variant("italian")
     return {k for k in found
             if not articles.defines(italian, k)
-            or (articles.kind_of(italian, k) not in ("result", "procedure")
+            or (articles.kind_of(italian, k) not in ("result", "procedure", "rule")
                 and articles.code(italian, k) != "BOARD")}
 
 

@@ -52,3 +52,35 @@ def test_repetition_counts_follow_the_record() -> None:
     g.play_notation("29-25")  # for real now: still its fourth occurrence, not a fifth
     assert g.repetition_count() == 4 and g.claim_repetition()
     assert g.outcome is not None and g.outcome.code == "IT 9.3b"
+
+
+def test_forgotten_moves_still_count_and_a_mark_after_them_undoes() -> None:
+    # issue 35: a streaming reader (damiera replay) has the game forget the moves it wrote out;
+    # plies go on counting them, a correction after them still takes its move back (IT 8.4),
+    # and one that would need a forgotten move refuses
+    g = Game("italian")
+
+    def play(plies: int) -> None:
+        for _ in range(plies):
+            g.play(g.legal_moves()[0])
+
+    play(3)
+    earlier = g.mark()  # at ply 3: undoing to it rewrites ply 3
+    play(2)
+    early = g.mark()
+    fifth = g.moves[-1]
+    play(1)
+    sixth = g.moves[-1]
+    g.forget(3)
+    assert g.ply == 6 and len(g.moves) == 3 and [m.ply for m in g.moves] == [4, 5, 6]
+    mark = g.mark()
+    g.play(g.legal_moves()[0], provisional=True)
+    assert g.moves[-1].ply == 7
+    g.undo_to(mark)
+    assert g.ply == 6 and g.moves[-1] is sixth
+    g.undo_to(early)
+    assert g.ply == 5 and g.moves[-1] is fifth
+    with pytest.raises(ValueError):
+        g.forget(len(g.moves))  # the last move is never forgotten
+    with pytest.raises(ValueError):
+        g.undo_to(earlier)  # ply 3 was forgotten

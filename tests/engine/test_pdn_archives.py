@@ -15,14 +15,18 @@ from engine.pdn import read_pdn, write_pdn
 from engine.variants import VARIANTS
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "pdn"
-READABLE = sorted(p for p in CORPUS.glob("*/*.pdn") if p.with_suffix(".expected.json").exists())
+# (the championship's archive has games to leave out and no GameType: read below)
+READABLE = sorted(p for p in CORPUS.glob("*/*.pdn")
+                  if p.with_suffix(".expected.json").exists() and p.stem != "championship")
+CHAMPIONSHIP = CORPUS / "italian" / "championship.pdn"
 
 
 def test_every_variant_has_every_form() -> None:
     for name in VARIANTS:
         stems = {p.stem for p in (CORPUS / name).glob("*.pdn")}
-        assert stems == {"archive_forms", "short_capture", "short_capture_several",
-                         "short_capture_none"}, name
+        assert stems - {"championship"} == {"archive_forms", "short_capture",
+                                            "short_capture_several", "short_capture_none"}, name
+    assert CHAMPIONSHIP.exists()
 
 
 @pytest.mark.parametrize("path", READABLE, ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -131,3 +135,45 @@ def test_errors_name_the_move_as_the_pdn_numbers_it() -> None:
         read_pdn('[GameType "22"]\n\n1. 22-18 12-13 *\n')
     with pytest.raises(PdnError, match=r"^PDN game 1, move 2 \(21-13\)"):
         read_pdn('[GameType "22"]\n\n1. 22-18 12-16 2. 21-13 *\n')
+
+
+def test_championship_archive_reads_every_game_its_rest_decides() -> None:
+    # issue 35: an Italian championship's archive (Italian tags, no GameType, CRLF, every
+    # capture by its start and end squares): a short capture with two readings is the one the
+    # rest of the game replays from — told apart two plies later (game 2), or by the position a
+    # kept irregular move left (game 3, /FEN); the game whose rest fits both (4) is handed
+    # over, and the games after it are read all the same
+    from engine.errors import UndecidedCaptureError
+    from engine.pdn import iter_pdn
+    expected = json.loads(CHAMPIONSHIP.with_suffix(".expected.json").read_text(encoding="utf-8"))
+    text = CHAMPIONSHIP.read_bytes().decode("utf-8")
+    assert "\r\n" in text and "GameType" not in text
+    left_out: list[UndecidedCaptureError] = []
+    games = list(iter_pdn(text, "italian", on_undecided=left_out.append))
+    assert len(games) == len(expected["games"]) == 4
+    for game, want in zip(games, expected["games"], strict=True):
+        assert [m.move.notation(True) for m in game.moves] == want["moves"]
+        assert game.result == want["result"]
+        assert game.tags["Event"] == "Campionato Italiano Assoluto"
+    [gone] = expected["left_out"]
+    assert [str(e).split(":")[0] for e in left_out] == [
+        f"PDN game {gone['game']}, move {gone['move']} ({gone['written']})"]
+    assert all(r in str(left_out[0]) for r in gone["readings"])
+    assert "does not tell which" in str(left_out[0])
+
+
+def test_a_kept_irregular_move_after_a_short_capture_tells_its_readings_apart() -> None:
+    # 25x2 takes 21, 13, 5 or 21, 14, 6; 4-7 fits both; White's 27-18 is no move of the rules
+    # (IT 8.1.2), kept: the /FEN shows 6 and 14 on the board, so the first reading took 5 and 13
+    head = '[GameType "22"]\n[SetUp "1"]\n[FEN "W:W20,25,K27,31:B1,4-6,13,14,17,21,24,26"]\n\n'
+    [game] = read_pdn(head + '1. 25x2 4-7 2. 27-18 {irregular move: IT 8.1.2} '
+                             '/FEN "B:WK2,20,K18,31:B1,6,7,14,17,24,26"/ 7-11 *\n')
+    assert [m.move.notation(True) for m in game.moves] == ["25x18x9x2", "4-7", "27-18", "7-11"]
+    # a /FEN that neither reading can have left (a black piece where both had captured): none
+    with pytest.raises(PdnError, match="replays from none of them"):
+        read_pdn(head + '1. 25x2 4-7 2. 27-18 {irregular move: IT 8.1.2} '
+                        '/FEN "B:WK2,20,K18,31:B1,6,7,14,17,21,24,26"/ 7-11 *\n')
+    # a /FEN both can have left (the pieces either took are gone): the rest does not tell
+    with pytest.raises(PdnError, match="does not tell which"):
+        read_pdn(head + '1. 25x2 4-7 2. 27-18 {irregular move: IT 8.1.2} '
+                        '/FEN "B:WK2,20,K18,31:B1,7,17,24,26"/ 7-11 *\n')

@@ -71,6 +71,8 @@ def test_surrounding_spaces_ignored() -> None:
     ("1800+10:1/30", "without increment"),
     ("1800:1/0", "at least 1 s"),
     ("99999999999", "too large"),
+    ("0" * 5000 + "3600", "longer than 64 characters"),  # issue 35: past int()'s digit limit
+    ("40/7200:" + "0" * 5000 + "3600", "longer than 64 characters"),
     ("４０/7200", "is not moves/seconds"),
 ])
 def test_bad_strings_raise_time_control_error_with_one_line(text: str, words: str) -> None:
@@ -81,6 +83,12 @@ def test_bad_strings_raise_time_control_error_with_one_line(text: str, words: st
     assert words in message
     assert "\n" not in message
     assert isinstance(caught.value, ValueError)
+
+
+def test_leading_zeros_within_the_length_are_the_number() -> None:
+    """PDN TimeControl: 3,600 s written with leading zeros (64 characters at most) is 3,600 s."""
+    control = TimeControl.parse("0" * 54 + "40/" + "0" * 3 + "3600")
+    assert (control.periods[0].moves, control.periods[0].seconds) == (40, 3600)
 
 
 def test_parse_rejects_non_strings() -> None:

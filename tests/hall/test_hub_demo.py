@@ -113,12 +113,13 @@ def _replica_lines(d: Path) -> int:
 
 def test_hub_demo_starts_plays_and_stops_on_sigterm(tmp_path: Path) -> None:
     d = tmp_path / "demo"
-    port = free_port()
+    port, broker_port = free_port(), free_port()
     log = tmp_path / "demo.err"  # its log in a file: nobody reads a pipe while it plays
     with open(log, "ab") as err_file:
         proc = subprocess.Popen(
             [sys.executable, "-m", "pi.cli", "hub", "demo", "--boards", "2", "--dir", str(d),
-             "--http", f"127.0.0.1:{port}", "--speed", "50"],
+             "--http", f"127.0.0.1:{port}", "--broker-port", str(broker_port),
+             "--speed", "50"],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=err_file, text=True)
     out_lines: list[str] = []
     try:
@@ -128,6 +129,7 @@ def test_hub_demo_starts_plays_and_stops_on_sigterm(tmp_path: Path) -> None:
             if "hall page:" in line:
                 break
         assert f"http://127.0.0.1:{port}/" in "".join(out_lines), "".join(out_lines)
+        assert f"mqtts://127.0.0.1:{broker_port}" in "".join(out_lines)  # the port given
         children = _descendants(proc.pid)
         assert children, "the broker runs as a child"
         # it plays: the replicas grow, and the hall page and its API answer
@@ -167,3 +169,38 @@ def test_hub_demo_bad_options_one_line(tmp_path: Path, argv: list[str], words: s
                        timeout=30)
     assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "d").exists()
+
+
+def test_hub_demo_takes_the_brokers_port_and_stops_in_one_line_when_it_is_taken(
+        tmp_path: Path) -> None:
+    """Issue 37: ``make hall`` whose broker could not start (its port taken by another broker)
+    ran a hub looping on CERTIFICATE_VERIFY_FAILED while it announced the hall. ``hub demo
+    --broker-port P`` makes the hall on P; P taken: one line, exit 2, nothing started; a hall
+    already made keeps its port, and that port taken is said the same way."""
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        d = tmp_path / "fresh"
+        r = subprocess.run([sys.executable, "-m", "pi.cli", "hub", "demo", "--boards", "1",
+                            "--dir", str(d), "--broker-port", str(port),
+                            "--http", f"127.0.0.1:{free_port()}"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and f"port {port} is taken" in r.stderr
+        assert not (d / "hub.toml").exists() and "hall page" not in r.stdout
+        # a hall made on that port earlier: its broker cannot start either
+        made = tmp_path / "made"
+        write_hall(make_hall(1, made, port=port, host="127.0.0.1"))
+        r = subprocess.run([sys.executable, "-m", "pi.cli", "hub", "demo", "--boards", "1",
+                            "--dir", str(made), "--http", f"127.0.0.1:{free_port()}"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and f"port {port} is taken" in r.stderr
+        assert "hall page" not in r.stdout
+        r = subprocess.run([sys.executable, "-m", "pi.cli", "hub", "demo", "--boards", "1",
+                            "--dir", str(made), "--broker-port", str(free_port())],
+                           cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and "--broker-port" in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1

@@ -1,20 +1,13 @@
 """``GET /boards/<N>/api/games/<id>/report.pdf`` on the hub (issue 20): made from the hub's replica
 of the board's journal — its SHA-256 is the board's journal's — the arbiter's only (401 without
-the token or with a wrong one), 404 for an unknown game or board; and the hub's commands of
-docs/arbiter-report.md run as written against it (``damiera report`` on the replica's
-folder ``DIR/boards/<N>/games/<id>/``).
-
-The block it runs: docs/arbiter-report.md, under ## From the web."""
+the token or with a wrong one), 404 for an unknown game or board. (The hub's commands of
+docs/arbiter-report.md, against ``make hall``, are run as written by
+tests/test_docs_commands.py.)"""
 
 from __future__ import annotations
 
 import hashlib
 import io
-import os
-import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
@@ -64,17 +57,3 @@ def test_the_hubs_report_is_the_boards_journal_for_the_arbiter_only(hall) -> Non
                        token=rig.token)[0] == 404
     status, _, body = rig.request("GET", path + "?lang=it", token=rig.token)
     assert status == 200 and "Referto della partita" in pdf_text(body)
-
-
-def test_the_documents_hub_commands_run_as_written(hall) -> None:
-    rig, _, tmp = hall
-    blocks = [b for b in re.findall(r"```sh\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
-              if "/boards/" in b]
-    assert len(blocks) == 1
-    env = dict(os.environ, HUB=f"127.0.0.1:{rig.port}",
-               PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    run = subprocess.run(["bash", "-euo", "pipefail", "-c", blocks[0]], cwd=tmp, env=env,
-                         capture_output=True, text=True, timeout=180)
-    assert run.returncode == 0, run.stderr
-    assert pdf_text((tmp / "report.pdf").read_bytes()).count("Flag ") >= 2
-    assert "Flag 2: IT 8.1.3" in (tmp / "report.html").read_text(encoding="utf-8")

@@ -129,16 +129,16 @@ def test_board_test(tmp_path: Path) -> None:
     assert ("OK   disposizione: la posizione iniziale corrisponde (IT 7.1), orientamento 0° "
             "(IT 7.2)") in it.stdout
     assert "FAIL b1: scambiata con d1 — i fili di queste caselle sono incrociati" in it.stdout
-    assert "caselle: 30 ok, 1 scambiata con b1, 1 scambiata con d1" in it.stdout
+    assert "caselle: 62 ok, 1 scambiata con b1, 1 scambiata con d1" in it.stdout
     assert "rapporto: " in it.stdout
     assert "set up the initial position" in en.stdout and "b1: swapped with d1" in en.stdout
-    assert "squares: 30 ok, 1 swapped with b1, 1 swapped with d1" in en.stdout
+    assert "squares: 62 ok, 1 swapped with b1, 1 swapped with d1" in en.stdout
     # the reports filed in the state directory are English whatever the terminal spoke
     for lang in ("it", "en"):
         (text,) = (tmp_path / lang / "state" / "board-tests").glob("*.txt")
         (data,) = (tmp_path / lang / "state" / "board-tests").glob("*.json")
         assert "b1: swapped with d1" in text.read_text(encoding="utf-8")
-        assert "squares: 30 ok, 1 swapped with b1, 1 swapped with d1" in text.read_text(
+        assert "squares: 62 ok, 1 swapped with b1, 1 swapped with d1" in text.read_text(
             encoding="utf-8")
         assert json.loads(data.read_text(encoding="utf-8"))["squares"]["b1"] == "swapped with d1"
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.board import Board
+from engine.errors import InputError
 from engine.i18n import translations
 from engine.variants import find_variant
 from hardware_mocks.bringup import SimulatedBench
@@ -181,13 +182,58 @@ def test_a_fault_on_a_square_without_a_sensor_is_bad_input(
         capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "hardware", "probe", "--simulate", "--wiring",
                        str(example_wiring("matrix_mcp23017_8x8")), "--fault", "stuck:d4")
-    assert code == 2 and "d4 has no sensor in" in err
+    assert code == 2 and "d4 has no sensor in" in err and len(err.strip().splitlines()) == 1
 
 
 def test_parse_fault() -> None:
     assert parse_fault("swap:a1,c1", 8) == PlantedFault("swap", ("a1", "c1"))
     assert parse_fault("missing-chip:0x21", 8) == PlantedFault("missing-chip", address=0x21)
     assert parse_fault("bus-off", 10) == PlantedFault("bus-off")
+
+
+def test_a_fault_takes_the_variants_official_numbers_and_only_wired_squares() -> None:
+    """Issue 37: ``--fault dead:22`` was refused (only ``b1``-style names), and a fault on a
+    square no sensor is wired to was planted and passed. A number is the variant's official one
+    (Italian 22 is not English 22); a square the wiring does not sense is refused, one line."""
+    italian, english = find_variant("italian"), find_variant("english")
+    assert parse_fault("dead:22", 8, italian).squares == (
+        italian.geometry.algebraic(22),)
+    assert parse_fault("dead:22", 8, english).squares == (english.geometry.algebraic(22),)
+    assert italian.geometry.algebraic(22) != english.geometry.algebraic(22)
+    assert parse_fault("swap:1,b1", 8, english).squares == (english.geometry.algebraic(1), "b1")
+    with pytest.raises(InputError, match="needs the variant"):
+        parse_fault("dead:22", 8)
+    with pytest.raises(InputError, match="no square 33"):
+        parse_fault("dead:33", 8, italian)
+    sensed = load_wiring(example_wiring("mcp23017_8x8")).sensed_squares
+    assert parse_fault("stuck:a2", 8, italian, sensed).squares == ("a2",)
+    with pytest.raises(InputError, match="a2 has no sensor in the wiring"):
+        parse_fault("stuck:a2", 8, italian, sensed - {"a2"})
+
+
+def _without_a2(tmp_path: Path) -> Path:
+    """The 8×8 example wiring with square a2's wire left off (its pin unused)."""
+    text = example_wiring("mcp23017_8x8").read_text()
+    assert text.count('"a2",') == 1
+    path = tmp_path / "no-a2.toml"
+    path.write_text(text.replace('"a2",', '"",'))
+    assert "a2" not in load_wiring(path).sensed_squares
+    return path
+
+
+def test_hardware_test_takes_a_fault_by_number_and_refuses_an_unwired_square(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    wiring = _without_a2(tmp_path)
+    code, _, err = run(capsys, "hardware", "test", "--simulate", "--wiring", str(wiring),
+                       "--variant", "italian", "--state-dir", str(tmp_path),
+                       "--fault", "dead:a2")
+    assert code == 2 and "a2 has no sensor in the wiring" in err
+    assert len(err.strip().splitlines()) == 1
+    code, out, err = run(capsys, "hardware", "test", "--simulate", "--wiring",
+                         str(example_wiring("mcp23017_8x8")), "--variant", "italian",
+                         "--state-dir", str(tmp_path), "--fault", "dead:22")
+    dead = find_variant("italian").geometry.algebraic(22)
+    assert code == 1 and any(dead in line for line in fails(out)), (out, err)
 
 
 # ---------------------------------------------------------------------------- map
@@ -261,7 +307,7 @@ def test_map_refuses_two_inputs_for_one_square() -> None:
     original = spare.external_low
     spare.external_low = lambda: original() | ((1 << 12) if "e5" in bench.board.pieces else 0)
     result = map_wiring(bench, find_variant("italian"), lambda _line: None)
-    assert [f.line() for f in result.findings] == [
+    assert [f.line() for f in result.findings if f.level == "FAIL"] == [
         "FAIL e5: shows on two inputs: 0x22 pin 9, 0x24 pin 12 — two wires joined, or two "
         "switches under the square"]
 
@@ -273,7 +319,7 @@ def test_map_refuses_one_input_for_two_squares() -> None:
     original = chip.external_low
     chip.external_low = lambda: (original() & ~0b10) | (1 if "b1" in bench.board.pieces else 0)
     result = map_wiring(bench, find_variant("italian"), lambda _line: None)
-    assert [f.line() for f in result.findings] == [
+    assert [f.line() for f in result.findings if f.level == "FAIL"] == [
         "FAIL 0x20 pin 0: answers for b1 and a1 — two switches on one wire"]
 
 
@@ -295,6 +341,8 @@ def test_a_good_board_passes(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert code == 0
     assert "OK   set-up: the initial position matches (IT 7.1), orientation 0° (IT 7.2)" in lines
     assert "OK   squares: 32 of 32 dark squares closed and opened cleanly" in lines
+    # every sensor wired: the light squares too (issue 37)
+    assert "OK   light squares: 32 of 32 light squares closed and opened cleanly" in lines
     assert "OK   GPIO 5: white's clock button pressed" in lines
     assert "OK   GPIO 22: black's clock button pressed" in lines
     assert "OK   OLED: test card shown — check every edge and square by eye" in lines
@@ -307,7 +355,7 @@ def test_a_good_board_passes(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert data["verdict"] == "OK" and data["rotation"] == 0
     assert data["when"].endswith("+00:00") and reports[0].name.startswith(
         data["when"][:10].replace("-", ""))
-    assert len(data["squares"]) == 32 and set(data["squares"].values()) == {"ok"}
+    assert len(data["squares"]) == 64 and set(data["squares"].values()) == {"ok"}
     assert reports[1].read_text().startswith(f"board test of {MCP8} (italian) at {data['when']}: "
                                              "OK\n")
 
@@ -351,7 +399,8 @@ def test_each_fault_is_named(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                              faults: list[str], expected: list[str]) -> None:
     code, lines = _test(capsys, tmp_path, *faults)
     assert code == 1
-    assert [line for line in fails(lines) if not line.startswith("FAIL squares")] == expected
+    assert [line for line in fails(lines)
+            if not line.startswith(("FAIL squares", "FAIL light squares"))] == expected
     data = json.loads(next((tmp_path / "state" / "board-tests").glob("*.json")).read_text())
     assert data["verdict"] == "FAIL"
 
@@ -478,10 +527,11 @@ def test_the_free_test_ticks_squares_off(capsys: pytest.CaptureFixture[str], tmp
     for fault in faults:
         argv += ["--fault", fault]
     code, lines, _ = run(capsys, *argv)
-    assert [line for line in fails(lines) if not line.startswith("FAIL squares")] == expected
+    assert [line for line in fails(lines)
+            if not line.startswith(("FAIL squares", "FAIL light squares"))] == expected
     assert code == (1 if expected else 0)
     asked = "lift and put back, or put and lift, any square: "
-    assert lines[1] == asked + ("31 left" if faults == ["chatter:g4"] else "32 left")
+    assert lines[1] == asked + ("63 left" if faults == ["chatter:g4"] else "64 left")
 
 
 def test_the_free_test_ends_when_crossed_wires_tick_nothing(
@@ -492,3 +542,42 @@ def test_the_free_test_ends_when_crossed_wires_tick_nothing(
                          "--fault", "swap:b1,d1")
     assert code == 1
     assert "FAIL squares: 31 of 32 dark squares closed and opened cleanly" in lines
+
+
+@pytest.mark.parametrize("fault, verdict", [("dead:a1", "dead"), ("chatter:b8", "chattering")])
+def test_a_dead_or_chattering_light_square_fails_the_test(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, fault: str, verdict: str) -> None:
+    """Issue 37: ``hardware test`` passed a board whose light-square sensors were dead or
+    chattering ("32 of 32 dark squares"), though the parts list needs them to see a board
+    turned the wrong way. Every sensor wired is tested."""
+    code, lines = _test(capsys, tmp_path, fault)
+    assert code == 1
+    square = fault.split(":")[1]
+    assert any(line.startswith(f"FAIL {square}: {verdict}") for line in lines), lines
+    assert "FAIL light squares: 31 of 32 light squares closed and opened cleanly" in lines
+    assert "OK   squares: 32 of 32 dark squares closed and opened cleanly" in lines
+
+
+def test_map_learns_the_clock_buttons_and_takes_the_interrupt_and_buzzer(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Issue 37: ``map`` wrote a wiring without the clock buttons, the interrupt line and the
+    buzzer, and the daemon then started a clocked game on a board with no buttons. Each
+    player's clock button is learnt by a press; the INT line and the buzzer, which no press
+    shows, are given (``--interrupt``, ``--buzzer``); the file passes ``run``'s check."""
+    from pi.board.config import Config
+    from pi.run import check_clock_buttons
+    out = tmp_path / "wiring.toml"
+    code, lines, err = run(capsys, "hardware", "map", "--variant", "italian", "--out", str(out),
+                           "--simulate", "--interrupt", "17", "--buzzer", "18")
+    assert code == 0, (lines, err)
+    assert "OK   GPIO 5: white's clock button" in lines
+    assert "OK   GPIO 22: black's clock button" in lines
+    mapped, example = load_wiring(out), load_wiring(example_wiring("mcp23017_8x8"))
+    assert mapped.buttons == {"white": {"clock": 5}, "black": {"clock": 22}}
+    assert {s: c["clock"] for s, c in example.buttons.items()} == {"white": 5, "black": 22}
+    assert (mapped.interrupt_gpio, mapped.buzzer_gpio) == (17, 18)
+    check_clock_buttons(Config(), mapped)  # a clocked game is taken on it
+    assert "not learnt" not in out.read_text()
+    code, _, err = run(capsys, "hardware", "map", "--variant", "italian", "--out", str(out),
+                       "--simulate", "--buzzer", "40")
+    assert code == 2 and "--buzzer: a BCM GPIO 2..27" in err

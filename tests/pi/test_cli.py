@@ -145,6 +145,18 @@ def test_pdn_archive_with_one_undecided_short_capture_keeps_the_other_games(
     assert len(read_pdn(r.stdout)) == 6  # the six other games, whole
 
 
+def test_pdn_championship_archive_with_short_captures() -> None:
+    # issue 35: every game the rest of it decides is printed; the one it cannot is named on
+    # stderr, and the status says the output is partial
+    path = ROOT / "tests" / "corpus" / "pdn" / "italian" / "championship.pdn"
+    r = run("pdn", "--variant", "italian", str(path))
+    assert r.returncode == 3, r.stderr
+    games = read_pdn(r.stdout)
+    assert [g.tags["Round"] for g in games] == ["1", "2", "3", "5"]
+    [line] = r.stderr.splitlines()
+    assert "left out: PDN game 4, move 9... (5x30)" in line and "Traceback" not in r.stderr
+
+
 def test_pdn_file_of_only_undecided_games_is_refused() -> None:
     r = run("pdn", str(ROOT / "tests" / "corpus" / "pdn" / "italian" /
                        "short_capture_several.pdn"))
@@ -179,6 +191,37 @@ def test_numbers_of_five_thousand_digits_are_one_line(tmp_path: Path, config: st
     assert len(r.stderr.strip().splitlines()) == 1
 
 
+# 3,600 seconds behind five thousand zeros: a number of 3,600 written with 5,004 digits
+ZEROS_3600 = "0" * 5000 + "3600"
+
+
+@pytest.mark.parametrize("where", ["--time-control", "config", "trace", "pdn"])
+def test_a_time_control_of_thousands_of_digits_is_one_line(tmp_path: Path, where: str) -> None:
+    # issue 35: past Python's int-string limit a time control was a traceback, however small its
+    # value; every reader now refuses a TimeControl over 64 characters in one line, exit 2
+    state = ("--state-dir", str(tmp_path / "state"))
+    if where == "--time-control":
+        r = run("run", "--simulate", "--http", "off", "--time-control", ZEROS_3600, *state)
+    elif where == "config":
+        path = tmp_path / "damiera.toml"
+        path.write_text(f'time_control = "{ZEROS_3600}"\n', encoding="utf-8")
+        r = run("run", "--simulate", "--http", "off", "--config", str(path), *state)
+    elif where == "trace":
+        path = tmp_path / "game.jsonl"
+        path.write_text(json.dumps({"type": "start", "variant": "italian",
+                                    "time_control": ZEROS_3600}) + "\n"
+                        + json.dumps({"t": 1.0, "type": "end"}) + "\n", encoding="utf-8")
+        r = run("replay", str(path))
+    else:
+        path = tmp_path / "game.pdn"
+        path.write_text(f'[GameType "22"]\n[TimeControl "{ZEROS_3600}"]\n\n1. 22-18 *\n',
+                        encoding="utf-8")
+        r = run("pdn", str(path))
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "longer than 64 characters" in r.stderr and r.stdout == ""
+
+
 def test_a_move_number_of_26_digits_is_a_label(tmp_path: Path) -> None:
     # issue 16: move numbers are only labels; a 26-digit one was refused
     path = tmp_path / "game.pdn"
@@ -198,3 +241,28 @@ def test_replay_text_counts_plies_and_numbers_moves_as_the_pdn(
     assert "  ply   2  1... 11-15 " in out
     assert "  ply   4  3. 25-21 (6s)  {irregular move: IT 8.1.1}  [FEN " in out
     assert "move(s)" not in out
+
+
+def test_run_refuses_a_clocked_game_on_a_board_without_clock_buttons(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 37: the wiring ``hardware map`` wrote had no clock buttons, and the daemon started
+    a clocked game on it without a word (no move could be completed, COMP 4.5). ``run`` refuses
+    in one line, before the state directory is touched; without a clock (``clock = false``, no
+    time control) the same board is taken."""
+    from pi.drivers.wiring import example_wiring, load_wiring
+    from pi.run import RunError, check_clock_buttons
+    from pi.board.config import parse_config
+    text = example_wiring("mcp23017_8x8").read_text()
+    cut = text[:text.index("[buttons]")]
+    wiring_path = tmp_path / "mapped.toml"
+    wiring_path.write_text(cut)
+    state = tmp_path / "state"
+    assert main(["run", "--wiring", str(wiring_path), "--state-dir", str(state)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "no clock button for white and black" in err[0], err
+    assert not state.exists()
+    wiring = load_wiring(wiring_path)
+    check_clock_buttons(parse_config("clock = false\n"), wiring)  # nothing to press: taken
+    with pytest.raises(RunError):
+        check_clock_buttons(parse_config('clock = false\ntime_control = "300+3"\n'), wiring)
+    check_clock_buttons(parse_config(""), load_wiring(example_wiring("mcp23017_8x8")))

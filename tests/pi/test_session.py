@@ -23,6 +23,7 @@ from engine.trace import parse_trace
 from pi.board.config import parse_config
 from pi.board.errors import JournalDamagedError, JournalWriteError
 from pi.board.journal import Journal
+from pi.board.localtime import system_zone_name
 from pi.board.session import GameSession
 from pi.board.statedir import GameDir, StateDir, StateDirError
 
@@ -64,8 +65,10 @@ def test_begin_names_the_game_and_stamps_its_start_as_the_daemon_writes_it(
     session = GameSession.begin(state, START, board=7, when=when)
     assert session.game.id == "2026-11-22T0512-b07-001"
     first = _journal(session)[0]
+    zone = system_zone_name()  # the system's zone, written down for the hub and the report
     assert first == {**START, "id": session.game.id, "date": when.astimezone().strftime("%Y.%m.%d"),
-                     "started_at": "2026-11-22T05:12:30.250+00:00"}
+                     "started_at": "2026-11-22T05:12:30.250+00:00",
+                     **({"timezone": zone} if zone is not None else {})}
     # a naive time is UTC, an aware one is turned into UTC
     session.close()
     session.game.mark_finished("1-0")
@@ -354,3 +357,43 @@ def test_resume_passes_over_a_line_the_arbiter_fails_on(
         resumed = GameSession.resume(state.unfinished(), wall_now=None)
     assert "line 4: the arbiter failed" in caplog.text
     assert _journal(resumed)[-1]["type"] == "restart" and not resumed.finished
+
+
+def test_the_boards_configured_time_zone_dates_the_record_and_times_the_report(
+        state: StateDir, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Issue 37: on a Pi kept in UTC (the usual system zone) a game begun at 00:30 in Italy got
+    the day before as its PDN Date, and the report's times of day were UTC. ``timezone`` in
+    damiera.toml names the board's zone (default the system's): the start line carries it, the
+    Date is that zone's day, the report's wall times are in it."""
+    from pi.board.report import read_game_dir
+    from pi.board.report_render import report_html
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    try:
+        config = parse_config('timezone = "Europe/Rome"\n')
+        when = datetime(2026, 11, 21, 23, 30, tzinfo=timezone.utc)
+        session = GameSession.begin(state, config.start_line(), when=when)
+        first = _journal(session)[0]
+        assert first["timezone"] == "Europe/Rome" and first["date"] == "2026.11.22"
+        assert '[Date "2026.11.22"]' in session.game.pdn.read_text()
+        session.close()
+        report = read_game_dir(session.game.path)
+        start = report.wall(0.0)
+        assert start is not None and start.strftime("%H:%M %Z") == "00:30 CET"
+        text = report_html(report)
+        assert "2026-11-22 00:30:00 CET" in text and "Europe/Rome" in text
+        session.game.mark_finished("1-0")
+        # without the key: the system's zone (here UTC), named in the start line
+        plain = GameSession.begin(state, START, when=when)
+        assert _journal(plain)[0]["date"] == "2026.11.21"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+@pytest.mark.parametrize("zone", ["Mars/Olympus", "../etc/passwd", "", "Europe/Rome\n"])
+def test_an_unknown_time_zone_is_one_line(zone: str) -> None:
+    from pi.board.errors import ConfigError
+    with pytest.raises(ConfigError, match="timezone") as info:
+        parse_config(f"timezone = {json.dumps(zone)}\n")
+    assert "\n" not in str(info.value)

@@ -397,3 +397,69 @@ def test_the_installed_services_command_line_runs_the_simulated_board(tmp_path: 
     lines = [json.loads(x) for x in journal.read_text().splitlines()]
     assert [x["type"] for x in lines[:2]] == ["start", "snapshot"]
     assert len(lines[1]["occupied"]) == 24
+
+
+def _unfinished_game(tmp_path: Path, plies_lines: int = 12) -> Path:
+    """A state directory holding an unfinished game as ``make run`` leaves it: the sample's
+    opening (its first ``plies_lines`` lines) played with ``make run``'s start line (an hour
+    each, no players), then the daemon stopped."""
+    lines = (ROOT / "pi" / "samples" / "italian_sample.jsonl").read_text().splitlines()
+    start = {"type": "start", "variant": "italian", "fen": None, "clock": True,
+             "transcribed": True, "time_control": "3600"}
+    trace = tmp_path / "opening.jsonl"
+    trace.write_text("\n".join([json.dumps(start), *lines[1:plies_lines]]) + "\n")
+    state = tmp_path / "state"
+    assert simulate(config=Config(source="(test)"), state_dir=str(state), trace=str(trace),
+                    speed="max") == 0
+    journal = next(state.glob("games/*/trace.jsonl"))
+    assert not (journal.parent / "finished").exists()
+    return state
+
+
+def test_a_trace_never_plays_into_another_unfinished_game(tmp_path: Path) -> None:
+    """Issue 37: ``make sample`` after a ``make run`` stopped mid-game fed the sample's events
+    into that game (bogus IT 8.1.13 and 8.1.7 flags in the user's game, exit 0). A trace plays
+    in a game of its own: another game left unfinished in the state directory is refused in
+    one line, and nothing is written into it."""
+    state = _unfinished_game(tmp_path)
+    journal = next(state.glob("games/*/trace.jsonl"))
+    before = journal.read_text()
+    with pytest.raises(SimulateError, match="not this trace's"):
+        simulate(config=Config(source="(test)"), state_dir=str(state),
+                 trace=str(ROOT / "pi" / "samples" / "italian_sample.jsonl"), speed="max")
+    assert journal.read_text() == before
+
+
+def test_a_stopped_simulated_board_keeps_its_pieces_and_the_game_resumes(tmp_path: Path) -> None:
+    """Issue 37: ``make run`` stopped mid-game and started again came back in the initial
+    position, so the game raised IT 7.8 "position disturbed". The simulated board keeps its
+    pieces where they stood, as a real one does through a power cut: the snapshot after the
+    restart is the journal's own position and the only new flag is the restart's notice."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    state = _unfinished_game(tmp_path)
+    journal = next(state.glob("games/*/trace.jsonl"))
+    before = transcript(journal)
+    log = tmp_path / "damiera.err"
+    with open(log, "ab") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "pi.cli", "run", "--simulate", "--quiet",
+                                 "--http", "off", "--state-dir", str(state)], cwd=ROOT,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and '"restart"' not in journal.read_text():
+            time.sleep(0.05)
+        time.sleep(0.5)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=20) == 0, log.read_text(errors="replace")
+    lines = [json.loads(x) for x in journal.read_text().splitlines()]
+    kinds = [x["type"] for x in lines]
+    assert "restart" in kinds and kinds[kinds.index("restart") + 1] == "snapshot"
+    moves, flags, result = transcript(journal)
+    assert (moves, result) == before[:1] + before[2:]
+    assert [f for f in flags if f[0] != "BOARD"] == before[1], flags
+    assert [f[0] for f in flags].count("BOARD") == 1

@@ -29,6 +29,7 @@ from pathlib import Path
 from issue8_scenarios import ISSUE8
 from issue16_scenarios import ISSUE16
 from issue35_scenarios import ISSUE35
+from issue35_seen_scenarios import ISSUE35_SEEN
 
 HERE = Path(__file__).parent
 BUTTONS = ("clock", "accomodo", "correct", "accept", "draw_offer", "draw_accept", "resign", "count",
@@ -265,7 +266,8 @@ EXISTING_EXTRAS: dict[tuple[str, str], dict[str, object]] = {
 def main() -> None:
     extras: dict[tuple[str, str], dict[str, object]] = dict(EXISTING_EXTRAS)
     scenarios = list(SCENARIOS)
-    for variant, name, overrides, script, moves, flags, result, extra in ISSUE8 + ISSUE16 + ISSUE35:
+    for variant, name, overrides, script, moves, flags, result, extra in (ISSUE8 + ISSUE16 + ISSUE35
+                                                                          + ISSUE35_SEEN):
         scenarios.append((variant, name, overrides, script, moves, flags, result))
         extras[variant, name] = extra
     seen: set[tuple[str, str]] = set()

@@ -729,3 +729,22 @@ def test_the_simulator_is_a_board_of_24_pieces(page: Any, daemon_factory: Any) -
     state = d.request("/api/state")
     assert [m["notation"] for m in state["moves"]] == ["22-18"]
     assert [f["code"] for f in state["flags"] if f["code"] in ("IT 7.5", "IT 7.8")] == []
+
+
+def test_the_logged_out_simulator_shows_no_broken_oled_image(page: Any, daemon_factory: Any) -> None:
+    """Issue 37: logged out, /simulator asked for the OLED's image, which is the arbiter's (it
+    may show a held move, issue 17): a 401 and a broken image. Logged out the page says whose
+    it is and asks for nothing; logged in, the image is there."""
+    d = daemon_factory()
+    refused: list[str] = []
+    page.on("response", lambda r: refused.append(r.url)
+            if "/api/sim/oled.png" in r.url and r.status >= 400 else None)
+    page.goto(d.url + "/simulator")
+    page.wait_for_selector('#simboard [data-square="d3"] circle.piece.white')
+    page.wait_for_timeout(1500)  # the page's once-a-second refresh came at least once
+    assert page.is_hidden("#oled") and page.is_visible("#oled-locked")
+    assert "arbiter" in page.text_content("#oled-locked")
+    assert refused == []
+    login(page, d.token)
+    page.wait_for_function("document.querySelector('#oled').naturalWidth === 128", timeout=5000)
+    assert page.is_visible("#oled") and page.is_hidden("#oled-locked")

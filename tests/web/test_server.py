@@ -411,3 +411,23 @@ def test_replay_gives_the_arbiters_state_after_every_journal_line(tmp_path: Path
                                                             "side": "white"}
         assert last["pieces"]["e4"] == "w" and last["turn"] == "black" and last["result"] == "*"
         assert last["clock"] is not None and last["clock"]["running"] == "black"
+
+
+@pytest.mark.parametrize("result", ["2-0", "1-1", "0-2", "*", "0-0"])
+def test_adjudicate_takes_only_the_variants_results(tmp_path: Path, result: str) -> None:
+    """Issue 37: ``adjudicate`` with "2-0" in an Italian game became 1-0 (the game read the
+    international set's equivalents). A result outside the variant's set (COMP 6.14: 2/1/0 is
+    the international scoring) is refused in one line, 409, nothing journaled; its own results
+    are taken."""
+    with Rig(tmp_path / "state") as rig:
+        rig.wait(lambda s: s["phase"] == "playing")
+        before = rig.state_now()["line"]
+        code, data = rig.json("POST", "/api/arbiter", {"action": "adjudicate", "result": result},
+                              token=rig.token)
+        assert code == 409, data
+        assert f"{result} is not a result of italian" in data["error"]
+        assert "1-0, 1/2-1/2, 0-1" in data["error"] and "\n" not in data["error"]
+        assert rig.state_now()["line"] == before and rig.state_now()["phase"] == "playing"
+        code, data = rig.json("POST", "/api/arbiter", {"action": "adjudicate", "result": "0-1"},
+                              token=rig.token)
+        assert code == 200 and data["record"]["result"] == "0-1", data

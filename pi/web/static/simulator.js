@@ -15,7 +15,15 @@ const BUTTONS = [["clock", _("Clock")], ["accomodo", _("Accomodo")], ["correct",
   ["resign", _("Resign")], ["count", _("Count")], ["repetition", _("Repetition")]];
 const $ = (id) => document.getElementById(id);
 let pieces = {}, hand = [], occupied = new Set(), variant = "italian", fenPieces = {}, busy = false;
-let turn = "w", setSize = 24, actions = null;
+let turn = "w", setSize = 24, actions = null, arbiter = false;
+
+/** The OLED's image, the arbiter's only (it may show a held move, API.md): logged out, the
+ * page says so instead of asking for an image it would be refused (a broken image, issue 37). */
+function showOled(query) {
+  $("oled").hidden = !arbiter;
+  $("oled-locked").hidden = arbiter;
+  if (arbiter) $("oled").src = `/api/sim/oled.png?${query}`;
+}
 
 const PIECE_NAMES = { w: _("white man"), b: _("black man"), W: _("white king"), B: _("black king") };
 
@@ -113,7 +121,7 @@ function onState(state) {
   const fenSquares = Object.keys(fenPieces).sort().join();
   if (fenSquares === [...occupied].sort().join()) { pieces = { ...fenPieces }; hand = []; }
   refreshBoard();
-  $("oled").src = `/api/sim/oled.png?line=${state.line}&t=${Date.now()}`;
+  showOled(`line=${state.line}&t=${Date.now()}`);
   if (actions) actions.setResults(state.metadata.results);
 }
 
@@ -161,6 +169,8 @@ async function whoami() {
   try {
     const who = await api("api/whoami");
     $("login-section").hidden = who.arbiter;
+    arbiter = who.arbiter;
+    showOled(`t=${Date.now()}`);
     if (who.arbiter) refreshBoard();  // the board and the OLED are the arbiter's (API.md)
     if (who.arbiter && $("sim-error").textContent === LOG_IN) say(_("logged in"), true);
   } catch { /* the login box stays */ }
@@ -174,4 +184,4 @@ boxControls();
 $("numbers").addEventListener("change", draw);
 startLive({ onState });
 refreshBoard();
-setInterval(() => { $("oled").src = `/api/sim/oled.png?t=${Date.now()}`; }, 1000);
+setInterval(() => showOled(`t=${Date.now()}`), 1000);

@@ -27,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent.parent.parent))
 
-from engine.board import Board, Move
+from engine.board import Board, Move, Piece
 from engine.errors import DamieraError
 from engine.variants import VARIANTS, Variant
 
@@ -239,6 +239,184 @@ def short_capture(v: Variant, rng: random.Random) -> dict[str, tuple[str, dict[s
     return found
 
 
+def _ambiguous_game(v: Variant, rng: random.Random) -> tuple[Board, list[Move], list[str],
+                                                        list[str]]:
+    """A random legal game from the initial position up to a capture that, written by its start
+    and end squares, fits two captures taking different pieces (issue 35): the position before
+    it, its two readings (the one played first), and the moves before it written so (``short``)
+    and in full path."""
+    while True:
+        b = Board(None, v)
+        written: list[str] = []
+        full: list[str] = []
+        for _ in range(rng.randint(10, 60)):
+            moves = b.legal_moves
+            if not moves:
+                break
+            m = rng.choice(moves)
+            same = [x for x in moves if x.from_square == m.from_square and x.to_square == m.to_square]
+            if len(same) == 2 and len({frozenset(x.captures) for x in same}) == 2:
+                return b, [m] + [x for x in same if x != m], written, full
+            written.append(short(b, m))
+            full.append(m.notation(True))
+            b.push(m)
+
+
+def _random_on(board: Board, rng: random.Random, plies: int) -> tuple[list[str], list[str]]:
+    """``plies`` random legal moves played on ``board`` (fewer when the game ends): written by
+    start and end squares, and in full path."""
+    written: list[str] = []
+    full: list[str] = []
+    for _ in range(plies):
+        if not board.legal_moves:
+            break
+        m = rng.choice(board.legal_moves)
+        written.append(short(board, m))
+        full.append(m.notation(True))
+        board.push(m)
+    return written, full
+
+
+def _readings_left(before: Board, readings: list[Move], rest: list[str]) -> list[int]:
+    """For each prefix of ``rest`` (1, 2, … moves), the indices of ``readings`` from which it
+    replays, every reading of a later short capture followed (as the reader does)."""
+    branches: list[tuple[int, Board]] = []
+    for i, r in enumerate(readings):
+        nb = before.copy(stack=False)
+        nb.push(r)
+        branches.append((i, nb))
+    out = []
+    for text in rest:
+        following = []
+        for i, b in branches:
+            try:
+                cands = b.move_candidates(text)
+            except DamieraError:
+                continue
+            for c in cands:
+                nb = b.copy(stack=False)
+                nb.push(c)
+                following.append((i, nb))
+        branches = following
+        out.append(len({i for i, _ in branches}) if {i for i, _ in branches} != {0} else -1)
+    return out
+
+
+def championship(rng: random.Random) -> tuple[str, dict[str, object]]:
+    """``italian/championship.pdn``: an Italian championship's archive as its organisers write it
+    (Italian tags, no GameType: read with ``--variant italian``, CRLF line ends, every capture
+    by its start and end squares, results) holding five games (issue 35):
+
+    1. a game without a short capture that fits two readings;
+    2. a short capture that fits two readings, told apart only two or more plies later: the
+       reading the rest of the game replays from is read;
+    3. a short capture followed by a reply both readings allow and a kept irregular move (no
+       move of the rules, then ``/FEN``): the position set tells the readings apart;
+    4. a short capture as the game's last move: the rest fits both readings, the game is
+       reported and left out;
+    5. another plain game: read like the first, after the one left out."""
+    v = VARIANTS["italian"]
+    start = Board(None, v).fen()
+    games: list[dict[str, object]] = []
+    texts: list[str] = []
+
+    def write(n: int, result: str, tokens: list[str]) -> None:
+        texts.append("\r\n".join([
+            '[Evento "Campionato Italiano Assoluto"]', '[Luogo "Palermo"]',
+            f'[Data "2023.11.0{n}"]', f'[Turno "{n}"]', f'[Bianco "Giocatore {2 * n - 1}"]',
+            f'[Nero "Giocatore {2 * n}"]', f'[Risultato "{result}"]', "", *wrap(tokens), result,
+            ""]))
+
+    def plain(n: int) -> None:
+        while True:
+            written, full = _random_on(Board(None, v), rng, 40)
+            try:  # no short capture with two readings: every move written short is one move
+                b = Board(None, v)
+                for text in written:
+                    b.push(b.parse_move(text))
+            except DamieraError:
+                continue
+            write(n, "1-0", numbered(v, start, written))
+            games.append({"moves": full, "result": "1-0"})
+            return
+
+    plain(1)
+    # 2: told apart two or more plies after the capture (the first reading is the one)
+    while True:
+        before, readings, written, full = _ambiguous_game(v, rng)
+        after = before.copy(stack=False)
+        after.push(readings[0])
+        rest, rest_full = _random_on(after, rng, 12)
+        left = _readings_left(before, readings, rest)
+        if -1 in left and left.index(-1) >= 1:
+            write(2, "0-1", numbered(v, start, written + [short(before, readings[0])] + rest))
+            games.append({"moves": full + [readings[0].notation(True)] + rest_full,
+                          "result": "0-1"})
+            break
+    # 3: a reply both readings allow, then a man of the capturing side one square backwards
+    # (IT 8.1.2), kept: the /FEN "…"/ after it shows the pieces of the first reading
+    while True:
+        before, readings, written, full = _ambiguous_game(v, rng)
+        branches = []
+        for r in readings:
+            nb = before.copy(stack=False)
+            nb.push(r)
+            branches.append(nb)
+        replies = [m for m in branches[0].legal_moves
+                   if _parse_everywhere(branches, short(branches[0], m)) == [True, True]]
+        if not replies:
+            continue
+        reply = rng.choice(replies)
+        on = branches[0].copy(stack=False)
+        on.push(reply)
+        mover = on.turn
+        steps = [(n, to) for n, piece in sorted(on.pieces(mover).items()) if not piece.king
+                 for to in range(1, v.geometry.count + 1)
+                 if on.piece_at(to) is None and _is_backward_step(v, n, to, mover)]
+        if not steps:
+            continue
+        frm, to = steps[0]
+        pieces = on.pieces()
+        pieces[to] = pieces.pop(frm)
+        fen = _fen_of(pieces, 1 - mover)
+        kept = Board(fen, v)
+        if not kept.legal_moves:
+            continue
+        last = rng.choice(kept.legal_moves)
+        moves = written + [short(before, readings[0]), short(branches[0], reply), f"{frm}-{to}",
+                           short(kept, last)]
+        decorate = [""] * (len(moves) - 2) + [f'{{irregular move: IT 8.1.2}} /FEN "{fen}"/', ""]
+        write(3, "1/2-1/2", numbered(v, start, moves, decorate))
+        games.append({"moves": full + [readings[0].notation(True), reply.notation(True),
+                                       f"{frm}-{to}", last.notation(True)],
+                      "result": "1/2-1/2"})
+        break
+    # 4: the short capture is the game's last move: nothing tells its readings apart
+    before, readings, written, _ = _ambiguous_game(v, rng)
+    write(4, "1-0", numbered(v, start, written + [short(before, readings[0])]))
+    ply = len(written)
+    left_out = {"game": 4, "move": f"{ply // 2 + 1}" + ("..." if ply % 2 else ""),
+                "written": short(before, readings[0]),
+                "readings": sorted(r.notation(True) for r in readings)}
+    plain(5)
+    return "\r\n".join(texts), {"games": games, "left_out": [left_out]}
+
+
+def _is_backward_step(v: Variant, frm: int, to: int, side: int) -> bool:
+    """``to`` is one diagonal step from ``frm`` towards ``side``'s own back row."""
+    (f1, r1), (f2, r2) = v.geometry.coords[frm], v.geometry.coords[to]
+    toward_own = -1 if side == v.first_to_move else 1
+    return abs(f1 - f2) == 1 and r2 - r1 == toward_own
+
+
+def _fen_of(pieces: dict[int, Piece], turn: int) -> str:
+    parts = ["W" if turn == 0 else "B"]
+    for tag, colour in (("W", 0), ("B", 1)):
+        own = sorted((n, p.king) for n, p in pieces.items() if p.color == colour)
+        parts.append(tag + ",".join(("K" if king else "") + str(n) for n, king in own))
+    return ":".join(parts)
+
+
 def main() -> None:
     for name, v in VARIANTS.items():
         rng = random.Random(f"pdn-corpus-{name}")
@@ -251,6 +429,11 @@ def main() -> None:
             if expected is not None:
                 (out / f"{stem}.expected.json").write_text(
                     json.dumps(expected, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    # issue 35: a championship's archive with short captures, Italian only (its own seed)
+    text, expected = championship(random.Random("pdn-corpus-championship"))
+    (HERE / "italian" / "championship.pdn").write_bytes(text.encode("utf-8"))
+    (HERE / "italian" / "championship.expected.json").write_text(
+        json.dumps(expected, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
