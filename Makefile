@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: run sample hall test test-slow bench clean system-deps catalogs
+.PHONY: run sample hall test test-slow test-pi bench clean system-deps catalogs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -79,8 +79,25 @@ PYTEST = $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=
 test: $(VENV)/.installed system-deps
 	$(PYTEST)
 
-test-slow: $(VENV)/.installed system-deps
+# `make test-slow` also boots a Debian trixie container with systemd as PID 1 and installs the
+# board and the hub in it as the guides say (tests/system/test_container.py): debootstrap makes
+# its root once (cached in /var/cache/damiera-tests/), systemd-nspawn boots it.
+SLOW_DEPS = debootstrap:debootstrap systemd-nspawn:systemd-container
+
+test-slow: $(VENV)/.installed
+	@.ci/system-deps $(SYSTEM_DEPS) $(SLOW_DEPS)
 	$(PYTEST) -m slow
+
+# The step before a release (docs/developer.md): install-pi.sh verbatim on a Debian trixie
+# arm64 root under qemu-user, then the sample game played by the installed command
+# (tests/system/test_pi_arm64.py, ~20 min; its figures printed). qemu-user-static runs the
+# root's binaries through binfmt_misc (binfmt-support registers them).
+PI_DEPS = debootstrap:debootstrap qemu-aarch64-static:qemu-user-static \
+	update-binfmts:binfmt-support
+
+test-pi: $(VENV)/.installed
+	@.ci/system-deps $(PI_DEPS)
+	$(BIN)/python -m pytest -n 0 -s -m arm64 tests/system/test_pi_arm64.py
 
 # The gettext catalogs (engine/locale/<lang>/LC_MESSAGES/damiera.po, see engine/i18n.py): Babel
 # extracts every marked message (babel.cfg) into a template, merges it into each language's .po
