@@ -249,7 +249,9 @@ build_venv() {
     run "${PIP[@]}" install --quiet --no-index --no-deps "$BUILD"/wheels/*.whl
     run "${AS_USER[@]}" env HOME="$BUILD" "${PIP_ENV[@]}" "$NEW_VENV/bin/python" -m pip check
     # -I: the checkout (the working folder) is not on its path; the venv's damiera is imported.
-    run "${AS_USER[@]}" env HOME="$BUILD" "$NEW_VENV/bin/python" -I -c "$IMPORT_CHECK"
+    # LG_WD: lgpio makes its notification pipe in the working folder at import (joan2937/lg#22),
+    # here the caller's checkout, which the service's user may not write
+    run "${AS_USER[@]}" env HOME="$BUILD" LG_WD="$BUILD" "$NEW_VENV/bin/python" -I -c "$IMPORT_CHECK"
 }
 
 # switch_venv: $VENV points at NEW_VENV, in one rename (a service starting meanwhile finds one

@@ -266,7 +266,8 @@ def test_venv_is_built_from_the_locks_and_nothing_as_root(halls: Halls, dry_run:
     assert commands[commands.index(pips[3]) + 1] == f"{AS_HUB}{PIP_ENV}{VENV_PIP} check"
     # and damiera imports from it as damiera-hub, before the venv is switched to
     check = commands[commands.index(pips[3]) + 2]
-    assert check.startswith(f"{AS_HUB}{NEW_VENV}/bin/python -I -c ") and "pi.hall.hub" in check
+    assert check.startswith(f"{AS_HUB}LG_WD=/tmp/damiera-build.XXXXXX {NEW_VENV}/bin/python -I -c ") \
+        and "pi.hall.hub" in check
     assert commands.index(check) < commands.index("mv -T /opt/damiera-hub/venv.new "
                                                   "/opt/damiera-hub/venv")
     assert f"install --quiet --no-index --no-deps --no-build-isolation {ROOT}" in pips[1]

@@ -209,6 +209,9 @@ HARDENING: dict[str, list[str]] = {
     "StateDirectoryMode": ["0750"],
     "ConfigurationDirectoryMode": ["0755"],
     "UMask": ["0077"],
+    # lgpio's notification pipe is made in the working folder (joan2937/lg#22): the state
+    # directory, not / (read-only under ProtectSystem=strict: the import would fail on a Pi)
+    "WorkingDirectory": ["%S/damiera"],
     # issue 17: a connection flood used the default 1,024 descriptors; the web server's caps
     # are set below this one.
     "LimitNOFILE": ["4096"],
@@ -372,7 +375,9 @@ def test_install_script_installs_only_hash_checked_files_and_builds_nothing_as_r
     assert commands[commands.index(wheel) + 2].startswith(AS_DAMIERA)
     # … and damiera imports in it, as damiera, from the venv (-I: not from the checkout)
     check = commands[commands.index(wheel) + 3]
-    assert check.startswith(f"{AS_DAMIERA}{NEW_VENV}/bin/python -I -c "), check
+    # lgpio's pipe in the build folder, not the caller's checkout (joan2937/lg#22)
+    assert check.startswith(
+        f"{AS_DAMIERA}LG_WD=/tmp/damiera-build.XXXXXX {NEW_VENV}/bin/python -I -c "), check
     assert "import pi.cli" in check and "PIL.Image" in check and "aiohttp" in check
 
 
