@@ -63,13 +63,7 @@ class CpuQuota:
                 control = root / "cgroup.subtree_control"
                 if "cpu" not in control.read_text().split():
                     control.write_text("+cpu")
-                path = root / name
-                path.mkdir()
-                try:
-                    (path / "cpu.max").write_text(f"{quota_us} {PERIOD_US}")
-                except OSError:
-                    path.rmdir()
-                    raise
+                path = _cgroup(root / name, {"cpu.max": f"{quota_us} {PERIOD_US}"})
                 return cls(path, 2, percent)
             except OSError as exc:
                 tried.append(f"cgroup v2 at {root}: {exc.strerror or exc}")
@@ -78,14 +72,8 @@ class CpuQuota:
         v1 = root / "cpu"
         if (v1 / "cpu.cfs_quota_us").exists():
             try:
-                path = v1 / name
-                path.mkdir()
-                try:
-                    (path / "cpu.cfs_period_us").write_text(str(PERIOD_US))
-                    (path / "cpu.cfs_quota_us").write_text(str(quota_us))
-                except OSError:
-                    path.rmdir()
-                    raise
+                path = _cgroup(v1 / name, {"cpu.cfs_period_us": str(PERIOD_US),
+                                           "cpu.cfs_quota_us": str(quota_us)})
                 return cls(path, 1, percent)
             except OSError as exc:
                 tried.append(f"cgroup v1 at {v1}: {exc.strerror or exc}")
@@ -136,3 +124,16 @@ class CpuQuota:
 
     def __exit__(self, *exc: object) -> None:
         self.remove()
+
+
+def _cgroup(path: Path, files: dict[str, str]) -> Path:
+    """The cgroup ``path`` made with ``files`` written in order; removed again if one cannot be
+    written. Raises OSError."""
+    path.mkdir()
+    try:
+        for name, value in files.items():
+            (path / name).write_text(value)
+    except OSError:
+        path.rmdir()
+        raise
+    return path

@@ -15,7 +15,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
-from nspawn import PATH, ContainerError, Result
+from nspawn import ContainerError, Result, login_command
 
 MOUNTS = ("mount -t proc proc {r}/proc && mount -t sysfs sysfs {r}/sys && "
           "mount --rbind /dev {r}/dev && mount -t tmpfs tmpfs {r}/run && "
@@ -30,13 +30,7 @@ class Chroot:
 
     def run(self, command: str, *, user: str | None = None, timeout: float = 600.0,
             env: dict[str, str] | None = None) -> Result:
-        home = "/root" if user is None else f"/home/{user}"
-        variables = {"PATH": PATH, "HOME": home, "LANG": "C.UTF-8", "TERM": "dumb",
-                     **(env or {})}
-        inner = ["env", "-i", *(f"{k}={v}" for k, v in variables.items()), "bash", "-c",
-                 command if user is None else f"cd {home} && {command}"]
-        if user is not None:
-            inner = ["runuser", "-u", user, "--", *inner]
+        inner = login_command(command, user, env)
         r = shlex.quote(str(self.root))
         script = (MOUNTS.format(r=r) + f" && chroot {r} "
                   + " ".join(shlex.quote(arg) for arg in inner))

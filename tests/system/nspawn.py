@@ -24,6 +24,16 @@ from pathlib import Path
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
+def login_command(command: str, user: str | None, env: dict[str, str] | None) -> list[str]:
+    """``command`` by bash in a login-like environment (PATH, HOME, LANG and ``env`` only), as
+    root or, in its home, as ``user``: the argv to run inside a root (container or chroot)."""
+    home = "/root" if user is None else f"/home/{user}"
+    variables = {"PATH": PATH, "HOME": home, "LANG": "C.UTF-8", "TERM": "dumb", **(env or {})}
+    inner = ["env", "-i", *(f"{k}={v}" for k, v in variables.items()), "bash", "-c",
+             command if user is None else f"cd {home} && {command}"]
+    return inner if user is None else ["runuser", "-u", user, "--", *inner]
+
+
 class ContainerError(RuntimeError):
     """The container did not boot, or a command in it failed: the command and its output."""
 
@@ -111,13 +121,7 @@ class Container:
             env: dict[str, str] | None = None) -> Result:
         """``command`` by bash inside (a login-like environment: PATH, HOME, LANG), as root or
         as ``user``; its exit status and output, not checked (``.check()``)."""
-        home = "/root" if user is None else f"/home/{user}"
-        variables = {"PATH": PATH, "HOME": home, "LANG": "C.UTF-8", "TERM": "dumb",
-                     **(env or {})}
-        inner = ["env", "-i", *(f"{k}={v}" for k, v in variables.items()), "bash", "-c",
-                 command if user is None else f"cd {home} && {command}"]
-        if user is not None:
-            inner = ["runuser", "-u", user, "--", *inner]
+        inner = login_command(command, user, env)
         args = ["nsenter", "--target", str(self.leader), "--all", "--root", "--wd", *inner]
         try:
             proc = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
