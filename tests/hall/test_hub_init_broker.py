@@ -27,7 +27,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from broker import CONNACK_OK, connect_packet, free_port, mosquitto_path
+from broker import CONNACK_OK, connect_packet, free_port, mosquitto_path, settled_port
 from paho.mqtt.enums import CallbackAPIVersion
 
 from pi.board.config import MqttSpec, load_config
@@ -154,7 +154,7 @@ def root_made_hall(hall: Path) -> int:
     """``damiera hub init`` run (as root) for 2 boards into ``hall`` (replaced if there), on a
     free port; returns the port."""
     import sys
-    port = free_port()
+    port = settled_port()  # listened on only after hub init and the test's other steps
     init = subprocess.run([sys.executable, "-m", "pi.cli", "hub", "init", "--boards", "2",
                            "--dir", str(hall), "--host", "127.0.0.1", "--port", str(port),
                            "--force"], cwd=Path(__file__).resolve().parents[2],
