@@ -200,9 +200,17 @@ def test_the_boards_records_name_site_date_round_and_board(tmp_path: Path) -> No
         state = rig.wait(lambda s: s["phase"] == "playing")
         started = state["metadata"]["started_at"]
         day = datetime.datetime.fromisoformat(started).strftime("%Y.%m.%d")
-        texts = [rig.request("GET", "/broadcast.pdn")[2].decode(),
-                 rig.request("GET", f"/api/games/{state['game_id']}/game.pdn",
-                             token=rig.token)[2].decode()]
+        # game.pdn follows the start line once the journal holds it (Session.begin, defer):
+        # until then the endpoint says "not written yet"
+        end = time.monotonic() + 10
+        while True:
+            status, _, pdn = rig.request("GET", f"/api/games/{state['game_id']}/game.pdn",
+                                         token=rig.token)
+            if status == 200 or time.monotonic() > end:
+                break
+            time.sleep(0.02)
+        assert status == 200, pdn
+        texts = [rig.request("GET", "/broadcast.pdn")[2].decode(), pdn.decode()]
     for text in texts:
         tags = read_pdn(text)[0].tags
         assert (tags["Event"], tags["Site"], tags["Date"], tags["Round"]) == (
