@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV = Path(sys.executable).parent.parent
@@ -114,12 +115,6 @@ def join_commands(body: list[str]) -> list[str]:
     if current:
         commands.append(current.strip())
     return commands
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Ports:

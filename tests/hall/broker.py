@@ -20,11 +20,11 @@ import pwd
 import re
 import shutil
 import signal
-import random
 import socket
 import subprocess
 import time
 from pathlib import Path
+from tests.ports import free_port
 
 __all__ = ["Broker", "free_port", "mosquitto_path", "BrokerError", "connect_packet", "CONNACK_OK"]
 
@@ -79,27 +79,6 @@ def connect_packet(client_id: bytes, user: str | None = None, password: str | No
         length.append(digit | (0x80 if n else 0))
         if not n:
             return b"\x10" + bytes(length) + body
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def settled_port() -> int:
-    """A free port below the ephemeral range, for a port chosen long before it is listened on
-    (written into a hall's files first): meanwhile other processes' connections draw their
-    local ports from that range, and a broker given one once found it taken."""
-    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    for port in random.sample(range(10000, low), 100):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in 10000-{low}")
 
 
 _LISTENER = re.compile(r"^\s*listener\s+\d+.*$", re.MULTILINE)

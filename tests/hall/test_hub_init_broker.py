@@ -27,7 +27,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from broker import CONNACK_OK, connect_packet, mosquitto_path, settled_port
+from broker import CONNACK_OK, connect_packet, free_port, mosquitto_path
 from paho.mqtt.enums import CallbackAPIVersion
 
 from pi.board.config import MqttSpec, load_config
@@ -116,7 +116,7 @@ def chown_tree(root: Path, uid: int, gid: int) -> None:
 
 
 def test_hall_made_by_root_starts_as_root(hall_dir: Path) -> None:
-    port = settled_port()
+    port = free_port()
     write_hall(make_hall(2, hall_dir / "hall", port=port, host="127.0.0.1"))
     conf = hall_dir / "hall" / "mosquitto.conf"
     assert start_as_written(conf, port, []) == "Success"
@@ -154,7 +154,7 @@ def root_made_hall(hall: Path) -> int:
     """``damiera hub init`` run (as root) for 2 boards into ``hall`` (replaced if there), on a
     free port; returns the port."""
     import sys
-    port = settled_port()  # listened on only after hub init and the test's other steps
+    port = free_port()
     init = subprocess.run([sys.executable, "-m", "pi.cli", "hub", "init", "--boards", "2",
                            "--dir", str(hall), "--host", "127.0.0.1", "--port", str(port),
                            "--force"], cwd=Path(__file__).resolve().parents[2],
@@ -213,7 +213,7 @@ def test_hall_made_by_a_user_starts_as_that_user(hall_dir: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     # 'hub init' run by nobody: its files, its name in the configuration.
     monkeypatch.setattr("pi.hall.hub_init.os.getuid", lambda: NOBODY.pw_uid)
-    port = settled_port()
+    port = free_port()
     write_hall(make_hall(2, hall_dir / "hall", port=port, host="127.0.0.1"))
     chown_tree(hall_dir, NOBODY.pw_uid, NOBODY.pw_gid)
     conf = hall_dir / "hall" / "mosquitto.conf"
@@ -255,7 +255,7 @@ def test_a_hall_past_the_usual_open_files_gets_its_broker_enough(hall_dir: Path)
     rest. For a hall past that, ``hub init`` says to raise it first (``ulimit -n``, up to the
     hard limit: no root needed); its broker command, run as printed in a shell with the usual
     limits, takes every board and the hub; without the ``ulimit`` part it does not."""
-    port = settled_port()
+    port = free_port()
     hall = make_hall(1100, hall_dir / "hall", port=port, host="127.0.0.1", tls=False)
     write_hall(hall)
     command = broker_command(hall)

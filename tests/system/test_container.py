@@ -21,11 +21,9 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
@@ -38,6 +36,7 @@ from typing import Any
 import pytest
 from debian_root import HOST_ARCH, working_root
 from nspawn import Container, ContainerError
+from tests.ports import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.heavy]
 
@@ -51,21 +50,6 @@ DAMIERA = "/opt/damiera/venv/bin/damiera"
 EXPOSURE_LIMIT = 1.5
 #: The sample game's first two moves (pi/samples/italian_sample.jsonl): white f3-e4, black a6-b5.
 OPENING = (("f3", "e4", "white"), ("a6", "b5", "black"))
-
-
-def free_port() -> int:
-    """A free port below the ephemeral range: the container shares the host's network, where
-    in the minutes the installs take other processes' connections draw their local ports from
-    that range (a broker given such a port once found it taken: "Address already in use")."""
-    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    for port in random.sample(range(10000, low), 100):
-        with socket.socket() as s:
-            try:
-                s.bind(("", port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError(f"no free port in 10000-{low}")
 
 
 def http_json(url: str, body: object = None, token: str | None = None,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -16,15 +15,10 @@ from typing import Any
 
 from engine.board import Board
 from engine.variants import find_variant
+from tests.ports import free_port
 
 DAMIERA = Path(sys.executable).parent / "damiera"
 PRLIMIT = shutil.which("prlimit")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Daemon:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 from playwright import sync_api as playwright_api
+from tests.ports import free_port
 
 pytestmark = pytest.mark.heavy  # every page in headless Chromium: run first (tests/conftest.py)
 
@@ -31,12 +31,6 @@ DAMIERA = Path(sys.executable).parent / "damiera"
 
 if not Path(CHROMIUM).exists():  # `make test` installs it (the Makefile's system-deps)
     pytest.fail(f"{CHROMIUM} missing: apt-get install chromium (make system-deps)", pytrace=False)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Daemon:
@@ -392,7 +386,6 @@ def test_live_page_reconnects_after_the_daemon_restarts(page: Any, daemon_factor
         assert page.locator('#board [data-square="c4"] circle.piece.white').count() == 1
     finally:
         d2.stop()
-
 
 
 def test_positions_in_the_browser_follow_the_engine(page: Any, daemon_factory: Any) -> None:
