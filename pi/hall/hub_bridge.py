@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import DamieraError, excerpt
+from engine.i18n import environment_language, translations
 from pi.board.config import load_config
 from pi.board.statedir import atomic_write
 from pi.hall.errors import HallInitError
@@ -494,15 +495,19 @@ def main_bridge(args: argparse.Namespace) -> int:
                      broker_user=BROKER_USER if os.getuid() == 0 else None)
     write_room(room, force=bool(getattr(args, "force", False)))
     out = sys.stdout
-    d = room.dir
-    host, port = room.remote
-    print(f"room {room.name} of hall {room.broker.hall}: boards {_ranges(room.boards)}, broker "
-          f"{room.broker.host}:{room.broker.port}, bridged to {host}:{port}, in {d}", file=out)
-    print(f"  room:   mosquitto -c {d / 'mosquitto.conf'} (on the room's PC, {d} copied "
-          "there at the same path)", file=out)
-    print(f"  hub:    the hub's broker reads {room.hall_dir / 'passwd'} and "
-          f"{room.hall_dir / 'acl'} again: systemctl reload mosquitto (or kill -HUP)",
-          file=out)
-    print(f"  boards: damiera run --config {d}/board-<n>.toml (copy each to its board, "
-          f"{d / CA_FILE} beside it)", file=out)
+    t = translations(environment_language(os.environ))
+    d, (host, port) = room.dir, room.remote
+    print(t.gettext("room {room} of hall {hall}: boards {boards}, broker {broker}, bridged to "
+                    "{hub}, in {dir}").format(
+        room=room.name, hall=room.broker.hall, boards=_ranges(room.boards),
+        broker=f"{room.broker.host}:{room.broker.port}", hub=f"{host}:{port}", dir=d), file=out)
+    print(f"  room:   mosquitto -c {d / 'mosquitto.conf'} "
+          + t.gettext("(on the room's PC, this folder copied there at the same path)"), file=out)
+    print("  hub:    systemctl reload mosquitto "
+          + t.gettext("(the hub's broker reads {passwd} and {acl} again; or kill -HUP)").format(
+              passwd=room.hall_dir / "passwd", acl=room.hall_dir / "acl"), file=out)
+    print(f"  boards: damiera run --config {d}/board-<n>.toml "
+          + t.gettext("(copy each to its board)"), file=out)
+    print("  tls:    " + t.gettext("copy {file} beside each board-<n>.toml").format(
+        file=d / CA_FILE), file=out)
     return 0
