@@ -198,6 +198,14 @@ def make_room(hall_dir: str | Path, bridge: str, room: str | None, boards: str |
     chosen = tuple(hall_boards) if boards is None else parse_room_boards(boards, hall_boards)
     if not chosen:
         raise HallInitError(f"--bridge: {d / 'hub.toml'} names no board")
+    try:
+        elsewhere = _rooms_of_boards((d / "acl").read_text(encoding="utf-8"), hub.hall)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HallInitError(f"--bridge: cannot read {d / 'acl'}: {exc}") from None
+    taken = [(n, elsewhere[n]) for n in chosen if elsewhere.get(n, room) != room]
+    if taken:
+        raise HallInitError(f"--room-boards: board {taken[0][0]} is in room {taken[0][1]} "
+                            "already (a board is in one room: its broker's bridge carries it)")
     passwords: dict[str, str] = {}
     keys: dict[str, str] = {}
     for n in chosen:
@@ -361,6 +369,23 @@ def hall_acl_section(room: Room) -> str:
         lines += [*(f"topic write {root}/{n}/{leaf}" for leaf in LEAVES_OUT),
                   *(f"topic read {root}/{n}/{leaf}" for leaf in LEAVES_IN)]
     return "\n".join([*lines, _end(room.name)]) + "\n"
+
+
+def _rooms_of_boards(acl: str, hall: str) -> dict[int, str]:
+    """The rooms already in the hall's ACL: board number → room (from each room's section)."""
+    found: dict[int, str] = {}
+    room = None
+    begin = re.compile(r"# begin room (\S+) \(damiera hub init --bridge\)")
+    cmd = re.compile(rf"topic read damiera/{re.escape(hall)}/boards/([0-9]+)/cmd")
+    for line in acl.splitlines():
+        m = begin.fullmatch(line)
+        if m is not None:
+            room = m.group(1)
+        elif room is not None and line == _end(room):
+            room = None
+        elif room is not None and (c := cmd.fullmatch(line)) is not None:
+            found[int(c.group(1))] = room
+    return found
 
 
 def _without_room(acl: str, room: str) -> str:

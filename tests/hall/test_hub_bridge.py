@@ -155,7 +155,10 @@ def test_a_room_again_only_with_force_and_then_once(hall: Path,
     new_acl = (hall / "acl").read_text()
     assert new_acl.count("user bridge-east") == 1 and f"{ROOT}/3/cmd" in new_acl.split(
         "user bridge-east")[1] and f"{ROOT}/1/cmd" not in new_acl.split("user bridge-east")[1]
-    # a second room beside it; the hall's own lines untouched
+    # a second room beside it (not with a board of the first); the hall's own lines untouched
+    code, out, err = cli(capsys, "--dir", str(hall), "--bridge", "hub.local", "--room", "west",
+                         "--room-boards", "3-5", "--host", "127.0.0.1")
+    assert code == 2 and len(err.splitlines()) == 1 and "board 3 is in room east" in err
     assert cli(capsys, "--dir", str(hall), "--bridge", "hub.local", "--room", "west",
                "--room-boards", "5", "--host", "127.0.0.1")[0] == 0
     assert (hall / "acl").read_text().startswith(acl[:acl.index("# begin room")])
