@@ -212,10 +212,10 @@ def test_hub_init_bridge(tmp_path: Path) -> None:
     made = damiera(ENGLISH, "hub", "init", "--boards", "2", "--dir", str(hall))
     assert made.returncode == 0, made.stderr
     room = ["hub", "init", "--dir", str(hall), "--bridge", "hub.local", "--host", "127.0.0.1"]
-    it = damiera(ITALIAN, *room, "--room", "est")
-    en = damiera(ENGLISH, *room, "--room", "east")
+    it = damiera(ITALIAN, *room, "--room", "east")
+    en = damiera(ENGLISH, *room, "--room", "east", "--force")
     assert it.returncode == en.returncode == 0, (it.stderr, en.stderr)
-    assert it.stdout.startswith("stanza est della sala hall: damiere 1-2, broker 127.0.0.1:8883")
+    assert it.stdout.startswith("stanza east della sala hall: damiere 1-2, broker 127.0.0.1:8883")
     assert "(sul PC della stanza, con questa cartella copiata lì allo stesso percorso)" in it.stdout
     assert en.stdout.startswith("room east of hall hall: boards 1-2, broker 127.0.0.1:8883")
     assert "(copy each to its board)" in en.stdout
