@@ -1,6 +1,7 @@
 """``damiera hub`` (the hall's hub: ``pi.hall.hub_run``), ``damiera hub init`` (a hall's broker
 configuration, passwords, ACL and the hub's and boards' configuration files:
-``pi.hall.hub_init``), ``damiera hub demo`` (a hall on one PC: ``pi.hall.hub_demo``) and
+``pi.hall.hub_init``; with ``--bridge``, a room's broker bridged to the hub's:
+``pi.hall.hub_bridge``), ``damiera hub demo`` (a hall on one PC: ``pi.hall.hub_demo``) and
 ``damiera hub front`` (the hall over a hub of several processes: ``pi.hall.front``). The
 parsers only; each command's module is imported when it runs."""
 
@@ -9,6 +10,8 @@ from __future__ import annotations
 import argparse
 from importlib import import_module
 from typing import Any
+
+from pi.hall.errors import HallInitError
 
 __all__ = ["add_hub_parser"]
 
@@ -47,14 +50,16 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
                                "init --help'); without it, run the hub")
     i = hs.add_parser("init", help="write a hall's mosquitto.conf, passwd, acl, hub.toml and "
                       "board-<N>.toml")
-    i.add_argument("--boards", type=whole, required=True, help="how many boards (1..9999)")
-    i.add_argument("--dir", required=True, help="the folder to write the files in")
+    i.add_argument("--boards", type=whole, default=None, help="how many boards (1..9999; "
+                   "needed, but with --bridge)")
+    i.add_argument("--dir", required=True, help="the folder to write the files in (with "
+                   "--bridge: the hall's, made before)")
     i.add_argument("--port", type=whole, default=None, help="the broker's port (default 8883; "
-                   "1883 with --plain-mqtt)")
+                   "1883 with --plain-mqtt; with --bridge the room's broker's)")
     i.add_argument("--hall", default="hall", help="the hall's name, a topic segment "
                    "(letters, digits, . _ -; default 'hall')")
     i.add_argument("--host", default=None, help="the broker's address as boards reach it "
-                   "(default: this machine's host name)")
+                   "(default: this machine's host name; with --bridge the room's broker's)")
     i.add_argument("--force", action="store_true", help="replace a hall already in --dir (its "
                    "boards' passwords stop working: give them their new board-<N>.toml)")
     i.add_argument("--plain-mqtt", action="store_true", help="a plain MQTT listener instead of "
@@ -62,6 +67,16 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
     i.add_argument("--shares", type=whole, default=1, help="a hub of this many processes "
                    "(2..64): a broker user hub-share-K and a [[share]] table in hub.toml for "
                    "each ('damiera hub --share K/N', 'damiera hub front'; default 1: one hub)")
+    i.add_argument("--bridge", default=None, metavar="HOST[:PORT]",
+                   help="instead of a hall, a room of the hall in --dir: its own broker "
+                   "(DIR/rooms/ROOM/mosquitto.conf, its boards' board-<N>.toml) bridged to the "
+                   "hub's broker at HOST (port: the hall's), over TLS with the hall's CA, as "
+                   "the user bridge-ROOM (added to the hall's passwd and acl: the room's board "
+                   "topics only); --host, --port: the room's broker (default: none, a hall)")
+    i.add_argument("--room", default=None, metavar="NAME", help="with --bridge: the room's "
+                   "name (letters, digits, . _ -)")
+    i.add_argument("--room-boards", default=None, metavar="LIST", help="with --bridge: the "
+                   "room's boards, e.g. 1-20,25 (default: every board of the hall)")
     i.set_defaults(func=_cmd_hub_init)
     d = hs.add_parser("demo", help="a whole hall on this PC: hub init, mosquitto, the hub and "
                       "simulated boards playing; Ctrl-C stops them all")
@@ -110,4 +125,8 @@ def _cmd_hub_front(args: argparse.Namespace) -> int:
 
 
 def _cmd_hub_init(args: argparse.Namespace) -> int:
+    if args.bridge is not None:  # a room of a hall (pi.hall.hub_bridge)
+        return int(import_module("pi.hall.hub_bridge").main_bridge(args))
+    if args.room is not None or args.room_boards is not None:
+        raise HallInitError("--room and --room-boards make a room: they go with --bridge HOST")
     return int(import_module("pi.hall.hub_init").main_init(args))

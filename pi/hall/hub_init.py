@@ -69,7 +69,8 @@ __all__ = ["Hall", "MAX_BOARDS", "HASH_ITERATIONS", "hash_password",
            "make_hall", "write_hall", "main_init", "conf_text", "acl_text", "passwd_text",
            "hub_toml_text", "board_toml_text", "queue_limit", "make_certs", "CA_FILE",
            "TLS_PORT", "PLAIN_PORT", "SHARE_PORT", "share_user", "broker_open_files",
-           "broker_command", "USUAL_OPEN_FILES", "BROKER_SPARE_FILES"]
+           "broker_command", "USUAL_OPEN_FILES", "BROKER_SPARE_FILES", "check_host",
+           "broker_user_text"]
 
 #: Board numbers of a hall: 1 … MAX_BOARDS (as ``board`` in damiera.toml).
 MAX_BOARDS = 9999
@@ -165,8 +166,9 @@ def queue_limit(boards: int) -> int:
     return max(boards, QUEUE_MIN_BOARDS) * MESSAGES_PER_BOARD_MINUTE * QUEUE_MINUTES
 
 
-def _check_host(host: str) -> str:
-    """The broker's address as boards reach it: a host name, an IPv4 or an IPv6 address."""
+def check_host(host: str) -> str:
+    """The broker's address as boards reach it: a host name, an IPv4 or an IPv6 address
+    (normalised). Raises HallInitError (``--host: …``)."""
     text = host.strip()
     try:
         return str(ipaddress.ip_address(text.removeprefix("[").removesuffix("]")))
@@ -208,12 +210,12 @@ def make_hall(boards: int, directory: str | Path, port: int | None = None, hall:
     if host is None:
         name = socket.gethostname()
         try:
-            host = _check_host(name)
+            host = check_host(name)
         except HallInitError:
             raise HallInitError(f"this machine's host name {excerpt(name)} is not usable in a "
                                 "URL; give --host") from None
     else:
-        host = _check_host(host)
+        host = check_host(host)
     users = ["hub", *(f"board-{n}" for n in range(1, boards + 1))]
     if shares > 1:
         users += [share_user(k) for k in range(shares)]
@@ -257,7 +259,7 @@ def conf_text(hall: Hall) -> str:
 # 'damiera hub init'. Run it with:  {broker_command(hall)}
 # as the user who ran 'hub init', or as root (sudo).{_files_text(hall)}
 
-{_user_text(hall)}
+{broker_user_text(hall)}
 {_listener_text(hall)}
 # The broker takes the client id from the user name: one session per user, so that no board,
 # even with its own valid password, can take over the hub's session (or another board's) by
@@ -315,7 +317,7 @@ def _files_text(hall: Hall) -> str:
 # LimitNOFILE={files} in its unit ('systemctl edit mosquitto')."""
 
 
-def _user_text(hall: Hall) -> str:
+def broker_user_text(hall: Hall) -> str:
     """The ``user`` line: who owns the password file and the broker's key (mode 0600) and its
     data: :attr:`Hall.broker_user` (``hub init`` run as root: ``mosquitto``), else the user who
     runs ``hub init``. Started as root, Mosquitto drops to the user named here (without the
@@ -580,6 +582,9 @@ def make_certs(hall: Hall) -> list[Path]:
 def main_init(args: argparse.Namespace) -> int:
     """``damiera hub init``: writes the hall and prints what to run (in the terminal's
     language, the commands as they are). Raises HallInitError."""
+    if args.boards is None:
+        raise HallInitError("--boards N is needed (a hall of N boards; or --bridge HOST: a room "
+                            "of the hall in --dir)")
     tls = not bool(getattr(args, "plain_mqtt", False))
     # Run as root, the broker's files are Mosquitto's own user's, who the broker becomes when
     # started as root: never root itself (docs/organiser.md).

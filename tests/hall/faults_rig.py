@@ -95,10 +95,12 @@ class _Proc:
 class BoardProc(_Proc):
     """Board ``number``: its state directory ``dir/state``, its trace ``dir/trace.jsonl``, the
     broker reached through ``cable``; ``key``: its signing key (``[mqtt] key`` of a
-    ``dir/board.toml``), else it publishes unsigned."""
+    ``dir/board.toml``), else it publishes unsigned; ``config``: its ``board-<n>.toml`` as
+    ``damiera hub init`` wrote it (the broker's URL, user, password, CA and key: no cable)."""
 
     def __init__(self, root: Path, number: int, broker_port: int, seed: int,
-                 speed: float = 10.0, plies: int = 40, key: bytes | None = None) -> None:
+                 speed: float = 10.0, plies: int = 40, key: bytes | None = None,
+                 config: Path | None = None) -> None:
         self.number = number
         self.dir = root / f"board-{number}"
         self.dir.mkdir(parents=True)
@@ -109,11 +111,14 @@ class BoardProc(_Proc):
         self.last_t = make_trace(self.trace, number, seed, plies)
         self.speed = speed
         self.key = key
+        self.config = config
 
     def command(self) -> list[str]:
         url = f"mqtt://127.0.0.1:{self.cable.port}"
         hall = ["--mqtt", url, "--hall", HALL]
-        if self.key is not None:
+        if self.config is not None:
+            hall = ["--config", str(self.config)]
+        elif self.key is not None:
             config = self.dir / "board.toml"
             config.write_text(f'[mqtt]\nurl = "{url}"\nhall = "{HALL}"\nboard = "{self.number}"\n'
                               f'key = "{self.key.hex()}"\n', encoding="utf-8")
@@ -140,18 +145,23 @@ class BoardProc(_Proc):
 
 class HubProc(_Proc):
     """The hub; ``keys``: the boards' signing keys (its ``hub.toml``'s ``[keys]``), else every
-    board is taken unsigned."""
+    board is taken unsigned; ``config``: a ``hub.toml`` as ``damiera hub init`` wrote it (the
+    broker's URL, user, password, CA and the keys) instead of ``broker_url`` and ``keys``."""
 
-    def __init__(self, root: Path, broker_url: str, keys: dict[str, bytes] | None = None
-                 ) -> None:
+    def __init__(self, root: Path, broker_url: str, keys: dict[str, bytes] | None = None,
+                 config: Path | None = None) -> None:
         self.dir = root / "hub"
         self.dir.mkdir(parents=True)
         super().__init__(root / "hub.log")
         self.url = broker_url
         self.http = free_port()
         self.keys = keys
+        self.config = config
 
     def command(self) -> list[str]:
+        if self.config is not None:
+            return [sys.executable, "-m", "pi.cli", "hub", "--config", str(self.config),
+                    "--http", f"127.0.0.1:{self.http}", "--state-dir", str(self.dir), "--quiet"]
         if self.keys is not None:
             config = self.dir.parent / "hub.toml"
             config.write_text(f'hall = "{HALL}"\n[keys]\n' + "".join(

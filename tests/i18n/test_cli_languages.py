@@ -1,7 +1,7 @@
 """The command line's messages for people in the terminal's language (issue 20): each command
 run as a subprocess with ``LANG=it_IT.UTF-8`` speaks Italian and with ``LANG=C`` English —
 ``damiera doctor``, ``hardware probe|watch|map|test|diagram``, ``replay``'s summary, ``run``'s
-terminal, ``hub init`` and (slow, with Mosquitto) ``hub demo``. What is a contract stays
+terminal, ``hub init`` (and ``--bridge``) and (slow, with Mosquitto) ``hub demo``. What is a contract stays
 English in both: the errors on stderr, ``replay --json``, the board test's report files; a
 board's config file with ``language`` wins over the environment for its daemon."""
 
@@ -205,6 +205,20 @@ def test_hub_init(tmp_path: Path) -> None:
     assert en.stdout.startswith("hall hall: 2 boards, broker ")
     assert "(copy each to its board)" in en.stdout
     assert "(the hub as a service on this PC, from damiera's checkout)" in en.stdout
+
+
+def test_hub_init_bridge(tmp_path: Path) -> None:
+    hall = tmp_path / "hall"
+    made = damiera(ENGLISH, "hub", "init", "--boards", "2", "--dir", str(hall))
+    assert made.returncode == 0, made.stderr
+    room = ["hub", "init", "--dir", str(hall), "--bridge", "hub.local", "--host", "127.0.0.1"]
+    it = damiera(ITALIAN, *room, "--room", "east")
+    en = damiera(ENGLISH, *room, "--room", "east", "--force")
+    assert it.returncode == en.returncode == 0, (it.stderr, en.stderr)
+    assert it.stdout.startswith("stanza east della sala hall: damiere 1-2, broker 127.0.0.1:8883")
+    assert "(sul PC della stanza, con questa cartella copiata lì allo stesso percorso)" in it.stdout
+    assert en.stdout.startswith("room east of hall hall: boards 1-2, broker 127.0.0.1:8883")
+    assert "(copy each to its board)" in en.stdout
 
 
 @pytest.mark.slow
