@@ -20,7 +20,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from broker import Broker, settled_port
+from broker import Broker, free_port
 from faults_rig import BoardProc, HubProc, wait_caught_up
 from paho.mqtt.enums import CallbackAPIVersion
 
@@ -38,10 +38,10 @@ class TwoRooms:
 
     def __init__(self, root: Path, boards: int, room: int) -> None:
         self.root = root
-        hub_port = settled_port()
-        room_port = settled_port()
+        hub_port = free_port()
+        room_port = free_port()
         while room_port == hub_port:
-            room_port = settled_port()
+            room_port = free_port()
         self.dir = root / "hall"
         write_hall(make_hall(boards, self.dir, port=hub_port, hall=HALL, host="127.0.0.1"))
         self.room: Room = make_room(self.dir, f"127.0.0.1:{hub_port}", "east", f"1-{room}",
