@@ -66,7 +66,8 @@ SUPERSEDES: dict[PhraseKind, frozenset[PhraseKind]] = {
 #: face still runs would.
 FORGOTTEN_PRESS = article(find_variant("italian"), "press_forgotten").code
 
-#: The niceness of the speech thread and of the espeak-ng it starts (``PhraseQueue``).
+#: How far the speech thread and the espeak-ng it starts sit below the daemon (``PhraseQueue``:
+#: niceness raised by this much).
 NICE = 10
 
 #: The clock's spoken warnings outside the lampo countdown: the last minute and the last ten
@@ -194,8 +195,8 @@ class PhraseQueue:
     started at the first :meth:`put`). A phrase put drops every phrase still waiting that it
     makes stale (:data:`SUPERSEDES`), and the oldest waiting when ``limit`` wait already; the
     phrase being said is never cut. An exception from ``say`` is logged and contained.
-    ``nice``: the thread's niceness (Linux), so that what it starts (espeak-ng) yields the CPU
-    to the daemon's own threads. Thread-safe; :meth:`put` never blocks."""
+    ``nice``: how much the thread's niceness is raised above the daemon's (Linux; 19 at most),
+    so that what it starts (espeak-ng) yields the CPU to the daemon's own threads. Thread-safe; :meth:`put` never blocks."""
 
     def __init__(self, say: Callable[[Phrase], object], name: str = "speech",
                  limit: int = 8, nice: int = 0) -> None:
@@ -253,7 +254,9 @@ class PhraseQueue:
     def _run(self) -> None:
         if self.nice:
             try:  # Linux: a thread's own niceness, which the processes it starts inherit
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)
+                tid = threading.get_native_id()
+                own = os.getpriority(os.PRIO_PROCESS, tid)
+                os.setpriority(os.PRIO_PROCESS, tid, min(19, own + self.nice))
             except OSError as exc:
                 log.info("%s: priority not lowered (%s)", self.name, exc)
         while True:
