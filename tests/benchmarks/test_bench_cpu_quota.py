@@ -101,6 +101,7 @@ def _run(script: str, *args: str) -> str:
     return out
 
 
+@pytest.mark.slow  # 10-25 s of one core: make test-slow, so that make test stays within 4 min
 @needs_cgroup
 def test_bench_daemon_cpu_runs_briefly_under_a_quota() -> None:
     out = _run("bench_daemon_cpu.py", "--cpu", "50", "--moves", "2", "--starts", "1",
@@ -116,6 +117,7 @@ def test_bench_daemon_cpu_runs_briefly_under_a_quota() -> None:
                      out, re.M)
 
 
+@pytest.mark.slow  # 10-25 s of one core: make test-slow, so that make test stays within 4 min
 @needs_cgroup
 def test_bench_hall_runs_briefly_with_the_hub_under_a_quota() -> None:
     out = _run("bench_hall.py", "--cpu", "50", "--boards", "3", "--seconds", "2",

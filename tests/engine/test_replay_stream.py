@@ -76,6 +76,7 @@ def long_game() -> list[str]:
     return [json.dumps(start)] + [json.dumps(e.to_dict()) for e in bench.king_endgame(30_000)]
 
 
+@pytest.mark.slow  # 10-25 s of one core: make test-slow, so that make test stays within 4 min
 @pytest.mark.parametrize("form", ["json", "text"])
 def test_a_long_game_is_held_in_the_memory_of_its_last_moves(long_game: list[str],
                                                               form: str) -> None:
@@ -112,6 +113,7 @@ def held_by_stream(events: int) -> tuple[int, int]:
     return held, replay.arbiter.game.ply
 
 
+@pytest.mark.slow  # 10-25 s of one core: make test-slow, so that make test stays within 4 min
 def test_memory_of_a_streamed_replay_does_not_grow_with_its_record() -> None:
     small, plies_small = held_by_stream(2_000)
     large, plies_large = held_by_stream(12_000)

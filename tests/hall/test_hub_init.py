@@ -380,6 +380,7 @@ def test_cli_writes_a_hall_and_refuses_to_overwrite_it(tmp_path: Path,
     assert "board-3" not in (d / "acl").read_text()
 
 
+@pytest.mark.slow  # 10-25 s of one core: make test-slow, so that make test stays within 4 min
 def test_the_largest_hall_init_writes_is_one_its_hub_reads(tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]
                                                           ) -> None:

@@ -249,6 +249,7 @@ def _connect_all(port: int, users: dict[str, str]) -> int:
     return accepted
 
 
+@pytest.mark.slow  # 10-25 s of one core: make test-slow, so that make test stays within 4 min
 def test_a_hall_past_the_usual_open_files_gets_its_broker_enough(hall_dir: Path) -> None:
     """Mosquitto keeps a file open per client and keeps the limit it is started with: at the
     usual 1,024 (a login shell's, a systemd unit's) it takes ~1,015 clients and refuses the

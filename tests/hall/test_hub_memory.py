@@ -30,6 +30,7 @@ GAMES = 40
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # 10-25 s of one core: make test-slow, so that make test stays within 4 min
 def test_finished_games_are_read_back_on_demand_and_memory_stays_flat(tmp_path: Path) -> None:
     """Measured in a process of its own: tracemalloc counts every thread's allocations, and a
     test worker holds other tests' threads. The process collects its garbage as ``damiera
