@@ -34,6 +34,7 @@ from aiohttp import web
 from engine.decisions import FlagDecided, FlagRaised
 from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.hall import protocol as P
+from pi.hall.ack_check import ack_refusal
 from pi.hall.alarms import AlarmLog
 from pi.hall.boardview import BoardReplica, ReplayedGame, ReplicaServer, wall_of
 from pi.hall.errors import BadMessage
@@ -359,6 +360,11 @@ class Hub:
         if leaf == "ack":
             ack = P.parse_ack(payload)
             out = self.pairing_out.get(board)
+            why = ack_refusal(self.config.signing(board), self.config.keys.get(board), ack,
+                              pairing=out is not None and out[0] == ack.id)
+            if why is not None:
+                log.warning("board %s: ack of command %.40s refused: %s", board, ack.id, why)
+                return []
             if out is not None and out[0] == ack.id:
                 del self.pairing_out[board]
                 if not ack.ok:
