@@ -174,6 +174,12 @@ class Hub:
         hub does the latter: replaying every live game takes ~0.1 ms a line (11 s for 1,000
         games of 80 lines here, a minute mid-round), and its pages and link answer meanwhile."""
         n = self.replica.load(self.config.owns)
+        for board, game, line, _why in self.replica.damaged:  # logged by the replica
+            self.alarm(board, "damaged", N_(
+                "the hub's copy of game {game} was damaged on its disk at line {line}: cut back "
+                "there, the lines cut kept in its damaged.jsonl and asked from the board "
+                "again").format(game=game, line=line), game)
+        self.replica.damaged.clear()
         for board, games in self.replica.boards.items():
             view = self.board(board)
             for g in games.values():
