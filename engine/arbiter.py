@@ -42,9 +42,10 @@ Choices where the regulations leave room (also in README.md):
   straight back is IT 3.11 (a notice on that side); a piece of that side moved to another square
   is IT 8.1.1 when that side presses the clock, IT 8.1.5 (by the player on move) otherwise.
 * With a clock, a move standing unpressed when the opponent lifts one of his pieces is a move
-  (COMP 4.6: a forgotten press; nothing reminds the player, his face runs on). Not after a
-  capture: the player's own hand may be removing a piece too many (IT 8.1.12), judged at his
-  press.
+  (COMP 4.6: a forgotten press; nothing reminds the player, his face runs on). After a capture
+  the lift alone does not say it: the capturing player's own hand may be taking off a piece too
+  many (IT 8.1.12); the capture is a move when that piece is put down as a legal move of the
+  opponent's in the position after it (judged at the place), else judged at the press.
 * After a corrected irregularity the piece the offender touched first (man or king) stays bound
   if it has a legal move (IT 3.7, 3.8; docs/arbiter.md).
 * Not seen at all: the crowning stack (a second piece on an occupied square changes no sensor), so
@@ -69,7 +70,7 @@ from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, 
 from engine.game import Game
 from engine.i18n import N_
 from engine.squares import square_mirror
-from engine.tracking import MaybeBrush, TurnTracker
+from engine.tracking import MaybeBrush, TurnTracker, UnpressedCapture
 from engine.variants import Variant
 
 __all__ = ["Arbiter", "Flag"]
@@ -109,6 +110,9 @@ class Arbiter:
         self._waits_for_arbiter = start.clock_start == "arbiter"
         self._settle = start.settle
         self._game = self._memory.game
+        #: a piece of the opponent lifted off a capture standing unpressed (COMP 4.6 or IT
+        #: 8.1.12), judged by the event right after the lift only
+        self._unpressed: UnpressedCapture | None = None
 
     # ------------------------------------------------------------------ read-only views
 
@@ -187,6 +191,7 @@ class Arbiter:
     def feed(self, event: Event) -> list[Decision]:
         """Process one event (its ``t`` never earlier than the last); returns its decisions."""
         s = self._memory
+        unpressed, self._unpressed = self._unpressed, None
         if isinstance(event, DaemonRestarted):
             return self._on_restart(event)
         self._fire_timers(event.t)
@@ -214,6 +219,8 @@ class Arbiter:
         if isinstance(event, PieceLifted):
             self._on_lift(event.t, event.square)
         elif isinstance(event, PiecePlaced):
+            if unpressed is not None:
+                self._reply_to_capture(unpressed, event.square)
             self._on_place(event.t, event.square)
         elif isinstance(event, ButtonPressed):
             self._on_button(event)
@@ -414,17 +421,19 @@ class Arbiter:
         # whose pieces are still coming off is judged then (IT 8.1.10, 8.1.11: he moves on),
         # unless the piece lifted is one of them (the removal going on). With a clock the same
         # when the player forgot to press (COMP 4.6): the move standing is a move, nothing
-        # reminds him, his face runs on - a move without capture only: after a capture the
-        # player's own hand may be taking off one piece too many (IT 8.1.12), judged at his
-        # press; the sensors do not say whose hand it is.
+        # reminds him, his face runs on. After a capture the sensors do not say whose hand it
+        # is: the player's own may be taking off one piece too many (IT 8.1.12); judged when
+        # the piece is put down (``_reply_to_capture``).
         shown = s.tracker.after.get(frozenset(s.sensed)) if piece is not None else None
-        if (piece is not None and piece.color != c
-                and s.correcting is None and s.pending is None
-                and (shown is not None and not (self._clock_mode and shown.is_capture)
-                     or not self._clock_mode and self._opponent_moves_on(origin))):
+        opponent_lifts = (piece is not None and piece.color != c
+                          and s.correcting is None and s.pending is None)
+        if opponent_lifts and (shown is not None and not (self._clock_mode and shown.is_capture)
+                               or not self._clock_mode and self._opponent_moves_on(origin)):
             self._judge.complete(s.tracker.last_change, None)
             origin = s.tracker.phys.get(name)
             piece = s.tracker.ref.piece_at(origin) if origin is not None else None
+        elif opponent_lifts and shown is not None and origin is not None:
+            self._unpressed = UnpressedCapture(name, origin, t, s.tracker.last_change, shown)
         # IT 8.3: the offender's opponent lifting one of his own movable pieces keeps the
         # irregularity (the irregular position is the reference while it is pending). INT 5.7:
         # only his move executed does (the clock press); without a clock the board cannot tell
@@ -444,6 +453,30 @@ class Arbiter:
             self._judge_touch(t, name, origin)
         # IT 8.4, 7.8: the last step putting the position right may be taking a piece off
         self._judge.check_restored(t)
+
+    def _reply_to_capture(self, lifted: UnpressedCapture, name: str) -> None:
+        """With a clock, the piece of the opponent lifted off a capture standing unpressed is
+        put down on ``name`` by the very next event. If the lift and this place form a legal
+        move of his in the position after the capture (its end, or a square its capture path
+        lands on, IT 5.10), the press was forgotten (COMP 4.6): the capture is his opponent's
+        move, committed as it stood before the lift (the clock untouched, the forgetful
+        player's face running on, nothing said), and the lift begins the opponent's turn. Else
+        nothing changes here: a piece too many taken off (IT 8.1.12) or moved is judged at the
+        press."""
+        s = self._memory
+        if (self._game.outcome is not None or s.pending is not None or s.correcting is not None
+                or name in s.sensed):
+            return
+        to = s.geometry.number_of_algebraic.get(name)
+        after = s.tracker.ref.copy(stack=False)
+        after.push(lifted.capture)
+        if not any(m.from_square == lifted.origin and to in m.path[1:]
+                   for m in after.legal_moves):
+            return
+        s.tracker.unlift(lifted.square, lifted.complete_at)
+        s.sensed.add(lifted.square)
+        self._judge.complete(lifted.complete_at, None)
+        self._on_lift(lifted.t, lifted.square)
 
     def _raw_lift(self, t: float, name: str) -> None:
         s = self._memory

@@ -18,7 +18,7 @@ from typing import Literal, overload
 from engine.board import Board, Move, Piece
 from engine.frozen import quick_init
 
-__all__ = ["MaybeBrush", "Touch", "Touches", "TurnTracker"]
+__all__ = ["MaybeBrush", "Touch", "Touches", "TurnTracker", "UnpressedCapture"]
 
 
 @quick_init
@@ -74,6 +74,13 @@ class Touches(Sequence[Touch]):
         for (action, square, origin), t in zip(self._what, self._t, strict=True):
             yield Touch(action, square, t, origin)
 
+    def pop(self) -> Touch:
+        """Take the last touch back (it was judged not to belong to this turn); returns it."""
+        touch = self[-1]
+        self._what.pop()
+        self._t.pop()
+        return touch
+
 
 @dataclass(frozen=True, slots=True)
 class MaybeBrush:
@@ -83,6 +90,22 @@ class MaybeBrush:
     square: str
     origin: int | None
     t: float
+
+
+@dataclass(frozen=True, slots=True)
+class UnpressedCapture:
+    """With a clock, a capture shown complete and not pressed when a piece of the other side is
+    lifted from ``square`` (its ``origin``) at ``t``: the opponent beginning his reply to a
+    capture whose press was forgotten (COMP 4.6), or the capturing player's own hand taking off
+    a piece too many (IT 8.1.12). The sensors do not say which: judged when the piece is put
+    down (a legal move of his after ``capture`` or not). ``complete_at``: when the capture was
+    last changed before the lift."""
+
+    square: str
+    origin: int
+    t: float
+    complete_at: float
+    capture: Move
 
 
 class TurnTracker:
@@ -146,6 +169,15 @@ class TurnTracker:
         """Go on following the pieces ``other`` followed (same reference position): what stands
         where, what is in the hand, the touches so far."""
         self.phys, self.hand, self.touches = other.phys, other.hand, other.touches
+
+    def unlift(self, square: str, before: float) -> None:
+        """Take back the last touch, the lift of ``square``: the piece stands there again, out of
+        the hand, and the last change is ``before`` again (the lift belonged to the next turn)."""
+        touch = self.touches.pop()
+        self.hand.pop()  # the lift, the last touch, put its piece last in the hand
+        self.phys[square] = touch.origin
+        self.maybe_brush = None
+        self.last_change = before
 
     def put_back(self) -> int | None:
         """The piece lifted last comes back to its square (that lift is the last touch): out of

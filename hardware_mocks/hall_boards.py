@@ -12,7 +12,7 @@ retained will, answers ``resend`` from the journal file, journals arbiter ``acti
 takes ``pairing`` commands for its next game, answering a repeated command id as the first time.
 Games follow one another with a pause; ``pace`` runs game time N times faster than the wall.
 With ``key`` (the board's key of a hall made by ``damiera hub init``) its journal lines and its
-status are signed as a real board's (``pi.hall.signing``).
+status and its acks are signed as a real board's (``pi.hall.signing``).
 
 The MQTT side is :mod:`hardware_mocks.hall_fleet` (many boards in one thread): a board only
 calls its ``publish(topic, payload, retained)`` (QoS 1) and is given ``cmd`` payloads.
@@ -239,7 +239,7 @@ class LightBoard:
             return
         answer = self.answers.get(cmd.id)
         if answer is None:
-            answer = protocol.ack_payload(self._carry_out(cmd, now))
+            answer = protocol.ack_payload(self._carry_out(cmd, now), self.key)
             self.answers[cmd.id] = answer
         self.publish(self.topic("ack"), answer, False)
 

@@ -122,8 +122,9 @@ class AlarmLog:
 
     def add(self, board: str, kind: str, what: str, subject: str = "") -> dict[str, Any]:
         """An alarm (module docstring): ``kind`` one of ``forged``, ``unsigned``, ``conflict``,
-        ``status``, ``taken_over``, ``ack``; ``what`` one line; ``subject`` what it is about (a game
-        id). Returns it (a repeat: the alarm it counts on)."""
+        ``status``, ``taken_over``, ``ack``, ``lost``, ``disk``, ``damaged``; ``what`` one
+        line; ``subject`` what it is about (a game id). Returns it (a repeat: the alarm it
+        counts on)."""
         now = time.time()
         old: dict[str, Any]
         for old in reversed(self.items):

@@ -34,6 +34,7 @@ from aiohttp import web
 from engine.decisions import FlagDecided, FlagRaised
 from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.hall import protocol as P
+from pi.hall.ack_check import ack_refusal
 from pi.hall.alarms import AlarmLog
 from pi.hall.boardview import BoardReplica, ReplayedGame, ReplicaServer, wall_of
 from pi.hall.errors import BadMessage
@@ -173,6 +174,12 @@ class Hub:
         hub does the latter: replaying every live game takes ~0.1 ms a line (11 s for 1,000
         games of 80 lines here, a minute mid-round), and its pages and link answer meanwhile."""
         n = self.replica.load(self.config.owns)
+        for board, game, line, _why in self.replica.damaged:  # logged by the replica
+            self.alarm(board, "damaged", N_(
+                "the hub's copy of game {game} was damaged on its disk at line {line}: cut back "
+                "there, the lines cut kept in its damaged.jsonl and asked from the board "
+                "again").format(game=game, line=line), game)
+        self.replica.damaged.clear()
         for board, games in self.replica.boards.items():
             view = self.board(board)
             for g in games.values():
@@ -359,6 +366,11 @@ class Hub:
         if leaf == "ack":
             ack = P.parse_ack(payload)
             out = self.pairing_out.get(board)
+            why = ack_refusal(self.config.signing(board), self.config.keys.get(board), ack,
+                              pairing=out is not None and out[0] == ack.id)
+            if why is not None:
+                log.warning("board %s: ack of command %.40s refused: %s", board, ack.id, why)
+                return []
             if out is not None and out[0] == ack.id:
                 del self.pairing_out[board]
                 if not ack.ok:

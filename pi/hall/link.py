@@ -497,7 +497,8 @@ class BoardLink:
         self._publish_ack(ack)
 
     def _publish_ack(self, ack: Ack) -> None:
-        self.client.publish(self.topics.board(self.board, "ack"), ack_payload(ack), qos=1)
+        self.client.publish(self.topics.board(self.board, "ack"), ack_payload(ack, self.spec.key),
+                            qos=1)
 
     def _resend(self, r: Resend) -> None:
         """Lines ``from``… of game ``r.game`` read back from the journal (of the game in play:

@@ -14,7 +14,7 @@ from typing import Any
 
 from pi.board.statedir import parse_game_id
 from pi.hall.errors import BadMessage
-from pi.hall.signing import status_mac
+from pi.hall.signing import ack_mac, status_mac
 from engine.frozen import quick_init
 from engine.trace import one_line_problem
 
@@ -330,18 +330,27 @@ def parse_command(payload: bytes) -> Command | Resend:
 
 @dataclass(frozen=True, slots=True)
 class Ack:
+    """A board's answer to command ``id``: done (``ok``; an action's journal ``line``) or not
+    (``error``). Received: ``mac`` the board's signature (``pi.hall.signing.ack_mac``; None if
+    unsigned) and ``body`` the object as received (what the mac covers)."""
+
     id: str
     ok: bool
     line: int | None = None
     error: str | None = None
+    mac: str | None = field(default=None, compare=False)
+    body: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
-def ack_payload(ack: Ack) -> bytes:
+def ack_payload(ack: Ack, key: bytes | None = None) -> bytes:
+    """The ``ack`` message, signed with ``key`` when given (``pi.hall.signing``)."""
     obj: dict[str, Any] = {"id": ack.id, "ok": ack.ok}
     if ack.line is not None:
         obj["line"] = ack.line
     if ack.error is not None:
         obj["error"] = ack.error
+    if key is not None:
+        obj["mac"] = ack_mac(key, obj)
     return _dump(obj)
 
 
@@ -356,4 +365,5 @@ def parse_ack(payload: bytes) -> Ack:
     error = obj.get("error")
     if error is not None and not isinstance(error, str):
         raise BadMessage("ack: error is not a string")
-    return Ack(cmd_id, ok, line, None if error is None else error[:200])
+    return Ack(cmd_id, ok, line, None if error is None else error[:200],
+               _mac(obj.get("mac"), "ack"), obj)

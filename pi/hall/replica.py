@@ -15,8 +15,11 @@ Durability: lines are written (``os.write`` of whole lines, on the caller's thre
 fsynced in batches by :meth:`Replica.sync` (the hub runs it off the event loop every half
 second). The board's journal is the truth: what a hub crash loses between syncs, the hub's
 next start finds missing and asks to be resent. At start :meth:`Replica.load` reads every
-replica back and cuts a torn last line (a hub killed mid-write), and repairs one that two hubs
-wrote at once (every line twice: :func:`undouble`; one hub per state directory now, its lock).
+replica back and cuts a torn last line (a hub killed mid-write), cuts it back before a line the
+disk damaged — not a journal line, or not the line the replica took (each line's sum is kept
+beside it, ``pi.hall.replica_sums``; the lines cut are kept in its ``damaged.jsonl`` and listed
+in :attr:`Replica.damaged`) — and repairs one that two hubs wrote at once (every line twice:
+:func:`undouble`; one hub per state directory now, its lock).
 
 :meth:`Replica.held_future` is what waits for a line (the hub's arbiter actions wait for the
 line the board acked): a future resolved by the replica once it holds that line (written: a
@@ -39,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
+from pi.hall import replica_sums as sums
 from pi.hall.protocol import SEGMENT
 from pi.board.statedir import atomic_write, fsync_dir, parse_game_id
 from engine.frozen import quick_init
@@ -182,6 +186,9 @@ class Replica:
         self.root = Path(root)
         self.boards: dict[str, dict[str, GameReplica]] = {}
         self._fds: OrderedDict[GameReplica, int] = OrderedDict()
+        #: per game whose file is open: the descriptor of its sums (``replica_sums``), closed
+        #: with it (so twice :attr:`max_open` descriptors at most, half the process's limit)
+        self._sums_fds: dict[GameReplica, int] = {}
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
         #: open append descriptors kept at most (MAX_OPEN, within the limit on open files)
         quarter = None if soft == resource.RLIM_INFINITY else max(1, soft // 4)
@@ -202,6 +209,8 @@ class Replica:
         self.failing: str | None = None
         #: told when the disk first refuses a write (why) and when it takes one again (None)
         self.disk_listeners: list[Callable[[str | None], None]] = []
+        #: the replicas :meth:`load` found damaged: (board, game, first damaged line, why)
+        self.damaged: list[tuple[str, str, int, str]] = []
 
     # ------------------------------------------------------------------ reading back
 
@@ -246,18 +255,43 @@ class Replica:
                 f.truncate(end)
                 os.fsync(f.fileno())
             data = data[:end]
+        raws = data[:end].split(b"\n")[:-1]
         bad = first_unreadable(data[:end])
-        if bad is not None:  # cut there: the board's heads make the hub ask from that line
-            number, offset = bad
-            log.warning("replica %s: line %d is not a journal line (a damaged disk?): cut back "
-                        "to %d line(s), the rest asked for again", trace, number, number - 1)
+        try:
+            changed, known = sums.first_mismatch(trace, raws)
+        except OSError as exc:
+            log.error("replica %s: its sums cannot be read (%s): not checked", trace,
+                      exc.strerror or exc)
+            changed, known = None, 0
+        if bad is not None and (changed is None or bad[0] - 1 <= changed):
+            first, why = bad[0] - 1, "not a journal line"
+        elif changed is not None:
+            first, why = changed, "not the line the hub took"
+        else:
+            first = None
+        if first is not None:
+            # cut there: the board's heads make the hub ask from that line; what is cut is
+            # kept first (nothing the replica held is lost)
+            sums.keep_cut(trace, raws, first)
+            log.warning("replica %s: line %d is %s (a damaged disk?): cut back to %d line(s), "
+                        "the rest kept in %s and asked for again", trace, first + 1, why, first,
+                        sums.DAMAGED_FILE)
+            end = sum(len(r) + 1 for r in raws[:first])
             with open(trace, "r+b") as f:
-                f.truncate(offset)
+                f.truncate(end)
                 os.fsync(f.fileno())
-            end = offset
+            raws, known = raws[:first], min(known, first)
+            self.damaged.append((board, game, first + 1, why))
         if end:  # two hubs wrote it at once (issue 38)
-            data = _undoubled(trace, data[:end])
-            end = len(data)
+            undoubled = _undoubled(trace, data[:end])
+            if len(undoubled) != end:
+                raws, known = undoubled.split(b"\n")[:-1], 0
+            data, end = undoubled, len(undoubled)
+        try:
+            sums.rewrite(trace, raws, known)
+        except OSError as exc:
+            log.error("replica %s: its sums not written (%s): its lines are not checked at the "
+                      "next start", trace, exc.strerror or exc)
         g.lines = data[:end].decode("utf-8", errors="replace").split("\n")[:-1] if end else []
         g.size = end
         return g
@@ -398,16 +432,17 @@ class Replica:
             g.size += len(data)
             g.extend(texts)
             return True
-        if not self._write(g, data, g.size):
+        if not self._write(g, data, g.size, g.held):
             return False
         g.size += len(data)
         g.extend(texts)
         self._release(g)
         return True
 
-    def _write(self, g: GameReplica, data: bytes, size: int) -> bool:
-        """``data`` appended to ``g``'s file (``size`` bytes long before it); on failure the
-        file is cut back to ``size`` (no partial line left behind) and False returned."""
+    def _write(self, g: GameReplica, data: bytes, size: int, held: int) -> bool:
+        """``data`` appended to ``g``'s file (``size`` bytes long and ``held`` lines before it)
+        and its lines' sums beside it; on failure the file is cut back to ``size`` (no partial
+        line left behind) and False returned."""
         try:
             fd = self._fd(g)
             written = 0
@@ -423,6 +458,14 @@ class Replica:
         self._dirty.add(g)
         if self.failing is not None:
             self._disk(None, g.path)
+        try:
+            sums_fd = self._sums_fds.get(g)
+            if sums_fd is None:
+                sums_fd = self._sums_fds[g] = sums.open_sums(g.path)
+            sums.write_fd(sums_fd, held, data)
+        except OSError as exc:  # the lines are kept; the next start sums them as they stand
+            log.warning("replica %s: sums of lines %d… not written (%s)", g.path, held + 1,
+                        exc.strerror or exc)
         return True
 
     def _disk(self, why: str | None, path: Path) -> None:
@@ -464,7 +507,7 @@ class Replica:
 
     def _flush_one(self, g: GameReplica, pending: tuple[int, int, list[bytes]]) -> bool:
         size, held, chunks = pending
-        if self._write(g, b"".join(chunks), size):
+        if self._write(g, b"".join(chunks), size, held):
             self._release(g)
             return True
         g.size = size
@@ -505,6 +548,11 @@ class Replica:
             log.error("replica %s: lines from %d not superseded (%s); kept as they are", g.path,
                       line, getattr(exc, "strerror", None) or exc)
             return None
+        try:
+            sums.cut(g.path, line - 1)
+        except OSError as exc:  # the next start finds them differ: kept, asked again
+            log.warning("replica %s: sums from line %d not cut (%s)", g.path, line,
+                        exc.strerror or exc)
         g.lines = lines[:line - 1]
         g.size = cut
         g.ahead.clear()
@@ -538,6 +586,9 @@ class Replica:
         """``g``'s descriptor leaves the open set: closed at once when nothing of it waits for a
         sync, else fsynced and closed by the next sync (:meth:`take_dirty`). Past
         :attr:`max_closing` descriptors waiting so, the oldest is synced here (bounded)."""
+        sums_fd = self._sums_fds.pop(g, None)
+        if sums_fd is not None:
+            os.close(sums_fd)
         dirs = self._dirs(g) if g.fresh else []
         g.fresh = False
         if g not in self._dirty and not dirs:
@@ -587,9 +638,10 @@ class Replica:
 
     def close(self) -> None:
         self.sync()
-        for fd in self._fds.values():
+        for fd in [*self._fds.values(), *self._sums_fds.values()]:
             os.close(fd)
         self._fds.clear()
+        self._sums_fds.clear()
 
 
 def _undoubled(trace: Path, data: bytes) -> bytes:

@@ -10,7 +10,8 @@ Each board has its own key (32 random bytes, 64 hex digits: ``[mqtt] key`` of it
 in lowercase hex, ``<previous mac>`` being line *n − 1*'s (the empty string for line 1): a line
 verifies only after the whole journal before it, so a copy that differs anywhere breaks the
 chain from there on. A ``status``'s ``mac`` is the HMAC of ``"damiera-status\\n"`` and the
-status object without its ``mac``, as canonical JSON (sorted keys, no spaces).
+status object without its ``mac``, as canonical JSON (sorted keys, no spaces); an ``ack``'s the
+same with ``"damiera-ack\\n"`` (the tag keeps one kind of message from passing for another).
 
 Pure functions and one small cache (:class:`Chain`); no I/O. Constant-time comparisons.
 """
@@ -25,7 +26,8 @@ import secrets
 from collections import OrderedDict
 from typing import Any, Callable, Iterable
 
-__all__ = ["KEY_HEX", "new_key", "parse_key", "line_mac", "status_mac", "same_mac", "Chain"]
+__all__ = ["KEY_HEX", "new_key", "parse_key", "line_mac", "status_mac", "ack_mac", "same_mac",
+           "Chain"]
 
 #: A key is 32 bytes, written as 64 hexadecimal digits.
 KEY_HEX = 64
@@ -54,10 +56,18 @@ def line_mac(key: bytes, game: str, line: int, text: str, previous: str) -> str:
 
 def status_mac(key: bytes, obj: dict[str, Any]) -> str:
     """The ``mac`` of a ``status`` object (its own ``mac`` key left out)."""
+    return _object_mac(key, b"damiera-status\n", obj)
+
+
+def ack_mac(key: bytes, obj: dict[str, Any]) -> str:
+    """The ``mac`` of an ``ack`` object (its own ``mac`` key left out)."""
+    return _object_mac(key, b"damiera-ack\n", obj)
+
+
+def _object_mac(key: bytes, tag: bytes, obj: dict[str, Any]) -> str:
     body = {k: v for k, v in obj.items() if k != "mac"}
     data = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hmac.new(key, b"damiera-status\n" + data.encode("utf-8"),
-                    hashlib.sha256).hexdigest()
+    return hmac.new(key, tag + data.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 def same_mac(a: str | None, b: str) -> bool:

@@ -93,7 +93,7 @@ class FakeBoard:
     """A board on the broker: ``journals`` game id → journal lines (texts); ``publish_lines``
     sends some of them (the order and loss a test wants); resends are answered from the whole
     journal; actions are journaled and acked (``refuse`` makes it say no). Lines and status
-    are signed with :func:`rig_key` as a real board with a key signs them (``key`` None:
+    (and acks) are signed with :func:`rig_key` as a real board with a key signs them (``key`` None:
     unsigned, an old board)."""
 
     def __init__(self, url: str, board: str, hall: str = HALL,
@@ -187,7 +187,8 @@ class FakeBoard:
             return
         if self.refuse is not None:
             client.publish(self.topics.board(self.board, "ack"),
-                           P.ack_payload(P.Ack(cmd.id, False, error=self.refuse)), qos=1)
+                           P.ack_payload(P.Ack(cmd.id, False, error=self.refuse), self.key),
+                           qos=1)
             return
         line = None
         if cmd.action is not None and self.current is not None:
@@ -198,7 +199,7 @@ class FakeBoard:
             line = len(journal)
             self.publish_line(self.current, line)
         client.publish(self.topics.board(self.board, "ack"),
-                       P.ack_payload(P.Ack(cmd.id, True, line)), qos=1)
+                       P.ack_payload(P.Ack(cmd.id, True, line), self.key), qos=1)
 
     def close(self) -> None:
         self.client.disconnect()

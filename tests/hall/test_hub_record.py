@@ -166,3 +166,105 @@ def test_a_damaged_line_in_the_middle_of_a_replica_is_asked_for_again(
         assert path.read_text(encoding="utf-8") == "".join(t + "\n" for t in lines)
     finally:
         again.close()
+
+
+def _played(tmp_path: Path, n: int = 20) -> tuple[str, list[str], Path]:
+    """A hub that took ``n`` lines of board 7's game and stopped: (game, lines, replica)."""
+    from datetime import datetime, timezone
+
+    from pi.board.statedir import make_game_id
+    from pi.hall import protocol as P
+    from tests.hall.hub_rig import SAMPLE, trace_lines
+
+    game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, 7)
+    lines = trace_lines(SAMPLE, game=game, board="7")[:n]
+    hub = _hub(tmp_path)
+    hub.deliver([(hub.topics.board("7", "journal"), P.journal_payload(game, k, t))
+                 for k, t in enumerate(lines, start=1)])
+    hub.close()
+    return game, lines, tmp_path / "boards" / "7" / "games" / game / "trace.jsonl"
+
+
+def _other_journal_line(text: str) -> bytes:
+    """``text`` turned into another well-formed journal line (a digit of its time changed)."""
+    import json
+
+    obj = json.loads(text)
+    obj["t"] = obj["t"] + 1 if isinstance(obj.get("t"), (int, float)) else 1
+    return json.dumps(obj).encode()
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_a_line_turned_into_another_journal_line_is_found_at_start_and_asked_for_again(
+        tmp_path: Path, legacy: bool) -> None:
+    """Issue 38, item 6: a replica line the disk changed into another well-formed JSON line was
+    kept for ever (first_unreadable sees only what is not JSON). Each line's sum is kept beside
+    the replica: at start the changed line is found, the replica cut back before it, the lines
+    cut kept in damaged.jsonl (nothing the hub held is lost), one alarm raised, the board asked
+    from there; its resend makes the replica its journal again. ``legacy``: a replica of a hub
+    before the sums (no trace.sums) loads whole as before, and is checked from then on."""
+    import json
+
+    from pi.hall import protocol as P
+    from pi.hall.replica_sums import DAMAGED_FILE, SUMS_FILE
+
+    game, lines, path = _played(tmp_path)
+    sums = path.parent / SUMS_FILE
+    assert sums.stat().st_size == 20 * 33
+    if legacy:
+        sums.unlink()
+        old = _hub(tmp_path)
+        old.load()
+        assert old.replica.held("7", game) == 20 and not old.alarms
+        old.close()
+        assert sums.stat().st_size == 20 * 33  # summed as the lines stood
+    on_disk = path.read_bytes().split(b"\n")
+    changed = _other_journal_line(lines[7])
+    on_disk[7] = changed  # line 8, still one JSON object
+    path.write_bytes(b"\n".join(on_disk))
+    again = _hub(tmp_path)
+    sent: list[tuple[str, bytes]] = []
+    again.publish = lambda topic, payload: sent.append((topic, payload))
+    topics = again.topics
+    try:
+        again.load()
+        assert again.replica.held("7", game) == 7
+        assert [(a["board"], a["kind"], a["subject"]) for a in again.alarms] == [
+            ("7", "damaged", game)]
+        assert "line 8" in again.alarms[0]["what"]
+        kept = [json.loads(x) for x in (path.parent / DAMAGED_FILE).read_text().splitlines()]
+        assert [(k["line"], k["damaged"]) for k in kept] == [(n, n == 8) for n in range(8, 21)]
+        assert kept[0]["text"].encode() == changed
+        assert [k["text"] for k in kept[1:]] == lines[8:]
+        again.deliver([(topics.board("7", "status"), P.status_payload("7", game, 20,
+                                                                        [(game, 20, False)]))])
+        assert (topics.board("7", "cmd"), P.resend_payload(game, 8)) in sent
+        again.deliver([(topics.board("7", "journal"), P.journal_payload(game, n, lines[n - 1]))
+                       for n in range(8, 21)])
+        assert path.read_text(encoding="utf-8") == "".join(t + "\n" for t in lines)
+    finally:
+        again.close()
+    third = _hub(tmp_path)  # the replica as the board sent it again: no alarm at the next start
+    try:
+        third.load()
+        assert third.replica.held("7", game) == 20 and len(third.alarms) == 1
+    finally:
+        third.close()
+
+
+def test_sums_cut_short_by_a_crash_leave_the_lines_as_they_stand(tmp_path: Path) -> None:
+    """A crash before the sums' sync can leave them short, or holed with zeros: what they do not
+    cover is taken as it stands (as before the sums), never cut as damaged."""
+    from pi.hall.replica_sums import SUMS_FILE
+
+    game, lines, path = _played(tmp_path)
+    sums = path.parent / SUMS_FILE
+    data = sums.read_bytes()
+    sums.write_bytes(data[:5 * 33] + b"\0" * 33 + data[6 * 33:12 * 33 + 7])
+    again = _hub(tmp_path)
+    try:
+        again.load()
+        assert again.replica.held("7", game) == 20 and not again.alarms
+        assert sums.read_bytes() == data  # made whole again
+    finally:
+        again.close()

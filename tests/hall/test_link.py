@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from broker import Broker
-from hall_rig import BOARD, HallRig, Hub, retained
+from hall_rig import BOARD, HALL, HallRig, Hub, retained
 
 
 def _all_lines_arrived(hub: Hub, rig: HallRig) -> None:
@@ -341,3 +341,21 @@ def test_the_same_resend_again_is_served_after_a_wait_that_doubles(tmp_path: Pat
         assert all(g <= 1.2 for g in gaps), gaps  # capped
         hub.send({"resend": {"game": game, "from": 3}})  # another start: served at once
         hub.wait(lambda h: len(served(h, 3)) > len(times), timeout=2, what="the new start")
+
+
+def test_a_board_with_a_key_signs_its_acks(tmp_path: Path) -> None:
+    """Issue 38, item 6: the board signs every ack (a pairing's too) with its key, as its lines
+    and status (PROTOCOL.md, "Acknowledgements"); the hub takes a pairing's ack only so."""
+    from pi.board.config import MqttSpec
+    from pi.hall.signing import ack_mac
+
+    key = bytes(range(32))
+    with Broker(tmp_path) as broker, Hub(broker.port) as hub:
+        spec = MqttSpec(f"mqtt://127.0.0.1:{broker.port}", "127.0.0.1", broker.port, False,
+                        HALL, BOARD, key=key)
+        with HallRig(tmp_path / "board", broker.port, spec) as rig:
+            assert rig.link.subscribed.wait(5)
+            hub.send({"id": "p-1", "pairing": {"white": "Anna", "black": "Marco"}})
+            hub.wait(lambda h: bool(h.acks("p-1")), what="the ack")
+            ack = hub.acks("p-1")[0]
+            assert ack["ok"] is True and ack["mac"] == ack_mac(key, ack)

@@ -212,3 +212,32 @@ def test_a_doubled_line_is_logged_and_a_journal_s_own_repeats_are_kept(tmp_path,
     r.load()
     assert r.held("7", other) == len(honest) and "doubled" not in caplog.text
     r.close()
+
+
+def test_the_sums_follow_the_replica_through_a_supersede(tmp_path: Path) -> None:
+    """Issue 38, item 6: each line's sum is kept beside the replica, line for line, whatever
+    writes it — appended one by one, ahead of a gap, cut back by a board that lost lines
+    (``supersede``) and written again: the next start finds nothing damaged."""
+    from pi.hall.replica_sums import RECORD, SUMS_FILE, sums_of
+
+    replica = Replica(tmp_path)
+    lines = source_lines(12)
+    for n in (1, 2, 3, 5, 6, 4, 7, 8):  # 5 and 6 ahead of the gap
+        replica.offer("7", GAME, n, lines[n - 1])
+    g = replica.game("7", GAME)
+    assert g is not None
+    assert replica.supersede(g, 6) == lines[5:8]
+    other = [t[:-1] + ', "again": true}' for t in lines[5:12]]  # the board's lines from 6
+    for n, text in enumerate(other, start=6):
+        replica.offer("7", GAME, n, text)
+    replica.close()
+    held = lines[:5] + other
+    sums = g.path.parent / SUMS_FILE
+    assert sums.read_bytes() == sums_of([t.encode() for t in held])
+    assert sums.stat().st_size == len(held) * RECORD
+    again = Replica(tmp_path)
+    again.load()
+    try:
+        assert again.held("7", GAME) == len(held) and again.damaged == []
+    finally:
+        again.close()

@@ -194,6 +194,55 @@ def test_a_forgotten_press_is_pointed_out_by_nobody(rig) -> None:  # type: ignor
     assert said == ["11 15"]  # White's move is not said: it would point the press out
 
 
+def test_a_forgotten_press_after_a_capture_is_pointed_out_by_nobody(tmp_path: Path) -> None:
+    """COMP 4.6 after a capture: White takes 22x13 and forgets to press. Black's lift alone
+    decides nothing (it may be White's hand taking off a piece too many, IT 8.1.12); put down as
+    5-9, a legal move of Black's, it makes White's capture a move. No beep, no prompt, no voice
+    at any step; White's face runs on."""
+    alg = Board(None, "italian").variant.geometry.algebraic_of
+    clock = FakeClock(1000.0)
+    time = GameTime(clock, epoch=900.0)
+    screen = Screen()
+    beeps: list[str] = []
+    published: list[Fed] = []
+    with StateDir.open(tmp_path / "state") as state:
+        c = BoardController(Config(time_control="600", fen="W:W22,24,31:B18,1,5"), state, time,
+                            screen=screen, beep=beeps.append, wall=lambda: None,
+                            listeners=[published.append])
+        c.handle(SnapshotTaken(_stamp(time), frozenset(alg[n] for n in (22, 24, 31, 18, 1, 5))))
+        for lifted, placed in ((22, 13), (18, None)):  # 22x13, the clock not pressed
+            clock.advance(0.5)
+            c.handle(PieceLifted(_stamp(time), alg[lifted]))
+            if placed is not None:
+                c.handle(PiecePlaced(_stamp(time), alg[placed]))
+        for _ in range(3):
+            clock.advance(10.0)
+            c.refresh()
+            deadline = c.next_deadline()
+            if deadline is not None and clock() >= deadline:
+                c.tick()
+        assert c.session is not None
+        arbiter = c.session.arbiter
+        c.handle(PieceLifted(_stamp(time), alg[5]))
+        assert [m.notation for m in arbiter.game.moves] == []  # judged at the place
+        assert screen.shown[-1].message == "" and beeps == []
+        clock.advance(1.0)
+        c.handle(PiecePlaced(_stamp(time), alg[9]))
+        assert [m.notation for m in arbiter.game.moves] == ["22x13"]
+        clock.advance(1.0)
+        c.handle(ButtonPressed(_stamp(time), "clock", "black"))
+        assert [m.notation for m in arbiter.game.moves] == ["22x13", "5-9"]
+        assert arbiter.flags == []
+        assert screen.shown[-1].message == "" and beeps == []
+        reading = screen.shown[-1].clock
+        assert reading is not None and reading.running is Colour.WHITE  # his face runs on
+        decisions = [d for f in published for d in f.decisions]
+        committed = [d for d in decisions if isinstance(d, MoveCommitted)]
+        assert [d.article for d in committed] == ["COMP 4.6", "COMP 4.5"]
+        assert [p.text for p in phrases(decisions, NullTranslations())] == ["5 9"]
+        c.stop()
+
+
 def test_the_next_game_begins_once_the_board_is_set_up_again(rig) -> None:  # type: ignore[no-untyped-def]
     c, clock, time, _, _, _, state = rig
     _play_opening(c, clock, time)

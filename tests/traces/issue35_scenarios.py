@@ -77,6 +77,55 @@ ISSUE35: list[Scenario] = [
      "A:start_clock L22 P18 +50 L11 P15 Cb +10 L23 P19 Cw",
      ["22-18", "11-15"], [], "0-1",
      {"fen": "W:W18,21,23-32:B1-10,12,15", "outcome": "COMP 4.8"}),
+    # ... after a capture (issue 35, the last gap). The capture standing complete is a move when
+    # Black's lift and place form a legal move of his in the position after it (decided at his
+    # place: a lift alone may be White's own hand taking off a piece too many, IT 8.1.12).
+    # 22x13 left unpressed; Black thinks on White's time and plays 5-9; White's face ran from
+    # 0.5 s to his press at 19.5 s: 581 s left, Black's never ran.
+    ("italian", "i35_forgotten_press_after_capture_comp_4_6",
+     {"time_control": "600", "fen": "W:W22,24,31:B18,1,5"},
+     "A:start_clock L22 P13 L18 +10 L5 P9 Cb +4.5 L24 P20 Cw",
+     ["22x13", "5-9", "24-20"], [], "*",
+     {"fen": "B:W13,20,31:B1,9", "sides": [W, B, W],
+      "pdn_contains": ["24-20 {[%clock w0:09:41 B0:10:00]}"]}),
+    # ... after a multiple capture (22x6, both pieces off), the same: 20 s on White's face
+    ("italian", "i35_forgotten_press_after_multiple_capture_comp_4_6",
+     {"time_control": "600", "fen": "W:W22,28:B18,10,1,5"},
+     "A:start_clock L22 P13 L13 P6 L18 L10 +10 L5 P9 Cb +4 L28 P24 Cw",
+     ["22x6", "5-9", "28-24"], [], "*",
+     {"fen": "B:W6,24:B1,9", "sides": [W, B, W],
+      "pdn_contains": ["28-24 {[%clock w0:09:40 B0:10:00]}"]}),
+    # ... and the reply itself a capture (9x18 takes the man 22x13 put on 13); White presses at
+    # 19.5 s: 19 s on his face
+    ("italian", "i35_forgotten_press_capture_reply_comp_4_6",
+     {"time_control": "600", "fen": "W:W22,24,31:B18,1,9"},
+     "A:start_clock L22 P13 L18 +10 L9 P18 L13 Cb +4 L24 P20 Cw",
+     ["22x13", "9x18", "24-20"], [], "*",
+     {"fen": "B:W20,31:B1,18", "sides": [W, B, W],
+      "pdn_contains": ["24-20 {[%clock w0:09:41 B0:10:00]}"]}),
+    # contrast, IT 8.1.12: after 22x13 a black piece comes off that forms no legal move of
+    # Black's (1 is blocked by 5): White's hand took off a piece too many; his press shows it,
+    # Black has it corrected (IT 8.4) and the capture is played again
+    ("italian", "i35_extra_removal_after_capture_8_1_12",
+     {"time_control": "600", "fen": "W:W22,24,31:B18,1,5"},
+     "A:start_clock L22 P13 L18 L1 Cw correct:b P1 P18 L13 P22 L22 P13 L18 Cw",
+     ["22x13"], [["IT 8.1.12", "corrected"]], "*",
+     {"fen": "B:W13,24,31:B1,5"}),
+    # ... and the piece lifted put down where no move of Black's goes (1 to 10, a square only 5
+    # reaches): no reply, nothing committed at the place; White's press finds two pieces
+    # displaced as no single move displaces them: the position is disturbed (IT 7.8), the
+    # capture not recorded until it is put right
+    ("italian", "i35_extra_displacement_after_capture_7_8",
+     {"time_control": "600", "fen": "W:W22,24,31:B18,1,5"},
+     "A:start_clock L22 P13 L18 L1 P10 Cw",
+     [], [["IT 7.8", "pending"]], "*", {"fen": "W:W22,24,31:B1,5,18"}),
+    # English (Black first): 9x18 unpressed, White replies 30-26 on Black's time
+    ("english", "i35_forgotten_press_after_capture_comp_4_6",
+     {"time_control": "600", "fen": "B:W14,30:B9,1"},
+     "A:start_clock L9 P18 L14 +10 L30 P26 Cw +4.5 L1 P5 Cb",
+     ["9x18", "30-26", "1-5"], [], "*",
+     {"fen": "W:W26:B5,18", "sides": [B, W, B],
+      "pdn_contains": ["1-5 {[%clock W0:10:00 b0:09:41]}"]}),
     # ------------------------------- 3. a button after the flag fell: the flag first (COMP 4.8)
     # Black's flag falls at 62 s (pressed at 2 s, 60 s): his `correct` at 62.5 s comes after the
     # game ended; the irregular move stays in the transcript, its flag undecided
