@@ -29,7 +29,7 @@ from engine.board import Board
 from engine.colour import Colour
 from engine.decisions import Decision, Flag, FlagDecided, FlagRaised, GameEnded
 from engine.errors import TraceError
-from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, PieceLifted,
+from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, PieceChanged, PieceLifted,
                            PiecePlaced, SensorsFailed, SensorsRecovered, SnapshotTaken,
                            TraceEnded)
 from engine.game import RecordedMove
@@ -196,7 +196,8 @@ def _actor(event: Event | None) -> Actor:
     return Actor("board", None, _TYPES[type(event)])
 
 
-_TYPES: dict[type, str] = {PieceLifted: "lift", PiecePlaced: "place", SnapshotTaken: "snapshot",
+_TYPES: dict[type, str] = {PieceLifted: "lift", PiecePlaced: "place", PieceChanged: "piece",
+                           SnapshotTaken: "snapshot",
                            ButtonPressed: "button", ArbiterActed: "arbiter", TraceEnded: "end",
                            SensorsFailed: "fault", SensorsRecovered: "fault_cleared",
                            DaemonRestarted: "restart"}
@@ -204,7 +205,7 @@ _TYPES: dict[type, str] = {PieceLifted: "lift", PiecePlaced: "place", SnapshotTa
 
 def _shown(line: int, event: Event) -> Shown:
     kind = _TYPES[type(event)]
-    if isinstance(event, (PieceLifted, PiecePlaced)):
+    if isinstance(event, (PieceLifted, PiecePlaced, PieceChanged)):
         return Shown(line, event.t, kind, (event.square,))
     if isinstance(event, SnapshotTaken):
         return Shown(line, event.t, kind, tuple(sorted(event.occupied)))
