@@ -65,8 +65,8 @@ from engine.trace import CLOCK_START_ARBITER, split_lines
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
 from engine.i18n import N_
-from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
-                           TraceEnded)
+from engine.events import (ArbiterActed, ButtonPressed, PieceChanged, PieceLifted, PiecePlaced,
+                           SnapshotTaken, TraceEnded)
 from engine.squares import square_mirror, square_sort_key
 from engine.variants import find_variant
 from pi.board.arbiter_request import DECIDES_POSITION, ArbiterRequest
@@ -97,7 +97,8 @@ IDLE = 5.0
 
 #: What :meth:`BoardController.handle` takes.
 #: (``SensorInterrupt``: only where nobody scans, never in the daemon; ignored.)
-Input = Union[PieceLifted, PiecePlaced, SnapshotTaken, SensorFault, SensorFaultCleared,
+Input = Union[PieceLifted, PiecePlaced, PieceChanged, SnapshotTaken, SensorFault,
+              SensorFaultCleared,
               ButtonPressed, ArbiterActed, TraceEnded, SensorInterrupt, "Acting",
               "JournalDurable", "JournalFailed"]
 
@@ -593,8 +594,8 @@ class BoardController:
             line = item.to_dict()
             line["t"] = self._game_t(item.t)
             fed = session.journal_line(line)
-        elif isinstance(item, (PieceLifted, PiecePlaced, SnapshotTaken, ButtonPressed,
-                               ArbiterActed, TraceEnded)):
+        elif isinstance(item, (PieceLifted, PiecePlaced, PieceChanged, SnapshotTaken,
+                               ButtonPressed, ArbiterActed, TraceEnded)):
             # TraceEnded: only the simulator acting out a trace sends it (TRACE.md ``end``)
             fed = session.feed(replace(item, t=self._game_t(item.t)))
         else:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, Union
 
-from engine.events import ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
+from engine.events import ButtonPressed, PieceChanged, PieceLifted, PiecePlaced, SnapshotTaken
 from engine.i18n import N_
 
 #: ``SensorFault.kind`` values.
@@ -85,8 +85,10 @@ class SensorInterrupt:
     (``Hardware.on_interrupt`` is None): some expander saw a change; scan now."""
 
 
-#: Everything a scan returns, in order: piece events and fault records.
-SensorOutput = Union[PieceLifted, PiecePlaced, SnapshotTaken, SensorFault, SensorFaultCleared]
+#: Everything a scan returns, in order: piece events and fault records (PieceChanged only from
+#: a board that knows the pieces, :mod:`pi.drivers.analog`).
+SensorOutput = Union[PieceLifted, PiecePlaced, PieceChanged, SnapshotTaken, SensorFault,
+                     SensorFaultCleared]
 
 
 class Inbox(Protocol):
