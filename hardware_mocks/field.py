@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from engine.board import Piece
 from engine.colour import WHITE
@@ -51,7 +51,7 @@ class Geometry:
     pitch: float = 40.0  # mm between square centres
     depth: float = 5.0  # mm from the Hall element to a man's magnet (surface + piece base)
     depth_spread: float = 0.3  # ± mm per sensor (board thickness, soldering)
-    piece_height: float = 6.0  # mm between the magnets of a king's two men
+    piece_height: float = 5.0  # mm between the magnets of a king's two men
     off_centre: float = 2.0  # mm, a piece put down off the square's centre
     king_off_centre: float = 3.0  # mm, the top man off the lower one
 

@@ -1,4 +1,5 @@
-"""Fake expander models, one module per chip, by the type names wiring files use."""
+"""Fake expander and ADC models, one module per chip family, by the type names wiring files
+use."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from hardware_mocks.chips.mcp23017 import FakeMCP23017
 from hardware_mocks.chips.pcf8575 import FakePCF8575
 from hardware_mocks.chips.tca9555 import FakeTCA9555
 
-__all__ = ["CHIP_MODELS", "FakeADC", "FakeADS7128", "FakeADS7828", "FakeChip", "FakeTLA2528", "FakeMCP23017", "FakePCF8575", "FakeTCA9555",
-           "ProtocolViolation"]
+__all__ = ["CHIP_MODELS", "FakeADC", "FakeADS7128", "FakeADS7828", "FakeChip", "FakeMCP23017",
+           "FakePCF8575", "FakeTCA9555", "FakeTLA2528", "ProtocolViolation"]
 
 CHIP_MODELS: dict[str, type[FakeChip]] = {
     "mcp23017": FakeMCP23017, "tca9555": FakeTCA9555, "pca9555": FakeTCA9555,

@@ -18,9 +18,11 @@ keeps the last ``window`` classes of every square. A piece is *decided* when ``v
 agree. A ``PiecePlaced`` waits (with everything after it, in order) until its square is decided,
 and carries the piece and its reading; a snapshot carries every occupied square's piece. A
 decided piece that differs from the one standing on a still-occupied square for ``hold`` seconds
-(the occupancy debounce) is a ``PieceChanged``: a man crowned by stacking a second man on it, a
-king's top man lifted off. Noise and a hand passing over a square change the class for a scan or
-two, never for a majority held that long.
+(:data:`CHANGE_HOLD`) is a ``PieceChanged``: a man crowned by stacking a second man on it, a
+king's top man lifted off. A crown is put on and left there; noise changes the class for a scan,
+and a hand carrying a piece over a man adds to its field only while it passes (a man held 10 mm
+above another adds about 12 % of a man's field, nearly the man/king margin), so a change must
+stay longer than a hand lingers in passing.
 
 Thread: the scan loop's, like the scanner.
 """
@@ -43,6 +45,9 @@ from pi.drivers.wiring import AnalogSpec, SquareCalibration
 __all__ = ["AnalogGroup", "PieceIdentity", "CLASSES", "classify", "reading", "thresholds"]
 
 log = logging.getLogger(__name__)
+
+#: Seconds a changed piece on an occupied square must stay decided before it is reported.
+CHANGE_HOLD = 0.25
 
 #: The classes a square reads, in the order of :data:`pi.drivers.wiring.LEVELS` (None: empty).
 CLASSES: tuple[Piece | None, ...] = (Piece(BLACK, True), Piece(BLACK, False), None,
@@ -151,7 +156,7 @@ class PieceIdentity:
     PieceChanged; ``period``: seconds between scans while a square is undecided; ``give_up``:
     seconds a place waits for a decision before it goes out without a piece (logged)."""
 
-    def __init__(self, votes: int = 3, window: int = 5, *, hold: float = 0.030,
+    def __init__(self, votes: int = 3, window: int = 5, *, hold: float = CHANGE_HOLD,
                  period: float = 0.010, give_up: float = 0.200) -> None:
         if not 0 < votes <= window or votes * 2 <= window:
             raise ValueError(f"{votes} of {window} is not a majority")

@@ -105,7 +105,7 @@ def build_scanner(wiring: Wiring, bus: ManagedBus | SMBusLike, clock: GameTime |
                          retry_max=s.retry_max)
     identity: PieceIdentity | None = None
     if wiring.analog is not None:
-        groups, identity = _analog_groups(wiring, bus)
+        groups, identity = analog_groups(wiring, bus)
     else:
         groups = _presence_groups(wiring, bus)
     if rotation is None:
@@ -134,16 +134,14 @@ def _presence_groups(wiring: Wiring, bus: ManagedBus) -> list[SensorGroup]:
             for c in wiring.chips if any(c.squares)]
 
 
-def _analog_groups(wiring: Wiring, bus: ManagedBus) -> tuple[list[SensorGroup], PieceIdentity]:
-    """An analog Hall board's groups (one per ADC) and the identity that votes on them; the
-    decision of a changed piece is held as long as the occupancy debounce."""
+def analog_groups(wiring: Wiring, bus: ManagedBus) -> tuple[list[SensorGroup], PieceIdentity]:
+    """An analog Hall board's groups (one per ADC) and the identity that votes on them."""
     a = wiring.analog
     assert a is not None  # by the caller
     groups: list[SensorGroup] = [
         AnalogGroup(ADC_TYPES[c.kind](bus, c.address, channel_mask(c.squares)), c.squares, a)
         for c in wiring.chips if any(c.squares)]
-    return groups, PieceIdentity(a.votes, a.window, hold=wiring.scan.debounce,
-                                 period=NO_INTERRUPT_POLL)
+    return groups, PieceIdentity(a.votes, a.window, period=NO_INTERRUPT_POLL)
 
 
 class SharedBusDisplay:

@@ -75,8 +75,10 @@ class MatrixSpec:
 
 @dataclass(frozen=True)
 class SquareCalibration:
-    """What calibration measured on one square, in ADC codes: the mean reading of each level
-    and the noise (standard deviation of one reading on the empty square)."""
+    """One square's levels in ADC codes (the thresholds are the midpoints between them), the
+    noise (standard deviation of one reading of the empty square) and what calibration measured
+    besides: ``gain``, the square's man field over the board's median (1.0 nominal), and
+    ``king_ratio``, its own king over man (0: not measured). See :mod:`pi.drivers.calibration`."""
 
     black_king: float
     black: float
@@ -84,6 +86,8 @@ class SquareCalibration:
     white: float
     white_king: float
     noise: float = 1.0
+    gain: float = 1.0
+    king_ratio: float = 0.0
 
     def levels(self) -> tuple[float, float, float, float, float]:
         """The five levels in :data:`LEVELS` order."""
@@ -99,8 +103,8 @@ class AnalogSpec:
     (two stacked men) over a man's; ``votes``/``window``: a piece is decided when ``votes`` of
     the last ``window`` scans agree."""
 
-    man_codes: float = 650.0
-    king_ratio: float = 1.5
+    man_codes: float = 655.0
+    king_ratio: float = 1.58
     votes: int = 3
     window: int = 5
     calibration: Mapping[str, SquareCalibration] = field(default_factory=dict)
@@ -419,15 +423,17 @@ def _analog(r: _Reader, size: int, chips: tuple[ChipSpec, ...]) -> AnalogSpec:
         assert entry is not None
         if square not in wired:
             raise c.error(square, "no sensor is wired to this square")
-        entry.check_keys({*LEVELS, "noise"})
+        entry.check_keys({*LEVELS, "noise", "gain", "king_ratio"})
         for level in LEVELS:
             entry.get(level, (int, float))  # required
         values = [entry.number(level, 0.0, 0, FULL_SCALE - 1) for level in LEVELS]
-        if any(lo >= hi for lo, hi in zip(values, values[1:])):
+        if any(lo >= hi for lo, hi in zip(values, values[1:], strict=False)):
             raise c.error(square, "levels must rise: " + " < ".join(LEVELS))
         b_king, black, empty, white, w_king = values
         table[square] = SquareCalibration(b_king, black, empty, white, w_king,
-                                          entry.number("noise", 1.0, 0, 4096))
+                                          entry.number("noise", 1.0, 0, 4096),
+                                          entry.number("gain", 1.0, 0, 100),
+                                          entry.number("king_ratio", 0.0, 0, 100))
     return AnalogSpec(spec.man_codes, spec.king_ratio, spec.votes, spec.window, table)
 
 
