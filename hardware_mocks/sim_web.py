@@ -1,7 +1,8 @@
 """The simulator's web controls (``/api/sim/*`` of ``pi/web/API.md``): the pieces of the virtual
-board lifted and placed (on an analog Hall board also crowned and uncrowned), the players' buttons pressed as pin edges on the wiring's GPIOs, and the
-OLED image exactly as luma's dummy device holds it. The daemon cannot import this module (pi never
-imports hardware_mocks): ``Parts.web_routes`` hands it to the web server."""
+board lifted and placed (on an analog Hall board also crowned and uncrowned), the players'
+buttons pressed as pin edges on the wiring's GPIOs, and the OLED image exactly as luma's dummy
+device holds it. The daemon cannot import this module (pi never imports hardware_mocks):
+``Parts.web_routes`` hands it to the web server."""
 
 from __future__ import annotations
 
