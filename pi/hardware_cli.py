@@ -59,6 +59,7 @@ from pi.drivers.probe import FAIL, OK, WARN, Finding, probe_chips, propose_wirin
 from pi.drivers.wiring import Wiring, load_wiring
 
 if TYPE_CHECKING:  # the command line parses every command: their modules load when run
+    from pi.drivers.analog import AnalogGroup
     from http.server import ThreadingHTTPServer
 
 __all__ = ["add_hardware_parsers", "EXIT_OK", "EXIT_FAULT", "REPORTS_DIR", "fsync_latency",
@@ -403,7 +404,7 @@ def _gpio(option: str, value: int | None) -> int | None:
     return value
 
 
-def _analog_bus(args: argparse.Namespace, wiring: Wiring) -> tuple[Bench, Any]:
+def _analog_bus(args: argparse.Namespace, wiring: Wiring) -> tuple[Bench, list[AnalogGroup]]:
     """The bench and the analog groups of an analog Hall wiring on its bus."""
     from pi.drivers.bus import ManagedBus
     from pi.drivers.hardware import analog_groups

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import errno as errno_mod
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,6 +104,7 @@ def build_scanner(wiring: Wiring, bus: ManagedBus | SMBusLike, clock: GameTime |
         bus = ManagedBus(bus, reopen, clock=time, retry_initial=s.retry_initial,
                          retry_max=s.retry_max)
     identity: PieceIdentity | None = None
+    groups: Sequence[SensorGroup]
     if wiring.analog is not None:
         groups, identity = analog_groups(wiring, bus)
     else:
@@ -134,11 +135,11 @@ def _presence_groups(wiring: Wiring, bus: ManagedBus) -> list[SensorGroup]:
             for c in wiring.chips if any(c.squares)]
 
 
-def analog_groups(wiring: Wiring, bus: ManagedBus) -> tuple[list[SensorGroup], PieceIdentity]:
+def analog_groups(wiring: Wiring, bus: ManagedBus) -> tuple[list[AnalogGroup], PieceIdentity]:
     """An analog Hall board's groups (one per ADC) and the identity that votes on them."""
     a = wiring.analog
     assert a is not None  # by the caller
-    groups: list[SensorGroup] = [
+    groups = [
         AnalogGroup(ADC_TYPES[c.kind](bus, c.address, channel_mask(c.squares)), c.squares, a)
         for c in wiring.chips if any(c.squares)]
     return groups, PieceIdentity(a.votes, a.window, period=NO_INTERRUPT_POLL)
