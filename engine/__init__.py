@@ -22,8 +22,8 @@ Games and their records
                            and which beeps are due
 
 Over the board
-    ``engine.events``      the physical events of TRACE.md (``PieceLifted``, ``ButtonPressed``…)
-    ``engine.trace``       TRACE.md lines read into a ``GameStarted`` and events
+    ``engine.events``      the physical events of docs/trace-format.md (``PieceLifted``, ``ButtonPressed``…)
+    ``engine.trace``       docs/trace-format.md lines read into a ``GameStarted`` and events
     ``engine.arbiter``     ``Arbiter``: physical events in, decisions out (with the modules it
                            composes: its state, the judge of what the board shows, the tracker)
     ``engine.decisions``   the typed decisions (``MoveCommitted``, ``FlagRaised``…)

@@ -19,8 +19,9 @@ follows (committing, IT 8.1-8.4 irregularities and their decision, IT 7.8), hand
 How a move is recognised (STYLE.md, after picochess): the arbiter follows which piece stands where
 (each piece known by its *origin*, the square it stood on when the turn began) and, at the moment
 the move is complete, compares the occupancy with the occupancy after each legal move. The move is
-complete at the clock press (COMP 4.5); without a clock (TRACE.md ``"clock": false``) when the board
-shows a complete legal move and the opponent lifts a piece or ``settle`` seconds pass with no event.
+complete at the clock press (COMP 4.5); without a clock (docs/trace-format.md ``"clock": false``)
+when the board shows a complete legal move and the opponent lifts a piece or ``settle`` seconds
+pass with no event.
 Any natural order of lifts and places is accepted: the capturing piece shown square by square
 (IT 5.10) or carried straight to its end, brushed neighbours (a lift/place pair on a square passed
 over), captured pieces removed in the direct or reverse order of ANY legal order of the capture
@@ -80,7 +81,7 @@ _REMOVAL_UNDER_WAY = frozenset({"not_removed_simple", "fewer_removed", "removal_
 
 
 class Arbiter:
-    """Arbitrates one game from its physical events (TRACE.md).
+    """Arbitrates one game from its physical events (docs/trace-format.md).
 
     ``start``: the trace's start line. Raises the engine's errors for a bad variant or FEN (the
     trace reader has checked them already). Not thread-safe: feed it from one thread.
@@ -253,7 +254,7 @@ class Arbiter:
 
     def next_deadline(self) -> float | None:
         """The earliest time at which time alone changes something (:meth:`advance` then returns
-        a decision): the settle timer of a game without clock (TRACE.md), the running face
+        a decision): the settle timer of a game without clock (docs/trace-format.md), the running face
         reaching zero (COMP 4.8; or mosse lampo beginning, COMP 5.6), the next word of the
         mosse-lampo countdown (COMP 5.7). None when nothing will happen until an event."""
         s = self._memory
@@ -276,7 +277,7 @@ class Arbiter:
     # ------------------------------------------------------------------ restart and clock
 
     def _on_restart(self, e: DaemonRestarted) -> list[Decision]:
-        """TRACE.md ``restart``: the board was away (``down`` s). COMP 7.3-7.4: the clocks stand
+        """docs/trace-format.md ``restart``: the board was away (``down`` s). COMP 7.3-7.4: the clocks stand
         stopped with the readings of the last line before it, until the arbiter's
         ``start_clock``; nothing that time would have done while away is done (no settle
         commit, no flag fall: the players were not playing), except that a move the board
@@ -355,7 +356,7 @@ class Arbiter:
         return j.move if j.key in _REMOVAL_UNDER_WAY else None
 
     def _fire_timers(self, t: float, force: bool = False) -> None:
-        """No clock: commit the move on the board after ``settle`` quiet seconds (TRACE.md)."""
+        """No clock: commit the move on the board after ``settle`` quiet seconds (docs/trace-format.md)."""
         if self._clock_mode or self._game.outcome is not None:
             return
         s = self._memory
@@ -694,7 +695,7 @@ class Arbiter:
         t = e.t
         if (s.started or s.tracker.touches) and set(e.occupied) == s.sensed:
             # What the board already showed (a snapshot after a restart or a sensor fault, a
-            # piece still in the hand mid-move): no news, nothing to judge (TRACE.md).
+            # piece still in the hand mid-move): no news, nothing to judge (docs/trace-format.md).
             return
         s.sensed = set(e.occupied)
         num = s.geometry.number_of_algebraic

@@ -162,7 +162,7 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
             return Judgement("twice", 1 - c,
                              N_("moved again {a}-{b} after pressing the clock").format(a=a, b=b),
                              move=mv if shaped else None, after_fen=fen_after(c))
-        # written in the transcript as played, by the player who played it (TRACE.md moves)
+        # written in the transcript as played, by the player who played it (docs/trace-format.md moves)
         return Judgement("opponent_piece", c, N_("moved the opponent's piece {a}-{b}").format(a=a, b=b),
                          move=Move((a, b), sorted(gone)), after_fen=fen_after(1 - c))
     after = fen_after(1 - c)
@@ -543,7 +543,7 @@ class Judge:
 
     def _write_in(self, t: float, j: Judgement, offender: Colour, after: Board,
                   clock: tuple[float, float] | None, codes: list[str]) -> None:
-        """TRACE.md ``moves``: the irregular move stands in the transcript, in its place with the
+        """docs/trace-format.md ``moves``: the irregular move stands in the transcript, in its place with the
         side that played it, with the clocks after it like every move (``clock``), while the
         opponent decides (IT 8.2) and if it is kept (IT 8.3); the game goes on from the
         position on the board, ``/FEN/`` in the PDN. A move the rules do not allow carries the

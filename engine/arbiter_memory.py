@@ -43,7 +43,7 @@ class Pending:
     position on the board (kept on ``accept`` or by play, IT 8.3), when it was completed, the
     piece touch-move binds after a correction (IT 8.1.3) and whether the offender completed it
     with a counted clock press (retracted if corrected). While it waits, the irregular move
-    stands in the transcript (TRACE.md ``moves``): ``mark`` undoes it. Boards are copies without
+    stands in the transcript (docs/trace-format.md ``moves``): ``mark`` undoes it. Boards are copies without
     move stack: the cost does not grow with the game."""
 
     flag_ids: tuple[int, ...]
@@ -189,7 +189,7 @@ class Timekeeper:
 
 
 class ArbiterMemory:
-    """The arbiter's memory for one game, from its start line (TRACE.md ``start``).
+    """The arbiter's memory for one game, from its start line (docs/trace-format.md ``start``).
 
     Read-only: ``start``, ``variant``, ``geometry``, ``clock_mode`` (a press completes a move),
     ``settle`` (quiet seconds that complete a move without clock), ``game`` (the official record),
@@ -263,7 +263,7 @@ class ArbiterMemory:
 
     @property
     def clock_mode(self) -> bool:
-        """TRACE.md ``clock``: a clock press completes a move (else ``settle`` quiet seconds)."""
+        """docs/trace-format.md ``clock``: a clock press completes a move (else ``settle`` quiet seconds)."""
         return self._start.clock
 
     @property

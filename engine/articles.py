@@ -220,7 +220,7 @@ _COMP: dict[str, tuple[str, Kind, str]] = {
                                         "clock press")),
     "clock_refused": ("COMP 3.6.1", _P, N_("the clock refused an operation")),
     "lampo_countdown": ("COMP 5.7", _P, N_("mosse lampo: the arbiter counts down each move")),
-    # TRACE.md: what the board could not see is told, with no rule article (code BOARD)
+    # docs/trace-format.md: what the board could not see is told, with no rule article (code BOARD)
     "sensor_fault": ("BOARD", _N, N_("the board's sensors stopped answering")),
     "sensor_fault_cleared": ("BOARD", _N, N_("the board's sensors answer again")),
     "restart": ("BOARD", _N, N_("the board's daemon restarted; clocks stopped until the arbiter "
@@ -306,7 +306,7 @@ def _titles() -> dict[str, str]:
             prefixes = ("INT", "BR") if numbering == "INT" else (numbering,)
             for prefix in prefixes:
                 out.setdefault(f"{prefix} {number}", text)
-    out["BOARD"] = N_("what the board could not see (no rule article, TRACE.md)")
+    out["BOARD"] = N_("what the board could not see (no rule article, docs/trace-format.md)")
     for c, _, text in _COMP.values():
         out.setdefault(c, text)
     return out

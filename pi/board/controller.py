@@ -595,7 +595,7 @@ class BoardController:
             fed = session.journal_line(line)
         elif isinstance(item, (PieceLifted, PiecePlaced, SnapshotTaken, ButtonPressed,
                                ArbiterActed, TraceEnded)):
-            # TraceEnded: only the simulator acting out a trace sends it (TRACE.md ``end``)
+            # TraceEnded: only the simulator acting out a trace sends it (docs/trace-format.md ``end``)
             fed = session.feed(replace(item, t=self._game_t(item.t)))
         else:
             log.warning("unknown input %r ignored", item)

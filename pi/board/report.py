@@ -71,7 +71,7 @@ class Actor:
 @dataclass(frozen=True, slots=True)
 class Shown:
     """One journal line as the paper shows it: ``line`` number, game time ``t``, ``type`` (the
-    TRACE.md type), and what it carries: ``squares`` (lift, place, fault…; a snapshot's
+    docs/trace-format.md type), and what it carries: ``squares`` (lift, place, fault…; a snapshot's
     occupancy), ``name``/``side`` (a button), ``action``/``text``/``result``/``public`` (the
     arbiter's), ``down`` (a restart)."""
 
@@ -169,7 +169,7 @@ class GameReport:
     def wall(self, t: float) -> datetime | None:
         """The wall-clock time of game time ``t`` in the board's ``zone``: the start line's
         ``started_at`` plus ``t`` (after a restart ``t`` includes the time the daemon was away,
-        TRACE.md); None when the journal does not say when the game began."""
+        docs/trace-format.md); None when the journal does not say when the game began."""
         if self.started_at is None:
             return None
         return (self.started_at + timedelta(seconds=t)).astimezone(self.zone)
@@ -271,7 +271,7 @@ def _started_at(start: Mapping[str, object]) -> datetime | None:
 
 
 def game_report(game_id: str, data: bytes) -> GameReport:
-    """The paperwork of the journal ``data`` (its bytes, TRACE.md) of game ``game_id``: its
+    """The paperwork of the journal ``data`` (its bytes, docs/trace-format.md) of game ``game_id``: its
     newline-ended lines (a last line without its newline, being written or cut short by a power
     cut, is listed as unreadable; the digest covers every byte). Raises GameDirError (one line)
     for a journal that is not UTF-8 or has no good start line."""

@@ -2,7 +2,7 @@
 :class:`Document` of plain blocks — headings, label/value fields, tables, paragraphs and board
 diagrams — that ``pi.board.report_render`` draws as PDF or HTML. Every word a person reads is
 here, marked for gettext and asked of the translations given (``engine.i18n.translations``, or
-``gettext.NullTranslations`` for English); codes stay codes (article codes, TRACE.md button and
+``gettext.NullTranslations`` for English); codes stay codes (article codes, docs/trace-format.md button and
 action names, the PDN's moves and results). Move and square notation is the variant's: numbers,
 algebraic for Brazilian (``Variant.algebraic_pdn``).
 

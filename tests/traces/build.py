@@ -12,7 +12,7 @@ or ``A:adjudicate:1-0`` or ``A:note:some_text`` an arbiter action, ``S:a1,c3,...
 Expectations: ``moves`` (PDN notation, in the report's order), ``flags`` ([code, status] in order)
 and ``result`` always; the scenarios of ``ISSUE8`` may add, in a dict after the result:
 ``fen`` (the final position), ``sides`` (the side of each move of ``moves``: an irregular move
-that stands is in the transcript with the side that played it, TRACE.md), ``pdn_contains`` /
+that stands is in the transcript with the side that played it, docs/trace-format.md), ``pdn_contains`` /
 ``pdn_excludes`` (substrings of the report's PDN, e.g. the ``/FEN "…"/`` after a kept irregular
 move), ``outcome`` (the article that ended the game) and ``flag_texts`` (for each flag a
 substring of its text, or null; issue 16). Traces that today's arbiter gets wrong
@@ -253,7 +253,7 @@ SCENARIOS: list[tuple[str, str, dict[str, object], str, list[str], list[list[str
 
 
 # Issue 8, defect 1: a kept or pending irregular move stands in the transcript with the side that
-# played it (TRACE.md); these four scenarios were written before, with the move left out.
+# played it (docs/trace-format.md); these four scenarios were written before, with the move left out.
 EXISTING_EXTRAS: dict[tuple[str, str], dict[str, object]] = {
     ("italian", "opponent_piece"): {"sides": ["white"], "fen": "B:W21-32:B1-10,12,15"},
     ("italian", "removed_own"): {"sides": ["white"], "fen": "B:W13:B1"},
