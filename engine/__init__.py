@@ -26,6 +26,8 @@ Over the board
     ``engine.trace``       docs/trace-format.md lines read into a ``GameStarted`` and events
     ``engine.arbiter``     ``Arbiter``: physical events in, decisions out (with the modules it
                            composes: its state, the judge of what the board shows, the tracker)
+    ``engine.identity``    which piece a board that knows colour and crown saw where, and the
+                           rules only such a board applies (IT 4.4, 8.1.16, 8.1.17…)
     ``engine.decisions``   the typed decisions (``MoveCommitted``, ``FlagRaised``…)
     ``engine.replay``      a game's lines replayed through the arbiter (``damiera replay``)
 
