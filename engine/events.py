@@ -1,9 +1,9 @@
-"""Physical events of a game, as in shared/TRACE.md: what the sensors and buttons saw.
+"""Physical events of a game, as in docs/trace-format.md: what the sensors and buttons saw.
 
 Squares are *algebraic names seen from White's side* ("e3", "j10"; a1 = White's left-hand corner),
 because the sensors lie under every square, light ones included, which have no official number.
 The trace reader (``engine.trace``) turns official numbers into these names; ``to_dict`` writes
-them back as TRACE.md JSON objects. Times ``t`` are seconds since the start of the game.
+them back as docs/trace-format.md JSON objects. Times ``t`` are seconds since the start of the game.
 
 Event classes are named in the past tense (they report what happened) and are immutable.
 """
@@ -18,12 +18,12 @@ from engine.colour import BLACK, WHITE, Colour
 from engine.squares import square_sort_key
 from engine.frozen import quick_init
 
-#: Player controls of TRACE.md, in the order the document lists them.
+#: Player controls of docs/trace-format.md, in the order the document lists them.
 BUTTON_NAMES = (
     "clock", "accomodo", "correct", "accept", "draw_offer", "draw_accept", "resign", "count",
     "repetition",
 )
-#: Arbiter actions of TRACE.md.
+#: Arbiter actions of docs/trace-format.md.
 ARBITER_ACTIONS = ("start_clock", "stop_clock", "restore", "impose_count", "adjudicate", "note")
 SIDES = ("white", "black")
 
@@ -222,7 +222,7 @@ class SensorsFailed:
 @dataclass(frozen=True, slots=True)
 class SensorsRecovered:
     """The journal's ``fault_cleared`` line: the sensors under ``squares`` answer again (a
-    snapshot follows and is checked, TRACE.md)."""
+    snapshot follows and is checked, docs/trace-format.md)."""
 
     t: float
     squares: tuple[str, ...]

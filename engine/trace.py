@@ -1,10 +1,11 @@
-"""Reading physical-event traces (shared/TRACE.md): JSON Lines in, ``GameStarted`` + events out.
+"""Reading physical-event traces (docs/trace-format.md): JSON Lines in, ``GameStarted`` + events out.
 
 A trace is refused, by raising ``TraceError(line_number, message)`` (1-based line numbers), when
-it is malformed in any of the ways TRACE.md lists: bad JSON, a line that is not an object, no start
-line, an unknown variant or an invalid FEN, an unknown event type, button or arbiter action, a
-square that does not exist on the variant's board, time going backwards, or a missing or ill-typed
-key. Blank lines are skipped (they still count for line numbers).
+it is malformed in any of the ways docs/trace-format.md lists: bad JSON, a line that is not an
+object, no start line, an unknown variant or an invalid FEN, an unknown event type, button or
+arbiter action, a square that does not exist on the variant's board, time going backwards, a
+missing or ill-typed key, an unknown piece code or a reading out of range. Blank lines are skipped
+(they still count for line numbers).
 
 Squares arrive as official numbers or algebraic names and leave as algebraic names (the event
 classes of ``engine.events``): light squares have no number but the sensors lie under them too.
@@ -44,7 +45,7 @@ NOT_ONE_LINE = frozenset({"Cc", "Zl", "Zp"})
 
 
 def split_lines(text: str) -> list[str]:
-    """A trace's (a journal's) text as its lines: a line ends at ``"\n"`` alone (TRACE.md), so
+    """A trace's (a journal's) text as its lines: a line ends at ``"\n"`` alone (docs/trace-format.md), so
     a name holding U+2028 or U+0085 (JSON leaves them raw) stays inside its line, where
     ``str.splitlines()`` would split it. A last line without its ``"\n"`` is kept (the
     caller cuts a torn one); no empty line after the last ``"\n"``."""
@@ -71,7 +72,7 @@ MAX_SECONDS = 1e9
 #: Largest sensor reading read (``reading``, either sign): a king reads about ±2.0, so 1000 is
 #: far beyond any sensor that is calibrated at all.
 MAX_READING = 1000.0
-#: Longest settle time (seconds): a move left that long is long complete (TRACE.md, IT 3.5).
+#: Longest settle time (seconds): a move left that long is long complete (docs/trace-format.md, IT 3.5).
 MAX_SETTLE = 3600.0
 
 

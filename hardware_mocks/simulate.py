@@ -279,7 +279,7 @@ def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
         web_routes=_web_routes(sim, config, http), announce=announce, on_link=linked))
 
 
-#: The start line's keys that make a game the trace's own (TRACE.md): its rules, and, on a lone
+#: The start line's keys that make a game the trace's own (docs/trace-format.md): its rules, and, on a lone
 #: board, its players (in a hall the round's pairing names them, not the trace).
 _RULE_KEYS = ("variant", "fen", "clock", "time_control")
 _TAG_KEYS = ("white", "black", "event", "round")

@@ -351,7 +351,7 @@ class TracePlayer:
 
     async def _end(self) -> None:
         """``end``: journaled like the trace's other lines (the arbiter lets a pending settle
-        timer fire there, TRACE.md), then the deadlines still within ``settle`` pass."""
+        timer fire there, docs/trace-format.md), then the deadlines still within ``settle`` pass."""
         controller = self._controller
         assert controller is not None
         self._put(TraceEnded(self.sim.time.stamp()))
@@ -396,7 +396,7 @@ class TracePlayer:
             await self._quiet()
             self.sim_scanner().request_snapshot()
         elif isinstance(event, SnapshotTaken):
-            # In a game a snapshot is one observation of the whole board (TRACE.md), judged as
+            # In a game a snapshot is one observation of the whole board (docs/trace-format.md), judged as
             # one (a difference is a disturbance, IT 7.8): handed over as the scan loop hands
             # its outputs over, at once. The sensors' own reports of the same changes follow
             # and tell the arbiter nothing new; acted as those alone, a piece gone from the

@@ -7,7 +7,7 @@ pairing's names and round in its start line. While nothing has happened in it (n
 flagged, its clock started by nobody, no player's control pressed, no arbiter's action — and,
 in a game whose clock still runs, no piece lifted since the set-up was complete), the pairing
 *supersedes* it: the board journals
-an arbiter ``note`` with the fixed text :data:`SUPERSEDED_NOTE` and an ``end`` line (TRACE.md's
+an arbiter ``note`` with the fixed text :data:`SUPERSEDED_NOTE` and an ``end`` line (docs/trace-format.md's
 own lines), marks the game finished with result ``*``, and begins a new game at once from the
 same position with the pairing's start line (``pi.board.controller``).
 
@@ -44,7 +44,7 @@ SUPERSEDED_NOTE = N_("void: superseded by the hall's pairing before play began")
 
 
 def superseded_note(t: float) -> dict[str, Any]:
-    """The ``note`` line (TRACE.md ``arbiter``) that voids a game, at game time ``t``."""
+    """The ``note`` line (docs/trace-format.md ``arbiter``) that voids a game, at game time ``t``."""
     return {"t": t, "type": "arbiter", "action": "note", "text": SUPERSEDED_NOTE}
 
 

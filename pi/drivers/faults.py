@@ -55,7 +55,7 @@ class SensorFault:
             chip=f"0x{self.address:02x}", squares=" ".join(self.squares), kind=self.kind)
 
     def to_dict(self) -> dict[str, Any]:
-        """The journal's ``fault`` line (shared/TRACE.md)."""
+        """The journal's ``fault`` line (docs/trace-format.md)."""
         return {"t": self.t, "type": "fault", "squares": list(self.squares),
                 "message": self.message}
 
@@ -75,7 +75,7 @@ class SensorFaultCleared:
             chip=f"0x{self.address:02x}", squares=" ".join(self.squares))
 
     def to_dict(self) -> dict[str, Any]:
-        """The journal's ``fault_cleared`` line (shared/TRACE.md)."""
+        """The journal's ``fault_cleared`` line (docs/trace-format.md)."""
         return {"t": self.t, "type": "fault_cleared", "squares": list(self.squares)}
 
 

@@ -1,4 +1,4 @@
-// The game event by event from its journal (TRACE.md), in the browser: the position on the board
+// The game event by event from its journal (docs/trace-format.md), in the browser: the position on the board
 // and the arbiter's record after each journal line.
 //
 // The server gives the journal and the official transcript (moves with their time t); the
@@ -86,7 +86,7 @@ export function flagWindow(records, flag, after = 5) {
   return { before: Math.max(0, from), at, end: Math.min(records.length - 1, at + after) };
 }
 
-/** The players' buttons as the timeline names them (TRACE.md names, the English as they are). */
+/** The players' buttons as the timeline names them (docs/trace-format.md names, the English as they are). */
 const BUTTON_TEXT = { clock: _("clock"), accomodo: _("accomodo"), correct: _("correct"),
   accept: _("accept"), draw_offer: _("draw_offer"), draw_accept: _("draw_accept"),
   resign: _("resign"), count: _("count"), repetition: _("repetition") };
