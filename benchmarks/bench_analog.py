@@ -37,14 +37,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine.board import Piece
 from engine.colour import BLACK, WHITE
 from engine.events import PiecePlaced
+from hardware_mocks.calibrated import calibrated
 from hardware_mocks.field import FieldModel
 from hardware_mocks.rig import SensorRig
 from hardware_mocks.smbus import FakeI2CBus, wire_bits
 from hardware_mocks.virtual_board import VirtualBoard
 from pi.drivers.analog import CLASSES, thresholds
-from pi.drivers.bus import ManagedBus
-from pi.drivers.calibration import calibrate, plan
-from pi.drivers.hardware import analog_groups
 from pi.drivers.wiring import EXAMPLES_DIR, SquareCalibration, Wiring, load_wiring
 
 RATE = 400_000
@@ -61,21 +59,11 @@ def wiring_as(name: str, chip_type: str | None = None) -> Wiring:
     return w
 
 
-def calibrated(w: Wiring, seed: int) -> tuple[Wiring, FakeI2CBus, VirtualBoard]:
-    """``w`` with the calibration a run of ``hardware calibrate`` on its fake writes."""
-    import dataclasses
-    bus = FakeI2CBus()
-    board = VirtualBoard(w, bus, seed=seed)
-    groups, _ = analog_groups(w, ManagedBus(bus.open(), clock=lambda: 0.0))
-
-    def ready(level: str, piece: Piece | None, squares: list[str]) -> None:
-        board.set_occupied(squares if piece else [], {s: piece for s in squares} if piece
-                           else None)
-    table = calibrate(groups, plan(w.sensed_squares, 12 if w.size == 8 else 20), ready, 16)
-    assert w.analog is not None
-    board.set_occupied([])
-    return dataclasses.replace(w, analog=dataclasses.replace(w.analog, calibration=table)), \
-        bus, board
+def calibrated_board(w: Wiring, seed: int) -> tuple[Wiring, VirtualBoard]:
+    """``w`` with the calibration ``hardware calibrate`` writes on its fake of ``seed``, and
+    that fake (empty)."""
+    cal = calibrated(w, seed)
+    return cal, VirtualBoard(cal, FakeI2CBus(), seed=seed)
 
 
 # -- 1. the scan on the wire -------------------------------------------------------------------
@@ -105,7 +93,7 @@ def wire_bytes(entry: tuple[Any, ...]) -> int:
 
 def identity_latency(name: str, places: int, seed: int) -> list[float]:
     """Seconds from a piece touching down to the PiecePlaced with its piece, ``places`` times."""
-    w, _bus, _board = calibrated(wiring_as(name), seed)
+    w, _board = calibrated_board(wiring_as(name), seed)
     rig = SensorRig(w)
     # every transaction takes its wire time on the fake clock (the scan is not instantaneous)
     rig.start([])
@@ -147,7 +135,7 @@ def identity_latency(name: str, places: int, seed: int) -> list[float]:
 # -- 3. a million scans --------------------------------------------------------------------------
 
 def million(name: str, scans: int, seed: int) -> dict[str, Any]:
-    w, _bus, board = calibrated(wiring_as(name), seed)
+    w, board = calibrated_board(wiring_as(name), seed)
     assert w.analog is not None and board.field is not None
     model: FieldModel = board.field
     rng = random.Random(seed + 1)

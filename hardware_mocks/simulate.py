@@ -36,6 +36,7 @@ from engine.events import Event, GameStarted, PieceLifted, PiecePlaced, Snapshot
 from engine.squares import unrotate_square
 from engine.trace import parse_trace
 from engine.variants import find_variant
+from hardware_mocks.calibrated import calibrated
 from hardware_mocks.clock import FakeClock
 from hardware_mocks.display import dummy_oled
 from hardware_mocks.gpio import mock_factory
@@ -118,8 +119,9 @@ class Simulation:
     def __init__(self, wiring: Wiring, occupied: frozenset[str], *, stepped: bool = False,
                  terminal: bool = False, pieces: Mapping[str, Piece] | None = None) -> None:
         # The mock pins have no contact bounce, and gpiozero measures its bounce time on the
-        # real clock: presses a few simulated ms apart would be dropped at high speed.
-        self.wiring = dataclasses.replace(wiring, button_bounce=0.0)
+        # real clock: presses a few simulated ms apart would be dropped at high speed. An analog
+        # board not calibrated yet is calibrated on its fakes first, as its builder would.
+        self.wiring = dataclasses.replace(calibrated(wiring), button_bounce=0.0)
         self.occupied = occupied
         #: On an analog Hall board, which piece stands where (logical squares; else the side
         #: whose half the square is on, :class:`~hardware_mocks.virtual_board.VirtualBoard`).
@@ -258,8 +260,16 @@ def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
             f"{root}: its unfinished game ({_who(journal[0])}) is not this trace's: a trace "
             "plays in a game of its own (give another --state-dir, or finish that game)")
     point = resume_point(events, journal, _expected(config))
+    # an analog board's pieces at the start: the trace's first snapshot's, else the position's
+    # (resumed: each side's men on its half)
+    start = None
+    if not point.resumed:
+        start = pieces_on(Board(config.fen, find_variant(config.variant)))
+        first = events[0] if point.index == 1 and events else None
+        if isinstance(first, SnapshotTaken) and first.pieces is not None:
+            start.update(first.pieces)
     sim = Simulation(wiring, point.occupied, stepped=True,
-                     terminal=pace is not None if terminal is None else terminal)
+                     terminal=pace is not None if terminal is None else terminal, pieces=start)
     shifted = {i - point.index: f for i, f in (hooks or {}).items() if i >= point.index}
     player = TracePlayer(sim, events[point.index:], pace=pace, resumed=point.resumed,
                          resumed_at=point.t,

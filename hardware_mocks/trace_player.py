@@ -467,11 +467,20 @@ class TracePlayer:
         return scan
 
     async def _quiet(self) -> None:
-        """Waits (in simulated time) until every physical change made so far was reported."""
+        """Waits (in simulated time) until every physical change made so far was reported (on
+        an analog board, the pieces too: a crown put on is reported once decided for 250 ms)."""
         board, scanner = self.sim.board, self.sim_scanner()
         assert board is not None
+
+        def reported() -> bool:
+            if scanner.occupancy() != board.occupied:
+                return False
+            if scanner.identity is None or board.field is None:
+                return True
+            seen = scanner.identity.pieces()
+            return all(seen.get(square) == board.piece(square) for square in board.occupied)
         for _ in range(1000):
-            if scanner.occupancy() == board.occupied or scanner.faults:
+            if reported() or scanner.faults:
                 return
             await self._advance_to(self._scan_loop().next_wake())
         log.warning("the sensors did not settle on the board's pieces")
