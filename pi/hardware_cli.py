@@ -234,6 +234,15 @@ def cmd_probe(args: argparse.Namespace) -> int:
         raise InputError(f"--bus: an I²C bus number 0..255, got {args.bus}")
     bench = _bench(args, wiring)
     number: int | str = args.bus if args.bus is not None else (wiring.bus if wiring else 1)
+    if wiring is not None and wiring.is_analog:
+        from pi.drivers.calibration import probe_analog
+        try:
+            findings = probe_analog(wiring, bench.open_bus(number))
+        except (BusUnavailableError, OSError) as exc:
+            return _bus_gone(exc)
+        for finding in findings:
+            _print(finding)
+        return _summary(findings)
     try:
         bus = bench.open_bus(number)
         findings, chips = probe_chips(bus, wiring)
@@ -271,6 +280,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     wiring = _default_wiring(args.wiring, args.simulate, args.default_wiring)
+    if wiring.is_analog:
+        raise InputError(f"{wiring.source}: an analog Hall board: watch reads expanders; use "
+                         "hardware probe (the board empty), calibrate and test")
     bench = _bench(args, wiring)
     seconds = args.seconds if args.seconds is not None else (2 if args.simulate else None)
     view = WatchView(wiring.size)

@@ -35,10 +35,13 @@ from engine.board import Piece
 from engine.colour import BLACK, WHITE
 from engine.squares import square_sort_key
 from pi.drivers.analog import AnalogGroup
+from pi.drivers.errors import ChipFailure
+from pi.drivers.expanders import SMBusLike
+from pi.drivers.probe import Finding
 from pi.drivers.wiring import LEVELS, SquareCalibration, Wiring, parse_wiring
 
 __all__ = ["STEPS", "SquareMargin", "calibrate", "derive", "margins", "measure",
-           "calibration_toml", "store_calibration", "plan"]
+           "calibration_toml", "store_calibration", "plan", "probe_analog"]
 
 #: The calibration steps: the level measured and the piece put on the squares (None: empty).
 STEPS: tuple[tuple[str, Piece | None], ...] = (
@@ -230,3 +233,49 @@ def store_calibration(path: str | Path, table: Mapping[str, SquareCalibration]) 
     tmp.write_text(new, encoding="utf-8")
     os.replace(tmp, path)
     return wiring
+
+
+def probe_analog(wiring: Wiring, bus: SMBusLike) -> list[Finding]:
+    """``hardware probe`` on an analog Hall board (the board empty): each ADC of the wiring
+    answers, and each square reads empty; a square that does not is named with what it reads
+    (a piece left on it, a sensor at a rail, an input not wired). Raises the bus's OSError
+    when the bus itself is gone."""
+    from engine.i18n import N_
+    from pi.drivers.analog import classify
+    from pi.drivers.bus import ManagedBus
+    from pi.drivers.hardware import analog_groups
+    from pi.drivers.probe import FAIL, OK, answering
+    found = set(answering(bus, [c.address for c in wiring.chips]))
+    findings: list[Finding] = []
+    managed = ManagedBus(bus, clock=lambda: 0.0)
+    groups, _identity = analog_groups(wiring, managed)
+    by_address = {g.adc.address: g for g in groups}
+    for chip in wiring.chips:
+        subject = f"0x{chip.address:02x}"
+        name = f"{chip.name} {chip.kind.upper()}"
+        if chip.address not in found:
+            findings.append(Finding(FAIL, subject, N_("{chip} does not answer").format(
+                chip=name), N_("check its supply, SDA/SCL and its address pins")))
+            continue
+        group = by_address[chip.address]
+        try:
+            group.init()
+            group.read()
+        except ChipFailure as exc:
+            findings.append(Finding(FAIL, subject, N_("{chip} answered, then failed "
+                                                      "({error})").format(chip=name,
+                                                                          error=exc.error)))
+            continue
+        findings.append(Finding(OK, subject, N_("{chip}: {count} inputs read").format(
+            chip=name, count=sum(1 for s in chip.squares if s))))
+        for n, square in enumerate(group.squares):
+            cal = group.calibrations[n]
+            if not square or cal is None:
+                continue
+            piece = classify(cal, group.codes[n])
+            if piece is not None:
+                findings.append(Finding(FAIL, square, N_("reads a piece with the board empty "
+                                                         "(code {code})").format(
+                    code=group.codes[n]), N_("a piece left on it, or a sensor at a rail: "
+                                             "check its supply and output")))
+    return findings

@@ -119,3 +119,28 @@ def test_store_refuses_what_would_not_parse_and_leaves_the_file(tmp_path: Path) 
         store_calibration(path, table)
     assert path.read_text(encoding="utf-8") == before
     assert margins(load_wiring(path))  # nominal levels: margins computed for every square
+
+
+def test_probe_names_a_silent_adc_and_a_square_that_is_not_empty() -> None:
+    from engine.board import Piece
+    from engine.colour import WHITE
+    from hardware_mocks.smbus import FakeI2CBus
+    from hardware_mocks.virtual_board import VirtualBoard
+    from pi.drivers.calibration import probe_analog
+    wiring = load_wiring(example_wiring("ads7828_8x8"))
+    bus = FakeI2CBus()
+    board = VirtualBoard(wiring, bus)
+    board.set_occupied(["e3"], {"e3": Piece(WHITE, False)})  # a man left on the board
+    del bus.chips[0x4B]  # u4 not soldered
+    found = [f.line() for f in probe_analog(wiring, bus.open())]
+    assert "FAIL 0x4b: u4 ADS7828 does not answer — check its supply, SDA/SCL and its address " \
+           "pins" in found
+    assert "OK   0x48: u1 ADS7828: 8 inputs read" in found
+    (left,) = [line for line in found if line.startswith("FAIL e3: ")]
+    assert "reads a piece with the board empty" in left
+
+
+def test_watch_refuses_an_analog_board_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, err = run(capsys, "hardware", "watch", "--wiring",
+                           str(example_wiring("ads7828_8x8")), "--simulate")
+    assert code == 2 and lines == [] and "an analog Hall board" in err and err.count("\n") == 1
