@@ -441,23 +441,29 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         bench, groups = _analog_bus(args, wiring)
     except BusUnavailableError as exc:
         return _bus_gone(exc)
-    names = {"wm": "a white man", "bm": "a black man", "wk": "a white king (two white men "
-             "stacked)", "bk": "a black king (two black men stacked)"}
+    t = translations(terminal_language())
+    names = {"wm": N_("a white man"), "bm": N_("a black man"),
+             "wk": N_("a white king (two white men stacked)"),
+             "bk": N_("a black king (two black men stacked)")}
+    steps = {"empty": N_("empty board"), "white": N_("white men"), "black": N_("black men"),
+             "white_king": N_("white kings"), "black_king": N_("black kings")}
     men = 20 if wiring.size == 10 else 12
 
     def ready(level: str, piece: Any, squares: list[str]) -> None:
         if piece is None:
-            text = "take every piece off the board"
+            text = t.gettext("take every piece off the board")
             request = Request("clear", text)
         else:
             code = piece_code(piece)
-            text = f"put {names[code]} on each of {' '.join(squares)}, nothing elsewhere"
+            text = t.gettext("put {piece} on each of {squares}, nothing elsewhere").format(
+                piece=t.gettext(names[code]), squares=" ".join(squares))
             request = Request("put", text, tuple(squares), piece=code)
+        step = t.gettext(steps[level])
         if args.simulate:
-            _say(f"{level}: {text}")
+            _say(f"{step}: {text}")
             bench.act(request)
             return
-        _say(f"{level}: {text}; then press Enter")
+        _say(t.gettext("{step}: {text}; then press Enter").format(step=step, text=text))
         if sys.stdin.readline() == "":
             raise InputError("calibration stopped (end of input): the wiring file is unchanged")
 
@@ -473,9 +479,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise InputError(f"{args.wiring}: cannot be written ({exc.strerror or exc})") from None
     found = margins(calibrated)
     named = [m for m in found if m.problems()]
-    _say(f"calibrated {len(table)} squares into {args.wiring}; "
-         f"{len(named)} cannot tell the pieces apart with margin "
-         "(damiera hardware test names them)")
+    _say(t.ngettext("calibrated {n} square into {file}; {named} cannot tell the pieces apart "
+                    "with margin (damiera hardware test names them)",
+                    "calibrated {n} squares into {file}; {named} cannot tell the pieces apart "
+                    "with margin (damiera hardware test names them)", len(table)).format(
+        n=len(table), file=args.wiring, named=len(named)))
     return EXIT_FAULT if named else EXIT_OK
 
 
@@ -485,22 +493,24 @@ def analog_test(wiring: Wiring) -> int:
     and colour apart with margin are named, with by how much. Exit 1 when any is."""
     from pi.drivers.calibration import margins
     assert wiring.analog is not None
+    t = translations(terminal_language())
     found = margins(wiring)
     if not wiring.analog.calibration:
-        _say(f"WARN {wiring.source}: not calibrated (damiera hardware calibrate): the nominal "
-             "levels are assumed")
-    named = 0
+        _say("WARN " + t.gettext("{file}: not calibrated (damiera hardware calibrate): the "
+                                 "nominal levels are assumed").format(file=wiring.source))
     for m in found:
-        for problem in m.problems():
-            named += 1
+        for problem in m.problems(t):
             _say(f"FAIL {m.square}: {problem}")
     if found:
-        _say("smallest margins (fraction of a man's field, after the worst piece and "
-             f"noise): empty/man {min(m.empty_man for m in found) * 100:.0f} %, man/king "
-             f"{min(m.man_king for m in found) * 100:.0f} %, colour "
-             f"{min(m.colour for m in found) * 100:.0f} %")
+        _say(t.gettext("smallest margins (fraction of a man's field, after the worst piece and "
+                       "noise): empty/man {empty}, man/king {king}, colour {colour}").format(
+            empty=f"{min(m.empty_man for m in found) * 100:.0f} %",
+            king=f"{min(m.man_king for m in found) * 100:.0f} %",
+            colour=f"{min(m.colour for m in found) * 100:.0f} %"))
     squares = len({m.square for m in found if m.problems()})
-    _say(f"{'FAIL' if squares else 'OK'}: {len(found)} squares, {squares} named")
+    _say(("FAIL" if squares else "OK") + ": " + t.ngettext(
+        "{n} square, {named} named", "{n} squares, {named} named", len(found)).format(
+        n=len(found), named=squares))
     return EXIT_FAULT if squares else EXIT_OK
 
 

@@ -25,6 +25,7 @@ A square is named when a margin is below :data:`MIN_MARGIN`, or its gain is more
 
 from __future__ import annotations
 
+import gettext
 import os
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -33,6 +34,7 @@ from pathlib import Path
 
 from engine.board import Piece
 from engine.colour import BLACK, WHITE
+from engine.i18n import N_
 from engine.squares import square_sort_key
 from pi.drivers.analog import AnalogGroup
 from pi.drivers.errors import ChipFailure
@@ -156,18 +158,23 @@ class SquareMargin:
     def worst(self) -> float:
         return min(self.empty_man, self.man_king, self.colour)
 
-    def problems(self) -> list[str]:
-        """What this square cannot do, and by how much (empty: nothing)."""
+    def problems(self, t: gettext.NullTranslations | None = None) -> list[str]:
+        """What this square cannot do, and by how much (empty: nothing), in the language of
+        ``t`` (None: English)."""
+        t = t or gettext.NullTranslations()
         out = []
-        for name, value in (("empty/man", self.empty_man), ("man/king", self.man_king),
-                            ("colour", self.colour)):
+        for name, value in ((N_("empty/man"), self.empty_man), (N_("man/king"), self.man_king),
+                            (N_("colour"), self.colour)):
             if value < MIN_MARGIN:
-                out.append(f"{name} margin {value * 100:+.0f} % of a man's field "
-                           f"({value * self.man_codes:+.0f} codes; {MIN_MARGIN * 100:.0f} % "
-                           "needed)")
+                # the % signs in the values: "% o" in a message would read as a %-format
+                out.append(t.gettext("{margin} margin {percent} of a man's field ({codes} "
+                                     "codes; {needed} needed)").format(
+                    margin=t.gettext(name), percent=f"{value * 100:+.0f} %",
+                    codes=f"{value * self.man_codes:+.0f}", needed=f"{MIN_MARGIN * 100:.0f} %"))
         if abs(self.gain - 1) > GAIN_TOLERANCE:
-            out.append(f"sensor gain {self.gain * 100:.0f} % of the board's median "
-                       "(another sensitivity, or mounted at another depth?)")
+            out.append(t.gettext("sensor gain {percent} of the board's median (another "
+                                 "sensitivity, or mounted at another depth?)").format(
+                percent=f"{self.gain * 100:.0f} %"))
         return out
 
 
@@ -240,7 +247,6 @@ def probe_analog(wiring: Wiring, bus: SMBusLike) -> list[Finding]:
     answers, and each square reads empty; a square that does not is named with what it reads
     (a piece left on it, a sensor at a rail, an input not wired). Raises the bus's OSError
     when the bus itself is gone."""
-    from engine.i18n import N_
     from pi.drivers.analog import classify
     from pi.drivers.bus import ManagedBus
     from pi.drivers.hardware import analog_groups
