@@ -483,7 +483,7 @@ class Judge:
         rec = game.play(move, t=t, clock=clock, provisional=pending)
         s.previous = previous
         # IT 4.4: the opponent has moved; a man made king now owes its crown
-        for found in crowns_due(s.pieces, previous, move, Colour(rec.side)):
+        for found in crowns_due(s.pieces, previous, game.board, move, Colour(rec.side)):
             s.raise_flag(t, found.key, found.side, "noted", found.text)
         log.debug("move %s", rec.notation)
         code = why if pending else article(s.variant, why).code

@@ -96,10 +96,10 @@ class PieceWatch:
     # ------------------------------------------------------------------ what the board said
 
     def lifted(self, square: str) -> None:
+        # ``owed`` and ``late`` stay: a brush or an adjustment puts the same man back (they are
+        # pruned when a move is complete, ``crowns_due``)
         self._seen.pop(square, None)
         self._readings.pop(square, None)
-        self.owed.pop(square, None)
-        self.late.pop(square, None)
 
     def placed(self, square: str, piece: Piece | None, reading: float | None) -> None:
         self._set(square, piece, reading)
@@ -200,12 +200,20 @@ def judge_move(watch: PieceWatch, ref: Board, move: Move) -> Finding | None:
                    squares, fen)
 
 
-def crowns_due(watch: PieceWatch, before: Board, move: Move, side: Colour) -> list[Finding]:
-    """``side`` completed ``move`` (from ``before``): the opponent's men made king still
-    uncrowned are late (IT 4.4), one finding each; and a man of ``side`` made king by this move
-    whose square reads a man owes its crown from now."""
+def crowns_due(watch: PieceWatch, before: Board, after: Board, move: Move,
+               side: Colour) -> list[Finding]:
+    """``side`` completed ``move`` (from ``before`` to ``after``): the opponent's men made king
+    still uncrowned are late (IT 4.4), one finding each; and a man of ``side`` made king by this
+    move whose square reads a man owes its crown from now. A king no longer on its square in
+    ``after`` (moved, taken) owes nothing more."""
     if not watch.knows:
         return []
+    numbers = before.variant.geometry.number_of_algebraic
+    for waiting in (watch.owed, watch.late):
+        for square, colour in list(waiting.items()):
+            official = after.piece_at(numbers[square])
+            if official is None or official.color != colour or not official.king:
+                del waiting[square]
     found: list[Finding] = []
     for square, colour in sorted(watch.owed.items()):
         if colour == side:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import gettext
 import json
 
-from engine.i18n import translations
+from engine.i18n import localize, translations
 from pi.board.report import game_report
 from pi.board.report_layout import FlagSection, Table, compose
 
@@ -58,3 +58,14 @@ def test_an_occupancy_only_line_reads_as_before() -> None:
                     {"t": 3.0, "type": "button", "name": "clock", "side": "white"})
     rows = _flag_rows(data, gettext.NullTranslations(), "en")
     assert "piece placed a6" in rows[0]  # 9 = a6 (IT 2.4)
+
+
+def test_the_flag_texts_read_in_italian() -> None:
+    """The journal's English flag texts localized, the piece named in Italian too."""
+    report = game_report("g", UNMARKED)
+    italian = [localize(b.flag.text, "it") for b in report.flags]
+    assert italian == [
+        "la dama su 18 ha perso il contrassegno (legge +0.98): la trascrizione la conta ancora "
+        "dama",
+        "mossa la dama 18-14 senza contrassegno: 14 legge +1.03, una pedina bianca; la "
+        "trascrizione la conta dama"]

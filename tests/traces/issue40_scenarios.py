@@ -90,6 +90,12 @@ ISSUE40: list[Scenario] = [
      snap_pieces("italian", s12="wm") + " " + snap_pieces("italian") + " L22 P18=wm Cw",
      ["22-18"], [["IT 7.1", "corrected"]], "*",
      {"flag_texts": ["12: a white man where a black man stands"]}),
+    # IT 7.8: two men displaced (a disturbance), put back by hand with a black man on 23: the
+    # position is put right only when 23 reads a white man again
+    ("italian", "i40_wrong_colour_put_right_7_8", {},
+     "L22 L23 P19 P18 Cw L19 L18 P22=wm P23=bm@-0.97 L23 P23=wm L22 P18=wm Cw",
+     ["22-18"], [["IT 7.8", "corrected"], ["IT 7.8", "corrected"]], "*",
+     {"flag_texts": [None, "23: a black man where a white man stands (reads -0.97)"]}),
     # an occupancy-only trace of the same game: nothing of the kind is seen
     ("italian", "i40_occupancy_only_sees_nothing", IT_KING,
      "L18 P14 Cw L1 P5 Cb", ["18-14", "1-5"], [], "*", {}),
