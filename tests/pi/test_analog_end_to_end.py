@@ -1,5 +1,6 @@
 """Issue 40 end to end: every scenario trace of a board that knows which piece is where
-(tests/traces/*/i40_*.jsonl) acted out on the *simulated analog Hall board* — the virtual board's
+(``piece`` keys, ``piece`` lines, a snapshot's ``pieces``: the traces tests/pi/test_simulate.py
+leaves out) acted out on the *simulated analog Hall board* — the virtual board's
 magnets over DRV5055 sensors and ADCs (hardware_mocks.field), the real drivers, the scanner
 deciding each piece over its scans, the daemon and its arbiter — and the journal it leaves
 replays to the trace's own moves, flags (article and status: flagged, then corrected or kept)
@@ -23,13 +24,14 @@ from engine.variants import find_variant
 from hardware_mocks.simulate import main as simulate
 from pi.board.config import Config
 from pi.drivers.wiring import example_wiring
-from test_simulate import transcript
+from test_simulate import PENDING, _knows_pieces, transcript
 
 pytestmark = pytest.mark.heavy  # damiera run --simulate, one per trace: run first
 
 TRACES = Path(__file__).resolve().parents[1] / "traces"
-SCENARIOS = sorted(p for p in glob.glob(str(TRACES / "*" / "i40_*.jsonl"))
-                   if "occupancy_only" not in p)
+SCENARIOS = sorted(p for p in glob.glob(str(TRACES / "*" / "*.jsonl"))
+                   if str(Path(p).relative_to(TRACES))[:-6] not in PENDING
+                   and _knows_pieces(p))
 
 
 def analog_wiring(path: str) -> str:
