@@ -2,7 +2,7 @@
 a placed piece's identity is decided, and a million scans of the datasheet-level fake with the
 wrong identities counted and the margin left named.
 
-Run: .venv/bin/python benchmarks/bench_analog.py [--scans N] [--places N] [--seed S]
+Run: .venv/bin/python benchmarks/bench_analog.py [--scans N] [--places N] [--seed S] [--board 10]
 
 1. **Scan**: the real drivers read the shipped example boards (32 squares on four ADS7828, 50 on
    seven ADS7128 and on seven TLA2528) through the register-level fakes; every transaction of
@@ -196,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scans", type=int, default=1_000_000)
     p.add_argument("--places", type=int, default=200)
     p.add_argument("--seed", type=int, default=40)
+    p.add_argument("--board", type=int, choices=(8, 10), default=8,
+                   help="the board of part 3: 8 (32 squares, ADS7828) or 10 (50, ADS7128)")
     args = p.parse_args(argv)
 
     print("1. one full scan at 400 kHz (bytes on the wire include address bytes)")
@@ -215,9 +217,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {label} | median {statistics.median(lat) * 1000:.1f} ms | max "
               f"{worst * 1000:.1f} ms | {'ok' if worst <= 0.050 else 'OVER 50 ms'} |")
 
-    print(f"3. {args.scans:,} scans of the datasheet-level fake (8×8, 32 squares)")
+    name = "ads7828_8x8" if args.board == 8 else "ads7128_10x10"
+    print(f"3. {args.scans:,} scans of the datasheet-level fake ({args.board}×{args.board}, "
+          f"{32 if args.board == 8 else 50} squares)")
     started = time.monotonic()
-    r = million("ads7828_8x8", args.scans, args.seed)
+    r = million(name, args.scans, args.seed)
     print(f"| scans {r['scans']:,} × {r['squares']} squares, {r['configs']} set-ups, 15-40 °C "
           f"| wrong classes {r['wrong_class']} | wrong identities {r['wrong_decided']} of "
           f"{r['decided']:,} decided | {time.monotonic() - started:.0f} s |")

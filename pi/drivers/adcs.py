@@ -8,8 +8,10 @@ sensors' supply as their reference and a code does not move with the supply.
   ``SD C2 C1 C0 PD1 PD0 x x``: SD = 1 single-ended, C2..C0 the channel in the datasheet's
   odd/even order (channel n → ``(n & 1) << 2 | n >> 1``), PD = 01 (internal reference off, ADC
   on: the external reference is the sensors' supply). The command is written, the two result
-  bytes (MSB first, 12 bits right-justified) read after a repeated start: one combined
-  transaction per channel. Addresses 0x48..0x4B (A1, A0): four chips on one bus.
+  bytes (MSB first, 12 bits right-justified) read after a repeated start; the chip's channels
+  follow one another with repeated starts in one combined transaction (one ``I2C_RDWR`` of 16
+  messages: the kernel's limit is 42), so a scan costs one system call per chip. Addresses
+  0x48..0x4B (A1, A0): four chips on one bus.
 - **TLA2528** (SBAS981) and **ADS7128** (SBAS990): registers reached by opcodes (single read
   0x10, single write 0x08, set bits 0x18, clear bits 0x20, continuous read 0x30, continuous write
   0x28). The TLA2528 is read in manual mode with the auto-sequence (SEQUENCE_CFG SEQ_MODE = 1,
@@ -139,10 +141,12 @@ class ADS7828(AnalogADC):
     def read(self) -> tuple[list[int], int]:
         codes = [0] * 8
         write = self._msg.write
+        messages = []
         for n, command in self._commands:
-            rd = self._reads[n]
-            self.bus.i2c_rdwr(write(self.address, [command]), rd)
-            b = bytes(rd)
+            messages += [write(self.address, [command]), self._reads[n]]
+        self.bus.i2c_rdwr(*messages)
+        for n, _command in self._commands:
+            b = bytes(self._reads[n])
             codes[n] = (b[0] << 8 | b[1]) & 0x0FFF
         return codes, 0
 

@@ -38,7 +38,7 @@ def test_ads7828_command_bytes_follow_the_datasheet_channel_order():
                                                       0xB4, 0xF4]
 
 
-def test_ads7828_one_combined_transaction_per_channel_and_codes_per_channel():
+def test_ads7828_one_combined_transaction_per_chip_and_codes_per_channel():
     bus = FakeI2CBus()
     chip = bus.attach(FakeADS7828(0x48))
     assert isinstance(chip, FakeADS7828)
@@ -46,8 +46,10 @@ def test_ads7828_one_combined_transaction_per_channel_and_codes_per_channel():
     adc = ADS7828(bus.open(), 0x48, channels=0b1010_0101)
     codes, fired = adc.read()
     assert codes == [7, 0, 207, 0, 0, 507, 0, 707] and fired == 0
-    assert [e[0] for e in bus.log] == ["i2c_rdwr"] * 4
-    assert bus.log[0][1] == (("w", 0x48, (0x84,)), ("r", 0x48, 2))
+    assert [e[0] for e in bus.log] == ["i2c_rdwr"]  # the four channels, repeated starts
+    assert bus.log[0][1] == (("w", 0x48, (0x84,)), ("r", 0x48, 2), ("w", 0x48, (0x94,)),
+                             ("r", 0x48, 2), ("w", 0x48, (0xE4,)), ("r", 0x48, 2),
+                             ("w", 0x48, (0xF4,)), ("r", 0x48, 2))
 
 
 def test_ads7828_addresses_and_protocol_violations():
