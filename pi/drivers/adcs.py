@@ -35,6 +35,7 @@ thread-safe: the scan loop's thread, under the bus lock.
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -70,13 +71,11 @@ SEQ_START = 0x10
 ALERT_OPEN_DRAIN_ACTIVE_LOW = 0x00
 
 
-class ADCReadError(OSError):
-    """The chip answered with data that cannot be its own (a channel id out of sequence):
-    treated as a failed transaction (EIO) by the scanner."""
-
-    def __init__(self, address: int, detail: str) -> None:
-        import errno
-        super().__init__(errno.EIO, f"0x{address:02x}: {detail}")
+def _unlike(address: int, detail: str) -> OSError:
+    """The error of a chip that answered with data that cannot be its own (a channel id out of
+    sequence, a chip reset since its configuration): EIO, as a failed transaction, so the
+    scanner reports and retries it as it does a NACK."""
+    return OSError(errno.EIO, f"0x{address:02x}: {detail}")
 
 
 class AnalogADC:
@@ -192,7 +191,7 @@ class TLA2528(AnalogADC):
         for i, n in enumerate(self._order):
             hi, lo = b[2 * i], b[2 * i + 1]
             if lo & 0x0F != n:
-                raise ADCReadError(self.address, f"channel {lo & 0x0F} where {n} was due")
+                raise _unlike(self.address, f"channel {lo & 0x0F} where {n} was due")
             codes[n] = hi << 4 | lo >> 4
         return codes, 0
 
@@ -246,7 +245,7 @@ class ADS7128(TLA2528):
                           write(self.address, [OP_READ_CONT, RECENT_CH0_LSB]), self._recent)
         if bytes(self._status)[0] & STATUS_BOR:
             # reset since init: manual mode, RECENT all zero — not readings of any field
-            raise ADCReadError(self.address, "power-on state (BOR set): the chip was reset")
+            raise _unlike(self.address, "power-on state (BOR set): the chip was reset")
         flags = bytes(self._flag)[0] & self.channels
         b = bytes(self._recent)
         codes = [0] * 8

@@ -11,7 +11,7 @@ from engine.events import PieceChanged, PieceLifted, PiecePlaced, SnapshotTaken
 from hardware_mocks.chips import FakeADS7128, FakeADS7828, FakeTLA2528, ProtocolViolation
 from hardware_mocks.rig import SensorRig
 from hardware_mocks.smbus import FakeI2CBus
-from pi.drivers.adcs import ADS7128, ADS7828, TLA2528, ADCReadError
+from pi.drivers.adcs import ADS7128, ADS7828, TLA2528
 from pi.drivers.errors import WiringError
 from pi.drivers.sensors import SensorFault, SensorFaultCleared
 from pi.drivers.wiring import EXAMPLES_DIR, load_wiring, parse_wiring
@@ -74,8 +74,9 @@ def test_tla2528_auto_sequence_checks_the_appended_channel_id():
     assert adc.read() == ([0, 1001, 1002, 0, 0, 0, 0, 0], 0)
     from smbus2 import i2c_msg
     bus.open().i2c_rdwr(i2c_msg.read(0x10, 2))  # another program's read: out of step
-    with pytest.raises(ADCReadError, match="channel 2 where 1 was due"):
+    with pytest.raises(OSError, match="channel 2 where 1 was due") as failed:
         adc.read()
+    assert failed.value.errno == errno.EIO  # a failed transaction to the scanner
     chip.power_cycle()
     assert not adc.config_intact()
 
