@@ -280,9 +280,6 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     wiring = _default_wiring(args.wiring, args.simulate, args.default_wiring)
-    if wiring.is_analog:
-        raise InputError(f"{wiring.source}: an analog Hall board: watch reads expanders; use "
-                         "hardware probe (the board empty), calibrate and test")
     bench = _bench(args, wiring)
     seconds = args.seconds if args.seconds is not None else (2 if args.simulate else None)
     view = WatchView(wiring.size)

@@ -213,8 +213,16 @@ class BoardSquares:
 
     def __init__(self, wiring: Wiring, bus: SMBusLike) -> None:
         self.wiring = wiring
-        chips = build_expanders(wiring, bus)
         self.groups: list[SensorGroup] = []
+        self.failed: dict[int, OSError] = {}
+        self._down: set[int] = set()
+        if wiring.is_analog:  # an analog Hall board: a square with any piece is closed
+            from pi.drivers.bus import ManagedBus
+            from pi.drivers.hardware import analog_groups
+            groups, _identity = analog_groups(wiring, ManagedBus(bus, clock=lambda: 0.0))
+            self.groups.extend(groups)
+            return
+        chips = build_expanders(wiring, bus)
         if wiring.matrix is not None:
             m = wiring.matrix
             self.groups.append(MatrixGroup([(chips[p.chip], p.pin) for p in m.rows],
@@ -225,8 +233,6 @@ class BoardSquares:
                 if any(c.squares):
                     self.groups.append(DirectGroup(chips[c.name], c.squares,
                                                    active_low=wiring.active_low))
-        self.failed: dict[int, OSError] = {}
-        self._down: set[int] = set()
 
     def init(self) -> None:
         for i, group in enumerate(self.groups):
