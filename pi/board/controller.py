@@ -2,7 +2,8 @@
 
 :class:`BoardController` is synchronous and single-threaded: the daemon's event loop
 (``pi.daemon``) hands it every input — what the sensors report (``PieceLifted``,
-``PiecePlaced``, ``SnapshotTaken``, ``SensorFault``, ``SensorFaultCleared``), the players'
+``PiecePlaced``, ``PieceChanged`` on a board that knows the pieces, ``SnapshotTaken``,
+``SensorFault``, ``SensorFaultCleared``), the players'
 buttons and serial commands (``ButtonPressed``), the arbiter's actions (``ArbiterActed``) — with
 :meth:`handle`, and calls :meth:`tick` when :meth:`next_deadline` passes. The simulator drives
 the very same object on a simulated clock.
@@ -58,15 +59,15 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Protocol, Union
 
-from engine.board import Board
+from engine.board import Board, Piece
 from engine.clock import ClockState, GameClock
 from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
 from engine.trace import CLOCK_START_ARBITER, split_lines
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
 from engine.i18n import N_
-from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
-                           TraceEnded)
+from engine.events import (ArbiterActed, ButtonPressed, PieceChanged, PieceLifted, PiecePlaced,
+                           SnapshotTaken, TraceEnded)
 from engine.squares import square_mirror, square_sort_key
 from engine.variants import find_variant
 from pi.board.arbiter_request import DECIDES_POSITION, ArbiterRequest
@@ -97,9 +98,9 @@ IDLE = 5.0
 
 #: What :meth:`BoardController.handle` takes.
 #: (``SensorInterrupt``: only where nobody scans, never in the daemon; ignored.)
-Input = Union[PieceLifted, PiecePlaced, SnapshotTaken, SensorFault, SensorFaultCleared,
-              ButtonPressed, ArbiterActed, TraceEnded, SensorInterrupt, "Acting",
-              "JournalDurable", "JournalFailed"]
+Input = Union[PieceLifted, PiecePlaced, PieceChanged, SnapshotTaken, SensorFault,
+              SensorFaultCleared, ButtonPressed, ArbiterActed, TraceEnded, SensorInterrupt,
+              "Acting", "JournalDurable", "JournalFailed"]
 
 
 class Screen(Protocol):
@@ -195,6 +196,9 @@ class BoardController:
 
     session: GameSession | None = None
     occupied: frozenset[str] = frozenset()
+    #: which piece a board that knows them (issue 40) said stands on each square; None: a
+    #: board that sees occupancy only (the game's first snapshot carries what is known)
+    _pieces: dict[str, Piece] | None = None
     #: the board's phase as its inputs leave it (the screen's); the readers' is :attr:`phase`
     _phase: Phase = Phase.SETUP
     #: a game begun whose start line is not durable yet: the phase and the game the readers
@@ -521,10 +525,18 @@ class BoardController:
         if isinstance(item, SnapshotTaken):
             self.occupied = item.occupied
             self._sensed_once = True
+            self._pieces = None if item.pieces is None else dict(item.pieces)
         elif isinstance(item, PieceLifted):
             self.occupied = self.occupied - {item.square}
-        elif isinstance(item, PiecePlaced):
+            if self._pieces is not None:
+                self._pieces.pop(item.square, None)
+        elif isinstance(item, (PiecePlaced, PieceChanged)):
             self.occupied = self.occupied | {item.square}
+            if item.piece is not None:
+                self._pieces = {} if self._pieces is None else self._pieces
+                self._pieces[item.square] = item.piece
+            elif self._pieces is not None:
+                self._pieces.pop(item.square, None)
         if isinstance(item, SensorFault):
             self.faults[item.address] = item
             log.warning("%s (%s)", item.message, item.kind)
@@ -593,9 +605,9 @@ class BoardController:
             line = item.to_dict()
             line["t"] = self._game_t(item.t)
             fed = session.journal_line(line)
-        elif isinstance(item, (PieceLifted, PiecePlaced, SnapshotTaken, ButtonPressed,
-                               ArbiterActed, TraceEnded)):
-            # TraceEnded: only the simulator acting out a trace sends it (TRACE.md ``end``)
+        elif isinstance(item, (PieceLifted, PiecePlaced, PieceChanged, SnapshotTaken,
+                               ButtonPressed, ArbiterActed, TraceEnded)):
+            # TraceEnded: only the simulator acting out a trace sends it (docs/trace-format.md ``end``)
             fed = session.feed(replace(item, t=self._game_t(item.t)))
         else:
             log.warning("unknown input %r ignored", item)
@@ -692,7 +704,9 @@ class BoardController:
         self._cues = CueTracker()
         self._offset = self.time.stamp()
         self._durable.keep(session)
-        fed = session.feed(SnapshotTaken(0.0, self.occupied))
+        pieces = None if self._pieces is None else {
+            square: piece for square, piece in self._pieces.items() if square in self.occupied}
+        fed = session.feed(SnapshotTaken(0.0, self.occupied, pieces))
         self._publish(Fed(1, session.start_line, None, ()))
         self._decided(fed.decisions)
         self._publish(fed)

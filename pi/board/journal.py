@@ -1,4 +1,4 @@
-"""The write-ahead journal of a game: ``STATE/games/<id>/trace.jsonl``, TRACE.md lines.
+"""The write-ahead journal of a game: ``STATE/games/<id>/trace.jsonl``, docs/trace-format.md lines.
 
 Durability contract
 -------------------
@@ -70,7 +70,7 @@ class _HasToDict(Protocol):
 
 
 def encode_line(obj: Mapping[str, Any] | _HasToDict) -> bytes:
-    """One journal line, UTF-8 with its ``\\n``: ``obj`` is a TRACE.md dict or anything with
+    """One journal line, UTF-8 with its ``\\n``: ``obj`` is a docs/trace-format.md dict or anything with
     ``to_dict()`` (the events of ``engine.events``). Raises ValueError for what JSON cannot hold
     (NaN, infinities, other types) or a dict without a string ``type``."""
     d = obj if isinstance(obj, Mapping) else obj.to_dict()
@@ -87,18 +87,18 @@ def encode_line(obj: Mapping[str, Any] | _HasToDict) -> bytes:
 
 
 def fault_line(t: float, squares: Iterable[str], message: str) -> dict[str, Any]:
-    """TRACE.md ``fault``: the sensors under ``squares`` stopped answering."""
+    """docs/trace-format.md ``fault``: the sensors under ``squares`` stopped answering."""
     return {"t": t, "type": "fault", "squares": sorted(squares, key=square_sort_key),
             "message": message}
 
 
 def fault_cleared_line(t: float, squares: Iterable[str]) -> dict[str, Any]:
-    """TRACE.md ``fault_cleared``: the sensors under ``squares`` answer again."""
+    """docs/trace-format.md ``fault_cleared``: the sensors under ``squares`` answer again."""
     return {"t": t, "type": "fault_cleared", "squares": sorted(squares, key=square_sort_key)}
 
 
 def restart_line(last_t: float, down: float | None) -> dict[str, Any]:
-    """TRACE.md ``restart`` after a journal whose last ``t`` is ``last_t``: ``t`` goes on from
+    """docs/trace-format.md ``restart`` after a journal whose last ``t`` is ``last_t``: ``t`` goes on from
     there plus ``down`` (wall-clock seconds away, None when unknown). A negative ``down`` (the
     wall clock was set back) is unknown too. Raises ValueError for a non-finite value."""
     if not math.isfinite(last_t) or (down is not None and not math.isfinite(down)):

@@ -93,7 +93,7 @@ def whole_lines(data: bytes) -> bytes:
 
 def first_lines(data: bytes, count: int) -> bytes:
     """The first ``count`` whole lines of a journal's ``data`` with their newlines (fewer when
-    it has fewer): a line ends at ``b"\n"`` alone (TRACE.md; a name may hold U+2028 or
+    it has fewer): a line ends at ``b"\n"`` alone (docs/trace-format.md; a name may hold U+2028 or
     U+0085, which ``str.splitlines()`` would take for line ends)."""
     end = 0
     for _ in range(count):
@@ -110,7 +110,7 @@ def line_of(message: bytes) -> int:
 
 
 def check_action(body: dict[str, Any]) -> ArbiterRequest:
-    """The body of ``POST /api/arbiter`` checked (the TRACE.md arbiter object less ``t``):
+    """The body of ``POST /api/arbiter`` checked (the docs/trace-format.md arbiter object less ``t``):
     ``{"action", "result"?, "text"?}``; a 400 naming the problem otherwise. The checks are
     ``pi.board.arbiter_request``'s, the same for a hub's ``cmd``."""
     try:

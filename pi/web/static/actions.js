@@ -1,4 +1,4 @@
-// The arbiter's actions (TRACE.md: start_clock, stop_clock, restore, impose_count, adjudicate,
+// The arbiter's actions (docs/trace-format.md: start_clock, stop_clock, restore, impose_count, adjudicate,
 // note) as a form posting to /api/arbiter; shared by the console and the simulator.
 import { api, h } from "./live.js";
 import { _, fmt } from "./i18n.js";
