@@ -1,8 +1,5 @@
 """``damiera hub init --boards N --dir DIR [--port P] [--hall NAME] [--host HOST] [--force]
-[--plain-mqtt] [--shares N]``: the files that make a hall (docs/organiser.md, "Security").
-With ``--shares N`` (a hub of N processes, ``pi.hall.shares``) also the users ``hub-share-0`` …
-``hub-share-<N-1>`` (each with the hub's rights) and a ``[[share]]`` table each in ``hub.toml``;
-without it (N = 1) the files are those of one hub.
+[--plain-mqtt]``: the files that make a hall (docs/organiser.md, "Security").
 
 - ``DIR/mosquitto.conf`` — the broker: one TLS listener on every interface (port 8883), no
   anonymous clients, the password file and the ACL below, persistence in ``DIR/data/``, queue
@@ -59,7 +56,6 @@ from engine.i18n import environment_language, translations
 from pi.board.config import parse_mqtt_url
 from pi.hall.errors import HallInitError
 from pi.hall.protocol import SEGMENT
-from pi.hall.shares import MAX_SHARES
 from pi.hall.signing import new_key
 from pi.board.statedir import atomic_write
 
@@ -68,7 +64,7 @@ log = logging.getLogger(__name__)
 __all__ = ["Hall", "MAX_BOARDS", "HASH_ITERATIONS", "hash_password",
            "make_hall", "write_hall", "main_init", "conf_text", "acl_text", "passwd_text",
            "hub_toml_text", "board_toml_text", "queue_limit", "make_certs", "CA_FILE",
-           "TLS_PORT", "PLAIN_PORT", "SHARE_PORT", "share_user", "broker_open_files",
+           "TLS_PORT", "PLAIN_PORT", "broker_open_files",
            "broker_command", "USUAL_OPEN_FILES", "BROKER_SPARE_FILES"]
 
 #: Board numbers of a hall: 1 … MAX_BOARDS (as ``board`` in damiera.toml).
@@ -79,8 +75,6 @@ HASH_ITERATIONS = 101
 SALT_BYTES = 12
 #: Random bytes in a generated password (192 bits; URL-safe base64, nothing to percent-encode).
 PASSWORD_BYTES = 24
-#: Share K of a hub of several processes serves on 127.0.0.1:SHARE_PORT + K (``--shares``).
-SHARE_PORT = 8091
 #: The broker's port with TLS (the default) and without (``--plain-mqtt``).
 TLS_PORT = 8883
 PLAIN_PORT = 1883
@@ -132,9 +126,6 @@ class Hall:
     passwords: dict[str, str] = field(repr=False)
     tls: bool = True
     keys: dict[str, str] = field(default_factory=dict, repr=False)
-    #: the hub's processes (``--shares``): above 1, a user ``hub-share-K`` and a ``[[share]]``
-    #: table each (``pi.hall.shares``)
-    shares: int = 1
     #: the system user the broker runs as when started as root, given its password file, key
     #: and data (``hub init`` run as root: Mosquitto's own, ``mosquitto``); None: the user
     #: writing the hall, who owns them
@@ -178,7 +169,7 @@ def _check_host(host: str) -> str:
 
 
 def make_hall(boards: int, directory: str | Path, port: int | None = None, hall: str = "hall",
-              host: str | None = None, *, tls: bool = True, shares: int = 1,
+              host: str | None = None, *, tls: bool = True,
               broker_user: str | None = None) -> Hall:
     """Checks the options and draws a fresh password for every user and a key for every board.
     ``port`` None: 8883 with TLS, 1883 without; ``broker_user``: :attr:`Hall.broker_user`
@@ -195,8 +186,6 @@ def make_hall(boards: int, directory: str | Path, port: int | None = None, hall:
         port = TLS_PORT if tls else PLAIN_PORT
     if not 1 <= boards <= MAX_BOARDS:
         raise HallInitError(f"--boards: {boards} is out of range 1..{MAX_BOARDS}")
-    if not 1 <= shares <= MAX_SHARES:
-        raise HallInitError(f"--shares: {shares} is out of range 1..{MAX_SHARES}")
     if not 1 <= port <= 65535:
         raise HallInitError(f"--port: {port} is out of range 1..65535")
     if any(ord(c) < 32 or ord(c) == 127 for c in str(directory)) or not str(directory):
@@ -215,12 +204,10 @@ def make_hall(boards: int, directory: str | Path, port: int | None = None, hall:
     else:
         host = _check_host(host)
     users = ["hub", *(f"board-{n}" for n in range(1, boards + 1))]
-    if shares > 1:
-        users += [share_user(k) for k in range(shares)]
     passwords = {user: secrets.token_urlsafe(PASSWORD_BYTES) for user in users}
     keys = {str(n): new_key() for n in range(1, boards + 1)}
     hall_ = Hall(hall, boards, host, port, Path(directory).absolute(), passwords, tls, keys,
-                 shares, broker_user)
+                 broker_user)
     try:  # the URLs written must read back (pi.board.config's reader is the boards' and the hub's)
         parse_mqtt_url(hall_.url("hub"), lambda problem: HallInitError(problem))
     except HallInitError as exc:
@@ -229,10 +216,11 @@ def make_hall(boards: int, directory: str | Path, port: int | None = None, hall:
 
 
 def broker_open_files(hall: Hall) -> int | None:
-    """The limit on open files the hall's broker needs (its clients — every board, the hub's
-    processes — and :data:`BROKER_SPARE_FILES`), rounded up to a multiple of 1,024; None when
+    """The limit on open files the hall's broker needs (its clients — every board, the hub and
+    a restarted hub's new connection while the broker still holds its old one — and
+    :data:`BROKER_SPARE_FILES`), rounded up to a multiple of 1,024; None when
     :data:`USUAL_OPEN_FILES` is enough."""
-    need = hall.boards + hall.shares + 1 + BROKER_SPARE_FILES
+    need = hall.boards + 2 + BROKER_SPARE_FILES
     if need <= USUAL_OPEN_FILES:
         return None
     return -(-need // 1024) * 1024
@@ -379,12 +367,6 @@ def acl_text(hall: Hall) -> str:
              "# the broker's error log: a second connection with someone's credentials",
              "topic read $SYS/broker/log/E",
              f"topic write {root}/boards/+/cmd"]
-    if hall.shares > 1:
-        lines += ["", "# The hub's processes (damiera hub --share K/N): each the hub's rights, its "
-                      "own user."]
-    for k in range(hall.shares if hall.shares > 1 else 0):
-        lines += ["", f"user {share_user(k)}", f"topic read {root}/#",
-                  "topic read $SYS/broker/log/E", f"topic write {root}/boards/+/cmd"]
     for n in range(1, hall.boards + 1):
         prefix = f"{root}/boards/{n}"
         lines += ["", f"user board-{n}",
@@ -428,31 +410,9 @@ hall = {_toml(hall.hall)}
 # The broker, with the hub's user and password, and the hall's CA (beside this file).
 url = {_toml(hall.url('hub'))}
 {ca}
-{_shares_toml(hall)}[keys]
+[keys]
 # Each board's signing key (the same as [mqtt] key in its board-<n>.toml).
 {keys}"""
-
-
-def share_user(index: int) -> str:
-    """The broker user of share ``index`` of the hub (Mosquitto takes the client id from the
-    user name: each share needs its own to hold a session of its own)."""
-    return f"hub-share-{index}"
-
-
-def _shares_toml(hall: Hall) -> str:
-    """The ``[[share]]`` tables of a hub of several processes (none for one)."""
-    if hall.shares <= 1:
-        return ""
-    out = [f"""# The hub as {hall.shares} processes on this machine (pi.hall.shares): share K takes the boards
-# whose number modulo {hall.shares} is K and serves at its http (change the addresses to spread
-# them over machines); 'damiera hub front' serves the hall over them all. Run:
-#   damiera hub --config {hall.dir / 'hub.toml'} --state-dir DIR --share K/{hall.shares}
-#   damiera hub front --config {hall.dir / 'hub.toml'} --http 0.0.0.0:8090 --state-dir DIR
-"""]
-    for k in range(hall.shares):
-        out.append(f"[[share]]\nhttp = {_toml(f'127.0.0.1:{SHARE_PORT + k}')}\n"
-                   f"mqtt = {_toml(hall.url(share_user(k)))}\n\n")
-    return "".join(out)
 
 
 def board_toml_text(hall: Hall, board: int) -> str:
@@ -584,7 +544,7 @@ def main_init(args: argparse.Namespace) -> int:
     # Run as root, the broker's files are Mosquitto's own user's, who the broker becomes when
     # started as root: never root itself (docs/organiser.md).
     hall = make_hall(args.boards, args.dir, port=args.port, hall=args.hall, host=args.host,
-                     tls=tls, shares=int(getattr(args, "shares", 1) or 1),
+                     tls=tls,
                      broker_user=BROKER_USER if os.getuid() == 0 else None)
     write_hall(hall, force=bool(getattr(args, "force", False)))
     out = sys.stdout
@@ -600,12 +560,6 @@ def main_init(args: argparse.Namespace) -> int:
         ).format(files=files), file=out)
     print(f"  hub:    damiera hub --config {hall.dir / 'hub.toml'} --http HOST:PORT "
           "--state-dir DIR", file=out)
-    if hall.shares > 1:
-        print(f"  shares: damiera hub --config {hall.dir / 'hub.toml'} --state-dir DIR "
-              f"--share K/{hall.shares} (K = 0 … {hall.shares - 1}), "
-              + t.gettext("then"), file=out)
-        print(f"  front:  damiera hub front --config {hall.dir / 'hub.toml'} --http HOST:PORT "
-              "--state-dir DIR", file=out)
     print(f"          sudo systemd/install-hub.sh --hall {hall.dir} "
           + t.gettext("(the hub as a service on this PC, from damiera's checkout)"), file=out)
     print(f"  boards: damiera run --config {hall.dir}/board-<n>.toml "
