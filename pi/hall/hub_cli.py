@@ -53,6 +53,25 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
                    "boards' passwords stop working: give them their new board-<N>.toml)")
     i.add_argument("--plain-mqtt", action="store_true", help="a plain MQTT listener instead of "
                    "TLS: every password crosses the hall's network in clear (the hub warns)")
+    i.add_argument("--nginx", action="store_true", help="also write DIR/nginx.conf: nginx "
+                   "(Debian's, with libnginx-mod-nchan) in front of the hub for spectators past "
+                   "the hall's network, pages and feeds cached, live streams fanned out by "
+                   "nchan; and hub.toml's nchan, where the hub publishes them")
+    i.add_argument("--web-listen", default=None, metavar="[HOST:]PORT",
+                   help="--nginx: where nginx serves the spectators (default 443; 80 without "
+                   "a certificate)")
+    i.add_argument("--web-cert", default=None, metavar="FILE",
+                   help="--nginx: the organiser's certificate for the spectators' browsers, "
+                   "with --web-key (default: the hall's own, broker.crt, signed by the hall's "
+                   "CA; none with --plain-mqtt: plain HTTP)")
+    i.add_argument("--web-key", default=None, metavar="FILE", help="--nginx: its key")
+    i.add_argument("--hub-http", default=None, metavar="HOST:PORT",
+                   help="--nginx: where the hub serves, as its --http (default 127.0.0.1:8090)")
+    i.add_argument("--nchan-port", type=whole, default=None, metavar="PORT",
+                   help="--nginx: nchan's publisher on 127.0.0.1 (default 8091)")
+    i.add_argument("--nginx-root", default=None, metavar="DIR",
+                   help="--nginx: nginx's pid, logs, cache and temporary files under DIR, for an "
+                   "nginx run beside the system's (default: Debian's places)")
     i.set_defaults(func=_cmd_hub_init)
     d = hs.add_parser("demo", help="a whole hall on this PC: hub init, mosquitto, the hub and "
                       "simulated boards playing; Ctrl-C stops them all")

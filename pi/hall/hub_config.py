@@ -8,6 +8,7 @@ the file and the key; unknown keys are refused.
     http = "0.0.0.0:8080"          # where the hub serves the hall
     state_dir = "state"            # the replicas and the hub's files (relative: to this file)
     accept_unsigned = ["12"]       # boards whose lines are taken without a key (old boards)
+    nchan = "http://127.0.0.1:8091"  # nginx's nchan publisher: the public live streams go there
     [mqtt]
     url = "mqtts://hub:secret@broker.local:8883"
     ca = "ca.crt"                  # optional, mqtts only
@@ -45,7 +46,7 @@ DEFAULT_HALL = "hall"
 MAX_HUB_CONFIG_BYTES = 1024 * 1024
 DEFAULT_HTTP = HttpSpec("127.0.0.1", 8080)
 _TOP_KEYS = frozenset({"hall", "event", "broadcast_delay", "http", "state_dir", "mqtt",
-                       "keys", "accept_unsigned"})
+                       "keys", "accept_unsigned", "nchan"})
 _MQTT_KEYS = frozenset({"url", "ca"})
 
 
@@ -65,6 +66,9 @@ class HubConfig:
     keys: Mapping[str, bytes] = field(default_factory=dict, repr=False)
     #: boards without a key whose unsigned lines are taken all the same (named one by one)
     accept_unsigned: frozenset[str] = frozenset()
+    #: nginx's nchan publisher (``http://127.0.0.1:PORT``, loopback only), where the hub
+    #: publishes its public live streams for nginx to fan out (``pi.hall.nchan``); None: none
+    nchan: str | None = None
 
     def boards(self) -> list[str]:
         """The boards this configuration names (``[keys]`` and ``accept_unsigned``), in
@@ -113,7 +117,28 @@ def parse_hub_config(text: str, source: str = "hub.toml", base: Path | None = No
     return HubConfig(source=source, hall=hall, event=r.text("event", None),
                      broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0),
                      http=http, state_dir=None if state_dir is None else root / state_dir,
-                     mqtt=mqtt, keys=_keys(r), accept_unsigned=_unsigned(r))
+                     mqtt=mqtt, keys=_keys(r), accept_unsigned=_unsigned(r),
+                     nchan=_nchan(r))
+
+
+def _nchan(r: TomlReader) -> str | None:
+    """``nchan``: an http:// URL on this machine's loopback (the hub's events are public, but
+    whoever takes them could publish to nginx's spectators: never another machine)."""
+    from urllib.parse import urlsplit
+    text = r.text("nchan", None, limit=300)
+    if text is None:
+        return None
+    try:
+        url = urlsplit(text)
+        port = url.port
+    except ValueError:
+        url, port = None, None
+    if url is None or url.scheme != "http" or url.hostname not in ("127.0.0.1", "::1",
+                                                                      "localhost") \
+            or port is None or url.path not in ("", "/") or url.query or url.username:
+        raise r.error("nchan", "http://127.0.0.1:PORT, nginx's nchan publisher on this "
+                               "machine's loopback ('damiera hub init' writes it)")
+    return text.rstrip("/")
 
 
 def _keys(r: TomlReader) -> dict[str, bytes]:

@@ -1,5 +1,5 @@
 """``damiera hub init --boards N --dir DIR [--port P] [--hall NAME] [--host HOST] [--force]
-[--plain-mqtt]``: the files that make a hall (docs/organiser.md, "Security").
+[--plain-mqtt] [--nginx …]``: the files that make a hall (docs/organiser.md, "Security").
 
 - ``DIR/mosquitto.conf`` — the broker: one TLS listener on every interface (port 8883), no
   anonymous clients, the password file and the ACL below, persistence in ``DIR/data/``, queue
@@ -24,6 +24,9 @@
   board's own signing key (``[mqtt] key`` of ``board-<n>.toml``; every board's in the hub's
   ``[keys]``): the key signs the board's journal lines for the hub (``pi.hall.signing``) and
   never crosses the network. Copy ``hall-ca.crt`` beside each ``board-<n>.toml``.
+- With ``--nginx``: ``DIR/nginx.conf``, nginx in front of the hub for the spectators past the
+  hall's network (``pi.hall.nginx_conf``), and ``nchan`` in ``hub.toml`` (where the hub
+  publishes its live streams for nginx).
 
 Files holding a password or a key are written mode 0600, each atomically. An existing hall in ``DIR`` is
 not overwritten without ``--force``: new passwords would lock out every board configured with
@@ -48,13 +51,14 @@ import subprocess
 import sys
 import tempfile
 import urllib.parse
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.errors import excerpt
 from engine.i18n import environment_language, translations
 from pi.board.config import parse_mqtt_url
 from pi.hall.errors import HallInitError
+from pi.hall.nginx_conf import WebSpec, nginx_conf_text
 from pi.hall.protocol import SEGMENT
 from pi.hall.signing import new_key
 from pi.board.statedir import atomic_write
@@ -65,7 +69,8 @@ __all__ = ["Hall", "MAX_BOARDS", "HASH_ITERATIONS", "hash_password",
            "make_hall", "write_hall", "main_init", "conf_text", "acl_text", "passwd_text",
            "hub_toml_text", "board_toml_text", "queue_limit", "make_certs", "CA_FILE",
            "TLS_PORT", "PLAIN_PORT", "broker_open_files",
-           "broker_command", "USUAL_OPEN_FILES", "BROKER_SPARE_FILES"]
+           "broker_command", "USUAL_OPEN_FILES", "BROKER_SPARE_FILES", "web_spec",
+           "NCHAN_PORT", "HUB_HTTP"]
 
 #: Board numbers of a hall: 1 … MAX_BOARDS (as ``board`` in damiera.toml).
 MAX_BOARDS = 9999
@@ -75,6 +80,10 @@ HASH_ITERATIONS = 101
 SALT_BYTES = 12
 #: Random bytes in a generated password (192 bits; URL-safe base64, nothing to percent-encode).
 PASSWORD_BYTES = 24
+#: nginx's nchan publisher listens on 127.0.0.1:NCHAN_PORT (``--nchan-port``).
+NCHAN_PORT = 8091
+#: Where nginx finds the hub (``--hub-http``): the hub's ``--http`` of docs/organiser.md.
+HUB_HTTP = "127.0.0.1:8090"
 #: The broker's port with TLS (the default) and without (``--plain-mqtt``).
 TLS_PORT = 8883
 PLAIN_PORT = 1883
@@ -105,7 +114,7 @@ BROKER_USER = "mosquitto"
 BROKER_SPARE_FILES = 128
 
 _FILES = ("mosquitto.conf", "passwd", "acl", "hub.toml", CA_FILE, "hall-ca.key", "broker.crt",
-          "broker.key")
+          "broker.key", "nginx.conf")
 _BOARD_FILE = re.compile(r"board-([0-9]{1,4})\.toml")
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
                        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
@@ -130,6 +139,8 @@ class Hall:
     #: and data (``hub init`` run as root: Mosquitto's own, ``mosquitto``); None: the user
     #: writing the hall, who owns them
     broker_user: str | None = None
+    #: nginx in front of the hub (``--nginx``): ``DIR/nginx.conf`` and hub.toml's ``nchan``
+    web: WebSpec | None = None
 
     def url(self, user: str) -> str:
         """The broker's URL with ``user``'s credentials, percent-encoded."""
@@ -405,7 +416,7 @@ hall = {_toml(hall.hall)}
 # Boards whose journal lines are taken unsigned (boards without a key: older versions);
 # every other board's lines must verify with its key below, or they are refused.
 # accept_unsigned = ["12"]
-
+{_nchan_toml(hall)}
 [mqtt]
 # The broker, with the hub's user and password, and the hall's CA (beside this file).
 url = {_toml(hall.url('hub'))}
@@ -413,6 +424,63 @@ url = {_toml(hall.url('hub'))}
 [keys]
 # Each board's signing key (the same as [mqtt] key in its board-<n>.toml).
 {keys}"""
+
+
+def _nchan_toml(hall: Hall) -> str:
+    if hall.web is None:
+        return ""
+    return f"""# nginx's nchan publisher ({hall.dir / 'nginx.conf'}): the hub publishes its public live
+# streams there, nginx serves them to the spectators past the hall's network.
+nchan = {_toml(hall.web.nchan_url)}
+"""
+
+
+def web_spec(hall: Hall, listen: str | None, cert: str | None, key: str | None,
+             hub: str | None, nchan_port: int | None, root: str | None) -> WebSpec:
+    """``--nginx``'s options checked: ``listen`` (``[HOST:]PORT``; default 443 with a
+    certificate, 80 without), the organiser's ``cert`` and ``key`` (both or neither; neither:
+    the hall's own, ``broker.crt`` and ``broker.key``; none with ``--plain-mqtt``), where the
+    hub serves, nchan's port, and nginx's own folder (None: Debian's). Raises HallInitError."""
+    if (cert is None) != (key is None):
+        raise HallInitError("--web-cert and --web-key go together (the organiser's certificate "
+                            "and its key), or neither (the hall's own)")
+    cert_path = key_path = None
+    if cert is not None and key is not None:
+        cert_path, key_path = Path(cert).absolute(), Path(key).absolute()
+        for option, path in (("--web-cert", cert_path), ("--web-key", key_path)):
+            if not path.is_file():
+                raise HallInitError(f"{option}: no such file: {excerpt(str(path))}")
+    elif hall.tls:
+        cert_path, key_path = hall.dir / "broker.crt", hall.dir / "broker.key"
+    port_text = listen or ("443" if cert_path is not None else "80")
+    host, _, port = port_text.rpartition(":")
+    if not port.isdigit() or not 1 <= int(port) <= 65535 or (
+            host and _HOSTNAME.fullmatch(host.strip("[]")) is None
+            and not _is_ip(host.strip("[]"))):
+        raise HallInitError(f"--web-listen: [HOST:]PORT (e.g. 443 or 0.0.0.0:443): "
+                            f"{excerpt(port_text)}")
+    hub_text = hub or HUB_HTTP
+    hub_host, _, hub_port = hub_text.rpartition(":")
+    if not hub_port.isdigit() or not 1 <= int(hub_port) <= 65535 or not hub_host:
+        raise HallInitError(f"--hub-http: HOST:PORT, where the hub serves: {excerpt(hub_text)}")
+    if hub_host in ("0.0.0.0", "[::]"):  # the hub listens everywhere: nginx asks on loopback
+        hub_text = f"{'127.0.0.1' if hub_host == '0.0.0.0' else '[::1]'}:{hub_port}"
+    nchan = NCHAN_PORT if nchan_port is None else nchan_port
+    if not 1 <= nchan <= 65535:
+        raise HallInitError(f"--nchan-port: {nchan} is out of range 1..65535")
+    if any(ord(c) < 32 or c in ';{}"' for c in f"{cert_path}{key_path}{root or ''}"):
+        raise HallInitError("--web-cert, --web-key, --nginx-root: not usable in nginx.conf "
+                            "(control characters, quotes, braces or semicolons)")
+    return WebSpec(port_text, cert_path, key_path, hub_text, nchan,
+                   None if root is None else Path(root).absolute())
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def board_toml_text(hall: Hall, board: int) -> str:
@@ -463,6 +531,8 @@ def write_hall(hall: Hall, force: bool = False) -> list[Path]:
                                 "(--force to replace it)")
         d.mkdir(parents=True, exist_ok=True)
         (d / "data").mkdir(exist_ok=True)
+        if hall.web is not None and hall.web.root is not None:  # nginx's own folder (--nginx-root)
+            (hall.web.root / "tmp").mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
 
         def put(name: str, text: str, mode: int) -> None:
@@ -474,6 +544,10 @@ def write_hall(hall: Hall, force: bool = False) -> list[Path]:
         put("passwd", passwd_text(hall), 0o600)
         put("acl", acl_text(hall), 0o644)
         put("hub.toml", hub_toml_text(hall), 0o600)
+        if hall.web is not None:
+            put("nginx.conf", nginx_conf_text(hall.web, hall.hall), 0o644)
+        elif (d / "nginx.conf").exists():  # --force without --nginx: its hub.toml has no nchan
+            (d / "nginx.conf").unlink()
         for n in range(1, hall.boards + 1):
             put(f"board-{n}.toml", board_toml_text(hall, n), 0o600)
         for stale in existing:  # --force with fewer boards: their passwords are gone
@@ -546,6 +620,14 @@ def main_init(args: argparse.Namespace) -> int:
     hall = make_hall(args.boards, args.dir, port=args.port, hall=args.hall, host=args.host,
                      tls=tls,
                      broker_user=BROKER_USER if os.getuid() == 0 else None)
+    if getattr(args, "nginx", False):
+        hall = replace(hall, web=web_spec(
+            hall, args.web_listen, args.web_cert, args.web_key, args.hub_http, args.nchan_port,
+            args.nginx_root))
+    elif any(getattr(args, name, None) is not None for name in (
+            "web_listen", "web_cert", "web_key", "hub_http", "nchan_port", "nginx_root")):
+        raise HallInitError("--web-listen, --web-cert, --web-key, --hub-http, --nchan-port and "
+                            "--nginx-root are nginx's: give --nginx too")
     write_hall(hall, force=bool(getattr(args, "force", False)))
     out = sys.stdout
     t = translations(environment_language(os.environ))
@@ -562,6 +644,9 @@ def main_init(args: argparse.Namespace) -> int:
           "--state-dir DIR", file=out)
     print(f"          sudo systemd/install-hub.sh --hall {hall.dir} "
           + t.gettext("(the hub as a service on this PC, from damiera's checkout)"), file=out)
+    if hall.web is not None:
+        print(f"  nginx:  sudo install -m 0644 {hall.dir / 'nginx.conf'} /etc/nginx/nginx.conf "
+              "&& sudo systemctl reload nginx", file=out)
     print(f"  boards: damiera run --config {hall.dir}/board-<n>.toml "
           + t.gettext("(copy each to its board)"), file=out)
     if hall.tls:

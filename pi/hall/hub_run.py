@@ -30,6 +30,8 @@ from pi.hall.rounds import round_order
 
 if TYPE_CHECKING:
     from pi.hall.mqttlink import MqttLink
+    from pi.hall.nchan import NchanFeed
+    from pi.web.feeds import LiveFeeds
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +55,14 @@ class HubApp:
         self.hub = Hub(config, self.root)
         self.server = HallServer(self.hub, config.http.host, config.http.port)
         self.link: MqttLink | None = None  # imported when started (paho)
+        #: the public live streams published to nginx's nchan (hub.toml's ``nchan``)
+        self.nchan: NchanFeed | None = None
+        if config.nchan is not None:
+            from pi.hall.nchan import NchanFeed, NchanPublisher
+            self.nchan = NchanFeed(NchanPublisher(config.nchan), self.server.hall_clients,
+                                   self._feeds_of)
+            self.nchan.routes(self.server.app)
+            self.hub.listeners.append(self.nchan.on_board)
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
@@ -70,6 +80,8 @@ class HubApp:
         for ws in self.hub.servers.values():
             ws.start_feeds()
         await self.server.start()
+        if self.nchan is not None:
+            await self.nchan.start()
         loop = asyncio.get_running_loop()
         assert self.config.mqtt is not None
         warn_insecure(self.config)
@@ -80,6 +92,10 @@ class HubApp:
         self._tasks = [asyncio.ensure_future(self.hub.read_back()),
                        asyncio.ensure_future(self.hub.sync_loop()),
                        asyncio.ensure_future(self.server.tick_loop())]
+
+    def _feeds_of(self, board: str) -> LiveFeeds | None:
+        server = self.hub.servers.get(board)
+        return None if server is None else server.feeds
 
     @property
     def port(self) -> int:
@@ -103,6 +119,8 @@ class HubApp:
             t.cancel()
         if self.link is not None:
             self.link.stop()
+        if self.nchan is not None:
+            await self.nchan.stop()
         await self.server.stop()
         self.hub.close()
         if self._lock is not None:
