@@ -70,15 +70,15 @@ def nginx_conf_text(web: WebSpec, hall: str, board_pattern: str = "[A-Za-z0-9_.-
     p = _places(web.root)
     tls = web.cert is not None and web.key is not None
     if tls:
-        listen = f"""    listen {web.listen} ssl;
-    ssl_certificate {web.cert};
-    ssl_certificate_key {web.key};
-    ssl_protocols TLSv1.2 TLSv1.3;
-    ssl_session_cache shared:damiera_tls:10m;"""
+        listen = f"""        listen {web.listen} ssl;
+        ssl_certificate {web.cert};
+        ssl_certificate_key {web.key};
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_session_cache shared:damiera_tls:10m;"""
     else:
-        listen = f"""    # PLAIN HTTP: no certificate was given ('hub init --plain-mqtt' makes none; give
-    # --web-cert and --web-key for TLS).
-    listen {web.listen};"""
+        listen = f"""        # PLAIN HTTP: no certificate was given ('hub init --plain-mqtt' makes none; give
+        # --web-cert and --web-key for TLS).
+        listen {web.listen};"""
     cached = r"~ ^(/|/arbiter|/boards/[^/]+/|/static/.*|/hall/.*|/i18n/.*|/api/hall|.*\.pdn)$"
     return f"""\
 # nginx in front of the damiera hall "{hall}", written by 'damiera hub init --nginx'

@@ -203,3 +203,21 @@ def test_a_page_has_an_etag_and_is_not_sent_again_when_named() -> None:
 
 async def _page(request: web.Request) -> web.StreamResponse:
     return page_response(request, HALL_STATIC / "hall.html")
+
+
+def test_hub_init_nginx_takes_the_organisers_certificate_or_none(tmp_path: Path) -> None:
+    """``--web-cert``/``--web-key``: the organiser's certificate (one the spectators' browsers
+    trust) instead of the hall's; a ``--plain-mqtt`` hall without one: plain HTTP on port 80,
+    said in the file."""
+    (tmp_path / "own.crt").write_text("certificate")
+    (tmp_path / "own.key").write_text("key")
+    own = _init(tmp_path, "--nginx", "--web-cert", str(tmp_path / "own.crt"), "--web-key",
+                str(tmp_path / "own.key"))
+    assert own.returncode == 0, own.stderr
+    conf = (tmp_path / "hall" / "nginx.conf").read_text()
+    assert f"ssl_certificate {tmp_path / 'own.crt'};" in conf and "listen 443 ssl;" in conf
+    assert f"ssl_certificate_key {tmp_path / 'own.key'};" in conf
+    plain = _init(tmp_path / "plain", "--plain-mqtt", "--nginx")
+    assert plain.returncode == 0, plain.stderr
+    conf = (tmp_path / "plain" / "hall" / "nginx.conf").read_text()
+    assert "listen 80;" in conf and "PLAIN HTTP" in conf and "ssl_certificate" not in conf
