@@ -62,9 +62,6 @@ BLOCKS_ELSEWHERE: dict[tuple[str, str], str] = {
         "tests/benchmarks/test_board_latency_doc.py",
     # on a copy of the sources: run here, it would rewrite the committed catalogs
     ("docs/languages.md", "## Adding or changing a message"): "tests/i18n/test_make_catalogs.py",
-    # the hub as two processes: the shares' addresses in --shares change with their ports too
-    ("docs/organiser-shares.md", "## A hall as two processes on one PC"):
-        "tests/hall/test_doc_shares.py",
 }
 
 #: The Raspberry Pi's commands (```sh pi, in docs/board-builder.md only), not run on a PC, and

@@ -443,8 +443,6 @@ class HallServer(ArbiterSite):
     async def post_pairings(self, request: web.Request) -> web.Response:
         await self.require_arbiter(request)
         rows = await read_pairings(request)
-        # a share of the hub keeps its own boards' rows (the front sends every share its own)
-        rows = [row for row in rows if self.hub.config.owns(row["board"])]
         self.pairings.merge(rows)
         for row in rows:  # a paired board is listed in the hall before it is heard from
             self.hub.board(row["board"])
@@ -545,9 +543,8 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 class HallSite(Protocol):
-    """What answers the hall's own routes (HUB_API.md): the one hub's :class:`HallServer`, or
-    the front over the shares (``pi.hall.front``). One table, :func:`add_hall_routes`, so that
-    the two never serve different halls."""
+    """What answers the hall's own routes (HUB_API.md): the hub's :class:`HallServer`, through
+    one table, :func:`add_hall_routes`."""
 
     async def static(self, request: web.Request) -> web.StreamResponse: ...
     async def hall_static(self, request: web.Request) -> web.StreamResponse: ...
@@ -615,16 +612,15 @@ async def read_pairings(request: web.Request) -> list[dict[str, str]]:
 
 
 #: What a hall's stream has shown of each board, per side: (board, arbiter) → (its event id, its
-#: :func:`summary_key`, the summary) — the hub's and the front's alike.
+#: :func:`summary_key`, the summary).
 Shown = dict[tuple[str, bool], tuple[int, tuple[object, ...], dict[str, Any]]]
 
 
 def admit_hall_client(request: web.Request, seq: int, clients: set[HallClient],
                       max_clients: int, arbiter: bool) -> tuple[HallClient, int | None]:
-    """A page opening the hall's stream (HUB_API.md ``GET /events``), on the hub or the front:
-    its client, added to ``clients``, and the event id it resumes after (``Last-Event-ID``;
-    None: everything — no id, or one above ``seq``, from another life of the server). A 503
-    past ``max_clients``."""
+    """A page opening the hall's stream (HUB_API.md ``GET /events``): its client, added to
+    ``clients``, and the event id it resumes after (``Last-Event-ID``; None: everything — no
+    id, or one above ``seq``, from another life of the server). A 503 past ``max_clients``."""
     raw = request.headers.get("Last-Event-ID", request.query.get("last_event_id"))
     after: int | None = None
     if raw is not None and raw.strip().isdigit() and len(raw.strip()) <= 16:
@@ -640,17 +636,17 @@ def admit_hall_client(request: web.Request, seq: int, clients: set[HallClient],
 
 def hall_event(seq: int, reading: dict[str, int] | None) -> bytes:
     """The streams' ``hall`` event (HUB_API.md ``GET /events``): how far a start's read-back is
-    (``reading_back``; None: done), the hub's and the front's alike."""
+    (``reading_back``; None: done)."""
     return encode(seq, "hall", {"reading_back": reading})
 
 
 def first_event_id() -> int:
-    """The id a hall stream's events count up from (the hub's or the front's): the microseconds
-    since the epoch at its start. Every id of a life is then above every id of the lives before
-    it (a stream sends far fewer than an event a microsecond), so a page (or the front, reading
-    a share) resuming with an id of an earlier life is sent the whole hall — not only the
-    boards that the new life happened to send under higher numbers, while the rest kept the
-    summaries of before the restart (HUB_API.md ``GET /events``)."""
+    """The id a hall stream's events count up from: the microseconds since the epoch at its
+    start. Every id of a life is then above every id of the lives before it (a stream sends far
+    fewer than an event a microsecond), so a page resuming with an id of an earlier life is
+    sent the whole hall — not only the boards that the new life happened to send under higher
+    numbers, while the rest kept the summaries of before the restart (HUB_API.md ``GET
+    /events``)."""
     return time.time_ns() // 1000
 
 

@@ -41,7 +41,6 @@ from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
 from pi.hall.replica import GameReplica, Offered, Replica, board_key, game_order, sync_taken
 from pi.hall.rounds import Pairings, RoundStart
-from pi.hall.shares import SHARES_DIR
 from pi.hall.signing import Chain, line_mac, same_mac, status_mac
 from engine.i18n import N_
 from engine.replay import Fed
@@ -71,7 +70,7 @@ ASK_AGAIN_AFTER = 1.0
 PROBE_FOR = 60.0
 #: Seconds between two fsyncs of the replicas written meanwhile (:meth:`Hub.sync_loop`, off the
 #: loop; PROTOCOL.md). Every file written in the interval is synced once: at 1,000 boards a
-#: half second made ~1,000 fsyncs a second per share, each taking the interpreter's lock from the
+#: half second made ~1,000 fsyncs a second, each taking the interpreter's lock from the
 #: loop and a journal commit from the disk; what an OS crash loses of a replica the boards
 #: resend (docs/developer-hub-load.md, "08:44–09:05").
 SYNC_EVERY = 2.0
@@ -125,10 +124,8 @@ class Hub:
         self.throttle = auth.Throttle()
         self.publish: Callable[[str, bytes], None] = lambda topic, payload: None
         self.listeners: list[Callable[[str, list[Fed]], None]] = []
-        #: where the hub's own files are (pairings, round): the state directory, or a share's
-        #: own folder in it (``DIR/shares/K``: shares may share the state directory)
-        self.files = self.root if config.share is None else \
-            self.root / SHARES_DIR / str(config.share.index)
+        #: where the hub's own files are (pairings, round): the state directory
+        self.files = self.root
         self.files.mkdir(parents=True, exist_ok=True)
         #: the hall's pairings (``DIR/pairings.csv``; read by the hub's start)
         self.pairings = Pairings(self.files)
@@ -173,7 +170,7 @@ class Hub:
         at once (``read_back``), or left in :attr:`unread` for :meth:`read_back`. The running
         hub does the latter: replaying every live game takes ~0.1 ms a line (11 s for 1,000
         games of 80 lines here, a minute mid-round), and its pages and link answer meanwhile."""
-        n = self.replica.load(self.config.owns)
+        n = self.replica.load()
         for board, game, line, _why in self.replica.damaged:  # logged by the replica
             self.alarm(board, "damaged", N_(
                 "the hub's copy of game {game} was damaged on its disk at line {line}: cut back "
@@ -632,10 +629,6 @@ class Hub:
         board = user.removeprefix("board-") if user.startswith("board-") else user
         if not P.SEGMENT.fullmatch(board):
             return
-        share = self.config.share
-        if share is not None and not (share.owns(board) if user.startswith("board-")
-                                      else share.index == 0):
-            return  # another share's board (a hub's user: share 0 tells it)
         self.alarm(board, "taken_over", N_(
             "{user}'s credentials are used by another client at once: the broker closed the "
             "first connection (board and intruder now take turns)").format(user=user))

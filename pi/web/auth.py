@@ -28,7 +28,8 @@ def load_or_create_token(root: Path) -> str:
         pass
     token = secrets.token_urlsafe(24)
     # written whole under another name, then linked in place: two processes starting on one
-    # state directory (the shares of a hub) never hold two tokens — the second finds the first's
+    # state directory (the hub and `damiera token` run as it starts) never hold two tokens —
+    # the second finds the first's
     tmp = path.with_name(f".{TOKEN_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:

@@ -14,7 +14,7 @@ from aiohttp import web
 from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 
 __all__ = ["MAX_BODY", "check_action", "error", "keep_auth", "http", "json_body",
-           "conditional", "read", "whole_lines", "line_of"]
+           "conditional", "entity_tag", "none_match", "read", "whole_lines", "line_of"]
 
 #: Request bodies larger than this are refused (413): an arbiter action is a few dozen bytes.
 MAX_BODY = 16 * 1024
@@ -58,14 +58,28 @@ async def json_body(request: web.Request) -> dict[str, Any]:
     return body
 
 
+def entity_tag(body: bytes) -> str:
+    """The strong ``ETag`` of a response's ``body`` (the feeds', the pages')."""
+    return '"' + sha1(body).hexdigest()[:20] + '"'
+
+
+def none_match(request: web.Request, etag: str) -> bool | None:
+    """Whether ``request``'s ``If-None-Match`` names ``etag`` (RFC 9110 13.1.2: then a 304);
+    None without the header."""
+    inm = request.headers.get("If-None-Match")
+    if inm is None:
+        return None
+    return etag in [t.strip().removeprefix("W/") for t in inm.split(",")] or inm.strip() == "*"
+
+
 def conditional(request: web.Request, body: bytes, content_type: str, modified: float
                  ) -> web.Response:
-    etag = '"' + sha1(body).hexdigest()[:20] + '"'
+    etag = entity_tag(body)
     last = formatdate(int(modified), usegmt=True)
     headers = {"ETag": etag, "Last-Modified": last, "Cache-Control": "no-cache"}
-    inm = request.headers.get("If-None-Match")
-    if inm is not None:
-        if etag in [t.strip() for t in inm.split(",")] or inm.strip() == "*":
+    matched = none_match(request, etag)
+    if matched is not None:
+        if matched:
             return web.Response(status=304, headers=headers)
     else:
         ims = request.headers.get("If-Modified-Since")
