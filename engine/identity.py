@@ -84,10 +84,6 @@ class PieceWatch:
         """The piece last seen on ``square``; None: empty, or the board did not say."""
         return self._seen.get(square)
 
-    def seen(self) -> dict[str, Piece]:
-        """Every square the board said the piece of (a copy)."""
-        return dict(self._seen)
-
     def reading(self, square: str) -> str:
         """What the sensor under ``square`` read, for a flag's text: ``"+1.02"``, or ``"?"``."""
         r = self._readings.get(square)
@@ -111,11 +107,12 @@ class PieceWatch:
         return before
 
     def snapshot(self, occupied: frozenset[str], pieces: Mapping[str, Piece] | None) -> None:
-        """A snapshot: what it says of each square replaces what was known."""
+        """A snapshot: what it says of each square replaces what was known (it has no readings:
+        the earlier ones no longer tell what stands there)."""
+        self._readings.clear()
         for square in list(self._seen):
             if square not in occupied or pieces is None or square not in pieces:
                 self._seen.pop(square)
-                self._readings.pop(square, None)
         if pieces is not None:
             self.knows = True
             self._seen.update(pieces)

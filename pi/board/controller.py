@@ -157,6 +157,8 @@ class _SetupView:
     missing: tuple[str, ...] = ()
     extra: tuple[str, ...] = ()
     turned: bool = False
+    #: squares a board that knows the pieces reads another piece on than the set-up's (IT 7.1)
+    wrong: tuple[str, ...] = ()
 
 
 @dataclass
@@ -658,7 +660,8 @@ class BoardController:
                 return
         if self.faults:
             return  # never begin on a board part of which cannot be seen
-        if self.occupied == self.expected:
+        wrong = self._wrong_pieces()
+        if self.occupied == self.expected and not wrong:
             self._begin()
             return
         if (self.orient is not None and self._oriented_for != self.occupied
@@ -670,7 +673,17 @@ class BoardController:
         self._setup_view = _SetupView(
             tuple(sorted(self.expected - self.occupied, key=square_sort_key)),
             tuple(sorted(self.occupied - self.expected, key=square_sort_key)),
-            self.occupied == mirrored)
+            self.occupied == mirrored, wrong)
+
+    def _wrong_pieces(self) -> tuple[str, ...]:
+        """IT 7.1 on a board that knows the pieces (issue 40): the squares of the set-up where it
+        reads another piece (colour or crown) than the starting position's, in square order."""
+        if self._pieces is None:
+            return ()
+        board = Board(self.config.fen, self.variant)
+        names = self.variant.geometry.algebraic_of
+        return tuple(sorted((names[n] for n, p in board.pieces().items()
+                             if self._pieces.get(names[n], p) != p), key=square_sort_key))
 
     def _begin(self) -> None:
         """A new game: with write-behind (the daemon) nothing here waits for the disk — the
@@ -847,6 +860,9 @@ class BoardController:
                 message = N_("set up: {squares}").format(squares=" ".join(
                     [*(f"+{s}" for s in self._labels(view.missing)),
                      *(f"-{s}" for s in self._labels(view.extra))]))
+            elif view.wrong:  # IT 7.1: the right squares, a piece of another colour or crown
+                message = N_("wrong piece: {squares}").format(
+                    squares=" ".join(self._labels(view.wrong)))
             elif not self.faults:
                 message = N_("set up the pieces")
             if self.notice:

@@ -311,8 +311,8 @@ async def ping_loop(every: float, clients: Callable[[], Iterable[Client]]) -> No
 
 
 #: Journal lines that change the broadcast view only through a decision (a sensor's lift or
-#: place: the record, the flags and the clock move by decisions alone).
-_SENSOR_LINES = frozenset({"lift", "place"})
+#: place, a crown put on or off: the record, the flags and the clock move by decisions alone).
+_SENSOR_LINES = frozenset({"lift", "place", "piece"})
 
 
 def _unchanged_view(board: BoardView, fed: Fed, prev: PublicSnapshot | None

@@ -776,3 +776,24 @@ def test_the_logged_out_simulator_shows_no_broken_oled_image(page: Any, daemon_f
     login(page, d.token)
     page.wait_for_function("document.querySelector('#oled').naturalWidth === 128", timeout=5000)
     assert page.is_visible("#oled") and page.is_hidden("#oled-locked")
+
+
+def test_the_journal_replay_shows_what_a_board_that_knows_the_pieces_saw(
+        page: Any, daemon_factory: Any) -> None:
+    """Issue 40: replay.js believes a line's piece (a place's, the ``piece`` line's, a
+    snapshot's) and says it with the reading in the timeline (docs/trace-format.md)."""
+    root = Path(__file__).resolve().parents[1]
+    path = root / "traces" / "italian" / "i40_crowned_in_time_4_4.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    d = daemon_factory()
+    page.goto(d.url + "/")
+    said, crowned = page.evaluate("""async (records) => {
+        const R = await import('/static/replay.js');
+        const states = R.replayStates('italian', records, [], []);
+        // line 4: the crown on c8 (2); before it the man put there
+        return [records.map((r) => R.describe('italian', r)), [states[2].pieces['c8'],
+                states[3].pieces['c8']]];
+    }""", records)
+    assert said[2] == "place c8 (2): a white man (reads +1.00)"
+    assert said[3] == "c8 (2) changed: a white king (reads +1.96)"
+    assert crowned == ["w", "W"]
