@@ -432,13 +432,13 @@ class Arbiter:
         origin = s.tracker.phys.get(name)
         piece = s.tracker.ref.piece_at(origin) if origin is not None else None
         c = s.mover()
-        # No clock: the opponent lifting a piece commits a complete move
-        # (docs/trace-format.md); a capture whose pieces are still coming off is judged then (IT 8.1.10, 8.1.11: he moves on),
-        # unless the piece lifted is one of them (the removal going on). With a clock the same
-        # when the player forgot to press (COMP 4.6): the move standing is a move, nothing
-        # reminds him, his face runs on. After a capture the sensors do not say whose hand it
-        # is: the player's own may be taking off one piece too many (IT 8.1.12); judged when
-        # the piece is put down (``_reply_to_capture``).
+        # No clock: the opponent lifting a piece commits a complete move (docs/trace-format.md); a
+        # capture whose pieces are still coming off is judged then (IT 8.1.10, 8.1.11: he moves on),
+        # unless the piece lifted is one of them (the removal going on). With a clock the same when
+        # the player forgot to press (COMP 4.6): the move standing is a move, nothing reminds him,
+        # his face runs on. After a capture the sensors do not say whose hand it is: the player's
+        # own may be taking off one piece too many (IT 8.1.12); judged when the piece is put down
+        # (``_reply_to_capture``).
         shown = s.tracker.after.get(frozenset(s.sensed)) if piece is not None else None
         opponent_lifts = (piece is not None and piece.color != c
                           and s.correcting is None and s.pending is None)
