@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterable
+from typing import Any, Awaitable, Iterable
 
 import aiohttp
 from aiohttp import web
@@ -50,7 +50,7 @@ from pi.board.config import HttpSpec, TomlReader, parse_http
 from pi.board.errors import ConfigError
 from pi.board.notify import Notifier, keep_told
 from pi.board.statedir import atomic_write
-from pi.hall.hall_http import (HALL_STATIC, MAX_CSV, HallClient, Shown, add_hall_routes,
+from pi.hall.hall_http import (MAX_CSV, HallClient, Shown, add_hall_routes,
                                admit_hall_client, catch_up, first_event_id, hall_event,
                                read_pairings, summary_key)
 from pi.hall.hub_config import DEFAULT_HTTP, load_hub_config
@@ -60,8 +60,8 @@ from pi.hall.rounds import ROUND_FILE, Pairings, results_csv, round_order
 from pi.hall.shares import MAX_SHARES, share_of
 from pi.web.feeds import encode, encode_text, serve_sse
 from pi.web.httputil import conditional, http
-from pi.web.i18n import page_response
-from pi.web.server import STATIC, ArbiterSite
+from pi.web.site import ArbiterAuth
+from pi.web.site import Site
 
 log = logging.getLogger(__name__)
 
@@ -147,12 +147,16 @@ def split_pdn(text: str) -> list[tuple[str, str]]:
     return out
 
 
-class Front(ArbiterSite):
+class Front:
     """See the module docstring."""
 
     def __init__(self, config: FrontConfig) -> None:
         config.state_dir.mkdir(parents=True, exist_ok=True)
-        super().__init__(config.state_dir, config.http.host, config.http.port, max_clients=500)
+        self.site = Site(config.http.host, config.http.port)
+        self.auth = ArbiterAuth.of(config.state_dir)
+        self.token = self.auth.token
+        self.max_clients = 500
+        self.ping = 15.0
         self.config = config
         self.count = len(config.shares)
         self.bases = [f"http://{_host(s.host)}:{s.port}" for s in config.shares]
@@ -190,7 +194,7 @@ class Front(ArbiterSite):
         self.session = aiohttp.ClientSession(
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=5.0),
             auto_decompress=False, read_bufsize=1 << 20)
-        await self.listen()
+        await self.site.listen(self.app)
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._stream(k, False)) for k in range(self.count)]
         self._tasks.append(loop.create_task(self._ping_loop()))
@@ -202,7 +206,7 @@ class Front(ArbiterSite):
             t.cancel()
         for client in list(self.hall_clients):
             client.close()
-        await self.close()
+        await self.site.close()
         if self.session is not None:
             await self.session.close()
 
@@ -416,33 +420,22 @@ class Front(ArbiterSite):
 
     # ------------------------------------------------------------------ the app
 
-    def _make_app(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_CSV, middlewares=[self._errors])
-        r = app.router
-        add_hall_routes(r, self, self._hall_file, self.whoami)
-        r.add_route("*", "/boards/{board}/{tail:.*}", self.forward)
-        app.on_response_prepare.append(self._cors)
-        return app
-
-    def _hall_file(self, name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-        async def page(request: web.Request) -> web.StreamResponse:
-            if not (HALL_STATIC / name).is_file():
-                raise http(404, f"{name} is not installed")
-            return page_response(request, HALL_STATIC / name)  # in the viewer's language
-        return page
-
-    async def hall_static(self, request: web.Request) -> web.StreamResponse:
-        name = request.match_info["name"]
-        if "/" in name or name.startswith(".") or not (HALL_STATIC / name).is_file():
-            raise http(404, "no such file")
-        return web.FileResponse(HALL_STATIC / name)
+    @property
+    def host(self) -> str:
+        return self.site.host
 
     @property
-    def static_dir(self) -> Path:
-        return STATIC
+    def port(self) -> int:
+        return self.site.port
+
+    def _make_app(self) -> web.Application:
+        app = self.site.app(MAX_CSV)
+        add_hall_routes(app.router, self, self.auth, self.whoami)
+        app.router.add_route("*", "/boards/{board}/{tail:.*}", self.forward)
+        return app
 
     async def whoami(self, request: web.Request) -> web.Response:
-        return web.json_response({"arbiter": await self.is_arbiter(request), "simulate": False,
+        return web.json_response({"arbiter": await self.auth.is_arbiter(request), "simulate": False,
                                   "hall": True})
 
     # ------------------------------------------------------------------ the hall
@@ -454,7 +447,7 @@ class Front(ArbiterSite):
     async def api_hall(self, request: web.Request) -> web.Response:
         """The public view from the hall as last heard (a share away: its boards' last
         summaries); the arbiter's asked of every share."""
-        arbiter = await self.is_arbiter(request)
+        arbiter = await self.auth.is_arbiter(request)
         if arbiter:
             got = await self.ask_all("GET", "/api/hall")
             halls = [answer for status, answer in got
@@ -472,7 +465,7 @@ class Front(ArbiterSite):
 
     async def hall_events(self, request: web.Request) -> web.StreamResponse:
         """The hall's stream over every share (HUB_API.md ``GET /events``; ``id`` the front's)."""
-        arbiter = await self.is_arbiter(request)
+        arbiter = await self.auth.is_arbiter(request)
         client, after = admit_hall_client(request, self.seq, self.hall_clients, self.max_clients,
                                           arbiter)
         if arbiter and not self._arbiter_streams:
@@ -494,7 +487,7 @@ class Front(ArbiterSite):
         return await serve_sse(request, client, first, gone)
 
     async def api_flags(self, request: web.Request) -> web.Response:
-        await self.require_arbiter(request)
+        await self.auth.require_arbiter(request)
         got = _read_back(await self.ask_all("GET", "/api/flags" + _query(request)))
         out = [f for status, items in got if status == 200 and isinstance(items, list)
                for f in items]
@@ -503,7 +496,7 @@ class Front(ArbiterSite):
         return web.json_response(out, headers={"Cache-Control": "no-store"})
 
     async def api_alarms(self, request: web.Request) -> web.Response:
-        await self.require_arbiter(request)
+        await self.auth.require_arbiter(request)
         got = await self.ask_all("GET", "/api/alarms" + _query(request))
         out = [self._alarm(k, a) for k, (status, items) in enumerate(got)
                if status == 200 and isinstance(items, list) for a in items]
@@ -519,7 +512,7 @@ class Front(ArbiterSite):
 
     async def post_pairings(self, request: web.Request) -> web.Response:
         """Kept whole here; each share is sent its own boards' rows (HUB_API.md)."""
-        await self.require_arbiter(request)
+        await self.auth.require_arbiter(request)
         rows = await read_pairings(request)
         self.pairings.merge(rows)
         per: dict[int, list[dict[str, str]]] = {}
@@ -543,7 +536,7 @@ class Front(ArbiterSite):
         return sorted({self.owner(b) for b in self.pairings.of_round(rnd)})
 
     async def get_rounds(self, request: web.Request) -> web.Response:
-        await self.require_arbiter(request)
+        await self.auth.require_arbiter(request)
         return web.json_response({"rounds": self.pairings.rounds(), "current": self.current},
                                  headers={"Cache-Control": "no-store"})
 
@@ -554,7 +547,7 @@ class Front(ArbiterSite):
         return sorted(boards, key=lambda b: board_key(str(b.get("board"))))
 
     async def get_round(self, request: web.Request) -> web.Response:
-        await self.require_arbiter(request)
+        await self.auth.require_arbiter(request)
         rnd = self._round(request)
         if not self.pairings.of_round(rnd):
             raise http(404, f"round {rnd} has no pairings")
@@ -565,7 +558,7 @@ class Front(ArbiterSite):
     async def start_round(self, request: web.Request) -> web.Response:
         """COMP 4.4.2: "start round r" of every share with boards in it (kept here: a share
         that does not answer now starts it when it next connects)."""
-        await self.require_arbiter(request)
+        await self.auth.require_arbiter(request)
         rnd = self._round(request)
         if not self.pairings.of_round(rnd):
             raise http(404, f"round {rnd[:32]!r} has no pairings (upload them first)")
@@ -576,7 +569,7 @@ class Front(ArbiterSite):
 
     async def _results(self, request: web.Request) -> list[dict[str, Any]]:
         got = _read_back(await self.ask_all("GET", "/api/results",
-                                            arbiter=await self.is_arbiter(request)))
+                                            arbiter=await self.auth.is_arbiter(request)))
         rows = [r for status, items in got if status == 200 and isinstance(items, list)
                 for r in items]
         return sorted(rows, key=lambda r: (str(r.get("round")), board_key(str(r.get("board")))))

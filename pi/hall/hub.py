@@ -35,16 +35,17 @@ from engine.decisions import FlagDecided, FlagRaised
 from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.hall import protocol as P
 from pi.hall.alarms import AlarmLog
-from pi.hall.boardview import BoardReplica, ReplayedGame, ReplicaServer, wall_of
+from pi.hall.boardview import BoardReplica, ReplayedGame, ReplicaPages, wall_of
 from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
 from pi.hall.replica import GameReplica, Offered, Replica, board_key, game_order, sync_taken
-from pi.hall.rounds import Pairings, RoundStart
+from pi.hall.rounds import Pairings, RoundStart, game_feed
 from pi.hall.shares import SHARES_DIR
 from pi.hall.signing import Chain, line_mac, same_mac, status_mac
 from engine.i18n import N_
 from engine.replay import Fed
 from pi.web import auth
+from pi.web.server import BoardFeed
 from pi.web.httputil import http
 from pi.web.views import clock_dict, decisions_json, flag_dict, frozen_clock
 
@@ -101,7 +102,8 @@ class Hub:
         self.topics = P.Topics(config.hall)
         self.replica = Replica(self.root)
         self.views: dict[str, BoardReplica] = {}
-        self.servers: dict[str, ReplicaServer] = {}
+        #: per board: the parts its own pages are served from (``/boards/<N>/``)
+        self.servers: dict[str, ReplicaPages] = {}
         self.heads: dict[str, P.Heads] = {}
         #: per board: its last online status (what it announced: its games and heads)
         self.announced: dict[str, P.Heads] = {}
@@ -261,17 +263,28 @@ class Hub:
         if view is None:
             view = BoardReplica(board)
             self.views[board] = view
-            self.servers[board] = ReplicaServer(
-                view, self.root, delay_minutes=self.config.broadcast_delay,
-                act=self.act, throttle=self.throttle, max_clients=200,
+            self.servers[board] = ReplicaPages(
+                view, delay_minutes=self.config.broadcast_delay, act=self.act,
+                broadcast=lambda feed: self.board_feed(view, feed),
                 hall_clients=self.live_clients, hall_max=MAX_LIVE_CLIENTS)
-            self.servers[board].token = self.token
             self.recent[board] = deque(maxlen=64)
             try:
                 self.servers[board].start_feeds()
             except RuntimeError:  # no running loop (a synchronous test): nothing to release
                 pass
         return view
+
+    def board_feed(self, view: BoardReplica, feed: BoardFeed) -> tuple[str, float] | None:
+        """The board's broadcast PDN as the hall serves it (``/boards/<N>/game.pdn``,
+        HUB_API.md: its round's pairing and the hall's event in the tags) and when it last
+        changed; None: no game yet."""
+        s = view.game
+        if s is None:
+            return None
+        rnd = s.start_line.get("round")
+        pairing = None if rnd is None else self.pairings.rows.get((str(rnd), view.board))
+        return game_feed(view, feed, s.replica, None if rnd is None else str(rnd), pairing,
+                         self.config.event, self.config.broadcast_delay * 60.0)
 
     # ------------------------------------------------------------------ messages
 
