@@ -23,7 +23,6 @@ import json
 import logging
 import re
 import time
-import uuid
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,37 +30,30 @@ from typing import Any, Callable
 
 from aiohttp import web
 
-from engine.decisions import FlagDecided, FlagRaised
-from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
+from engine.decisions import FlagRaised
 from pi.hall import protocol as P
 from pi.hall.alarms import AlarmLog
-from pi.hall.boardview import BoardReplica, ReplayedGame, ReplicaPages, wall_of
+from pi.hall.commands import Commands
+from pi.hall.boardview import BoardReplica, ReplicaPages, wall_of
 from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
+from pi.hall.registry import BoardRegistry
 from pi.hall.replica import GameReplica, Offered, Replica, board_key, game_order, sync_taken
 from pi.hall.rounds import Pairings, RoundStart, game_feed
 from pi.hall.shares import SHARES_DIR
+from pi.hall.summaries import Summaries
 from pi.hall.signing import Chain, line_mac, same_mac, status_mac
 from engine.i18n import N_
 from engine.replay import Fed
 from pi.web import auth
 from pi.web.server import BoardFeed
-from pi.web.httputil import http
-from pi.web.views import clock_dict, decisions_json, flag_dict, frozen_clock
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Hub", "RESEND_AFTER", "ACK_TIMEOUT", "board_key"]
+__all__ = ["Hub", "RESEND_AFTER", "board_key"]
 
 #: A resend without progress is asked again after this many seconds (PROTOCOL.md).
 RESEND_AFTER = 5.0
-#: Live SSE clients of all boards' streams together (each board's own limit is 200).
-MAX_LIVE_CLIENTS = 2000
-#: An arbiter action without the board's ack is answered 504 after this many seconds.
-ACK_TIMEOUT = 10.0
-#: An acked action's answer waits this many seconds for its journal line to reach the replica
-#: (then it answers 504, not confirmed: the line is checked when it comes).
-LINE_WAIT = 2.0
 #: Finished games per board whose public view (as the board moved on) is kept in memory.
 KEPT_PUBLIC = 2
 #: A line that did not verify is asked again at most this often per game (seconds).
@@ -101,9 +93,9 @@ class Hub:
         self.root = Path(root)
         self.topics = P.Topics(config.hall)
         self.replica = Replica(self.root)
-        self.views: dict[str, BoardReplica] = {}
-        #: per board: the parts its own pages are served from (``/boards/<N>/``)
-        self.servers: dict[str, ReplicaPages] = {}
+        #: the hall's boards: their views and the parts their pages are served from
+        self.boards = BoardRegistry(delay_minutes=config.broadcast_delay, act=self.act,
+                                    broadcast=self.board_feed)
         self.heads: dict[str, P.Heads] = {}
         #: per board: its last online status (what it announced: its games and heads)
         self.announced: dict[str, P.Heads] = {}
@@ -116,15 +108,16 @@ class Hub:
         #: against the replica once the whole batch is in (a line the batch brings later is
         #: not asked for)
         self._wanted: set[tuple[str, str]] = set()
-        self.acks: dict[str, asyncio.Future[P.Ack]] = {}
-        #: board → (command id, pairing) sent and not yet acked (push_pairing)
-        self.pairing_out: dict[str, tuple[str, dict[str, str]]] = {}
-        #: board → why it refused its last pairing (until it takes one)
-        self.pairing_refused: dict[str, str] = {}
-        self.recent: dict[str, deque[Fed]] = {}
         self.token = auth.load_or_create_token(self.root)
         self.throttle = auth.Throttle()
         self.publish: Callable[[str, bytes], None] = lambda topic, payload: None
+        #: the commands to the boards: actions and pairings (published through
+        #: :attr:`publish` as it is when they go)
+        self.commands = Commands(self.topics, self.boards, self.replica,
+                                 lambda topic, payload: self.publish(topic, payload),
+                                 self.alarm)
+        #: the hall page's summaries of the boards
+        self.summaries = Summaries(self.boards, self.missing)
         self.listeners: list[Callable[[str, list[Fed]], None]] = []
         #: where the hub's own files are (pairings, round): the state directory, or a share's
         #: own folder in it (``DIR/shares/K``: shares may share the state directory)
@@ -161,10 +154,6 @@ class Hub:
         self.waiting: dict[str, list[tuple[str, bytes]]] = {}
         #: the boards the start had to read back (``/api/hall``'s ``reading_back``)
         self.to_read = 0
-        #: per board: the game it shows and what its summary says of it that never changes
-        #: (event, round, white, black, variant, size), read from its start line once
-        self._heads: dict[str, tuple[ReplayedGame, tuple[Any, str | None, Any, Any, str, int]]] \
-            = {}
 
     # ------------------------------------------------------------------ start
 
@@ -254,26 +243,6 @@ class Hub:
         except Exception:  # the board's view as its lines make it; the other boards read on
             log.exception("board %s: game %s not read back", board, g.id)
 
-    def live_clients(self) -> int:
-        return sum(len(ws.feeds.arbiter_stream.clients) + len(ws.feeds.public_stream.clients)
-                   for ws in self.servers.values())
-
-    def board(self, board: str) -> BoardReplica:
-        view = self.views.get(board)
-        if view is None:
-            view = BoardReplica(board)
-            self.views[board] = view
-            self.servers[board] = ReplicaPages(
-                view, delay_minutes=self.config.broadcast_delay, act=self.act,
-                broadcast=lambda feed: self.board_feed(view, feed),
-                hall_clients=self.live_clients, hall_max=MAX_LIVE_CLIENTS)
-            self.recent[board] = deque(maxlen=64)
-            try:
-                self.servers[board].start_feeds()
-            except RuntimeError:  # no running loop (a synchronous test): nothing to release
-                pass
-        return view
-
     def board_feed(self, view: BoardReplica, feed: BoardFeed) -> tuple[str, float] | None:
         """The board's broadcast PDN as the hall serves it (``/boards/<N>/game.pdn``,
         HUB_API.md: its round's pairing and the hall's event in the tags) and when it last
@@ -357,7 +326,7 @@ class Hub:
             if heads.online:
                 self.announced[board] = heads
             if came_online:
-                self._repush_pairing(board)
+                self.commands.repush_pairing(board)
             for game, lines, _finished in heads.games:
                 self._want(board, game, lines)
             if heads.game is not None:
@@ -370,18 +339,7 @@ class Hub:
             view.last_heard = time.time()
             return []
         if leaf == "ack":
-            ack = P.parse_ack(payload)
-            out = self.pairing_out.get(board)
-            if out is not None and out[0] == ack.id:
-                del self.pairing_out[board]
-                if not ack.ok:
-                    log.warning("board %s refused its pairing: %s", board, ack.error)
-                    self.pairing_refused[board] = (ack.error or "no reason given")[:200]
-                else:
-                    self.pairing_refused.pop(board, None)
-            future = self.acks.pop(ack.id, None)
-            if future is not None and not future.done():
-                future.set_result(ack)
+            self.commands.acked(board, P.parse_ack(payload))
             return []
         return []  # cmd: the hub's own, echoed by nobody (not subscribed)
 
@@ -780,179 +738,60 @@ class Hub:
         known = self.known.get(board)
         return self.replica.missing(board, known) if known else 0
 
-    # ------------------------------------------------------------------ commands
+    # ------------------------------------------------------------------ the concerns composed
+
+    @property
+    def views(self) -> dict[str, BoardReplica]:
+        """Board → its view rebuilt from the replica (:attr:`boards`)."""
+        return self.boards.views
+
+    @property
+    def servers(self) -> dict[str, ReplicaPages]:
+        """Board → the parts its own pages are served from (:attr:`boards`)."""
+        return self.boards.servers
+
+    @property
+    def recent(self) -> dict[str, deque[Fed]]:
+        return self.boards.recent
+
+    def board(self, board: str) -> BoardReplica:
+        """Board ``board``'s view, made the first time it is named (:attr:`boards`)."""
+        return self.boards.board(board)
+
+    def live_clients(self) -> int:
+        return self.boards.live_clients()
+
+    @property
+    def acks(self) -> dict[str, asyncio.Future[P.Ack]]:
+        return self.commands.acks
+
+    @property
+    def pairing_out(self) -> dict[str, tuple[str, dict[str, str]]]:
+        return self.commands.pairing_out
+
+    @property
+    def pairing_refused(self) -> dict[str, str]:
+        return self.commands.pairing_refused
 
     async def act(self, board: str, action: dict[str, Any]) -> web.Response:
-        """An arbiter action sent to ``board`` as a command, answered once the board's journal
-        line recording it is in the replica (PROTOCOL.md "Acknowledgements": an ack is a
-        signed journal line or nothing). The action names its game (the console's ``game``,
-        else the game the hub shows for the board): a command kept for an offline board is
-        refused by it if its game is over. Raises 409 (refused by the board), 504 (no ack, or
-        its line has not come: not confirmed, checked when it comes), 502 (the line the ack
-        names journals something else: an alarm)."""
-        view = self.views.get(board)
-        if "game" not in action and view is not None and view.game is not None:
-            action = {**action, "game": view.game.id}
-        try:
-            request = check_arbiter_request(action)
-        except ValueError as exc:
-            raise http(400, str(exc)) from None
-        cmd_id = uuid.uuid4().hex
-        future: asyncio.Future[P.Ack] = asyncio.get_running_loop().create_future()
-        self.acks[cmd_id] = future
-        self.publish(self.topics.board(board, "cmd"), P.action_payload(cmd_id, action))
-        try:
-            ack = await asyncio.wait_for(future, timeout=ACK_TIMEOUT)
-        except asyncio.TimeoutError:
-            self.acks.pop(cmd_id, None)
-            raise http(504, f"board {board} did not answer in {ACK_TIMEOUT:g} s; the command "
-                            "stays queued for it") from None
-        if not ack.ok:
-            raise http(409, ack.error or "the board refused the action")
-        game = action.get("game")
-        if not isinstance(game, str) or ack.line is None:
-            raise http(504, f"board {board} answered without a journal line: the action is "
-                            "not confirmed")
-        # the journal line itself is published before the ack: the replica resolves the wait
-        # once it holds the line (often at once), verified when the board signs
-        held = self.replica.held_future(board, game, ack.line)
-        try:
-            await asyncio.wait_for(asyncio.shield(held), timeout=LINE_WAIT)
-        except asyncio.TimeoutError:
-            held.add_done_callback(lambda f: f.cancelled() or self._acked_line(
-                board, game, ack.line or 0, cmd_id, request))
-            raise http(504, f"board {board} acknowledged the action as line {ack.line} of "
-                            f"game {game}, but that line of its journal has not come: not "
-                            "confirmed (it is checked when it comes)") from None
-        record = self._acked_line(board, game, ack.line, cmd_id, request)
-        if record is None:
-            raise http(502, f"line {ack.line} of board {board}'s journal is not this action: "
-                            "the acknowledgement was not the board's (alarm raised); not done")
-        decisions: list[dict[str, Any]] = []
-        s = view.game if view is not None else None
-        if s is not None and s.id == game:
-            decisions = next((decisions_json(f) for f in self.recent[board]
-                              if f.line == ack.line), [])
-        return web.json_response({"line": ack.line, "record": record, "decisions": decisions,
-                                  "board": board, "command": cmd_id})
-
-    def _acked_line(self, board: str, game: str, line: int, cmd_id: str,
-                    request: ArbiterRequest) -> dict[str, Any] | None:
-        """The record of line ``line`` of ``game`` (held) when it journals ``request``, the
-        command ``cmd_id`` an ack said it did; else None and an alarm (``ack``): the ack was
-        not the board's — its broker password in someone else's hands."""
-        g = self.replica.game(board, game)
-        record: Any = None
-        if g is not None and g.held >= line:
-            try:
-                record = json.loads(g.lines[line - 1])
-            except ValueError:
-                record = None
-        if isinstance(record, dict) and request.matches(record):
-            return record
-        self.alarm(board, "ack", N_("an acknowledgement of command {command} named line {line} "
-                                    "of game {game}, which journals something else: not the "
-                                    "board's; the action was not done").format(
-                                        command=cmd_id[:12], line=line, game=game), game)
-        return None
+        """An arbiter action sent to ``board`` (:meth:`pi.hall.commands.Commands.act`)."""
+        return await self.commands.act(board, action)
 
     def push_pairing(self, board: str, pairing: dict[str, str], *, send: bool = True) -> str:
-        """Sends ``pairing`` to ``board`` and keeps it until the board acks it: a board that
-        was never connected has no session at the broker to queue it in, so an unanswered
-        pairing is sent again (same id: the board does it once) whenever the board's status
-        says it is online. ``send`` False: only kept (the hub's start, from pairings.csv)."""
-        cmd_id = uuid.uuid4().hex
-        self.pairing_out[board] = (cmd_id, dict(pairing))
-        if send:
-            self.publish(self.topics.board(board, "cmd"), P.pairing_payload(cmd_id, pairing))
-        return cmd_id
-
-    def _repush_pairing(self, board: str) -> None:
-        out = self.pairing_out.get(board)
-        if out is not None:
-            log.info("board %s online: its pairing sent again (not answered yet)", board)
-            self.publish(self.topics.board(board, "cmd"), P.pairing_payload(out[0], out[1]))
-
-    # ------------------------------------------------------------------ summaries
+        """``pairing`` sent to ``board`` and kept until acked
+        (:meth:`pi.hall.commands.Commands.push_pairing`)."""
+        return self.commands.push_pairing(board, pairing, send=send)
 
     def summary(self, board: str, arbiter_view: bool) -> dict[str, Any]:
-        """The board summary of HUB_API.md (built for every journal line of every board with a
-        hall page open: one dict made whole, its keys always in the same order)."""
-        view = self.views.get(board)
-        if view is None:
-            view = self.board(board)
-        s = view.game
-        if s is None or view.superseded(s.replica):  # void: no game of a round
-            return {"board": board, "online": view.online, "last_heard": view.last_heard,
-                    "game_id": None, "event": None, "round": None, "white": None,
-                    "black": None, "variant": None, "size": None, "fen": None, "moves": 0,
-                    "last_move": None, "clock": None, "result": "*", "pending_flags": 0,
-                    "sensor_faults": len(view.faults), "lines": 0,
-                    "missing": self.missing(board)}
-        game = s.arbiter.game
-        heads = self._heads.get(board)
-        if heads is None or heads[0] is not s:
-            line = s.start_line
-            heads = self._heads[board] = (s, (
-                line.get("event"), _str(line.get("round")), line.get("white"),
-                line.get("black"), s.variant.name, s.variant.size))
-        event, round_, white, black, variant, size = heads[1]
-        feeds = self.servers[board].feeds
-        clock: dict[str, Any] | None = None
-        if arbiter_view:
-            fen, moves, result = view.live_fen(), len(game.moves), game.result
-            last_move = game.moves[-1].notation if game.moves else None
-            clock = clock_dict(view)
-        else:
-            snap = feeds.snapshot if feeds.delay <= 0 else feeds.public_snap
-            if feeds.delay > 0 and (snap is None or snap.tags.get("_id") != s.id):
-                fen, moves, result, last_move = game.start_fen, 0, "*", None
-            elif snap is None:
-                fen, moves, result = view.live_fen(), len(game.moves), game.result
-                last_move = game.moves[-1].notation if game.moves else None
-            else:
-                fen, moves, result = snap.fen, len(snap.moves), snap.result
-                last_move = snap.moves[-1].get("notation") if snap.moves else None
-            if feeds.delay <= 0:
-                # the board page's public clock: frozen while a move is held (its count and
-                # the face it set running would tell it)
-                clock = frozen_clock(snap.clock) if snap is not None and snap.held else \
-                    clock_dict(view)
-            elif snap is not None and snap.tags.get("_id") == s.id and \
-                    feeds.public_state is not None:
-                clock = feeds.public_state.get("clock")
-        return {"board": board, "online": view.online, "last_heard": view.last_heard,
-                "game_id": s.id, "event": event, "round": round_, "white": white,
-                "black": black, "variant": variant, "size": size, "fen": fen,
-                "moves": moves, "last_move": last_move, "clock": clock, "result": result,
-                "pending_flags": sum(1 for f in s.arbiter.flags if f.status == "pending"),
-                "sensor_faults": len(view.faults), "lines": s.replica.held,
-                "missing": self.missing(board)}
+        """The board summary of HUB_API.md (:meth:`pi.hall.summaries.Summaries.summary`)."""
+        return self.summaries.summary(board, arbiter_view)
 
     def flags(self) -> list[dict[str, Any]]:
         """Every flag of the boards' current games, newest first (HUB_API.md)."""
-        out: list[dict[str, Any]] = []
-        for board, view in self.views.items():
-            s = view.game
-            if s is None:
-                continue
-            ws = self.servers[board]
-            for f in s.arbiter.flags:
-                out.append({"board": board, "round": _str(s.start_line.get("round")),
-                            "game_id": s.id, "flag": flag_dict(f, ws.feeds.flag_lines.get(f.id)),
-                            "wall": view.flag_walls.get(f.id)})
-        out.sort(key=lambda x: (x["wall"] or 0.0, x["flag"]["t"]), reverse=True)
-        return out
+        return self.summaries.flags()
 
     def flag_events(self, board: str, feds: list[Fed]) -> list[dict[str, Any]]:
-        ws = self.servers[board]
-        out = []
-        for fed in feds:
-            for d in fed.decisions:
-                if isinstance(d, (FlagRaised, FlagDecided)):
-                    out.append({"board": board, "flag": flag_dict(d.flag,
-                                                                  ws.feeds.flag_lines.get(d.flag.id))})
-        return out
+        return self.summaries.flag_events(board, feds)
 
     # ------------------------------------------------------------------ durability
 
@@ -1007,8 +846,4 @@ def _json_object(payload: bytes, what: str) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise BadMessage(f"{what}: not a JSON object")
     return obj
-
-
-def _str(value: Any) -> str | None:
-    return None if value is None else str(value)
 
