@@ -219,7 +219,7 @@ def test_broker_killed_mid_game_and_restarted_the_replica_catches_up(tmp_path, b
 
 
 def test_resends_are_repeated_without_progress_and_state_and_will_are_shown(tmp_path, broker):
-    import pi.hall.hub as hubmod
+    import pi.hall.replication as hubmod
     state = tmp_path / "hub"
     lines = trace_lines(SAMPLE, game=G1, board="1")
     board = FakeBoard(broker.url, "1")
