@@ -52,7 +52,6 @@ import json
 import logging
 import threading
 import time as _time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -78,6 +77,7 @@ from pi.board.notify import Notifier
 from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, JournalError,
                              JournalWriteError)
 from pi.board.durable import DurableViews
+from pi.board.journal import DurableOutbox
 from pi.board.session import GameSession, refresh_game_files
 from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
@@ -216,8 +216,7 @@ class BoardController:
     _final: frozenset[str] = frozenset()
     _acting: set[asyncio.Future[Fed]] = field(default_factory=set)
     #: what waits for its line to be durable: the line for the listeners, and an act's answer
-    _held: deque[tuple[GameSession, Fed, asyncio.Future[Fed] | None]] = \
-        field(default_factory=deque)
+    _outbox: DurableOutbox = field(default_factory=DurableOutbox)
     #: the current game's last journal line that changed what the arbiter decides on (a line
     #: with decisions: a move, a flag, an end; at a resume every line so far)
     _decided_line: int = 0
@@ -561,7 +560,7 @@ class BoardController:
                 answer.set_exception(ActionRefused("the action was not journaled"))
             else:
                 assert self.session is not None
-                self._held.append((self.session, fed, answer))  # answered once durable
+                self._outbox.hold(self.session, fed, answer)  # answered once durable
                 self._release()
 
     def _misfit(self, item: Acting) -> str | None:
@@ -766,33 +765,22 @@ class BoardController:
             self._no_play = no_play(waits_for_arbiter(self.session.start_line))
         elif self._first_touch is None and fed.record.get("type") not in self._no_play:
             self._first_touch = fed.record  # pi.board.supersede: the game is touched
-        self._held.append((self.session, fed, None))
+        self._outbox.hold(self.session, fed)
         self._release()
 
     def _release(self) -> None:
-        """Hands out, in order, what waits for lines now durable; drops what a closed journal
-        never made durable (it was never recorded: it never leaves the board)."""
-        held = self._held
-        while held:
-            session, fed, answer = held[0]
-            if fed.line > session.durable_line:
-                if not session.journal.closed:  # the game in play's, or one being closed
-                    return
-                held.popleft()
-                if answer is not None and not answer.done():
-                    answer.set_exception(ActionRefused("the action was not recorded"))
-                continue
-            held.popleft()
-            if session is self.session:
-                self._durable.release(fed.line)
-                self._before = None  # its line 1 at least is out: the readers' game
-            if answer is None:
-                self._tell(fed)
-            elif not answer.done():
-                answer.set_result(fed)
+        """Hands out, in order, what waits for lines now durable (:class:`pi.board.journal.
+        DurableOutbox`); once nothing waits, the game in play's next view is made ahead."""
+        if not self._outbox.release(self.session, out=self._line_out, tell=self._tell):
+            return
         current = self.session
         if current is not None:
             self._durable.keep_ahead(current)  # everything out: the next line's view, now
+
+    def _line_out(self, fed: Fed) -> None:
+        """A line of the game in play is out: the readers' view of it moves on."""
+        self._durable.release(fed.line)
+        self._before = None  # its line 1 at least is out: the readers' game
 
     def _tell(self, fed: Fed) -> None:
         for listener in list(self.listeners):
