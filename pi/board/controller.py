@@ -55,11 +55,11 @@ import time as _time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Protocol, Union
+from typing import Any, Union
 
 from engine.board import Board
 from engine.clock import ClockState, GameClock
-from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
+from engine.clock_display import DEFAULT_RULES
 from engine.trace import CLOCK_START_ARBITER, split_lines
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
@@ -70,7 +70,7 @@ from engine.squares import square_mirror, square_sort_key
 from engine.variants import find_variant
 from pi.board.arbiter_request import DECIDES_POSITION, ArbiterRequest
 from pi.board.config import Config
-from pi.drivers.display import DisplayState, face_texts
+from pi.drivers.display import DisplayState
 from pi.drivers.faults import SensorFault, SensorFaultCleared, SensorInterrupt
 from engine.replay import Fed
 from pi.board.notify import Notifier
@@ -79,6 +79,7 @@ from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, Jou
 from pi.board.durable import DurableViews
 from pi.board.journal import DurableOutbox
 from pi.board.session import GameSession, refresh_game_files
+from pi.board.screen import BoardScreen, Screen
 from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
 from pi.board.supersede import (first_touch, no_play, pairing_differs, superseded_note,
@@ -100,13 +101,6 @@ IDLE = 5.0
 Input = Union[PieceLifted, PiecePlaced, SnapshotTaken, SensorFault, SensorFaultCleared,
               ButtonPressed, ArbiterActed, TraceEnded, SensorInterrupt, "Acting",
               "JournalDurable", "JournalFailed"]
-
-
-class Screen(Protocol):
-    """Where the controller shows its state (the OLED through ``pi.drivers.display.BoardDisplay``, the
-    terminal in the simulator). ``show`` is called only when the state changed."""
-
-    def show(self, state: DisplayState) -> None: ...
 
 
 #: Gets every journaled line with what it caused, on the event loop's thread, in order.
@@ -208,9 +202,7 @@ class BoardController:
     #: the process stamp of the current game's ``t`` = 0 (module docstring: the one time zero)
     _offset: float = 0.0
     _left_start: bool = False
-    _shown: tuple[Any, ...] | None = None
     _message: str = ""
-    _cues: CueTracker = field(default_factory=CueTracker)
     _sensed_once: bool = False
     _oriented_for: frozenset[str] | None = None
     _final: frozenset[str] = frozenset()
@@ -234,6 +226,8 @@ class BoardController:
     _supersede_waits: bool = False
 
     def __post_init__(self) -> None:
+        #: what the board shows and says: frames, cues, the voice (``pi.board.screen``)
+        self._face = BoardScreen(self)
         self.variant = find_variant(self.config.variant)
         self.expected = Board(self.config.fen, self.variant).occupied_algebraic()
 
@@ -688,7 +682,7 @@ class BoardController:
         self._oriented_for = None
         self._message = ""
         self.notice = ""
-        self._cues = CueTracker()
+        self._face.new_game()
         self._offset = self.time.stamp()
         self._durable.keep(session)
         fed = session.feed(SnapshotTaken(0.0, self.occupied))
@@ -735,8 +729,7 @@ class BoardController:
                 self._message = f"{d.result} {d.reason}"
                 self._beep("end")
                 self._set_status(f"game over {d.result} ({d.reason})")
-        if self.speech is not None:
-            self.speech.decided(decisions)
+        self._face.decided(decisions)
 
     def _labels(self, squares: Iterable[str]) -> list[str]:
         """Squares as the screen and the pages name them: the variant's official number of a dark
@@ -791,11 +784,7 @@ class BoardController:
                               listener, fed.line)
 
     def _beep(self, pattern: str) -> None:
-        if self.beep is not None:
-            try:
-                self.beep(pattern)
-            except Exception:
-                log.exception("buzzer pattern %s failed", pattern)
+        self._face.beep(pattern)
 
     # ------------------------------------------------------------------ the screen
 
@@ -843,23 +832,8 @@ class BoardController:
                             last_move=last, message=message, clock=reading)
 
     def _refresh(self, force: bool = False) -> None:
-        state = self.display_state()
-        if self.session is not None and state.clock is not None:
-            for cue in self._cues.update(state.clock):
-                self._cue(cue)
-            if self.speech is not None:
-                self.speech.clock(state.clock, self.session.id)
-        drawn = _drawn(state)
-        if self.screen is None or (drawn == self._shown and not force):
-            return  # the reading's time changed, not what the screen shows: no frame
-        self._shown = drawn
-        try:
-            self.screen.show(state)
-        except Exception:
-            log.exception("the screen failed; the game goes on")
-
-    def _cue(self, cue: Cue) -> None:
-        self._beep(cue.buzzer)  # the clock's cues (COMP 3.6.2 i, 5.7): short or long
+        session = self.session
+        self._face.show(self.display_state(), None if session is None else session.id, force)
 
     def refresh(self) -> None:
         """Redraws if what the screen shows changed (the clock ticking); call it at
@@ -898,12 +872,6 @@ def _journal_records(session: GameSession) -> list[Mapping[str, Any]]:
             obj = None
         out.append(obj if isinstance(obj, dict) else {"type": "?"})
     return out
-
-
-def _drawn(state: DisplayState) -> tuple[Any, ...]:
-    """What the screen draws of ``state`` (the faces' texts, not the reading's exact time)."""
-    return (face_texts(state), state.move_number, state.side_to_move, state.last_move,
-            state.message, state.title)
 
 
 def _clock_started(clock: GameClock) -> bool:
