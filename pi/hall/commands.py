@@ -78,39 +78,39 @@ class Commands:
                             "stays queued for it") from None
         if not ack.ok:
             raise http(409, ack.error or "the board refused the action")
-        game = action.get("game")
-        if not isinstance(game, str) or ack.line is None:
+        game_id = action.get("game")
+        if not isinstance(game_id, str) or ack.line is None:
             raise http(504, f"board {board} answered without a journal line: the action is "
                             "not confirmed")
         # the journal line itself is published before the ack: the replica resolves the wait
         # once it holds the line (often at once), verified when the board signs
-        held = self.replica.held_future(board, game, ack.line)
+        held = self.replica.held_future(board, game_id, ack.line)
         try:
             await asyncio.wait_for(asyncio.shield(held), timeout=LINE_WAIT)
         except asyncio.TimeoutError:
             held.add_done_callback(lambda f: f.cancelled() or self._acked_line(
-                board, game, ack.line or 0, cmd_id, request))
+                board, game_id, ack.line or 0, cmd_id, request))
             raise http(504, f"board {board} acknowledged the action as line {ack.line} of "
-                            f"game {game}, but that line of its journal has not come: not "
+                            f"game {game_id}, but that line of its journal has not come: not "
                             "confirmed (it is checked when it comes)") from None
-        record = self._acked_line(board, game, ack.line, cmd_id, request)
+        record = self._acked_line(board, game_id, ack.line, cmd_id, request)
         if record is None:
             raise http(502, f"line {ack.line} of board {board}'s journal is not this action: "
                             "the acknowledgement was not the board's (alarm raised); not done")
         decisions: list[dict[str, Any]] = []
         s = view.game if view is not None else None
-        if s is not None and s.id == game:
+        if s is not None and s.id == game_id:
             decisions = next((decisions_json(f) for f in self.boards.recent[board]
                               if f.line == ack.line), [])
         return web.json_response({"line": ack.line, "record": record, "decisions": decisions,
                                   "board": board, "command": cmd_id})
 
-    def _acked_line(self, board: str, game: str, line: int, cmd_id: str,
+    def _acked_line(self, board: str, game_id: str, line: int, cmd_id: str,
                     request: ArbiterRequest) -> dict[str, Any] | None:
-        """The record of line ``line`` of ``game`` (held) when it journals ``request``, the
+        """The record of line ``line`` of game ``game_id`` (held) when it journals ``request``, the
         command ``cmd_id`` an ack said it did; else None and an alarm (``ack``): the ack was
         not the board's — its broker password in someone else's hands."""
-        g = self.replica.game(board, game)
+        g = self.replica.game(board, game_id)
         record: Any = None
         if g is not None and g.held >= line:
             try:
@@ -122,7 +122,7 @@ class Commands:
         self.alarm(board, "ack", N_("an acknowledgement of command {command} named line {line} "
                                     "of game {game}, which journals something else: not the "
                                     "board's; the action was not done").format(
-                                        command=cmd_id[:12], line=line, game=game), game)
+                                        command=cmd_id[:12], line=line, game=game_id), game_id)
         return None
 
     def acked(self, board: str, ack: P.Ack) -> None:

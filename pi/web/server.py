@@ -281,8 +281,8 @@ class BoardRoutes:
         # ids are the journal's line numbers and restart with each game: an id from another
         # game (``game``: the game_id the client last saw) says nothing of this one: the whole
         # state, as to a new client
-        game = request.query.get("game")
-        if game is not None and stream.game is not None and game != stream.game:
+        game_id = request.query.get("game")
+        if game_id is not None and stream.game is not None and game_id != stream.game:
             after = None
         if len(feed.arbiter_stream.clients) + len(feed.public_stream.clients) >= \
                 self.max_clients:
