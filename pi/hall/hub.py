@@ -58,7 +58,7 @@ class Hub:
         self.replica = Replica(self.root)
         #: the hall's boards: their views and the parts their pages are served from
         self.boards = BoardRegistry(delay_minutes=config.broadcast_delay, act=self.act,
-                                    broadcast=self.board_feed)
+                                    broadcast=self.broadcast_pdn)
         self.token = auth.load_or_create_token(self.root)
         self.throttle = auth.Throttle()
         self.publish: Callable[[str, bytes], None] = lambda topic, payload: None
@@ -94,7 +94,7 @@ class Hub:
         #: the hall page's summaries of the boards
         self.summaries = Summaries(self.boards, self.replication.missing)
 
-    def board_feed(self, view: BoardReplica, feed: BoardFeed) -> tuple[str, float] | None:
+    def broadcast_pdn(self, view: BoardReplica, feed: BoardFeed) -> tuple[str, float] | None:
         """The board's broadcast PDN as the hall serves it (``/boards/<N>/game.pdn``,
         HUB_API.md: its round's pairing and the hall's event in the tags) and when it last
         changed; None: no game yet."""
