@@ -22,13 +22,13 @@ from hardware_mocks.gpio import tap
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from hardware_mocks.simulate import Simulation
+    from hardware_mocks.simulated import Simulated
     from hardware_mocks.virtual_board import VirtualBoard
 
 __all__ = ["sim_routes"]
 
 
-def sim_routes(sim: Simulation, variant: str) -> Any:
+def sim_routes(sim: Simulated, variant: str) -> Any:
     """``Parts.web_routes`` for the simulation ``sim`` of a ``variant`` board."""
     v = find_variant(variant)
     #: The set of pieces the board has: both sides' men (24, or 40 on a 10x10 board). A place

@@ -60,6 +60,7 @@ from pi.drivers.wiring import Wiring, example_wiring, load_wiring
 
 if TYPE_CHECKING:  # paho is loaded only when the hall is on
     from pi.hall.link import BoardLink
+    from hardware_mocks.simulated import Simulated
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +246,7 @@ def _web_routes(sim: Simulation, config: Config, http: tuple[str, int] | None) -
 
 
 def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
-              pace: float | None, *, hooks: Mapping[int, Callable[[Simulation], None]] | None = None,
+              pace: float | None, *, hooks: Mapping[int, Callable[[Simulated], None]] | None = None,
               http: tuple[str, int] | None = None, http_default: bool = False,
               terminal: bool | None = None,
               announce: Callable[[str, Path], None] | None = None) -> int:

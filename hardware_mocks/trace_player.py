@@ -53,7 +53,7 @@ from hardware_mocks.positions import pieces_on
 from pi.board.scan_loop import MAX_SCANS_PER_INSTANT, ScanLoop
 
 if TYPE_CHECKING:
-    from hardware_mocks.simulate import Simulation
+    from hardware_mocks.simulated import Simulated
     from pi.board.controller import BoardController
     from pi.drivers.sensors import SensorScanner
 
@@ -246,10 +246,10 @@ class TracePlayer:
     (of ``events``) is acted. ``setup``: how many of the first events put a wrong set-up right
     before the game begins (:attr:`ResumePoint.setup`)."""
 
-    def __init__(self, sim: Simulation, events: Sequence[Event], *, pace: float | None,
+    def __init__(self, sim: Simulated, events: Sequence[Event], *, pace: float | None,
                  resumed: bool = False, resumed_at: float = 0.0, settle: float = 2.0,
                  journal: Sequence[dict[str, Any]] = (),
-                 hooks: Mapping[int, Callable[[Simulation], None]] | None = None,
+                 hooks: Mapping[int, Callable[[Simulated], None]] | None = None,
                  setup: int = 0) -> None:
         assert sim.clock is not None, "the trace player needs a stepped simulation"
         self.sim = sim

@@ -53,15 +53,14 @@ import json
 import logging
 import threading
 import time as _time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Protocol, Union
+from typing import Any, Union
 
 from engine.board import Board, Piece
 from engine.clock import ClockState, GameClock
-from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
+from engine.clock_display import DEFAULT_RULES
 from engine.trace import CLOCK_START_ARBITER, split_lines
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
@@ -72,14 +71,16 @@ from engine.squares import square_mirror, square_sort_key
 from engine.variants import find_variant
 from pi.board.arbiter_request import DECIDES_POSITION, ArbiterRequest
 from pi.board.config import Config
-from pi.drivers.display import DisplayState, face_texts
+from pi.drivers.display import DisplayState
 from pi.drivers.faults import SensorFault, SensorFaultCleared, SensorInterrupt
 from engine.replay import Fed
 from pi.board.notify import Notifier
 from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, JournalError,
                              JournalWriteError)
 from pi.board.durable import DurableViews
+from pi.board.journal import DurableOutbox
 from pi.board.session import GameSession, refresh_game_files
+from pi.board.screen import BoardScreen, Screen
 from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
 from pi.board.supersede import (first_touch, no_play, pairing_differs, superseded_note,
@@ -101,13 +102,6 @@ IDLE = 5.0
 Input = Union[PieceLifted, PiecePlaced, PieceChanged, SnapshotTaken, SensorFault,
               SensorFaultCleared, ButtonPressed, ArbiterActed, TraceEnded, SensorInterrupt,
               "Acting", "JournalDurable", "JournalFailed"]
-
-
-class Screen(Protocol):
-    """Where the controller shows its state (the OLED through ``pi.drivers.display.BoardDisplay``, the
-    terminal in the simulator). ``show`` is called only when the state changed."""
-
-    def show(self, state: DisplayState) -> None: ...
 
 
 #: Gets every journaled line with what it caused, on the event loop's thread, in order.
@@ -214,16 +208,13 @@ class BoardController:
     #: the process stamp of the current game's ``t`` = 0 (module docstring: the one time zero)
     _offset: float = 0.0
     _left_start: bool = False
-    _shown: tuple[Any, ...] | None = None
     _message: str = ""
-    _cues: CueTracker = field(default_factory=CueTracker)
     _sensed_once: bool = False
     _oriented_for: frozenset[str] | None = None
     _final: frozenset[str] = frozenset()
     _acting: set[asyncio.Future[Fed]] = field(default_factory=set)
     #: what waits for its line to be durable: the line for the listeners, and an act's answer
-    _held: deque[tuple[GameSession, Fed, asyncio.Future[Fed] | None]] = \
-        field(default_factory=deque)
+    _outbox: DurableOutbox = field(default_factory=DurableOutbox)
     #: the current game's last journal line that changed what the arbiter decides on (a line
     #: with decisions: a move, a flag, an end; at a resume every line so far)
     _decided_line: int = 0
@@ -241,6 +232,8 @@ class BoardController:
     _supersede_waits: bool = False
 
     def __post_init__(self) -> None:
+        #: what the board shows and says: frames, cues, the voice (``pi.board.screen``)
+        self._face = BoardScreen(self)
         self.variant = find_variant(self.config.variant)
         self.expected = Board(self.config.fen, self.variant).occupied_algebraic()
 
@@ -575,7 +568,7 @@ class BoardController:
                 answer.set_exception(ActionRefused("the action was not journaled"))
             else:
                 assert self.session is not None
-                self._held.append((self.session, fed, answer))  # answered once durable
+                self._outbox.hold(self.session, fed, answer)  # answered once durable
                 self._release()
 
     def _misfit(self, item: Acting) -> str | None:
@@ -714,7 +707,7 @@ class BoardController:
         self._oriented_for = None
         self._message = ""
         self.notice = ""
-        self._cues = CueTracker()
+        self._face.new_game()
         self._offset = self.time.stamp()
         self._durable.keep(session)
         pieces = None if self._pieces is None else {
@@ -763,8 +756,7 @@ class BoardController:
                 self._message = f"{d.result} {d.reason}"
                 self._beep("end")
                 self._set_status(f"game over {d.result} ({d.reason})")
-        if self.speech is not None:
-            self.speech.decided(decisions)
+        self._face.decided(decisions)
 
     def _labels(self, squares: Iterable[str]) -> list[str]:
         """Squares as the screen and the pages name them: the variant's official number of a dark
@@ -793,33 +785,22 @@ class BoardController:
             self._no_play = no_play(waits_for_arbiter(self.session.start_line))
         elif self._first_touch is None and fed.record.get("type") not in self._no_play:
             self._first_touch = fed.record  # pi.board.supersede: the game is touched
-        self._held.append((self.session, fed, None))
+        self._outbox.hold(self.session, fed)
         self._release()
 
     def _release(self) -> None:
-        """Hands out, in order, what waits for lines now durable; drops what a closed journal
-        never made durable (it was never recorded: it never leaves the board)."""
-        held = self._held
-        while held:
-            session, fed, answer = held[0]
-            if fed.line > session.durable_line:
-                if not session.journal.closed:  # the game in play's, or one being closed
-                    return
-                held.popleft()
-                if answer is not None and not answer.done():
-                    answer.set_exception(ActionRefused("the action was not recorded"))
-                continue
-            held.popleft()
-            if session is self.session:
-                self._durable.release(fed.line)
-                self._before = None  # its line 1 at least is out: the readers' game
-            if answer is None:
-                self._tell(fed)
-            elif not answer.done():
-                answer.set_result(fed)
+        """Hands out, in order, what waits for lines now durable (:class:`pi.board.journal.
+        DurableOutbox`); once nothing waits, the game in play's next view is made ahead."""
+        if not self._outbox.release(self.session, out=self._line_out, tell=self._tell):
+            return
         current = self.session
         if current is not None:
             self._durable.keep_ahead(current)  # everything out: the next line's view, now
+
+    def _line_out(self, fed: Fed) -> None:
+        """A line of the game in play is out: the readers' view of it moves on."""
+        self._durable.release(fed.line)
+        self._before = None  # its line 1 at least is out: the readers' game
 
     def _tell(self, fed: Fed) -> None:
         for listener in list(self.listeners):
@@ -830,11 +811,7 @@ class BoardController:
                               listener, fed.line)
 
     def _beep(self, pattern: str) -> None:
-        if self.beep is not None:
-            try:
-                self.beep(pattern)
-            except Exception:
-                log.exception("buzzer pattern %s failed", pattern)
+        self._face.beep(pattern)
 
     # ------------------------------------------------------------------ the screen
 
@@ -885,23 +862,8 @@ class BoardController:
                             last_move=last, message=message, clock=reading)
 
     def _refresh(self, force: bool = False) -> None:
-        state = self.display_state()
-        if self.session is not None and state.clock is not None:
-            for cue in self._cues.update(state.clock):
-                self._cue(cue)
-            if self.speech is not None:
-                self.speech.clock(state.clock, self.session.id)
-        drawn = _drawn(state)
-        if self.screen is None or (drawn == self._shown and not force):
-            return  # the reading's time changed, not what the screen shows: no frame
-        self._shown = drawn
-        try:
-            self.screen.show(state)
-        except Exception:
-            log.exception("the screen failed; the game goes on")
-
-    def _cue(self, cue: Cue) -> None:
-        self._beep(cue.buzzer)  # the clock's cues (COMP 3.6.2 i, 5.7): short or long
+        session = self.session
+        self._face.show(self.display_state(), None if session is None else session.id, force)
 
     def refresh(self) -> None:
         """Redraws if what the screen shows changed (the clock ticking); call it at
@@ -940,12 +902,6 @@ def _journal_records(session: GameSession) -> list[Mapping[str, Any]]:
             obj = None
         out.append(obj if isinstance(obj, dict) else {"type": "?"})
     return out
-
-
-def _drawn(state: DisplayState) -> tuple[Any, ...]:
-    """What the screen draws of ``state`` (the faces' texts, not the reading's exact time)."""
-    return (face_texts(state), state.move_number, state.side_to_move, state.last_move,
-            state.message, state.title)
 
 
 def _clock_started(clock: GameClock) -> bool:

@@ -1,5 +1,8 @@
 """The arbiter's token: created at first start in ``STATE/arbiter.token`` (mode 0600), checked in
-constant time; failed attempts logged and slowed down (per client address)."""
+constant time; failed attempts logged and slowed down (per client address).
+Who is the arbiter for a request (the token checked, the login cookie) is
+``pi.web.site.ArbiterAuth``'s.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TOKEN_FILE", "load_or_create_token", "read_token", "Throttle"]
+__all__ = ["TOKEN_FILE", "load_or_create_token", "read_token", "same", "Throttle"]
 
 TOKEN_FILE = "arbiter.token"
 
@@ -84,3 +87,4 @@ class Throttle:
 
     def succeeded(self, who: str) -> None:
         self._fails.pop(who, None)
+

@@ -1,5 +1,5 @@
-"""Small HTTP helpers of the board's web server: one-line JSON errors (never a traceback),
-bounded JSON bodies, conditional GETs (ETag / Last-Modified → 304), whole journal lines."""
+"""Small HTTP helpers of our sites: one-line JSON errors (never a traceback), conditional GETs
+(ETag / Last-Modified → 304), whole journal lines."""
 
 from __future__ import annotations
 
@@ -11,13 +11,8 @@ from typing import Any
 
 from aiohttp import web
 
-from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
-
-__all__ = ["MAX_BODY", "check_action", "error", "keep_auth", "http", "json_body",
-           "conditional", "entity_tag", "none_match", "read", "whole_lines", "line_of"]
-
-#: Request bodies larger than this are refused (413): an arbiter action is a few dozen bytes.
-MAX_BODY = 16 * 1024
+__all__ = ["error", "keep_auth", "http", "conditional", "entity_tag", "none_match", "read",
+           "whole_lines", "first_lines", "line_of"]
 
 
 def error(status: int, message: str, headers: Any = None) -> web.Response:
@@ -43,19 +38,6 @@ def http(status: int, message: str, *, bearer: bool = False, retry: bool = False
                             headers=headers)
     exc.set_status(status, message[:60])
     return exc
-
-
-async def json_body(request: web.Request) -> dict[str, Any]:
-    if request.content_length is not None and request.content_length > MAX_BODY:
-        raise http(413, f"body larger than {MAX_BODY} bytes")
-    raw = await request.read()
-    try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise http(400, "the body is not JSON") from None
-    if not isinstance(body, dict):
-        raise http(400, "expected a JSON object")
-    return body
 
 
 def entity_tag(body: bytes) -> str:
@@ -121,13 +103,3 @@ def first_lines(data: bytes, count: int) -> bytes:
 def line_of(message: bytes) -> int:
     head = message.split(b"\n", 1)[0]
     return int(head[4:]) if head.startswith(b"id: ") else 0
-
-
-def check_action(body: dict[str, Any]) -> ArbiterRequest:
-    """The body of ``POST /api/arbiter`` checked (the docs/trace-format.md arbiter object less ``t``):
-    ``{"action", "result"?, "text"?}``; a 400 naming the problem otherwise. The checks are
-    ``pi.board.arbiter_request``'s, the same for a hub's ``cmd``."""
-    try:
-        return check_arbiter_request(body)
-    except ValueError as exc:
-        raise http(400, str(exc)) from None

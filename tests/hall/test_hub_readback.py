@@ -209,13 +209,13 @@ def test_a_game_that_fails_to_read_back_does_not_hold_the_others(
     async def scenario() -> None:
         hub = Hub(_config(tmp_path), tmp_path)
         hub.load(read_back=False)
-        follow = hub._follow  # noqa: SLF001 - the read-back's own step, made to fail once
+        follow = hub.replication._follow  # noqa: SLF001 - the read-back's own step, made to fail once
 
         def failing(board: str, g: Any, rebuilt: bool) -> Any:
             if board == "2" and rebuilt:
                 raise RuntimeError("a replica the view cannot take")
             return follow(board, g, rebuilt)
-        monkeypatch.setattr(hub, "_follow", failing)
+        monkeypatch.setattr(hub.replication, "_follow", failing)
         game, lines = _game("2")
         hub.deliver(_journal(hub, "2", game, HELD + 1, lines[HELD:HELD + 1]))
         try:
@@ -302,13 +302,13 @@ def test_a_round_begun_while_the_hub_reads_back_is_followed_without_replaying_th
         hub = Hub(replace(_config(tmp_path), broadcast_delay=delay), tmp_path)
         hub.load(read_back=False)
         replayed: list[str] = []
-        follow = hub._follow  # noqa: SLF001 - counted: the read-back's replays
+        follow = hub.replication._follow  # noqa: SLF001 - counted: the read-back's replays
 
         def counted(board: str, g: Any, rebuilt: bool) -> Any:
             if rebuilt:
                 replayed.append(board)
             return follow(board, g, rebuilt)
-        monkeypatch.setattr(hub, "_follow", counted)
+        monkeypatch.setattr(hub.replication, "_follow", counted)
         hub.deliver(_journal(hub, "2", later, 1, [start]))
         hub.deliver(_journal(hub, "3", broken, 1, ["{not a journal line"]))
         try:
