@@ -628,8 +628,9 @@ def main_init(args: argparse.Namespace) -> int:
         hall = replace(hall, web=web_spec(
             hall, args.web_listen, args.web_cert, args.web_key, args.hub_http, args.nchan_port,
             args.nginx_root))
-    elif any(getattr(args, name, None) is not None for name in (
-            "web_listen", "web_cert", "web_key", "hub_http", "nchan_port", "nginx_root")):
+    elif any(value is not None for value in (
+            args.web_listen, args.web_cert, args.web_key, args.hub_http, args.nchan_port,
+            args.nginx_root)):
         raise HallInitError("--web-listen, --web-cert, --web-key, --hub-http, --nchan-port and "
                             "--nginx-root are nginx's: give --nginx too")
     write_hall(hall, force=bool(getattr(args, "force", False)))
