@@ -190,3 +190,16 @@ def test_a_bad_standings_value_is_one_line_naming_file_and_key(toml: str, key: s
     text = str(e.value)
     assert text.startswith(f"hall/hub.toml: {key}: ") and words in text, text
     assert "\n" not in text
+
+
+def test_the_organisers_guide_block_is_what_the_hub_reads() -> None:
+    """docs/organiser.md, "Standings and the event's PDN": its ``[standings]`` block, read as
+    written, is the default it says it is."""
+    from tests.doc_blocks import ROOT, blocks
+    found = [b for b in blocks(ROOT / "docs" / "organiser.md")
+             if b.heading == "### Standings and the event's PDN" and b.info == "toml"]
+    assert len(found) == 1 and found[0].lines[0] == "[standings]"
+    text = "\n".join(found[0].lines)
+    assert parse_hub_config(text).standings == DEFAULT_SCORING
+    with pytest.raises(ConfigError):  # read, not skipped: a wrong value in it is refused
+        parse_hub_config(text.replace('"2-1-0"', '"0-1-2"'))
