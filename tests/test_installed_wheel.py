@@ -219,7 +219,7 @@ def test_an_installed_hall_serves_every_page(serving: Serving) -> None:
     log = _start(installed, procs, "hall", "hub", "demo", "--boards", "1", "--dir",
                  str(installed.home / "hall"), "--http", f"127.0.0.1:{port}", "--speed", "20")
     _wait_answering(f"{base}/api/hall", procs[-1], log, 90)
-    for page in ("/", "/arbiter"):
+    for page in ("/", "/arbiter", "/standings"):
         status, body = _get(base + page)
         assert status == 200 and b"<html" in body.lower(), (page, status, body[:200])
     _every_static_file_is_served(f"{base}/hall", HALL_STATIC)

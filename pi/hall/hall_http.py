@@ -24,8 +24,8 @@ from pi.hall.errors import PairingError
 from pi.hall.hub import Hub
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import board_key
-from pi.hall.rounds import (pairing_command, parse_pairings, results, results_csv,
-                            round_feed, round_order)
+from pi.hall.rounds import (event_feed, event_standings, pairing_command, parse_pairings,
+                            results, results_csv, round_feed, round_order)
 from pi.board.view import Phase
 from pi.web.site import ArbiterAuth
 from pi.web.server import PDN, BoardParts, BoardRoutes
@@ -483,6 +483,30 @@ class HallServer:
         text = results_csv(results(self.hub, await self.auth.is_arbiter(request)))
         return web.Response(text=text, content_type="text/csv", charset="utf-8")
 
+    async def api_standings(self, request: web.Request) -> web.Response:
+        """The standings after ``?round=`` (default: the newest round with a result), from
+        the results as ``/api/results`` gives them to this viewer; a 404 for a round the
+        results do not have."""
+        rnd = request.query.get("round")
+        if rnd is not None and (not rnd or len(rnd) > 32 or not SEGMENT.fullmatch(rnd)):
+            raise http(400, "not a round name")
+        self._whole_hall()
+        arbiter = await self.auth.is_arbiter(request)
+        got = event_standings(results(self.hub, arbiter), rnd, self.hub.config.standings)
+        if got is None:
+            raise http(404, f"no round {rnd} in the results")
+        return web.json_response({**got, "event": self.hub.config.event,
+                                  "view": "arbiter" if arbiter else "public"},
+                                 headers={"Cache-Control": "no-store"})
+
+    async def event_pdn(self, request: web.Request) -> web.StreamResponse:
+        self._whole_hall()
+        got = event_feed(self.hub)
+        if got is None:
+            raise http(404, "no game of any round yet")
+        text, wall = got
+        return conditional(request, text.encode(), PDN, wall)
+
     async def round_pdn(self, request: web.Request) -> web.StreamResponse:
         rnd = request.match_info["round"]
         self._whole_hall()
@@ -520,6 +544,8 @@ class HallSite(Protocol):
     async def api_results(self, request: web.Request) -> web.StreamResponse: ...
     async def results_csv(self, request: web.Request) -> web.StreamResponse: ...
     async def round_pdn(self, request: web.Request) -> web.StreamResponse: ...
+    async def api_standings(self, request: web.Request) -> web.StreamResponse: ...
+    async def event_pdn(self, request: web.Request) -> web.StreamResponse: ...
     async def board_slash(self, request: web.Request) -> web.StreamResponse: ...
 
 
@@ -530,6 +556,7 @@ def add_hall_routes(r: web.UrlDispatcher, site: HallSite, auth: ArbiterAuth,
     ``auth``'s."""
     r.add_get("/", page(HALL_STATIC, "hall.html"))
     r.add_get("/arbiter", page(HALL_STATIC, "hall-arbiter.html"))
+    r.add_get("/standings", page(HALL_STATIC, "hall-standings.html"))
     r.add_get("/static/{name}", static_files(STATIC))
     r.add_get("/hall/{name}", static_files(HALL_STATIC))
     r.add_get("/i18n/{lang}.json", catalog_response)
@@ -548,6 +575,8 @@ def add_hall_routes(r: web.UrlDispatcher, site: HallSite, auth: ArbiterAuth,
     r.add_get("/api/results", site.api_results)
     r.add_get("/results.csv", site.results_csv)
     r.add_get("/rounds/{round}/games.pdn", site.round_pdn)
+    r.add_get("/api/standings", site.api_standings)
+    r.add_get("/event.pdn", site.event_pdn)
     r.add_get("/boards/{board}", site.board_slash)
 
 

@@ -14,6 +14,10 @@ the file and the key; unknown keys are refused.
     ca = "ca.crt"                  # optional, mqtts only
     [keys]                         # each board's key: its journal lines must verify
     "1" = "<64 hex digits>"
+    [standings]                    # the standings page (pi.hall.standings); both optional
+    points = "2-1-0"               # win-draw-loss (COMP 6.14; "1-½-0" also reads)
+    tie_break = ["buchholz", "sonneborn-berger"]  # in order (COMP 6.21 b), also "wins",
+                                   # "direct-encounter"
 
 Journal lines and ``status`` of a board with a key must carry its ``mac`` (``pi.hall.signing``);
 a board without a key is refused unless ``accept_unsigned`` names it (PROTOCOL.md, "Signed
@@ -33,6 +37,7 @@ from pathlib import Path
 from pi.board.config import (PASSWORD_VISIBLE, HttpSpec, MqttSpec, TomlReader, load_toml,
                              parse_http, parse_mqtt_url, read_config_text, with_password_file)
 from pi.board.errors import ConfigError
+from pi.hall.standings import DEFAULT_SCORING, Scoring, parse_points, parse_tie_breaks
 
 __all__ = ["HubConfig", "load_hub_config", "parse_hub_config", "MAX_HUB_CONFIG_BYTES",
            "hub_config_from_args", "DEFAULT_HALL", "DEFAULT_HTTP"]
@@ -46,8 +51,9 @@ DEFAULT_HALL = "hall"
 MAX_HUB_CONFIG_BYTES = 1024 * 1024
 DEFAULT_HTTP = HttpSpec("127.0.0.1", 8080)
 _TOP_KEYS = frozenset({"hall", "event", "broadcast_delay", "http", "state_dir", "mqtt",
-                       "keys", "accept_unsigned", "nchan"})
+                       "keys", "accept_unsigned", "nchan", "standings"})
 _MQTT_KEYS = frozenset({"url", "ca"})
+_STANDINGS_KEYS = frozenset({"points", "tie_break"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +75,8 @@ class HubConfig:
     #: nginx's nchan publisher (``http://127.0.0.1:PORT``, loopback only), where the hub
     #: publishes its public live streams for nginx to fan out (``pi.hall.nchan``); None: none
     nchan: str | None = None
+    #: how the standings score a game and tell equal players apart (``[standings]``)
+    standings: Scoring = DEFAULT_SCORING
 
     def boards(self) -> list[str]:
         """The boards this configuration names (``[keys]`` and ``accept_unsigned``), in
@@ -118,7 +126,30 @@ def parse_hub_config(text: str, source: str = "hub.toml", base: Path | None = No
                      broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0),
                      http=http, state_dir=None if state_dir is None else root / state_dir,
                      mqtt=mqtt, keys=_keys(r), accept_unsigned=_unsigned(r),
-                     nchan=_nchan(r))
+                     nchan=_nchan(r), standings=_standings(r))
+
+
+def _standings(r: TomlReader) -> Scoring:
+    """``[standings]``: ``points`` (win-draw-loss, default COMP 6.14's 2-1-0) and
+    ``tie_break`` (default COMP 6.21 b: Buchholz, then Sonneborn-Berger)."""
+    s = r.sub("standings")
+    if s is None:
+        return DEFAULT_SCORING
+    s.check_keys(_STANDINGS_KEYS)
+    scoring = DEFAULT_SCORING
+    text = s.text("points", None, limit=40)
+    if text is not None:
+        try:
+            win, draw, loss = parse_points(text)
+        except ValueError as exc:
+            raise s.error("points", str(exc)) from None
+        scoring = replace(scoring, win=win, draw=draw, loss=loss)
+    if "tie_break" in s.table:
+        try:
+            scoring = replace(scoring, tie_break=parse_tie_breaks(s.table["tie_break"]))
+        except ValueError as exc:
+            raise s.error("tie_break", str(exc)) from None
+    return scoring
 
 
 def _nchan(r: TomlReader) -> str | None:

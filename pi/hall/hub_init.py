@@ -418,6 +418,11 @@ hall = {_toml(hall.hall)}
 # every other board's lines must verify with its key below, or they are refused.
 # accept_unsigned = ["12"]
 {_nchan_toml(hall)}
+# The standings page (/standings): points for a win, a draw and a loss (COMP 6.14), then the
+# tie-breaks in their order (COMP 6.21 b; also "wins" and "direct-encounter").
+# [standings]
+# points = "2-1-0"
+# tie_break = ["buchholz", "sonneborn-berger"]
 [mqtt]
 # The broker, with the hub's user and password, and the hall's CA (beside this file).
 url = {_toml(hall.url('hub'))}

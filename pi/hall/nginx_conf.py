@@ -79,7 +79,8 @@ def nginx_conf_text(web: WebSpec, hall: str, board_pattern: str = "[A-Za-z0-9_.-
         listen = f"""        # PLAIN HTTP: no certificate was given ('hub init --plain-mqtt' makes none; give
         # --web-cert and --web-key for TLS).
         listen {web.listen};"""
-    cached = r"~ ^(/|/arbiter|/boards/[^/]+/|/static/.*|/hall/.*|/i18n/.*|/api/hall|.*\.pdn)$"
+    cached = (r"~ ^(/|/arbiter|/standings|/boards/[^/]+/|/static/.*|/hall/.*|/i18n/.*|/api/hall"
+              r"|/api/standings|.*\.pdn)$")
     return f"""\
 # nginx in front of the damiera hall "{hall}", written by 'damiera hub init --nginx'
 # (docs/organiser.md, "Spectators past the hall's network"). Debian's nginx with

@@ -38,12 +38,14 @@ from pi.hall.errors import PairingError
 from pi.hall.hub_config import HubConfig
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import GameReplica, board_key
+from pi.hall.standings import Scoring, outcome, standings
 from pi.web.server import BoardFeed
 from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, game_type_tag,
                           public_snapshot)
 
 __all__ = ["Pairings", "RoundsHub", "RoundStart", "pairing_command", "game_feed", "round_feed", "results",
-           "results_csv", "csv_cell", "PAIRINGS_FILE", "ROUND_FILE"]
+           "results_csv", "csv_cell", "event_feed", "event_standings", "PAIRINGS_FILE",
+           "ROUND_FILE"]
 
 log = logging.getLogger(__name__)
 
@@ -458,14 +460,59 @@ def round_feed(hub: RoundsHub, rnd: str) -> tuple[str, float] | None:
     return "\n".join(texts), last
 
 
-def results(hub: RoundsHub, arbiter_view: bool) -> list[dict[str, Any]]:
-    """Every paired or played (round, board): players and result (HUB_API.md)."""
-    keys: set[tuple[str, str]] = set(hub.pairings.rows)
+def _played_rounds(hub: RoundsHub) -> set[tuple[str, str]]:
+    """Every (round, board) a game of a round was begun on (a superseded one is none)."""
+    keys: set[tuple[str, str]] = set()
     for board, view in hub.views.items():
         for g in view.games():
             rnd = view.start_of(g).get("round")
             if rnd is not None and not view.superseded(g):
                 keys.add((str(rnd), board))
+    return keys
+
+
+def event_feed(hub: RoundsHub) -> tuple[str, float] | None:
+    """``GET /event.pdn``: every round's games, one PDN after another in round then board
+    order, each as its round feed has it (:func:`game_feed`: the broadcast policy's public
+    view); a paired board whose game has not begun has no place here. None: no game yet."""
+    rounds = sorted({rnd for rnd, _ in _played_rounds(hub)}, key=round_order)
+    texts, last = [], 0.0
+    for rnd in rounds:
+        games = round_games(hub.views, rnd)
+        paired = hub.pairings.of_round(rnd)
+        for b in sorted(games, key=board_key):
+            text, wall = game_feed(hub.board(b), hub.servers[b].feeds, games[b], rnd,
+                                   paired.get(b), hub.config.event,
+                                   hub.config.broadcast_delay * 60.0)
+            texts.append(text)
+            last = max(last, wall)
+    if not texts:
+        return None
+    return "\n".join(texts), last
+
+
+def event_standings(rows: list[dict[str, Any]], rnd: str | None, scoring: Scoring
+                    ) -> dict[str, Any] | None:
+    """``GET /api/standings``: the standings after round ``rnd`` (its games and the earlier
+    rounds' counted, :func:`pi.hall.standings.standings`) of the results ``rows``
+    (:func:`results`). ``rnd`` None: the newest round with a result, else the first. None: a
+    round ``rnd`` the results do not have."""
+    rounds = sorted({str(r["round"]) for r in rows}, key=round_order)
+    if rnd is None:
+        decided = [r["round"] for r in rows if outcome(str(r["result"])) is not None]
+        rnd = max(decided, key=round_order) if decided else (rounds[0] if rounds else None)
+    elif rnd not in rounds:
+        return None
+    counted = [] if rnd is None else \
+        sorted((r for r in rows if round_order(str(r["round"])) <= round_order(rnd)),
+               key=lambda r: (round_order(str(r["round"])), board_key(str(r["board"]))))
+    return {"round": rnd, "rounds": rounds, "points": scoring.points_text,
+            "tie_break": list(scoring.tie_break), "players": standings(counted, scoring)}
+
+
+def results(hub: RoundsHub, arbiter_view: bool) -> list[dict[str, Any]]:
+    """Every paired or played (round, board): players and result (HUB_API.md)."""
+    keys: set[tuple[str, str]] = set(hub.pairings.rows) | _played_rounds(hub)
     out = []
     for rnd, board in sorted(keys, key=lambda k: (k[0], board_key(k[1]))):
         view = hub.board(board)

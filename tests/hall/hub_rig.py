@@ -26,6 +26,7 @@ from pi.hall import protocol as P
 from pi.hall.errors import BadMessage
 from pi.hall.hub_config import HubConfig
 from pi.hall.signing import line_mac
+from pi.hall.standings import DEFAULT_SCORING, Scoring
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES = ROOT / "tests" / "traces"
@@ -211,12 +212,13 @@ class HubRig:
 
     def __init__(self, state_dir: Path, url: str, *, delay: float = 0.0,
                  event: str | None = "Test Open", hall: str = HALL,
-                 read_back: bool = True) -> None:
+                 read_back: bool = True, standings: Scoring = DEFAULT_SCORING) -> None:
         spec = parse_mqtt_url(url, ValueError)
         from dataclasses import replace
         self.config = HubConfig(hall=hall, event=event, broadcast_delay=delay,
                                 http=HttpSpec("127.0.0.1", 0), state_dir=Path(state_dir),
-                                mqtt=replace(spec, hall=hall), keys=RigKeys())
+                                mqtt=replace(spec, hall=hall), keys=RigKeys(),
+                                standings=standings)
         self.app: Any = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._ready = threading.Event()

@@ -10,8 +10,9 @@ simulated boards logging in with their own ``board-<n>.toml`` and playing their 
 result, then the results and the round's feed. Only the ports change, through the options and
 URLs that name them (tests/doc_blocks.py), as the guide says.
 
-Checked: the pairings kept and the round started; each board's result in ``/results.csv`` and in
-the round's feed, with the pairing's players (each board's game begun at its set-up, before its
+Checked: the pairings kept and the round started; each board's result in ``/results.csv``, in
+the round's feed, in the standings (``/api/standings``) and the event's PDN (``/event.pdn``),
+with the pairing's players (each board's game begun at its set-up, before its
 pairing came, gives way to the pairing's: ``pi.board.supersede``); every replica of the hub
 byte-equal to its board's journal.
 """
@@ -125,6 +126,17 @@ def _plays_a_round(tmp_path: Path, cwd: Path) -> None:
         white, black = paired[("1", str(n))]
         assert f'[White "{white}"]' in game and f'[Black "{black}"]' in game, game[:800]
         assert '[Result "1-0"]' in game and game.rstrip().endswith("1-0"), game[-300:]
+    # the standings after round 1: each winner 2 points (COMP 6.14), each loser 0
+    standings = json.loads(by_path["/api/standings"])
+    assert standings["round"] == "1", standings
+    points = {p["name"]: p["points"] for p in standings["players"]}
+    for n in range(1, len(boards) + 1):
+        white, black = paired[("1", str(n))]
+        assert (points[white], points[black]) == (2, 0), standings
+    # the event's PDN: every round's games so far, round 1's as its feed has them
+    event = by_path["/event.pdn"]
+    assert re.findall(r'\[Round "([^"]+)"\]', event) == \
+        [f"1.{n}" for n in range(1, len(boards) + 1)], event[:2000]
     count, differ = _replicas_equal(hall)
     assert count >= len(boards) and not differ, differ
     for n in range(1, len(boards) + 1):
