@@ -64,6 +64,7 @@ from engine.clock_display import DEFAULT_RULES
 from engine.trace import CLOCK_START_ARBITER, split_lines
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
+from engine.articles import article
 from engine.i18n import N_
 from engine.events import (ArbiterActed, ButtonPressed, PieceChanged, PieceLifted, PiecePlaced,
                            SnapshotTaken, TraceEnded)
@@ -832,13 +833,15 @@ class BoardController:
             # the result stays on the screen until the pieces are moved off the final position
             view = getattr(self, "_setup_view", _SetupView())
             if view.turned:
-                message = "IT 7.2 " + N_("board turned the wrong way")
+                message = article(self.variant, "orientation").code + " " + N_(
+                    "board turned the wrong way")
             elif view.missing or view.extra:
                 message = N_("set up: {squares}").format(squares=" ".join(
                     [*(f"+{s}" for s in self._labels(view.missing)),
                      *(f"-{s}" for s in self._labels(view.extra))]))
             elif view.wrong:  # IT 7.1: the right squares, a piece of another colour or crown
-                message = N_("wrong piece: {squares}").format(
+                message = article(self.variant, "setup").code + " " + N_(
+                    "wrong piece: {squares}").format(
                     squares=" ".join(self._labels(view.wrong)))
             elif not self.faults:
                 message = N_("set up the pieces")

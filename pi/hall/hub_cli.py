@@ -45,7 +45,7 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
     i = hs.add_parser("init", help="write a hall's mosquitto.conf, passwd, acl, hub.toml and "
                       "board-<N>.toml")
     i.add_argument("--boards", type=whole, default=None, help="how many boards (1..9999; "
-                   "needed, but with --bridge)")
+                   "no default: needed, but with --bridge)")
     i.add_argument("--dir", required=True, help="the folder to write the files in (with "
                    "--bridge: the hall's, made before)")
     i.add_argument("--port", type=whole, default=None, help="the broker's port (default 8883; "
@@ -69,7 +69,8 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
                    help="--nginx: the organiser's certificate for the spectators' browsers, "
                    "with --web-key (default: the hall's own, broker.crt, signed by the hall's "
                    "CA; none with --plain-mqtt: plain HTTP)")
-    i.add_argument("--web-key", default=None, metavar="FILE", help="--nginx: its key")
+    i.add_argument("--web-key", default=None, metavar="FILE", help="--nginx: its key (default: the "
+                   "hall's, broker.key, with the hall's certificate)")
     i.add_argument("--hub-http", default=None, metavar="HOST:PORT",
                    help="--nginx: where the hub serves, as its --http (default 127.0.0.1:8090)")
     i.add_argument("--nchan-port", type=whole, default=None, metavar="PORT",
@@ -84,7 +85,7 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
                    "the user bridge-ROOM (added to the hall's passwd and acl: the room's board "
                    "topics only); --host, --port: the room's broker (default: none, a hall)")
     i.add_argument("--room", default=None, metavar="NAME", help="with --bridge: the room's "
-                   "name (letters, digits, . _ -)")
+                   "name (letters, digits, . _ -; no default: needed with --bridge)")
     i.add_argument("--room-boards", default=None, metavar="LIST", help="with --bridge: the "
                    "room's boards, e.g. 1-20,25 (default: every board of the hall)")
     i.set_defaults(func=_cmd_hub_init)

@@ -24,7 +24,7 @@ from engine.variants import find_variant
 from hardware_mocks.simulate import main as simulate
 from pi.board.config import Config
 from pi.drivers.wiring import example_wiring
-from test_simulate import PENDING, _knows_pieces, transcript
+from test_simulate import PENDING, SET_UP_FLAGS, _knows_pieces, transcript
 
 pytestmark = pytest.mark.heavy  # damiera run --simulate, one per trace: run first
 
@@ -77,7 +77,10 @@ def test_the_analog_board_flags_each_irregularity_as_the_trace(
     if isinstance(got, BaseException):
         raise got
     journal, replayed = got
-    assert replayed == transcript(path)
+    moves, flags, result = transcript(path)
+    set_up = SET_UP_FLAGS.get(name, [])  # judged in the trace's game; the daemon's set-up screen
+    assert flags[:len(set_up)] == set_up  # refuses to begin until the board is right (IT 7.1)
+    assert replayed == (moves, flags[len(set_up):], result)
     # every place and piece change carries what the sensors read (not what the trace said),
     # and the board saw each crown put on or lifted off that the trace has (a snapshot acted
     # as pieces exchanged without a lift is one more: a piece seen to change on its square)

@@ -46,7 +46,7 @@ def test_the_pieces_seen_are_journaled(rig: tuple[BoardController, FakeClock, Ga
     # a black man on b3 (21) at power-up: the squares are right, the pieces not (IT 7.1): the
     # set-up screen names the square, and the game begins once it reads a white man
     c.handle(SnapshotTaken(time.stamp(), INITIAL, {**PIECES, "b3": PIECE_CODES["bm"]}))
-    assert c.phase == Phase.SETUP and c.display_state().message == "wrong piece: 21"
+    assert c.phase == Phase.SETUP and c.display_state().message == "IT 7.1 wrong piece: 21"
     clock.advance(1.0)
     c.handle([PieceLifted(time.stamp(), "b3")])
     assert c.phase == Phase.SETUP and c.display_state().message == "set up: +21"

@@ -76,6 +76,9 @@ SET_UP_FLAGS = {
     "english/art_board_turned_7_2": [("EN 7.2", "corrected"), ("EN 7.8", "corrected")],
     "international/art_board_turned_5_1": [("INT 5.1", "corrected"), ("INT 5.5", "corrected")],
     "italian/art_board_turned_7_2": [("IT 7.2", "corrected"), ("IT 7.8", "corrected")],
+    # issue 40: a man of the wrong colour on the right square, on a board that knows the pieces
+    # (acted out by the simulated analog board, tests/pi/test_analog_end_to_end.py)
+    "italian/i40_setup_wrong_colour_7_1": [("IT 7.1", "corrected")],
 }
 
 
