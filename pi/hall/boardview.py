@@ -36,10 +36,9 @@ from engine.replay import Fed
 from pi.board.view import BoardView, Phase
 from pi.hall.replica import SUPERSEDED_FILE, GameReplica, game_order
 from pi.board.arbiter_request import ArbiterRequest
-from pi.web.server import BoardFeed, BoardParts, report_pdf_response
-from pi.web.feeds import LiveFeeds, ping_loop
+from pi.web.server import (BoardFeed, BoardParts, LiveFeeds, PublicSnapshot, ping_loop,
+                           report_pdf_response)
 from pi.web.httputil import http, read
-from pi.web.views import PublicSnapshot
 
 log = logging.getLogger(__name__)
 

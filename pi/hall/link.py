@@ -64,7 +64,7 @@ from engine.replay import Fed
 from pi.board.statedir import StateDir
 from pi.board.errors import ActionRefused
 from pi.board.view import BoardActions, BoardView
-from pi.web.views import state_dict
+from pi.web.server import state_dict
 
 log = logging.getLogger(__name__)
 

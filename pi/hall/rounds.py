@@ -38,9 +38,8 @@ from pi.hall.errors import PairingError
 from pi.hall.hub_config import HubConfig
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import GameReplica, board_key
-from pi.web.server import BoardFeed
-from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, game_type_tag,
-                          public_snapshot)
+from pi.web.server import (BoardFeed, PublicSnapshot, broadcast_pdn, clock_dict, game_type_tag,
+                           public_snapshot)
 
 __all__ = ["Pairings", "RoundsHub", "RoundStart", "pairing_command", "game_feed", "round_feed", "results",
            "results_csv", "csv_cell", "PAIRINGS_FILE", "ROUND_FILE"]
