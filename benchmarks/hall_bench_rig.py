@@ -43,7 +43,7 @@ def host_reference(seconds: float = 1.0) -> float:
     of the simulated boards, seed 0, ``engine.replay.Replay`` as the hub feeds it) for about
     ``seconds`` of this thread's CPU. A host that runs slower than usual — a neighbour's load,
     a lower clock: nothing ``vmstat`` shows as stolen — reads higher, and every process's CPU
-    per line with it (docs/developer-hub-load.md, "07:40–08:10")."""
+    per line with it (docs/developer-hub-load.md, "Reading the figures on a shared machine")."""
     if not _REFERENCE:
         rng = random.Random(0)
         for _ in range(20):

@@ -58,7 +58,7 @@ PROBE_FOR = 60.0
 #: loop; PROTOCOL.md). Every file written in the interval is synced once: at 1,000 boards a
 #: half second made ~1,000 fsyncs a second, each taking the interpreter's lock from the
 #: loop and a journal commit from the disk; what an OS crash loses of a replica the boards
-#: resend (docs/developer-hub-load.md, "08:44–09:05").
+#: resend (docs/developer-hub-load.md, "The disk off the loop").
 SYNC_EVERY = 2.0
 #: Seconds of replay the start's read-back takes at a time before the loop serves the rest
 #: (:meth:`Hub.read_back`): the boards already read, the pages and the link wait at most this
