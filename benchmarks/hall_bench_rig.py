@@ -303,15 +303,15 @@ class StandInHub:
     def _on_message(self, _c: Any, _u: Any, msg: Any) -> None:
         board, _ = protocol.parse_topic(self.topics, msg.topic)
         j = protocol.parse_journal(msg.payload)
-        key = (board, j.game)
+        key = (board, j.game_id)
         if j.line != self.held[key] + 1:
             return
-        path = self.dir / "boards" / board / "games" / j.game / "trace.jsonl"
+        path = self.dir / "boards" / board / "games" / j.game_id / "trace.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "ab") as f:
             f.write(j.text.encode("utf-8") + b"\n")
         self.held[key] = j.line
-        self.seen.append((time.time(), board, j.game, j.line))
+        self.seen.append((time.time(), board, j.game_id, j.line))
 
     def stop(self) -> None:
         self.client.loop_stop()

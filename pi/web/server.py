@@ -288,10 +288,10 @@ class BoardRoutes:
         if raw is not None and raw.strip().isdigit() and len(raw.strip()) < 12:
             after = int(raw.strip())
         # ids are the journal's line numbers and restart with each game: an id from another
-        # game (``game``: the game_id the client last saw) says nothing of this one: the whole
-        # state, as to a new client
+        # game (the query's ``game``: the game id the client last saw) says nothing of this
+        # one: the whole state, as to a new client
         game_id = request.query.get("game")
-        if game_id is not None and stream.game is not None and game_id != stream.game:
+        if game_id is not None and stream.game_id is not None and game_id != stream.game_id:
             after = None
         if len(feed.arbiter_stream.clients) + len(feed.public_stream.clients) >= \
                 self.max_clients:
