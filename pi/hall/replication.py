@@ -344,7 +344,7 @@ class Replication:
             fork = self._conflict_signed(board, j, chain)
             if fork is None:
                 return []  # the board's line, after lines that part from the replica's earlier
-            if fork:  # the replica took the board's journal from that line: feed it anew
+            if fork:  # the replica took the board's journal from that line: replay it anew
                 got = self.replica.offer(board, j.game_id, j.line, j.text, j.mac, check)
                 if got.kind == "appended":
                     return self._refollow(board, j.game_id, got)
@@ -376,7 +376,7 @@ class Replication:
         self._want(board, j.game_id, got.lines[-1][0])
         current = view.game
         if current is not None and current.id == g.id:
-            return self._feed(board, got.lines)
+            return self._replay_lines(board, got.lines)
         if got.lines[0][0] == 1 and (current is None or
                                       game_order(g.id) > game_order(current.id)):
             return self._follow(board, g, rebuilt=False)
@@ -592,12 +592,12 @@ class Replication:
                 board=board, n=heads.taken_over))
         return True
 
-    def _feed(self, board: str, lines: tuple[tuple[int, str], ...] | list[tuple[int, str]]
+    def _replay_lines(self, board: str, lines: tuple[tuple[int, str], ...] | list[tuple[int, str]]
               ) -> list[Fed]:
         view, ws = self.boards.views[board], self.boards.servers[board]
         out = []
         for number, text in lines:
-            fed = view.feed(number, text)
+            fed = view.replay_line(number, text)
             if fed is not None:
                 ws.feeds.on_fed(fed)
                 self.boards.recent[board].append(fed)
@@ -625,11 +625,11 @@ class Replication:
             # game's own clock: a hub restart shows nothing earlier than the board would
             lines = list(enumerate(g.lines[1:], start=2))
             if rebuilt:
-                return self._feed_dated(board, lines)
-            return [first] + self._feed(board, lines)
+                return self._replay_dated(board, lines)
+            return [first] + self._replay_lines(board, lines)
         fast = []
         for number, text in enumerate(g.lines[1:], start=2):
-            fed = view.feed(number, text)
+            fed = view.replay_line(number, text)
             if fed is not None:
                 fast.append(fed)
                 for d in fed.decisions:
@@ -642,11 +642,11 @@ class Replication:
         ws.feeds.flag_lines = flags
         return [first] + fast
 
-    def _feed_dated(self, board: str, lines: list[tuple[int, str]]) -> list[Fed]:
+    def _replay_dated(self, board: str, lines: list[tuple[int, str]]) -> list[Fed]:
         view, ws = self.boards.views[board], self.boards.servers[board]
         out = []
         for number, text in lines:
-            fed = view.feed(number, text)
+            fed = view.replay_line(number, text)
             if fed is None or view.game is None:
                 continue
             age = time.time() - wall_of(view.game, view.game.last_t)
