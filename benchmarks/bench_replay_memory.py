@@ -14,7 +14,7 @@ Run: ``.venv/bin/python benchmarks/bench_replay_memory.py [events ...] [--checko
 (default 10k 100k 300k 1M events; ``--quick``: 2,000 events, for the test that keeps it from
 rotting).
 
-Figures (2-core machine shared with other jobs, 2026-11-28): see docs/developer.md, Benchmarks.
+Figures (2-core machine shared with other jobs, 2026-11-28): see docs/developer.md, Benchmark figures.
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ def host_reference(seconds: float = 1.0) -> float:
     of the simulated boards, seed 0, ``engine.replay.Replay`` as the hub feeds it) for about
     ``seconds`` of this thread's CPU. A host that runs slower than usual — a neighbour's load,
     a lower clock: nothing ``vmstat`` shows as stolen — reads higher, and every process's CPU
-    per line with it (docs/developer-hub-load.md, "07:40–08:10")."""
+    per line with it (docs/developer-hub-load.md, "Reading the figures on a shared machine")."""
     if not _REFERENCE:
         rng = random.Random(0)
         for _ in range(20):
@@ -303,15 +303,15 @@ class StandInHub:
     def _on_message(self, _c: Any, _u: Any, msg: Any) -> None:
         board, _ = protocol.parse_topic(self.topics, msg.topic)
         j = protocol.parse_journal(msg.payload)
-        key = (board, j.game)
+        key = (board, j.game_id)
         if j.line != self.held[key] + 1:
             return
-        path = self.dir / "boards" / board / "games" / j.game / "trace.jsonl"
+        path = self.dir / "boards" / board / "games" / j.game_id / "trace.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "ab") as f:
             f.write(j.text.encode("utf-8") + b"\n")
         self.held[key] = j.line
-        self.seen.append((time.time(), board, j.game, j.line))
+        self.seen.append((time.time(), board, j.game_id, j.line))
 
     def stop(self) -> None:
         self.client.loop_stop()

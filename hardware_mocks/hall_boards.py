@@ -235,7 +235,7 @@ class LightBoard:
             log.warning("board %s: %s", self.name, exc)
             return
         if isinstance(cmd, protocol.Resend):
-            self.resend(cmd.game, cmd.start)
+            self.resend(cmd.game_id, cmd.start)
             return
         answer = self.answers.get(cmd.id)
         if answer is None:

@@ -236,15 +236,21 @@ def test_engine_package_is_its_map_and_import_cheap() -> None:
 
 # ---------------------------------------------------------------------- the hall and the web
 
-#: What the hall may import of the web (issue 39): the board's composed routes and the parts
-#: they are built from (``pi.web.server``: ``BoardRoutes`` and its Protocols; the live feeds
-#: and the views the board's pages show, which the hall's pages show alike), and the helpers
-#: every site shares (the site and its auth, HTTP helpers, languages).
-HALL_MAY_IMPORT = frozenset({"pi.web.server", "pi.web.feeds", "pi.web.views", "pi.web.site",
-                             "pi.web.auth", "pi.web.httputil", "pi.web.i18n"})
-#: Of ``pi.web.server``, the board's routes alone (never the daemon's server).
+#: What the hall may import of the web (issue 39): the board's composed routes
+#: (``pi.web.server``), and the helpers every site shares (the site and its auth, HTTP
+#: helpers, languages). The live feeds and the views behind the routes are reached through
+#: the routes' public surface, never imported from their own modules.
+HALL_MAY_IMPORT = frozenset({"pi.web.server", "pi.web.site", "pi.web.auth", "pi.web.httputil",
+                             "pi.web.i18n"})
+#: Of ``pi.web.server``, the board's routes and what a host builds them from alone (never the
+#: daemon's server): the parts and their Protocols, the live feed (``LiveFeeds``, the one SSE
+#: writer and its pieces) and the board's JSON forms the hall's pages show alike.
 BOARD_ROUTES = frozenset({"BoardRoutes", "BoardParts", "BoardFeed", "ActionSink", "BoardGames",
-                          "Route", "report_pdf_response", "PDN"})
+                          "Route", "report_pdf_response", "PDN",
+                          "LiveFeeds", "Client", "Socket", "serve_sse", "ping_loop", "encode",
+                          "PING", "PublicSnapshot", "public_snapshot", "broadcast_pdn",
+                          "state_dict", "clock_dict", "flag_dict", "frozen_clock",
+                          "decisions_json", "game_type_tag"})
 
 
 def test_the_hall_imports_of_the_web_only_the_board_routes_and_shared_helpers() -> None:
@@ -256,6 +262,16 @@ def test_the_hall_imports_of_the_web_only_the_board_routes_and_shared_helpers() 
     bad |= {(i.path, f"{i.target}.{n}") for i in imports_in("pi/hall")
             if i.target == "pi.web.server" for n in i.names if n not in BOARD_ROUTES}
     assert bad == set()
+
+
+def test_the_board_routes_surface_is_exported() -> None:
+    """What the hall may take of ``pi.web.server`` is its declared public face (``__all__``),
+    and the daemon's server is not part of what the hall may take."""
+    tree = ast.parse((ROOT / "pi/web/server.py").read_text(encoding="utf-8"))
+    exported = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets))
+    assert BOARD_ROUTES <= set(exported)
+    assert "WebServer" not in BOARD_ROUTES
 
 
 def _classes_of(package: str) -> dict[str, set[str]]:

@@ -170,8 +170,8 @@ class HallStore:
             return p[0], p[1]
         return None
 
-    def record_pending(self, cmd_id: str, game: str, lines: int) -> None:
-        self._record(cmd_id, {"pending": [game, lines]})
+    def record_pending(self, cmd_id: str, game_id: str, lines: int) -> None:
+        self._record(cmd_id, {"pending": [game_id, lines]})
 
     def record_answer(self, ack: Ack) -> None:
         a: dict[str, Any] = {"ok": ack.ok}

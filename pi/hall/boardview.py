@@ -36,10 +36,9 @@ from engine.replay import Fed
 from pi.board.view import BoardView, Phase
 from pi.hall.replica import SUPERSEDED_FILE, GameReplica, game_order
 from pi.board.arbiter_request import ArbiterRequest
-from pi.web.server import BoardFeed, BoardParts, report_pdf_response
-from pi.web.feeds import LiveFeeds, ping_loop
+from pi.web.server import (BoardFeed, BoardParts, LiveFeeds, PublicSnapshot, ping_loop,
+                           report_pdf_response)
 from pi.web.httputil import http, read
-from pi.web.views import PublicSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +65,7 @@ class ReplayedGame:
 
     def __init__(self, replica: GameReplica, start_line: dict[str, Any]) -> None:
         # policy (engine.replay): an arbiter failure is logged and its line passed over, as the
-        # board does; a line that cannot be read raises (BoardView.feed logs and skips it)
+        # board does; a line that cannot be read raises (BoardReplica.replay_line logs and skips it)
         self.replay = Replay(start_line, ContainArbiter(
             log, where=f"board {replica.board} game {replica.id}"))
         self.replica = replica
@@ -78,7 +77,7 @@ class ReplayedGame:
         self.started = _epoch(start_line.get("started_at"))
         self.down = 0.0  # seconds the board was away (restart lines), for wall times
 
-    def feed(self, number: int, obj: dict[str, Any]) -> Fed:
+    def replay_line(self, number: int, obj: dict[str, Any]) -> Fed:
         """Line ``number`` (≥ 2) fed to the arbiter. Raises the trace reader's errors for a line
         it cannot read; an arbiter failure is contained as the board contains it."""
         event = self.replay.read_event(obj, number)
@@ -408,7 +407,7 @@ class BoardReplica:
         _keep(self._voided, g.id, voided, TOUCHES_KEPT)
         return voided
 
-    # ------------------------------------------------------------------ feeding
+    # ------------------------------------------------------------------ replaying
 
     def begin(self, g: GameReplica) -> Fed | None:
         """Follows game ``g`` from its start line (line 1 held). None: the start is unreadable
@@ -425,14 +424,14 @@ class BoardReplica:
             return None
         return Fed(1, obj, None, ())
 
-    def feed(self, number: int, text: str) -> Fed | None:
+    def replay_line(self, number: int, text: str) -> Fed | None:
         """Line ``number`` of the current game (lines arrive in order). None: unreadable
         (logged; the line is in the replica all the same)."""
         s = self.game
         if s is None:
             return None
         try:
-            fed = s.feed(number, json.loads(text))
+            fed = s.replay_line(number, json.loads(text))
         except (ValueError, RecursionError, TypeError) as exc:
             s.line = number
             log.warning("board %s game %s line %d cannot be read: %s", self.board, s.id,

@@ -19,7 +19,7 @@ from pi.hall import protocol as P
 from pi.hall.registry import BoardRegistry
 from pi.hall.replica import Replica
 from pi.web.httputil import http
-from pi.web.views import decisions_json
+from pi.web.server import decisions_json
 
 log = logging.getLogger(__name__)
 

@@ -28,12 +28,11 @@ from pi.hall.rounds import (event_feed, event_standings, pairing_command, parse_
                             results, results_csv, round_feed, round_order)
 from pi.board.view import Phase
 from pi.web.site import ArbiterAuth
-from pi.web.server import PDN, BoardParts, BoardRoutes
-from pi.web.feeds import PING, Socket, encode, serve_sse
+from pi.web.server import (PDN, PING, BoardParts, BoardRoutes, Socket, clock_dict, encode,
+                           serve_sse)
 from pi.web.httputil import conditional, http
 from pi.web.i18n import catalog_response
 from pi.web.site import STATIC, Handler, Site, page, static_files
-from pi.web.views import clock_dict
 
 log = logging.getLogger(__name__)
 

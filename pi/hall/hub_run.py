@@ -31,7 +31,7 @@ from pi.hall.rounds import round_order
 if TYPE_CHECKING:
     from pi.hall.mqttlink import MqttLink
     from pi.hall.nchan import NchanFeed
-    from pi.web.feeds import LiveFeeds
+    from pi.web.server import LiveFeeds
 
 log = logging.getLogger(__name__)
 

@@ -64,7 +64,7 @@ from engine.replay import Fed
 from pi.board.statedir import StateDir
 from pi.board.errors import ActionRefused
 from pi.board.view import BoardActions, BoardView
-from pi.web.views import state_dict
+from pi.web.server import state_dict
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ class BoardLink:
         self._acting: set[asyncio.Task[None]] = set()  # actions being carried out (loop)
         self._busy: set[str] = set()  # command ids being carried out (I/O thread)
         # the loop's view, read (never written) by the other threads
-        self.game: str | None = None
+        self.game_id: str | None = None
         self.lines = 0
         self.finished = False
         self._last_record: dict[str, Any] | None = None
@@ -170,7 +170,7 @@ class BoardLink:
         background: a broker that is not there yet is retried with backoff)."""
         g = self.view.game
         if g is not None:
-            self.game = g.id
+            self.game_id = g.id
             self.lines = g.line
             self.finished = g.finished
         pairing = self.store.load_pairing()
@@ -224,13 +224,13 @@ class BoardLink:
     def on_fed(self, fed: Fed) -> None:
         """Controller listener (the loop's thread): one durable journal line."""
         session = self.view.game
-        game = None if session is None else session.id
+        game_id = None if session is None else session.id
         began = fed.line == 1
         if began:
             self._flag_lines = {}
             self.finished = False
-        self.game, self.lines, self._last_record = game, fed.line, fed.record
-        self._out.put(("journal", game, fed.line, fed.record))
+        self.game_id, self.lines, self._last_record = game_id, fed.line, fed.record
+        self._out.put(("journal", game_id, fed.line, fed.record))
         ended = False
         for d in fed.decisions:
             if isinstance(d, FlagRaised):
@@ -324,12 +324,12 @@ class BoardLink:
                 return
             try:
                 if item[0] == "journal":
-                    _, game, line, record = item
+                    _, game_id, line, record = item
                     text = encode_line(record)[:-1].decode("utf-8")
                     mac = prev = None
                     if self._live_chain is not None:
-                        mac, prev = self._live_chain.sign_after(game, line, text)
-                    self.client.publish(journal, journal_payload(game, line, text, mac, prev),
+                        mac, prev = self._live_chain.sign_after(game_id, line, text)
+                    self.client.publish(journal, journal_payload(game_id, line, text, mac, prev),
                                         qos=1)
                     self.published_lines += 1
                 else:
@@ -429,16 +429,16 @@ class BoardLink:
             log.exception("hall: %s failed; the board goes on", getattr(fn, "__name__", fn))
 
     def _publish_status(self) -> None:
-        game, lines = self.game, self.lines
-        heads = self.store.heads(None if self.finished else game, lines)
-        payload = status_payload(self.board, game, lines, heads, session=self.session,
+        game_id, lines = self.game_id, self.lines
+        heads = self.store.heads(None if self.finished else game_id, lines)
+        payload = status_payload(self.board, game_id, lines, heads, session=self.session,
                                  taken_over=self.taken_over, key=self.spec.key)
         self.client.publish(self.topics.board(self.board, "status"), payload, qos=1, retain=True)
 
-    def _disk_texts(self, game: str, upto: int) -> list[str]:
-        """Lines 1..``upto`` of ``game``'s journal on disk (a chain rebuilt: after a restart,
+    def _disk_texts(self, game_id: str, upto: int) -> list[str]:
+        """Lines 1..``upto`` of ``game_id``'s journal on disk (a chain rebuilt: after a restart,
         for a resend). Raises OSError or ValueError."""
-        path = self.store.state.game(game).trace
+        path = self.store.state.game(game_id).trace
         return [text for _, text in journal_lines(path, 1, upto)]
 
     def _command(self, cmd: Command) -> None:
@@ -474,9 +474,9 @@ class BoardLink:
             if line is not None:
                 self._finish(Ack(cmd.id, True, line))
                 return
-        game = self.game
-        if game is not None:
-            self.store.record_pending(cmd.id, game, self.lines)
+        current = self.game_id
+        if current is not None:
+            self.store.record_pending(cmd.id, current, self.lines)
         self._busy.add(cmd.id)
         self._call_soon(self._act, cmd.id, request)
 
@@ -507,26 +507,26 @@ class BoardLink:
         :data:`RESEND_BACKOFF_MAX` seconds (a hub that cannot take the lines asks every few
         seconds: issue 38's board resent 152 lines every 5 s); another start serves at once."""
         now = time.monotonic()
-        last = self._resent.get(r.game)
+        last = self._resent.get(r.game_id)
         if last is not None and last[0] == r.start and now < last[1]:
-            log.debug("hall: resend of %s from %d again within %.0f s: not yet", r.game,
+            log.debug("hall: resend of %s from %d again within %.0f s: not yet", r.game_id,
                       r.start, last[2])
             return
         wait = RESEND_BACKOFF if last is None or last[0] != r.start else \
             min(last[2] * 2, RESEND_BACKOFF_MAX)
-        self._resent[r.game] = (r.start, now + wait, wait)
+        self._resent[r.game_id] = (r.start, now + wait, wait)
         if len(self._resent) > 64:  # the newest games' only
             del self._resent[next(iter(self._resent))]
         try:
-            path = self.store.state.game(r.game).trace
-            stop = self.lines if r.game == self.game else None
+            path = self.store.state.game(r.game_id).trace
+            stop = self.lines if r.game_id == self.game_id else None
             lines = journal_lines(path, r.start, stop)
         except (OSError, ValueError) as exc:
-            log.warning("hall: resend of %s from %d: %s", r.game, r.start, exc)
+            log.warning("hall: resend of %s from %d: %s", r.game_id, r.start, exc)
             return
         topic = self.topics.board(self.board, "journal")
         chain = self._resend_chain
         for number, text in lines:
-            mac, prev = (None, None) if chain is None else chain.sign_after(r.game, number, text)
-            self.client.publish(topic, journal_payload(r.game, number, text, mac, prev), qos=1)
-        log.info("hall: resent %d lines of %s from %d", len(lines), r.game, r.start)
+            mac, prev = (None, None) if chain is None else chain.sign_after(r.game_id, number, text)
+            self.client.publish(topic, journal_payload(r.game_id, number, text, mac, prev), qos=1)
+        log.info("hall: resent %d lines of %s from %d", len(lines), r.game_id, r.start)

@@ -37,7 +37,7 @@ from aiohttp import web
 
 from pi.hall.hall_http import HallClient
 from pi.hall.protocol import SEGMENT
-from pi.web.feeds import Client, LiveFeeds, encode
+from pi.web.server import Client, LiveFeeds, encode
 from pi.web.httputil import http
 
 log = logging.getLogger(__name__)

@@ -132,10 +132,10 @@ def _line_number(value: Any, what: str) -> int:
 @quick_init
 @dataclass(frozen=True, slots=True)
 class JournalLine:
-    """Line ``line`` (1-based) of game ``game``'s journal: ``text`` exactly as on disk, without
+    """Line ``line`` (1-based) of game ``game_id``'s journal: ``text`` exactly as on disk, without
     its newline."""
 
-    game: str
+    game_id: str
     line: int
     text: str
     #: the board's HMAC of the line (``pi.hall.signing``), None from a board without a key
@@ -146,9 +146,9 @@ class JournalLine:
     prev: str | None = None
 
 
-def journal_payload(game: str, line: int, text: str, mac: str | None = None,
+def journal_payload(game_id: str, line: int, text: str, mac: str | None = None,
                     prev: str | None = None) -> bytes:
-    obj: dict[str, Any] = {"game": game, "line": line, "text": text}
+    obj: dict[str, Any] = {"game": game_id, "line": line, "text": text}
     if mac is not None:
         obj["mac"] = mac
         if prev is not None:
@@ -158,16 +158,16 @@ def journal_payload(game: str, line: int, text: str, mac: str | None = None,
 
 def parse_journal(payload: bytes) -> JournalLine:
     obj = _load(payload, "journal")
-    game = _game_id(obj.get("game"), "journal")
+    game_id = _game_id(obj.get("game"), "journal")
     line = _line_number(obj.get("line"), "journal")
     text = obj.get("text")
     if not isinstance(text, str) or not text or "\n" in text or "\r" in text:
-        raise BadMessage(f"journal {game}:{line}: text is not one journal line")
-    what = f"journal {game}:{line}"
+        raise BadMessage(f"journal {game_id}:{line}: text is not one journal line")
+    what = f"journal {game_id}:{line}"
     prev = obj.get("prev")
     if prev is not None and not (prev == "" and line == 1):
         prev = _mac(prev, what)
-    return JournalLine(game, line, text, _mac(obj.get("mac"), what), prev)
+    return JournalLine(game_id, line, text, _mac(obj.get("mac"), what), prev)
 
 
 def _mac(value: Any, what: str) -> str | None:
@@ -188,7 +188,7 @@ class Heads:
 
     online: bool
     board: str
-    game: str | None
+    game_id: str | None
     lines: int
     games: tuple[tuple[str, int, bool], ...]
     #: the board's connection (a fresh random hex string each time it connects), or None
@@ -201,12 +201,12 @@ class Heads:
     body: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
-def status_payload(board: str, game: str | None, lines: int,
+def status_payload(board: str, game_id: str | None, lines: int,
                    games: list[tuple[str, int, bool]], *, session: str | None = None,
                    taken_over: int = 0, key: bytes | None = None) -> bytes:
     """The board's ``status``; ``session`` and ``taken_over`` when given, signed with ``key``
     when given (``pi.hall.signing``)."""
-    obj: dict[str, Any] = {"online": True, "board": board, "game": game, "lines": lines,
+    obj: dict[str, Any] = {"online": True, "board": board, "game": game_id, "lines": lines,
                            "games": [list(g) for g in games[-MAX_GAMES:]]}
     if session is not None:
         obj["session"] = session
@@ -229,9 +229,9 @@ def parse_status(payload: bytes) -> Heads:
         raise BadMessage("status: needs online (true/false) and board")
     if not online:
         return Heads(False, board, None, 0, ())
-    game = obj.get("game")
-    if game is not None:
-        _game_id(game, "status")
+    game_id = obj.get("game")
+    if game_id is not None:
+        _game_id(game_id, "status")
     lines = obj.get("lines", 0)
     if isinstance(lines, bool) or not isinstance(lines, int) or lines < 0:
         raise BadMessage("status: bad lines")
@@ -251,7 +251,7 @@ def parse_status(payload: bytes) -> Heads:
     taken = obj.get("taken_over", 0)
     if isinstance(taken, bool) or not isinstance(taken, int) or not 0 <= taken <= 10**9:
         raise BadMessage("status: bad taken_over")
-    return Heads(True, board, game, lines, tuple(games), session, taken,
+    return Heads(True, board, game_id, lines, tuple(games), session, taken,
                  _mac(obj.get("mac"), "status"), obj)
 
 
@@ -260,7 +260,7 @@ def parse_status(payload: bytes) -> Heads:
 
 @dataclass(frozen=True, slots=True)
 class Resend:
-    game: str
+    game_id: str
     start: int
 
 
@@ -273,8 +273,8 @@ class Command:
     pairing: dict[str, str] | None = None
 
 
-def resend_payload(game: str, start: int) -> bytes:
-    return _dump({"resend": {"game": game, "from": start}})
+def resend_payload(game_id: str, start: int) -> bytes:
+    return _dump({"resend": {"game": game_id, "from": start}})
 
 
 def action_payload(cmd_id: str, action: dict[str, Any]) -> bytes:

@@ -238,8 +238,8 @@ class Replica:
                 count += 1
         return count
 
-    def _read_back(self, board: str, game: str, trace: Path) -> GameReplica:
-        g = GameReplica(board, game, trace)
+    def _read_back(self, board: str, game_id: str, trace: Path) -> GameReplica:
+        g = GameReplica(board, game_id, trace)
         try:
             data = trace.read_bytes()
         except FileNotFoundError:
@@ -277,7 +277,7 @@ class Replica:
                 f.truncate(end)
                 os.fsync(f.fileno())
             raws, known = raws[:first], min(known, first)
-            self.damaged.append((board, game, first + 1, why))
+            self.damaged.append((board, game_id, first + 1, why))
         if end:  # two hubs wrote it at once (issue 38)
             undoubled = _undoubled(trace, data[:end])
             if len(undoubled) != end:
@@ -294,15 +294,15 @@ class Replica:
 
     # ------------------------------------------------------------------ queries
 
-    def game(self, board: str, game: str) -> GameReplica | None:
-        return self.boards.get(board, {}).get(game)
+    def game(self, board: str, game_id: str) -> GameReplica | None:
+        return self.boards.get(board, {}).get(game_id)
 
     def games(self, board: str) -> list[GameReplica]:
         """The board's games held, oldest first."""
         return sorted(self.boards.get(board, {}).values(), key=lambda g: game_order(g.id))
 
-    def held(self, board: str, game: str) -> int:
-        g = self.game(board, game)
+    def held(self, board: str, game_id: str) -> int:
+        g = self.game(board, game_id)
         return 0 if g is None else g.held
 
     def missing(self, board: str, known: Mapping[str, int]) -> int:
@@ -310,8 +310,8 @@ class Replica:
         held here (the hall's every summary asks: one lookup of the board, not one per game)."""
         games = self.boards.get(board, {})
         out = 0
-        for game, n in known.items():
-            g = games.get(game)
+        for game_id, n in known.items():
+            g = games.get(game_id)
             h = 0 if g is None else g.held
             if n > h:
                 out += n - h
@@ -326,21 +326,21 @@ class Replica:
         for games in self.boards.values():
             yield from games.values()
 
-    def held_future(self, board: str, game: str, line: int) -> asyncio.Future[None]:
-        """A future of the running loop resolved once game ``game`` of ``board`` holds line
+    def held_future(self, board: str, game_id: str, line: int) -> asyncio.Future[None]:
+        """A future of the running loop resolved once game ``game_id`` of ``board`` holds line
         ``line`` (already resolved when it does): appended and written, a batch's lines once
         their write succeeded. The caller cancels it to stop waiting (a timeout)."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        if self.held(board, game) >= line and not self._is_deferred(board, game):
+        if self.held(board, game_id) >= line and not self._is_deferred(board, game_id):
             future.set_result(None)
             return future
-        waiting = self._waiting.setdefault((board, game), [])
+        waiting = self._waiting.setdefault((board, game_id), [])
         waiting[:] = [w for w in waiting if not w[1].done()]  # those given up on
         waiting.append((line, future))
         return future
 
-    def _is_deferred(self, board: str, game: str) -> bool:
-        g = self.game(board, game)
+    def _is_deferred(self, board: str, game_id: str) -> bool:
+        g = self.game(board, game_id)
         return g is not None and self._deferred is not None and g in self._deferred
 
     def _release(self, g: GameReplica) -> None:
@@ -364,32 +364,32 @@ class Replica:
 
     # ------------------------------------------------------------------ offering lines
 
-    def offer(self, board: str, game: str, line: int, text: str, mac: str | None = None,
+    def offer(self, board: str, game_id: str, line: int, text: str, mac: str | None = None,
               check: Check | None = None) -> Offered:
         """One ``journal`` message (see the module docstring)."""
-        g = self.boards.get(board, {}).get(game)
+        g = self.boards.get(board, {}).get(game_id)
         if g is None:
             if check is not None and line > 1:
                 # a game not held, from a board that signs: nothing can verify this line yet,
                 # and a stranger's invented games must cost nothing (the resend brings it)
                 return Offered("dropped")
-            path = self.root / "boards" / board / "games" / game / "trace.jsonl"
-            g = GameReplica(board, game, path, fresh=True)
+            path = self.root / "boards" / board / "games" / game_id / "trace.jsonl"
+            g = GameReplica(board, game_id, path, fresh=True)
             if check is not None and not check(line, text, mac):
                 return Offered("refused", refused=line)  # an invented game is not kept
-            self.boards.setdefault(board, {})[game] = g
+            self.boards.setdefault(board, {})[game_id] = g
             check = None  # line 1 verified
         if line <= g.held:
             if g.lines[line - 1] != text:
                 log.warning("board %s game %s line %d: conflicting copy received "
-                            "(replica keeps its first): %.80s", board, game, line, text)
+                            "(replica keeps its first): %.80s", board, game_id, line, text)
                 return Offered("conflict")
             return Offered("duplicate")
         if line > g.held + 1:
             if line in g.ahead:
                 if g.ahead[line][0] != text:
                     log.warning("board %s game %s line %d: conflicting copy received ahead "
-                                "(first kept)", board, game, line)
+                                "(first kept)", board, game_id, line)
                     return Offered("conflict")
                 return Offered("duplicate")
             if len(g.ahead) >= MAX_AHEAD:

@@ -58,7 +58,7 @@ PROBE_FOR = 60.0
 #: loop; PROTOCOL.md). Every file written in the interval is synced once: at 1,000 boards a
 #: half second made ~1,000 fsyncs a second, each taking the interpreter's lock from the
 #: loop and a journal commit from the disk; what an OS crash loses of a replica the boards
-#: resend (docs/developer-hub-load.md, "08:44–09:05").
+#: resend (docs/developer-hub-load.md, "The disk off the loop").
 SYNC_EVERY = 2.0
 #: Seconds of replay the start's read-back takes at a time before the loop serves the rest
 #: (:meth:`Hub.read_back`): the boards already read, the pages and the link wait at most this
@@ -139,11 +139,11 @@ class Replication:
         hub does the latter: replaying every live game takes ~0.1 ms a line (11 s for 1,000
         games of 80 lines here, a minute mid-round), and its pages and link answer meanwhile."""
         n = self.replica.load()
-        for board, game, line, _why in self.replica.damaged:  # logged by the replica
+        for board, game_id, line, _why in self.replica.damaged:  # logged by the replica
             self.alarm(board, "damaged", N_(
                 "the hub's copy of game {game} was damaged on its disk at line {line}: cut back "
                 "there, the lines cut kept in its damaged.jsonl and asked from the board "
-                "again").format(game=game, line=line), game)
+                "again").format(game=game_id, line=line), game_id)
         self.replica.damaged.clear()
         for board, games in self.replica.boards.items():
             view = self.boards.board(board)
@@ -215,8 +215,8 @@ class Replication:
                 listener(board, [])
         # what its heads say it has and neither the replica nor the lines waiting held
         now = time.monotonic()
-        for game in list(self.known.get(board, ())):
-            self._check((board, game), now)
+        for game_id in list(self.known.get(board, ())):
+            self._check((board, game_id), now)
 
     def _read_back_game(self, board: str, g: GameReplica) -> None:
         try:
@@ -296,10 +296,10 @@ class Replication:
                 self.announced[board] = heads
             if came_online:
                 self.commands.repush_pairing(board)
-            for game, lines, _finished in heads.games:
-                self._want(board, game, lines)
-            if heads.game is not None:
-                self._want(board, heads.game, heads.lines)
+            for game_id, lines, _finished in heads.games:
+                self._want(board, game_id, lines)
+            if heads.game_id is not None:
+                self._want(board, heads.game_id, heads.lines)
             return []
         if leaf == "state":
             obj = _json_object(payload, "state")
@@ -330,53 +330,53 @@ class Replication:
             self._refused(board, j, N_("carries no mac (the board signs every line)"))
             return []
         check = None if chain is None else (
-            lambda n, text, mac: chain.verify(j.game, n, text, mac))
-        got = self.replica.offer(board, j.game, j.line, j.text, j.mac, check)
+            lambda n, text, mac: chain.verify(j.game_id, n, text, mac))
+        got = self.replica.offer(board, j.game_id, j.line, j.text, j.mac, check)
         if got.refused is not None:
             if got.refused == j.line and chain is not None and self._parted(board, j, chain):
                 pass  # the board's own line after another line than the replica's: find where
             else:
-                self._refused(board, P.JournalLine(j.game, got.refused, ""),
+                self._refused(board, P.JournalLine(j.game_id, got.refused, ""),
                               N_("does not verify"))
-        if got.kind == "duplicate" and chain is not None and (board, j.game) in self._probes:
+        if got.kind == "duplicate" and chain is not None and (board, j.game_id) in self._probes:
             self._duplicate_signed(board, j, chain)
         if got.kind == "conflict" and chain is not None and j.mac is not None:
             fork = self._conflict_signed(board, j, chain)
             if fork is None:
                 return []  # the board's line, after lines that part from the replica's earlier
-            if fork:  # the replica took the board's journal from that line: feed it anew
-                got = self.replica.offer(board, j.game, j.line, j.text, j.mac, check)
+            if fork:  # the replica took the board's journal from that line: replay it anew
+                got = self.replica.offer(board, j.game_id, j.line, j.text, j.mac, check)
                 if got.kind == "appended":
-                    return self._refollow(board, j.game, got)
+                    return self._refollow(board, j.game_id, got)
         if got.kind == "conflict":
             kept = N_("the verified one") if chain is not None else N_("its first")
             self.alarm(board, "conflict", N_(
                 "game {game} line {line}: a conflicting copy received (the replica keeps "
-                "{kept})").format(game=j.game, line=j.line, kept=kept), subject=j.game)
+                "{kept})").format(game=j.game_id, line=j.line, kept=kept), subject=j.game_id)
             if chain is None:  # nothing tells the copies apart: the board is asked again
-                self._ask_again(board, j.game, j.line)
+                self._ask_again(board, j.game_id, j.line)
             return []
         if got.kind in ("ahead", "dropped", "failed"):
             if chain is None:
-                self._want(board, j.game, j.line)
-            elif self.replica.game(board, j.game) is not None:
+                self._want(board, j.game_id, j.line)
+            elif self.replica.game(board, j.game_id) is not None:
                 # a line ahead proves lines exist only once it verifies: until then it proves
                 # the next line missing, no more (a forged line numbered 10**9 does not make
                 # the hub wait for it)
-                self._want(board, j.game, self.replica.held(board, j.game) + 1)
+                self._want(board, j.game_id, self.replica.held(board, j.game_id) + 1)
             else:  # a game not held: asked once, nothing known of it (it may be invented)
-                self._ask_again(board, j.game, j.line)
+                self._ask_again(board, j.game_id, j.line)
             return []
         if got.kind != "appended":
             return []
-        g = self.replica.game(board, j.game)
+        g = self.replica.game(board, j.game_id)
         assert g is not None
         view = self.boards.board(board)
         view.replica_games[g.id] = g
-        self._want(board, j.game, got.lines[-1][0])
+        self._want(board, j.game_id, got.lines[-1][0])
         current = view.game
         if current is not None and current.id == g.id:
-            return self._feed(board, got.lines)
+            return self._replay_lines(board, got.lines)
         if got.lines[0][0] == 1 and (current is None or
                                       game_order(g.id) > game_order(current.id)):
             return self._follow(board, g, rebuilt=False)
@@ -394,10 +394,10 @@ class Replication:
         alarmed at. A line with no ``prev`` (an older board) or that does not verify with it
         is not the board's: False (forged)."""
         if j.prev is None or j.mac is None or not same_mac(j.mac, line_mac(
-                chain.key, j.game, j.line, j.text, j.prev)):
+                chain.key, j.game_id, j.line, j.text, j.prev)):
             return False
-        held = self.replica.held(board, j.game)
-        self._probe(board, j.game, max(1, held))
+        held = self.replica.held(board, j.game_id)
+        self._probe(board, j.game_id, max(1, held))
         return True
 
     def _conflict_signed(self, board: str, j: P.JournalLine, chain: Chain) -> bool | None:
@@ -410,18 +410,18 @@ class Replication:
         and one alarm says so. None: the board's line (it verifies with its ``prev``) after a
         line that is not the replica's either: the board is asked from further back. False:
         not the board's, or not an honest lost line (the conflict alarm)."""
-        g = self.replica.game(board, j.game)
+        g = self.replica.game(board, j.game_id)
         if g is None:
             return False
         try:
-            previous = chain.previous(j.game, j.line)
+            previous = chain.previous(j.game_id, j.line)
         except LookupError:
             return False
-        if not same_mac(j.mac, line_mac(chain.key, j.game, j.line, j.text, previous)):
+        if not same_mac(j.mac, line_mac(chain.key, j.game_id, j.line, j.text, previous)):
             if j.prev is not None and j.mac is not None and j.line > 1 and same_mac(
-                    j.mac, line_mac(chain.key, j.game, j.line, j.text, j.prev)):
+                    j.mac, line_mac(chain.key, j.game_id, j.line, j.text, j.prev)):
                 back = g.held - j.line + 1  # twice as far back each time
-                self._probe(board, j.game, max(1, j.line - back))
+                self._probe(board, j.game_id, max(1, j.line - back))
                 return None
             return False
         if _record_type(j.text) != "restart":
@@ -430,8 +430,8 @@ class Replication:
         gone = self.replica.supersede(g, j.line)
         if gone is None:
             return False
-        chain.forget(j.game)
-        self._probes.pop((board, j.game), None)
+        chain.forget(j.game_id)
+        self._probes.pop((board, j.game_id), None)
         if len(gone) == 1:
             what = N_("board {board} lost line {line} of game {game} after publishing it: its "
                       "journal goes on from there with other lines; the hub follows the "
@@ -441,9 +441,9 @@ class Replication:
                       "publishing them: its journal goes on from there with other lines; the "
                       "hub follows the board's and keeps the lost lines for the arbiter")
         self.alarm(board, "lost", what.format(board=board, line=j.line, last=held,
-                                              game=j.game), subject=j.game)
+                                              game=j.game_id), subject=j.game_id)
         log.warning("board %s game %s: lines %d..%d superseded by the board's journal (kept "
-                    "in superseded.jsonl)", board, j.game, j.line, held)
+                    "in superseded.jsonl)", board, j.game_id, j.line, held)
         return True
 
     def _duplicate_signed(self, board: str, j: P.JournalLine, chain: Chain) -> None:
@@ -454,19 +454,19 @@ class Replication:
         if j.mac is None or j.prev is None or j.line < 2:
             return
         try:
-            ours = line_mac(chain.key, j.game, j.line, j.text, chain.previous(j.game, j.line))
+            ours = line_mac(chain.key, j.game_id, j.line, j.text, chain.previous(j.game_id, j.line))
         except LookupError:
             return
-        if not same_mac(j.mac, ours) and same_mac(j.mac, line_mac(chain.key, j.game, j.line,
+        if not same_mac(j.mac, ours) and same_mac(j.mac, line_mac(chain.key, j.game_id, j.line,
                                                                    j.text, j.prev)):
-            back = self.replica.held(board, j.game) - j.line + 1
-            self._probe(board, j.game, max(1, j.line - back))
+            back = self.replica.held(board, j.game_id) - j.line + 1
+            self._probe(board, j.game_id, max(1, j.line - back))
 
-    def _probe(self, board: str, game: str, start: int) -> None:
-        """The board asked to resend ``game`` from ``start`` (before the replica's head: where
+    def _probe(self, board: str, game_id: str, start: int) -> None:
+        """The board asked to resend ``game_id`` from ``start`` (before the replica's head: where
         its journal parts from the replica's is looked for). A start further back than the
         last asked goes at once; the same again at most every ASK_AGAIN_AFTER seconds."""
-        key = (board, game)
+        key = (board, game_id)
         now = time.monotonic()
         last = self._probes.get(key)
         if last is not None:
@@ -477,17 +477,17 @@ class Replication:
             self._probes.clear()
         self._probes[key] = (start, now)
         log.info("board %s game %s: its journal parts from the replica's by line %d: resend "
-                 "from %d asked", board, game, self.replica.held(board, game), start)
-        self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, start))
+                 "from %d asked", board, game_id, self.replica.held(board, game_id), start)
+        self.publish(self.topics.board(board, "cmd"), P.resend_payload(game_id, start))
 
-    def _refollow(self, board: str, game: str, got: Offered) -> list[Fed]:
-        """Game ``game``'s replica was cut back and took the board's lines ``got``: the
+    def _refollow(self, board: str, game_id: str, got: Offered) -> list[Fed]:
+        """Game ``game_id``'s replica was cut back and took the board's lines ``got``: the
         board's view of it replayed from the replica (it had shown the lines taken out)."""
-        g = self.replica.game(board, game)
+        g = self.replica.game(board, game_id)
         assert g is not None
         view = self.boards.board(board)
         view.replica_games[g.id] = g
-        self._want(board, game, got.lines[-1][0])
+        self._want(board, game_id, got.lines[-1][0])
         if view.game is not None and view.game.id == g.id:
             return self._follow(board, g, rebuilt=True)
         self.replica.park(g)
@@ -505,8 +505,8 @@ class Replication:
     def _chain(self, board: str) -> Chain:
         chain = self.chains.get(board)
         if chain is None:
-            def texts(game: str, upto: int) -> list[str]:
-                g = self.replica.game(board, game)
+            def texts(game_id: str, upto: int) -> list[str]:
+                g = self.replica.game(board, game_id)
                 return [] if g is None else g.lines[:upto]
             chain = Chain(self.config.keys[board], texts)
             self.chains[board] = chain
@@ -517,23 +517,23 @@ class Replication:
         asked for it again (its own copy verifies)."""
         heads = self.announced.get(board)
         what = N_("game {game} line {line}: {why}; refused, the board asked again")
-        if heads is not None and heads.game is not None and game_order(j.game) > \
-                game_order(heads.game) and all(j.game != g for g, _, _ in heads.games):
+        if heads is not None and heads.game_id is not None and game_order(j.game_id) > \
+                game_order(heads.game_id) and all(j.game_id != g for g, _, _ in heads.games):
             what = N_("game {game} (a game ahead of the one the board announced, {announced}) "
                       "line {line}: {why}; refused, the board asked again")
-        elif heads is not None and heads.game is None and j.game not in \
+        elif heads is not None and heads.game_id is None and j.game_id not in \
                 {g for g, _, _ in heads.games}:
             what = N_("game {game} (a game the board never announced) line {line}: {why}; "
                       "refused, the board asked again")
         self.alarm(board, "forged", what.format(
-            game=j.game, line=j.line, why=why,
-            announced=heads.game if heads is not None else None), subject=j.game)
-        self._ask_again(board, j.game, j.line)
+            game=j.game_id, line=j.line, why=why,
+            announced=heads.game_id if heads is not None else None), subject=j.game_id)
+        self._ask_again(board, j.game_id, j.line)
 
-    def _ask_again(self, board: str, game: str, line: int) -> None:
-        """A resend of ``game`` from the first line not held (at most every ASK_AGAIN_AFTER
+    def _ask_again(self, board: str, game_id: str, line: int) -> None:
+        """A resend of ``game_id`` from the first line not held (at most every ASK_AGAIN_AFTER
         seconds): what the board has there replaces what was refused. Known heads unchanged."""
-        key = (board, game)
+        key = (board, game_id)
         now = time.monotonic()
         if now - self._asked_again.get(key, -ASK_AGAIN_AFTER) < ASK_AGAIN_AFTER:
             return
@@ -541,8 +541,8 @@ class Replication:
             self._asked_again = {k: t for k, t in self._asked_again.items()
                                  if now - t < ASK_AGAIN_AFTER}
         self._asked_again[key] = now
-        held = self.replica.held(board, game)
-        self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, held + 1))
+        held = self.replica.held(board, game_id)
+        self.publish(self.topics.board(board, "cmd"), P.resend_payload(game_id, held + 1))
 
     def _disk(self, why: str | None) -> None:
         """The replicas' disk refuses their lines (``why``; a full disk): one alarm, then quiet
@@ -592,12 +592,12 @@ class Replication:
                 board=board, n=heads.taken_over))
         return True
 
-    def _feed(self, board: str, lines: tuple[tuple[int, str], ...] | list[tuple[int, str]]
+    def _replay_lines(self, board: str, lines: tuple[tuple[int, str], ...] | list[tuple[int, str]]
               ) -> list[Fed]:
         view, ws = self.boards.views[board], self.boards.servers[board]
         out = []
         for number, text in lines:
-            fed = view.feed(number, text)
+            fed = view.replay_line(number, text)
             if fed is not None:
                 ws.feeds.on_fed(fed)
                 self.boards.recent[board].append(fed)
@@ -625,11 +625,11 @@ class Replication:
             # game's own clock: a hub restart shows nothing earlier than the board would
             lines = list(enumerate(g.lines[1:], start=2))
             if rebuilt:
-                return self._feed_dated(board, lines)
-            return [first] + self._feed(board, lines)
+                return self._replay_dated(board, lines)
+            return [first] + self._replay_lines(board, lines)
         fast = []
         for number, text in enumerate(g.lines[1:], start=2):
-            fed = view.feed(number, text)
+            fed = view.replay_line(number, text)
             if fed is not None:
                 fast.append(fed)
                 for d in fed.decisions:
@@ -642,11 +642,11 @@ class Replication:
         ws.feeds.flag_lines = flags
         return [first] + fast
 
-    def _feed_dated(self, board: str, lines: list[tuple[int, str]]) -> list[Fed]:
+    def _replay_dated(self, board: str, lines: list[tuple[int, str]]) -> list[Fed]:
         view, ws = self.boards.views[board], self.boards.servers[board]
         out = []
         for number, text in lines:
-            fed = view.feed(number, text)
+            fed = view.replay_line(number, text)
             if fed is None or view.game is None:
                 continue
             age = time.time() - wall_of(view.game, view.game.last_t)
@@ -656,11 +656,11 @@ class Replication:
 
     # ------------------------------------------------------------------ resends
 
-    def _want(self, board: str, game: str, lines: int) -> None:
-        key = (board, game)
+    def _want(self, board: str, game_id: str, lines: int) -> None:
+        key = (board, game_id)
         heads = self.known.setdefault(board, {})
-        if lines > heads.get(game, 0):
-            heads[game] = lines
+        if lines > heads.get(game_id, 0):
+            heads[game_id] = lines
         self._wanted.add(key)  # checked at the batch's end (deliver)
 
     def _check(self, key: tuple[str, str], now: float) -> None:
@@ -678,10 +678,10 @@ class Replication:
                 return
             if now - ask.at < RESEND_AFTER:
                 return
-        board, game = key
-        self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, held + 1))
+        board, game_id = key
+        self.publish(self.topics.board(board, "cmd"), P.resend_payload(game_id, held + 1))
         self.asks[key] = _Ask(held + 1, now, held)
-        log.info("board %s game %s: resend from line %d asked (%d known)", board, game,
+        log.info("board %s game %s: resend from line %d asked (%d known)", board, game_id,
                  held + 1, known)
 
     def connected(self) -> None:
@@ -721,16 +721,16 @@ class Replication:
 _TAKEN_OVER = re.compile(r"Client (\S{1,80}) already connected, closing old connection")
 
 
-def _begins_after(waiting: list[tuple[str, bytes]], game: str) -> bool:
+def _begins_after(waiting: list[tuple[str, bytes]], game_id: str) -> bool:
     """Whether the journal messages ``waiting`` hold the first line of a game newer than
-    ``game`` (the boards' game ids sort in the order they began: ``game_order``)."""
-    after = game_order(game)
+    ``game_id`` (the boards' game ids sort in the order they began: ``game_order``)."""
+    after = game_order(game_id)
     for _, payload in waiting:
         try:
             j = P.parse_journal(payload)
         except BadMessage:
             continue
-        if j.line == 1 and game_order(j.game) > after:
+        if j.line == 1 and game_order(j.game_id) > after:
             return True
     return False
 

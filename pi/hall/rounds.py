@@ -39,9 +39,8 @@ from pi.hall.hub_config import HubConfig
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import GameReplica, board_key
 from pi.hall.standings import Scoring, outcome, standings
-from pi.web.server import BoardFeed
-from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, game_type_tag,
-                          public_snapshot)
+from pi.web.server import (BoardFeed, PublicSnapshot, broadcast_pdn, clock_dict, game_type_tag,
+                           public_snapshot)
 
 __all__ = ["Pairings", "RoundsHub", "RoundStart", "pairing_command", "game_feed", "round_feed", "results",
            "results_csv", "csv_cell", "event_feed", "event_standings", "PAIRINGS_FILE",
@@ -279,21 +278,21 @@ class RoundStart:
         now = time.monotonic()
         for board in self.hub.pairings.of_round(rnd):
             r = self.readiness(board, rnd)
-            game = r["game_id"]
-            if r["state"] != "ready" or game is None:
+            game_id = r["game_id"]
+            if r["state"] != "ready" or game_id is None:
                 continue
             sent = self._sent.get(board)
-            if sent is not None and sent[0] == game and now - sent[1] < START_RETRY:
+            if sent is not None and sent[0] == game_id and now - sent[1] < START_RETRY:
                 continue
-            self._sent[board] = (game, now)
-            task = asyncio.get_running_loop().create_task(self._start_clock(board, game))
+            self._sent[board] = (game_id, now)
+            task = asyncio.get_running_loop().create_task(self._start_clock(board, game_id))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def _start_clock(self, board: str, game: str) -> None:
+    async def _start_clock(self, board: str, game_id: str) -> None:
         try:
-            await self.hub.act(board, {"action": "start_clock", "game": game})
-            log.info("round %s: board %s's clock started (game %s)", self.current, board, game)
+            await self.hub.act(board, {"action": "start_clock", "game": game_id})
+            log.info("round %s: board %s's clock started (game %s)", self.current, board, game_id)
         except Exception as exc:  # noqa: BLE001 - an HTTP error or a timeout: tried again
             log.warning("round %s: board %s did not start its clock: %s", self.current, board,
                         getattr(exc, "text", None) or exc)

@@ -48,9 +48,9 @@ def parse_key(text: str) -> bytes:
     return bytes.fromhex(text.strip())
 
 
-def line_mac(key: bytes, game: str, line: int, text: str, previous: str) -> str:
-    """The ``mac`` of line ``line`` of ``game`` whose text is ``text`` (module docstring)."""
-    head = f"damiera-journal\n{game}\n{line}\n{previous}\n".encode("utf-8")
+def line_mac(key: bytes, game_id: str, line: int, text: str, previous: str) -> str:
+    """The ``mac`` of line ``line`` of ``game_id`` whose text is ``text`` (module docstring)."""
+    head = f"damiera-journal\n{game_id}\n{line}\n{previous}\n".encode("utf-8")
     return hmac.new(key, head + text.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
@@ -87,49 +87,49 @@ class Chain:
         self._texts = texts
         self._last: OrderedDict[str, tuple[int, str]] = OrderedDict()
 
-    def previous(self, game: str, line: int) -> str:
-        """The mac of line ``line - 1`` of ``game`` ("" for line 1), rebuilt if need be."""
+    def previous(self, game_id: str, line: int) -> str:
+        """The mac of line ``line - 1`` of ``game_id`` ("" for line 1), rebuilt if need be."""
         if line <= 1:
             return ""
-        got = self._last.get(game)
+        got = self._last.get(game_id)
         if got is not None and got[0] == line - 1:
             return got[1]
         mac, n = "", 0
-        for n, text in enumerate(self._texts(game, line - 1), start=1):
-            mac = line_mac(self.key, game, n, text, mac)
+        for n, text in enumerate(self._texts(game_id, line - 1), start=1):
+            mac = line_mac(self.key, game_id, n, text, mac)
         if n != line - 1:
-            raise LookupError(f"{game}: {n} line(s) held, line {line - 1} needed")
+            raise LookupError(f"{game_id}: {n} line(s) held, line {line - 1} needed")
         return mac
 
-    def sign(self, game: str, line: int, text: str) -> str:
-        """The mac of ``text`` as line ``line`` of ``game``; remembered as its last."""
-        return self.sign_after(game, line, text)[0]
+    def sign(self, game_id: str, line: int, text: str) -> str:
+        """The mac of ``text`` as line ``line`` of ``game_id``; remembered as its last."""
+        return self.sign_after(game_id, line, text)[0]
 
-    def sign_after(self, game: str, line: int, text: str) -> tuple[str, str]:
+    def sign_after(self, game_id: str, line: int, text: str) -> tuple[str, str]:
         """(mac, previous): :meth:`sign`'s mac and the mac of line ``line - 1`` it chains on
         (a ``journal`` message's ``prev``, PROTOCOL.md)."""
-        previous = self.previous(game, line)
-        mac = line_mac(self.key, game, line, text, previous)
-        self.remember(game, line, mac)
+        previous = self.previous(game_id, line)
+        mac = line_mac(self.key, game_id, line, text, previous)
+        self.remember(game_id, line, mac)
         return mac, previous
 
-    def verify(self, game: str, line: int, text: str, mac: str | None) -> bool:
-        """``mac`` is the mac of ``text`` as line ``line`` of ``game`` after the lines held;
+    def verify(self, game_id: str, line: int, text: str, mac: str | None) -> bool:
+        """``mac`` is the mac of ``text`` as line ``line`` of ``game_id`` after the lines held;
         remembered as its last when it is."""
         try:
-            good = line_mac(self.key, game, line, text, self.previous(game, line))
+            good = line_mac(self.key, game_id, line, text, self.previous(game_id, line))
         except LookupError:
             return False
         if not same_mac(mac, good):
             return False
-        self.remember(game, line, good)
+        self.remember(game_id, line, good)
         return True
 
-    def remember(self, game: str, line: int, mac: str) -> None:
-        self._last[game] = (line, mac)
-        self._last.move_to_end(game)
+    def remember(self, game_id: str, line: int, mac: str) -> None:
+        self._last[game_id] = (line, mac)
+        self._last.move_to_end(game_id)
         while len(self._last) > _GAMES:
             self._last.popitem(last=False)
 
-    def forget(self, game: str) -> None:
-        self._last.pop(game, None)
+    def forget(self, game_id: str) -> None:
+        self._last.pop(game_id, None)

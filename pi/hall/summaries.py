@@ -11,7 +11,7 @@ from engine.decisions import FlagDecided, FlagRaised
 from engine.replay import Fed
 from pi.hall.boardview import ReplayedGame
 from pi.hall.registry import BoardRegistry
-from pi.web.views import clock_dict, flag_dict, frozen_clock
+from pi.web.server import clock_dict, flag_dict, frozen_clock
 
 __all__ = ["Summaries"]
 

@@ -4,7 +4,9 @@ broadcasters, the arbiter's console, the step-through replay. It reads the board
 
 ``pi.web.server``    a board's routes (pages, feeds, actions, games) composed from four typed
                      parts (view, feed, action sink, games): ``BoardRoutes``, mounted at ``/`` by
-                     the daemon's ``WebServer`` and under ``/boards/<N>/`` by the hall's hub
+                     the daemon's ``WebServer`` and under ``/boards/<N>/`` by the hall's hub;
+                     its ``__all__`` is what a host of the routes imports (the feed it builds,
+                     the SSE writer's pieces, the board's JSON forms), re-exported from below
 ``pi.web.site``      what every site of ours shares: ``Site`` (listening behind the guard, the
                      one middleware: errors, CORS, same-origin POSTs), ``ArbiterAuth`` (who is
                      the arbiter: token, cookie, throttle), JSON bodies, pages and static files

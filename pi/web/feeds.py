@@ -168,20 +168,20 @@ class Client:
 
 @dataclass
 class Stream:
-    """The recent lines' events of one stream (``keep`` lines) and its clients. ``game`` is the
+    """The recent lines' events of one stream (``keep`` lines) and its clients. ``game_id`` is the
     id of the game the kept lines belong to (a new game empties the memory)."""
 
     keep: int = 4096
-    game: str | None = None
+    game_id: str | None = None
     lines: deque[tuple[int, list[bytes] | LazyLine]] = field(default_factory=deque)
     clients: set[Client] = field(default_factory=set)
     last: int = 0
 
-    def publish(self, game: str | None, line: int, messages: list[bytes],
+    def publish(self, game_id: str | None, line: int, messages: list[bytes],
                 state: bytes | None) -> None:
         """Keeps ``messages`` (without the ``state``, rebuilt on resume) and sends them and
         ``state`` to every client."""
-        self._keep(game, line, messages)
+        self._keep(game_id, line, messages)
         # one queue item and one write per client for the whole line (not one per event),
         # the same bytes for all: joined and framed once
         whole = b"".join(messages) + (state or b"")
@@ -190,7 +190,7 @@ class Stream:
             for client in list(self.clients):
                 client.offer(whole, framed)
 
-    def publish_events(self, game: str | None, line: int,
+    def publish_events(self, game_id: str | None, line: int,
                        events: list[tuple[str, dict[str, Any]]],
                        state: Callable[[], bytes] | None = None) -> None:
         """:meth:`publish` of line ``line``'s ``events`` (name, data), encoded only when a
@@ -198,14 +198,14 @@ class Stream:
         client asks for them (a hub's board nobody watches costs no JSON). ``state``: the
         line's ``state`` message, asked only when there are clients."""
         if self.clients:
-            self.publish(game, line, [encode(line, n, d) for n, d in events],
+            self.publish(game_id, line, [encode(line, n, d) for n, d in events],
                          None if state is None else state())
         else:
-            self._keep(game, line, LazyLine(line, events) if events else [])
+            self._keep(game_id, line, LazyLine(line, events) if events else [])
 
-    def _keep(self, game: str | None, line: int, messages: list[bytes] | LazyLine) -> None:
-        if game != self.game:
-            self.game = game
+    def _keep(self, game_id: str | None, line: int, messages: list[bytes] | LazyLine) -> None:
+        if game_id != self.game_id:
+            self.game_id = game_id
             self.lines.clear()
         self.lines.append((line, messages))
         while len(self.lines) > self.keep:
@@ -406,14 +406,14 @@ class LiveFeeds:
                           "the pending move is shown" if held else "notes kept private")
         self.public_snap = self.snapshot
         for stream in (self.arbiter_stream, self.public_stream):
-            stream.game, stream.last = g.id, line
+            stream.game_id, stream.last = g.id, line
 
     def on_fed(self, fed: Fed, received: float | None = None) -> None:
         """Listener: one journaled line (on the loop's thread). Builds its events, keeps them,
         offers them to the clients. ``received``:
         when the line happened (``time.monotonic()`` clock; default now), for the delay."""
         c = self.board
-        game = None if c.game is None else c.game.id
+        game_id = None if c.game is None else c.game.id
         if fed.line == 1:
             self.flag_lines = {}
             self.notes = {}
@@ -425,7 +425,7 @@ class LiveFeeds:
         events = line_events(fed, self.flag_lines, clock)
         # nobody listening: no state built and nothing encoded (the board's time, the hub's
         # CPU); the events are kept for a resuming client and encoded if one asks
-        self.arbiter_stream.publish_events(game, fed.line, events, partial(
+        self.arbiter_stream.publish_events(game_id, fed.line, events, partial(
             self._state_message, fed.line, fed.record))
         # the public stream: events derived from the broadcast view (held moves stay out)
         prev = self.snapshot
@@ -440,10 +440,10 @@ class LiveFeeds:
                                    notes=self.notes)
             pub_msgs = [encode(fed.line, n, d) for n, d in pub]
             at = time.monotonic() if received is None else received
-            self._delayed.append((at, fed.line, game, pub_msgs, pub_state, snap))
+            self._delayed.append((at, fed.line, game_id, pub_msgs, pub_state, snap))
         else:
             self.public_snap = snap
-            self.public_stream.publish_events(game, fed.line, pub, partial(
+            self.public_stream.publish_events(game_id, fed.line, pub, partial(
                 self._public_state_message, fed.line, snap))
 
     def _state_message(self, line: int, record: dict[str, Any]) -> bytes:
@@ -458,12 +458,12 @@ class LiveFeeds:
             self.board, line, arbiter_view=False, snap=snap, last_record=None,
             flag_lines=self.flag_lines, cache=self.moves, notes=self.notes), self.texts)
 
-    def _public_publish(self, line: int, game: str | None, msgs: list[bytes],
+    def _public_publish(self, line: int, game_id: str | None, msgs: list[bytes],
                         state: dict[str, Any] | None, snap: PublicSnapshot | None) -> None:
         if self.delay > 0:
             self.public_state = state
         self.public_snap = snap
-        self.public_stream.publish(game, line, msgs,
+        self.public_stream.publish(game_id, line, msgs,
                                    None if state is None else encode_state(line, state,
                                                                            self.texts))
 
@@ -472,8 +472,8 @@ class LiveFeeds:
         while True:
             now = time.monotonic()
             while self._delayed and now - self._delayed[0][0] >= self.delay:
-                _, line, game, msgs, state, snap = self._delayed.popleft()
-                self._public_publish(line, game, msgs, state, snap)
+                _, line, game_id, msgs, state, snap = self._delayed.popleft()
+                self._public_publish(line, game_id, msgs, state, snap)
             await asyncio.sleep(1.0)
 
     def clients(self) -> list[Client]:

@@ -40,14 +40,15 @@ from pi.board.statedir import GameDir, StateDir
 from pi.board.view import BoardActions, BoardView
 from pi.web.auth import Throttle
 from pi.web.errors import WebError
-from pi.web.feeds import (Client, LiveFeeds, Stream, encode, ping_loop, replay_journal_events,
-                          serve_sse)
+from pi.web.feeds import (PING, Client, LiveFeeds, Socket, Stream, encode, ping_loop,
+                          replay_journal_events, serve_sse)
 from pi.web.httputil import conditional, first_lines, http, line_of, read, whole_lines
 from pi.web.i18n import catalog_response, choose_language
 from pi.web.replay import replay_states
 from pi.web.site import (COOKIE, MAX_BODY, STATIC, ArbiterAuth, Handler, Site, json_body, page,
                          static_files)
-from pi.web.views import PublicSnapshot, decisions_json
+from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, decisions_json, flag_dict,
+                          frozen_clock, game_type_tag, public_snapshot, state_dict)
 
 if TYPE_CHECKING:  # the report's reader is loaded with its first report, off the start path
     from pi.board.report import GameReport
@@ -56,7 +57,15 @@ log = logging.getLogger(__name__)
 
 __all__ = ["BoardFeed", "ActionSink", "BoardGames", "BoardParts", "BoardRoutes", "Route",
            "report_pdf_response", "check_action", "PDN", "WebServer", "Routes",
-           "BoardActionSink", "StateDirGames", "MAX_BODY", "COOKIE", "STATIC", "WebError"]
+           "BoardActionSink", "StateDirGames", "MAX_BODY", "COOKIE", "STATIC", "WebError",
+           # the feed a host builds for the routes (BoardParts.feed), the one SSE writer its
+           # own streams share, and the board's JSON forms its own pages show alike (the
+           # hall's board summaries, round feeds, commands): re-exported, so that a host of a
+           # board's routes imports this module and the shared HTTP helpers, never the
+           # modules behind it (tests/test_imports.py)
+           "LiveFeeds", "Client", "Socket", "serve_sse", "ping_loop", "encode", "PING",
+           "PublicSnapshot", "public_snapshot", "broadcast_pdn", "state_dict", "clock_dict",
+           "flag_dict", "frozen_clock", "decisions_json", "game_type_tag"]
 
 PDN = "application/x-chess-pdn; charset=utf-8"
 #: An extra route of a board (the simulator's controls): method, path, handler, arbiter only.
@@ -279,10 +288,10 @@ class BoardRoutes:
         if raw is not None and raw.strip().isdigit() and len(raw.strip()) < 12:
             after = int(raw.strip())
         # ids are the journal's line numbers and restart with each game: an id from another
-        # game (``game``: the game_id the client last saw) says nothing of this one: the whole
-        # state, as to a new client
+        # game (the query's ``game``: the game id the client last saw) says nothing of this
+        # one: the whole state, as to a new client
         game_id = request.query.get("game")
-        if game_id is not None and stream.game is not None and game_id != stream.game:
+        if game_id is not None and stream.game_id is not None and game_id != stream.game_id:
             after = None
         if len(feed.arbiter_stream.clients) + len(feed.public_stream.clients) >= \
                 self.max_clients:

@@ -68,7 +68,7 @@ class HallRig(Rig):
     def __enter__(self) -> HallRig:
         super().__enter__()
         end = time.monotonic() + 10  # the pieces stand in the starting position: a game begins
-        while self.link.game is None:
+        while self.link.game_id is None:
             if time.monotonic() > end:
                 raise RuntimeError("no game began")
             time.sleep(0.01)
@@ -79,7 +79,7 @@ class HallRig(Rig):
         return self.link.view
 
     def trace(self, game: str | None = None) -> Path:
-        game = game or self.link.game
+        game = game or self.link.game_id
         return self.root / "games" / game / "trace.jsonl"
 
     def lines_on_disk(self, game: str | None = None) -> list[str]:

@@ -179,9 +179,9 @@ class FakeBoard:
             return
         if isinstance(cmd, P.Resend):
             self.resends.append(cmd)
-            if self.serve_resends and cmd.game in self.journals:
-                for n in range(cmd.start, len(self.journals[cmd.game]) + 1):
-                    self.publish_line(cmd.game, n)
+            if self.serve_resends and cmd.game_id in self.journals:
+                for n in range(cmd.start, len(self.journals[cmd.game_id]) + 1):
+                    self.publish_line(cmd.game_id, n)
             return
         self.commands.append(cmd)
         if not self.answer:

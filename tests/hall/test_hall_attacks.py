@@ -88,7 +88,7 @@ def _replica(hub: HubRig, game: str) -> bytes:
 
 
 def _caught_up(hub: HubRig, board: HallRig) -> None:
-    game = board.link.game
+    game = board.link.game_id
     wait(lambda: _replica(hub, game) == board.trace().read_bytes(), 20,
          "the replica byte-equal to the board's journal")
 
@@ -104,7 +104,7 @@ def test_the_three_attacks_leave_the_replica_equal_and_raise_alarms(hall: Any) -
     assert hub.json("GET", "/api/alarms")[0] == 401  # the arbiter's only
     board.move("d3", "e4", "white")
     _caught_up(hub, board)
-    game = board.link.game
+    game = board.link.game_id
     head = len(board.lines_on_disk())
     assert _alarms(hub) == []
 
@@ -154,7 +154,7 @@ def test_a_conflicting_copy_of_a_held_line_is_an_alarm_and_the_replica_keeps_the
     h, broker, hub, board = hall
     board.move("d3", "e4", "white")
     _caught_up(hub, board)
-    game = board.link.game
+    game = board.link.game_id
     mallory = Attacker(h, broker.port)
     try:
         mallory.send("journal", P.journal_payload(game, 2, '{"t": 1.0, "type": "x"}', "ef" * 32))
@@ -170,7 +170,7 @@ def test_actions_name_their_game_and_the_board_refuses_what_no_longer_fits(hall:
     h, broker, hub, board = hall
     board.move("d3", "e4", "white")
     _caught_up(hub, board)
-    game = board.link.game
+    game = board.link.game_id
     seen = len(board.lines_on_disk())
     path = f"/boards/{BOARD}/api/arbiter"
 

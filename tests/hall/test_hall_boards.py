@@ -76,11 +76,11 @@ def test_a_boards_games_replay_with_no_flag_and_a_result(tmp_path: Path, variant
         assert report["flags"] == []
         assert report["result"] != "*" and len(report["moves"]) >= 20
         # published exactly as written, numbered from 1
-        sent = [j for j in wire.journal() if j.game == game_id]
+        sent = [j for j in wire.journal() if j.game_id == game_id]
         assert [j.line for j in sent] == list(range(1, lines + 1))
         assert [j.text for j in sent] == text
     heads = protocol.parse_status(wire.last("status"))
-    assert heads.game is None and [list(g) for g in heads.games] == board.heads
+    assert heads.game_id is None and [list(g) for g in heads.games] == board.heads
 
 
 def test_adjustments_are_announced_and_not_flagged(tmp_path: Path) -> None:
@@ -148,7 +148,7 @@ def test_a_fleet_through_a_real_broker_delivers_every_line_and_resends(tmp_path:
             with lock:
                 if leaf == "journal":
                     j = protocol.parse_journal(msg.payload)
-                    got.setdefault((board, j.game), {})[j.line] = j.text
+                    got.setdefault((board, j.game_id), {})[j.line] = j.text
                 elif leaf == "status":
                     status[board] = msg.payload
 

@@ -77,7 +77,7 @@ def test_the_fleet_logs_in_to_a_hall_made_by_hub_init(tmp_path: Path) -> None:
         assert len(got) >= 5, f"board {board}: {len(got)} lines through the broker"
         first = next(j for j in got if j.line == 1)
         # signed with the key of its board-<N>.toml, as the hub verifies it
-        assert first.mac == line_mac(bytes.fromhex(hall.keys[board]), first.game, 1, first.text, "")
+        assert first.mac == line_mac(bytes.fromhex(hall.keys[board]), first.game_id, 1, first.text, "")
         assert json.loads(first.text)["board"] == int(board)
 
 

@@ -64,8 +64,8 @@ def test_any_delivery_with_resends_ends_equal(tmp_path_factory, stream, status_f
         topic, payload = asked.pop(0)
         cmd = P.parse_command(payload)
         assert topic == TOPICS.board("3", "cmd") and isinstance(cmd, P.Resend)
-        hub.deliver([journal(cmd.game, n)
-                     for n in range(cmd.start, len(JOURNALS[cmd.game]) + 1)])
+        hub.deliver([journal(cmd.game_id, n)
+                     for n in range(cmd.start, len(JOURNALS[cmd.game_id]) + 1)])
         rounds += 1
     hub.close()
     for game, lines in JOURNALS.items():

@@ -19,7 +19,7 @@ from hall_rig import BOARD, HALL, HallRig, Hub, retained
 def _all_lines_arrived(hub: Hub, rig: HallRig) -> None:
     """Every line on disk at the hub (the disk read again each time: the sensors' events of a
     move may still be coming), byte-equal."""
-    game = rig.link.game
+    game = rig.link.game_id
 
     def same(h: Hub) -> bool:
         disk = rig.lines_on_disk(game)
@@ -45,7 +45,7 @@ def test_every_journal_line_arrives_in_order_byte_equal(tmp_path: Path) -> None:
         _play_a_little(rig)
         rig.sim_action({"action": "note", "text": "çà — ünïcode « quotes »"})
         _all_lines_arrived(hub, rig)
-        game = rig.link.game
+        game = rig.link.game_id
         received = [(m["line"], m["text"]) for m in hub.of("journal") if m["game"] == game]
         disk = rig.lines_on_disk()
         assert [n for n, _ in received] == list(range(1, len(disk) + 1))  # in order, once
@@ -65,12 +65,12 @@ def test_state_and_status_are_retained(tmp_path: Path) -> None:
         n = len(rig.lines_on_disk())
         state = retained(broker.port, "state")
         assert state is not None and state["line"] == n and state["view"] == "arbiter"
-        assert state["game_id"] == rig.link.game and state["metadata"]["white"] == "Ann"
+        assert state["game_id"] == rig.link.game_id and state["metadata"]["white"] == "Ann"
         assert state["moves"][0]["ply"] == 1 and state["last_line"]["type"] == "button"
         status = retained(broker.port, "status")
         assert status is not None and status["online"] is True and status["board"] == BOARD
-        assert status["game"] == rig.link.game
-        assert status["games"][-1][0] == rig.link.game
+        assert status["game"] == rig.link.game_id
+        assert status["games"][-1][0] == rig.link.game_id
 
 
 def test_offline_status_after_a_clean_stop(tmp_path: Path) -> None:
@@ -130,7 +130,7 @@ def test_pairing_goes_to_the_oled_and_the_next_games_start_line(tmp_path: Path) 
     with Broker(tmp_path) as broker, Hub(broker.port) as hub:
         with HallRig(root, broker.port) as rig:
             assert rig.link.subscribed.wait(5)
-            first = rig.link.game
+            first = rig.link.game_id
             hub.send({"id": "p-1", "pairing": pairing})
             hub.wait(lambda h: bool(h.acks("p-1")), what="the pairing's ack")
             assert hub.acks("p-1")[0] == {"id": "p-1", "ok": True}
@@ -139,7 +139,7 @@ def test_pairing_goes_to_the_oled_and_the_next_games_start_line(tmp_path: Path) 
             # ... and, untouched, is superseded: the pairing's game begins at once
             # (pi.board.supersede; a touched game: tests/pi/test_pairing_supersede.py)
             deadline = time.monotonic() + 5
-            while rig.link.game == first:
+            while rig.link.game_id == first:
                 assert time.monotonic() < deadline, "the untouched game not superseded"
                 time.sleep(0.02)
             # the game before is closed on a thread of its own once its last lines are durable
@@ -148,7 +148,7 @@ def test_pairing_goes_to_the_oled_and_the_next_games_start_line(tmp_path: Path) 
             while not marker.exists():
                 assert time.monotonic() < deadline, "the superseded game never marked finished"
                 time.sleep(0.02)
-            first = rig.link.game
+            first = rig.link.game_id
             assert json.loads(rig.lines_on_disk()[0])["white"] == "Rossi, Mario"
             rig.sim_action({"action": "adjudicate", "result": "1-0"})
             # pieces off and on again: the next game begins, with the pairing
@@ -161,13 +161,13 @@ def test_pairing_goes_to_the_oled_and_the_next_games_start_line(tmp_path: Path) 
                 time.sleep(0.02)
             rig.json("POST", "/api/sim/place", {"square": "b1"}, token=rig.token)
             deadline = time.monotonic() + 5
-            while rig.link.game == first:
+            while rig.link.game_id == first:
                 assert time.monotonic() < deadline, "no second game"
                 time.sleep(0.02)
             start = json.loads(rig.lines_on_disk()[0])
             assert (start.get("event"), start.get("round"), start.get("white"), start.get("black")) == (
                 "Regionale", "3", "Rossi, Mario", "Bianchi, Luca")
-            hub.wait(lambda h: any(m["game"] == rig.link.game and m["line"] == 1
+            hub.wait(lambda h: any(m["game"] == rig.link.game_id and m["line"] == 1
                                    for m in h.of("journal")), what="the new start line")
         # kept across a restart (STATE/hall/pairing.json)
         assert json.loads((root / "hall" / "pairing.json").read_text())["pairing"] == pairing
@@ -181,7 +181,7 @@ def test_resend_republishes_from_disk_then_live_lines_follow(tmp_path: Path) -> 
             HallRig(tmp_path / "board", broker.port) as rig:
         _play_a_little(rig)
         _all_lines_arrived(hub, rig)
-        game = rig.link.game
+        game = rig.link.game_id
         n = len(rig.lines_on_disk())
         seen = len(hub.of("journal"))
 
@@ -225,7 +225,7 @@ def test_broker_killed_and_restarted_mid_game_nothing_missing_after_resend(
             rig.move("c6", "d5", "black")  # while the broker is down
             broker.start()
             rig.move("e4", "c6", "white")
-            game = rig.link.game
+            game = rig.link.game_id
             assert rig.link.connected.wait(10) and hub.subscribed.wait(10)
             # the hub's rule: from its first missing line, after a status says how many
             total = len(rig.lines_on_disk())
@@ -246,9 +246,9 @@ def test_board_restart_status_gives_the_heads_and_a_resend_fills_in(tmp_path: Pa
         with HallRig(root, broker.port) as rig:
             rig.move("d3", "e4", "white")
             _all_lines_arrived(hub, rig)
-            game = rig.link.game
+            game = rig.link.game_id
         with HallRig(root, broker.port) as rig:  # resumed: a restart line journaled
-            assert rig.link.game == game
+            assert rig.link.game_id == game
             types = [json.loads(x)["type"] for x in rig.lines_on_disk()]
             total = types.index("restart") + 1  # the snapshot that follows may be there too
             hub.wait(lambda h: any(s.get("online") and s.get("lines", 0) >= total
@@ -297,7 +297,7 @@ def test_fuzzed_commands_never_stop_the_board(tmp_path: Path) -> None:
     with Broker(tmp_path) as broker, Hub(broker.port) as hub, \
             HallRig(tmp_path / "board", broker.port) as rig:
         assert rig.link.subscribed.wait(5)
-        game = rig.link.game
+        game = rig.link.game_id
         for _ in range(300):
             hub.send(_junk(rng, game))
         hub.send({"id": "after", "action": {"action": "note", "text": "still here"}})
@@ -320,7 +320,7 @@ def test_the_same_resend_again_is_served_after_a_wait_that_doubles(tmp_path: Pat
             HallRig(tmp_path / "board", broker.port) as rig:
         _play_a_little(rig)
         _all_lines_arrived(hub, rig)
-        game = rig.link.game
+        game = rig.link.game_id
         seen = len(hub.of("journal"))
 
         def served(h: Hub, start: int) -> list[float]:

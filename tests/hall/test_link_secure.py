@@ -25,7 +25,7 @@ def _spec(url: str, ca: Path | None = None) -> MqttSpec:
 
 
 def _same(hub: Hub, rig: HallRig) -> None:
-    game = rig.link.game
+    game = rig.link.game_id
     hub.wait(lambda h: [h.journal(game).get(i) for i in range(1, len(rig.lines_on_disk()) + 1)]
              == rig.lines_on_disk(), what="every line")
 

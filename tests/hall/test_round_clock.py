@@ -19,17 +19,17 @@ def test_a_rounds_pairing_holds_the_clock_until_the_arbiter_starts_it(tmp_path: 
     with Broker(tmp_path) as broker, Hub(broker.port) as hub, \
             HallRig(tmp_path / "board", broker.port) as rig:
         assert rig.link.subscribed.wait(5)
-        first = rig.link.game
+        first = rig.link.game_id
         hub.send({"id": "p-3", "pairing": pairing})
         hub.wait(lambda h: bool(h.acks("p-3")), what="the pairing's ack")
         assert hub.acks("p-3")[0]["ok"] is True
         # the game begun at power-on is untouched: the pairing supersedes it, and round 3's
         # game begins at once from the same set-up (pi.board.supersede)
         deadline = time.monotonic() + 5
-        while rig.link.game == first:
+        while rig.link.game_id == first:
             assert time.monotonic() < deadline, "no second game"
             time.sleep(0.02)
-        game = rig.link.game
+        game = rig.link.game_id
         start = json.loads(rig.lines_on_disk()[0])
         assert (start["round"], start["clock_start"]) == ("3", "arbiter")
         time.sleep(0.5)

@@ -56,12 +56,12 @@ def _finished(rig: HallRig, game: str) -> Any:
 
 def _set_up_again(rig: HallRig) -> str:
     """The game over, the players take a piece off and put it back: the next game begins."""
-    over = rig.link.game
+    over = rig.link.game_id
     rig.json("POST", "/api/sim/lift", {"square": "b1"}, token=rig.token)
     time.sleep(0.2)
     rig.json("POST", "/api/sim/place", {"square": "b1"}, token=rig.token)
-    wait(lambda: rig.link.game != over, 10, "the next game")
-    return str(rig.link.game)
+    wait(lambda: rig.link.game_id != over, 10, "the next game")
+    return str(rig.link.game_id)
 
 
 def _replicas_equal(hub: HubRig, rigs: list[HallRig]) -> list[str]:
@@ -84,7 +84,7 @@ def test_boards_set_up_before_the_round_begin_its_games_when_it_starts(tmp_path:
         rigs = [b7, b8]
         # switched on set up, before any pairing: each began a game (its clock running from
         # the set-up, started by nobody) with the configuration's players and no round
-        power_on = {b.config.board: b.link.game for b in rigs}
+        power_on = {b.config.board: b.link.game_id for b in rigs}
         assert all(_start(b).get("round") is None for b in rigs)
         assert hub.json("POST", "/api/pairings", raw=CSV.encode(), token=hub.token)[0] == 200
         status, got = hub.json("POST", "/api/rounds/1/start", token=hub.token)
@@ -93,7 +93,7 @@ def test_boards_set_up_before_the_round_begin_its_games_when_it_starts(tmp_path:
         # the clocks
         wait(lambda: all(r["state"] == "started" for r in _table(hub, "1").values()), 30,
              "round 1 started on both boards", show=lambda: _table(hub, "1"))
-        round1 = {b.config.board: b.link.game for b in rigs}
+        round1 = {b.config.board: b.link.game_id for b in rigs}
         for b in rigs:
             assert round1[b.config.board] != power_on[b.config.board]
             start = _start(b)
@@ -127,7 +127,7 @@ def test_boards_set_up_before_the_round_begin_its_games_when_it_starts(tmp_path:
         # board 7, untouched: round 2's game begun at once, its clock started by the hub
         wait(lambda: _table(hub, "2")["7"]["state"] == "started", 30, "board 7 in round 2",
              show=lambda: (_table(hub, "2")["7"], b7.lines_on_disk()[-4:]))
-        round2 = b7.link.game
+        round2 = b7.link.game_id
         assert round2 != early7 and _table(hub, "2")["7"]["game_id"] == round2
         start = _start(b7)
         assert (start["round"], start["white"], start["black"], start["clock_start"]) == \
@@ -137,7 +137,7 @@ def test_boards_set_up_before_the_round_begin_its_games_when_it_starts(tmp_path:
         assert _lines(b7, early7)[-2]["text"] == SUPERSEDED_NOTE
         b7.wait(lambda s: s["clock"]["state"] == "running" and s["clock"]["running"] == "white")
         # board 8, touched: its game keeps round 1's start line; the table says why
-        wait(lambda: b8.link.game == early8 and "control" in _table(hub, "2")["8"]["why"], 15,
+        wait(lambda: b8.link.game_id == early8 and "control" in _table(hub, "2")["8"]["why"], 15,
              "board 8 not ready, and why")
         row = _table(hub, "2")["8"]
         assert row["state"] == "not_ready" and "keeps its start line" in row["why"], row
