@@ -23,7 +23,8 @@ BUTTON_NAMES = (
     "repetition",
 )
 #: Arbiter actions of TRACE.md.
-ARBITER_ACTIONS = ("start_clock", "stop_clock", "restore", "impose_count", "adjudicate", "note")
+ARBITER_ACTIONS = ("start_clock", "stop_clock", "restore", "impose_count", "adjudicate", "note",
+                   "correct_result")
 SIDES = ("white", "black")
 
 
@@ -113,8 +114,8 @@ class ButtonPressed:
 
 @dataclass(frozen=True, slots=True)
 class ArbiterActed:
-    """An arbiter action (``action`` in ARBITER_ACTIONS); ``result`` for adjudicate, ``text`` for
-    note; ``public`` (note only): the arbiter lets the public see the note (COMP 6.16: a note is
+    """An arbiter action (``action`` in ARBITER_ACTIONS); ``result`` for adjudicate and
+    correct_result, ``text`` for note and correct_result (its reason); ``public`` (note only): the arbiter lets the public see the note (COMP 6.16: a note is
     the arbiter's own otherwise). ``public`` is an optional key of the line, written only when
     true: a line without it is a private note, as every older journal's."""
 
