@@ -115,8 +115,9 @@ class ButtonPressed:
 @dataclass(frozen=True, slots=True)
 class ArbiterActed:
     """An arbiter action (``action`` in ARBITER_ACTIONS); ``result`` for adjudicate and
-    correct_result, ``text`` for note and correct_result (its reason); ``public`` (note only): the arbiter lets the public see the note (COMP 6.16: a note is
-    the arbiter's own otherwise). ``public`` is an optional key of the line, written only when
+    correct_result, ``text`` for note and correct_result (its reason, COMP 6.16); ``public``
+    (note only): the arbiter lets the public see the note (COMP 6.16: a note is the arbiter's
+    own otherwise). ``public`` is an optional key of the line, written only when
     true: a line without it is a private note, as every older journal's."""
 
     t: float
