@@ -206,7 +206,13 @@ class GameSession:
         session = cls(game, journal, replay, rec.last_t)
         arbiter = replay.arbiter
         outcome = arbiter.game.outcome
-        closed = rec.lines[-1].get("type") == "end"  # TRACE.md: nothing follows an end line
+        # TRACE.md's end line: the last of the game's play (only an arbiter's note or result
+        # corrected after the result may follow it, COMP 6.16)
+        last = len(rec.lines) - 1
+        while last > 0 and rec.lines[last].get("type") == "arbiter" \
+                and rec.lines[last].get("action") in ("note", "correct_result"):
+            last -= 1
+        closed = rec.lines[last].get("type") == "end"
         if outcome is not None or closed:
             # The result (or the board's end of the game: one superseded by a pairing, void)
             # was journaled but the daemon stopped before the ``finished`` marker

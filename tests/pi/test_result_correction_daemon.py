@@ -15,7 +15,7 @@ from typing import Iterator
 import pytest
 
 from engine.board import Board
-from engine.events import ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
+from engine.events import ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
 from engine.replay import Fed, replay_lines
 from hardware_mocks.clock import FakeClock
 from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
@@ -219,3 +219,21 @@ def test_a_stop_between_the_line_and_the_marker_is_put_right_at_the_next_start(
     assert _marker(game) == "0-1" and not game.marker_stale()
     assert game.pdn.read_bytes() != first_pdn
     assert json.loads(game.report.read_text())["result"] == "0-1"
+
+
+def test_a_void_games_note_after_its_end_leaves_it_over_at_resume(rig: Rig) -> None:
+    """TRACE.md's ``end``: only an arbiter's note or correction may follow it (issue 37); a game
+    whose journal ends so, its marker lost, is over at the next start, not resumed."""
+    rig.c.handle(SnapshotTaken(rig.stamp(), INITIAL))
+    session = rig.c.session
+    assert session is not None
+    session.journal_line({"type": "end"})
+    session.finish("*")  # a game a pairing voided (pi.board.supersede)
+    session.feed(ArbiterActed(session.last_t, "note", None, "the pairing was late"))
+    session.close()
+    game = session.game
+    game.finished_marker.unlink()  # the stop came before the marker
+    again = BoardController(Config(), rig.state, GameTime(FakeClock(5.0), epoch=0.0),
+                            wall=lambda: None)
+    assert "was over (*)" in again.resume()
+    assert _marker(game) == "*" and _lines(game)[-1]["text"] == "the pairing was late"
