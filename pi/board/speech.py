@@ -196,7 +196,8 @@ class PhraseQueue:
     makes stale (:data:`SUPERSEDES`), and the oldest waiting when ``limit`` wait already; the
     phrase being said is never cut. An exception from ``say`` is logged and contained.
     ``nice``: how much the thread's niceness is raised above the daemon's (Linux; 19 at most),
-    so that what it starts (espeak-ng) yields the CPU to the daemon's own threads. Thread-safe; :meth:`put` never blocks."""
+    so that what it starts (espeak-ng) yields the CPU to the daemon's own threads.
+    Thread-safe; :meth:`put` never blocks."""
 
     def __init__(self, say: Callable[[Phrase], object], name: str = "speech",
                  limit: int = 8, nice: int = 0) -> None:

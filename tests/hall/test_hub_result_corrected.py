@@ -48,7 +48,8 @@ def test_a_correction_after_the_end_of_the_game_followed_reissues_the_result(
                       P.journal_payload(game, len(lines) + 1, json.dumps(CORRECTION)))])
         assert hub.replica.held("7", game) == len(lines) + 1
         assert _round_result(hub, "1") == "0-1"
-        assert '1,7,"Bianchi, Anna","Neri, Marco",0-1' in results_csv(results(hub, arbiter_view=True)).replace("\r", "")
+        csv = results_csv(results(hub, arbiter_view=True)).replace("\r", "")
+        assert '1,7,"Bianchi, Anna","Neri, Marco",0-1' in csv
     finally:
         hub.close()
 
