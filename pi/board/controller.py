@@ -587,6 +587,16 @@ class BoardController:
             self._play(item)
             if self._supersede_waits:
                 self._supersede()
+        elif isinstance(item, ArbiterActed) and self._takes(item.action):
+            # after the result, an arbiter's line from the board's own inputs (the serial
+            # line, a trace the simulator acts out): a note or a result corrected (COMP 6.16)
+            assert self.session is not None
+            refusal = (_result_misfit(self.session, item)
+                       if item.action == "correct_result" else None)
+            if refusal is None:
+                self._play(item)
+            else:
+                log.warning("arbiter's %s not journaled: %s", item.action, refusal)
         else:
             self._setup()
 
