@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.decisions import GameEnded
 from engine.errors import TraceError
@@ -97,3 +99,33 @@ def test_the_game_decides_its_end_again_with_the_corrected_result() -> None:
     ends = [d for f in feds for d in f.decisions if isinstance(d, GameEnded)]
     assert [(d.result, d.article) for d in ends] == [
         ("1-0", "IT 9.2.1"), ("1/2-1/2", "COMP 6.16")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(variant=st.sampled_from(["italian", "english", "international", "brazilian"]),
+       resigner=st.sampled_from(["white", "black"]),
+       picks=st.lists(st.integers(0, 1), max_size=5),
+       reason=st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")),
+                      min_size=1, max_size=40).filter(str.strip))
+def test_any_corrections_leave_the_last_result_and_keep_every_one(
+        variant: str, resigner: str, picks: list[int], reason: str) -> None:
+    """Invariant: after any corrections the game's result is the last one, the report's
+    history holds the first result then each correction in order, one COMP 6.16 notice each,
+    and the PDN reads back with the corrected result."""
+    start = json.dumps({"type": "start", "variant": variant, "fen": None, "clock": False,
+                        "transcribed": True})
+    lines = [start, json.dumps({"t": 1, "type": "button", "name": "resign", "side": resigner})]
+    report = replay_lines(lines)
+    wanted = [report.game.result]
+    for i, pick in enumerate(picks):
+        others = [r for r in report.game.variant.results if r != wanted[-1]]
+        wanted.append(others[pick])
+        lines.append(_correct(wanted[-1], reason, t=10 + i))
+    report = replay_lines(lines)
+    assert report.game.result == wanted[-1]
+    history = report.to_json().get("result_history", [])
+    assert [h["result"] for h in history] == (wanted if picks else [])
+    notices = [f for f in report.flags if f.code == "COMP 6.16"]
+    assert len(notices) == len(picks) and all(f.kind == "notice" for f in notices)
+    (game,) = read_pdn(report.pdn())
+    assert game.result == wanted[-1]
