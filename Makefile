@@ -57,9 +57,11 @@ hall: $(VENV)/.installed
 # Debian packages the tests use for real: systemd-analyze (the unit's checks), chromium (the
 # pages in a real browser, tests/web/test_pages.py), mosquitto (the hall's broker, tests/hall/),
 # openssl (the hall's TLS certificates, tests/hall/test_hub_init.py), espeak-ng (the board's voice,
-# tests/pi/test_speech*.py).
+# tests/pi/test_speech*.py), nginx and its nchan module (the spectators' nginx in front of the hub,
+# tests/hall/test_hall_nginx.py; a module is named by its file).
 SYSTEM_DEPS = systemd-analyze:systemd chromium:chromium mosquitto:mosquitto openssl:openssl \
-	espeak-ng:espeak-ng
+	espeak-ng:espeak-ng nginx:nginx \
+	/usr/lib/nginx/modules/ngx_nchan_module.so:libnginx-mod-nchan
 
 # Installed as root; another apt process's lock is waited for (APT_LOCK_WAIT s, default 120);
 # not root or no network: said in plain words (.ci/system-deps).

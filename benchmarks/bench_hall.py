@@ -3,8 +3,6 @@
 Run: ``.venv/bin/python benchmarks/bench_hall.py --boards 200 [--pace 1|10] [--seconds 60]``
      (without ``--pace``: at tournament pace, then 10x)
      ``.venv/bin/python benchmarks/bench_hall.py --sweep auto|200,400,800 [--pace 10]``
-     ``--shares 2``: the hub as 2 processes and a front (``pi.hall.shares``), measured at the
-     front's hall page; CPU and memory summed over the three processes
 
 A private Mosquitto (tests/hall/broker.py), the hub as a subprocess (``damiera hub --mqtt …
 --http 127.0.0.1:<free> --state-dir <tmp>``), the light simulated boards
@@ -40,10 +38,10 @@ answers, when it has read its live games back, and when the hall page (resuming 
 hub's event id, as a browser does) shows every board where it was at the restart; lines lost.
 
 ``--hall-init``: over a hall made by ``damiera hub init --boards N`` instead of an anonymous
-broker — what a hall runs: its own ``mosquitto.conf`` (TLS, a user per board and per hub
-process, 100 messages in flight, ``set_tcp_nodelay``; the listener moved to a free loopback
-port), each board logged in with its ``board-<N>.toml`` and signing its lines, the hub (each
-share) with ``hub.toml``, verifying every line. Without it the boards are anonymous, unsigned
+broker — what a hall runs: its own ``mosquitto.conf`` (TLS, a user per board and the
+hub's, 100 messages in flight, ``set_tcp_nodelay``; the listener moved to a free loopback
+port), each board logged in with its ``board-<N>.toml`` and signing its lines, the hub with
+``hub.toml``, verifying every line. Without it the boards are anonymous, unsigned
 (taken by name: ``--accept-unsigned``) and the broker runs Mosquitto's defaults (20 in flight).
 
 Without ``damiera hub`` installed, ``--stand-in`` measures to a plain subscriber instead (the
@@ -106,9 +104,9 @@ def wait_http(port: int, timeout: float = 30.0) -> None:
 class Hall:
     """The benchmark's broker and how the hub and the boards reach it (module docstring): an
     anonymous private Mosquitto, or with ``made`` a hall written by ``damiera hub init`` in
-    ``root/hall`` (``shares``: its ``--shares``) and its own configuration run."""
+    ``root/hall`` and its own configuration run."""
 
-    def __init__(self, root: Path, boards: int, made: bool = False, shares: int = 1) -> None:
+    def __init__(self, root: Path, boards: int, made: bool = False) -> None:
         self.made = made
         self.dir = root / "hall"
         if not made:
@@ -118,8 +116,7 @@ class Hall:
         port = free_port()
         init = subprocess.run(
             [sys.executable, "-m", "pi.cli", "hub", "init", "--boards", str(boards), "--dir",
-             str(self.dir), "--host", "127.0.0.1", "--port", str(port),
-             *(["--shares", str(shares)] if shares > 1 else [])],
+             str(self.dir), "--host", "127.0.0.1", "--port", str(port)],
             cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True)
         if init.returncode != 0:
             raise RuntimeError(f"damiera hub init failed: {init.stderr.strip()}")
@@ -131,15 +128,12 @@ class Hall:
         return self
 
     def hub_args(self) -> list[str]:
-        """How ``damiera hub`` (or a share) reaches the broker and takes the boards' lines."""
+        """How ``damiera hub`` reaches the broker and takes the boards' lines."""
         if self.made:
             return ["--config", str(self.dir / "hub.toml")]
         # the light boards do not sign their lines: taken unsigned, by name (PROTOCOL.md)
         return ["--mqtt", self.broker.url,
                 *(a for n in range(1, self.boards + 1) for a in ("--accept-unsigned", str(n)))]
-
-    def front_args(self) -> list[str]:
-        return ["--config", str(self.dir / "hub.toml")] if self.made else []
 
     def fleet_args(self) -> list[str]:
         if self.made:
@@ -151,7 +145,7 @@ class Hall:
                 if self.made else "an anonymous broker, unsigned boards")
 
 
-def new_hall(prefix: str, boards: int, made: bool, shares: int = 1) -> tuple[Path, Path, Hall]:
+def new_hall(prefix: str, boards: int, made: bool) -> tuple[Path, Path, Hall]:
     """A run's temporary folder (``prefix``), the hub's state directory in it, and its hall with
     the broker started."""
     root = Path(tempfile.mkdtemp(prefix=prefix))
@@ -160,7 +154,7 @@ def new_hall(prefix: str, boards: int, made: bool, shares: int = 1) -> tuple[Pat
     os.chmod(root, 0o755)
     hub_dir = root / "hub"
     hub_dir.mkdir()
-    return root, hub_dir, Hall(root, boards, made, shares).start()
+    return root, hub_dir, Hall(root, boards, made).start()
 
 
 def start_fleets(hall: Hall, boards: int, pace: float, root: Path, seed: int, stagger: float,
@@ -205,44 +199,6 @@ def kill_fleets(fleets: list[tuple[subprocess.Popen[str], Path]]) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-
-
-class Procs:
-    """The hub's processes (one, or ``--shares N`` and the front) as one for the figures: CPU
-    seconds and memory summed over them."""
-
-    def __init__(self, pids: list[int]) -> None:
-        self.stats = [ProcStats(pid) for pid in pids]
-
-    def cpu(self) -> float:
-        return sum(s.cpu() for s in self.stats)
-
-    def loop_cpu(self) -> float:
-        return sum(s.loop_cpu() for s in self.stats)
-
-    def memory(self) -> tuple[float, float]:
-        got = [s.memory() for s in self.stats]
-        return sum(m[0] for m in got), sum(m[1] for m in got)
-
-
-def start_shares(hall: Hall, shares: int, port: int, hub_dir: Path, root: Path
-                 ) -> list[subprocess.Popen[bytes]]:
-    """``damiera hub --share K/N`` for K in 0..N-1 (one state directory) and ``damiera hub
-    front`` on ``port`` over them: the hall as several processes (pi.hall.shares)."""
-    ports = [free_port() for _ in range(shares)]
-    procs = [subprocess.Popen([sys.executable, "-m", "pi.cli", "hub", *hall.hub_args(),
-                               "--http", f"127.0.0.1:{p}", "--state-dir", str(hub_dir),
-                               "--share", f"{k}/{shares}", "--quiet"], cwd=ROOT,
-                              stdin=subprocess.DEVNULL, stderr=open(root / f"share-{k}.log", "wb"))
-             for k, p in enumerate(ports)]
-    for p in ports:
-        wait_http(p)
-    procs.append(subprocess.Popen(
-        [sys.executable, "-m", "pi.cli", "hub", "front", *hall.front_args(), "--shares",
-         ",".join(f"127.0.0.1:{p}" for p in ports), "--http", f"127.0.0.1:{port}",
-         "--state-dir", str(hub_dir), "--quiet"], cwd=ROOT, stdin=subprocess.DEVNULL,
-        stderr=open(root / "front.log", "wb")))
-    return procs
 
 
 def caught_up(root: Path, hub_dir: Path, timeout: float = 30.0) -> tuple[int, int, int]:
@@ -292,28 +248,19 @@ def hub_command(profile: Path | None, quota: CpuQuota | None = None) -> list[str
 
 def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         seed: int = 1, keep: Path | None = None, per_process: int = 250,
-        shares: int = 1, profile: Path | None = None, nice: int = 0, idle: bool = False,
+        profile: Path | None = None, nice: int = 0, idle: bool = False,
         made: bool = False, quota: CpuQuota | None = None) -> dict[str, Any]:
     host_before = host_reference()
-    root, hub_dir, hall = new_hall("bench-hall-", boards, made, shares)
+    root, hub_dir, hall = new_hall("bench-hall-", boards, made)
     broker = hall.broker
     hub: subprocess.Popen[bytes] | None = None
-    share_procs: list[subprocess.Popen[bytes]] = []
     stand: StandInHub | None = None
     sse: SseClient | None = None
     fleets: list[tuple[subprocess.Popen[str], Path]] = []
     try:
         if stand_in:
             stand = StandInHub(broker.port, HALL, hub_dir)
-            stats: ProcStats | Procs = ProcStats(stand.pid)
-        elif shares > 1:
-            port = free_port()
-            share_procs = start_shares(hall, shares, port, hub_dir, root)
-            stats = Procs([p.pid for p in share_procs])
-            wait_http(port)
-            time.sleep(1.0)  # the front's streams of the shares
-            sse = SseClient(port)
-            sse.start()
+            stats = ProcStats(stand.pid)
         else:
             port = free_port()
             hub = subprocess.Popen([*hub_command(profile, quota), *hall.hub_args(),
@@ -331,7 +278,6 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         time.sleep(warmup)
         since = time.time()
         cpu0, loop0, taken0 = stats.cpu(), stats.loop_cpu(), replica_lines(hub_dir)
-        front0 = stats.stats[-1].cpu() if isinstance(stats, Procs) else 0.0
         assert broker.proc is not None
         broker_stats = ProcStats(broker.proc.pid)
         broker0 = broker_stats.cpu()
@@ -346,8 +292,6 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
         broker_cpu = (broker_stats.cpu() - broker0) / seconds * 100
         cpu = (stats.cpu() - cpu0) / seconds * 100
         loop_cpu = (stats.loop_cpu() - loop0) / seconds * 100
-        front_cpu = (stats.stats[-1].cpu() - front0) / seconds * 100 \
-            if isinstance(stats, Procs) else None
         # the lines the hub took in the window (behind the boards, it takes fewer than they
         # publish: its CPU per line is per line taken)
         taken = (replica_lines(hub_dir) - taken0) / seconds
@@ -368,7 +312,7 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "p99": percentile(lat, 99) * 1000,
                 "max": (max(lat) if lat else math.nan) * 1000,
                 "mean": (statistics.fmean(lat) if lat else math.nan) * 1000,
-                "cpu": cpu, "front_cpu": front_cpu, "loop_cpu": loop_cpu, "taken": taken,
+                "cpu": cpu, "loop_cpu": loop_cpu, "taken": taken,
                 "broker_cpu": broker_cpu,
                 "load": load, "rss": rss, "peak": peak,
                 "lines": total, "lost": lost,
@@ -384,16 +328,15 @@ def run(boards: int, pace: float, seconds: float, warmup: float, stand_in: bool,
                 "throttled": throttled,
                 "uptime": subprocess.run(["uptime"], capture_output=True,
                                          text=True).stdout.strip(),
-                "hub": "stand-in subscriber" if stand_in else
-                f"damiera hub, {shares} shares and a front" if shares > 1 else "damiera hub"}
+                "hub": "stand-in subscriber" if stand_in else "damiera hub"}
     finally:
         kill_fleets(fleets)
         if sse is not None:
             sse.stop()
         if stand is not None:
             stand.stop()
-        for hub_proc in [*([] if hub is None else [hub]), *reversed(share_procs)]:
-            stop_hub(hub_proc)
+        if hub is not None:
+            stop_hub(hub)
         broker.stop()
         if keep is not None:
             shutil.copytree(root, keep, dirs_exist_ok=True)
@@ -646,9 +589,7 @@ def show(r: dict[str, Any]) -> None:
     print(f"  publish -> hall page: p50 {r['p50']:.1f} ms, p90 {r['p90']:.1f} ms, "
           f"p99 {r['p99']:.1f} ms, "
           f"max {r['max']:.1f} ms over {r['measured']} lines ({r['unseen']} never shown)")
-    print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)"
-          + (f"; of which the front {r['front_cpu']:.0f}%" if r.get("front_cpu") is not None
-             else ""))
+    print(f"  hub: CPU {r['cpu']:.0f}% of a core, RSS {r['rss']:.0f} MB (peak {r['peak']:.0f} MB)")
     per_line = r["cpu"] / 100 / r["taken"] * 1000 if r["taken"] else math.nan
     loop_line = r["loop_cpu"] / 100 / r["taken"] * 1000 if r["taken"] else math.nan
     print(f"  hub CPU per journal line: {per_line:.3f} ms (target <= 0.3 ms), of which its "
@@ -678,9 +619,6 @@ def main() -> None:
                    help="a plain subscriber instead of the hub (automatic without the hub)")
     p.add_argument("--per-process", type=int, default=250,
                    help="simulated boards per process (default 250)")
-    p.add_argument("--shares", type=int, default=1,
-                   help="the hub as this many processes (damiera hub --share K/N) and a front "
-                   "(damiera hub front) whose hall page is measured (default 1: one hub)")
     p.add_argument("--boards-nice", type=int, default=0, metavar="N",
                    help="run the boards' processes at niceness N (default 0): in a hall the "
                    "boards are other machines, here they share the cores with the hub and the "
@@ -719,10 +657,9 @@ def main() -> None:
                    "cgroup of its own, v2 or v1, made for the run and removed after it: "
                    "benchmarks/cpu_quota.py; needs root). 33 ≈ a Raspberry Pi 4 (default: none)")
     args = p.parse_args()
-    if args.cpu is not None and (args.restart or args.round_start or args.shares > 1
-                                 or args.stand_in):
+    if args.cpu is not None and (args.restart or args.round_start or args.stand_in):
         p.error("--cpu: the steady run of the one hub process (not with --restart, "
-                "--round-start, --shares or --stand-in)")
+                "--round-start or --stand-in)")
     quota: CpuQuota | None = None
     if args.cpu is not None:
         try:
@@ -763,7 +700,7 @@ def _main(args: argparse.Namespace, p: argparse.ArgumentParser, quota: CpuQuota 
     def one(n: int, pace: float = args.pace or 10.0) -> dict[str, Any]:
         r = run(n, pace, args.seconds, args.warmup, stand_in,
                 keep=Path(args.keep) / str(n) if args.keep else None,
-                per_process=args.per_process, shares=args.shares,
+                per_process=args.per_process,
                 profile=Path(args.profile_hub) if args.profile_hub else None,
                 nice=args.boards_nice, idle=args.boards_idle, made=args.hall_init,
                 quota=quota)

@@ -22,10 +22,12 @@ Games and their records
                            and which beeps are due
 
 Over the board
-    ``engine.events``      the physical events of TRACE.md (``PieceLifted``, ``ButtonPressed``…)
-    ``engine.trace``       TRACE.md lines read into a ``GameStarted`` and events
+    ``engine.events``      the physical events of docs/trace-format.md (``PieceLifted``, ``ButtonPressed``…)
+    ``engine.trace``       docs/trace-format.md lines read into a ``GameStarted`` and events
     ``engine.arbiter``     ``Arbiter``: physical events in, decisions out (with the modules it
                            composes: its state, the judge of what the board shows, the tracker)
+    ``engine.identity``    which piece a board that knows colour and crown saw where, and the
+                           rules only such a board applies (IT 4.4, 8.1.16, 8.1.17…)
     ``engine.decisions``   the typed decisions (``MoveCommitted``, ``FlagRaised``…)
     ``engine.replay``      a game's lines replayed through the arbiter (``damiera replay``)
 

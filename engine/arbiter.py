@@ -19,8 +19,9 @@ follows (committing, IT 8.1-8.4 irregularities and their decision, IT 7.8), hand
 How a move is recognised (STYLE.md, after picochess): the arbiter follows which piece stands where
 (each piece known by its *origin*, the square it stood on when the turn began) and, at the moment
 the move is complete, compares the occupancy with the occupancy after each legal move. The move is
-complete at the clock press (COMP 4.5); without a clock (TRACE.md ``"clock": false``) when the board
-shows a complete legal move and the opponent lifts a piece or ``settle`` seconds pass with no event.
+complete at the clock press (COMP 4.5); without a clock (docs/trace-format.md ``"clock": false``)
+when the board shows a complete legal move and the opponent lifts a piece or ``settle`` seconds
+pass with no event.
 Any natural order of lifts and places is accepted: the capturing piece shown square by square
 (IT 5.10) or carried straight to its end, brushed neighbours (a lift/place pair on a square passed
 over), captured pieces removed in the direct or reverse order of ANY legal order of the capture
@@ -48,9 +49,12 @@ Choices where the regulations leave room (also in README.md):
   opponent's in the position after it (judged at the place), else judged at the press.
 * After a corrected irregularity the piece the offender touched first (man or king) stays bound
   if it has a legal move (IT 3.7, 3.8; docs/arbiter.md).
-* Not seen at all: the crowning stack (a second piece on an occupied square changes no sensor), so
-  IT 8.1.16/8.1.17 (EN 8.1.15/8.1.16) cannot be detected; a man ending on the far row is a king by
-  rule (IT 4.5: the game is transcribed). A touch without a lift is not seen (IT 3.7).
+* On a board that sees occupancy only, the crowning stack (a second piece on an occupied square
+  changes no sensor) is not seen, so IT 8.1.16/8.1.17 (EN 8.1.15/8.1.16) cannot be detected; a
+  man ending on the far row is a king by rule (IT 4.5: the game is transcribed). A board that
+  knows which piece is where says so in its events (``engine.identity``, issue 40): a king moved
+  uncrowned, the wrong man crowned, crowning late (IT 4.4), a king uncrowned, a wrong piece at
+  set-up or when the position was put right. A touch without a lift is not seen (IT 3.7).
 """
 
 from __future__ import annotations
@@ -65,10 +69,11 @@ from engine.clock_display import LAMPO_COUNTDOWN
 from engine.colour import Colour
 from engine.decisions import Decision, Flag
 from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, GameStarted,
-                           PieceLifted, PiecePlaced, SensorsFailed, SensorsRecovered,
+                           PieceChanged, PieceLifted, PiecePlaced, SensorsFailed, SensorsRecovered,
                            SnapshotTaken, TraceEnded)
 from engine.game import Game
 from engine.i18n import N_
+from engine.identity import wrong_pieces
 from engine.squares import square_mirror
 from engine.tracking import MaybeBrush, TurnTracker, UnpressedCapture
 from engine.variants import Variant
@@ -81,7 +86,7 @@ _REMOVAL_UNDER_WAY = frozenset({"not_removed_simple", "fewer_removed", "removal_
 
 
 class Arbiter:
-    """Arbitrates one game from its physical events (TRACE.md).
+    """Arbitrates one game from its physical events (docs/trace-format.md).
 
     ``start``: the trace's start line. Raises the engine's errors for a bad variant or FEN (the
     trace reader has checked them already). Not thread-safe: feed it from one thread.
@@ -216,17 +221,25 @@ class Arbiter:
         # press polled the clock only to the move's let-go; read as ``advance`` reads it, a
         # flag past zero falls first unless the move shown was let go by zero, COMP 5.7.)
         self._check_time(self._held(event.t))
+        pieces = s.pieces  # issue 40: told first, so that a move judged now sees the piece
+        fixing = ("correction" if s.correcting is not None
+                  else "disturbed" if s.disturbed is not None else None)
         if isinstance(event, PieceLifted):
+            pieces.lifted(event.square)
             self._on_lift(event.t, event.square)
         elif isinstance(event, PiecePlaced):
+            pieces.placed(event.square, event.piece, event.reading)
             if unpressed is not None:
                 self._reply_to_capture(unpressed, event.square)
             self._on_place(event.t, event.square)
+        elif isinstance(event, PieceChanged):
+            self._on_piece(event)
         elif isinstance(event, ButtonPressed):
             self._on_button(event)
         elif isinstance(event, ArbiterActed):
             self._on_arbiter(event)
         elif isinstance(event, SnapshotTaken):
+            pieces.snapshot(event.occupied, event.pieces)
             self._on_snapshot(event)
         elif isinstance(event, TraceEnded):
             self._fire_timers(event.t, force=True)
@@ -237,6 +250,8 @@ class Arbiter:
         elif isinstance(event, SensorsRecovered):
             s.raise_flag(event.t, "sensor_fault_cleared", None, "noted",
                          N_("sensors answer again: {squares}").format(squares=" ".join(event.squares)))
+        if pieces.knows:
+            self._check_pieces(event.t, "setup" if isinstance(event, SnapshotTaken) else fixing)
         self._check_time(self._held(event.t))
         self._keeper.countdown(event.t)
         return s.flush(event.t)
@@ -260,7 +275,7 @@ class Arbiter:
 
     def next_deadline(self) -> float | None:
         """The earliest time at which time alone changes something (:meth:`advance` then returns
-        a decision): the settle timer of a game without clock (TRACE.md), the running face
+        a decision): the settle timer of a game without clock (docs/trace-format.md), the running face
         reaching zero (COMP 4.8; or mosse lampo beginning, COMP 5.6), the next word of the
         mosse-lampo countdown (COMP 5.7). None when nothing will happen until an event."""
         s = self._memory
@@ -283,7 +298,7 @@ class Arbiter:
     # ------------------------------------------------------------------ restart and clock
 
     def _on_restart(self, e: DaemonRestarted) -> list[Decision]:
-        """TRACE.md ``restart``: the board was away (``down`` s). COMP 7.3-7.4: the clocks stand
+        """docs/trace-format.md ``restart``: the board was away (``down`` s). COMP 7.3-7.4: the clocks stand
         stopped with the readings of the last line before it, until the arbiter's
         ``start_clock``; nothing that time would have done while away is done (no settle
         commit, no flag fall: the players were not playing), except that a move the board
@@ -362,7 +377,7 @@ class Arbiter:
         return j.move if j.key in _REMOVAL_UNDER_WAY else None
 
     def _fire_timers(self, t: float, force: bool = False) -> None:
-        """No clock: commit the move on the board after ``settle`` quiet seconds (TRACE.md)."""
+        """No clock: commit the move on the board after ``settle`` quiet seconds (docs/trace-format.md)."""
         if self._clock_mode or self._game.outcome is not None:
             return
         s = self._memory
@@ -417,13 +432,13 @@ class Arbiter:
         origin = s.tracker.phys.get(name)
         piece = s.tracker.ref.piece_at(origin) if origin is not None else None
         c = s.mover()
-        # No clock: the opponent lifting a piece commits a complete move (TRACE.md); a capture
-        # whose pieces are still coming off is judged then (IT 8.1.10, 8.1.11: he moves on),
-        # unless the piece lifted is one of them (the removal going on). With a clock the same
-        # when the player forgot to press (COMP 4.6): the move standing is a move, nothing
-        # reminds him, his face runs on. After a capture the sensors do not say whose hand it
-        # is: the player's own may be taking off one piece too many (IT 8.1.12); judged when
-        # the piece is put down (``_reply_to_capture``).
+        # No clock: the opponent lifting a piece commits a complete move (docs/trace-format.md); a
+        # capture whose pieces are still coming off is judged then (IT 8.1.10, 8.1.11: he moves on),
+        # unless the piece lifted is one of them (the removal going on). With a clock the same when
+        # the player forgot to press (COMP 4.6): the move standing is a move, nothing reminds him,
+        # his face runs on. After a capture the sensors do not say whose hand it is: the player's
+        # own may be taking off one piece too many (IT 8.1.12); judged when the piece is put down
+        # (``_reply_to_capture``).
         shown = s.tracker.after.get(frozenset(s.sensed)) if piece is not None else None
         opponent_lifts = (piece is not None and piece.color != c
                           and s.correcting is None and s.pending is None)
@@ -551,6 +566,67 @@ class Arbiter:
             tr.first_touch = origin  # IT 3.7, 3.8: the first playable piece touched
         # a non-playable piece, or one of the side not on move: judged when it comes straight
         # back (IT 3.10, 3.11); moved elsewhere, at the completion of the move
+
+    # ------------------------------------------------------------------ which piece (issue 40)
+
+    def _on_piece(self, e: PieceChanged) -> None:
+        """The piece on a still-occupied square changed (a board that knows the pieces): a crown
+        put on late (IT 4.4 -> 3.7, 3.10), a king's top man lifted off (IT 4.5)."""
+        s = self._memory
+        before = s.pieces.changed(e.square, e.piece, e.reading)
+        if self._game.outcome is not None or e.square not in s.sensed:
+            return
+        tr = s.tracker
+        origin = tr.phys.get(e.square)
+        official = tr.ref.piece_at(origin) if origin is not None else None
+        words = {"square": square_label(s.board, e.square), "reading": s.pieces.reading(e.square)}
+        if e.piece.king:
+            s.pieces.owed.pop(e.square, None)
+            late = s.pieces.late.pop(e.square, None)
+            if late is None or late != s.mover() or s.pending is not None or s.correcting is not None:
+                return  # in time, or by the opponent (a courtesy, IT 4.3)
+            # IT 4.4: crowning late counts as touching the piece: IT 3.7 binds a playable one,
+            # IT 3.10 makes touching one that cannot be played incorrect
+            if origin is not None and origin in tr.playable:
+                if tr.first_touch is None:
+                    tr.first_touch = origin
+                text = N_("crowned {square} late (reads {reading}): the king counts as touched "
+                          "and must be played")
+            else:
+                text = N_("crowned {square} late (reads {reading}), a king that cannot be "
+                          "played: touching it is incorrect")
+            s.raise_flag(e.t, "crown_late", late, "noted", text.format(**words))
+        elif (official is not None and official.king and official.color == e.piece.color
+              and (before is None or before.king)):
+            s.raise_flag(e.t, "crown_lost", official.color, "noted",
+                         N_("the king on {square} lost its crown (reads {reading}): the record "
+                            "still counts it a king").format(**words))
+
+    def _check_pieces(self, t: float, fixing: str | None) -> None:
+        """A piece other than the position's (colour or crown) where the position is set up
+        (IT 7.1: ``fixing`` "setup", a snapshot before the first move) or was just put right
+        (IT 8.4 a correction, IT 7.8 a disturbance: ``fixing``, the key of what was being put
+        right before the event): a flag per square, pending until the square reads right."""
+        s = self._memory
+        watch = s.pieces
+        board = s.board
+        key: str | None = None
+        if fixing == "setup":
+            if not s.started and s.pending is None and s.correcting is None:
+                key = fixing
+        elif fixing is not None and s.correcting is None and s.disturbed is None:
+            key = fixing
+        if key is not None:
+            for square, text in wrong_pieces(watch, board).items():
+                if square not in watch.wrong:
+                    watch.wrong[square] = (s.raise_flag(t, key, None, "pending", text).id, key)
+        if watch.wrong:
+            names = s.geometry.number_of_algebraic
+            for square, (flag_id, settled_by) in list(watch.wrong.items()):
+                expected = board.piece_at(names[square])
+                if expected is None or watch.piece(square) == expected:
+                    del watch.wrong[square]
+                    s.decide(t, flag_id, "corrected", settled_by)
 
     # ------------------------------------------------------------------ buttons
 
@@ -738,7 +814,7 @@ class Arbiter:
         t = e.t
         if (s.started or s.tracker.touches) and set(e.occupied) == s.sensed:
             # What the board already showed (a snapshot after a restart or a sensor fault, a
-            # piece still in the hand mid-move): no news, nothing to judge (TRACE.md).
+            # piece still in the hand mid-move): no news, nothing to judge (docs/trace-format.md).
             return
         s.sensed = set(e.occupied)
         num = s.geometry.number_of_algebraic

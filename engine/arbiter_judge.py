@@ -39,6 +39,7 @@ from engine.clock import BothFlagsFell, ClockPressed, FlagFell
 from engine.colour import BLACK, WHITE, Colour
 from engine.decisions import MoveCommitted, MoveRetracted, PositionSet
 from engine.i18n import N_
+from engine.identity import crowns_due, judge_move, square_label
 from engine.variants import Variant, free_choice
 from engine.frozen import quick_init
 
@@ -77,12 +78,6 @@ def free_board(board: Board) -> Board:
     """The same position under free choice of captures (EN 6.6): every complete capture sequence
     the pieces can make, whatever the choice rule (to tell 8.1.8/8.1.15 from 8.1.14)."""
     return Board(board.fen(), _free_variant(board.variant))
-
-
-def square_label(board: Board, name: str) -> str:
-    """A square for texts: its official number, or its algebraic name for a light square."""
-    n = board.variant.geometry.number_of_algebraic.get(name)
-    return str(n) if n is not None else name
 
 
 def _fen(variant: Variant, pieces: dict[int, tuple[int, bool]], turn: int) -> str:
@@ -162,7 +157,7 @@ def judge(ref: Board, on_board: dict[int, int | None], presser: int | None,
             return Judgement("twice", 1 - c,
                              N_("moved again {a}-{b} after pressing the clock").format(a=a, b=b),
                              move=mv if shaped else None, after_fen=fen_after(c))
-        # written in the transcript as played, by the player who played it (TRACE.md moves)
+        # written in the transcript as played, by the player who played it (docs/trace-format.md moves)
         return Judgement("opponent_piece", c, N_("moved the opponent's piece {a}-{b}").format(a=a, b=b),
                          move=Move((a, b), sorted(gone)), after_fen=fen_after(1 - c))
     after = fen_after(1 - c)
@@ -413,6 +408,14 @@ class Judge:
             return
         if move.is_capture and self._check_removal(t, move, pressed):
             return
+        # issue 40: what the pieces on the board are (a board that knows them): a king moved
+        # uncrowned (IT 8.1.16), a crown on a man (IT 8.1.17, INT 4.15)
+        found = judge_move(s.pieces, s.tracker.ref, move)
+        if found is not None:
+            self.irregular(t, Judgement(found.key, c, found.text, move=move,
+                                        legal=found.after_fen is None,
+                                        after_fen=found.after_fen), by_press=pressed)
+            return
         self._commit(t, move, pressed)
 
     def _check_removal(self, t: float, move: Move, pressed: bool) -> bool:
@@ -479,6 +482,9 @@ class Judge:
         previous = game.board.copy(stack=False)
         rec = game.play(move, t=t, clock=clock, provisional=pending)
         s.previous = previous
+        # IT 4.4: the opponent has moved; a man made king now owes its crown
+        for found in crowns_due(s.pieces, previous, game.board, move, Colour(rec.side)):
+            s.raise_flag(t, found.key, found.side, "noted", found.text)
         log.debug("move %s", rec.notation)
         code = why if pending else article(s.variant, why).code
         s.emit(MoveCommitted(t, rec.ply, rec.side, rec.move, rec.notation, rec.clock,
@@ -543,7 +549,7 @@ class Judge:
 
     def _write_in(self, t: float, j: Judgement, offender: Colour, after: Board,
                   clock: tuple[float, float] | None, codes: list[str]) -> None:
-        """TRACE.md ``moves``: the irregular move stands in the transcript, in its place with the
+        """docs/trace-format.md ``moves``: the irregular move stands in the transcript, in its place with the
         side that played it, with the clocks after it like every move (``clock``), while the
         opponent decides (IT 8.2) and if it is kept (IT 8.3); the game goes on from the
         position on the board, ``/FEN/`` in the PDN. A move the rules do not allow carries the

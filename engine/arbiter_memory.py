@@ -26,6 +26,7 @@ from engine.decisions import (BoardToFix, ClockChanged, ClockRefused, Decision, 
 from engine.errors import ClockError
 from engine.events import GameStarted
 from engine.game import Game, GameMark
+from engine.identity import PieceWatch
 from engine.pdn import record_tags
 from engine.squares import square_sort_key
 from engine.timecontrol import parse_time_control_tag
@@ -43,7 +44,7 @@ class Pending:
     position on the board (kept on ``accept`` or by play, IT 8.3), when it was completed, the
     piece touch-move binds after a correction (IT 8.1.3) and whether the offender completed it
     with a counted clock press (retracted if corrected). While it waits, the irregular move
-    stands in the transcript (TRACE.md ``moves``): ``mark`` undoes it. Boards are copies without
+    stands in the transcript (docs/trace-format.md ``moves``): ``mark`` undoes it. Boards are copies without
     move stack: the cost does not grow with the game."""
 
     flag_ids: tuple[int, ...]
@@ -189,7 +190,7 @@ class Timekeeper:
 
 
 class ArbiterMemory:
-    """The arbiter's memory for one game, from its start line (TRACE.md ``start``).
+    """The arbiter's memory for one game, from its start line (docs/trace-format.md ``start``).
 
     Read-only: ``start``, ``variant``, ``geometry``, ``clock_mode`` (a press completes a move),
     ``settle`` (quiet seconds that complete a move without clock), ``game`` (the official record),
@@ -206,14 +207,17 @@ class ArbiterMemory:
     board is disturbed), ``obligation`` (the piece touch-move binds from the start of the turn),
     ``started`` (a move has been completed, IT 7.1), ``previous`` (the position before the last
     move, if regular: IT 8.1.4). ``tracker`` (the pieces of the turn) is replaced by
-    :meth:`reset_turn` and :meth:`keep_turn`; the arbiter tells it the touches.
+    :meth:`reset_turn` and :meth:`keep_turn`; the arbiter tells it the touches. ``pieces``
+    (``engine.identity``: which piece the board saw where, on a board that knows them): told by
+    the arbiter, read by both.
     """
 
     # no attribute but these: the memory's whole surface is the list above
     __slots__ = ("_start", "_variant", "_dark", "_game", "_flags", "_out",
                  "_timekeeper", "_shown_fix", "_fix_key", "_ended", "ended_at", "now", "sensed", "pending",
                  "correcting", "correction_touch", "disturbed", "draw_offer", "draw_refused",
-                 "obligation", "started", "setup_flags", "light_flags", "previous", "tracker")
+                 "obligation", "started", "setup_flags", "light_flags", "previous", "tracker",
+                 "pieces")
 
     def __init__(self, start: GameStarted) -> None:
         self._start = start
@@ -248,6 +252,7 @@ class ArbiterMemory:
         self.previous: Board | None = None
         self.tracker = TurnTracker(self._game.board, self.sensed, None,
                                    self.legal(self._game.board), self.now)
+        self.pieces = PieceWatch()
 
     # ------------------------------------------------------------------ set once
 
@@ -265,7 +270,7 @@ class ArbiterMemory:
 
     @property
     def clock_mode(self) -> bool:
-        """TRACE.md ``clock``: a clock press completes a move (else ``settle`` quiet seconds)."""
+        """docs/trace-format.md ``clock``: a clock press completes a move (else ``settle`` quiet seconds)."""
         return self._start.clock
 
     @property

@@ -110,11 +110,35 @@ _TABLE: dict[str, tuple[Kind, dict[str, tuple[str, str]]]] = {
                              "EN": ("8.1.11", N_("removing fewer pieces than captured")),
                              "INT": ("5.4.13", N_("stopping the removal of captured pieces "
                                                "part-way"))}),
-    # not detectable (no crowning stack is seen); listed so that the table is the regulation's
+    # seen only by a board that knows which piece is where (issue 40, engine.identity): a king
+    # is two stacked men. INT has no such irregularities: a king moved uncrowned breaks INT 3.7
+    # ("não pode mover-se sem ser coroada"), an irregular move of a king (5.4.02); a crown on a
+    # man that only passed the crown row during a capture breaks INT 4.15, on another man 3.5
     "unmarked_king": (_I, {"IT": ("8.1.16", N_("moving a king not marked as such")),
-                           "EN": ("8.1.15", N_("moving a king not marked as such"))}),
+                           "EN": ("8.1.15", N_("moving a king not marked as such")),
+                           "INT": ("5.4.02", N_("an irregular move of a man or a king"))}),
     "wrong_crown": (_I, {"IT": ("8.1.17", N_("crowning the wrong man")),
-                         "EN": ("8.1.16", N_("crowning the wrong man"))}),
+                         "EN": ("8.1.16", N_("crowning the wrong man")),
+                         "INT": ("3.5", N_("only a man that ends its move on the crown row is "
+                                           "crowned"))}),
+    "crown_in_passing": (_I, {"INT": ("4.15", N_("a man that only passes the crown row during a "
+                                                 "capture stays a man"))}),
+    # IT 4.4 / EN 4.5: the crown goes on as the man reaches the far row; late, it counts as
+    # touching an own piece (IT 3.7, 3.10). INT 3.5: the crowning is marked by a stacked man
+    "crown_late": (_N, {"IT": ("4.4", N_("crowning is done as the man reaches the far row; late, "
+                                         "it counts as touching the piece")),
+                        "EN": ("4.5", N_("crowning is done as the man reaches the far row; late, "
+                                         "it counts as touching the piece")),
+                        "INT": ("3.5", N_("only a man that ends its move on the crown row is "
+                                          "crowned"))}),
+    # IT 4.5 / EN 4.6: an unmarked man is no king unless the game is transcribed (the board
+    # transcribes every game); INT 3.7: a crowned man keeps its rank, but may not move uncrowned
+    "crown_lost": (_N, {"IT": ("4.5", N_("an unmarked man is no king, unless the game is "
+                                         "transcribed")),
+                        "EN": ("4.6", N_("an unmarked man is no king, unless the game is "
+                                         "transcribed")),
+                        "INT": ("3.7", N_("a man made king keeps its rank but may not move "
+                                          "uncrowned"))}),
     # other articles of the game
     # IT 6.4 / EN 6.4 / INT 4.8 (the Turkish strike): cited in the text of the flag (8.1.12,
     # 8.1.14) of a capture the sensors saw pass over an enemy piece twice
@@ -224,7 +248,7 @@ _COMP: dict[str, tuple[str, Kind, str]] = {
                                         "clock press")),
     "clock_refused": ("COMP 3.6.1", _P, N_("the clock refused an operation")),
     "lampo_countdown": ("COMP 5.7", _P, N_("mosse lampo: the arbiter counts down each move")),
-    # TRACE.md: what the board could not see is told, with no rule article (code BOARD)
+    # docs/trace-format.md: what the board could not see is told, with no rule article (code BOARD)
     "sensor_fault": ("BOARD", _N, N_("the board's sensors stopped answering")),
     "sensor_fault_cleared": ("BOARD", _N, N_("the board's sensors answer again")),
     "restart": ("BOARD", _N, N_("the board's daemon restarted; clocks stopped until the arbiter "
@@ -310,7 +334,7 @@ def _titles() -> dict[str, str]:
             prefixes = ("INT", "BR") if numbering == "INT" else (numbering,)
             for prefix in prefixes:
                 out.setdefault(f"{prefix} {number}", text)
-    out["BOARD"] = N_("what the board could not see (no rule article, TRACE.md)")
+    out["BOARD"] = N_("what the board could not see (no rule article, docs/trace-format.md)")
     for c, _, text in _COMP.values():
         out.setdefault(c, text)
     return out

@@ -2,7 +2,7 @@
 
 An ``IntEnum``, so a colour still indexes the board's per-colour tables at no cost, and
 ``1 - colour`` style arithmetic keeps working where the hot path needs it (wrap it back with
-``Colour(...)`` where a ``Colour`` is promised). Its text form is the one of TRACE.md and the
+``Colour(...)`` where a ``Colour`` is promised). Its text form is the one of docs/trace-format.md and the
 clock: ``"white"`` / ``"black"`` (``str(Colour.WHITE) == "white"``, ``Colour.parse("black")``).
 """
 
@@ -24,7 +24,7 @@ class Colour(IntEnum):
 
     @property
     def label(self) -> str:
-        """``"white"`` or ``"black"``, as TRACE.md and PDN comments write it."""
+        """``"white"`` or ``"black"``, as docs/trace-format.md and PDN comments write it."""
         return "white" if self is Colour.WHITE else "black"
 
     def __str__(self) -> str:

@@ -40,7 +40,7 @@ STATUSES = ("pending", "corrected", "maintained", "noted")
 
 @dataclass(frozen=True, slots=True)
 class Flag:
-    """A rule event the arbiter noted (TRACE.md ``flags``): ``id`` (its number in the game, from
+    """A rule event the arbiter noted (docs/trace-format.md ``flags``): ``id`` (its number in the game, from
     0), ``code`` (the article), ``side`` (the player concerned, or None), ``kind`` (its article's
     kind, in :data:`KINDS`: irregularity, incorrectness, notice, result or procedure), ``status``
     (in :data:`STATUSES`), ``text``."""
@@ -58,7 +58,7 @@ class Flag:
         return dataclasses.replace(self, status=status)
 
     def to_dict(self) -> dict[str, object]:
-        """The TRACE.md report object."""
+        """The docs/trace-format.md report object."""
         return {"t": self.t, "code": self.code,
                 "side": None if self.side is None else self.side.label,
                 "kind": self.kind, "status": self.status, "text": self.text}

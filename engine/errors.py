@@ -92,7 +92,7 @@ class UndecidedCaptureError(PdnError):
 
 
 class TraceError(InputError):
-    """A physical-event trace that is malformed (TRACE.md): carries the 1-based line number."""
+    """A physical-event trace that is malformed (docs/trace-format.md): carries the 1-based line number."""
 
     def __init__(self, line: int, message: str) -> None:
         super().__init__(f"line {line}: {message}")

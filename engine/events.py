@@ -1,9 +1,9 @@
-"""Physical events of a game, as in shared/TRACE.md: what the sensors and buttons saw.
+"""Physical events of a game, as in docs/trace-format.md: what the sensors and buttons saw.
 
 Squares are *algebraic names seen from White's side* ("e3", "j10"; a1 = White's left-hand corner),
 because the sensors lie under every square, light ones included, which have no official number.
 The trace reader (``engine.trace``) turns official numbers into these names; ``to_dict`` writes
-them back as TRACE.md JSON objects. Times ``t`` are seconds since the start of the game.
+them back as docs/trace-format.md JSON objects. Times ``t`` are seconds since the start of the game.
 
 Event classes are named in the past tense (they report what happened) and are immutable.
 """
@@ -11,21 +11,42 @@ Event classes are named in the past tense (they report what happened) and are im
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Mapping, Union
 
-from engine.colour import Colour
+from engine.board import Piece
+from engine.colour import BLACK, WHITE, Colour
 from engine.squares import square_sort_key
 from engine.frozen import quick_init
 
-#: Player controls of TRACE.md, in the order the document lists them.
+#: Player controls of docs/trace-format.md, in the order the document lists them.
 BUTTON_NAMES = (
     "clock", "accomodo", "correct", "accept", "draw_offer", "draw_accept", "resign", "count",
     "repetition",
 )
-#: Arbiter actions of TRACE.md.
+#: Arbiter actions of docs/trace-format.md.
 ARBITER_ACTIONS = ("start_clock", "stop_clock", "restore", "impose_count", "adjudicate", "note",
                    "correct_result")
 SIDES = ("white", "black")
+
+#: The trace's names of the pieces a board that knows them reports (``"piece"`` keys of ``place``,
+#: ``piece`` and ``snapshot`` lines): white/black man/king.
+PIECE_CODES: dict[str, Piece] = {"wm": Piece(WHITE, False), "bm": Piece(BLACK, False),
+                                 "wk": Piece(WHITE, True), "bk": Piece(BLACK, True)}
+_CODE_OF: dict[Piece, str] = {piece: code for code, piece in PIECE_CODES.items()}
+
+
+def piece_code(piece: Piece) -> str:
+    """The trace's name of ``piece``: ``"wm"``, ``"bm"``, ``"wk"`` or ``"bk"``."""
+    return _CODE_OF[piece]
+
+
+def parse_piece(code: str) -> Piece:
+    """The piece a trace names ``code`` (``"wm"``, ``"bm"``, ``"wk"``, ``"bk"``); raises
+    ValueError for anything else."""
+    piece = PIECE_CODES.get(code)
+    if piece is None:
+        raise ValueError(f"a piece is 'wm', 'bm', 'wk' or 'bk', not {str(code)[:40]!r}")
+    return piece
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,24 +95,62 @@ class PieceLifted:
 @quick_init
 @dataclass(frozen=True, slots=True)
 class PiecePlaced:
-    """A piece arrived on ``square`` (a presence sensor closed)."""
+    """A piece arrived on ``square`` (a presence sensor closed). A board that knows which piece
+    stands where (analog Hall sensors) also says ``piece`` (colour and crown) and ``reading``,
+    the sensor's normalised signed field (white man about +1.0, black man about -1.0, a king,
+    two stacked men, about ±2.0); both None on a board that sees occupancy only."""
 
     t: float
     square: str
+    piece: Piece | None = None
+    reading: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"t": self.t, "type": "place", "square": self.square}
+        d: dict[str, Any] = {"t": self.t, "type": "place", "square": self.square}
+        if self.piece is not None:
+            d["piece"] = piece_code(self.piece)
+        if self.reading is not None:
+            d["reading"] = self.reading
+        return d
+
+
+@quick_init
+@dataclass(frozen=True, slots=True)
+class PieceChanged:
+    """The piece on the still-occupied ``square`` changed to ``piece`` (a man crowned by stacking
+    a second man on it, a king's top man lifted off), as a board that knows the pieces saw it;
+    ``reading`` as in :class:`PiecePlaced`. The trace's ``piece`` line."""
+
+    t: float
+    square: str
+    piece: Piece
+    reading: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"t": self.t, "type": "piece", "square": self.square,
+                             "piece": piece_code(self.piece)}
+        if self.reading is not None:
+            d["reading"] = self.reading
+        return d
 
 
 @dataclass(frozen=True, slots=True)
 class SnapshotTaken:
-    """The full occupancy the sensors see; squares not listed are empty."""
+    """The full occupancy the sensors see; squares not listed are empty. ``pieces``: on a board
+    that knows them, the piece on each occupied square it could tell (a read-only mapping, its
+    squares among ``occupied``); None on a board that sees occupancy only."""
 
     t: float
     occupied: frozenset[str] = field(default_factory=frozenset)
+    pieces: Mapping[str, Piece] | None = field(default=None, hash=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"t": self.t, "type": "snapshot", "occupied": sorted(self.occupied, key=square_sort_key)}
+        d: dict[str, Any] = {"t": self.t, "type": "snapshot",
+                             "occupied": sorted(self.occupied, key=square_sort_key)}
+        if self.pieces is not None:
+            d["pieces"] = {square: piece_code(self.pieces[square])
+                           for square in sorted(self.pieces, key=square_sort_key)}
+        return d
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -165,7 +224,7 @@ class SensorsFailed:
 @dataclass(frozen=True, slots=True)
 class SensorsRecovered:
     """The journal's ``fault_cleared`` line: the sensors under ``squares`` answer again (a
-    snapshot follows and is checked, TRACE.md)."""
+    snapshot follows and is checked, docs/trace-format.md)."""
 
     t: float
     squares: tuple[str, ...]
@@ -188,5 +247,5 @@ class DaemonRestarted:
         return {"t": self.t, "type": "restart", "down": self.down}
 
 
-Event = Union[PieceLifted, PiecePlaced, SnapshotTaken, ButtonPressed, ArbiterActed, TraceEnded,
-              SensorsFailed, SensorsRecovered, DaemonRestarted]
+Event = Union[PieceLifted, PiecePlaced, PieceChanged, SnapshotTaken, ButtonPressed, ArbiterActed,
+              TraceEnded, SensorsFailed, SensorsRecovered, DaemonRestarted]

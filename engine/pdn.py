@@ -53,7 +53,7 @@ from engine.variants import VARIANTS, Variant, find_variant
 SEVEN_TAGS = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 _TAG_DEFAULTS = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "White": "?",
                  "Black": "?"}
-#: The PDN tag of each start-line key (TRACE.md) that names the game (``started_at`` gives Date).
+#: The PDN tag of each start-line key (docs/trace-format.md) that names the game (``started_at`` gives Date).
 START_TAGS = {"event": "Event", "site": "Site", "date": "Date", "round": "Round",
               "white": "White", "black": "Black", "board": "Board"}
 ANNOTATIONS = ("!!", "??", "!?", "?!", "!", "?", "*", "+", "=")  # IT 13
@@ -509,7 +509,7 @@ def _as_played(game: Game, text: str) -> Move:
 
 
 def record_tags(start: Mapping[str, object], board_in_round: bool = False) -> dict[str, str]:
-    """The PDN tags a game's start line (TRACE.md ``start``: ``event``, ``site``, ``date``,
+    """The PDN tags a game's start line (docs/trace-format.md ``start``: ``event``, ``site``, ``date``,
     ``started_at``, ``round``, ``white``, ``black``, ``board``; a pairing's names and round
     given the same way) knows, in the order of the seven standard tags, then ``Board`` (the
     board's number in the hall). ``Date`` is the start line's ``date`` (``YYYY.MM.DD`` or ISO

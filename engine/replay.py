@@ -1,4 +1,4 @@
-"""One game replayed: journal lines (TRACE.md) in, each line with the arbiter's decisions out.
+"""One game replayed: journal lines (docs/trace-format.md) in, each line with the arbiter's decisions out.
 
 Every reader of a journal goes through :class:`Replay`: ``damiera replay`` and the reports
 (:func:`replay_lines`), the daemon's game session (its live feed and its resume), the web's SSE
@@ -16,7 +16,7 @@ Memory is bounded by what is kept: a replay holds its arbiter and the start line
 line; lines are read from the iterable as they are fed, so a journal of any length streams.
 
 ``replay_lines(lines)`` is ``damiera replay``'s report: the :class:`Report` whose ``to_json()`` is
-exactly the TRACE.md object (keys ``moves``, ``flags``, ``fen``, ``result``, ``pdn``) and
+exactly the docs/trace-format.md object (keys ``moves``, ``flags``, ``fen``, ``result``, ``pdn``) and
 ``to_text()`` a readable summary with the article title of every flag. The command itself
 streams the same bytes (:class:`StreamedReport`: each move written out once settled, then
 forgotten by the game), so that the record of a trace of any length is never held whole.
@@ -80,7 +80,7 @@ class LineFault:
 @dataclass(frozen=True, slots=True)
 class Fed:
     """What one journal line did: its ``line`` number (1-based; the web's SSE id, the hall's
-    catch-up key), ``record`` (the TRACE.md object exactly as journaled; ``{}`` for a line
+    catch-up key), ``record`` (the docs/trace-format.md object exactly as journaled; ``{}`` for a line
     skipped as not JSON), the ``event`` given to the arbiter (None for the start line and a line
     skipped unread), the arbiter's ``decisions``, and ``fault``: why the line was skipped, or
     None."""
@@ -153,7 +153,7 @@ class Replay:
         self.line = line
         #: ``t`` of the last line read (0.0 after the start line)
         self.last_t = 0.0
-        #: the last event fed was ``end`` (TRACE.md): no settle timer is left to fire
+        #: the last event fed was ``end`` (docs/trace-format.md): no settle timer is left to fire
         self.ended = False
         #: the policy stopped the replay: nothing more is fed
         self.stopped = False
@@ -263,7 +263,7 @@ class Replay:
         return self.report()
 
     def report(self) -> Report:
-        """The TRACE.md report of the game so far."""
+        """The docs/trace-format.md report of the game so far."""
         return Report(self.arbiter.game, self.arbiter.flags)
 
     def _fault(self, fault: LineFault) -> Fed | None:
@@ -291,7 +291,7 @@ class Report:
         return write_pdn(self.game)
 
     def to_json(self) -> dict[str, Any]:
-        """The TRACE.md report object."""
+        """The docs/trace-format.md report object."""
         out: dict[str, Any] = {"moves": self.moves, "flags": [f.to_dict() for f in self.flags],
                                "fen": self.game.board.fen(), "result": self.game.result,
                                "pdn": self.pdn()}

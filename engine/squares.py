@@ -11,7 +11,7 @@ A square has two names (SPEC §1):
   left-hand corner, light squares included (the sensors lie under every square).
 
 ``file`` and ``rank`` are 0-based (a = 0, rank 1 = 0). Squares sort rank by rank from White's
-side, then by file (:func:`square_sort_key`: "c3" < "e3" < "b4"), the order of TRACE.md's lists.
+side, then by file (:func:`square_sort_key`: "c3" < "e3" < "b4"), the order of docs/trace-format.md's lists.
 
 A *rotation* is a number of quarter turns ``k`` in 0..3 (wiring files write degrees: 0, 90, 180,
 270). A physical square (its name printed on the sensor board) maps to the logical square White

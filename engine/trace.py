@@ -1,10 +1,11 @@
-"""Reading physical-event traces (shared/TRACE.md): JSON Lines in, ``GameStarted`` + events out.
+"""Reading physical-event traces (docs/trace-format.md): JSON Lines in, ``GameStarted`` + events out.
 
 A trace is refused, by raising ``TraceError(line_number, message)`` (1-based line numbers), when
-it is malformed in any of the ways TRACE.md lists: bad JSON, a line that is not an object, no start
-line, an unknown variant or an invalid FEN, an unknown event type, button or arbiter action, a
-square that does not exist on the variant's board, time going backwards, or a missing or ill-typed
-key. Blank lines are skipped (they still count for line numbers).
+it is malformed in any of the ways docs/trace-format.md lists: bad JSON, a line that is not an
+object, no start line, an unknown variant or an invalid FEN, an unknown event type, button or
+arbiter action, a square that does not exist on the variant's board, time going backwards, a
+missing or ill-typed key, an unknown piece code or a reading out of range. Blank lines are skipped
+(they still count for line numbers).
 
 Squares arrive as official numbers or algebraic names and leave as algebraic names (the event
 classes of ``engine.events``): light squares have no number but the sensors lie under them too.
@@ -18,11 +19,11 @@ import math
 import unicodedata
 from typing import Any, Iterable, Iterator
 
-from engine.board import parse_fen
+from engine.board import Piece, parse_fen
 from engine.errors import InputError, TraceError, excerpt
-from engine.events import (ARBITER_ACTIONS, BUTTON_NAMES, SIDES, ArbiterActed, ButtonPressed, Event,
-                           DaemonRestarted, GameStarted, PieceLifted, PiecePlaced, SensorsFailed,
-                           SensorsRecovered, SnapshotTaken, TraceEnded)
+from engine.events import (ARBITER_ACTIONS, BUTTON_NAMES, PIECE_CODES, SIDES, ArbiterActed,
+                           ButtonPressed, DaemonRestarted, Event, GameStarted, PieceChanged, PieceLifted,
+                           PiecePlaced, SensorsFailed, SensorsRecovered, SnapshotTaken, TraceEnded)
 from engine.variants import Geometry, Variant, find_variant
 
 __all__ = ["read_trace", "parse_trace", "load_line", "parse_start", "parse_event", "CLOCK_START_ARBITER",
@@ -44,7 +45,7 @@ NOT_ONE_LINE = frozenset({"Cc", "Zl", "Zp"})
 
 
 def split_lines(text: str) -> list[str]:
-    """A trace's (a journal's) text as its lines: a line ends at ``"\n"`` alone (TRACE.md), so
+    """A trace's (a journal's) text as its lines: a line ends at ``"\n"`` alone (docs/trace-format.md), so
     a name holding U+2028 or U+0085 (JSON leaves them raw) stays inside its line, where
     ``str.splitlines()`` would split it. A last line without its ``"\n"`` is kept (the
     caller cuts a torn one); no empty line after the last ``"\n"``."""
@@ -68,7 +69,10 @@ def one_line_problem(text: str) -> str | None:
 MAX_LINE_CHARS = 1_000_000
 #: Largest time read (``t``, ``settle``): 10^9 s is over 31 years, beyond any game or journal.
 MAX_SECONDS = 1e9
-#: Longest settle time (seconds): a move left that long is long complete (TRACE.md, IT 3.5).
+#: Largest sensor reading read (``reading``, either sign): a king reads about ±2.0, so 1000 is
+#: far beyond any sensor that is calibrated at all.
+MAX_READING = 1000.0
+#: Longest settle time (seconds): a move left that long is long complete (docs/trace-format.md, IT 3.5).
 MAX_SETTLE = 3600.0
 
 
@@ -187,10 +191,21 @@ def parse_event(number: int, obj: dict[str, Any], variant: Variant) -> Event:
     g = variant.geometry
     if kind in ("lift", "place"):
         square = _square(number, obj.get("square", _MISSING), g)
-        return PieceLifted(t, square) if kind == "lift" else PiecePlaced(t, square)
+        if kind == "lift":
+            return PieceLifted(t, square)
+        piece = _piece(number, obj["piece"]) if obj.get("piece") is not None else None
+        return PiecePlaced(t, square, piece, _reading(number, obj))
+    if kind == "piece":
+        square = _square(number, obj.get("square", _MISSING), g)
+        if obj.get("piece") is None:
+            raise TraceError(number, "missing key 'piece'")
+        return PieceChanged(t, square, _piece(number, obj["piece"]), _reading(number, obj))
     if kind == "snapshot":
-        occupied = _key(number, obj, "occupied", list)
-        return SnapshotTaken(t, frozenset(_square(number, s, g) for s in occupied))
+        occupied = frozenset(_square(number, s, g) for s in _key(number, obj, "occupied", list))
+        pieces = _opt(number, obj, "pieces", dict)
+        if pieces is None:
+            return SnapshotTaken(t, occupied)
+        return SnapshotTaken(t, occupied, _pieces(number, pieces, occupied, g))
     if kind == "button":
         name = _key(number, obj, "name", str)
         if name not in BUTTON_NAMES:
@@ -236,6 +251,37 @@ def parse_event(number: int, obj: dict[str, Any], variant: Variant) -> Event:
 
 
 _MISSING = object()
+
+
+def _piece(number: int, token: object) -> Piece:
+    if not isinstance(token, str) or token not in PIECE_CODES:
+        raise TraceError(number, f"a piece is 'wm', 'bm', 'wk' or 'bk', not {excerpt(token)}")
+    return PIECE_CODES[token]
+
+
+def _reading(number: int, obj: dict[str, Any]) -> float | None:
+    """The optional ``reading``: a finite number from -MAX_READING to MAX_READING."""
+    value = obj.get("reading")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TraceError(number, f"'reading' must be a number, not {excerpt(value)}")
+    if not (isinstance(value, int) or math.isfinite(value)) or abs(value) > MAX_READING:
+        raise TraceError(number, f"'reading' must be a number from -{MAX_READING:g} to "
+                                 f"{MAX_READING:g}, not {excerpt(value)}")
+    return float(value)
+
+
+def _pieces(number: int, obj: dict[str, Any], occupied: frozenset[str],
+            g: Geometry) -> dict[str, Piece]:
+    """A snapshot's ``pieces``: square (number or name) to piece code, every square occupied."""
+    pieces: dict[str, Piece] = {}
+    for token, code in obj.items():
+        square = _square(number, token, g)
+        if square not in occupied:
+            raise TraceError(number, f"'pieces' names {excerpt(token)}, a square not in 'occupied'")
+        pieces[square] = _piece(number, code)
+    return pieces
 
 
 def _square(number: int, token: object, g: Geometry) -> str:

@@ -15,7 +15,10 @@ with any swapped pair crossed), gpiozero's ``MockFactory``, luma's ``dummy`` OLE
 * ``dead:SQ``: the square's pin never goes low (``stuck_high``: a broken switch);
 * ``stuck:SQ``: the square's pin is always low (``stuck_low``: a switch stuck closed);
 * ``chatter:SQ``: the pin is pulled low at every other read of its chip;
-* ``bus-off``: the adapter is gone (opening ``/dev/i2c-1`` fails) and I²C is off in the Pi.
+* ``bus-off``: the adapter is gone (opening ``/dev/i2c-1`` fails) and I²C is off in the Pi;
+* ``gain:SQ:0.7``, ``clip:SQ:80`` (an analog Hall board): the square's sensor has 0.7 times the
+  nominal sensitivity, or stops being linear at 80 mT (a DRV5055 of a smaller range, which
+  clips a king's field).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.errors import InputError
+from engine.events import parse_piece
 from hardware_mocks.chips.ssd1306 import FakeOLED
 from hardware_mocks.clock import FakeClock
 from hardware_mocks.display import dummy_oled
@@ -113,6 +117,15 @@ class SimulatedBench:
         elif fault.kind == "bus-off":
             self.bus.remove()
             self.pi.i2c_off()
+        elif fault.kind in ("gain", "clip"):
+            if self.board.field is None or fault.value is None:
+                raise InputError(f"--fault {fault.kind}: only on an analog Hall board "
+                                 "(kind = \"analog-hall\")")
+            square = fault.squares[0]
+            if fault.kind == "gain":
+                self.board.field.set_sensor(square, gain=fault.value)
+            else:
+                self.board.field.set_sensor(square, linear=fault.value)
         elif fault.kind in ("dead", "stuck", "chatter"):
             spec, pin = _pin_of(built, fault.squares[0])
             chip = self.board.chips[spec.name]
@@ -143,6 +156,9 @@ class SimulatedBench:
         """The simulator's hands: what a person would do, at once."""
         if request.action == "clear":
             self.board.set_occupied(())
+        elif request.action == "put":
+            piece = parse_piece(request.piece)
+            self.board.set_occupied(request.squares, {sq: piece for sq in request.squares})
         elif request.action == "set up":
             self.board.set_occupied(request.squares)
         elif request.action == "place":

@@ -3,7 +3,7 @@
 A :class:`LightBoard` is what a hall's hub sees of a real board (``pi/hall/PROTOCOL.md``), with
 no daemon, sensors or web server behind it: it plays random legal games
 (:func:`hardware_mocks.hall_games.natural_game`) as the journal a real board writes —
-``STATE/games/<id>/trace.jsonl``, TRACE.md lines: a start line with the board's pairing, number,
+``STATE/games/<id>/trace.jsonl``, docs/trace-format.md lines: a start line with the board's pairing, number,
 id and ``started_at``, the power-up snapshot, lifts, places, adjustments and clock presses at
 their times, an ``end`` once the arbiter (the engine's, fed every line as on the board) has a
 result — and publishes each line after writing it (QoS 1, with its line number), its retained

@@ -2,7 +2,7 @@
 
 :func:`natural_game` plays a random LEGAL game of a variant (the engine's move generation) and
 yields its events lazily, in the order and at the game times a real board would journal them
-(TRACE.md): the power-up ``snapshot`` at 0, then per move a think time drawn from a tournament's
+(docs/trace-format.md): the power-up ``snapshot`` at 0, then per move a think time drawn from a tournament's
 distribution (long-tailed, shrunk when the clock runs low, the increment added back), the move
 made with :func:`hardware_mocks.players.physical` (a brush here and there, a capture shown
 square by square or carried straight, captured pieces removed in either legal order, IT 5.10,

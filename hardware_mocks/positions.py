@@ -3,6 +3,7 @@ expected occupancy from the rules engine instead)."""
 
 from __future__ import annotations
 
+from engine.board import Board, Piece
 from engine.squares import all_squares, numbered_squares
 
 
@@ -19,3 +20,9 @@ def initial_occupancy(size: int, dark_odd: bool) -> frozenset[str]:
 def light_squares(size: int, dark_odd: bool) -> frozenset[str]:
     """The squares no piece stands on, under the same colouring as :func:`initial_occupancy`."""
     return frozenset(all_squares(size)) - frozenset(numbered_squares(size, dark_odd))
+
+
+def pieces_on(board: Board) -> dict[str, Piece]:
+    """The pieces of a position by algebraic square (what an analog board's set-up shows)."""
+    geometry = board.variant.geometry
+    return {geometry.algebraic(n): piece for n, piece in board.pieces().items()}

@@ -1,7 +1,8 @@
 """The simulator's web controls (``/api/sim/*`` of ``pi/web/API.md``): the pieces of the virtual
-board lifted and placed, the players' buttons pressed as pin edges on the wiring's GPIOs, and the
-OLED image exactly as luma's dummy device holds it. The daemon cannot import this module (pi never
-imports hardware_mocks): ``Parts.web_routes`` hands it to the web server."""
+board lifted and placed (on an analog Hall board also crowned and uncrowned), the players'
+buttons pressed as pin edges on the wiring's GPIOs, and the OLED image exactly as luma's dummy
+device holds it. The daemon cannot import this module (pi never imports hardware_mocks):
+``Parts.web_routes`` hands it to the web server."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from engine.errors import InvalidSquareError
-from engine.events import BUTTON_NAMES as BUTTONS, ButtonPressed
+from engine.events import BUTTON_NAMES as BUTTONS, ButtonPressed, parse_piece, piece_code
 from engine.squares import parse_square, square_name
 from engine.variants import find_variant
 from hardware_mocks.gpio import tap
@@ -21,13 +22,13 @@ from hardware_mocks.gpio import tap
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from hardware_mocks.simulate import Simulation
+    from hardware_mocks.simulated import Simulated
     from hardware_mocks.virtual_board import VirtualBoard
 
 __all__ = ["sim_routes"]
 
 
-def sim_routes(sim: Simulation, variant: str) -> Any:
+def sim_routes(sim: Simulated, variant: str) -> Any:
     """``Parts.web_routes`` for the simulation ``sim`` of a ``variant`` board."""
     v = find_variant(variant)
     #: The set of pieces the board has: both sides' men (24, or 40 on a 10x10 board). A place
@@ -66,14 +67,30 @@ def sim_routes(sim: Simulation, variant: str) -> Any:
             return web.json_response({"ok": True, "square": sq})
 
         async def place(request: web.Request) -> web.Response:
-            sq = square(await _body(request))
+            body = await _body(request)
+            sq = square(body)
+            kind = body.get("piece")
+            try:
+                piece = parse_piece(kind) if kind is not None else None
+            except ValueError as exc:
+                raise _bad(str(exc)) from None
             if len(board().occupied) >= pieces:
                 raise _bad(f"all {pieces} pieces are on the board: lift one first", 409)
             try:
-                board().place(sq)
+                board().place(sq, piece=piece)
             except ValueError as exc:
                 raise _bad(str(exc), 409) from None
             return web.json_response({"ok": True, "square": sq})
+
+        def stack(crown: bool) -> Any:
+            async def act(request: web.Request) -> web.Response:
+                sq = square(await _body(request))
+                try:
+                    (board().crown if crown else board().uncrown)(sq)
+                except ValueError as exc:
+                    raise _bad(str(exc), 409) from None
+                return web.json_response({"ok": True, "square": sq})
+            return act
 
         async def button(request: web.Request) -> web.Response:
             body = await _body(request)
@@ -89,7 +106,12 @@ def sim_routes(sim: Simulation, variant: str) -> Any:
             return web.json_response({"ok": True})
 
         async def state(request: web.Request) -> web.Response:
-            return web.json_response({"occupied": sorted(board().occupied), "pieces": pieces})
+            b = board()
+            answer: dict[str, Any] = {"occupied": sorted(b.occupied), "pieces": pieces}
+            if b.field is not None:  # an analog Hall board knows which piece stands where
+                answer["kinds"] = {sq: piece_code(p) for sq in sorted(b.occupied)
+                                   if (p := b.piece(sq)) is not None}
+            return web.json_response(answer)
 
         async def oled(request: web.Request) -> web.Response:
             hw = sim.hardware
@@ -104,6 +126,8 @@ def sim_routes(sim: Simulation, variant: str) -> Any:
                                 headers={"Cache-Control": "no-store"})
 
         return [("POST", "/api/sim/lift", lift, True), ("POST", "/api/sim/place", place, True),
+                ("POST", "/api/sim/crown", stack(True), True),
+                ("POST", "/api/sim/uncrown", stack(False), True),
                 ("POST", "/api/sim/button", button, True),
                 # the virtual board and the OLED show a move held from the public (a pending
                 # irregularity): the arbiter's, like the controls (issue 17)

@@ -30,14 +30,17 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.board import Board
+from engine.board import Board, Piece
 from engine.errors import InputError, TraceError
 from engine.events import Event, GameStarted, PieceLifted, PiecePlaced, SnapshotTaken
+from engine.squares import unrotate_square
 from engine.trace import parse_trace
 from engine.variants import find_variant
+from hardware_mocks.calibrated import calibrated
 from hardware_mocks.clock import FakeClock
 from hardware_mocks.display import dummy_oled
 from hardware_mocks.gpio import mock_factory
+from hardware_mocks.positions import pieces_on
 from hardware_mocks.serial import BroadcastPort
 from hardware_mocks.smbus import FakeI2CBus
 from hardware_mocks.terminal import TerminalDisplay
@@ -57,6 +60,7 @@ from pi.drivers.wiring import Wiring, example_wiring, load_wiring
 
 if TYPE_CHECKING:  # paho is loaded only when the hall is on
     from pi.hall.link import BoardLink
+    from hardware_mocks.simulated import Simulated
 
 log = logging.getLogger(__name__)
 
@@ -114,11 +118,15 @@ class Simulation:
     :meth:`parts` is how the daemon gets it: the fakes, and the scan loop back (``scan_loop``)."""
 
     def __init__(self, wiring: Wiring, occupied: frozenset[str], *, stepped: bool = False,
-                 terminal: bool = False) -> None:
+                 terminal: bool = False, pieces: Mapping[str, Piece] | None = None) -> None:
         # The mock pins have no contact bounce, and gpiozero measures its bounce time on the
-        # real clock: presses a few simulated ms apart would be dropped at high speed.
-        self.wiring = dataclasses.replace(wiring, button_bounce=0.0)
+        # real clock: presses a few simulated ms apart would be dropped at high speed. An analog
+        # board not calibrated yet is calibrated on its fakes first, as its builder would.
+        self.wiring = dataclasses.replace(calibrated(wiring), button_bounce=0.0)
         self.occupied = occupied
+        #: On an analog Hall board, which piece stands where (logical squares; else the side
+        #: whose half the square is on, :class:`~hardware_mocks.virtual_board.VirtualBoard`).
+        self.pieces = dict(pieces or {})
         self.stepped = stepped
         self.terminal = terminal
         self.clock: FakeClock | None = FakeClock(SIM_START) if stepped else None
@@ -152,8 +160,9 @@ class Simulation:
             hw.display = TerminalDisplay(hw.display.device, held=True)
         pin = (self.factory.pin(self.wiring.interrupt_gpio)
                if self.wiring.interrupt_gpio is not None else None)
-        self.board = VirtualBoard(self.wiring, self.bus, interrupt_pin=pin)
-        self.board.set_occupied(self.occupied)
+        self.board = VirtualBoard(self.wiring, self.bus, interrupt_pin=pin,
+                                  rotation=_lying(self.wiring, self.occupied))
+        self.board.set_occupied(self.occupied, self.pieces)
         self.hardware = hw
         return hw
 
@@ -169,6 +178,16 @@ class Simulation:
         if self._out is None:
             raise RuntimeError("the simulation's hardware is not built yet")
         self._out.put(item)
+
+
+def _lying(wiring: Wiring, occupied: frozenset[str]) -> int:
+    """How the board lies: turned so that the pieces stand on sensed squares (an analog board
+    senses its dark squares only; an Italian game turns it a quarter), else as wired."""
+    sensed = wiring.sensed_squares
+    for k in range(4):
+        if all(unrotate_square(s, k, wiring.size) in sensed for s in occupied):
+            return k
+    return 0
 
 
 def default_wiring(variant: str) -> Path:
@@ -204,7 +223,9 @@ def main(*, config: Config, wiring_path: str | None = None, state_dir: str | Non
     if trace is None:
         journal = _unfinished_journal(root)
         sim = Simulation(wiring, _expected(config) if journal is None
-                         else left_on_board(journal, _expected(config)))
+                         else left_on_board(journal, _expected(config)),
+                         pieces=pieces_on(Board(config.fen, find_variant(config.variant)))
+                         if journal is None else None)
         return run_board(config, wiring, root, sim.parts(http=http, http_default=http_default,
                                                          web_routes=_web_routes(sim, config, http),
                                                          announce=announce))
@@ -225,7 +246,7 @@ def _web_routes(sim: Simulation, config: Config, http: tuple[str, int] | None) -
 
 
 def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
-              pace: float | None, *, hooks: Mapping[int, Callable[[Simulation], None]] | None = None,
+              pace: float | None, *, hooks: Mapping[int, Callable[[Simulated], None]] | None = None,
               http: tuple[str, int] | None = None, http_default: bool = False,
               terminal: bool | None = None,
               announce: Callable[[str, Path], None] | None = None) -> int:
@@ -240,8 +261,16 @@ def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
             f"{root}: its unfinished game ({_who(journal[0])}) is not this trace's: a trace "
             "plays in a game of its own (give another --state-dir, or finish that game)")
     point = resume_point(events, journal, _expected(config))
+    # an analog board's pieces at the start: the trace's first snapshot's, else the position's
+    # (resumed: each side's men on its half)
+    start = None
+    if not point.resumed:
+        start = pieces_on(Board(config.fen, find_variant(config.variant)))
+        first = events[0] if point.index == 1 and events else None
+        if isinstance(first, SnapshotTaken) and first.pieces is not None:
+            start.update(first.pieces)
     sim = Simulation(wiring, point.occupied, stepped=True,
-                     terminal=pace is not None if terminal is None else terminal)
+                     terminal=pace is not None if terminal is None else terminal, pieces=start)
     shifted = {i - point.index: f for i, f in (hooks or {}).items() if i >= point.index}
     player = TracePlayer(sim, events[point.index:], pace=pace, resumed=point.resumed,
                          resumed_at=point.t,
@@ -261,7 +290,7 @@ def run_trace(config: Config, wiring: Wiring, root: Path, events: list[Event],
         web_routes=_web_routes(sim, config, http), announce=announce, on_link=linked))
 
 
-#: The start line's keys that make a game the trace's own (TRACE.md): its rules, and, on a lone
+#: The start line's keys that make a game the trace's own (docs/trace-format.md): its rules, and, on a lone
 #: board, its players (in a hall the round's pairing names them, not the trace).
 _RULE_KEYS = ("variant", "fen", "clock", "time_control")
 _TAG_KEYS = ("white", "black", "event", "round")

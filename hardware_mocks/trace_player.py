@@ -44,15 +44,16 @@ from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.events import (ArbiterActed, ButtonPressed, Event, PieceLifted, PiecePlaced,
-                           SnapshotTaken, TraceEnded)
+from engine.events import (ArbiterActed, ButtonPressed, Event, PieceChanged, PieceLifted,
+                           PiecePlaced, SnapshotTaken, TraceEnded)
 from engine.clock import ClockState
 from engine.trace import CLOCK_START_ARBITER
 from hardware_mocks.gpio import tap
+from hardware_mocks.positions import pieces_on
 from pi.board.scan_loop import MAX_SCANS_PER_INSTANT, ScanLoop
 
 if TYPE_CHECKING:
-    from hardware_mocks.simulate import Simulation
+    from hardware_mocks.simulated import Simulated
     from pi.board.controller import BoardController
     from pi.drivers.sensors import SensorScanner
 
@@ -211,6 +212,8 @@ def _matches(event: Event, line: dict[str, Any]) -> bool:
         return kind == "lift" and line.get("square") == event.square
     if isinstance(event, PiecePlaced):
         return kind == "place" and line.get("square") == event.square
+    if isinstance(event, PieceChanged):
+        return kind == "piece" and line.get("square") == event.square
     if isinstance(event, ButtonPressed):
         return kind == "button" and line.get("name") == event.name \
             and line.get("side") == str(event.side)  # a Colour: "white" / "black"
@@ -243,10 +246,10 @@ class TracePlayer:
     (of ``events``) is acted. ``setup``: how many of the first events put a wrong set-up right
     before the game begins (:attr:`ResumePoint.setup`)."""
 
-    def __init__(self, sim: Simulation, events: Sequence[Event], *, pace: float | None,
+    def __init__(self, sim: Simulated, events: Sequence[Event], *, pace: float | None,
                  resumed: bool = False, resumed_at: float = 0.0, settle: float = 2.0,
                  journal: Sequence[dict[str, Any]] = (),
-                 hooks: Mapping[int, Callable[[Simulation], None]] | None = None,
+                 hooks: Mapping[int, Callable[[Simulated], None]] | None = None,
                  setup: int = 0) -> None:
         assert sim.clock is not None, "the trace player needs a stepped simulation"
         self.sim = sim
@@ -348,7 +351,7 @@ class TracePlayer:
 
     async def _end(self) -> None:
         """``end``: journaled like the trace's other lines (the arbiter lets a pending settle
-        timer fire there, TRACE.md), then the deadlines still within ``settle`` pass."""
+        timer fire there, docs/trace-format.md), then the deadlines still within ``settle`` pass."""
         controller = self._controller
         assert controller is not None
         self._put(TraceEnded(self.sim.time.stamp()))
@@ -375,21 +378,31 @@ class TracePlayer:
                             else "occupied")
                 self.skipped.append(event)
                 return
-            (board.lift if isinstance(event, PieceLifted) else board.place)(event.square)
+            if isinstance(event, PieceLifted):
+                board.lift(event.square)
+            else:  # on an analog board, the piece the trace saw (else the one lifted last)
+                board.place(event.square, piece=event.piece)
+        elif isinstance(event, PieceChanged):
+            piece = board.piece(event.square)
+            if piece is None or piece.king == event.piece.king:
+                log.warning("trace event %r cannot be acted on the board: skipped", event)
+                self.skipped.append(event)
+                return
+            (board.crown if event.piece.king else board.uncrown)(event.square)
         elif isinstance(event, SnapshotTaken) and in_setup:
             # Before the game the daemon's set-up check follows the sensors: the board as
             # they see it, change by change, then their snapshot.
-            board.set_occupied(event.occupied)
+            board.set_occupied(event.occupied, dict(event.pieces or {}))
             await self._quiet()
             self.sim_scanner().request_snapshot()
         elif isinstance(event, SnapshotTaken):
-            # In a game a snapshot is one observation of the whole board (TRACE.md), judged as
+            # In a game a snapshot is one observation of the whole board (docs/trace-format.md), judged as
             # one (a difference is a disturbance, IT 7.8): handed over as the scan loop hands
             # its outputs over, at once. The sensors' own reports of the same changes follow
             # and tell the arbiter nothing new; acted as those alone, a piece gone from the
             # board would be a player's touch.
-            board.set_occupied(event.occupied)
-            self._put([SnapshotTaken(self.sim.time.stamp(), event.occupied)])
+            board.set_occupied(event.occupied, dict(event.pieces or {}))
+            self._put([SnapshotTaken(self.sim.time.stamp(), event.occupied, event.pieces)])
         elif isinstance(event, ButtonPressed):
             gpio = self.sim.wiring.buttons.get(event.side.label, {}).get(event.name)
             if gpio is None:
@@ -417,13 +430,15 @@ class TracePlayer:
         session = controller.session
         if session is None:
             return
-        target = session.arbiter.game.board.occupied_algebraic()
+        position = session.arbiter.game.board
+        target = position.occupied_algebraic()
         gone = sorted(board.occupied - target)
         back = sorted(target - board.occupied)
         if gone:
             board.lift(*gone)
-        if back:
-            board.place(*back)
+        pieces = pieces_on(position)
+        for square in back:
+            board.place(square, piece=pieces.get(square))
         self._turn()
         await self._quiet()
 
@@ -452,11 +467,20 @@ class TracePlayer:
         return scan
 
     async def _quiet(self) -> None:
-        """Waits (in simulated time) until every physical change made so far was reported."""
+        """Waits (in simulated time) until every physical change made so far was reported (on
+        an analog board, the pieces too: a crown put on is reported once decided for 250 ms)."""
         board, scanner = self.sim.board, self.sim_scanner()
         assert board is not None
+
+        def reported() -> bool:
+            if scanner.occupancy() != board.occupied:
+                return False
+            if scanner.identity is None or board.field is None:
+                return True
+            seen = scanner.identity.pieces()
+            return all(seen.get(square) == board.piece(square) for square in board.occupied)
         for _ in range(1000):
-            if scanner.occupancy() == board.occupied or scanner.faults:
+            if reported() or scanner.faults:
                 return
             await self._advance_to(self._scan_loop().next_wake())
         log.warning("the sensors did not settle on the board's pieces")

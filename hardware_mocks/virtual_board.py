@@ -4,6 +4,12 @@ Squares given to its methods are *logical* (White's view); ``rotation`` says how
 sensor board is turned (as in :mod:`engine.squares`), so a test can put a board down turned by 90°.
 Every change updates the chips' pin levels, latches their interrupts, and drives the shared INT
 line (a gpiozero MockPin: low while any chip asserts INT).
+
+On an analog Hall wiring (``kind = "analog-hall"``) the pieces are real ones, colour and crown:
+a :class:`~hardware_mocks.field.FieldModel` (``field``) gives each ADC input its conversions. A
+piece put down without saying which is the one lifted last (a move: lift, place), else one of the
+side whose half of the board the square is on; :meth:`crown` stacks a second man on a man,
+:meth:`uncrown` lifts a king's top man off.
 """
 
 from __future__ import annotations
@@ -11,7 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from engine.squares import rotate_square, unrotate_square
+import random
+
+from engine.board import Piece
+from engine.colour import BLACK, WHITE
+from engine.squares import parse_square, rotate_square, unrotate_square
+from hardware_mocks.chips.adcs import MID_CODE, FakeADC
+from hardware_mocks.field import FieldModel
 from hardware_mocks.smbus import CHIP_MODELS, FakeChip, FakeI2CBus
 from pi.drivers.wiring import Wiring
 
@@ -20,7 +32,8 @@ class VirtualBoard:
     """Pieces on squares; ``bus`` gets one fake chip per wiring chip (created if absent)."""
 
     def __init__(self, wiring: Wiring, bus: FakeI2CBus, *, rotation: int = 0,
-                 interrupt_pin: Any = None) -> None:
+                 interrupt_pin: Any = None, field: FieldModel | None = None,
+                 seed: int = 40) -> None:
         self.wiring = wiring
         self.bus = bus
         self.rotation = rotation % 4
@@ -33,7 +46,16 @@ class VirtualBoard:
             if chip is None:
                 chip = bus.attach(CHIP_MODELS[spec.kind](spec.address))
             self.chips[spec.name] = chip
-        if wiring.matrix is None:
+        self.field: FieldModel | None = None
+        self.hand: list[Piece] = []  # pieces lifted, the last on top
+        if wiring.is_analog:
+            self.field = field or FieldModel(sorted(wiring.sensed_squares), wiring.size,
+                                             rng=random.Random(seed))
+            for spec in wiring.chips:
+                chip = self.chips[spec.name]
+                if isinstance(chip, FakeADC):
+                    chip.analog = self._analog_source(spec.squares)
+        elif wiring.matrix is None:
             for spec in wiring.chips:
                 pins = [(pin, s) for pin, s in enumerate(spec.squares) if s]
                 self.chips[spec.name].external_low = self._direct_source(pins)
@@ -57,6 +79,15 @@ class VirtualBoard:
                 cache[0], cache[1] = self._version, mask
             return cache[1]
         return external_low
+
+    def _analog_source(self, squares: tuple[str, ...]) -> Any:
+        model = self.field
+        assert model is not None
+
+        def convert(channel: int) -> int:
+            square = squares[channel] if channel < len(squares) else ""
+            return model.code(square) if square else MID_CODE
+        return convert
 
     def _matrix_source(self, name: str) -> Any:
         m = self.wiring.matrix
@@ -103,18 +134,40 @@ class VirtualBoard:
             pin.drive_high()
 
     # -- moving pieces -----------------------------------------------------------------------
-    def set_occupied(self, squares: Iterable[str]) -> None:
-        """Puts pieces on exactly ``squares`` (logical), all at once."""
+    def set_occupied(self, squares: Iterable[str],
+                     pieces: dict[str, Piece] | None = None) -> None:
+        """Puts pieces on exactly ``squares`` (logical), all at once; on an analog board
+        ``pieces`` (logical square → piece) says which, else by the half of the board."""
+        squares = list(squares)
         self.pieces = {self.physical(s) for s in squares}
+        if self.field is not None:
+            for p in list(self.field.pieces):
+                self.field.remove(p)
+            for s in squares:
+                piece = (pieces or {}).get(s) or self._side_of(s)
+                self.field.put(self.physical(s), piece)
         self.refresh()
 
-    def place(self, *squares: str) -> None:
-        """Puts a piece on each square at the same instant."""
+    def _side_of(self, square: str) -> Piece:
+        """A man of the side whose half of the board ``square`` (logical) is on."""
+        rank = parse_square(square, self.wiring.size)[1]
+        return Piece(WHITE if rank < self.wiring.size // 2 else BLACK, False)
+
+    def piece(self, square: str) -> Piece | None:
+        """The piece on logical ``square`` (analog boards), None when empty or unknown."""
+        return None if self.field is None else self.field.pieces.get(self.physical(square))
+
+    def place(self, *squares: str, piece: Piece | None = None) -> None:
+        """Puts a piece on each square at the same instant (on an analog board ``piece``, else
+        the one lifted last, see module doc)."""
         for s in squares:
             p = self.physical(s)
             if p in self.pieces:
                 raise ValueError(f"{s} is already occupied")
             self.pieces.add(p)
+            if self.field is not None:
+                chosen = piece or (self.hand.pop() if self.hand else self._side_of(s))
+                self.field.put(p, chosen)
         self.refresh()
 
     def lift(self, *squares: str) -> None:
@@ -124,7 +177,32 @@ class VirtualBoard:
             if p not in self.pieces:
                 raise ValueError(f"{s} is empty")
             self.pieces.discard(p)
+            if self.field is not None:
+                lifted = self.field.remove(p)
+                if lifted is not None:
+                    self.hand.append(lifted)
         self.refresh()
+
+    def crown(self, square: str) -> None:
+        """Stacks a second man of its colour on the man of ``square`` (analog boards)."""
+        self._analog().crown(self._occupied_physical(square))
+        self.refresh()
+
+    def uncrown(self, square: str) -> None:
+        """Lifts the top man off the king of ``square`` (analog boards)."""
+        self._analog().uncrown(self._occupied_physical(square))
+        self.refresh()
+
+    def _analog(self) -> FieldModel:
+        if self.field is None:
+            raise ValueError("this board senses occupancy only: no crowns to see")
+        return self.field
+
+    def _occupied_physical(self, square: str) -> str:
+        p = self.physical(square)
+        if p not in self.pieces:
+            raise ValueError(f"{square} is empty")
+        return p
 
     def knock(self, *squares: str) -> None:
         """A hand knocks several pieces off at once (same as lifting them together)."""
@@ -137,4 +215,8 @@ class VirtualBoard:
             raise ValueError(f"{src} is empty")
         self.pieces.discard(p)
         self.pieces.add(q)
+        if self.field is not None:
+            moving = self.field.remove(p)
+            if moving is not None:
+                self.field.put(q, moving)
         self.refresh()

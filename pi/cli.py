@@ -5,7 +5,7 @@
 * ``damiera moves --variant V [--fen FEN] --json``: one JSON line per position, a list of moves
   ``{"from", "to", "path", "captures", "notation"}``; without ``--fen``, FENs are read from
   standard input, one per line, and answered one line each, in order.
-* ``damiera replay TRACE.jsonl [--json]``: the report of shared/TRACE.md.
+* ``damiera replay TRACE.jsonl [--json]``: the report of docs/trace-format.md.
 * ``damiera pdn FILE [--variant V]``: read a PDN file, replay every move through the rules and
   print the game(s) as PDN. A game holding a capture written short that the rest of the game
   cannot decide (``3x26`` fitting two captures) is left out, named on standard error with its
@@ -319,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="one JSON list of moves per position")
     s.set_defaults(func=_cmd_moves)
 
-    s = sub.add_parser("replay", help="replay a physical-event trace (shared/TRACE.md)")
+    s = sub.add_parser("replay", help="replay a physical-event trace (docs/trace-format.md)")
     s.add_argument("trace", help="the trace: JSON lines, a start line then physical events "
                    "(a game's STATE/games/<id>/trace.jsonl is one)")
     s.add_argument("--json", action="store_true",

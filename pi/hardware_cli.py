@@ -11,10 +11,15 @@ board. The forms are a contract:
 * ``damiera doctor`` (``--state-dir DIR``, ``--config FILE``: the state directory whose free
   space and fsync latency count)
 * ``damiera hardware diagram --wiring FILE [--out FILE]``: the wiring as an SVG drawing.
+* ``damiera hardware calibrate --wiring FILE [--reads N]``: an analog Hall board's guided
+  calibration (empty board, white men, black men, white kings, black kings), each square's
+  levels written into the wiring file's ``[calibration]``; ``hardware test`` on such a board
+  then names every square that cannot tell empty, man, king and colour apart with margin.
 
 Each takes ``--simulate`` (the fakes of ``hardware_mocks``, found through the ``damiera/bench``
 entry point: ``pi`` never imports them) with ``--fault KIND:ARG`` (repeatable:
-``missing-chip:0x21``, ``swap:SQ,SQ``, ``dead:SQ``, ``stuck:SQ``, ``chatter:SQ``, ``bus-off``).
+``missing-chip:0x21``, ``swap:SQ,SQ``, ``dead:SQ``, ``stuck:SQ``, ``chatter:SQ``, ``bus-off``;
+on an analog board ``gain:SQ:F``, ``clip:SQ:MT``).
 Exit status 0 when all is well, 1 when the board (or the Pi) has a fault, 2 on bad input (one
 line on stderr, through ``pi.cli``'s one catch).
 
@@ -54,6 +59,7 @@ from pi.drivers.probe import FAIL, OK, WARN, Finding, probe_chips, propose_wirin
 from pi.drivers.wiring import Wiring, load_wiring
 
 if TYPE_CHECKING:  # the command line parses every command: their modules load when run
+    from pi.drivers.analog import AnalogGroup
     from http.server import ThreadingHTTPServer
 
 __all__ = ["add_hardware_parsers", "EXIT_OK", "EXIT_FAULT", "REPORTS_DIR", "fsync_latency",
@@ -132,6 +138,15 @@ def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: 
     state_options(s, "where the report goes")
     common(s)
     s.set_defaults(func=cmd_test, state_root=state_root)
+
+    s = cmds.add_parser("calibrate", help="an analog Hall board's levels, square by square, "
+                        "into its wiring file")
+    s.add_argument("--wiring", required=True, help="the board's wiring file (kind = "
+                   "\"analog-hall\"); its [calibration] is rewritten")
+    s.add_argument("--reads", type=whole, default=32, help="conversions averaged per square "
+                   "and step (default 32)")
+    common(s)
+    s.set_defaults(func=cmd_calibrate)
 
     s = cmds.add_parser("diagram", help="the wiring file drawn as an SVG")
     s.add_argument("--wiring", required=True, help="the wiring file to draw")
@@ -219,6 +234,15 @@ def cmd_probe(args: argparse.Namespace) -> int:
         raise InputError(f"--bus: an I²C bus number 0..255, got {args.bus}")
     bench = _bench(args, wiring)
     number: int | str = args.bus if args.bus is not None else (wiring.bus if wiring else 1)
+    if wiring is not None and wiring.is_analog:
+        from pi.drivers.calibration import probe_analog
+        try:
+            findings = probe_analog(wiring, bench.open_bus(number))
+        except (BusUnavailableError, OSError) as exc:
+            return _bus_gone(exc)
+        for finding in findings:
+            _print(finding)
+        return _summary(findings)
     try:
         bus = bench.open_bus(number)
         findings, chips = probe_chips(bus, wiring)
@@ -389,6 +413,104 @@ def _gpio(option: str, value: int | None) -> int | None:
     return value
 
 
+def _analog_bus(args: argparse.Namespace, wiring: Wiring) -> tuple[Bench, list[AnalogGroup]]:
+    """The bench and the analog groups of an analog Hall wiring on its bus."""
+    from pi.drivers.bus import ManagedBus
+    from pi.drivers.hardware import analog_groups
+    bench = _bench(args, wiring)
+    bus = ManagedBus(bench.open_bus(wiring.bus), clock=bench.clock)
+    groups, _identity = analog_groups(wiring, bus)
+    return bench, groups
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from engine.events import piece_code
+    from pi.drivers.bringup import Request
+    from pi.drivers.calibration import calibrate, margins, plan, store_calibration
+    from pi.drivers.errors import ChipFailure
+    wiring = load_wiring(args.wiring)
+    if not wiring.is_analog:
+        raise InputError(f"{wiring.source}: not an analog Hall board (kind = \"analog-hall\"):"
+                         " nothing to calibrate")
+    if not 1 <= args.reads <= 4096:
+        raise InputError(f"--reads: 1..4096, got {args.reads}")
+    try:
+        bench, groups = _analog_bus(args, wiring)
+    except BusUnavailableError as exc:
+        return _bus_gone(exc)
+    t = translations(terminal_language())
+    names = {"wm": N_("a white man"), "bm": N_("a black man"),
+             "wk": N_("a white king (two white men stacked)"),
+             "bk": N_("a black king (two black men stacked)")}
+    steps = {"empty": N_("empty board"), "white": N_("white men"), "black": N_("black men"),
+             "white_king": N_("white kings"), "black_king": N_("black kings")}
+    men = 20 if wiring.size == 10 else 12
+
+    def ready(level: str, piece: Any, squares: list[str]) -> None:
+        if piece is None:
+            text = t.gettext("take every piece off the board")
+            request = Request("clear", text)
+        else:
+            code = piece_code(piece)
+            text = t.gettext("put {piece} on each of {squares}, nothing elsewhere").format(
+                piece=t.gettext(names[code]), squares=" ".join(squares))
+            request = Request("put", text, tuple(squares), piece=code)
+        step = t.gettext(steps[level])
+        if args.simulate:
+            _say(f"{step}: {text}")
+            bench.act(request)
+            return
+        _say(t.gettext("{step}: {text}; then press Enter").format(step=step, text=text))
+        if sys.stdin.readline() == "":
+            raise InputError("calibration stopped (end of input): the wiring file is unchanged")
+
+    try:
+        table = calibrate(groups, plan(wiring.sensed_squares, men), ready, args.reads)
+    except ChipFailure as exc:
+        return _bus_gone(exc.error)
+    except ValueError as exc:
+        raise InputError(f"calibration: {exc}; the wiring file is unchanged") from None
+    try:
+        calibrated = store_calibration(args.wiring, table)
+    except OSError as exc:
+        raise InputError(f"{args.wiring}: cannot be written ({exc.strerror or exc})") from None
+    found = margins(calibrated)
+    named = [m for m in found if m.problems()]
+    _say(t.ngettext("calibrated {n} square into {file}; {named} cannot tell the pieces apart "
+                    "with margin (damiera hardware test names them)",
+                    "calibrated {n} squares into {file}; {named} cannot tell the pieces apart "
+                    "with margin (damiera hardware test names them)", len(table)).format(
+        n=len(table), file=args.wiring, named=len(named)))
+    return EXIT_FAULT if named else EXIT_OK
+
+
+def analog_test(wiring: Wiring) -> int:
+    """``hardware test`` on an analog Hall board: each square's margins from its calibration
+    (:func:`pi.drivers.calibration.margins`); the squares that cannot tell empty, man, king
+    and colour apart with margin are named, with by how much. Exit 1 when any is."""
+    from pi.drivers.calibration import margins
+    assert wiring.analog is not None
+    t = translations(terminal_language())
+    found = margins(wiring)
+    if not wiring.analog.calibration:
+        _say("WARN " + t.gettext("{file}: not calibrated (damiera hardware calibrate): the "
+                                 "nominal levels are assumed").format(file=wiring.source))
+    for m in found:
+        for problem in m.problems(t):
+            _say(f"FAIL {m.square}: {problem}")
+    if found:
+        _say(t.gettext("smallest margins (fraction of a man's field, after the worst piece and "
+                       "noise): empty/man {empty}, man/king {king}, colour {colour}").format(
+            empty=f"{min(m.empty_man for m in found) * 100:.0f} %",
+            king=f"{min(m.man_king for m in found) * 100:.0f} %",
+            colour=f"{min(m.colour for m in found) * 100:.0f} %"))
+    squares = len({m.square for m in found if m.problems()})
+    _say(("FAIL" if squares else "OK") + ": " + t.ngettext(
+        "{n} square, {named} named", "{n} squares, {named} named", len(found)).format(
+        n=len(found), named=squares))
+    return EXIT_FAULT if squares else EXIT_OK
+
+
 def cmd_test(args: argparse.Namespace) -> int:
     from pi.board.statedir import atomic_write
     variant = find_variant(args.variant)
@@ -396,6 +518,11 @@ def cmd_test(args: argparse.Namespace) -> int:
     if wiring.size != variant.size:
         raise InputError(f"{wiring.source}: a {wiring.size}x{wiring.size} board cannot "
                                f"play {variant.name}")
+    if wiring.is_analog:
+        if args.fault:
+            raise InputError("--fault: an analog board's test reads its calibration; plant "
+                             "the fault when calibrating (hardware calibrate --simulate)")
+        return analog_test(wiring)
     bench = _bench(args, wiring)
     expected = Board(None, variant).occupied_algebraic()
     try:

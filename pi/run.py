@@ -67,7 +67,7 @@ def add_run_parser(sub: Any, whole: Any) -> None:
                    help="run on the simulated board (fake I2C bus, gpiozero MockFactory, "
                         "luma dummy OLED), its pieces moved on the /simulator page")
     s.add_argument("--trace", default=None,
-                   help="with --simulate: act out this trace's physical events (TRACE.md); the "
+                   help="with --simulate: act out this trace's physical events (docs/trace-format.md); the "
                         "game's settings come from its start line; exit when it ends (default: none, "
                         "the game is played on /simulator)")
     s.add_argument("--speed", default=None, metavar="X",

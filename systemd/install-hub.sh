@@ -5,8 +5,7 @@
 #   sudo systemd/install-hub.sh --hall DIR [--http HOST:PORT] [--hall-network CIDR]...
 #                               [--no-start] [--dry-run]
 #
-# - DIR is the folder `damiera hub init` wrote; its hub.toml says whether the hub is one
-#   process or N shares (`hub init --shares N`: N [[share]] tables);
+# - DIR is the folder `damiera hub init` wrote;
 # - updates apt's lists and installs python3-venv (and on 32-bit Raspberry Pi OS the compiler and
 #   headers that build Pillow, as on a board);
 # - creates the system user `damiera-hub` (no other groups: the hub needs no device);
@@ -27,12 +26,10 @@
 # - --hall-network CIDR (repeatable): the hall's network, the only one besides loopback the
 #   services talk to (IPAddressAllow=); default the private and link-local ranges, or the
 #   drop-in already there;
-# - one process: installs systemd/damiera-hub.service and its drop-ins, and disables the units
-#   of a hub of shares; N shares: installs damiera-hub@.service (damiera-hub@K-N.service for
-#   K = 0 … N-1) and damiera-front.service with their drop-ins, and disables damiera-hub.service
-#   and the shares of another N; points /opt/damiera-hub/venv at the new venv (one rename);
-#   enables the hub's units and (unless --no-start) (re)starts them, back on the venv before if
-#   they do not start; keeps the venv before (for a rollback) and removes older ones.
+# - installs systemd/damiera-hub.service and its drop-ins; points /opt/damiera-hub/venv at the
+#   new venv (one rename); enables the hub's unit and (unless --no-start) (re)starts it, back on
+#   the venv before if it does not start; keeps the venv before (for a rollback) and removes
+#   older ones.
 #
 # Running it again upgrades damiera from the checkout, in a new venv, and restarts the services.
 # The broker is not installed here: it runs from DIR/mosquitto.conf (docs/organiser.md).
@@ -54,8 +51,8 @@ DEFAULT_HTTP=0.0.0.0:8090
 HALL=""
 HTTP=""
 
-# The facts of hub.toml the installer needs, one a line: the number of [[share]] tables and
-# [mqtt] ca ("" when none); or one line saying why not, with exit status 1.
+# The fact of hub.toml the installer needs: [mqtt] ca ("" when none); or one line saying why
+# not, with exit status 1.
 READ_HUB_TOML='
 import sys, tomllib
 try:
@@ -63,11 +60,10 @@ try:
         hub = tomllib.load(f)
 except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
     sys.exit(" ".join(str(e).split()))
-shares, mqtt = hub.get("share", []), hub.get("mqtt", {})
+mqtt = hub.get("mqtt", {})
 ca = mqtt.get("ca", "") if isinstance(mqtt, dict) else None
-if not isinstance(shares, list) or not isinstance(ca, str) or "\n" in ca:
-    sys.exit("[[share]] or [mqtt] ca is not as damiera hub init writes them")
-print(len(shares))
+if not isinstance(ca, str) or "\n" in ca:
+    sys.exit("[mqtt] ca is not as damiera hub init writes it")
 print(ca)
 '
 
@@ -108,34 +104,16 @@ if [[ -n "$HTTP" ]]; then
         || die "--http wants HOST:PORT (e.g. 0.0.0.0:8090 or [::]:8090, port 1..65535): $HTTP"
 fi
 check_networks
-check_checkout systemd/damiera-hub.service systemd/damiera-hub@.service \
-    systemd/damiera-front.service
+check_checkout systemd/damiera-hub.service
 check_root
 check_python "Debian 12 has 3.11, Ubuntu 24.04 3.12, Debian 13 3.13"  # PY_VERSION, PY_MACHINE
-read_out="$(python3 -c "$READ_HUB_TOML" "$HALL/hub.toml" 2>&1)" || die "$HALL/hub.toml: $read_out"
-mapfile -t facts <<< "$read_out"
-SHARES="${facts[0]}"
-CA_NAME="${facts[1]:-}"
+CA_NAME="$(python3 -c "$READ_HUB_TOML" "$HALL/hub.toml" 2>&1)" || die "$HALL/hub.toml: $CA_NAME"
 if [[ -n "$CA_NAME" ]]; then
     # The hub reads it beside its hub.toml: it is installed beside /etc/damiera-hub/hub.toml.
     [[ "$CA_NAME" != */* ]] || die "$HALL/hub.toml: [mqtt] ca names a file beside it" \
         "(hub init: hall-ca.crt), not $CA_NAME"
     [[ -f "$HALL/$CA_NAME" ]] || die "no CA file $HALL/$CA_NAME ([mqtt] ca of $HALL/hub.toml)"
 fi
-
-# The shares this machine has (enabled: a link in a .wants folder; or loaded), whatever N.
-hub_instances() {
-    local link
-    for link in "$UNIT_DIR"/*.wants/damiera-hub@*.service; do
-        if [[ -L "$link" ]]; then
-            echo "${link##*/}"
-        fi
-    done
-    # The unit is the first word, the second after a failed one's mark.
-    systemctl list-units --all --plain --no-legend 'damiera-hub@*.service' 2>/dev/null \
-        | awk '{ print ($1 ~ /\.service$/) ? $1 : $2 }'
-}
-mapfile -t INSTANCES < <(hub_instances | sort -u)
 
 # The hub drives no GPIO: the lock's two backends (the board's `pi` extra; RPi.GPIO has no
 # wheel) are left out of its venv, so a 64-bit PC builds nothing and needs no compiler.
@@ -190,41 +168,13 @@ Environment=DAMIERA_HUB_HTTP=${HTTP:-$DEFAULT_HTTP}"
 }
 
 echo "== services"
-if [[ $SHARES -eq 0 ]]; then
-    install_unit damiera-hub.service
-    network_dropin damiera-hub.service
-    http_dropin damiera-hub.service
-    UNITS=(damiera-hub.service)
-    SEE="systemctl status damiera-hub; journalctl -u damiera-hub -f"
-    # A hall that ran as shares before.
-    OLD_UNITS=(damiera-front.service "${INSTANCES[@]}")
-else
-    install_unit damiera-hub@.service
-    install_unit damiera-front.service
-    network_dropin damiera-hub@.service
-    network_dropin damiera-front.service
-    http_dropin damiera-front.service
-    UNITS=()
-    for ((k = 0; k < SHARES; k++)); do
-        UNITS+=("damiera-hub@$k-$SHARES.service")
-    done
-    UNITS+=(damiera-front.service)
-    SEE="systemctl status 'damiera-hub@*' damiera-front;"
-    SEE+=" journalctl -u 'damiera-hub@*' -u damiera-front -f"
-    # A hall that ran as one process, or as another number of shares, before.
-    OLD_UNITS=(damiera-hub.service)
-    for unit in "${INSTANCES[@]}"; do
-        [[ " ${UNITS[*]} " == *" $unit "* ]] || OLD_UNITS+=("$unit")
-    done
-fi
+install_unit damiera-hub.service
+network_dropin damiera-hub.service
+http_dropin damiera-hub.service
+UNITS=(damiera-hub.service)
+SEE="systemctl status damiera-hub; journalctl -u damiera-hub -f"
 switch_venv
 run systemctl daemon-reload
-for unit in "${OLD_UNITS[@]}"; do
-    if systemctl is-enabled --quiet "$unit" 2>/dev/null \
-            || systemctl is-active --quiet "$unit" 2>/dev/null; then
-        run systemctl disable --now "$unit"
-    fi
-done
 run systemctl enable "${UNITS[@]}"
 if [[ $START -eq 1 ]]; then
     restart_or_roll_back "$PREVIOUS" "${UNITS[@]}"
@@ -235,7 +185,7 @@ fi
 prune_venvs "$PREVIOUS"
 if [[ -n "$PREVIOUS" ]]; then
     echo "the venv before: $PREFIX/$PREVIOUS (back to it: sudo ln -sfn $PREVIOUS $VENV.new &&" \
-        "sudo mv -T $VENV.new $VENV, then restart the hub's units)"
+        "sudo mv -T $VENV.new $VENV, then restart the hub's unit)"
 fi
 echo "the arbiter's token (the console, /arbiter):" \
     "sudo -u $USER_NAME $VENV/bin/damiera token --state-dir $STATE"

@@ -62,9 +62,6 @@ BLOCKS_ELSEWHERE: dict[tuple[str, str], str] = {
         "tests/benchmarks/test_board_latency_doc.py",
     # on a copy of the sources: run here, it would rewrite the committed catalogs
     ("docs/languages.md", "## Adding or changing a message"): "tests/i18n/test_make_catalogs.py",
-    # the hub as two processes: the shares' addresses in --shares change with their ports too
-    ("docs/organiser-shares.md", "## A hall as two processes on one PC"):
-        "tests/hall/test_doc_shares.py",
 }
 
 #: The Raspberry Pi's commands (```sh pi, in docs/board-builder.md only), not run on a PC, and
@@ -102,12 +99,18 @@ EXPECTED_OUTPUT: dict[str, str] = {
     "damiera replay sample/games/*/trace.jsonl": "Result: 1-0",
     "damiera hardware test --wiring pi/drivers/wiring/mcp23017_8x8.toml --variant italian "
     "--simulate --fault swap:b1,d1": "b1: swapped with d1",
+    "damiera hardware test --wiring board.toml --variant english": "OK: 32 squares, 0 named",
+    "damiera hardware test --wiring board.toml --variant brazilian": "FAIL c3: sensor gain",
 }
 #: Commands whose exit status is not 0 by design, with it.
 EXIT_STATUS: dict[str, int] = {
     # a planted fault: the board has one, exit 1 (the guide says so)
     "damiera hardware test --wiring pi/drivers/wiring/mcp23017_8x8.toml --variant italian "
     "--simulate --fault swap:b1,d1": 1,
+    # the analog board's planted faults (issue 40): named, exit 1 (the guide says so)
+    "damiera hardware calibrate --wiring board.toml --simulate --fault gain:c3:0.7 "
+    "--fault clip:e3:80": 1,
+    "damiera hardware test --wiring board.toml --variant brazilian": 1,
 }
 #: A command like ``damiera …`` or ``sudo …`` in a non-shell block is a form: it has a
 #: placeholder (an UPPERCASE word, ``[…]`` or ``<…>``).

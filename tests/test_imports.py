@@ -172,8 +172,9 @@ def test_no_module_imports_a_private_name_of_another() -> None:
 # ---------------------------------------------------------------------- circles
 
 
-def test_no_import_circle_in_engine_and_pi() -> None:
-    modules = {module_name(p) for pkg in ("engine", "pi") for p in (ROOT / pkg).rglob("*.py")}
+def import_circles(*packages: str) -> list[list[str]]:
+    """The circles among the modules of ``packages`` (each as the path that closes it)."""
+    modules = {module_name(p) for pkg in packages for p in (ROOT / pkg).rglob("*.py")}
 
     def resolve(name: str) -> str | None:
         while name and name not in modules:
@@ -183,7 +184,7 @@ def test_no_import_circle_in_engine_and_pi() -> None:
     graph: dict[str, set[str]] = {m: set() for m in modules}
     # imports under TYPE_CHECKING count too: a circle of types is a circle of the design (the
     # rounds once held their Hub that way; they name what they use of it in a Protocol now)
-    for i in imports_in("engine", "pi"):
+    for i in imports_in(*packages):
         targets = [f"{i.target}.{n}" for n in i.names if f"{i.target}.{n}" in modules] or [i.target]
         for target in targets:
             found = resolve(target)
@@ -203,7 +204,18 @@ def test_no_import_circle_in_engine_and_pi() -> None:
     for m in sorted(graph):
         if m not in state:
             walk(m, [m])
+    return circles
+
+
+def test_no_import_circle_in_engine_and_pi() -> None:
+    circles = import_circles("engine", "pi")
     assert circles == []
+
+
+def test_no_import_circle_in_the_fakes() -> None:
+    # issue 39: the simulator's companions (trace player, web controls) once imported the
+    # simulation that imports them; they read it through hardware_mocks.simulated now
+    assert import_circles("engine", "pi", "hardware_mocks") == []
 
 
 def test_engine_package_is_its_map_and_import_cheap() -> None:
@@ -220,3 +232,77 @@ def test_engine_package_is_its_map_and_import_cheap() -> None:
     assert missing == []
     assert set(loaded) <= {"engine.board", "engine.colour", "engine.errors", "engine.fen",
                            "engine.squares", "engine.variants"}, loaded
+
+
+# ---------------------------------------------------------------------- the hall and the web
+
+#: What the hall may import of the web (issue 39): the board's composed routes and the parts
+#: they are built from (``pi.web.server``: ``BoardRoutes`` and its Protocols; the live feeds
+#: and the views the board's pages show, which the hall's pages show alike), and the helpers
+#: every site shares (the site and its auth, HTTP helpers, languages).
+HALL_MAY_IMPORT = frozenset({"pi.web.server", "pi.web.feeds", "pi.web.views", "pi.web.site",
+                             "pi.web.auth", "pi.web.httputil", "pi.web.i18n"})
+#: Of ``pi.web.server``, the board's routes alone (never the daemon's server).
+BOARD_ROUTES = frozenset({"BoardRoutes", "BoardParts", "BoardFeed", "ActionSink", "BoardGames",
+                          "Route", "report_pdf_response", "PDN"})
+
+
+def test_the_hall_imports_of_the_web_only_the_board_routes_and_shared_helpers() -> None:
+    bad = {(i.path, i.target) for i in imports_in("pi/hall")
+           if i.target.startswith("pi.web.") and i.target not in HALL_MAY_IMPORT}
+    # ``from pi.web import auth``: the module named is what counts
+    bad |= {(i.path, f"{i.target}.{n}") for i in imports_in("pi/hall") if i.target == "pi.web"
+            for n in i.names if f"pi.web.{n}" not in HALL_MAY_IMPORT}
+    bad |= {(i.path, f"{i.target}.{n}") for i in imports_in("pi/hall")
+            if i.target == "pi.web.server" for n in i.names if n not in BOARD_ROUTES}
+    assert bad == set()
+
+
+def _classes_of(package: str) -> dict[str, set[str]]:
+    """Module → the names of the classes it defines."""
+    out: dict[str, set[str]] = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        out[module_name(path)] = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    return out
+
+
+def test_no_class_of_the_hall_subclasses_a_class_of_the_web() -> None:
+    """Issue 39: the hall composes the web's parts (a site, an auth, the board's routes); it
+    never inherits a server of the web (three servers once shared behaviour that way)."""
+    web_classes = {(m, c) for m, cs in _classes_of("pi/web").items() for c in cs}
+    bad = []
+    for path in sorted((ROOT / "pi/hall").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported: dict[str, tuple[str, str]] = {}  # local name → (web module, class)
+        modules: dict[str, str] = {}  # local name → web module
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pi.web"):
+                for a in node.names:
+                    imported[a.asname or a.name] = (node.module or "", a.name)
+                    modules[a.asname or a.name] = f"{node.module}.{a.name}"
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for base in node.bases:
+                if isinstance(base, ast.Name) and imported.get(base.id) in web_classes:
+                    bad.append((path.name, node.name, base.id))
+                if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) \
+                        and (modules.get(base.value.id), base.attr) in web_classes:
+                    bad.append((path.name, node.name, base.attr))
+    assert bad == []
+
+
+def test_no_route_is_found_by_a_name() -> None:
+    """Issue 39: no handler (or anything else) of the web and the hall is looked up by a name
+    made at run time (``getattr(server, name)``): every ``getattr`` names its attribute."""
+    bad = []
+    for package in ("pi/web", "pi/hall"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                        and node.func.id == "getattr" and len(node.args) >= 2 \
+                        and not isinstance(node.args[1], ast.Constant):
+                    bad.append((path.name, node.lineno))
+    assert bad == []

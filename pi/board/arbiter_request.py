@@ -1,5 +1,5 @@
 """An arbiter's action as a request from outside the board (``POST /api/arbiter`` of the web
-server, a ``cmd`` of the hall's hub): the TRACE.md object less ``t``, checked before it goes
+server, a ``cmd`` of the hall's hub): the docs/trace-format.md object less ``t``, checked before it goes
 into the daemon's inbox as an :class:`engine.events.ArbiterActed`.
 
 The checks are those of ``POST /api/arbiter`` (``pi/web/API.md``), so that an action refused on
@@ -46,7 +46,7 @@ class ArbiterRequest:
     seen: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The TRACE.md arbiter object less ``t`` (``result`` and ``text`` only when set,
+        """The docs/trace-format.md arbiter object less ``t`` (``result`` and ``text`` only when set,
         ``public`` only when true)."""
         out: dict[str, Any] = {"action": self.action}
         if self.result is not None:

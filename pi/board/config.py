@@ -157,7 +157,7 @@ class Config:
 
     def start_line(self, game_id: str | None = None, started_at: str | None = None
                    ) -> dict[str, Any]:
-        """The journal's start line (TRACE.md): :meth:`game_started` plus ``site``, ``board``,
+        """The journal's start line (docs/trace-format.md): :meth:`game_started` plus ``site``, ``board``,
         ``id`` and ``started_at`` (ISO 8601 UTC) when known."""
         line = self.game_started().to_dict()
         for key, value in (("site", self.site), ("board", self.board), ("id", game_id),

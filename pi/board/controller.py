@@ -2,7 +2,8 @@
 
 :class:`BoardController` is synchronous and single-threaded: the daemon's event loop
 (``pi.daemon``) hands it every input — what the sensors report (``PieceLifted``,
-``PiecePlaced``, ``SnapshotTaken``, ``SensorFault``, ``SensorFaultCleared``), the players'
+``PiecePlaced``, ``PieceChanged`` on a board that knows the pieces, ``SnapshotTaken``,
+``SensorFault``, ``SensorFaultCleared``), the players'
 buttons and serial commands (``ButtonPressed``), the arbiter's actions (``ArbiterActed``) — with
 :meth:`handle`, and calls :meth:`tick` when :meth:`next_deadline` passes. The simulator drives
 the very same object on a simulated clock.
@@ -52,33 +53,34 @@ import json
 import logging
 import threading
 import time as _time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, Protocol, Union
+from typing import Any, Union
 
-from engine.board import Board
+from engine.board import Board, Piece
 from engine.clock import ClockState, GameClock
-from engine.clock_display import DEFAULT_RULES, Cue, CueTracker
+from engine.clock_display import DEFAULT_RULES
 from engine.trace import CLOCK_START_ARBITER, split_lines
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
 from engine.i18n import N_
-from engine.events import (ArbiterActed, ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken,
-                           TraceEnded)
+from engine.events import (ArbiterActed, ButtonPressed, PieceChanged, PieceLifted, PiecePlaced,
+                           SnapshotTaken, TraceEnded)
 from engine.squares import square_mirror, square_sort_key
 from engine.variants import find_variant
 from pi.board.arbiter_request import DECIDES_POSITION, ArbiterRequest
 from pi.board.config import Config
-from pi.drivers.display import DisplayState, face_texts
+from pi.drivers.display import DisplayState
 from pi.drivers.faults import SensorFault, SensorFaultCleared, SensorInterrupt
 from engine.replay import Fed
 from pi.board.notify import Notifier
 from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, JournalError,
                              JournalWriteError)
 from pi.board.durable import DurableViews
+from pi.board.journal import DurableOutbox
 from pi.board.session import GameSession, refresh_game_files
+from pi.board.screen import BoardScreen, Screen
 from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
 from pi.board.supersede import (first_touch, no_play, pairing_differs, superseded_note,
@@ -97,16 +99,9 @@ IDLE = 5.0
 
 #: What :meth:`BoardController.handle` takes.
 #: (``SensorInterrupt``: only where nobody scans, never in the daemon; ignored.)
-Input = Union[PieceLifted, PiecePlaced, SnapshotTaken, SensorFault, SensorFaultCleared,
-              ButtonPressed, ArbiterActed, TraceEnded, SensorInterrupt, "Acting",
-              "JournalDurable", "JournalFailed"]
-
-
-class Screen(Protocol):
-    """Where the controller shows its state (the OLED through ``pi.drivers.display.BoardDisplay``, the
-    terminal in the simulator). ``show`` is called only when the state changed."""
-
-    def show(self, state: DisplayState) -> None: ...
+Input = Union[PieceLifted, PiecePlaced, PieceChanged, SnapshotTaken, SensorFault,
+              SensorFaultCleared, ButtonPressed, ArbiterActed, TraceEnded, SensorInterrupt,
+              "Acting", "JournalDurable", "JournalFailed"]
 
 
 #: Gets every journaled line with what it caused, on the event loop's thread, in order.
@@ -159,6 +154,8 @@ class _SetupView:
     missing: tuple[str, ...] = ()
     extra: tuple[str, ...] = ()
     turned: bool = False
+    #: squares a board that knows the pieces reads another piece on than the set-up's (IT 7.1)
+    wrong: tuple[str, ...] = ()
 
 
 @dataclass
@@ -198,6 +195,9 @@ class BoardController:
 
     session: GameSession | None = None
     occupied: frozenset[str] = frozenset()
+    #: which piece a board that knows them (issue 40) said stands on each square; None: a
+    #: board that sees occupancy only (the game's first snapshot carries what is known)
+    _pieces: dict[str, Piece] | None = None
     #: the board's phase as its inputs leave it (the screen's); the readers' is :attr:`phase`
     _phase: Phase = Phase.SETUP
     #: a game begun whose start line is not durable yet: the phase and the game the readers
@@ -211,16 +211,13 @@ class BoardController:
     #: the process stamp of the current game's ``t`` = 0 (module docstring: the one time zero)
     _offset: float = 0.0
     _left_start: bool = False
-    _shown: tuple[Any, ...] | None = None
     _message: str = ""
-    _cues: CueTracker = field(default_factory=CueTracker)
     _sensed_once: bool = False
     _oriented_for: frozenset[str] | None = None
     _final: frozenset[str] = frozenset()
     _acting: set[asyncio.Future[Fed]] = field(default_factory=set)
     #: what waits for its line to be durable: the line for the listeners, and an act's answer
-    _held: deque[tuple[GameSession, Fed, asyncio.Future[Fed] | None]] = \
-        field(default_factory=deque)
+    _outbox: DurableOutbox = field(default_factory=DurableOutbox)
     #: the current game's last journal line that changed what the arbiter decides on (a line
     #: with decisions: a move, a flag, an end; at a resume every line so far)
     _decided_line: int = 0
@@ -242,6 +239,8 @@ class BoardController:
     _earlier_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def __post_init__(self) -> None:
+        #: what the board shows and says: frames, cues, the voice (``pi.board.screen``)
+        self._face = BoardScreen(self)
         self.variant = find_variant(self.config.variant)
         self.expected = Board(self.config.fen, self.variant).occupied_algebraic()
 
@@ -573,10 +572,18 @@ class BoardController:
         if isinstance(item, SnapshotTaken):
             self.occupied = item.occupied
             self._sensed_once = True
+            self._pieces = None if item.pieces is None else dict(item.pieces)
         elif isinstance(item, PieceLifted):
             self.occupied = self.occupied - {item.square}
-        elif isinstance(item, PiecePlaced):
+            if self._pieces is not None:
+                self._pieces.pop(item.square, None)
+        elif isinstance(item, (PiecePlaced, PieceChanged)):
             self.occupied = self.occupied | {item.square}
+            if item.piece is not None:
+                self._pieces = {} if self._pieces is None else self._pieces
+                self._pieces[item.square] = item.piece
+            elif self._pieces is not None:
+                self._pieces.pop(item.square, None)
         if isinstance(item, SensorFault):
             self.faults[item.address] = item
             log.warning("%s (%s)", item.message, item.kind)
@@ -623,7 +630,7 @@ class BoardController:
                 answer.set_exception(ActionRefused("the action was not journaled"))
             else:
                 assert self.session is not None
-                self._held.append((self.session, fed, answer))  # answered once durable
+                self._outbox.hold(self.session, fed, answer)  # answered once durable
                 self._release()
 
     def _misfit(self, item: Acting) -> str | None:
@@ -657,9 +664,9 @@ class BoardController:
             line = item.to_dict()
             line["t"] = self._game_t(item.t)
             fed = session.journal_line(line)
-        elif isinstance(item, (PieceLifted, PiecePlaced, SnapshotTaken, ButtonPressed,
-                               ArbiterActed, TraceEnded)):
-            # TraceEnded: only the simulator acting out a trace sends it (TRACE.md ``end``)
+        elif isinstance(item, (PieceLifted, PiecePlaced, PieceChanged, SnapshotTaken,
+                               ButtonPressed, ArbiterActed, TraceEnded)):
+            # TraceEnded: only the simulator acting out a trace sends it (docs/trace-format.md ``end``)
             fed = session.feed(replace(item, t=self._game_t(item.t)))
         else:
             log.warning("unknown input %r ignored", item)
@@ -710,7 +717,8 @@ class BoardController:
                 return
         if self.faults:
             return  # never begin on a board part of which cannot be seen
-        if self.occupied == self.expected:
+        wrong = self._wrong_pieces()
+        if self.occupied == self.expected and not wrong:
             self._begin()
             return
         if (self.orient is not None and self._oriented_for != self.occupied
@@ -722,7 +730,17 @@ class BoardController:
         self._setup_view = _SetupView(
             tuple(sorted(self.expected - self.occupied, key=square_sort_key)),
             tuple(sorted(self.occupied - self.expected, key=square_sort_key)),
-            self.occupied == mirrored)
+            self.occupied == mirrored, wrong)
+
+    def _wrong_pieces(self) -> tuple[str, ...]:
+        """IT 7.1 on a board that knows the pieces (issue 40): the squares of the set-up where it
+        reads another piece (colour or crown) than the starting position's, in square order."""
+        if self._pieces is None:
+            return ()
+        board = Board(self.config.fen, self.variant)
+        names = self.variant.geometry.algebraic_of
+        return tuple(sorted((names[n] for n, p in board.pieces().items()
+                             if self._pieces.get(names[n], p) != p), key=square_sort_key))
 
     def _begin(self) -> None:
         """A new game: with write-behind (the daemon) nothing here waits for the disk — the
@@ -753,10 +771,12 @@ class BoardController:
         self._oriented_for = None
         self._message = ""
         self.notice = ""
-        self._cues = CueTracker()
+        self._face.new_game()
         self._offset = self.time.stamp()
         self._durable.keep(session)
-        fed = session.feed(SnapshotTaken(0.0, self.occupied))
+        pieces = None if self._pieces is None else {
+            square: piece for square, piece in self._pieces.items() if square in self.occupied}
+        fed = session.feed(SnapshotTaken(0.0, self.occupied, pieces))
         self._publish(Fed(1, session.start_line, None, ()))
         self._decided(fed.decisions)
         self._publish(fed)
@@ -800,8 +820,7 @@ class BoardController:
                 self._message = f"{d.result} {d.reason}"
                 self._beep("end")
                 self._set_status(f"game over {d.result} ({d.reason})")
-        if self.speech is not None:
-            self.speech.decided(decisions)
+        self._face.decided(decisions)
 
     def _labels(self, squares: Iterable[str]) -> list[str]:
         """Squares as the screen and the pages name them: the variant's official number of a dark
@@ -830,33 +849,22 @@ class BoardController:
             self._no_play = no_play(waits_for_arbiter(self.session.start_line))
         elif self._first_touch is None and fed.record.get("type") not in self._no_play:
             self._first_touch = fed.record  # pi.board.supersede: the game is touched
-        self._held.append((self.session, fed, None))
+        self._outbox.hold(self.session, fed)
         self._release()
 
     def _release(self) -> None:
-        """Hands out, in order, what waits for lines now durable; drops what a closed journal
-        never made durable (it was never recorded: it never leaves the board)."""
-        held = self._held
-        while held:
-            session, fed, answer = held[0]
-            if fed.line > session.durable_line:
-                if not session.journal.closed:  # the game in play's, or one being closed
-                    return
-                held.popleft()
-                if answer is not None and not answer.done():
-                    answer.set_exception(ActionRefused("the action was not recorded"))
-                continue
-            held.popleft()
-            if session is self.session:
-                self._durable.release(fed.line)
-                self._before = None  # its line 1 at least is out: the readers' game
-            if answer is None:
-                self._tell(fed)
-            elif not answer.done():
-                answer.set_result(fed)
+        """Hands out, in order, what waits for lines now durable (:class:`pi.board.journal.
+        DurableOutbox`); once nothing waits, the game in play's next view is made ahead."""
+        if not self._outbox.release(self.session, out=self._line_out, tell=self._tell):
+            return
         current = self.session
         if current is not None:
             self._durable.keep_ahead(current)  # everything out: the next line's view, now
+
+    def _line_out(self, fed: Fed) -> None:
+        """A line of the game in play is out: the readers' view of it moves on."""
+        self._durable.release(fed.line)
+        self._before = None  # its line 1 at least is out: the readers' game
 
     def _tell(self, fed: Fed) -> None:
         for listener in list(self.listeners):
@@ -867,11 +875,7 @@ class BoardController:
                               listener, fed.line)
 
     def _beep(self, pattern: str) -> None:
-        if self.beep is not None:
-            try:
-                self.beep(pattern)
-            except Exception:
-                log.exception("buzzer pattern %s failed", pattern)
+        self._face.beep(pattern)
 
     # ------------------------------------------------------------------ the screen
 
@@ -897,6 +901,9 @@ class BoardController:
                 message = N_("set up: {squares}").format(squares=" ".join(
                     [*(f"+{s}" for s in self._labels(view.missing)),
                      *(f"-{s}" for s in self._labels(view.extra))]))
+            elif view.wrong:  # IT 7.1: the right squares, a piece of another colour or crown
+                message = N_("wrong piece: {squares}").format(
+                    squares=" ".join(self._labels(view.wrong)))
             elif not self.faults:
                 message = N_("set up the pieces")
             if self.notice:
@@ -919,23 +926,8 @@ class BoardController:
                             last_move=last, message=message, clock=reading)
 
     def _refresh(self, force: bool = False) -> None:
-        state = self.display_state()
-        if self.session is not None and state.clock is not None:
-            for cue in self._cues.update(state.clock):
-                self._cue(cue)
-            if self.speech is not None:
-                self.speech.clock(state.clock, self.session.id)
-        drawn = _drawn(state)
-        if self.screen is None or (drawn == self._shown and not force):
-            return  # the reading's time changed, not what the screen shows: no frame
-        self._shown = drawn
-        try:
-            self.screen.show(state)
-        except Exception:
-            log.exception("the screen failed; the game goes on")
-
-    def _cue(self, cue: Cue) -> None:
-        self._beep(cue.buzzer)  # the clock's cues (COMP 3.6.2 i, 5.7): short or long
+        session = self.session
+        self._face.show(self.display_state(), None if session is None else session.id, force)
 
     def refresh(self) -> None:
         """Redraws if what the screen shows changed (the clock ticking); call it at
@@ -974,12 +966,6 @@ def _journal_records(session: GameSession) -> list[Mapping[str, Any]]:
             obj = None
         out.append(obj if isinstance(obj, dict) else {"type": "?"})
     return out
-
-
-def _drawn(state: DisplayState) -> tuple[Any, ...]:
-    """What the screen draws of ``state`` (the faces' texts, not the reading's exact time)."""
-    return (face_texts(state), state.move_number, state.side_to_move, state.last_move,
-            state.message, state.title)
 
 
 def _clock_started(clock: GameClock) -> bool:

@@ -1,4 +1,4 @@
-"""The write-ahead journal of a game: ``STATE/games/<id>/trace.jsonl``, TRACE.md lines.
+"""The write-ahead journal of a game: ``STATE/games/<id>/trace.jsonl``, docs/trace-format.md lines.
 
 Durability contract
 -------------------
@@ -44,19 +44,23 @@ import json
 import logging
 import math
 import os
+import asyncio
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.replay import Fed
 from engine.squares import square_sort_key
-from pi.board.errors import JournalDamagedError, JournalError, JournalWriteError
+from pi.board.errors import (ActionRefused, JournalDamagedError, JournalError,
+                             JournalWriteError)
 from pi.board.statedir import fsync_dir
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Journal", "Recovered",
+__all__ = ["Journal", "Recovered", "DurableOutbox", "Journaled",
            "read_journal", "encode_line", "fault_line", "fault_cleared_line", "restart_line",
            "MAX_JOURNAL_BYTES"]
 
@@ -70,7 +74,7 @@ class _HasToDict(Protocol):
 
 
 def encode_line(obj: Mapping[str, Any] | _HasToDict) -> bytes:
-    """One journal line, UTF-8 with its ``\\n``: ``obj`` is a TRACE.md dict or anything with
+    """One journal line, UTF-8 with its ``\\n``: ``obj`` is a docs/trace-format.md dict or anything with
     ``to_dict()`` (the events of ``engine.events``). Raises ValueError for what JSON cannot hold
     (NaN, infinities, other types) or a dict without a string ``type``."""
     d = obj if isinstance(obj, Mapping) else obj.to_dict()
@@ -87,18 +91,18 @@ def encode_line(obj: Mapping[str, Any] | _HasToDict) -> bytes:
 
 
 def fault_line(t: float, squares: Iterable[str], message: str) -> dict[str, Any]:
-    """TRACE.md ``fault``: the sensors under ``squares`` stopped answering."""
+    """docs/trace-format.md ``fault``: the sensors under ``squares`` stopped answering."""
     return {"t": t, "type": "fault", "squares": sorted(squares, key=square_sort_key),
             "message": message}
 
 
 def fault_cleared_line(t: float, squares: Iterable[str]) -> dict[str, Any]:
-    """TRACE.md ``fault_cleared``: the sensors under ``squares`` answer again."""
+    """docs/trace-format.md ``fault_cleared``: the sensors under ``squares`` answer again."""
     return {"t": t, "type": "fault_cleared", "squares": sorted(squares, key=square_sort_key)}
 
 
 def restart_line(last_t: float, down: float | None) -> dict[str, Any]:
-    """TRACE.md ``restart`` after a journal whose last ``t`` is ``last_t``: ``t`` goes on from
+    """docs/trace-format.md ``restart`` after a journal whose last ``t`` is ``last_t``: ``t`` goes on from
     there plus ``down`` (wall-clock seconds away, None when unknown). A negative ``down`` (the
     wall clock was set back) is unknown too. Raises ValueError for a non-finite value."""
     if not math.isfinite(last_t) or (down is not None and not math.isfinite(down)):
@@ -522,3 +526,60 @@ def _describe(exc: OSError) -> str:
     name = errno.errorcode.get(exc.errno or 0)
     text = exc.strerror or str(exc)
     return f"{text} [{name}]" if name else text
+
+
+class Journaled(Protocol):
+    """What :class:`DurableOutbox` reads of a game (``pi.board.session.GameSession``): how far
+    its journal is durable, and whether it is closed."""
+
+    @property
+    def durable_line(self) -> int: ...
+
+    @property
+    def journal(self) -> Journal: ...
+
+
+class DurableOutbox:
+    """The board's durable outbox: what the controller hands out only once its journal line is
+    durable (this module's write-ahead rule: nothing leaves the board before its line is on
+    disk) — each line for the board's listeners (the web's feeds, the hall's link, the serial
+    line), and each arbiter action's answer. Kept in journal order, handed out in that order;
+    what a closed journal never made durable is dropped (it was never recorded), an action's
+    answer then refused. The event loop's thread only."""
+
+    def __init__(self) -> None:
+        self._held: deque[tuple[Journaled, Fed, asyncio.Future[Fed] | None]] = deque()
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def hold(self, session: Journaled, fed: Fed,
+             answer: asyncio.Future[Fed] | None = None) -> None:
+        """Line ``fed`` of ``session`` waits for its durability: then it goes to the listeners,
+        or (``answer``) it is an action's answer."""
+        self._held.append((session, fed, answer))
+
+    def release(self, current: Journaled | None, *, out: Callable[[Fed], None],
+                tell: Callable[[Fed], None]) -> bool:
+        """Hands out, in order, what waits for lines now durable: ``out(fed)`` first for a
+        line of ``current`` (the game in play: its readers' view moves on), then ``tell(fed)``
+        for a line, or the action's answer set. Stops at the first line not durable yet:
+        False; True when nothing waits any more."""
+        held = self._held
+        while held:
+            session, fed, answer = held[0]
+            if fed.line > session.durable_line:
+                if not session.journal.closed:  # the game in play's, or one being closed
+                    return False
+                held.popleft()
+                if answer is not None and not answer.done():
+                    answer.set_exception(ActionRefused("the action was not recorded"))
+                continue
+            held.popleft()
+            if session is current:
+                out(fed)
+            if answer is None:
+                tell(fed)
+            elif not answer.done():
+                answer.set_result(fed)
+        return True

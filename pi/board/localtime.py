@@ -4,7 +4,7 @@ the day before).
 
 ``timezone`` in ``damiera.toml`` names it (an IANA name, ``Europe/Rome``); without it the
 system's (``$TZ``, else ``/etc/localtime``). The daemon writes the name into each game's start
-line (TRACE.md ``timezone``), so that the hub and a report made elsewhere show the board's own
+line (docs/trace-format.md ``timezone``), so that the hub and a report made elsewhere show the board's own
 times; a journal without it is read in UTC, as before.
 """
 

@@ -140,8 +140,8 @@ class Notifier:
 
 async def keep_told(notifier: Notifier, status: Callable[[], str], said: str | None = None,
                     every: float = STATUS_EVERY) -> None:
-    """A service's side of the protocol on its event loop, until cancelled (the hall's hub and
-    front; the board's controller pings from its own loop): WATCHDOG=1 every
+    """A service's side of the protocol on its event loop, until cancelled (the hall's hub;
+    the board's controller pings from its own loop): WATCHDOG=1 every
     :attr:`Notifier.ping_interval` — sent from the loop, so a loop that hangs stops it and
     systemd restarts the service — and STATUS= whenever ``status()`` reads differently from
     what was said last (``said``: with READY=1), looked at every ``every`` seconds. Returns at

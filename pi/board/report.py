@@ -29,9 +29,9 @@ from engine.board import Board
 from engine.colour import Colour
 from engine.decisions import Decision, Flag, FlagDecided, FlagRaised, GameEnded
 from engine.errors import TraceError
-from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, PieceLifted,
+from engine.events import (ArbiterActed, ButtonPressed, DaemonRestarted, Event, PieceChanged, PieceLifted,
                            PiecePlaced, SensorsFailed, SensorsRecovered, SnapshotTaken,
-                           TraceEnded)
+                           TraceEnded, piece_code)
 from engine.game import RecordedMove
 from engine.pdn import move_labels, record_tags
 from engine.replay import ErrorPolicy, LineFault, Replay, Verdict
@@ -71,9 +71,11 @@ class Actor:
 @dataclass(frozen=True, slots=True)
 class Shown:
     """One journal line as the paper shows it: ``line`` number, game time ``t``, ``type`` (the
-    TRACE.md type), and what it carries: ``squares`` (lift, place, fault…; a snapshot's
+    docs/trace-format.md type), and what it carries: ``squares`` (lift, place, fault…; a snapshot's
     occupancy), ``name``/``side`` (a button), ``action``/``text``/``result``/``public`` (the
-    arbiter's), ``down`` (a restart)."""
+    arbiter's), ``down`` (a restart); ``piece`` (``"wm"``…) and ``reading`` (a place or a
+    ``piece`` line of a board that knows the pieces: what the sensor read, the evidence of a
+    flag about a crown or a colour, issue 40)."""
 
     line: int
     t: float
@@ -86,6 +88,8 @@ class Shown:
     result: str = ""
     public: bool = False
     down: float | None = None
+    piece: str = ""
+    reading: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +176,7 @@ class GameReport:
     def wall(self, t: float) -> datetime | None:
         """The wall-clock time of game time ``t`` in the board's ``zone``: the start line's
         ``started_at`` plus ``t`` (after a restart ``t`` includes the time the daemon was away,
-        TRACE.md); None when the journal does not say when the game began."""
+        docs/trace-format.md); None when the journal does not say when the game began."""
         if self.started_at is None:
             return None
         return (self.started_at + timedelta(seconds=t)).astimezone(self.zone)
@@ -199,7 +203,8 @@ def _actor(event: Event | None) -> Actor:
     return Actor("board", None, _TYPES[type(event)])
 
 
-_TYPES: dict[type, str] = {PieceLifted: "lift", PiecePlaced: "place", SnapshotTaken: "snapshot",
+_TYPES: dict[type, str] = {PieceLifted: "lift", PiecePlaced: "place", PieceChanged: "piece",
+                           SnapshotTaken: "snapshot",
                            ButtonPressed: "button", ArbiterActed: "arbiter", TraceEnded: "end",
                            SensorsFailed: "fault", SensorsRecovered: "fault_cleared",
                            DaemonRestarted: "restart"}
@@ -207,7 +212,11 @@ _TYPES: dict[type, str] = {PieceLifted: "lift", PiecePlaced: "place", SnapshotTa
 
 def _shown(line: int, event: Event) -> Shown:
     kind = _TYPES[type(event)]
-    if isinstance(event, (PieceLifted, PiecePlaced)):
+    if isinstance(event, (PiecePlaced, PieceChanged)):
+        return Shown(line, event.t, kind, (event.square,),
+                     piece="" if event.piece is None else piece_code(event.piece),
+                     reading=event.reading)
+    if isinstance(event, PieceLifted):
         return Shown(line, event.t, kind, (event.square,))
     if isinstance(event, SnapshotTaken):
         return Shown(line, event.t, kind, tuple(sorted(event.occupied)))
@@ -273,7 +282,7 @@ def _started_at(start: Mapping[str, object]) -> datetime | None:
 
 
 def game_report(game_id: str, data: bytes) -> GameReport:
-    """The paperwork of the journal ``data`` (its bytes, TRACE.md) of game ``game_id``: its
+    """The paperwork of the journal ``data`` (its bytes, docs/trace-format.md) of game ``game_id``: its
     newline-ended lines (a last line without its newline, being written or cut short by a power
     cut, is listed as unreadable; the digest covers every byte). Raises GameDirError (one line)
     for a journal that is not UTF-8 or has no good start line."""

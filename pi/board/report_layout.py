@@ -2,7 +2,7 @@
 :class:`Document` of plain blocks — headings, label/value fields, tables, paragraphs and board
 diagrams — that ``pi.board.report_render`` draws as PDF or HTML. Every word a person reads is
 here, marked for gettext and asked of the translations given (``engine.i18n.translations``, or
-``gettext.NullTranslations`` for English); codes stay codes (article codes, TRACE.md button and
+``gettext.NullTranslations`` for English); codes stay codes (article codes, docs/trace-format.md button and
 action names, the PDN's moves and results). Move and square notation is the variant's: numbers,
 algebraic for Brazilian (``Variant.algebraic_pdn``).
 
@@ -20,7 +20,9 @@ from datetime import datetime
 from engine.articles import title
 from engine.board import Board
 from engine.colour import Colour
+from engine.events import PIECE_CODES
 from engine.i18n import N_, localize
+from engine.identity import piece_words
 from engine.variants import Variant
 from pi.board.report import Actor, FlagBlock, GameReport, Shown
 
@@ -117,7 +119,7 @@ _LINES = {"lift": N_("piece lifted"), "place": N_("piece placed"),
           "snapshot": N_("sensors' snapshot"), "button": N_("button"),
           "arbiter": N_("arbiter"), "end": N_("end of the journal"),
           "fault": N_("sensor fault"), "fault_cleared": N_("sensors answer again"),
-          "restart": N_("daemon restarted")}
+          "restart": N_("daemon restarted"), "piece": N_("piece changed")}
 
 
 def _side(t: gettext.NullTranslations, side: Colour | None) -> str:
@@ -191,8 +193,13 @@ class _Words:
     def shown(self, s: Shown) -> str:
         t = self.t
         what = t.gettext(_LINES.get(s.type, s.type))
-        if s.type in ("lift", "place"):
-            return f"{what} {' '.join(s.squares)}"
+        if s.type in ("lift", "place", "piece"):
+            text = f"{what} {' '.join(s.squares)}"
+            if s.piece in PIECE_CODES:  # issue 40: what the sensor saw, the flag's evidence
+                text += ": " + t.gettext(piece_words(PIECE_CODES[s.piece]))
+            if s.reading is not None:
+                text += " (" + t.gettext("reads {reading}").format(reading=f"{s.reading:+.2f}") + ")"
+            return text
         if s.type == "snapshot":
             return what + ": " + t.ngettext("{n} square occupied", "{n} squares occupied",
                                             len(s.squares)).format(n=len(s.squares))

@@ -1,6 +1,6 @@
 """One game on the board: the write-ahead journal, the arbiter and the game's files, in that order.
 
-:class:`GameSession` is the only way the daemon gives the arbiter an event: the event's TRACE.md
+:class:`GameSession` is the only way the daemon gives the arbiter an event: the event's docs/trace-format.md
 line goes to ``STATE/games/<id>/trace.jsonl`` (``pi.board.journal``) before the arbiter sees it.
 Without write-behind the line is fsync'd before :meth:`GameSession.feed` returns; with it
 (:meth:`GameSession.write_behind`, the daemon) the journal's writer thread makes it durable and
@@ -20,7 +20,7 @@ marker, itself written once the last line is durable); ``report.json`` is exactl
 Every line goes through the game's :class:`engine.replay.Replay` (policy :data:`POLICY`), the one
 replay of the project. Resume (:meth:`GameSession.resume`): the journal of the unfinished game is
 read (a torn last line dropped), every line is fed to a fresh replay — the same code path as
-``damiera replay`` — and a ``restart`` line is appended (TRACE.md: ``t`` goes on from the last
+``damiera replay`` — and a ``restart`` line is appended (docs/trace-format.md: ``t`` goes on from the last
 line plus the wall-clock time away, when known). The clocks stand stopped from there until the
 arbiter's ``start_clock`` (COMP 7.3–7.4); the sensors' snapshot, fed next by the daemon, is
 checked against the position the journal ends in.
@@ -125,7 +125,7 @@ class GameSession:
               when: datetime | None = None, board: int | None = None,
               defer: bool = False, closing: Iterable[str] = (),
               after: GameSession | None = None) -> GameSession:
-        """A new game: a new folder, the journal with ``start_line`` (TRACE.md's start object;
+        """A new game: a new folder, the journal with ``start_line`` (docs/trace-format.md's start object;
         ``id`` and ``started_at`` are filled in here: ``when``, default now, as ISO 8601 UTC to
         the millisecond, ``2026-11-22T05:12:30.000+00:00``; a naive ``when`` is taken as UTC;
         ``date``, unless given, is the local day of ``when`` — the day the game is played, the
@@ -206,7 +206,7 @@ class GameSession:
         session = cls(game, journal, replay, rec.last_t)
         arbiter = replay.arbiter
         outcome = arbiter.game.outcome
-        # TRACE.md's end line: the last of the game's play (only an arbiter's note or result
+        # docs/trace-format.md's end line: the last of the game's play (only an arbiter's note or result
         # corrected after the result may follow it, COMP 6.16)
         last = len(rec.lines) - 1
         while last > 0 and rec.lines[last].get("type") == "arbiter" \
@@ -329,7 +329,7 @@ class GameSession:
         end = None
         if any(isinstance(d, GameEnded) for d in decisions):
             # The game ended by time alone (a flag fell): journal where, so that a replay of
-            # the journal ends it at the same moment (TRACE.md ``end``), before the game is
+            # the journal ends it at the same moment (docs/trace-format.md ``end``), before the game is
             # marked over.
             end = self._append_and_feed({"t": _round_t(t), "type": "end"})
         self._after(decisions)
@@ -410,7 +410,7 @@ class GameSession:
     # ------------------------------------------------------------------ files
 
     def report(self) -> Report:
-        """The TRACE.md report of the game so far."""
+        """The docs/trace-format.md report of the game so far."""
         return self.replay.report()
 
     def write_files(self, wait: bool = True) -> None:

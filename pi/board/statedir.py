@@ -281,9 +281,8 @@ class GameDir:
         return removed
 
 
-def lock_state_dir(root: Path, busy: str, *, shared: bool = False) -> int:
-    """``root/lock`` taken (flock, without waiting): exclusive, or ``shared`` (several holders
-    at once, none while an exclusive one holds it: the shares of one hub). Returns the
+def lock_state_dir(root: Path, busy: str) -> int:
+    """``root/lock`` taken (flock, without waiting), exclusive. Returns the
     descriptor; the lock lasts until it is closed or the process ends (a kill -9 frees it).
     Raises StateDirBusyError (``"<root>: <busy>"``) when another process holds it, else
     StateDirError; one line each."""
@@ -293,7 +292,7 @@ def lock_state_dir(root: Path, busy: str, *, shared: bool = False) -> int:
     except OSError as exc:
         raise StateDirError(f"{path}: cannot open the lock file: {exc.strerror or exc}") from None
     try:
-        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         os.close(fd)
         if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):

@@ -7,7 +7,7 @@ pairing's names and round in its start line. While nothing has happened in it (n
 flagged, its clock started by nobody, no player's control pressed, no arbiter's action — and,
 in a game whose clock still runs, no piece lifted since the set-up was complete), the pairing
 *supersedes* it: the board journals
-an arbiter ``note`` with the fixed text :data:`SUPERSEDED_NOTE` and an ``end`` line (TRACE.md's
+an arbiter ``note`` with the fixed text :data:`SUPERSEDED_NOTE` and an ``end`` line (docs/trace-format.md's
 own lines), marks the game finished with result ``*``, and begins a new game at once from the
 same position with the pairing's start line (``pi.board.controller``).
 
@@ -44,12 +44,13 @@ SUPERSEDED_NOTE = N_("void: superseded by the hall's pairing before play began")
 
 
 def superseded_note(t: float) -> dict[str, Any]:
-    """The ``note`` line (TRACE.md ``arbiter``) that voids a game, at game time ``t``."""
+    """The ``note`` line (docs/trace-format.md ``arbiter``) that voids a game, at game time ``t``."""
     return {"t": t, "type": "arbiter", "action": "note", "text": SUPERSEDED_NOTE}
 
 
 #: What happens on a board before the arbiter starts a waiting game's clocks and is no play.
-_BEFORE_PLAY = frozenset({"snapshot", "lift", "place", "fault", "fault_cleared", "restart"})
+_BEFORE_PLAY = frozenset({"snapshot", "lift", "place", "piece", "fault", "fault_cleared",
+                          "restart"})
 _SNAPSHOT = frozenset({"snapshot"})
 
 
@@ -60,7 +61,8 @@ def waits_for_arbiter(start: Mapping[str, Any]) -> bool:
 
 def no_play(waiting: bool) -> frozenset[str]:
     """The journal line types that do not touch a game (:func:`touches`): a snapshot; in a game
-    ``waiting`` for the arbiter's start, lifts, places, faults and restarts too."""
+    ``waiting`` for the arbiter's start, lifts, places (and a crown put on or off: ``piece``),
+    faults and restarts too."""
     return _BEFORE_PLAY if waiting else _SNAPSHOT
 
 
@@ -91,6 +93,7 @@ def superseded(lines: Iterable[Mapping[str, Any]], waiting: bool = False) -> boo
 
 
 _TOUCHES = {"lift": N_("a piece was lifted"), "place": N_("a piece was placed"),
+            "piece": N_("a crown was put on or taken off"),
             "button": N_("a player's control was pressed"), "arbiter": N_("the arbiter acted"),
             "fault": N_("a sensor fault"), "fault_cleared": N_("a sensor fault"),
             "restart": N_("the board restarted"), "end": N_("the game ended")}

@@ -50,7 +50,9 @@ CHATTER_CHANGES = 4
 #: The set-up of the initial position may take this many steps' time.
 SETUP_STEPS = 10
 #: ``--fault`` kinds (``KIND:ARG``; ``bus-off`` takes none).
-FAULT_KINDS = ("missing-chip", "swap", "dead", "stuck", "chatter", "bus-off")
+#: ``gain:SQ:F`` and ``clip:SQ:MT``: an analog Hall sensor of another sensitivity (F times the
+#: nominal), or one whose linear range ends at MT millitesla (a king's field clipped).
+FAULT_KINDS = ("missing-chip", "swap", "dead", "stuck", "chatter", "bus-off", "gain", "clip")
 
 K = TypeVar("K", bound=Hashable)
 
@@ -68,6 +70,9 @@ class Request:
     text: str
     squares: tuple[str, ...] = ()
     button: tuple[str, str] = ("", "")
+    #: ``put`` (an analog board's calibration): the piece on every square of ``squares``, "wm",
+    #: "bm", "wk" or "bk" (a king: two men stacked); every other square empty.
+    piece: str = ""
 
 
 class Bench(Protocol):
@@ -132,6 +137,8 @@ class PlantedFault:
     kind: str
     squares: tuple[str, ...] = ()
     address: int | None = None
+    #: ``gain``: the sensor's sensitivity factor; ``clip``: its linear range in mT.
+    value: float | None = None
 
 
 def parse_fault(text: str, size: int, variant: Variant | None = None,
@@ -156,6 +163,16 @@ def parse_fault(text: str, size: int, variant: Variant | None = None,
         if address not in EXPANDER_ADDRESSES:
             raise InputError(f"--fault {text[:40]!r}: an expander address 0x20..0x27")
         return PlantedFault(kind, address=address)
+    value = None
+    if kind in ("gain", "clip"):
+        arg, _, number = arg.rpartition(":")
+        try:
+            value = float(number)
+        except ValueError:
+            value = -1.0
+        if not 0 < value < 1000:
+            raise InputError(f"--fault {text[:40]!r}: {kind} takes SQ:NUMBER "
+                             + ("(gain:c3:0.7)" if kind == "gain" else "(clip:e3:80, in mT)"))
     tokens = tuple(arg.split(",")) if arg else ()
     want = 2 if kind == "swap" else 1
     squares = tuple(_fault_square(text, token, size, variant) for token in tokens)
@@ -166,7 +183,7 @@ def parse_fault(text: str, size: int, variant: Variant | None = None,
         if wired is not None and square not in wired:
             raise InputError(f"--fault {text[:40]!r}: {square} has no sensor in the wiring "
                              "(a fault there would change nothing)")
-    return PlantedFault(kind, squares=squares)
+    return PlantedFault(kind, squares=squares, value=value)
 
 
 def _fault_square(text: str, token: str, size: int, variant: Variant | None) -> str:
@@ -196,8 +213,16 @@ class BoardSquares:
 
     def __init__(self, wiring: Wiring, bus: SMBusLike) -> None:
         self.wiring = wiring
-        chips = build_expanders(wiring, bus)
         self.groups: list[SensorGroup] = []
+        self.failed: dict[int, OSError] = {}
+        self._down: set[int] = set()
+        if wiring.is_analog:  # an analog Hall board: a square with any piece is closed
+            from pi.drivers.bus import ManagedBus
+            from pi.drivers.hardware import analog_groups
+            groups, _identity = analog_groups(wiring, ManagedBus(bus, clock=lambda: 0.0))
+            self.groups.extend(groups)
+            return
+        chips = build_expanders(wiring, bus)
         if wiring.matrix is not None:
             m = wiring.matrix
             self.groups.append(MatrixGroup([(chips[p.chip], p.pin) for p in m.rows],
@@ -208,8 +233,6 @@ class BoardSquares:
                 if any(c.squares):
                     self.groups.append(DirectGroup(chips[c.name], c.squares,
                                                    active_low=wiring.active_low))
-        self.failed: dict[int, OSError] = {}
-        self._down: set[int] = set()
 
     def init(self) -> None:
         for i, group in enumerate(self.groups):
@@ -972,7 +995,11 @@ def startup_probe(bus: SMBusLike, wiring: Wiring, start: frozenset[str]) -> list
     powers up): each chip of the wiring answers and is of its type, and no square is stuck or
     chattering. ``start``: the physical squares a piece may stand on at start (the initial
     position under every allowed orientation); a square closed in every read outside them is
-    stuck. Returns the FAIL findings (none: all is well)."""
+    stuck. Returns the FAIL findings (none: all is well). An analog Hall board's ADCs are not
+    expanders (an ADS7828 has no register to tell it by): its scanner's first reads report a
+    chip that does not answer, and ``hardware test`` its margins; nothing is probed here."""
+    if wiring.is_analog:
+        return []
     from pi.drivers.probe import probe_chips
     try:
         findings, _ = probe_chips(bus, wiring)

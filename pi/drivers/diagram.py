@@ -94,12 +94,13 @@ def wiring_svg(wiring: Wiring, language: str = DEFAULT_LANGUAGE) -> str:
 def _title(wiring: Wiring, t: gettext.NullTranslations) -> str:
     return t.gettext("damiera wiring {file}: {size}, {mode}").format(
         file=wiring.source.rsplit('/', 1)[-1], size=f"{wiring.size}×{wiring.size}",
-        mode=wiring.mode)
+        mode=wiring.kind if wiring.is_analog else wiring.mode)
 
 
 def _side_lines(wiring: Wiring, t: gettext.NullTranslations) -> list[tuple[str, str | None]]:
     lines: list[tuple[str, str | None]] = [(t.gettext("{size}, {mode}, I²C bus {bus}").format(
-        size=f"{wiring.size}×{wiring.size}", mode=wiring.mode, bus=wiring.bus), None)]
+        size=f"{wiring.size}×{wiring.size}", mode=wiring.kind if wiring.is_analog else wiring.mode,
+        bus=wiring.bus), None)]
     for i, chip in enumerate(wiring.chips):
         used = sum(1 for s in chip.squares if s)
         what = (t.ngettext("{n} square", "{n} squares", used).format(n=used)

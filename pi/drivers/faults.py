@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol, Union
 
-from engine.events import ButtonPressed, PieceLifted, PiecePlaced, SnapshotTaken
+from engine.events import ButtonPressed, PieceChanged, PieceLifted, PiecePlaced, SnapshotTaken
 from engine.i18n import N_
 
 #: ``SensorFault.kind`` values.
@@ -55,7 +55,7 @@ class SensorFault:
             chip=f"0x{self.address:02x}", squares=" ".join(self.squares), kind=self.kind)
 
     def to_dict(self) -> dict[str, Any]:
-        """The journal's ``fault`` line (shared/TRACE.md)."""
+        """The journal's ``fault`` line (docs/trace-format.md)."""
         return {"t": self.t, "type": "fault", "squares": list(self.squares),
                 "message": self.message}
 
@@ -75,7 +75,7 @@ class SensorFaultCleared:
             chip=f"0x{self.address:02x}", squares=" ".join(self.squares))
 
     def to_dict(self) -> dict[str, Any]:
-        """The journal's ``fault_cleared`` line (shared/TRACE.md)."""
+        """The journal's ``fault_cleared`` line (docs/trace-format.md)."""
         return {"t": self.t, "type": "fault_cleared", "squares": list(self.squares)}
 
 
@@ -85,8 +85,10 @@ class SensorInterrupt:
     (``Hardware.on_interrupt`` is None): some expander saw a change; scan now."""
 
 
-#: Everything a scan returns, in order: piece events and fault records.
-SensorOutput = Union[PieceLifted, PiecePlaced, SnapshotTaken, SensorFault, SensorFaultCleared]
+#: Everything a scan returns, in order: piece events and fault records (PieceChanged only from
+#: a board that knows the pieces, :mod:`pi.drivers.analog`).
+SensorOutput = Union[PieceLifted, PiecePlaced, PieceChanged, SnapshotTaken, SensorFault,
+                     SensorFaultCleared]
 
 
 class Inbox(Protocol):

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import errno as errno_mod
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pi.drivers.adcs import ADC_TYPES, channel_mask
+from pi.drivers.analog import AnalogGroup, PieceIdentity
 from pi.drivers.bus import BusLock, ManagedBus
 from pi.drivers.buttons import ButtonPanel
 from pi.drivers.buzzer import Beeper
@@ -101,26 +103,46 @@ def build_scanner(wiring: Wiring, bus: ManagedBus | SMBusLike, clock: GameTime |
     if not isinstance(bus, ManagedBus):
         bus = ManagedBus(bus, reopen, clock=time, retry_initial=s.retry_initial,
                          retry_max=s.retry_max)
-    chips = build_expanders(wiring, bus)
-    groups: list[SensorGroup] = []
-    if wiring.matrix is not None:
-        m = wiring.matrix
-        groups.append(MatrixGroup([(chips[p.chip], p.pin) for p in m.rows],
-                                  [(chips[p.chip], p.pin) for p in m.columns], m.squares))
+    identity: PieceIdentity | None = None
+    groups: Sequence[SensorGroup]
+    if wiring.analog is not None:
+        groups, identity = analog_groups(wiring, bus)
     else:
-        for c in wiring.chips:
-            if any(c.squares):
-                groups.append(DirectGroup(chips[c.name], c.squares, active_low=wiring.active_low))
+        groups = _presence_groups(wiring, bus)
     if rotation is None:
         rotation = wiring.orientation or 0
     poll = s.poll_interval
-    if wiring.interrupt_gpio is None or wiring.matrix is not None:
-        poll = min(poll, NO_INTERRUPT_POLL)  # no usable interrupt line: poll at 100 Hz
+    if wiring.interrupt_gpio is None or wiring.matrix is not None or (
+            wiring.analog is not None and not all(ADC_TYPES[c.kind].alerts
+                                                  for c in wiring.chips)):
+        # no usable interrupt line (none wired, a matrix, an ADC without alerts): 100 Hz
+        poll = min(poll, NO_INTERRUPT_POLL)
     return SensorScanner(groups, wiring.size, time, bus=bus, debounce=s.debounce,
                          poll_interval=poll, rotation=rotation, retry_initial=s.retry_initial,
                          retry_max=s.retry_max, chatter_changes=s.chatter_changes,
                          chatter_window=s.chatter_window, chatter_recover=s.chatter_recover,
-                         stuck_after=s.stuck_after, config_check=s.config_check)
+                         stuck_after=s.stuck_after, config_check=s.config_check,
+                         identity=identity)
+
+
+def _presence_groups(wiring: Wiring, bus: ManagedBus) -> list[SensorGroup]:
+    chips = build_expanders(wiring, bus)
+    if wiring.matrix is not None:
+        m = wiring.matrix
+        return [MatrixGroup([(chips[p.chip], p.pin) for p in m.rows],
+                            [(chips[p.chip], p.pin) for p in m.columns], m.squares)]
+    return [DirectGroup(chips[c.name], c.squares, active_low=wiring.active_low)
+            for c in wiring.chips if any(c.squares)]
+
+
+def analog_groups(wiring: Wiring, bus: ManagedBus) -> tuple[list[AnalogGroup], PieceIdentity]:
+    """An analog Hall board's groups (one per ADC) and the identity that votes on them."""
+    a = wiring.analog
+    assert a is not None  # by the caller
+    groups = [
+        AnalogGroup(ADC_TYPES[c.kind](bus, c.address, channel_mask(c.squares)), c.squares, a)
+        for c in wiring.chips if any(c.squares)]
+    return groups, PieceIdentity(a.votes, a.window, period=NO_INTERRUPT_POLL)
 
 
 class SharedBusDisplay:

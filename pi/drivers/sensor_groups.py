@@ -6,9 +6,22 @@ scanner decides what that means.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from pi.drivers.errors import ChipFailure
 from pi.drivers.expanders import ALL_PINS, Expander
+
+if TYPE_CHECKING:
+    from engine.board import Piece
+
+
+class SensorChip(Protocol):
+    """What the scanner asks of a group's chips: an expander or an ADC."""
+
+    @property
+    def address(self) -> int: ...
+
+    def config_intact(self) -> bool: ...
 
 
 class SensorGroup:
@@ -16,7 +29,12 @@ class SensorGroup:
 
     squares: tuple[str, ...]
     mask: int
-    expanders: tuple[Expander, ...]
+    expanders: tuple[SensorChip, ...]
+
+    def identities(self) -> list[tuple[Piece | None, float]] | None:
+        """Per bit, the piece the last read saw and its normalised reading (analog sensors,
+        :mod:`pi.drivers.analog`); None for presence sensors, which cannot tell."""
+        return None
 
     def init(self) -> None:
         """Configures the group's chips; raises ChipFailure."""
@@ -69,6 +87,7 @@ class MatrixGroup(SensorGroup):
             if chip not in chips:
                 chips.append(chip)
         self.expanders = tuple(chips)
+        self._chips = chips
         self.row_chips = [c for c in chips if any(c is r for r, _ in self.rows)]
         self.column_chips = [c for c in chips if any(c is k for k, _ in self.columns)]
         self.squares = tuple(s for row in squares_grid for s in row)
@@ -76,7 +95,7 @@ class MatrixGroup(SensorGroup):
         self._single = chips[0] if len(chips) == 1 else None
 
     def init(self) -> None:
-        for chip in self.expanders:
+        for chip in self._chips:
             try:
                 chip.init(ALL_PINS)
             except OSError as e:

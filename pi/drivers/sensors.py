@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from engine.events import PieceLifted, PiecePlaced, SnapshotTaken
 from engine.squares import ROTATIONS, rotate_square, square_sort_key
@@ -33,6 +34,9 @@ from pi.drivers.interrupt import InterruptLine
 from pi.drivers.orientation import detect_orientation
 from pi.drivers.sensor_groups import DirectGroup, MatrixGroup, SensorGroup
 from pi.drivers.timebase import GameTime, Monotonic, as_game_time
+
+if TYPE_CHECKING:
+    from pi.drivers.analog import PieceIdentity
 
 __all__ = ["BUS_LOST_ERRNOS", "ChipFailure", "DirectGroup", "InterruptLine", "MatrixGroup",
            "SensorFault", "SensorFaultCleared", "SensorGroup", "SensorInterrupt", "SensorOutput",
@@ -87,6 +91,9 @@ class SensorScanner:
     ``chatter_changes`` times within ``chatter_window`` seconds is reported as "chattering" and
     ignored until quiet for ``chatter_recover`` seconds. A chip that fails twice in a row is
     reported, retried after ``retry_initial`` seconds, doubling up to ``retry_max``.
+    ``identity``: on an analog Hall board, the :class:`~pi.drivers.analog.PieceIdentity` that
+    decides which piece stands on each square from the groups' readings and puts it on the
+    places and snapshots (and adds PieceChanged); None on a presence-only board.
 
     Thread: not thread-safe; every method runs on one thread (the scan loop's), under the
     bus lock when the bus is shared.
@@ -99,8 +106,10 @@ class SensorScanner:
                  rotation: int = 0, retry_initial: float = 0.05, retry_max: float = 5.0,
                  chatter_changes: int = 20, chatter_window: float = 1.0,
                  chatter_recover: float = 2.0, stuck_after: float = 30.0,
-                 stuck_watch: Iterable[str] = (), config_check: float = 1.0) -> None:
+                 stuck_watch: Iterable[str] = (), config_check: float = 1.0,
+                 identity: PieceIdentity | None = None) -> None:
         self.groups = list(groups)
+        self.identity = identity
         self.size = size
         self.time = as_game_time(clock, t0)
         self.clock: Monotonic = self.time
@@ -139,6 +148,8 @@ class SensorScanner:
         """Uses a new physical→logical rotation from now on; a snapshot follows on the next scan."""
         self.rotation = quarter_turns % 4
         self._update_names()
+        if self.identity is not None:
+            self.identity.reset()
         self._snapshot_wanted = True
 
     def orient(self, expected_occupied: Iterable[str],
@@ -203,8 +214,13 @@ class SensorScanner:
         return self.scan()
 
     def next_deadline(self) -> float:
-        """The clock time by which ``scan`` should be called again (debounce, retries, poll)."""
+        """The clock time by which ``scan`` should be called again (debounce, retries, poll,
+        a piece's identity being decided)."""
         d = self._last_scan + self.poll_interval
+        if self.identity is not None:
+            wanted = self.identity.next_deadline()
+            if wanted is not None:
+                d = min(d, wanted)
         if self._snapshot_wanted and all(st.up for st in self._states):
             return self._last_scan  # at once
         if self.bus is not None and self.bus.lost:
@@ -258,6 +274,10 @@ class SensorScanner:
                 continue
             if self.bus is not None:
                 self.bus.mark_working()
+            if self.identity is not None:
+                values = group.identities()
+                if values is not None:
+                    self.identity.observe(self._logical[gi], values)
             if not st.up:
                 self._recovered(gi, occ, now, out)
                 continue
@@ -270,6 +290,8 @@ class SensorScanner:
         if self._snapshot_wanted and all(st.up for st in self._states):
             self._snapshot_wanted = False
             out.append(SnapshotTaken(self._t(now), self.occupancy()))
+        if self.identity is not None:
+            return self.identity.process(out, now, self.occupancy(), self._t)
         return out
 
     def _read(self, group: SensorGroup, st: _State) -> tuple[int, int]:

@@ -1,6 +1,6 @@
 """The serial line to a wired broadcast PC: events out as JSON lines, button commands in.
 
-Out: every journal line (TRACE.md objects, ``SerialLink.on_fed``) as one JSON line.
+Out: every journal line (docs/trace-format.md objects, ``SerialLink.on_fed``) as one JSON line.
 In: lines like ``{"type": "button", "name": "clock", "side": "white"}``; each valid one becomes a
 :class:`~engine.events.ButtonPressed` stamped with the injected clock and is put on the inbox.
 Anything else is logged and ignored. Serial errors are logged, never raised to the daemon.
@@ -81,7 +81,7 @@ class SerialLink:
         self.send(fed.record)
 
     def send(self, record: Mapping[str, Any]) -> bool:
-        """Writes one TRACE.md object as a JSON line. Returns False (and logs once) if the port
+        """Writes one docs/trace-format.md object as a JSON line. Returns False (and logs once) if the port
         fails."""
         data = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
         try:

@@ -21,6 +21,7 @@ from typing import Any
 from engine.errors import InvalidSquareError
 from engine.events import BUTTON_NAMES, SIDES
 from engine.squares import BOARD_SIZES, parse_square, rotation_from_degrees, square_name
+from pi.drivers.adcs import ADC_TYPES, FULL_SCALE
 from pi.drivers.errors import WiringError
 from pi.drivers.expanders import EXPANDER_TYPES, MCP23017
 
@@ -32,9 +33,17 @@ EXCERPT = 40
 #: BCM GPIO numbers usable on the 40-pin header.
 GPIO_RANGE = range(0, 28)
 DISPLAY_DRIVERS = ("ssd1306", "sh1106")
+#: The kinds of sensor board: presence only (reed switches, digital Hall sensors on expanders),
+#: or an analog Hall sensor per square on ADCs, which also tells colour and crown (issue 40).
+KINDS = ("occupancy", "analog-hall")
+ANALOG = "analog-hall"
+#: The levels a calibrated square stores, in ADC codes, lowest field first for a white-north
+#: magnet (a black man reads below empty, a white man above).
+LEVELS = ("black_king", "black", "empty", "white", "white_king")
 
 _TOP_KEYS = {"board", "bus", "mode", "active_low", "orientation", "auto_candidates", "chips",
-             "matrix", "interrupt", "scan", "buttons", "buzzer", "display", "serial"}
+             "matrix", "interrupt", "scan", "buttons", "buzzer", "display", "serial", "kind",
+             "analog", "calibration"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,52 @@ class MatrixSpec:
     rows: tuple[PinRef, ...]
     columns: tuple[PinRef, ...]
     squares: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class SquareCalibration:
+    """One square's levels in ADC codes (the thresholds are the midpoints between them), the
+    noise (standard deviation of one reading of the empty square) and what calibration measured
+    besides: ``gain``, the square's man field over the board's median (1.0 nominal), and
+    ``king_ratio``, its own king over man (0: not measured). See :mod:`pi.drivers.calibration`."""
+
+    black_king: float
+    black: float
+    empty: float
+    white: float
+    white_king: float
+    noise: float = 1.0
+    gain: float = 1.0
+    king_ratio: float = 0.0
+
+    def levels(self) -> tuple[float, float, float, float, float]:
+        """The five levels in :data:`LEVELS` order."""
+        return (self.black_king, self.black, self.empty, self.white, self.white_king)
+
+
+@dataclass(frozen=True)
+class AnalogSpec:
+    """An analog Hall board's nominal response (used for a square not yet calibrated) and its
+    per-square calibration (physical square → levels), written by ``hardware calibrate``.
+
+    ``man_codes``: a man's field in ADC codes over the empty level; ``king_ratio``: a king's
+    (two stacked men) over a man's; ``votes``/``window``: a piece is decided when ``votes`` of
+    the last ``window`` scans agree."""
+
+    man_codes: float = 655.0
+    king_ratio: float = 1.58
+    votes: int = 3
+    window: int = 5
+    calibration: Mapping[str, SquareCalibration] = field(default_factory=dict)
+
+    def square(self, square: str) -> SquareCalibration:
+        """The square's calibration, or the nominal one."""
+        cal = self.calibration.get(square)
+        if cal is not None:
+            return cal
+        mid, man = FULL_SCALE / 2, self.man_codes
+        return SquareCalibration(mid - man * self.king_ratio, mid - man, mid, mid + man,
+                                 mid + man * self.king_ratio)
 
 
 @dataclass(frozen=True)
@@ -112,6 +167,13 @@ class Wiring:
     buzzer_tonal: bool = False
     display: DisplaySpec | None = None
     serial: SerialSpec | None = None
+    kind: str = "occupancy"
+    analog: AnalogSpec | None = None
+
+    @property
+    def is_analog(self) -> bool:
+        """An analog Hall board (colour and crown sensed), not presence only."""
+        return self.kind == ANALOG
 
     def chip(self, name: str) -> ChipSpec:
         return next(c for c in self.chips if c.name == name)
@@ -251,6 +313,12 @@ def parse_wiring(text: str, source: str = "<wiring>") -> Wiring:
         raise WiringError(source, "", f"not valid TOML: {_cut(str(e))}") from None
     r = _Reader(source, raw)
     r.check_keys(_TOP_KEYS)
+    kind = r.get("kind", str, "occupancy")
+    if kind not in KINDS:
+        raise r.error("kind", f"{excerpt(kind)} is not one of {', '.join(KINDS)}")
+    for key in ("analog", "calibration"):
+        if key in raw and kind != ANALOG:
+            raise r.error(key, f"only with kind = \"{ANALOG}\"")
     size = r.get("board", int)
     if size not in BOARD_SIZES:
         raise r.error("board", f"{excerpt(size)} is not a board size (8 or 10)")
@@ -272,7 +340,9 @@ def parse_wiring(text: str, source: str = "<wiring>") -> Wiring:
     if not auto_candidates:
         raise r.error("auto_candidates", "must not be empty")
 
-    chips = _chips(r, size, mode)
+    if kind == ANALOG and mode != "direct":
+        raise r.error("mode", "an analog board is wired directly (one ADC input per square)")
+    chips = _chips(r, size, mode, kind)
     matrix = _matrix(r, size, chips) if mode == "matrix" else None
     if mode == "matrix" and any(c.squares for c in chips):
         raise r.error("chips", "a matrix wiring lists squares in [matrix], not in the chips")
@@ -327,7 +397,44 @@ def parse_wiring(text: str, source: str = "<wiring>") -> Wiring:
                   orientation=orientation, auto_candidates=auto_candidates, chips=chips,
                   matrix=matrix, interrupt_gpio=interrupt_gpio, scan=scan, buttons=buttons,
                   button_pull_up=pull_up, button_bounce=bounce, buzzer_gpio=buzzer_gpio,
-                  buzzer_tonal=tonal, display=display, serial=serial)
+                  buzzer_tonal=tonal, display=display, serial=serial, kind=kind,
+                  analog=_analog(r, size, chips) if kind == ANALOG else None)
+
+
+def _analog(r: _Reader, size: int, chips: tuple[ChipSpec, ...]) -> AnalogSpec:
+    a = r.sub("analog")
+    spec = AnalogSpec()
+    if a is not None:
+        a.check_keys({"man_codes", "king_ratio", "votes", "window"})
+        window = a.integer("window", 1, 32, spec.window)
+        votes = a.integer("votes", 1, window, min(spec.votes, window))
+        if votes * 2 <= window:
+            raise a.error("votes", f"{votes} of {window} is not a majority")
+        spec = AnalogSpec(man_codes=a.number("man_codes", spec.man_codes, 8, FULL_SCALE / 2),
+                          king_ratio=a.number("king_ratio", spec.king_ratio, 1.05, 4.0),
+                          votes=votes, window=window)
+    c = r.sub("calibration")
+    if c is None:
+        return spec
+    wired = {s for chip in chips for s in chip.squares if s}
+    table: dict[str, SquareCalibration] = {}
+    for square in c.table:
+        entry = c.sub(square)
+        assert entry is not None
+        if square not in wired:
+            raise c.error(square, "no sensor is wired to this square")
+        entry.check_keys({*LEVELS, "noise", "gain", "king_ratio"})
+        for level in LEVELS:
+            entry.get(level, (int, float))  # required
+        values = [entry.number(level, 0.0, 0, FULL_SCALE - 1) for level in LEVELS]
+        if any(lo >= hi for lo, hi in zip(values, values[1:], strict=False)):
+            raise c.error(square, "levels must rise: " + " < ".join(LEVELS))
+        b_king, black, empty, white, w_king = values
+        table[square] = SquareCalibration(b_king, black, empty, white, w_king,
+                                          entry.number("noise", 1.0, 0, 4096),
+                                          entry.number("gain", 1.0, 0, 100),
+                                          entry.number("king_ratio", 0.0, 0, 100))
+    return AnalogSpec(spec.man_codes, spec.king_ratio, spec.votes, spec.window, table)
 
 
 def _orientation(r: _Reader) -> int | None:
@@ -339,7 +446,7 @@ def _orientation(r: _Reader) -> int | None:
     return rotation_from_degrees(value)
 
 
-def _chips(r: _Reader, size: int, mode: str) -> tuple[ChipSpec, ...]:
+def _chips(r: _Reader, size: int, mode: str, kind: str = "occupancy") -> tuple[ChipSpec, ...]:
     items = r.get("chips", list)
     if not items:
         raise r.error("chips", "at least one chip is needed")
@@ -357,10 +464,12 @@ def _chips(r: _Reader, size: int, mode: str) -> tuple[ChipSpec, ...]:
                                   "characters, no ':')")
         if any(ch.name == name for ch in chips):
             raise c.error("name", f"{name!r} is used by two chips")
-        kind = c.get("type", str).lower()
-        if kind not in EXPANDER_TYPES:
-            raise c.error("type", f"{excerpt(kind)} is not one of {', '.join(EXPANDER_TYPES)}")
-        cls = EXPANDER_TYPES[kind]
+        types: Mapping[str, Any] = ADC_TYPES if kind == ANALOG else EXPANDER_TYPES
+        pins = 8 if kind == ANALOG else 16
+        chip_type = c.get("type", str).lower()
+        if chip_type not in types:
+            raise c.error("type", f"{excerpt(chip_type)} is not one of {', '.join(types)}")
+        cls = types[chip_type]
         address = c.get("address", int)
         if not 0 <= address <= 0x7F or address not in cls.addresses:
             if not 0 <= address <= 0x7F:
@@ -375,8 +484,9 @@ def _chips(r: _Reader, size: int, mode: str) -> tuple[ChipSpec, ...]:
         squares: tuple[str, ...] = ()
         if "squares" in item:
             lst = c.get("squares", list)
-            if len(lst) > 16:
-                raise c.error("squares", f"{len(lst)} entries for 16 pins")
+            if len(lst) > pins:
+                raise c.error("squares", f"{len(lst)} entries for {pins} "
+                                         f"{'inputs' if kind == ANALOG else 'pins'}")
             out = []
             for pin, s in enumerate(lst):
                 skey = f"squares[{pin}]"
@@ -393,7 +503,8 @@ def _chips(r: _Reader, size: int, mode: str) -> tuple[ChipSpec, ...]:
                                             "or set allow_gp7_inputs = true")
                 out.append(s)
             squares = tuple(out)
-        chips.append(ChipSpec(name, kind, address, squares, allow7, c.get("pull_ups", bool, True)))
+        chips.append(ChipSpec(name, chip_type, address, squares, allow7,
+                              c.get("pull_ups", bool, True)))
     return tuple(chips)
 
 

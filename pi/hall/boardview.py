@@ -1,12 +1,12 @@
 """One board as the hub sees it: an engine view rebuilt from the replica (the journal's lines fed
 into a fresh :class:`engine.arbiter.Arbiter`, as ``damiera replay`` and a board's resume do) and
-the board's retained ``state`` (clock reading, sensor faults, online) — and the board's own web
-interface (``pi/web``) served from it.
+the board's retained ``state`` (clock reading, sensor faults, online) — and the parts the board's
+own routes (``pi.web.server``) are mounted on in the hall.
 
 :class:`BoardReplica` is a :class:`pi.board.view.BoardView` (its current game a
 :class:`ReplayedGame`, a :class:`pi.board.view.GameView`), so the board's views, feeds and
-handlers serve the replica unchanged (:class:`ReplicaServer`, a :class:`pi.web.server.WebServer`
-without a listener of its own; arbiter actions go to the board as commands).
+routes serve the replica unchanged (:class:`ReplicaPages`: its live feeds, its games from the
+replicas, its actions sent to the board as commands).
 """
 
 from __future__ import annotations
@@ -35,16 +35,18 @@ from pi.board.supersede import first_touch, superseded, waits_for_arbiter
 from engine.replay import Fed
 from pi.board.view import BoardView, Phase
 from pi.hall.replica import SUPERSEDED_FILE, GameReplica, game_order
-from pi.web.auth import Throttle
-from pi.web.httputil import check_action, http, json_body, read
-from pi.web.server import WebServer, report_pdf_response
+from pi.board.arbiter_request import ArbiterRequest
+from pi.web.server import BoardFeed, BoardParts, report_pdf_response
+from pi.web.feeds import LiveFeeds, ping_loop
+from pi.web.httputil import http, read
 from pi.web.views import PublicSnapshot
 
 log = logging.getLogger(__name__)
 
 V = TypeVar("V")
 
-__all__ = ["ReplicatedBoard", "BoardReplica", "ReplayedGame", "ReportedFault", "ReplicaServer", "GameInfo",
+__all__ = ["ReplicatedBoard", "BoardReplica", "ReplayedGame", "ReportedFault", "ReplicaPages",
+           "ReplicaGames", "ReplicaActions", "GameInfo",
            "game_info", "wall_of"]
 
 
@@ -452,30 +454,14 @@ def _records(texts: Iterable[str]) -> Iterator[Mapping[str, Any]]:
         yield obj if isinstance(obj, dict) else {"type": "?"}
 
 
-class ReplicaServer(WebServer):
-    """The board's web handlers on its :class:`BoardReplica` (no listener: the hub mounts them
-    under ``/boards/<N>/``). Arbiter actions go to the board as commands: ``act(board,
-    action)``, the hub's, answers them."""
+class ReplicaGames:
+    """The board's games as the hub holds them (a :class:`pi.web.server.BoardGames`): its
+    replicas, each game's files made from the replica's whole lines."""
 
-    def __init__(self, replica: BoardReplica, root: Path, *, delay_minutes: float,
-                 act: Callable[[str, dict[str, Any]], Awaitable[web.Response]],
-                 throttle: Throttle, max_clients: int = 200,
-                 hall_clients: Callable[[], int] = lambda: 0, hall_max: int = 2000) -> None:
-        super().__init__(replica, root, "", 0, delay_minutes=delay_minutes,
-                         max_clients=max_clients, serve=False)
+    def __init__(self, replica: BoardReplica) -> None:
         self.replica = replica
-        self.throttle = throttle
-        self._act = act
-        self._hall_clients = hall_clients
-        self.hall_max = hall_max
 
-    async def events(self, request: web.Request) -> web.StreamResponse:
-        """The board's stream, within the hub's limit on live clients of all boards."""
-        if self._hall_clients() >= self.hall_max:
-            raise http(503, "too many live clients", retry=True)
-        return await super().events(request)
-
-    def _list_games(self) -> list[dict[str, Any]]:
+    async def listing(self) -> list[dict[str, Any]]:
         out = []
         for g in reversed(self.replica.games()):
             start = self.replica.start_of(g)
@@ -492,9 +478,8 @@ class ReplicaServer(WebServer):
                         "moves": moves, "lines": g.held})
         return out
 
-    async def game_file(self, request: web.Request) -> web.Response:
-        await self.require_arbiter(request)
-        game_id, name = request.match_info["id"], request.match_info["file"]
+    async def file(self, request: web.Request, game_id: str, name: str
+                   ) -> web.StreamResponse:
         g = self.replica.replica_games.get(game_id)
         if g is None or name not in ("game.pdn", "report.json", "trace.jsonl", "report.pdf",
                                      SUPERSEDED_FILE):
@@ -521,15 +506,65 @@ class ReplicaServer(WebServer):
                                 charset="utf-8")
         return web.json_response(info.report.to_json())
 
-    async def arbiter_action(self, request: web.Request) -> web.Response:
-        """``POST /api/arbiter``: the action sent to the board as a command (the hub's)."""
-        await self.require_arbiter(request)
-        action = check_action(await json_body(request))
-        return await self._act(self.replica.board, action.to_command())
 
-    async def whoami(self, request: web.Request) -> web.Response:
-        return web.json_response({"arbiter": await self.is_arbiter(request), "simulate": False,
-                                  "hall": True, "board": self.replica.board})
+class ReplicaActions:
+    """The arbiter's actions on a board of the hall (a :class:`pi.web.server.ActionSink`):
+    sent to the board as a command, answered by ``act(board, command)`` (the hub's)."""
+
+    def __init__(self, board: str, act: Callable[[str, dict[str, Any]], Awaitable[web.Response]]
+                 ) -> None:
+        self.board = board
+        self._act = act
+
+    async def act(self, action: ArbiterRequest) -> web.Response:
+        return await self._act(self.board, action.to_command())
+
+
+class ReplicaPages:
+    """One board's own pages in the hall: the parts (:class:`pi.web.server.BoardParts`)
+    over its :class:`BoardReplica` that the hub's site mounts the board's routes on under
+    ``/boards/<N>/``. ``feeds``: its live feeds (the hub feeds them the replica's lines);
+    ``broadcast``: the board's broadcast PDN made from them (the hall's feed, with its round's
+    tags); ``hall_clients``: live clients of all boards' streams, at most ``hall_max``."""
+
+    def __init__(self, replica: BoardReplica, *, delay_minutes: float,
+                 act: Callable[[str, dict[str, Any]], Awaitable[web.Response]],
+                 broadcast: Callable[[BoardFeed], tuple[str, float] | None],
+                 hall_clients: Callable[[], int] = lambda: 0, hall_max: int = 2000,
+                 ping: float = 15.0) -> None:
+        self.replica = replica
+        self.hall_max = hall_max
+        self.ping = ping
+        self._hall_clients = hall_clients
+        self.feeds = LiveFeeds(replica, max(0.0, delay_minutes) * 60.0,
+                               lambda: broadcast(self.feeds))
+        self.parts = BoardParts(replica, self.feeds, ReplicaActions(replica.board, act),
+                                ReplicaGames(replica),
+                                about={"simulate": False, "hall": True, "board": replica.board},
+                                crowded=self.crowded)
+        self._release: asyncio.Task[None] | None = None
+        self._pinger: asyncio.Task[None] | None = None
+
+    def crowded(self) -> bool:
+        """The hub's limit on live clients of all boards is reached."""
+        return self._hall_clients() >= self.hall_max
+
+    def start_feeds(self) -> None:
+        """Starts the clients' pings, and releasing the delayed public lines (when a broadcast
+        delay is set). RuntimeError (and nothing made) without a running loop."""
+        loop = asyncio.get_running_loop()
+        if self.feeds.delay > 0 and self._release is None:
+            self._release = loop.create_task(self.feeds.release_loop())
+        if self._pinger is None:
+            self._pinger = loop.create_task(ping_loop(self.ping, self.feeds.clients))
+
+    async def stop(self) -> None:
+        for task in (self._release, self._pinger):
+            if task is not None:
+                task.cancel()
+        for stream in (self.feeds.arbiter_stream, self.feeds.public_stream):
+            for c in list(stream.clients):
+                c.close()
 
 
 def _keep(kept: OrderedDict[str, V], key: str, value: V, limit: int) -> None:

@@ -1,12 +1,11 @@
 """Exceptions of the hall: messages off the network that are not the protocol's, pairings files
-and ``damiera hub init``'s refusals (bad input), and a share of the hub that another process
-already runs on the state directory (state). One line each, shown or logged as is."""
+and ``damiera hub init``'s refusals (bad input). One line each, shown or logged as is."""
 
 from __future__ import annotations
 
-from engine.errors import InputError, StateError
+from engine.errors import InputError
 
-__all__ = ["BadMessage", "PairingError", "HallInitError", "DemoError", "ShareClaimError"]
+__all__ = ["BadMessage", "PairingError", "HallInitError", "DemoError"]
 
 
 class BadMessage(InputError):
@@ -24,8 +23,3 @@ class HallInitError(InputError):
 class DemoError(InputError):
     """``damiera hub demo`` cannot start (options, no Mosquitto, a broker that exits): one
     line, exit 2."""
-
-
-class ShareClaimError(StateError):
-    """A share of the hub (``damiera hub --share K/N``) whose boards another process of the
-    same state directory already takes: one line, exit 2; nothing was touched."""

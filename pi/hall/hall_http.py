@@ -1,10 +1,12 @@
 """The hub's HTTP server (``pi/hall/HUB_API.md``): the hall (summaries, live stream, flags,
-pairings, results), the round feeds, and every board's own interface under ``/boards/<N>/``
-served from its replica by the board's handlers (``pi.hall.boardview.ReplicaServer``).
+pairings, results), the round feeds, and every board's own interface under ``/boards/<N>/``:
+the board's own routes (``pi.web.server``) over the parts of its replica
+(``pi.hall.boardview.ReplicaPages``).
 
-The rules are the board's (``pi/web/API.md``), by the same code: :class:`HallServer` is a
-:class:`pi.web.server.WebServer` for its error middleware (short JSON 4xx/503, never a 500),
-CORS, same-origin POSTs, the token (``DIR/arbiter.token``), its throttle and the login cookie.
+The rules are the board's (``pi/web/API.md``), by the same parts: :class:`HallServer` serves on
+a :class:`pi.web.site.Site` (its error middleware: short JSON 4xx/503, never a 500; CORS,
+same-origin POSTs) with the hub's :class:`pi.web.auth.ArbiterAuth` (the token
+``DIR/arbiter.token``, its throttle, the login cookie), the board's routes included.
 """
 
 from __future__ import annotations
@@ -13,23 +15,24 @@ import asyncio
 import logging
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Protocol
 
 from aiohttp import web
 
 from engine.replay import Fed
-from pi.hall.boardview import ReplicaServer
 from pi.hall.errors import PairingError
 from pi.hall.hub import Hub
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import board_key
-from pi.hall.rounds import (game_feed, pairing_command, parse_pairings, results, results_csv,
+from pi.hall.rounds import (pairing_command, parse_pairings, results, results_csv,
                             round_feed, round_order)
 from pi.board.view import Phase
+from pi.web.site import ArbiterAuth
+from pi.web.server import PDN, BoardParts, BoardRoutes
 from pi.web.feeds import PING, Socket, encode, serve_sse
 from pi.web.httputil import conditional, http
-from pi.web.i18n import catalog_response, page_response
-from pi.web.server import STATIC, ArbiterSite
+from pi.web.i18n import catalog_response
+from pi.web.site import STATIC, Handler, Site, page, static_files
 from pi.web.views import clock_dict
 
 log = logging.getLogger(__name__)
@@ -41,7 +44,6 @@ __all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS", "
 HALL_STATIC = Path(__file__).parent / "static"
 #: A pairings upload larger than this is refused (a 9-round, 500-board event is ~200 kB).
 MAX_CSV = 1024 * 1024
-PDN = "application/x-chess-pdn; charset=utf-8"
 #: Flag and alarm events waiting for one slow hall client; past this it is closed (its page
 #: reconnects and is sent the whole hall at once). Board summaries wait coalesced: one per board.
 MAX_EVENTS = 10_000
@@ -50,9 +52,8 @@ MAX_EVENTS = 10_000
 COALESCE = 0.02
 #: The pages are told how far a start's read-back is at most this often (seconds).
 READING_EVERY = 0.5
-_BOARD_GETS = {"": "page_index", "arbiter": "page_arbiter", "api/state": "api_state",
-               "api/whoami": "whoami", "events": "events", "record.pdn": "game_pdn",
-               "api/trace.jsonl": "trace", "api/replay": "replay", "api/games": "games"}
+#: Live clients of one board's streams at most (the hub's limit over all boards is its own).
+BOARD_MAX_CLIENTS = 200
 
 
 class HallClient:
@@ -116,15 +117,17 @@ class HallClient:
         self.wake.set()
 
 
-class HallServer(ArbiterSite):
-    """See the module docstring."""
+class HallServer:
+    """See the module docstring. ``max_clients``: hall pages on the live stream at most;
+    ``ping``: seconds between two pings of every hall page."""
 
     def __init__(self, hub: Hub, host: str, port: int, *, max_clients: int = 500,
-                 client_queue: int = 1024) -> None:
-        super().__init__(hub.root, host, port, max_clients=max_clients,
-                         client_queue=client_queue)
+                 ping: float = 15.0) -> None:
         self.hub = hub
-        self.throttle = hub.throttle
+        self.site = Site(host, port)
+        self.auth = ArbiterAuth(hub.token, hub.throttle)
+        self.max_clients = max_clients
+        self.ping = ping
         self.pairings = hub.pairings
         self._pinger: asyncio.Task[None] | None = None
         self.seq = first_event_id()
@@ -145,14 +148,25 @@ class HallServer(ArbiterSite):
         self._reading_at = 0.0
         hub.listeners.append(self.on_board)
         hub.alarm_listeners.append(self.on_alarm)
+        #: every board's own routes, under /boards/<N>/ (the board's parts found per request)
+        self.boards = BoardRoutes(self.board_parts, self.auth, max_clients=BOARD_MAX_CLIENTS,
+                                  hall=True)
         self.app = self._make_hall_app()
+
+    @property
+    def host(self) -> str:
+        return self.site.host
+
+    @property
+    def port(self) -> int:
+        return self.site.port
 
     # ------------------------------------------------------------------ life
 
     async def start(self, fallback: bool = False) -> None:
-        """Listens (:meth:`ArbiterSite.listen`) and pings the hall's SSE clients. Raises
+        """Listens (:meth:`pi.web.site.Site.listen`) and pings the hall's SSE clients. Raises
         WebError (one line) when the address cannot be had."""
-        await self.listen(fallback)
+        await self.site.listen(self.app, fallback)
         self._pinger = asyncio.get_running_loop().create_task(
             self._ping_loop())
         log.warning("hall on http://%s:%d/ (arbiter token: damiera token --state-dir %s)",
@@ -168,7 +182,7 @@ class HallServer(ArbiterSite):
             client.close()
         for ws in self.hub.servers.values():
             await ws.stop()
-        await self.close()
+        await self.site.close()
 
     # ------------------------------------------------------------------ the hall's stream
 
@@ -315,7 +329,7 @@ class HallServer(ArbiterSite):
         return True
 
     async def hall_events(self, request: web.Request) -> web.StreamResponse:
-        arbiter = await self.is_arbiter(request)
+        arbiter = await self.auth.is_arbiter(request)
         client, after = admit_hall_client(request, self.seq, self.hall_clients, self.max_clients,
                                           arbiter)
         self.flush()
@@ -339,29 +353,20 @@ class HallServer(ArbiterSite):
     # ------------------------------------------------------------------ the app
 
     def _make_hall_app(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_CSV, middlewares=[self._errors])
-        r = app.router
-        add_hall_routes(r, self, self._hall_page, self.hall_whoami)
-        for tail, name in _BOARD_GETS.items():
-            r.add_get(f"/boards/{{board}}/{tail}", self._on_board(name))
-        r.add_get("/boards/{board}/static/{name}", self.static)
-        r.add_get("/boards/{board}/game.pdn", self.board_pdn)
-        r.add_get("/boards/{board}/broadcast.pdn", self.board_pdn)
-        r.add_get("/boards/{board}/api/games/{id}/{file}", self._on_board("game_file"))
-        r.add_post("/boards/{board}/api/arbiter", self._on_board("arbiter_action"))
-        r.add_post("/boards/{board}/api/login", self.login)
-        r.add_post("/boards/{board}/api/logout", self.logout)
-        app.on_response_prepare.append(self._cors)
+        app = self.site.app(MAX_CSV)
+        add_hall_routes(app.router, self, self.auth, self.hall_whoami)
+        self.boards.add_to(app.router, "/boards/{board}")
         return app
 
-    def _ws(self, request: web.Request) -> ReplicaServer:
-        """The board's server, its game read back first if the start has not yet."""
+    def board_parts(self, request: web.Request) -> BoardParts:
+        """The parts of the board of the path (``{board}``), its game read back first if the
+        start has not yet; a 404 for a board not in the hall."""
         board = request.match_info["board"]
-        ws = self.hub.servers.get(board)
-        if ws is None:
+        pages = self.hub.servers.get(board)
+        if pages is None:
             raise http(404, "no such board in this hall")
         self.hub.read_back_board(board)
-        return ws
+        return pages.parts
 
     def _whole_hall(self) -> None:
         """What reads every board's game (flags, rounds, results) waits for the start's
@@ -372,43 +377,18 @@ class HallServer(ArbiterSite):
                             f"({reading['boards']} of {reading['of']} boards); try again in "
                             f"a few seconds", retry=True)
 
-    def _on_board(self, name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-        async def handler(request: web.Request) -> web.StreamResponse:
-            ws = self._ws(request)
-            if name == "page_index":
-                return await self._page("index.html")(request)
-            if name == "page_arbiter":
-                return await self._page("arbiter.html")(request)
-            board_handler: Callable[[web.Request], Awaitable[web.StreamResponse]] = \
-                getattr(ws, name)
-            return await board_handler(request)
-        return handler
-
     async def board_slash(self, request: web.Request) -> web.StreamResponse:
-        self._ws(request)
+        self.board_parts(request)
         raise web.HTTPFound(f"/boards/{request.match_info['board']}/")
 
-    def _hall_page(self, name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-        async def page(request: web.Request) -> web.StreamResponse:
-            if not (HALL_STATIC / name).is_file():
-                raise http(404, f"{name} is not installed")
-            return page_response(request, HALL_STATIC / name)  # in the viewer's language
-        return page
-
-    async def hall_static(self, request: web.Request) -> web.StreamResponse:
-        name = request.match_info["name"]
-        if "/" in name or name.startswith(".") or not (HALL_STATIC / name).is_file():
-            raise http(404, "no such file")
-        return web.FileResponse(HALL_STATIC / name)
-
     async def hall_whoami(self, request: web.Request) -> web.Response:
-        return web.json_response({"arbiter": await self.is_arbiter(request), "simulate": False,
-                                  "hall": True})
+        return web.json_response({"arbiter": await self.auth.is_arbiter(request),
+                                  "simulate": False, "hall": True})
 
     # ------------------------------------------------------------------ hall endpoints
 
     async def api_hall(self, request: web.Request) -> web.Response:
-        arbiter = await self.is_arbiter(request)
+        arbiter = await self.auth.is_arbiter(request)
         hub = self.hub
         boards = [hub.summary(b, arbiter) for b in sorted(hub.views, key=board_key)
                   if b not in hub.unread]
@@ -419,7 +399,7 @@ class HallServer(ArbiterSite):
                                  headers={"Cache-Control": "no-store"})
 
     async def api_flags(self, request: web.Request) -> web.Response:
-        await self.require_arbiter(request)
+        await self.auth.require_arbiter(request)
         self._whole_hall()
         q = request.query
         out = [f for f in self.hub.flags()
@@ -430,7 +410,7 @@ class HallServer(ArbiterSite):
 
     async def api_alarms(self, request: web.Request) -> web.Response:
         """The hall's alarms, newest first (arbiter; ``?board=7`` filters)."""
-        await self.require_arbiter(request)
+        await self.auth.require_arbiter(request)
         board = request.query.get("board")
         out = [a for a in reversed(self.hub.alarms) if board is None or a["board"] == board]
         return web.json_response(out)
@@ -441,10 +421,8 @@ class HallServer(ArbiterSite):
         return web.json_response(rows)
 
     async def post_pairings(self, request: web.Request) -> web.Response:
-        await self.require_arbiter(request)
+        await self.auth.require_arbiter(request)
         rows = await read_pairings(request)
-        # a share of the hub keeps its own boards' rows (the front sends every share its own)
-        rows = [row for row in rows if self.hub.config.owns(row["board"])]
         self.pairings.merge(rows)
         for row in rows:  # a paired board is listed in the hall before it is heard from
             self.hub.board(row["board"])
@@ -469,14 +447,14 @@ class HallServer(ArbiterSite):
 
     async def get_rounds(self, request: web.Request) -> web.Response:
         """The rounds of the pairings, in order, and the one started last."""
-        await self.require_arbiter(request)
+        await self.auth.require_arbiter(request)
         return web.json_response({"rounds": self.pairings.rounds(),
                                   "current": self.hub.rounds.current},
                                  headers={"Cache-Control": "no-store"})
 
     async def get_round(self, request: web.Request) -> web.Response:
         """The round's boards: where each stands, and why a board is not ready."""
-        await self.require_arbiter(request)
+        await self.auth.require_arbiter(request)
         rnd = self._round(request)
         self._whole_hall()
         if not self.pairings.of_round(rnd):
@@ -488,7 +466,7 @@ class HallServer(ArbiterSite):
     async def start_round(self, request: web.Request) -> web.Response:
         """COMP 4.4.2: the arbiter starts the round: its pairings to its boards, and each
         board's clock started once it is set up."""
-        await self.require_arbiter(request)
+        await self.auth.require_arbiter(request)
         rnd = self._round(request)
         try:  # a board not read back yet is started by the tick once read and ready
             table = self.hub.rounds.start(rnd)
@@ -498,11 +476,11 @@ class HallServer(ArbiterSite):
 
     async def api_results(self, request: web.Request) -> web.Response:
         self._whole_hall()
-        return web.json_response(results(self.hub, await self.is_arbiter(request)))
+        return web.json_response(results(self.hub, await self.auth.is_arbiter(request)))
 
     async def results_csv(self, request: web.Request) -> web.Response:
         self._whole_hall()
-        text = results_csv(results(self.hub, await self.is_arbiter(request)))
+        text = results_csv(results(self.hub, await self.auth.is_arbiter(request)))
         return web.Response(text=text, content_type="text/csv", charset="utf-8")
 
     async def round_pdn(self, request: web.Request) -> web.StreamResponse:
@@ -513,22 +491,6 @@ class HallServer(ArbiterSite):
             raise http(404, f"no board plays round {rnd[:20]}")
         text, wall = got
         return conditional(request, text.encode(), PDN, wall)
-
-    async def board_pdn(self, request: web.Request) -> web.StreamResponse:
-        ws = self._ws(request)
-        view = ws.replica
-        s = view.game
-        if s is None:
-            raise http(404, "no game yet")
-        rnd = s.start_line.get("round")
-        pairing = None if rnd is None else self.pairings.rows.get((str(rnd), view.board))
-        text, wall = game_feed(view, ws, s.replica, None if rnd is None else str(rnd), pairing,
-                               self.hub.config.event, self.hub.config.broadcast_delay * 60.0)
-        return conditional(request, text.encode(), PDN, wall)
-
-    @property
-    def static_dir(self) -> Path:
-        return STATIC
 
 
 #: Journal lines that may start, stop or set a clock without a decision saying so.
@@ -541,18 +503,11 @@ def _may_change_clock(fed: Fed) -> bool:
     return bool(fed.decisions) or fed.record.get("type") in _CLOCK_LINES
 
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
 
 class HallSite(Protocol):
-    """What answers the hall's own routes (HUB_API.md): the one hub's :class:`HallServer`, or
-    the front over the shares (``pi.hall.front``). One table, :func:`add_hall_routes`, so that
-    the two never serve different halls."""
+    """What answers the hall's own routes (HUB_API.md): the hub's :class:`HallServer`, through
+    one table, :func:`add_hall_routes`."""
 
-    async def static(self, request: web.Request) -> web.StreamResponse: ...
-    async def hall_static(self, request: web.Request) -> web.StreamResponse: ...
-    async def login(self, request: web.Request) -> web.StreamResponse: ...
-    async def logout(self, request: web.Request) -> web.StreamResponse: ...
     async def api_hall(self, request: web.Request) -> web.StreamResponse: ...
     async def hall_events(self, request: web.Request) -> web.StreamResponse: ...
     async def api_flags(self, request: web.Request) -> web.StreamResponse: ...
@@ -568,19 +523,19 @@ class HallSite(Protocol):
     async def board_slash(self, request: web.Request) -> web.StreamResponse: ...
 
 
-def add_hall_routes(r: web.UrlDispatcher, site: HallSite, page: Callable[[str], Handler],
+def add_hall_routes(r: web.UrlDispatcher, site: HallSite, auth: ArbiterAuth,
                     whoami: Handler) -> None:
     """The hall's routes of HUB_API.md (its pages, console API, pairings, rounds, results and
-    feeds; a board's own routes under ``/boards/<N>/`` are the caller's) on ``r``: ``page``
-    makes a page's handler from its file name."""
-    r.add_get("/", page("hall.html"))
-    r.add_get("/arbiter", page("hall-arbiter.html"))
-    r.add_get("/static/{name}", site.static)
-    r.add_get("/hall/{name}", site.hall_static)
+    feeds; a board's own routes under ``/boards/<N>/`` are the caller's) on ``r``, the login
+    ``auth``'s."""
+    r.add_get("/", page(HALL_STATIC, "hall.html"))
+    r.add_get("/arbiter", page(HALL_STATIC, "hall-arbiter.html"))
+    r.add_get("/static/{name}", static_files(STATIC))
+    r.add_get("/hall/{name}", static_files(HALL_STATIC))
     r.add_get("/i18n/{lang}.json", catalog_response)
     r.add_get("/api/whoami", whoami)
-    r.add_post("/api/login", site.login)
-    r.add_post("/api/logout", site.logout)
+    r.add_post("/api/login", auth.login)
+    r.add_post("/api/logout", auth.logout)
     r.add_get("/api/hall", site.api_hall)
     r.add_get("/events", site.hall_events)
     r.add_get("/api/flags", site.api_flags)
@@ -615,16 +570,15 @@ async def read_pairings(request: web.Request) -> list[dict[str, str]]:
 
 
 #: What a hall's stream has shown of each board, per side: (board, arbiter) → (its event id, its
-#: :func:`summary_key`, the summary) — the hub's and the front's alike.
+#: :func:`summary_key`, the summary).
 Shown = dict[tuple[str, bool], tuple[int, tuple[object, ...], dict[str, Any]]]
 
 
 def admit_hall_client(request: web.Request, seq: int, clients: set[HallClient],
                       max_clients: int, arbiter: bool) -> tuple[HallClient, int | None]:
-    """A page opening the hall's stream (HUB_API.md ``GET /events``), on the hub or the front:
-    its client, added to ``clients``, and the event id it resumes after (``Last-Event-ID``;
-    None: everything — no id, or one above ``seq``, from another life of the server). A 503
-    past ``max_clients``."""
+    """A page opening the hall's stream (HUB_API.md ``GET /events``): its client, added to
+    ``clients``, and the event id it resumes after (``Last-Event-ID``; None: everything — no
+    id, or one above ``seq``, from another life of the server). A 503 past ``max_clients``."""
     raw = request.headers.get("Last-Event-ID", request.query.get("last_event_id"))
     after: int | None = None
     if raw is not None and raw.strip().isdigit() and len(raw.strip()) <= 16:
@@ -640,17 +594,17 @@ def admit_hall_client(request: web.Request, seq: int, clients: set[HallClient],
 
 def hall_event(seq: int, reading: dict[str, int] | None) -> bytes:
     """The streams' ``hall`` event (HUB_API.md ``GET /events``): how far a start's read-back is
-    (``reading_back``; None: done), the hub's and the front's alike."""
+    (``reading_back``; None: done)."""
     return encode(seq, "hall", {"reading_back": reading})
 
 
 def first_event_id() -> int:
-    """The id a hall stream's events count up from (the hub's or the front's): the microseconds
-    since the epoch at its start. Every id of a life is then above every id of the lives before
-    it (a stream sends far fewer than an event a microsecond), so a page (or the front, reading
-    a share) resuming with an id of an earlier life is sent the whole hall — not only the
-    boards that the new life happened to send under higher numbers, while the rest kept the
-    summaries of before the restart (HUB_API.md ``GET /events``)."""
+    """The id a hall stream's events count up from: the microseconds since the epoch at its
+    start. Every id of a life is then above every id of the lives before it (a stream sends far
+    fewer than an event a microsecond), so a page resuming with an id of an earlier life is
+    sent the whole hall — not only the boards that the new life happened to send under higher
+    numbers, while the rest kept the summaries of before the restart (HUB_API.md ``GET
+    /events``)."""
     return time.time_ns() // 1000
 
 

@@ -1,95 +1,49 @@
-"""The hall's hub (``pi/hall/PROTOCOL.md``, ``pi/hall/HUB_API.md``): every board's journal
-replicated (``pi.hall.replica``), a view of every board rebuilt from it (``pi.hall.boardview``),
-resend requests for what is missing, commands to the boards and their acks, and the hall's live
-summaries. The MQTT client is ``pi.hall.mqttlink``; the HTTP side ``pi.hall.hall_http``.
+"""The hall's hub (``pi/hall/PROTOCOL.md``, ``pi/hall/HUB_API.md``): a small object composing
+its concerns, each in a module of its own —
 
-Everything here runs on the event loop's thread, the MQTT link's reading included; messages
-arrive in batches.
-A bad message is one logged line and dropped; nothing a board sends stops the hub.
+- :attr:`Hub.boards` (``pi.hall.registry``): the boards, their views rebuilt from the replicas
+  and the parts their own pages are served from;
+- :attr:`Hub.replication` (``pi.hall.replication``): the boards' journal lines into the replicas
+  and the views, resends of what is missing, the lost-line search, the start's read-back;
+- :attr:`Hub.commands` (``pi.hall.commands``): arbiter actions and pairings sent to the boards,
+  answered by their acks and journal lines;
+- :attr:`Hub.summaries` (``pi.hall.summaries``): the hall page's boards and flags;
+- the hall's alarms (``pi.hall.alarms``: :meth:`Hub.alarm`, ``GET /api/alarms`` and the
+  arbiter's ``alarm`` events, HUB_API.md), pairings and rounds (``pi.hall.rounds``).
 
-A board with a key (``hub.toml``'s ``[keys]``) has its journal lines and its ``status`` checked
-(``pi.hall.signing``): the replica takes only lines that verify. What looks like someone else
-speaking for a board — a line or status that does not verify, an unsigned line from a board not
-accepted unsigned, a conflicting copy, a game newer than the board announced, the board's
-session taken over by another client with its credentials — is an **alarm** (:meth:`Hub.alarm`:
-board, time, what; ``GET /api/alarms`` and the arbiter's ``alarm`` events, HUB_API.md), and the
-hub asks the board again for the lines concerned.
+The MQTT client is ``pi.hall.mqttlink``; the HTTP side ``pi.hall.hall_http``. Everything runs
+on the event loop's thread, the MQTT link's reading included. :class:`Hub` keeps the names the
+link, the HTTP side and the tests use as one line each, handing over to its concern.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import re
 import time
-import uuid
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from aiohttp import web
 
-from engine.decisions import FlagDecided, FlagRaised
-from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.hall import protocol as P
-from pi.hall.ack_check import ack_refusal
 from pi.hall.alarms import AlarmLog
-from pi.hall.boardview import BoardReplica, ReplayedGame, ReplicaServer, wall_of
-from pi.hall.errors import BadMessage
+from pi.hall.commands import Commands
+from pi.hall.boardview import BoardReplica, ReplicaPages
 from pi.hall.hub_config import HubConfig
-from pi.hall.replica import GameReplica, Offered, Replica, board_key, game_order, sync_taken
-from pi.hall.rounds import Pairings, RoundStart
-from pi.hall.shares import SHARES_DIR
-from pi.hall.signing import Chain, line_mac, same_mac, status_mac
-from engine.i18n import N_
+from pi.hall.registry import BoardRegistry
+from pi.hall.replication import SYNC_EVERY, Replication
+from pi.hall.replica import GameReplica, Replica, board_key
+from pi.hall.rounds import Pairings, RoundStart, game_feed
+from pi.hall.summaries import Summaries
 from engine.replay import Fed
 from pi.web import auth
-from pi.web.httputil import http
-from pi.web.views import clock_dict, decisions_json, flag_dict, frozen_clock
+from pi.web.server import BoardFeed
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Hub", "RESEND_AFTER", "ACK_TIMEOUT", "board_key"]
-
-#: A resend without progress is asked again after this many seconds (PROTOCOL.md).
-RESEND_AFTER = 5.0
-#: Live SSE clients of all boards' streams together (each board's own limit is 200).
-MAX_LIVE_CLIENTS = 2000
-#: An arbiter action without the board's ack is answered 504 after this many seconds.
-ACK_TIMEOUT = 10.0
-#: An acked action's answer waits this many seconds for its journal line to reach the replica
-#: (then it answers 504, not confirmed: the line is checked when it comes).
-LINE_WAIT = 2.0
-#: Finished games per board whose public view (as the board moved on) is kept in memory.
-KEPT_PUBLIC = 2
-#: A line that did not verify is asked again at most this often per game (seconds).
-ASK_AGAIN_AFTER = 1.0
-#: Seconds a search for where a board's journal parts from the replica's (:meth:`Hub._probe`)
-#: lasts without a new request (then it is forgotten, and begun again by the board's next line).
-PROBE_FOR = 60.0
-#: Seconds between two fsyncs of the replicas written meanwhile (:meth:`Hub.sync_loop`, off the
-#: loop; PROTOCOL.md). Every file written in the interval is synced once: at 1,000 boards a
-#: half second made ~1,000 fsyncs a second per share, each taking the interpreter's lock from the
-#: loop and a journal commit from the disk; what an OS crash loses of a replica the boards
-#: resend (docs/developer-hub-load.md, "08:44–09:05").
-SYNC_EVERY = 2.0
-#: Seconds of replay the start's read-back takes at a time before the loop serves the rest
-#: (:meth:`Hub.read_back`): the boards already read, the pages and the link wait at most this
-#: long; longer slices finish the read-back sooner (one board per turn: 22.6 s for 1,000 games
-#: of ~70 lines with the boards playing on, docs/developer-hub-load.md).
-READ_BACK_SLICE = 0.05
-#: Topics whose (board, leaf) is kept once read (every message names one): cleared when full
-#: (a stranger's topics for boards that do not exist cost a read again, no memory).
-MAX_TOPICS = 20_000
-
-
-@dataclass
-class _Ask:
-    start: int
-    at: float
-    held: int
+__all__ = ["Hub", "board_key"]
 
 
 class Hub:
@@ -101,913 +55,181 @@ class Hub:
         self.root = Path(root)
         self.topics = P.Topics(config.hall)
         self.replica = Replica(self.root)
-        self.views: dict[str, BoardReplica] = {}
-        self.servers: dict[str, ReplicaServer] = {}
-        self.heads: dict[str, P.Heads] = {}
-        #: per board: its last online status (what it announced: its games and heads)
-        self.announced: dict[str, P.Heads] = {}
-        #: per board, per game: the lines known to exist at the board (status heads, lines seen)
-        self.known: dict[str, dict[str, int]] = {}
-        #: time.monotonic() of the last batch that brought a journal line (:meth:`idle`)
-        self.last_line = time.monotonic()
-        self.asks: dict[tuple[str, str], _Ask] = {}
-        #: (board, game) whose heads or lines changed in the batch being delivered: checked
-        #: against the replica once the whole batch is in (a line the batch brings later is
-        #: not asked for)
-        self._wanted: set[tuple[str, str]] = set()
-        self.acks: dict[str, asyncio.Future[P.Ack]] = {}
-        #: board → (command id, pairing) sent and not yet acked (push_pairing)
-        self.pairing_out: dict[str, tuple[str, dict[str, str]]] = {}
-        #: board → why it refused its last pairing (until it takes one)
-        self.pairing_refused: dict[str, str] = {}
-        self.recent: dict[str, deque[Fed]] = {}
+        #: the hall's boards: their views and the parts their pages are served from
+        self.boards = BoardRegistry(delay_minutes=config.broadcast_delay, act=self.act,
+                                    broadcast=self.broadcast_pdn)
         self.token = auth.load_or_create_token(self.root)
         self.throttle = auth.Throttle()
         self.publish: Callable[[str, bytes], None] = lambda topic, payload: None
+        #: the commands to the boards: actions and pairings (published through
+        #: :attr:`publish` as it is when they go)
+        self.commands = Commands(self.topics, self.boards, self.replica,
+                                 lambda topic, payload: self.publish(topic, payload),
+                                 self.alarm)
+        #: told of each board's lines taken (board, its ``Fed``s): the hall's pages
         self.listeners: list[Callable[[str, list[Fed]], None]] = []
-        #: where the hub's own files are (pairings, round): the state directory, or a share's
-        #: own folder in it (``DIR/shares/K``: shares may share the state directory)
-        self.files = self.root if config.share is None else \
-            self.root / SHARES_DIR / str(config.share.index)
+        #: where the hub's own files are (pairings, round): the state directory
+        self.files = self.root
         self.files.mkdir(parents=True, exist_ok=True)
         #: the hall's pairings (``DIR/pairings.csv``; read by the hub's start)
         self.pairings = Pairings(self.files)
         #: the round started last and its boards' clocks (HUB_API.md, start a round)
         self.rounds = RoundStart(self)
-        self.bad_messages = 0
         self.started = time.time()
         #: the hall's alarms (HUB_API.md ``GET /api/alarms``): :attr:`alarms` and
         #: :attr:`alarm_listeners` are its own; kept in ``alarms.jsonl`` (a restart keeps them)
         self.alarm_log = AlarmLog(self.files / "alarms.jsonl")
-        self.replica.disk_listeners.append(self._disk)
         #: the newest alarms, oldest first
         self.alarms = self.alarm_log.items
         #: told of each alarm (a copy)
         self.alarm_listeners = self.alarm_log.listeners
-        #: per board with a key: the chain of macs of its games (rebuilt from the replica)
-        self.chains: dict[str, Chain] = {}
-        #: per board: the ``taken_over`` count of its last signed status
-        self.taken: dict[str, int] = {}
-        self._asked_again: dict[tuple[str, str], float] = {}
-        #: per (board, game) whose journal parts from the replica's: (line asked from, when)
-        self._probes: dict[tuple[str, str], tuple[int, float]] = {}
-        #: topic → (board, leaf), for the topics read (MAX_TOPICS at most)
-        self._topic_of: dict[str, tuple[str, str]] = {}
-        #: boards whose newest game the start has not replayed yet (:meth:`read_back`), in the
-        #: order they are read; the hall's pages leave them out until they are
-        self.unread: dict[str, GameReplica] = {}
-        #: per unread board: its journal messages come meanwhile, taken once it is read back
-        self.waiting: dict[str, list[tuple[str, bytes]]] = {}
-        #: the boards the start had to read back (``/api/hall``'s ``reading_back``)
-        self.to_read = 0
-        #: per board: the game it shows and what its summary says of it that never changes
-        #: (event, round, white, black, variant, size), read from its start line once
-        self._heads: dict[str, tuple[ReplayedGame, tuple[Any, str | None, Any, Any, str, int]]] \
-            = {}
+        #: the boards' messages into the replicas and the views
+        self.replication = Replication(config, self.replica, self.topics, self.boards,
+                                       self.commands, self.alarm,
+                                       lambda topic, payload: self.publish(topic, payload),
+                                       self.listeners)
+        #: the hall page's summaries of the boards
+        self.summaries = Summaries(self.boards, self.replication.missing)
 
-    # ------------------------------------------------------------------ start
-
-    def load(self, *, read_back: bool = True) -> None:
-        """Reads every replica back: each board's games listed (the older ones parked: read
-        back on demand for feeds, pages, reports) and its newest game replayed into its view —
-        at once (``read_back``), or left in :attr:`unread` for :meth:`read_back`. The running
-        hub does the latter: replaying every live game takes ~0.1 ms a line (11 s for 1,000
-        games of 80 lines here, a minute mid-round), and its pages and link answer meanwhile."""
-        n = self.replica.load(self.config.owns)
-        for board, game, line, _why in self.replica.damaged:  # logged by the replica
-            self.alarm(board, "damaged", N_(
-                "the hub's copy of game {game} was damaged on its disk at line {line}: cut back "
-                "there, the lines cut kept in its damaged.jsonl and asked from the board "
-                "again").format(game=game, line=line), game)
-        self.replica.damaged.clear()
-        for board, games in self.replica.boards.items():
-            view = self.board(board)
-            for g in games.values():
-                view.replica_games[g.id] = g
-            newest = max(games.values(), key=lambda g: game_order(g.id), default=None)
-            for g in games.values():
-                if g is not newest:
-                    self.replica.park(g)
-            if newest is not None and newest.held:
-                self.unread[board] = newest
-        self.to_read = len(self.unread)
-        log.info("replicas found: %d game(s) of %d board(s); %d live game(s) to read back", n,
-                 len(self.replica.boards), self.to_read)
-        if read_back:
-            for board in list(self.unread):
-                self.read_back_board(board)
-
-    def reading_back(self) -> dict[str, int] | None:
-        """How far the start's read-back is (HUB_API.md ``reading_back``): boards read of those
-        to read; None once done."""
-        if not self.unread:
+    def broadcast_pdn(self, view: BoardReplica, feed: BoardFeed) -> tuple[str, float] | None:
+        """The board's broadcast PDN as the hall serves it (``/boards/<N>/game.pdn``,
+        HUB_API.md: its round's pairing and the hall's event in the tags) and when it last
+        changed; None: no game yet."""
+        s = view.game
+        if s is None:
             return None
-        return {"boards": self.to_read - len(self.unread), "of": self.to_read}
-
-    async def read_back(self) -> None:
-        """The boards of :attr:`unread` replayed one at a time, the loop free every
-        :data:`READ_BACK_SLICE` seconds (HTTP, the link, the ticks go on): a board with journal
-        lines waiting first, then in board order. Each read board goes to the hall's pages as
-        it is read."""
-        started, cpu = time.monotonic(), time.process_time()
-        count = len(self.unread)
-        while self.unread:
-            turn = time.monotonic()
-            while self.unread and time.monotonic() - turn < READ_BACK_SLICE:
-                self.read_back_board(next(iter(self.waiting), None) or next(iter(self.unread)))
-            await asyncio.sleep(0)
-        if count:
-            log.info("live games read back: %d board(s) in %.1f s (%.1f s of CPU)", count,
-                     time.monotonic() - started, time.process_time() - cpu)
-
-    def read_back_board(self, board: str) -> None:
-        """Board ``board``'s newest game replayed into its view now if the start has not yet
-        (a page or the console asking for the board reads it first), then the journal
-        messages that came for it meanwhile taken."""
-        g = self.unread.pop(board, None)
-        if g is None:
-            return
-        waiting = self.waiting.pop(board, None)
-        # a newer game begun in what waits (a round started while the hub reads back, as when
-        # it is restarted between rounds): the board shows that one, the old game is not
-        # replayed now (read back on demand, as any earlier game); unless that start does not
-        # take (a line refused), then it is. Not under a broadcast delay: the public view of
-        # a game that ended within the delay is the one its replay leaves (``view.kept``)
-        newer = waiting is not None and self.config.broadcast_delay <= 0 and \
-            _begins_after(waiting, g.id)
-        if newer:
-            self.replica.park(g)
-        else:
-            self._read_back_game(board, g)
-        if waiting:
-            self.deliver(waiting)
-        else:
-            for listener in self.listeners:
-                listener(board, [])
-        if newer and self.views[board].game is None:
-            self._read_back_game(board, g)
-            for listener in self.listeners:
-                listener(board, [])
-        # what its heads say it has and neither the replica nor the lines waiting held
-        now = time.monotonic()
-        for game in list(self.known.get(board, ())):
-            self._check((board, game), now)
-
-    def _read_back_game(self, board: str, g: GameReplica) -> None:
-        try:
-            self._follow(board, g, rebuilt=True)
-        except Exception:  # the board's view as its lines make it; the other boards read on
-            log.exception("board %s: game %s not read back", board, g.id)
-
-    def live_clients(self) -> int:
-        return sum(len(ws.feeds.arbiter_stream.clients) + len(ws.feeds.public_stream.clients)
-                   for ws in self.servers.values())
-
-    def board(self, board: str) -> BoardReplica:
-        view = self.views.get(board)
-        if view is None:
-            view = BoardReplica(board)
-            self.views[board] = view
-            self.servers[board] = ReplicaServer(
-                view, self.root, delay_minutes=self.config.broadcast_delay,
-                act=self.act, throttle=self.throttle, max_clients=200,
-                hall_clients=self.live_clients, hall_max=MAX_LIVE_CLIENTS)
-            self.servers[board].token = self.token
-            self.recent[board] = deque(maxlen=64)
-            try:
-                self.servers[board].start_feeds()
-            except RuntimeError:  # no running loop (a synchronous test): nothing to release
-                pass
-        return view
-
-    # ------------------------------------------------------------------ messages
-
-    def deliver(self, batch: list[tuple[str, bytes]]) -> None:
-        """A batch of MQTT messages (topic, payload), in the broker's order."""
-        changed: dict[str, list[Fed]] = {}
-        lines = False
-        self.replica.defer()  # the batch's lines written at its end, one write per game
-        try:
-            for topic, payload in batch:
-                if topic.startswith("$SYS/"):
-                    self._broker_log(payload)
-                    continue
-                try:
-                    where = self._topic_of.get(topic)
-                    if where is None:
-                        where = P.parse_topic(self.topics, topic)
-                        if len(self._topic_of) >= MAX_TOPICS:
-                            self._topic_of.clear()
-                        self._topic_of[topic] = where
-                    board, leaf = where
-                    if leaf == "journal" and board in self.unread:  # after its read-back
-                        self.waiting.setdefault(board, []).append((topic, payload))
-                        continue
-                    fed = self._message(board, leaf, payload)
-                    if fed:
-                        lines = True
-                    changed.setdefault(board, []).extend(fed)
-                except BadMessage as exc:
-                    self.bad_messages += 1
-                    log.warning("bad message on %s dropped: %s", topic[:80], exc)
-                except Exception:
-                    self.bad_messages += 1
-                    log.exception("message on %s failed; dropped", topic[:80])
-        finally:
-            for g in self.replica.flush():
-                self._unwritten(g)
-            wanted, self._wanted = self._wanted, set()
-            now = time.monotonic()
-            for key in wanted:
-                self._check(key, now)
-        if lines:
-            self.last_line = time.monotonic()
-        for board, feds in changed.items():
-            for listener in self.listeners:
-                listener(board, feds)
-
-    def idle(self) -> float:
-        """Seconds since the last journal line the hub took (the hall is quiet between rounds:
-        the moment for ``pi.hall.collector``'s collection of the whole heap)."""
-        return time.monotonic() - self.last_line
-
-    def _message(self, board: str, leaf: str, payload: bytes) -> list[Fed]:
-        if leaf == "journal":
-            j = P.parse_journal(payload)
-            view = self.board(board)
-            view.last_heard = time.time()
-            return self._journal(board, j)
-        if leaf == "status":
-            heads = P.parse_status(payload)
-            if heads.board != board:
-                raise BadMessage(f"status of board {heads.board!r} on board {board}'s topic")
-            if not self._status_ok(board, heads):
-                return []
-            view = self.board(board)
-            came_online = heads.online and not view.online
-            view.online = heads.online
-            view.last_heard = time.time()
-            self.heads[board] = heads
-            if heads.online:
-                self.announced[board] = heads
-            if came_online:
-                self._repush_pairing(board)
-            for game, lines, _finished in heads.games:
-                self._want(board, game, lines)
-            if heads.game is not None:
-                self._want(board, heads.game, heads.lines)
-            return []
-        if leaf == "state":
-            obj = _json_object(payload, "state")
-            view = self.board(board)
-            view.take_state(obj)
-            view.last_heard = time.time()
-            return []
-        if leaf == "ack":
-            ack = P.parse_ack(payload)
-            out = self.pairing_out.get(board)
-            why = ack_refusal(self.config.signing(board), self.config.keys.get(board), ack,
-                              pairing=out is not None and out[0] == ack.id)
-            if why is not None:
-                log.warning("board %s: ack of command %.40s refused: %s", board, ack.id, why)
-                return []
-            if out is not None and out[0] == ack.id:
-                del self.pairing_out[board]
-                if not ack.ok:
-                    log.warning("board %s refused its pairing: %s", board, ack.error)
-                    self.pairing_refused[board] = (ack.error or "no reason given")[:200]
-                else:
-                    self.pairing_refused.pop(board, None)
-            future = self.acks.pop(ack.id, None)
-            if future is not None and not future.done():
-                future.set_result(ack)
-            return []
-        return []  # cmd: the hub's own, echoed by nobody (not subscribed)
-
-    def _journal(self, board: str, j: P.JournalLine) -> list[Fed]:
-        mode = self.config.signing(board)
-        if mode == "refused":
-            self.alarm(board, "unsigned", N_("a journal line from a board with no key in "
-                                             "hub.toml and not in accept_unsigned: refused"))
-            return []
-        chain = self._chain(board) if mode == "signed" else None
-        if chain is not None and j.mac is None:
-            self._refused(board, j, N_("carries no mac (the board signs every line)"))
-            return []
-        check = None if chain is None else (
-            lambda n, text, mac: chain.verify(j.game, n, text, mac))
-        got = self.replica.offer(board, j.game, j.line, j.text, j.mac, check)
-        if got.refused is not None:
-            if got.refused == j.line and chain is not None and self._parted(board, j, chain):
-                pass  # the board's own line after another line than the replica's: find where
-            else:
-                self._refused(board, P.JournalLine(j.game, got.refused, ""),
-                              N_("does not verify"))
-        if got.kind == "duplicate" and chain is not None and (board, j.game) in self._probes:
-            self._duplicate_signed(board, j, chain)
-        if got.kind == "conflict" and chain is not None and j.mac is not None:
-            fork = self._conflict_signed(board, j, chain)
-            if fork is None:
-                return []  # the board's line, after lines that part from the replica's earlier
-            if fork:  # the replica took the board's journal from that line: feed it anew
-                got = self.replica.offer(board, j.game, j.line, j.text, j.mac, check)
-                if got.kind == "appended":
-                    return self._refollow(board, j.game, got)
-        if got.kind == "conflict":
-            kept = N_("the verified one") if chain is not None else N_("its first")
-            self.alarm(board, "conflict", N_(
-                "game {game} line {line}: a conflicting copy received (the replica keeps "
-                "{kept})").format(game=j.game, line=j.line, kept=kept), subject=j.game)
-            if chain is None:  # nothing tells the copies apart: the board is asked again
-                self._ask_again(board, j.game, j.line)
-            return []
-        if got.kind in ("ahead", "dropped", "failed"):
-            if chain is None:
-                self._want(board, j.game, j.line)
-            elif self.replica.game(board, j.game) is not None:
-                # a line ahead proves lines exist only once it verifies: until then it proves
-                # the next line missing, no more (a forged line numbered 10**9 does not make
-                # the hub wait for it)
-                self._want(board, j.game, self.replica.held(board, j.game) + 1)
-            else:  # a game not held: asked once, nothing known of it (it may be invented)
-                self._ask_again(board, j.game, j.line)
-            return []
-        if got.kind != "appended":
-            return []
-        g = self.replica.game(board, j.game)
-        assert g is not None
-        view = self.board(board)
-        view.replica_games[g.id] = g
-        self._want(board, j.game, got.lines[-1][0])
-        current = view.game
-        if current is not None and current.id == g.id:
-            return self._feed(board, got.lines)
-        if got.lines[0][0] == 1 and (current is None or
-                                      game_order(g.id) > game_order(current.id)):
-            return self._follow(board, g, rebuilt=False)
-        self.replica.park(g)  # lines resent of a game not followed: not kept in memory
-        return []
-
-    # ------------------------------------------------------------------ a board that lost lines
-
-    def _parted(self, board: str, j: P.JournalLine, chain: Chain) -> bool:
-        """Line ``j`` (the next the replica wants) did not verify after the replica's lines:
-        whether it is the board's all the same — signed with its key after its own line
-        ``j.line - 1`` (``prev``), which is not the replica's. Then the board's journal parted
-        from the replica's at or before that line (a board that lost lines it had published,
-        issue 38): the board is asked for its lines from there back (:meth:`_probe`), not
-        alarmed at. A line with no ``prev`` (an older board) or that does not verify with it
-        is not the board's: False (forged)."""
-        if j.prev is None or j.mac is None or not same_mac(j.mac, line_mac(
-                chain.key, j.game, j.line, j.text, j.prev)):
-            return False
-        held = self.replica.held(board, j.game)
-        self._probe(board, j.game, max(1, held))
-        return True
-
-    def _conflict_signed(self, board: str, j: P.JournalLine, chain: Chain) -> bool | None:
-        """A copy of held line ``j.line`` with another text, from a board with a key. True:
-        it is the board's line after the replica's very lines before it (it verifies after
-        them) and a ``restart`` — the board lost the replica's line ``j.line`` (and those
-        after it) after publishing them and resumed its journal from line ``j.line - 1``
-        (PROTOCOL.md, "A board that lost lines"): the replica keeps what it had beside it
-        (:meth:`pi.hall.replica.Replica.supersede`), takes the board's journal from there,
-        and one alarm says so. None: the board's line (it verifies with its ``prev``) after a
-        line that is not the replica's either: the board is asked from further back. False:
-        not the board's, or not an honest lost line (the conflict alarm)."""
-        g = self.replica.game(board, j.game)
-        if g is None:
-            return False
-        try:
-            previous = chain.previous(j.game, j.line)
-        except LookupError:
-            return False
-        if not same_mac(j.mac, line_mac(chain.key, j.game, j.line, j.text, previous)):
-            if j.prev is not None and j.mac is not None and j.line > 1 and same_mac(
-                    j.mac, line_mac(chain.key, j.game, j.line, j.text, j.prev)):
-                back = g.held - j.line + 1  # twice as far back each time
-                self._probe(board, j.game, max(1, j.line - back))
-                return None
-            return False
-        if _record_type(j.text) != "restart":
-            return False
-        held = g.held
-        gone = self.replica.supersede(g, j.line)
-        if gone is None:
-            return False
-        chain.forget(j.game)
-        self._probes.pop((board, j.game), None)
-        if len(gone) == 1:
-            what = N_("board {board} lost line {line} of game {game} after publishing it: its "
-                      "journal goes on from there with other lines; the hub follows the "
-                      "board's and keeps the lost line for the arbiter")
-        else:
-            what = N_("board {board} lost lines {line} to {last} of game {game} after "
-                      "publishing them: its journal goes on from there with other lines; the "
-                      "hub follows the board's and keeps the lost lines for the arbiter")
-        self.alarm(board, "lost", what.format(board=board, line=j.line, last=held,
-                                              game=j.game), subject=j.game)
-        log.warning("board %s game %s: lines %d..%d superseded by the board's journal (kept "
-                    "in superseded.jsonl)", board, j.game, j.line, held)
-        return True
-
-    def _duplicate_signed(self, board: str, j: P.JournalLine, chain: Chain) -> None:
-        """While the hub looks for where a board's journal parts from the replica's: a copy of
-        held line ``j.line`` with the same text but the board's mac after other lines (the
-        same text after a different history) means they part further back: asked from
-        there."""
-        if j.mac is None or j.prev is None or j.line < 2:
-            return
-        try:
-            ours = line_mac(chain.key, j.game, j.line, j.text, chain.previous(j.game, j.line))
-        except LookupError:
-            return
-        if not same_mac(j.mac, ours) and same_mac(j.mac, line_mac(chain.key, j.game, j.line,
-                                                                   j.text, j.prev)):
-            back = self.replica.held(board, j.game) - j.line + 1
-            self._probe(board, j.game, max(1, j.line - back))
-
-    def _probe(self, board: str, game: str, start: int) -> None:
-        """The board asked to resend ``game`` from ``start`` (before the replica's head: where
-        its journal parts from the replica's is looked for). A start further back than the
-        last asked goes at once; the same again at most every ASK_AGAIN_AFTER seconds."""
-        key = (board, game)
-        now = time.monotonic()
-        last = self._probes.get(key)
-        if last is not None:
-            start = min(start, last[0])
-            if start == last[0] and now - last[1] < ASK_AGAIN_AFTER:
-                return
-        if len(self._probes) > 4096:  # a stranger cannot make it (the lines are signed)
-            self._probes.clear()
-        self._probes[key] = (start, now)
-        log.info("board %s game %s: its journal parts from the replica's by line %d: resend "
-                 "from %d asked", board, game, self.replica.held(board, game), start)
-        self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, start))
-
-    def _refollow(self, board: str, game: str, got: Offered) -> list[Fed]:
-        """Game ``game``'s replica was cut back and took the board's lines ``got``: the
-        board's view of it replayed from the replica (it had shown the lines taken out)."""
-        g = self.replica.game(board, game)
-        assert g is not None
-        view = self.board(board)
-        view.replica_games[g.id] = g
-        self._want(board, game, got.lines[-1][0])
-        if view.game is not None and view.game.id == g.id:
-            return self._follow(board, g, rebuilt=True)
-        self.replica.park(g)
-        return []
-
-    def _unwritten(self, g: GameReplica) -> None:
-        """The disk refused game ``g``'s lines of the batch: they are not held; the board's
-        view of it is rebuilt from what is, and the board asked for the rest again."""
-        view = self.views.get(g.board)
-        if view is not None and view.game is not None and view.game.id == g.id:
-            self._follow(g.board, g, rebuilt=True)
-        self.asks.pop((g.board, g.id), None)
-        self._check((g.board, g.id), time.monotonic())
-
-    def _chain(self, board: str) -> Chain:
-        chain = self.chains.get(board)
-        if chain is None:
-            def texts(game: str, upto: int) -> list[str]:
-                g = self.replica.game(board, game)
-                return [] if g is None else g.lines[:upto]
-            chain = Chain(self.config.keys[board], texts)
-            self.chains[board] = chain
-        return chain
-
-    def _refused(self, board: str, j: P.JournalLine, why: str) -> None:
-        """Line ``j.line`` of ``j.game`` was not taken (``why``): an alarm, and the board is
-        asked for it again (its own copy verifies)."""
-        heads = self.announced.get(board)
-        what = N_("game {game} line {line}: {why}; refused, the board asked again")
-        if heads is not None and heads.game is not None and game_order(j.game) > \
-                game_order(heads.game) and all(j.game != g for g, _, _ in heads.games):
-            what = N_("game {game} (a game ahead of the one the board announced, {announced}) "
-                      "line {line}: {why}; refused, the board asked again")
-        elif heads is not None and heads.game is None and j.game not in \
-                {g for g, _, _ in heads.games}:
-            what = N_("game {game} (a game the board never announced) line {line}: {why}; "
-                      "refused, the board asked again")
-        self.alarm(board, "forged", what.format(
-            game=j.game, line=j.line, why=why,
-            announced=heads.game if heads is not None else None), subject=j.game)
-        self._ask_again(board, j.game, j.line)
-
-    def _ask_again(self, board: str, game: str, line: int) -> None:
-        """A resend of ``game`` from the first line not held (at most every ASK_AGAIN_AFTER
-        seconds): what the board has there replaces what was refused. Known heads unchanged."""
-        key = (board, game)
-        now = time.monotonic()
-        if now - self._asked_again.get(key, -ASK_AGAIN_AFTER) < ASK_AGAIN_AFTER:
-            return
-        if len(self._asked_again) > 4096:  # games invented by a stranger cost nothing kept
-            self._asked_again = {k: t for k, t in self._asked_again.items()
-                                 if now - t < ASK_AGAIN_AFTER}
-        self._asked_again[key] = now
-        held = self.replica.held(board, game)
-        self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, held + 1))
-
-    def _disk(self, why: str | None) -> None:
-        """The replicas' disk refuses their lines (``why``; a full disk): one alarm, then quiet
-        until it takes them again (logged by the replica)."""
-        if why is not None:
-            self.alarm("hub", "disk", N_("the hub's disk refuses the boards' lines ({why}): "
-                                         "they are asked for again once it takes them; quiet "
-                                         "until then").format(why=why))
+        rnd = s.start_line.get("round")
+        pairing = None if rnd is None else self.pairings.rows.get((str(rnd), view.board))
+        return game_feed(view, feed, s.replica, None if rnd is None else str(rnd), pairing,
+                         self.config.event, self.config.broadcast_delay * 60.0)
 
     def alarm(self, board: str, kind: str, what: str, subject: str = "") -> dict[str, Any]:
         """An alarm for the hall's arbiter (:meth:`pi.hall.alarms.AlarmLog.add`)."""
         return self.alarm_log.add(board, kind, what, subject)
 
-    def _broker_log(self, payload: bytes) -> None:
-        """A line of the broker's error log: a second connection with a user's credentials
-        (Mosquitto takes the client id from the user name, so the same id twice is the same
-        credentials twice) is an alarm for that board (or the hub)."""
-        m = _TAKEN_OVER.search(payload[:300].decode("utf-8", "replace"))
-        if m is None:
-            return
-        user = m.group(1)
-        board = user.removeprefix("board-") if user.startswith("board-") else user
-        if not P.SEGMENT.fullmatch(board):
-            return
-        share = self.config.share
-        if share is not None and not (share.owns(board) if user.startswith("board-")
-                                      else share.index == 0):
-            return  # another share's board (a hub's user: share 0 tells it)
-        self.alarm(board, "taken_over", N_(
-            "{user}'s credentials are used by another client at once: the broker closed the "
-            "first connection (board and intruder now take turns)").format(user=user))
+    # ------------------------------------------------------------------ replication
 
-    def _status_ok(self, board: str, heads: P.Heads) -> bool:
-        """A board's ``status`` is its own: signed with its key (a board with one), or from a
-        board accepted unsigned. The offline will (the broker's, fixed at connection) is taken
-        unsigned. Otherwise an alarm, and the status is ignored."""
-        mode = self.config.signing(board)
-        if not heads.online or mode == "unsigned":
-            return True
-        if mode == "refused":
-            self.alarm(board, "unsigned", N_("a status from a board with no key in hub.toml "
-                                             "and not in accept_unsigned: ignored"))
-            return False
-        if not same_mac(heads.mac, status_mac(self.config.keys[board], heads.body)):
-            self.alarm(board, "status", N_("a status not signed by the board's key: ignored "
-                                           "(someone else publishes with the board's "
-                                           "credentials)"))
-            return False
-        before = self.taken.get(board, 0)
-        self.taken[board] = heads.taken_over
-        if heads.taken_over > before:
-            self.alarm(board, "taken_over", N_(
-                "board-{board}'s credentials are used by another client at once: the broker "
-                "handed it the board's session ({n} time(s) since the board started)").format(
-                board=board, n=heads.taken_over))
-        return True
+    def load(self, *, read_back: bool = True) -> None:
+        """Every replica read back (:meth:`pi.hall.replication.Replication.load`)."""
+        self.replication.load(read_back=read_back)
 
-    def _feed(self, board: str, lines: tuple[tuple[int, str], ...] | list[tuple[int, str]]
-              ) -> list[Fed]:
-        view, ws = self.views[board], self.servers[board]
-        out = []
-        for number, text in lines:
-            fed = view.feed(number, text)
-            if fed is not None:
-                ws.feeds.on_fed(fed)
-                self.recent[board].append(fed)
-                out.append(fed)
-        return out
+    async def read_back(self) -> None:
+        """The live games replayed, the loop free between slices
+        (:meth:`pi.hall.replication.Replication.read_back`)."""
+        await self.replication.read_back()
 
-    def _follow(self, board: str, g: GameReplica, rebuilt: bool) -> list[Fed]:
-        """Board ``board`` shows game ``g`` from now on (a new game, or the newest at start)."""
-        view, ws = self.board(board), self.servers[board]
-        if view.game is not None:
-            old = view.game.replica
-            view.kept[old.id] = ws.feeds.public_pdn_snapshot()
-            # the public view of a game is wanted while it ended within the broadcast delay:
-            # the board's last games' only (a game takes longer than any delay)
-            for gone in list(view.kept)[:-KEPT_PUBLIC]:
-                del view.kept[gone]
-            if old is not g:
-                self.replica.park(old)
-        first = view.begin(g)
-        if first is None:
-            return []
-        ws.feeds.on_fed(first)
-        if not rebuilt or ws.feeds.delay > 0:
-            # with a delay every line goes through the public stream's queue, dated by the
-            # game's own clock: a hub restart shows nothing earlier than the board would
-            lines = list(enumerate(g.lines[1:], start=2))
-            if rebuilt:
-                return self._feed_dated(board, lines)
-            return [first] + self._feed(board, lines)
-        fast = []
-        for number, text in enumerate(g.lines[1:], start=2):
-            fed = view.feed(number, text)
-            if fed is not None:
-                fast.append(fed)
-                for d in fed.decisions:
-                    if isinstance(d, FlagRaised):
-                        ws.feeds.flag_lines.setdefault(d.flag.id, number)
-        if fast:
-            ws.feeds.last_record = fast[-1].record
-        flags = dict(ws.feeds.flag_lines)
-        ws.feeds.prime()
-        ws.feeds.flag_lines = flags
-        return [first] + fast
+    def read_back_board(self, board: str) -> None:
+        self.replication.read_back_board(board)
 
-    def _feed_dated(self, board: str, lines: list[tuple[int, str]]) -> list[Fed]:
-        view, ws = self.views[board], self.servers[board]
-        out = []
-        for number, text in lines:
-            fed = view.feed(number, text)
-            if fed is None or view.game is None:
-                continue
-            age = time.time() - wall_of(view.game, view.game.last_t)
-            ws.feeds.on_fed(fed, received=time.monotonic() - max(0.0, age))
-            out.append(fed)
-        return out
+    def reading_back(self) -> dict[str, int] | None:
+        """How far the start's read-back is (HUB_API.md ``reading_back``); None once done."""
+        return self.replication.reading_back()
 
-    # ------------------------------------------------------------------ resends
+    def deliver(self, batch: list[tuple[str, bytes]]) -> None:
+        """A batch of MQTT messages (topic, payload), in the broker's order."""
+        self.replication.deliver(batch)
 
-    def _want(self, board: str, game: str, lines: int) -> None:
-        key = (board, game)
-        heads = self.known.setdefault(board, {})
-        if lines > heads.get(game, 0):
-            heads[game] = lines
-        self._wanted.add(key)  # checked at the batch's end (deliver)
-
-    def _check(self, key: tuple[str, str], now: float) -> None:
-        if key[0] in self.unread:  # its lines that came meanwhile wait in memory: asked for
-            return                 # once they are in (read_back_board)
-        held = self.replica.held(*key)
-        known = self.known.get(key[0], {}).get(key[1], 0)
-        if held >= known:
-            self.asks.pop(key, None)
-            return
-        ask = self.asks.get(key)
-        if ask is not None:
-            if held > ask.held:  # lines are coming: wait on
-                ask.held, ask.at = held, now
-                return
-            if now - ask.at < RESEND_AFTER:
-                return
-        board, game = key
-        self.publish(self.topics.board(board, "cmd"), P.resend_payload(game, held + 1))
-        self.asks[key] = _Ask(held + 1, now, held)
-        log.info("board %s game %s: resend from line %d asked (%d known)", board, game,
-                 held + 1, known)
+    def idle(self) -> float:
+        """Seconds since the last journal line the hub took."""
+        return self.replication.idle()
 
     def connected(self) -> None:
-        """On every (re)connection: outstanding resends are asked again at once (the retained
-        ``status`` of every board follows the new subscription and brings its heads)."""
-        self.asks.clear()
-        now = time.monotonic()
-        for key in [(b, g) for b, games in self.known.items() for g in games]:
-            self._check(key, now)
+        """On every (re)connection: outstanding resends asked again at once."""
+        self.replication.connected()
 
     def tick(self) -> None:
-        """Once a second: resends without progress for RESEND_AFTER are asked again."""
-        now = time.monotonic()
-        for key in list(self.asks):
-            self._check(key, now)
-        for key, (_, at) in list(self._probes.items()):
-            if now - at > PROBE_FOR:  # the board no longer answers it: looked for anew
-                del self._probes[key]
+        """Once a second: resends without progress asked again."""
+        self.replication.tick()
 
     def missing(self, board: str) -> int:
-        """Lines known to exist at the board and not held (every summary of the hall asks)."""
-        known = self.known.get(board)
-        return self.replica.missing(board, known) if known else 0
+        """Lines known to exist at the board and not held."""
+        return self.replication.missing(board)
 
-    # ------------------------------------------------------------------ commands
+    async def sync_loop(self, every: float = SYNC_EVERY) -> None:
+        """The replicas written meanwhile fsynced every ``every`` seconds, off the loop."""
+        await self.replication.sync_loop(every)
+
+    @property
+    def heads(self) -> dict[str, P.Heads]:
+        return self.replication.heads
+
+    @property
+    def known(self) -> dict[str, dict[str, int]]:
+        return self.replication.known
+
+    @property
+    def unread(self) -> dict[str, GameReplica]:
+        return self.replication.unread
+
+    @property
+    def waiting(self) -> dict[str, list[tuple[str, bytes]]]:
+        return self.replication.waiting
+
+    @property
+    def to_read(self) -> int:
+        return self.replication.to_read
+
+    @property
+    def bad_messages(self) -> int:
+        return self.replication.bad_messages
+
+    # ------------------------------------------------------------------ the other concerns
+
+    @property
+    def views(self) -> dict[str, BoardReplica]:
+        """Board → its view rebuilt from the replica (:attr:`boards`)."""
+        return self.boards.views
+
+    @property
+    def servers(self) -> dict[str, ReplicaPages]:
+        """Board → the parts its own pages are served from (:attr:`boards`)."""
+        return self.boards.servers
+
+    @property
+    def recent(self) -> dict[str, deque[Fed]]:
+        return self.boards.recent
+
+    def board(self, board: str) -> BoardReplica:
+        """Board ``board``'s view, made the first time it is named (:attr:`boards`)."""
+        return self.boards.board(board)
+
+    def live_clients(self) -> int:
+        return self.boards.live_clients()
+
+    @property
+    def acks(self) -> dict[str, asyncio.Future[P.Ack]]:
+        return self.commands.acks
+
+    @property
+    def pairing_out(self) -> dict[str, tuple[str, dict[str, str]]]:
+        return self.commands.pairing_out
+
+    @property
+    def pairing_refused(self) -> dict[str, str]:
+        return self.commands.pairing_refused
 
     async def act(self, board: str, action: dict[str, Any]) -> web.Response:
-        """An arbiter action sent to ``board`` as a command, answered once the board's journal
-        line recording it is in the replica (PROTOCOL.md "Acknowledgements": an ack is a
-        signed journal line or nothing). The action names its game (the console's ``game``,
-        else the game the hub shows for the board): a command kept for an offline board is
-        refused by it if its game is over. Raises 409 (refused by the board), 504 (no ack, or
-        its line has not come: not confirmed, checked when it comes), 502 (the line the ack
-        names journals something else: an alarm)."""
-        view = self.views.get(board)
-        if "game" not in action and view is not None and view.game is not None:
-            action = {**action, "game": view.game.id}
-        try:
-            request = check_arbiter_request(action)
-        except ValueError as exc:
-            raise http(400, str(exc)) from None
-        cmd_id = uuid.uuid4().hex
-        future: asyncio.Future[P.Ack] = asyncio.get_running_loop().create_future()
-        self.acks[cmd_id] = future
-        self.publish(self.topics.board(board, "cmd"), P.action_payload(cmd_id, action))
-        try:
-            ack = await asyncio.wait_for(future, timeout=ACK_TIMEOUT)
-        except asyncio.TimeoutError:
-            self.acks.pop(cmd_id, None)
-            raise http(504, f"board {board} did not answer in {ACK_TIMEOUT:g} s; the command "
-                            "stays queued for it") from None
-        if not ack.ok:
-            raise http(409, ack.error or "the board refused the action")
-        game = action.get("game")
-        if not isinstance(game, str) or ack.line is None:
-            raise http(504, f"board {board} answered without a journal line: the action is "
-                            "not confirmed")
-        # the journal line itself is published before the ack: the replica resolves the wait
-        # once it holds the line (often at once), verified when the board signs
-        held = self.replica.held_future(board, game, ack.line)
-        try:
-            await asyncio.wait_for(asyncio.shield(held), timeout=LINE_WAIT)
-        except asyncio.TimeoutError:
-            held.add_done_callback(lambda f: f.cancelled() or self._acked_line(
-                board, game, ack.line or 0, cmd_id, request))
-            raise http(504, f"board {board} acknowledged the action as line {ack.line} of "
-                            f"game {game}, but that line of its journal has not come: not "
-                            "confirmed (it is checked when it comes)") from None
-        record = self._acked_line(board, game, ack.line, cmd_id, request)
-        if record is None:
-            raise http(502, f"line {ack.line} of board {board}'s journal is not this action: "
-                            "the acknowledgement was not the board's (alarm raised); not done")
-        decisions: list[dict[str, Any]] = []
-        s = view.game if view is not None else None
-        if s is not None and s.id == game:
-            decisions = next((decisions_json(f) for f in self.recent[board]
-                              if f.line == ack.line), [])
-        return web.json_response({"line": ack.line, "record": record, "decisions": decisions,
-                                  "board": board, "command": cmd_id})
-
-    def _acked_line(self, board: str, game: str, line: int, cmd_id: str,
-                    request: ArbiterRequest) -> dict[str, Any] | None:
-        """The record of line ``line`` of ``game`` (held) when it journals ``request``, the
-        command ``cmd_id`` an ack said it did; else None and an alarm (``ack``): the ack was
-        not the board's — its broker password in someone else's hands."""
-        g = self.replica.game(board, game)
-        record: Any = None
-        if g is not None and g.held >= line:
-            try:
-                record = json.loads(g.lines[line - 1])
-            except ValueError:
-                record = None
-        if isinstance(record, dict) and request.matches(record):
-            return record
-        self.alarm(board, "ack", N_("an acknowledgement of command {command} named line {line} "
-                                    "of game {game}, which journals something else: not the "
-                                    "board's; the action was not done").format(
-                                        command=cmd_id[:12], line=line, game=game), game)
-        return None
+        """An arbiter action sent to ``board`` (:meth:`pi.hall.commands.Commands.act`)."""
+        return await self.commands.act(board, action)
 
     def push_pairing(self, board: str, pairing: dict[str, str], *, send: bool = True) -> str:
-        """Sends ``pairing`` to ``board`` and keeps it until the board acks it: a board that
-        was never connected has no session at the broker to queue it in, so an unanswered
-        pairing is sent again (same id: the board does it once) whenever the board's status
-        says it is online. ``send`` False: only kept (the hub's start, from pairings.csv)."""
-        cmd_id = uuid.uuid4().hex
-        self.pairing_out[board] = (cmd_id, dict(pairing))
-        if send:
-            self.publish(self.topics.board(board, "cmd"), P.pairing_payload(cmd_id, pairing))
-        return cmd_id
-
-    def _repush_pairing(self, board: str) -> None:
-        out = self.pairing_out.get(board)
-        if out is not None:
-            log.info("board %s online: its pairing sent again (not answered yet)", board)
-            self.publish(self.topics.board(board, "cmd"), P.pairing_payload(out[0], out[1]))
-
-    # ------------------------------------------------------------------ summaries
+        """``pairing`` sent to ``board`` and kept until acked
+        (:meth:`pi.hall.commands.Commands.push_pairing`)."""
+        return self.commands.push_pairing(board, pairing, send=send)
 
     def summary(self, board: str, arbiter_view: bool) -> dict[str, Any]:
-        """The board summary of HUB_API.md (built for every journal line of every board with a
-        hall page open: one dict made whole, its keys always in the same order)."""
-        view = self.views.get(board)
-        if view is None:
-            view = self.board(board)
-        s = view.game
-        if s is None or view.superseded(s.replica):  # void: no game of a round
-            return {"board": board, "online": view.online, "last_heard": view.last_heard,
-                    "game_id": None, "event": None, "round": None, "white": None,
-                    "black": None, "variant": None, "size": None, "fen": None, "moves": 0,
-                    "last_move": None, "clock": None, "result": "*", "pending_flags": 0,
-                    "sensor_faults": len(view.faults), "lines": 0,
-                    "missing": self.missing(board)}
-        game = s.arbiter.game
-        heads = self._heads.get(board)
-        if heads is None or heads[0] is not s:
-            line = s.start_line
-            heads = self._heads[board] = (s, (
-                line.get("event"), _str(line.get("round")), line.get("white"),
-                line.get("black"), s.variant.name, s.variant.size))
-        event, round_, white, black, variant, size = heads[1]
-        feeds = self.servers[board].feeds
-        clock: dict[str, Any] | None = None
-        if arbiter_view:
-            fen, moves, result = view.live_fen(), len(game.moves), game.result
-            last_move = game.moves[-1].notation if game.moves else None
-            clock = clock_dict(view)
-        else:
-            snap = feeds.snapshot if feeds.delay <= 0 else feeds.public_snap
-            if feeds.delay > 0 and (snap is None or snap.tags.get("_id") != s.id):
-                fen, moves, result, last_move = game.start_fen, 0, "*", None
-            elif snap is None:
-                fen, moves, result = view.live_fen(), len(game.moves), game.result
-                last_move = game.moves[-1].notation if game.moves else None
-            else:
-                fen, moves, result = snap.fen, len(snap.moves), snap.result
-                last_move = snap.moves[-1].get("notation") if snap.moves else None
-            if feeds.delay <= 0:
-                # the board page's public clock: frozen while a move is held (its count and
-                # the face it set running would tell it)
-                clock = frozen_clock(snap.clock) if snap is not None and snap.held else \
-                    clock_dict(view)
-            elif snap is not None and snap.tags.get("_id") == s.id and \
-                    feeds.public_state is not None:
-                clock = feeds.public_state.get("clock")
-        return {"board": board, "online": view.online, "last_heard": view.last_heard,
-                "game_id": s.id, "event": event, "round": round_, "white": white,
-                "black": black, "variant": variant, "size": size, "fen": fen,
-                "moves": moves, "last_move": last_move, "clock": clock, "result": result,
-                "pending_flags": sum(1 for f in s.arbiter.flags if f.status == "pending"),
-                "sensor_faults": len(view.faults), "lines": s.replica.held,
-                "missing": self.missing(board)}
+        """The board summary of HUB_API.md (:meth:`pi.hall.summaries.Summaries.summary`)."""
+        return self.summaries.summary(board, arbiter_view)
 
     def flags(self) -> list[dict[str, Any]]:
         """Every flag of the boards' current games, newest first (HUB_API.md)."""
-        out: list[dict[str, Any]] = []
-        for board, view in self.views.items():
-            s = view.game
-            if s is None:
-                continue
-            ws = self.servers[board]
-            for f in s.arbiter.flags:
-                out.append({"board": board, "round": _str(s.start_line.get("round")),
-                            "game_id": s.id, "flag": flag_dict(f, ws.feeds.flag_lines.get(f.id)),
-                            "wall": view.flag_walls.get(f.id)})
-        out.sort(key=lambda x: (x["wall"] or 0.0, x["flag"]["t"]), reverse=True)
-        return out
+        return self.summaries.flags()
 
     def flag_events(self, board: str, feds: list[Fed]) -> list[dict[str, Any]]:
-        ws = self.servers[board]
-        out = []
-        for fed in feds:
-            for d in fed.decisions:
-                if isinstance(d, (FlagRaised, FlagDecided)):
-                    out.append({"board": board, "flag": flag_dict(d.flag,
-                                                                  ws.feeds.flag_lines.get(d.flag.id))})
-        return out
+        return self.summaries.flag_events(board, feds)
 
     # ------------------------------------------------------------------ durability
-
-    async def sync_loop(self, every: float = SYNC_EVERY) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            await asyncio.sleep(every)
-            taken = self.replica.take_dirty()
-            if taken:
-                await loop.run_in_executor(None, sync_taken, taken)
 
     def close(self) -> None:
         self.replica.close()
         self.alarm_log.close()
-
-
-#: Mosquitto's log line when a client connects with the id of one connected.
-_TAKEN_OVER = re.compile(r"Client (\S{1,80}) already connected, closing old connection")
-
-
-def _begins_after(waiting: list[tuple[str, bytes]], game: str) -> bool:
-    """Whether the journal messages ``waiting`` hold the first line of a game newer than
-    ``game`` (the boards' game ids sort in the order they began: ``game_order``)."""
-    after = game_order(game)
-    for _, payload in waiting:
-        try:
-            j = P.parse_journal(payload)
-        except BadMessage:
-            continue
-        if j.line == 1 and game_order(j.game) > after:
-            return True
-    return False
-
-
-def _record_type(text: str) -> str | None:
-    """The ``type`` of a journal line's record (None: not a record)."""
-    try:
-        obj = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    kind = obj.get("type") if isinstance(obj, dict) else None
-    return kind if isinstance(kind, str) else None
-
-
-def _json_object(payload: bytes, what: str) -> dict[str, Any]:
-    if len(payload) > P.MAX_PAYLOAD:
-        raise BadMessage(f"{what}: payload of {len(payload)} bytes (limit {P.MAX_PAYLOAD})")
-    try:
-        obj = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise BadMessage(f"{what}: not JSON") from None
-    if not isinstance(obj, dict):
-        raise BadMessage(f"{what}: not a JSON object")
-    return obj
-
-
-def _str(value: Any) -> str | None:
-    return None if value is None else str(value)
-

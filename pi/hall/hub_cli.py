@@ -1,8 +1,7 @@
 """``damiera hub`` (the hall's hub: ``pi.hall.hub_run``), ``damiera hub init`` (a hall's broker
 configuration, passwords, ACL and the hub's and boards' configuration files:
 ``pi.hall.hub_init``; with ``--bridge``, a room's broker bridged to the hub's:
-``pi.hall.hub_bridge``), ``damiera hub demo`` (a hall on one PC: ``pi.hall.hub_demo``) and
-``damiera hub front`` (the hall over a hub of several processes: ``pi.hall.front``). The
+``pi.hall.hub_bridge``) and ``damiera hub demo`` (a hall on one PC: ``pi.hall.hub_demo``). The
 parsers only; each command's module is imported when it runs."""
 
 from __future__ import annotations
@@ -37,15 +36,10 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
     h.add_argument("--accept-unsigned", action="append", default=None, metavar="BOARD",
                    help="take this board's journal lines unsigned (a board without a key; "
                    "repeat for each; adds to hub.toml's accept_unsigned; default: none)")
-    h.add_argument("--share", default=None, metavar="K/N",
-                   help="run share K of N of a hub of several processes: only the boards whose "
-                   "number modulo N is K (of those hub.toml names), its files in "
-                   "STATE/shares/K; 'hub front' serves the hall over every share (default: "
-                   "none, one process takes every board)")
     h.add_argument("--quiet", action="store_true", help="log warnings only")
     h.set_defaults(func=_cmd_hub)
     hs = h.add_subparsers(dest="hub_command", required=False, parser_class=type(h),
-                          title="subcommand", metavar="[init|demo|front]",
+                          title="subcommand", metavar="[init|demo]",
                           help="first, on the hall's PC: write the hall's files ('damiera hub "
                                "init --help'); without it, run the hub")
     i = hs.add_parser("init", help="write a hall's mosquitto.conf, passwd, acl, hub.toml and "
@@ -64,9 +58,25 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
                    "boards' passwords stop working: give them their new board-<N>.toml)")
     i.add_argument("--plain-mqtt", action="store_true", help="a plain MQTT listener instead of "
                    "TLS: every password crosses the hall's network in clear (the hub warns)")
-    i.add_argument("--shares", type=whole, default=1, help="a hub of this many processes "
-                   "(2..64): a broker user hub-share-K and a [[share]] table in hub.toml for "
-                   "each ('damiera hub --share K/N', 'damiera hub front'; default 1: one hub)")
+    i.add_argument("--nginx", action="store_true", help="also write DIR/nginx.conf: nginx "
+                   "(Debian's, with libnginx-mod-nchan) in front of the hub for spectators past "
+                   "the hall's network, pages and feeds cached, live streams fanned out by "
+                   "nchan; and hub.toml's nchan, where the hub publishes them")
+    i.add_argument("--web-listen", default=None, metavar="[HOST:]PORT",
+                   help="--nginx: where nginx serves the spectators (default 443; 80 without "
+                   "a certificate)")
+    i.add_argument("--web-cert", default=None, metavar="FILE",
+                   help="--nginx: the organiser's certificate for the spectators' browsers, "
+                   "with --web-key (default: the hall's own, broker.crt, signed by the hall's "
+                   "CA; none with --plain-mqtt: plain HTTP)")
+    i.add_argument("--web-key", default=None, metavar="FILE", help="--nginx: its key")
+    i.add_argument("--hub-http", default=None, metavar="HOST:PORT",
+                   help="--nginx: where the hub serves, as its --http (default 127.0.0.1:8090)")
+    i.add_argument("--nchan-port", type=whole, default=None, metavar="PORT",
+                   help="--nginx: nchan's publisher on 127.0.0.1 (default 8091)")
+    i.add_argument("--nginx-root", default=None, metavar="DIR",
+                   help="--nginx: nginx's pid, logs, cache and temporary files under DIR, for an "
+                   "nginx run beside the system's (default: Debian's places)")
     i.add_argument("--bridge", default=None, metavar="HOST[:PORT]",
                    help="instead of a hall, a room of the hall in --dir: its own broker "
                    "(DIR/rooms/ROOM/mosquitto.conf, its boards' board-<N>.toml) bridged to the "
@@ -94,22 +104,6 @@ def add_hub_parser(sub: Any, whole: Any) -> None:
                    "games at a real player's pace)")
     d.add_argument("--verbose", action="store_true", help="log the hub's work (INFO)")
     d.set_defaults(func=_cmd_hub_demo)
-    f = hs.add_parser("front", help="the hall's one address over a hub of several processes "
-                      "(damiera hub --share K/N): hall page, console, round feeds, results; "
-                      "each board's pages forwarded to its share")
-    f.add_argument("--config", default=None, help="hub.toml with a [[share]] table per share "
-                   "(default: none, then --shares and --state-dir are needed)")
-    f.add_argument("--shares", default=None, metavar="HOST:PORT,…",
-                   help="the shares' HTTP addresses, share 0 first (default: the [[share]] "
-                   "tables' http of --config)")
-    f.add_argument("--http", default=None, metavar="HOST:PORT",
-                   help="serve the hall here (default: --config's http, else 127.0.0.1:8080)")
-    f.add_argument("--state-dir", default=None, metavar="DIR",
-                   help="the arbiter's token (the shares' must be the same: a state directory "
-                   "shared with them, or a copy of DIR/arbiter.token), the hall's pairings and "
-                   "round (default: --config's state_dir)")
-    f.add_argument("--quiet", action="store_true", help="log warnings only")
-    f.set_defaults(func=_cmd_hub_front)
 
 
 def _cmd_hub(args: argparse.Namespace) -> int:
@@ -118,10 +112,6 @@ def _cmd_hub(args: argparse.Namespace) -> int:
 
 def _cmd_hub_demo(args: argparse.Namespace) -> int:
     return int(import_module("pi.hall.hub_demo").main_demo(args))
-
-
-def _cmd_hub_front(args: argparse.Namespace) -> int:
-    return int(import_module("pi.hall.front").main_front(args))
 
 
 def _cmd_hub_init(args: argparse.Namespace) -> int:

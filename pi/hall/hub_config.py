@@ -8,23 +8,18 @@ the file and the key; unknown keys are refused.
     http = "0.0.0.0:8080"          # where the hub serves the hall
     state_dir = "state"            # the replicas and the hub's files (relative: to this file)
     accept_unsigned = ["12"]       # boards whose lines are taken without a key (old boards)
+    nchan = "http://127.0.0.1:8091"  # nginx's nchan publisher: the public live streams go there
     [mqtt]
     url = "mqtts://hub:secret@broker.local:8883"
     ca = "ca.crt"                  # optional, mqtts only
     [keys]                         # each board's key: its journal lines must verify
     "1" = "<64 hex digits>"
-    [[share]]                      # a hub of several processes (pi.hall.shares): share 0, 1, …
-    http = "127.0.0.1:8091"        # where share K serves (the front forwards to it)
-    mqtt = "mqtts://hub-share-0:secret@broker.local:8883"  # its broker user (default: [mqtt])
 
 Journal lines and ``status`` of a board with a key must carry its ``mac`` (``pi.hall.signing``);
 a board without a key is refused unless ``accept_unsigned`` names it (PROTOCOL.md, "Signed
 lines").
 
 The command line's ``--mqtt``, ``--http`` and ``--state-dir`` override the file's values.
-``damiera hub --share K/N`` runs share K of N (``pi.hall.shares``): its ``http`` and ``mqtt``
-are the K-th ``[[share]]``'s when the file has N of them; it subscribes to the boards the file
-names (``[keys]`` and ``accept_unsigned``) that it owns.
 """
 
 from __future__ import annotations
@@ -38,32 +33,21 @@ from pathlib import Path
 from pi.board.config import (PASSWORD_VISIBLE, HttpSpec, MqttSpec, TomlReader, load_toml,
                              parse_http, parse_mqtt_url, read_config_text, with_password_file)
 from pi.board.errors import ConfigError
-from pi.hall.shares import Share, parse_share
 
-__all__ = ["HubConfig", "ShareSpec", "load_hub_config", "parse_hub_config", "MAX_HUB_CONFIG_BYTES",
+__all__ = ["HubConfig", "load_hub_config", "parse_hub_config", "MAX_HUB_CONFIG_BYTES",
            "hub_config_from_args", "DEFAULT_HALL", "DEFAULT_HTTP"]
 
 log = logging.getLogger(__name__)
 
 DEFAULT_HALL = "hall"
 #: ``hub.toml`` larger than this is refused unread. It holds a line per board's key (~76 bytes:
-#: ``hub init``'s largest hall, 9,999 boards and 64 shares, writes ~770 kB), where a board's
+#: ``hub init``'s largest hall, 9,999 boards, writes ~770 kB), where a board's
 #: ``damiera.toml`` stays within ``MAX_CONFIG_BYTES`` (64 KiB: passed at ~850 boards).
 MAX_HUB_CONFIG_BYTES = 1024 * 1024
 DEFAULT_HTTP = HttpSpec("127.0.0.1", 8080)
 _TOP_KEYS = frozenset({"hall", "event", "broadcast_delay", "http", "state_dir", "mqtt",
-                       "keys", "accept_unsigned", "share"})
+                       "keys", "accept_unsigned", "nchan"})
 _MQTT_KEYS = frozenset({"url", "ca"})
-_SHARE_KEYS = frozenset({"http", "mqtt"})
-
-
-@dataclass(frozen=True, slots=True)
-class ShareSpec:
-    """One ``[[share]]`` of ``hub.toml``: where share K serves HTTP, and its broker URL (with
-    its own user; None: the hub's ``[mqtt]``)."""
-
-    http: HttpSpec
-    mqtt: MqttSpec | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,20 +66,15 @@ class HubConfig:
     keys: Mapping[str, bytes] = field(default_factory=dict, repr=False)
     #: boards without a key whose unsigned lines are taken all the same (named one by one)
     accept_unsigned: frozenset[str] = frozenset()
-    #: the ``[[share]]`` tables, in share order (a hub of several processes; empty: one)
-    shares: tuple[ShareSpec, ...] = ()
-    #: this process's share (``--share K/N``; None: the one hub of the hall)
-    share: Share | None = None
+    #: nginx's nchan publisher (``http://127.0.0.1:PORT``, loopback only), where the hub
+    #: publishes its public live streams for nginx to fan out (``pi.hall.nchan``); None: none
+    nchan: str | None = None
 
     def boards(self) -> list[str]:
         """The boards this configuration names (``[keys]`` and ``accept_unsigned``), in
-        board order: those a share subscribes to (the ones it owns)."""
+        board order."""
         from pi.hall.replica import board_key
         return sorted(set(self.keys) | self.accept_unsigned, key=board_key)
-
-    def owns(self, board: str) -> bool:
-        """Whether this process takes ``board`` (always, for the one hub of the hall)."""
-        return self.share is None or self.share.owns(board)
 
     def signing(self, board: str) -> str:
         """``signed`` (the board has a key), ``unsigned`` (accepted by name) or ``refused``."""
@@ -139,33 +118,27 @@ def parse_hub_config(text: str, source: str = "hub.toml", base: Path | None = No
                      broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0),
                      http=http, state_dir=None if state_dir is None else root / state_dir,
                      mqtt=mqtt, keys=_keys(r), accept_unsigned=_unsigned(r),
-                     shares=_shares(r, hall, root))
+                     nchan=_nchan(r))
 
 
-def _shares(r: TomlReader, hall: str, root: Path) -> tuple[ShareSpec, ...]:
-    value = r.table.get("share", [])
-    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-        raise r.error("share", "an array of tables ([[share]] with http and mqtt)")
-    if len(value) > 64:
-        raise r.error("share", f"{len(value)} shares (at most 64)")
-    m = r.sub("mqtt")
-    ca_text = None if m is None else m.text("ca", None, limit=4096)
-    return tuple(_share(TomlReader(r.source, table, f"share[{i}]."), hall,
-                        None if ca_text is None else root / ca_text)
-                 for i, table in enumerate(value))
-
-
-def _share(s: TomlReader, hall: str, ca: Path | None) -> ShareSpec:
-    """One ``[[share]]``: its http, and its broker URL (the hall's CA of ``[mqtt]``)."""
-    s.check_keys(_SHARE_KEYS)
-    http_text = s.text("http", ..., limit=300)
-    assert http_text is not None
-    http = parse_http(http_text, lambda problem: s.error("http", problem))
-    url = s.text("mqtt", None, limit=300)
-    if url is None:
-        return ShareSpec(http)
-    spec = parse_mqtt_url(url, lambda problem: s.error("mqtt", problem))
-    return ShareSpec(http, replace(spec, hall=hall, ca=ca if spec.tls else None))
+def _nchan(r: TomlReader) -> str | None:
+    """``nchan``: an http:// URL on this machine's loopback (the hub's events are public, but
+    whoever takes them could publish to nginx's spectators: never another machine)."""
+    from urllib.parse import urlsplit
+    text = r.text("nchan", None, limit=300)
+    if text is None:
+        return None
+    try:
+        url = urlsplit(text)
+        port = url.port
+    except ValueError:
+        url, port = None, None
+    if url is None or url.scheme != "http" or url.hostname not in ("127.0.0.1", "::1",
+                                                                      "localhost") \
+            or port is None or url.path not in ("", "/") or url.query or url.username:
+        raise r.error("nchan", "http://127.0.0.1:PORT, nginx's nchan publisher on this "
+                               "machine's loopback ('damiera hub init' writes it)")
+    return text.rstrip("/")
 
 
 def _keys(r: TomlReader) -> dict[str, bytes]:
@@ -209,26 +182,12 @@ def _check_hall(r: TomlReader, hall: str) -> None:
 def hub_config_from_args(config: str | None, mqtt: str | None, http: str | None,
                          state_dir: str | None,
                          accept_unsigned: list[str] | None = None,
-                         share: str | None = None,
                          mqtt_password_file: str | None = None) -> HubConfig:
     """The file's configuration (or the defaults) with the command line's overrides. Raises
     ConfigError (one line; ``--mqtt`` etc. named as the key) and requires a broker and a state
-    directory from one or the other. ``share``: ``K/N`` (``--share``), this process share K of
-    N: the K-th ``[[share]]``'s http and mqtt (the command line's still win)."""
+    directory from one or the other."""
     cfg = load_hub_config(config) if config is not None else HubConfig(source="command line")
     cli = TomlReader("command line", {})
-    if share is not None:
-        try:
-            mine = parse_share(share)
-        except ValueError as exc:
-            raise cli.error("--share", str(exc)) from None
-        if cfg.shares and len(cfg.shares) != mine.count:
-            raise cli.error("--share", f"{cfg.source} has {len(cfg.shares)} [[share]] tables, "
-                                       f"not {mine.count}")
-        cfg = replace(cfg, share=mine)
-        if cfg.shares:
-            mine_spec = cfg.shares[mine.index]
-            cfg = replace(cfg, http=mine_spec.http, mqtt=mine_spec.mqtt or cfg.mqtt)
     if mqtt is not None:
         spec = parse_mqtt_url(mqtt, lambda problem: cli.error("--mqtt", problem))
         if spec.password is not None:
@@ -256,7 +215,4 @@ def hub_config_from_args(config: str | None, mqtt: str | None, http: str | None,
     if cfg.state_dir is None:
         raise ConfigError(cfg.source, "state_dir", "no state directory: give --state-dir DIR "
                                                    "or state_dir")
-    if cfg.share is not None and not cfg.boards():
-        raise cli.error("--share", "a share subscribes to the boards the hub knows: name them "
-                                   "in [keys] (hub init writes them) or accept_unsigned")
     return cfg

@@ -1,8 +1,5 @@
 """``damiera hub init --boards N --dir DIR [--port P] [--hall NAME] [--host HOST] [--force]
-[--plain-mqtt] [--shares N]``: the files that make a hall (docs/organiser.md, "Security").
-With ``--shares N`` (a hub of N processes, ``pi.hall.shares``) also the users ``hub-share-0`` …
-``hub-share-<N-1>`` (each with the hub's rights) and a ``[[share]]`` table each in ``hub.toml``;
-without it (N = 1) the files are those of one hub.
+[--plain-mqtt] [--nginx …]``: the files that make a hall (docs/organiser.md, "Security").
 
 - ``DIR/mosquitto.conf`` — the broker: one TLS listener on every interface (port 8883), no
   anonymous clients, the password file and the ACL below, persistence in ``DIR/data/``, queue
@@ -27,6 +24,9 @@ without it (N = 1) the files are those of one hub.
   board's own signing key (``[mqtt] key`` of ``board-<n>.toml``; every board's in the hub's
   ``[keys]``): the key signs the board's journal lines for the hub (``pi.hall.signing``) and
   never crosses the network. Copy ``hall-ca.crt`` beside each ``board-<n>.toml``.
+- With ``--nginx``: ``DIR/nginx.conf``, nginx in front of the hub for the spectators past the
+  hall's network (``pi.hall.nginx_conf``), and ``nchan`` in ``hub.toml`` (where the hub
+  publishes its live streams for nginx).
 
 Files holding a password or a key are written mode 0600, each atomically. An existing hall in ``DIR`` is
 not overwritten without ``--force``: new passwords would lock out every board configured with
@@ -51,15 +51,15 @@ import subprocess
 import sys
 import tempfile
 import urllib.parse
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.errors import excerpt
 from engine.i18n import environment_language, translations
 from pi.board.config import parse_mqtt_url
 from pi.hall.errors import HallInitError
+from pi.hall.nginx_conf import WebSpec, nginx_conf_text
 from pi.hall.protocol import SEGMENT
-from pi.hall.shares import MAX_SHARES
 from pi.hall.signing import new_key
 from pi.board.statedir import atomic_write
 
@@ -68,9 +68,9 @@ log = logging.getLogger(__name__)
 __all__ = ["Hall", "MAX_BOARDS", "HASH_ITERATIONS", "hash_password",
            "make_hall", "write_hall", "main_init", "conf_text", "acl_text", "passwd_text",
            "hub_toml_text", "board_toml_text", "queue_limit", "make_certs", "CA_FILE",
-           "TLS_PORT", "PLAIN_PORT", "SHARE_PORT", "share_user", "broker_open_files",
-           "broker_command", "USUAL_OPEN_FILES", "BROKER_SPARE_FILES", "check_host",
-           "broker_user_text"]
+           "TLS_PORT", "PLAIN_PORT", "broker_open_files",
+           "broker_command", "USUAL_OPEN_FILES", "BROKER_SPARE_FILES", "web_spec",
+           "NCHAN_PORT", "HUB_HTTP", "check_host", "broker_user_text"]
 
 #: Board numbers of a hall: 1 … MAX_BOARDS (as ``board`` in damiera.toml).
 MAX_BOARDS = 9999
@@ -80,8 +80,10 @@ HASH_ITERATIONS = 101
 SALT_BYTES = 12
 #: Random bytes in a generated password (192 bits; URL-safe base64, nothing to percent-encode).
 PASSWORD_BYTES = 24
-#: Share K of a hub of several processes serves on 127.0.0.1:SHARE_PORT + K (``--shares``).
-SHARE_PORT = 8091
+#: nginx's nchan publisher listens on 127.0.0.1:NCHAN_PORT (``--nchan-port``).
+NCHAN_PORT = 8091
+#: Where nginx finds the hub (``--hub-http``): the hub's ``--http`` of docs/organiser.md.
+HUB_HTTP = "127.0.0.1:8090"
 #: The broker's port with TLS (the default) and without (``--plain-mqtt``).
 TLS_PORT = 8883
 PLAIN_PORT = 1883
@@ -112,7 +114,7 @@ BROKER_USER = "mosquitto"
 BROKER_SPARE_FILES = 128
 
 _FILES = ("mosquitto.conf", "passwd", "acl", "hub.toml", CA_FILE, "hall-ca.key", "broker.crt",
-          "broker.key")
+          "broker.key", "nginx.conf")
 _BOARD_FILE = re.compile(r"board-([0-9]{1,4})\.toml")
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
                        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
@@ -133,13 +135,12 @@ class Hall:
     passwords: dict[str, str] = field(repr=False)
     tls: bool = True
     keys: dict[str, str] = field(default_factory=dict, repr=False)
-    #: the hub's processes (``--shares``): above 1, a user ``hub-share-K`` and a ``[[share]]``
-    #: table each (``pi.hall.shares``)
-    shares: int = 1
     #: the system user the broker runs as when started as root, given its password file, key
     #: and data (``hub init`` run as root: Mosquitto's own, ``mosquitto``); None: the user
     #: writing the hall, who owns them
     broker_user: str | None = None
+    #: nginx in front of the hub (``--nginx``): ``DIR/nginx.conf`` and hub.toml's ``nchan``
+    web: WebSpec | None = None
 
     def url(self, user: str) -> str:
         """The broker's URL with ``user``'s credentials, percent-encoded."""
@@ -180,7 +181,7 @@ def check_host(host: str) -> str:
 
 
 def make_hall(boards: int, directory: str | Path, port: int | None = None, hall: str = "hall",
-              host: str | None = None, *, tls: bool = True, shares: int = 1,
+              host: str | None = None, *, tls: bool = True,
               broker_user: str | None = None) -> Hall:
     """Checks the options and draws a fresh password for every user and a key for every board.
     ``port`` None: 8883 with TLS, 1883 without; ``broker_user``: :attr:`Hall.broker_user`
@@ -197,8 +198,6 @@ def make_hall(boards: int, directory: str | Path, port: int | None = None, hall:
         port = TLS_PORT if tls else PLAIN_PORT
     if not 1 <= boards <= MAX_BOARDS:
         raise HallInitError(f"--boards: {boards} is out of range 1..{MAX_BOARDS}")
-    if not 1 <= shares <= MAX_SHARES:
-        raise HallInitError(f"--shares: {shares} is out of range 1..{MAX_SHARES}")
     if not 1 <= port <= 65535:
         raise HallInitError(f"--port: {port} is out of range 1..65535")
     if any(ord(c) < 32 or ord(c) == 127 for c in str(directory)) or not str(directory):
@@ -217,12 +216,10 @@ def make_hall(boards: int, directory: str | Path, port: int | None = None, hall:
     else:
         host = check_host(host)
     users = ["hub", *(f"board-{n}" for n in range(1, boards + 1))]
-    if shares > 1:
-        users += [share_user(k) for k in range(shares)]
     passwords = {user: secrets.token_urlsafe(PASSWORD_BYTES) for user in users}
     keys = {str(n): new_key() for n in range(1, boards + 1)}
     hall_ = Hall(hall, boards, host, port, Path(directory).absolute(), passwords, tls, keys,
-                 shares, broker_user)
+                 broker_user)
     try:  # the URLs written must read back (pi.board.config's reader is the boards' and the hub's)
         parse_mqtt_url(hall_.url("hub"), lambda problem: HallInitError(problem))
     except HallInitError as exc:
@@ -231,10 +228,11 @@ def make_hall(boards: int, directory: str | Path, port: int | None = None, hall:
 
 
 def broker_open_files(hall: Hall) -> int | None:
-    """The limit on open files the hall's broker needs (its clients — every board, the hub's
-    processes — and :data:`BROKER_SPARE_FILES`), rounded up to a multiple of 1,024; None when
+    """The limit on open files the hall's broker needs (its clients — every board, the hub and
+    a restarted hub's new connection while the broker still holds its old one — and
+    :data:`BROKER_SPARE_FILES`), rounded up to a multiple of 1,024; None when
     :data:`USUAL_OPEN_FILES` is enough."""
-    need = hall.boards + hall.shares + 1 + BROKER_SPARE_FILES
+    need = hall.boards + 2 + BROKER_SPARE_FILES
     if need <= USUAL_OPEN_FILES:
         return None
     return -(-need // 1024) * 1024
@@ -381,12 +379,6 @@ def acl_text(hall: Hall) -> str:
              "# the broker's error log: a second connection with someone's credentials",
              "topic read $SYS/broker/log/E",
              f"topic write {root}/boards/+/cmd"]
-    if hall.shares > 1:
-        lines += ["", "# The hub's processes (damiera hub --share K/N): each the hub's rights, its "
-                      "own user."]
-    for k in range(hall.shares if hall.shares > 1 else 0):
-        lines += ["", f"user {share_user(k)}", f"topic read {root}/#",
-                  "topic read $SYS/broker/log/E", f"topic write {root}/boards/+/cmd"]
     for n in range(1, hall.boards + 1):
         prefix = f"{root}/boards/{n}"
         lines += ["", f"user board-{n}",
@@ -425,36 +417,71 @@ hall = {_toml(hall.hall)}
 # Boards whose journal lines are taken unsigned (boards without a key: older versions);
 # every other board's lines must verify with its key below, or they are refused.
 # accept_unsigned = ["12"]
-
+{_nchan_toml(hall)}
 [mqtt]
 # The broker, with the hub's user and password, and the hall's CA (beside this file).
 url = {_toml(hall.url('hub'))}
 {ca}
-{_shares_toml(hall)}[keys]
+[keys]
 # Each board's signing key (the same as [mqtt] key in its board-<n>.toml).
 {keys}"""
 
 
-def share_user(index: int) -> str:
-    """The broker user of share ``index`` of the hub (Mosquitto takes the client id from the
-    user name: each share needs its own to hold a session of its own)."""
-    return f"hub-share-{index}"
-
-
-def _shares_toml(hall: Hall) -> str:
-    """The ``[[share]]`` tables of a hub of several processes (none for one)."""
-    if hall.shares <= 1:
+def _nchan_toml(hall: Hall) -> str:
+    if hall.web is None:
         return ""
-    out = [f"""# The hub as {hall.shares} processes on this machine (pi.hall.shares): share K takes the boards
-# whose number modulo {hall.shares} is K and serves at its http (change the addresses to spread
-# them over machines); 'damiera hub front' serves the hall over them all. Run:
-#   damiera hub --config {hall.dir / 'hub.toml'} --state-dir DIR --share K/{hall.shares}
-#   damiera hub front --config {hall.dir / 'hub.toml'} --http 0.0.0.0:8090 --state-dir DIR
-"""]
-    for k in range(hall.shares):
-        out.append(f"[[share]]\nhttp = {_toml(f'127.0.0.1:{SHARE_PORT + k}')}\n"
-                   f"mqtt = {_toml(hall.url(share_user(k)))}\n\n")
-    return "".join(out)
+    return f"""# nginx's nchan publisher ({hall.dir / 'nginx.conf'}): the hub publishes its public live
+# streams there, nginx serves them to the spectators past the hall's network.
+nchan = {_toml(hall.web.nchan_url)}
+"""
+
+
+def web_spec(hall: Hall, listen: str | None, cert: str | None, key: str | None,
+             hub: str | None, nchan_port: int | None, root: str | None) -> WebSpec:
+    """``--nginx``'s options checked: ``listen`` (``[HOST:]PORT``; default 443 with a
+    certificate, 80 without), the organiser's ``cert`` and ``key`` (both or neither; neither:
+    the hall's own, ``broker.crt`` and ``broker.key``; none with ``--plain-mqtt``), where the
+    hub serves, nchan's port, and nginx's own folder (None: Debian's). Raises HallInitError."""
+    if (cert is None) != (key is None):
+        raise HallInitError("--web-cert and --web-key go together (the organiser's certificate "
+                            "and its key), or neither (the hall's own)")
+    cert_path = key_path = None
+    if cert is not None and key is not None:
+        cert_path, key_path = Path(cert).absolute(), Path(key).absolute()
+        for option, path in (("--web-cert", cert_path), ("--web-key", key_path)):
+            if not path.is_file():
+                raise HallInitError(f"{option}: no such file: {excerpt(str(path))}")
+    elif hall.tls:
+        cert_path, key_path = hall.dir / "broker.crt", hall.dir / "broker.key"
+    port_text = listen or ("443" if cert_path is not None else "80")
+    host, _, port = port_text.rpartition(":")
+    if not port.isdigit() or not 1 <= int(port) <= 65535 or (
+            host and _HOSTNAME.fullmatch(host.strip("[]")) is None
+            and not _is_ip(host.strip("[]"))):
+        raise HallInitError(f"--web-listen: [HOST:]PORT (e.g. 443 or 0.0.0.0:443): "
+                            f"{excerpt(port_text)}")
+    hub_text = hub or HUB_HTTP
+    hub_host, _, hub_port = hub_text.rpartition(":")
+    if not hub_port.isdigit() or not 1 <= int(hub_port) <= 65535 or not hub_host:
+        raise HallInitError(f"--hub-http: HOST:PORT, where the hub serves: {excerpt(hub_text)}")
+    if hub_host in ("0.0.0.0", "[::]"):  # the hub listens everywhere: nginx asks on loopback
+        hub_text = f"{'127.0.0.1' if hub_host == '0.0.0.0' else '[::1]'}:{hub_port}"
+    nchan = NCHAN_PORT if nchan_port is None else nchan_port
+    if not 1 <= nchan <= 65535:
+        raise HallInitError(f"--nchan-port: {nchan} is out of range 1..65535")
+    if any(ord(c) < 32 or c in ';{}"' for c in f"{cert_path}{key_path}{root or ''}"):
+        raise HallInitError("--web-cert, --web-key, --nginx-root: not usable in nginx.conf "
+                            "(control characters, quotes, braces or semicolons)")
+    return WebSpec(port_text, cert_path, key_path, hub_text, nchan,
+                   None if root is None else Path(root).absolute())
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def board_toml_text(hall: Hall, board: int) -> str:
@@ -505,6 +532,8 @@ def write_hall(hall: Hall, force: bool = False) -> list[Path]:
                                 "(--force to replace it)")
         d.mkdir(parents=True, exist_ok=True)
         (d / "data").mkdir(exist_ok=True)
+        if hall.web is not None and hall.web.root is not None:  # nginx's own folder (--nginx-root)
+            (hall.web.root / "tmp").mkdir(parents=True, exist_ok=True)
         written: list[Path] = []
 
         def put(name: str, text: str, mode: int) -> None:
@@ -516,6 +545,10 @@ def write_hall(hall: Hall, force: bool = False) -> list[Path]:
         put("passwd", passwd_text(hall), 0o600)
         put("acl", acl_text(hall), 0o644)
         put("hub.toml", hub_toml_text(hall), 0o600)
+        if hall.web is not None:
+            put("nginx.conf", nginx_conf_text(hall.web, hall.hall), 0o644)
+        elif (d / "nginx.conf").exists():  # --force without --nginx: its hub.toml has no nchan
+            (d / "nginx.conf").unlink()
         for n in range(1, hall.boards + 1):
             put(f"board-{n}.toml", board_toml_text(hall, n), 0o600)
         for stale in existing:  # --force with fewer boards: their passwords are gone
@@ -589,8 +622,17 @@ def main_init(args: argparse.Namespace) -> int:
     # Run as root, the broker's files are Mosquitto's own user's, who the broker becomes when
     # started as root: never root itself (docs/organiser.md).
     hall = make_hall(args.boards, args.dir, port=args.port, hall=args.hall, host=args.host,
-                     tls=tls, shares=int(getattr(args, "shares", 1) or 1),
+                     tls=tls,
                      broker_user=BROKER_USER if os.getuid() == 0 else None)
+    if getattr(args, "nginx", False):
+        hall = replace(hall, web=web_spec(
+            hall, args.web_listen, args.web_cert, args.web_key, args.hub_http, args.nchan_port,
+            args.nginx_root))
+    elif any(value is not None for value in (
+            args.web_listen, args.web_cert, args.web_key, args.hub_http, args.nchan_port,
+            args.nginx_root)):
+        raise HallInitError("--web-listen, --web-cert, --web-key, --hub-http, --nchan-port and "
+                            "--nginx-root are nginx's: give --nginx too")
     write_hall(hall, force=bool(getattr(args, "force", False)))
     out = sys.stdout
     t = translations(environment_language(os.environ))
@@ -605,14 +647,11 @@ def main_init(args: argparse.Namespace) -> int:
         ).format(files=files), file=out)
     print(f"  hub:    damiera hub --config {hall.dir / 'hub.toml'} --http HOST:PORT "
           "--state-dir DIR", file=out)
-    if hall.shares > 1:
-        print(f"  shares: damiera hub --config {hall.dir / 'hub.toml'} --state-dir DIR "
-              f"--share K/{hall.shares} (K = 0 … {hall.shares - 1}), "
-              + t.gettext("then"), file=out)
-        print(f"  front:  damiera hub front --config {hall.dir / 'hub.toml'} --http HOST:PORT "
-              "--state-dir DIR", file=out)
     print(f"          sudo systemd/install-hub.sh --hall {hall.dir} "
           + t.gettext("(the hub as a service on this PC, from damiera's checkout)"), file=out)
+    if hall.web is not None:
+        print(f"  nginx:  sudo install -m 0644 {hall.dir / 'nginx.conf'} /etc/nginx/nginx.conf "
+              "&& sudo systemctl reload nginx", file=out)
     print(f"  boards: damiera run --config {hall.dir}/board-<n>.toml "
           + t.gettext("(copy each to its board)"), file=out)
     if hall.tls:

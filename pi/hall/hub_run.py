@@ -27,10 +27,11 @@ from pi.hall.collector import Collector
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
 from pi.hall.rounds import round_order
-from pi.hall.shares import claim_share, share_client_id
 
 if TYPE_CHECKING:
     from pi.hall.mqttlink import MqttLink
+    from pi.hall.nchan import NchanFeed
+    from pi.web.feeds import LiveFeeds
 
 log = logging.getLogger(__name__)
 
@@ -47,21 +48,25 @@ class HubApp:
         self.root = Path(config.state_dir)
         self.root.mkdir(parents=True, exist_ok=True)
         # one hub per state directory (issue 38: two both ran and wrote every replica line
-        # twice), the board's lock: a share holds it shared with the other shares of its hub
+        # twice), the board's lock
         self._lock: int | None = lock_state_dir(
-            self.root, "in use by another hub (one hub per state directory, or the shares of "
-            "one: two would write every replica line twice); stop it first",
-            shared=config.share is not None)
+            self.root, "in use by another hub (one hub per state directory: two would write "
+            "every replica line twice); stop it first")
         self.hub = Hub(config, self.root)
         self.server = HallServer(self.hub, config.http.host, config.http.port)
         self.link: MqttLink | None = None  # imported when started (paho)
-        self._claim: int | None = None  # a share's lock (pi.hall.shares.claim_share)
+        #: the public live streams published to nginx's nchan (hub.toml's ``nchan``)
+        self.nchan: NchanFeed | None = None
+        if config.nchan is not None:
+            from pi.hall.nchan import NchanFeed, NchanPublisher
+            self.nchan = NchanFeed(NchanPublisher(config.nchan), self.server.hall_clients,
+                                   self._feeds_of)
+            self.nchan.routes(self.server.app)
+            self.hub.listeners.append(self.nchan.on_board)
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         from pi.hall.mqttlink import MqttLink
-        if self.config.share is not None:  # before any replica is read: its boards are ours
-            self._claim = claim_share(self.root, self.config.share)
         # the live games are read back once the hub listens and is linked (Hub.read_back): the
         # hall page shows the boards as they are read, the console and the link answer at once
         self.hub.load(read_back=False)
@@ -75,22 +80,22 @@ class HubApp:
         for ws in self.hub.servers.values():
             ws.start_feeds()
         await self.server.start()
+        if self.nchan is not None:
+            await self.nchan.start()
         loop = asyncio.get_running_loop()
         assert self.config.mqtt is not None
         warn_insecure(self.config)
-        share = self.config.share
-        boards = None if share is None else [b for b in self.config.boards() if share.owns(b)]
-        client = None if share is None else share_client_id(self.config.hall, share.index)
-        if share is not None:
-            log.warning("share %s of the hub: %d board(s) of the %d named in %s", share,
-                        len(boards or []), len(self.config.boards()), self.config.source)
         self.link = MqttLink(self.config.mqtt, self.config.hall, loop, self.hub.deliver,
-                             self.hub.connected, boards=boards, client=client)
+                             self.hub.connected)
         self.hub.publish = self.link.publish
         self.link.start()
         self._tasks = [asyncio.ensure_future(self.hub.read_back()),
                        asyncio.ensure_future(self.hub.sync_loop()),
                        asyncio.ensure_future(self.server.tick_loop())]
+
+    def _feeds_of(self, board: str) -> LiveFeeds | None:
+        server = self.hub.servers.get(board)
+        return None if server is None else server.feeds
 
     @property
     def port(self) -> int:
@@ -99,10 +104,9 @@ class HubApp:
     def status(self) -> str:
         """One line for systemd's ``STATUS=`` (``systemctl status damiera-hub``): where it
         serves, whether the broker is linked, the boards online, the read-back's progress."""
-        share = "" if self.config.share is None else f"share {self.config.share}: "
         linked = self.link is not None and self.link.subscribed.is_set()
         views = self.hub.views.values()
-        parts = [f"{share}http {self.server.host}:{self.port}",
+        parts = [f"http {self.server.host}:{self.port}",
                  "broker linked" if linked else "broker not linked (retrying)",
                  f"{sum(1 for v in views if v.online)} of {len(views)} boards online"]
         reading = self.hub.reading_back()
@@ -115,11 +119,10 @@ class HubApp:
             t.cancel()
         if self.link is not None:
             self.link.stop()
+        if self.nchan is not None:
+            await self.nchan.stop()
         await self.server.stop()
         self.hub.close()
-        if self._claim is not None:
-            os.close(self._claim)
-            self._claim = None
         if self._lock is not None:
             os.close(self._lock)
             self._lock = None
@@ -196,7 +199,6 @@ def main_hub(args: argparse.Namespace) -> int:
     # DamieraError: the command line prints its one line (exit 2)
     config = hub_config_from_args(args.config, args.mqtt, args.http, args.state_dir,
                                   getattr(args, "accept_unsigned", None),
-                                  getattr(args, "share", None),
                                   getattr(args, "mqtt_password_file", None))
     try:
         asyncio.run(run_hub(config))

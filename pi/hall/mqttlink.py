@@ -20,8 +20,7 @@ paho's keepalive (``loop_misc``) every second.
 
 MQTT 3.1.1 with a persistent session (``clean_session = False``, the fixed client id
 ``damiera-<hall>-hub``: the broker queues what boards publish while the hub is away), QoS 1
-subscriptions to every board's ``state``, ``status``, ``journal`` and ``ack`` (a share of the hub,
-``pi.hall.shares``: to its own boards', one filter per board and leaf), renewed on every
+subscriptions to every board's ``state``, ``status``, ``journal`` and ``ack``, renewed on every
 (re)connection (which also brings the retained ``status`` again: the hub compares heads), and to
 the broker's error log (``BROKER_LOG``, Mosquitto's ``log_dest topic``): the broker's own word
 when a second client connects with a user's credentials ("Client board-7 already connected,
@@ -35,7 +34,7 @@ import logging
 import socket
 import ssl
 import threading
-from typing import Callable, Sequence
+from typing import Callable
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
@@ -45,7 +44,7 @@ from pi.hall.protocol import Topics, client_id
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MqttLink", "LEAVES", "BROKER_LOG", "SUBSCRIBE_CHUNK", "MAX_BATCH", "RETRY_MIN",
+__all__ = ["MqttLink", "LEAVES", "BROKER_LOG", "MAX_BATCH", "RETRY_MIN",
            "RETRY_MAX"]
 
 LEAVES = ("state", "status", "journal", "ack")
@@ -53,8 +52,6 @@ LEAVES = ("state", "status", "journal", "ack")
 MAX_BATCH = 500
 #: Mosquitto's error log lines, published when ``log_dest topic`` is set (hub init sets it).
 BROKER_LOG = "$SYS/broker/log/E"
-#: A share subscribes to its boards' topics this many filters per SUBSCRIBE packet.
-SUBSCRIBE_CHUNK = 200
 #: Seconds between attempts to reach the broker: after a connection lost or a first failure,
 #: doubled with each further failure in a row, up to the last.
 RETRY_MIN = 1.0
@@ -69,11 +66,8 @@ class MqttLink:
 
     def __init__(self, spec: MqttSpec, hall: str, loop: asyncio.AbstractEventLoop,
                  deliver: Callable[[list[tuple[str, bytes]]], None],
-                 connected: Callable[[], None], *, boards: Sequence[str] | None = None,
-                 client: str | None = None) -> None:
+                 connected: Callable[[], None]) -> None:
         self.spec = spec
-        #: a share's boards (one subscription per board and leaf); None: every board
-        self.boards = None if boards is None else list(boards)
         self.topics = Topics(hall)
         self.loop = loop
         self._deliver = deliver
@@ -91,7 +85,7 @@ class MqttLink:
         self._reading = False
         self._task: asyncio.Task[None] | None = None
         self._failures = 0  # attempts to connect failed (or refused) in a row
-        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client or client_id(hall),
+        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id(hall),
                         protocol=mqtt.MQTTv311, clean_session=False)
         if spec.username is not None:
             c.username_pw_set(spec.username, spec.password)
@@ -102,7 +96,6 @@ class MqttLink:
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_message = self._on_message
-        self._last_mid: int | None = None
         c.on_subscribe = self._on_subscribe
         c.on_socket_close = self._on_socket_close
         c.on_socket_register_write = self._on_register_write
@@ -255,22 +248,13 @@ class MqttLink:
         self._failures = 0
         log.info("connected to %s (session present: %s)", self.spec.url,
                  getattr(flags, "session_present", "?"))
-        if self.boards is None:
-            client.subscribe([(self.topics.all_boards(leaf), 1) for leaf in LEAVES]
-                             + [(BROKER_LOG, 0)])
-        else:
-            # a share: its own boards' topics only, a SUBSCRIBE of at most SUBSCRIBE_CHUNK
-            # filters at a time; ``subscribed`` is set when the broker granted the last one
-            topics = [(self.topics.board(b, leaf), 1) for b in self.boards for leaf in LEAVES]
-            topics.append((BROKER_LOG, 0))
-            for i in range(0, len(topics), SUBSCRIBE_CHUNK):
-                _, self._last_mid = client.subscribe(topics[i:i + SUBSCRIBE_CHUNK])
+        client.subscribe([(self.topics.all_boards(leaf), 1) for leaf in LEAVES]
+                         + [(BROKER_LOG, 0)])
         self._connected()
 
     def _on_subscribe(self, client: mqtt.Client, userdata: object, mid: int,
                       reason: object, properties: object) -> None:
-        if self.boards is None or mid == self._last_mid:
-            self.subscribed.set()
+        self.subscribed.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: object, flags: object,
                        reason: object, properties: object) -> None:

@@ -266,7 +266,7 @@ class Resend:
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """An arbiter ``action`` (TRACE.md object less ``t``) or a ``pairing``, with its ``id``."""
+    """An arbiter ``action`` (docs/trace-format.md object less ``t``) or a ``pairing``, with its ``id``."""
 
     id: str
     action: dict[str, Any] | None = None

@@ -214,19 +214,15 @@ class Replica:
 
     # ------------------------------------------------------------------ reading back
 
-    def load(self, owns: Callable[[str], bool] | None = None) -> int:
-        """Reads every replica under ``root`` back (a torn last line is cut off, on disk too);
-        ``owns``: only the boards it says yes to (a share of the hub: the other boards' files
-        are another process's, never touched). Returns the number of games. A file that
-        cannot be read is logged and skipped."""
+    def load(self) -> int:
+        """Reads every replica under ``root`` back (a torn last line is cut off, on disk too).
+        Returns the number of games. A file that cannot be read is logged and skipped."""
         base = self.root / "boards"
         count = 0
         if not base.is_dir():
             return 0
         for board_dir in sorted(base.iterdir()):
             if not SEGMENT.fullmatch(board_dir.name) or not (board_dir / "games").is_dir():
-                continue
-            if owns is not None and not owns(board_dir.name):
                 continue
             for game_dir in sorted((board_dir / "games").iterdir()):
                 if parse_game_id(game_dir.name) is None:

@@ -33,11 +33,12 @@ from engine.variants import Variant, find_variant
 from pi.board.statedir import atomic_write
 from pi.board.supersede import waits_for_arbiter, why_touched
 from pi.board.view import Phase
-from pi.hall.boardview import BoardReplica, GameInfo, ReplicaServer, ReplicatedBoard
+from pi.hall.boardview import BoardReplica, GameInfo, ReplicaPages, ReplicatedBoard
 from pi.hall.errors import PairingError
 from pi.hall.hub_config import HubConfig
 from pi.hall.protocol import SEGMENT
 from pi.hall.replica import GameReplica, board_key
+from pi.web.server import BoardFeed
 from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, game_type_tag,
                           public_snapshot)
 
@@ -125,7 +126,7 @@ class RoundsHub(Protocol):
     def views(self) -> Mapping[str, BoardReplica]: ...
 
     @property
-    def servers(self) -> Mapping[str, ReplicaServer]: ...
+    def servers(self) -> Mapping[str, ReplicaPages]: ...
 
     @property
     def pairing_out(self) -> Mapping[str, tuple[str, dict[str, str]]]: ...
@@ -365,12 +366,12 @@ def _placeholder(start: dict[str, Any], variant: Variant) -> PublicSnapshot:
                           game_type_tag(variant))
 
 
-def _shown(view: ReplicatedBoard, ws: ReplicaServer, g: GameReplica, delay: float
+def _shown(view: ReplicatedBoard, feed: BoardFeed, g: GameReplica, delay: float
            ) -> tuple[PublicSnapshot | None, str | None, str | None]:
     """The public view of game ``g`` of the board: (snapshot, outcome code, reason)."""
     s = view.game
     if s is not None and s.id == g.id:
-        snap = ws.feeds.public_pdn_snapshot()
+        snap = feed.public_pdn_snapshot()
         if snap is None or snap.tags.get("_id") != g.id:
             return None, None, None
         o = s.arbiter.game.outcome
@@ -390,7 +391,7 @@ def _shown(view: ReplicatedBoard, ws: ReplicaServer, g: GameReplica, delay: floa
     return snap, info.code, info.reason
 
 
-def game_feed(view: ReplicatedBoard, ws: ReplicaServer, g: GameReplica | None, rnd: str | None,
+def game_feed(view: ReplicatedBoard, feed: BoardFeed, g: GameReplica | None, rnd: str | None,
               pairing: dict[str, str] | None, event: str | None, delay: float
               ) -> tuple[str, float]:
     """One game's broadcast PDN (``g`` None: the paired board's game not begun) and when it
@@ -402,7 +403,7 @@ def game_feed(view: ReplicatedBoard, ws: ReplicaServer, g: GameReplica | None, r
         variant = find_variant("italian")
     snap, code, reason = (None, None, None)
     if g is not None:
-        snap, code, reason = _shown(view, ws, g, delay)
+        snap, code, reason = _shown(view, feed, g, delay)
     # what names the game: its start line, else the pairing and the hall's event
     known: dict[str, Any] = {"event": event, **(pairing or {})}
     known.update({k: v for k, v in start.items() if v not in (None, "")})
@@ -450,7 +451,7 @@ def round_feed(hub: RoundsHub, rnd: str) -> tuple[str, float] | None:
     texts, last = [], 0.0
     for b in boards:
         view = hub.board(b)
-        text, wall = game_feed(view, hub.servers[b], games.get(b), rnd, paired.get(b),
+        text, wall = game_feed(view, hub.servers[b].feeds, games.get(b), rnd, paired.get(b),
                                hub.config.event, hub.config.broadcast_delay * 60.0)
         texts.append(text)
         last = max(last, wall)
@@ -477,7 +478,7 @@ def results(hub: RoundsHub, arbiter_view: bool) -> list[dict[str, Any]]:
             if arbiter_view:
                 result = view.result_of(played)
             else:
-                snap, _, _ = _shown(view, hub.servers[board], played,
+                snap, _, _ = _shown(view, hub.servers[board].feeds, played,
                                     hub.config.broadcast_delay * 60.0)
                 result = "*" if snap is None else snap.result
         out.append({"round": rnd, "board": board,

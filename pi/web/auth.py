@@ -1,5 +1,8 @@
 """The arbiter's token: created at first start in ``STATE/arbiter.token`` (mode 0600), checked in
-constant time; failed attempts logged and slowed down (per client address)."""
+constant time; failed attempts logged and slowed down (per client address).
+Who is the arbiter for a request (the token checked, the login cookie) is
+``pi.web.site.ArbiterAuth``'s.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TOKEN_FILE", "load_or_create_token", "read_token", "Throttle"]
+__all__ = ["TOKEN_FILE", "load_or_create_token", "read_token", "same", "Throttle"]
 
 TOKEN_FILE = "arbiter.token"
 
@@ -28,7 +31,8 @@ def load_or_create_token(root: Path) -> str:
         pass
     token = secrets.token_urlsafe(24)
     # written whole under another name, then linked in place: two processes starting on one
-    # state directory (the shares of a hub) never hold two tokens — the second finds the first's
+    # state directory (the hub and `damiera token` run as it starts) never hold two tokens —
+    # the second finds the first's
     tmp = path.with_name(f".{TOKEN_FILE}.{os.getpid()}.{secrets.token_hex(4)}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
@@ -83,3 +87,4 @@ class Throttle:
 
     def succeeded(self, who: str) -> None:
         self._fails.pop(who, None)
+

@@ -25,8 +25,8 @@ from engine.trace import split_lines
 from pi.board.view import BoardView
 from pi.web.httputil import read, whole_lines
 from pi.web.views import (COMPACT, NOTE_CODE, JsonOnce, PublicSnapshot, RecordDicts,
-                          board_snapshot, changes_clock, clock_at, clock_dict, journal_snapshot,
-                          line_events, note_flags, public_events, state_dict)
+                          board_snapshot, broadcast_pdn, changes_clock, clock_at, clock_dict,
+                          journal_snapshot, line_events, note_flags, public_events, state_dict)
 
 log = logging.getLogger(__name__)
 
@@ -311,8 +311,8 @@ async def ping_loop(every: float, clients: Callable[[], Iterable[Client]]) -> No
 
 
 #: Journal lines that change the broadcast view only through a decision (a sensor's lift or
-#: place: the record, the flags and the clock move by decisions alone).
-_SENSOR_LINES = frozenset({"lift", "place"})
+#: place, a crown put on or off: the record, the flags and the clock move by decisions alone).
+_SENSOR_LINES = frozenset({"lift", "place", "piece"})
 
 
 def _unchanged_view(board: BoardView, fed: Fed, prev: PublicSnapshot | None
@@ -360,9 +360,13 @@ class LiveFeeds:
     client is sent first. :meth:`on_fed` is the board's listener (on the loop's thread); the
     web server (``pi.web.server``) and the hub's board pages serve what it keeps."""
 
-    def __init__(self, board: BoardView, delay: float = 0.0) -> None:
+    def __init__(self, board: BoardView, delay: float = 0.0,
+                 broadcast: Callable[[], tuple[str, float] | None] | None = None) -> None:
+        """``broadcast``: what :meth:`broadcast` serves instead of the broadcast view's PDN
+        (the hall's feed of a board, with its round's tags)."""
         self.board = board
         self.delay = delay
+        self._broadcast = broadcast
         self.arbiter_stream = Stream()
         self.public_stream = Stream()
         self.flag_lines: dict[int, int] = {}
@@ -498,6 +502,16 @@ class LiveFeeds:
         if self.delay > 0:
             return self.public_snap
         return self.snapshot
+
+    def broadcast(self) -> tuple[str, float] | None:
+        """The broadcast PDN (``/broadcast.pdn``) and when it last changed; None: no game."""
+        if self._broadcast is not None:
+            return self._broadcast()
+        snap = self.public_pdn_snapshot()
+        g = self.board.game
+        if snap is None or g is None:
+            return None
+        return broadcast_pdn(snap, g.variant), snap.wall
 
     def stream_state(self, arbiter_view: bool, line: int) -> dict[str, Any]:
         """:meth:`state` as a stream's ``state`` event of ``line`` carries it."""

@@ -1,5 +1,5 @@
-"""Small HTTP helpers of the board's web server: one-line JSON errors (never a traceback),
-bounded JSON bodies, conditional GETs (ETag / Last-Modified → 304), whole journal lines."""
+"""Small HTTP helpers of our sites: one-line JSON errors (never a traceback), conditional GETs
+(ETag / Last-Modified → 304), whole journal lines."""
 
 from __future__ import annotations
 
@@ -11,13 +11,8 @@ from typing import Any
 
 from aiohttp import web
 
-from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
-
-__all__ = ["MAX_BODY", "check_action", "error", "keep_auth", "http", "json_body",
-           "conditional", "read", "whole_lines", "line_of"]
-
-#: Request bodies larger than this are refused (413): an arbiter action is a few dozen bytes.
-MAX_BODY = 16 * 1024
+__all__ = ["error", "keep_auth", "http", "conditional", "entity_tag", "none_match", "read",
+           "whole_lines", "first_lines", "line_of"]
 
 
 def error(status: int, message: str, headers: Any = None) -> web.Response:
@@ -45,27 +40,28 @@ def http(status: int, message: str, *, bearer: bool = False, retry: bool = False
     return exc
 
 
-async def json_body(request: web.Request) -> dict[str, Any]:
-    if request.content_length is not None and request.content_length > MAX_BODY:
-        raise http(413, f"body larger than {MAX_BODY} bytes")
-    raw = await request.read()
-    try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise http(400, "the body is not JSON") from None
-    if not isinstance(body, dict):
-        raise http(400, "expected a JSON object")
-    return body
+def entity_tag(body: bytes) -> str:
+    """The strong ``ETag`` of a response's ``body`` (the feeds', the pages')."""
+    return '"' + sha1(body).hexdigest()[:20] + '"'
+
+
+def none_match(request: web.Request, etag: str) -> bool | None:
+    """Whether ``request``'s ``If-None-Match`` names ``etag`` (RFC 9110 13.1.2: then a 304);
+    None without the header."""
+    inm = request.headers.get("If-None-Match")
+    if inm is None:
+        return None
+    return etag in [t.strip().removeprefix("W/") for t in inm.split(",")] or inm.strip() == "*"
 
 
 def conditional(request: web.Request, body: bytes, content_type: str, modified: float
                  ) -> web.Response:
-    etag = '"' + sha1(body).hexdigest()[:20] + '"'
+    etag = entity_tag(body)
     last = formatdate(int(modified), usegmt=True)
     headers = {"ETag": etag, "Last-Modified": last, "Cache-Control": "no-cache"}
-    inm = request.headers.get("If-None-Match")
-    if inm is not None:
-        if etag in [t.strip() for t in inm.split(",")] or inm.strip() == "*":
+    matched = none_match(request, etag)
+    if matched is not None:
+        if matched:
             return web.Response(status=304, headers=headers)
     else:
         ims = request.headers.get("If-Modified-Since")
@@ -93,7 +89,7 @@ def whole_lines(data: bytes) -> bytes:
 
 def first_lines(data: bytes, count: int) -> bytes:
     """The first ``count`` whole lines of a journal's ``data`` with their newlines (fewer when
-    it has fewer): a line ends at ``b"\n"`` alone (TRACE.md; a name may hold U+2028 or
+    it has fewer): a line ends at ``b"\n"`` alone (docs/trace-format.md; a name may hold U+2028 or
     U+0085, which ``str.splitlines()`` would take for line ends)."""
     end = 0
     for _ in range(count):
@@ -107,13 +103,3 @@ def first_lines(data: bytes, count: int) -> bytes:
 def line_of(message: bytes) -> int:
     head = message.split(b"\n", 1)[0]
     return int(head[4:]) if head.startswith(b"id: ") else 0
-
-
-def check_action(body: dict[str, Any]) -> ArbiterRequest:
-    """The body of ``POST /api/arbiter`` checked (the TRACE.md arbiter object less ``t``):
-    ``{"action", "result"?, "text"?}``; a 400 naming the problem otherwise. The checks are
-    ``pi.board.arbiter_request``'s, the same for a hub's ``cmd``."""
-    try:
-        return check_arbiter_request(body)
-    except ValueError as exc:
-        raise http(400, str(exc)) from None

@@ -27,7 +27,7 @@ from typing import IO
 from aiohttp import web
 
 from engine.i18n import DEFAULT_LANGUAGE, LANGUAGES, catalog_path, check_language, translations
-from pi.web.httputil import http
+from pi.web.httputil import entity_tag, http, none_match
 
 __all__ = ["LANG_COOKIE", "choose_language", "catalog_json", "page_html", "page_response",
            "catalog_response", "page_texts", "extract_html", "accepted_languages"]
@@ -208,13 +208,25 @@ def _remember(request: web.Request, response: web.StreamResponse) -> None:
 
 def page_response(request: web.Request, path: Path) -> web.Response:
     """The page at ``path`` in the language chosen for ``request``; the choice from the switch
-    (``?lang=``) is kept in a cookie."""
+    (``?lang=``) is kept in a cookie. With its ``ETag``: a request naming it (``If-None-Match``:
+    a browser's, or nginx revalidating its copy) is a 304."""
     language = choose_language(request)
-    response = web.Response(text=page_html(path, language), content_type="text/html",
-                            headers={"Cache-Control": "no-cache", "Content-Language": language,
-                                     "Vary": "Accept-Language, Cookie"})
+    html = page_html(path, language)
+    headers = {"Cache-Control": "no-cache", "Content-Language": language,
+               "Vary": "Accept-Language, Cookie", "ETag": _page_tag(html)}
+    if none_match(request, headers["ETag"]):
+        response = web.Response(status=304, headers=headers)
+    else:
+        response = web.Response(text=html, content_type="text/html", headers=headers)
     _remember(request, response)
     return response
+
+
+@cache
+def _page_tag(html: str) -> str:
+    """:func:`pi.web.httputil.entity_tag` of a page (its few texts, one per page and language,
+    hashed once each)."""
+    return entity_tag(html.encode("utf-8"))
 
 
 async def catalog_response(request: web.Request) -> web.Response:

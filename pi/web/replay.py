@@ -1,6 +1,6 @@
 """The arbiter's step-through replay: the state after each journal line, computed by the engine.
 
-``replay_states(lines)`` feeds a game's journal (TRACE.md lines) to a fresh arbiter through
+``replay_states(lines)`` feeds a game's journal (docs/trace-format.md lines) to a fresh arbiter through
 ``engine.replay``, exactly as ``damiera replay`` and a resume do, and records after every line
 what the arbiter then knows: the pieces where the sensors see them (each known by the piece it
 was when the turn began, ``?`` for one that came from outside the board), the pieces in the

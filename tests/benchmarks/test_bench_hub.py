@@ -49,8 +49,7 @@ def test_the_document_lists_the_commands_run_here() -> None:
     assert any("bench_hub_cpu.py" in c for c in commands)
     assert any("bench_hall.py" in c and "--round-start" in c for c in commands)
     assert any("bench_hall.py" in c and "--round-start" not in c for c in commands)
-    assert any("bench_hall.py" in c and "--hall-init" in c and "--shares 2" in c
-               for c in commands)
+    assert any("bench_hall.py" in c and "--hall-init" in c for c in commands)
     assert any("bench_hall.py" in c and "--restart" in c for c in commands)
 
 
@@ -97,7 +96,7 @@ def test_bench_hall_over_a_hall_made_by_hub_init(tmp_path: Path) -> None:
     loopback port), the hub reads ``hub.toml`` (no board taken unsigned) and each board logs in
     with its own ``board-<N>.toml`` (its user, the CA, its signing key)."""
     bench_hall = _bench_hall()
-    hall = bench_hall.Hall(tmp_path, 3, made=True, shares=2)
+    hall = bench_hall.Hall(tmp_path, 3, made=True)
     conf = hall.broker.conf.read_text(encoding="utf-8")
     assert f"listener {hall.broker.port} 127.0.0.1\n" in conf
     for line in ("allow_anonymous false", "max_inflight_messages 100", "set_tcp_nodelay true",
@@ -105,9 +104,7 @@ def test_bench_hall_over_a_hall_made_by_hub_init(tmp_path: Path) -> None:
         assert line + "\n" in conf
     assert f"@127.0.0.1:{hall.broker.port}" in (hall.dir / "board-3.toml").read_text()
     assert hall.hub_args() == ["--config", str(hall.dir / "hub.toml")]
-    assert hall.front_args() == ["--config", str(hall.dir / "hub.toml")]
     assert hall.fleet_args() == ["--hall-dir", str(hall.dir)]
-    assert "[[share]]" in (hall.dir / "hub.toml").read_text()
     anonymous = bench_hall.Hall(tmp_path / "anonymous", 2)
     assert anonymous.hub_args() == ["--mqtt", anonymous.broker.url, "--accept-unsigned", "1",
                                     "--accept-unsigned", "2"]

@@ -2,9 +2,9 @@
 that rule set (issue 8, defect 10): the scenario library (tests/traces) is the test per article.
 
 The codes the arbiter can emit are found in the engine itself: the article keys its code names
-(engine/arbiter*.py), turned into each rule set's codes by ``engine.articles``. Keys the board
-cannot detect (an unmarked king IT 8.1.16, the wrong man crowned IT 8.1.17: no crowning stack is
-sensed) are not emitted and need no scenario.
+(engine/arbiter*.py, and engine/identity.py: what only a board that knows the pieces sees, an
+unmarked king IT 8.1.16, the wrong man crowned IT 8.1.17… issue 40), turned into each rule set's
+codes by ``engine.articles``.
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ ENGINE = Path(__file__).resolve().parents[2] / "engine"
 
 
 def flag_keys() -> set[str]:
-    """The article keys the arbiter's code names (engine/arbiter*.py: its ``raise_flag`` calls and
-    the judge's verdicts), less the results, procedures and rules (those are no flags: a result
-    ends the game, a procedure is what the clock or the arbiter does, a rule of play is cited in
-    a flag's text: IT 6.4 in IT 8.1.12's) and the ``BOARD`` notices of
+    """The article keys the arbiter's code names (engine/arbiter*.py and identity.py: its
+    ``raise_flag`` calls and the judge's verdicts), less the results, procedures and rules (those
+    are no flags: a result ends the game, a procedure is what the clock or the arbiter does, a
+    rule of play is cited in a flag's text: IT 6.4 in IT 8.1.12's) and the ``BOARD`` notices of
     the journal's own lines (tested in test_journal_lines.py: a scenario trace has none)."""
     every = articles.EVERY_RULE_SET | articles.SOME_RULE_SETS
     found: set[str] = set()
-    for path in ENGINE.glob("arbiter*.py"):
+    for path in [*ENGINE.glob("arbiter*.py"), ENGINE / "identity.py"]:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                     and node.value in every:

@@ -21,7 +21,7 @@ ALL = sorted(VARIANTS.values(), key=lambda v: v.name)
 def test_every_common_key_has_an_article_in_every_rule_set(variant: object) -> None:
     for key in sorted(EVERY_RULE_SET):
         a = article(variant, key)  # type: ignore[arg-type]
-        # BOARD: what the board could not see (TRACE.md), no rule article
+        # BOARD: what the board could not see (docs/trace-format.md), no rule article
         assert a.code.split(" ")[0] in (variant.code, "COMP", "BOARD")  # type: ignore[attr-defined]
         assert a.title and a.kind in ("irregularity", "incorrectness", "notice", "result",
                                       "procedure", "rule")

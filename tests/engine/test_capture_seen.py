@@ -24,7 +24,7 @@ def test_turkish_strike_int_4_8_is_described_in_both_languages() -> None:
     data, en, it = _report("international/i35_turkish_strike_4_8.jsonl")
     flags = data["flags"]
     assert isinstance(flags, list)
-    # the journal's text is English (TRACE.md); the flag cites INT 5.4.12, its text INT 4.8
+    # the journal's text is English (docs/trace-format.md); the flag cites INT 5.4.12, its text INT 4.8
     assert flags[0]["code"] == "INT 5.4.12"
     assert flags[0]["text"] == "played 28x19x28x39, jumping 23 twice (INT 4.8), and removed 23, 33"
     assert "played 28x19x28x39, jumping 23 twice (INT 4.8), and removed 23, 33" in en

@@ -102,7 +102,7 @@ def test_reading_copies_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_readings_are_colours_that_read_as_text() -> None:
-    """One colour type: sides are ``Colour``; their text is TRACE.md's; text is no side."""
+    """One colour type: sides are ``Colour``; their text is docs/trace-format.md's; text is no side."""
     game = GameClock(TimeControl.parse("60"))
     started = game.start(Colour.parse("black"), 0.0)
     assert started.to_move is Colour.BLACK and str(started.running) == "black"

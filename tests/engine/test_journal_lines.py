@@ -1,4 +1,4 @@
-"""The journal's own lines (TRACE.md): ``fault``, ``fault_cleared`` and ``restart`` are read,
+"""The journal's own lines (docs/trace-format.md): ``fault``, ``fault_cleared`` and ``restart`` are read,
 written back identically, and reported as ``BOARD`` notices; a restart stops the clocks with the
 readings of the last line before it, until the arbiter's ``start_clock`` (COMP 7.3-7.4)."""
 
@@ -80,7 +80,7 @@ def test_restart_stops_the_clocks_until_the_arbiter_restarts_them() -> None:
 
 
 def test_a_flag_does_not_fall_while_the_board_was_away() -> None:
-    # 700 s away on a 600 s control: the clocks stood stopped (TRACE.md restart), no loss on time
+    # 700 s away on a 600 s control: the clocks stood stopped (docs/trace-format.md restart), no loss on time
     report = replay_lines(_lines(*OPENING, {"t": 702.0, "type": "restart", "down": 700.0}))
     assert report.game.result == "*"
 

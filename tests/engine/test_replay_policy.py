@@ -71,7 +71,7 @@ def test_a_replay_fed_line_by_line_is_the_replay_read_whole() -> None:
 
 
 def test_raise_refuses_a_bad_line_with_its_number() -> None:
-    bad = {"t": 1.0, "type": "lift", "square": 99}  # no square 99 on an 8x8 board (TRACE.md)
+    bad = {"t": 1.0, "type": "lift", "square": 99}  # no square 99 on an 8x8 board (docs/trace-format.md)
     with pytest.raises(TraceError, match="line 3: no square 99"):
         list(Replay.read(text(START, OPENING[0], bad), RAISE))
     with pytest.raises(TraceError, match="line 3: time goes backwards"):
@@ -171,7 +171,7 @@ def test_contain_arbiter_logs_and_skips_arbiter_failures_and_raises_for_bad_line
 
 
 def test_finish_lets_time_pass_to_the_last_line_unless_the_trace_ended() -> None:
-    """TRACE.md: a move completed by letting go (``clock`` false, IT 3.5) is committed once
+    """docs/trace-format.md: a move completed by letting go (``clock`` false, IT 3.5) is committed once
     ``settle`` seconds pass with no event; ``end`` lets pending settle timers fire."""
     start = {**START, "clock": False, "settle": 2.0}
     replay = Replay.read(text(start, *OPENING[:3]))

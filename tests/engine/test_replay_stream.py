@@ -1,6 +1,6 @@
 """``damiera replay``'s report streamed (issue 35, item 5c): :class:`engine.replay.StreamedReport`
 writes each settled move out and has the game forget it, and what it writes is the report of
-:func:`engine.replay.replay_lines` byte for byte — the JSON text (TRACE.md's object, a contract)
+:func:`engine.replay.replay_lines` byte for byte — the JSON text (docs/trace-format.md's object, a contract)
 and the readable text — for every scenario trace (corrections, kept irregular moves and their
 /FEN/, disturbances, results), with moves forgotten as early as they may be, and for a long game
 held in the memory of its last moves."""

@@ -1,4 +1,4 @@
-"""engine.trace: malformed traces are refused with the line number (TRACE.md)."""
+"""engine.trace: malformed traces are refused with the line number (docs/trace-format.md)."""
 
 from __future__ import annotations
 

@@ -183,7 +183,7 @@ def test_a_tick_resums_a_board_only_when_its_clock_shown_is_no_longer_so(
                 clock = {**clock, "running": None, "state": "flagged"}
             return clock
         monkeypatch.setattr("pi.hall.hall_http.clock_dict", reading)
-        monkeypatch.setattr("pi.hall.hub.clock_dict", reading)
+        monkeypatch.setattr("pi.hall.summaries.clock_dict", reading)
         built: list[str] = []
         summary = hub.summary
 

@@ -139,7 +139,7 @@ def test_arbiter_actions_go_to_the_board_and_come_back_with_its_ack(tmp_path, br
             status, got = rig.json("POST", "/boards/2/api/arbiter", body, token=rig.token)
             assert status == 409 and got["error"] == "no game in play"
             board.refuse, board.answer = None, False
-            import pi.hall.hub as hubmod
+            import pi.hall.commands as hubmod
             rig.call(lambda: setattr(hubmod, "ACK_TIMEOUT", 0.5))
             try:
                 status, got = rig.json("POST", "/boards/2/api/arbiter", body, token=rig.token)
@@ -219,7 +219,7 @@ def test_broker_killed_mid_game_and_restarted_the_replica_catches_up(tmp_path, b
 
 
 def test_resends_are_repeated_without_progress_and_state_and_will_are_shown(tmp_path, broker):
-    import pi.hall.hub as hubmod
+    import pi.hall.replication as hubmod
     state = tmp_path / "hub"
     lines = trace_lines(SAMPLE, game=G1, board="1")
     board = FakeBoard(broker.url, "1")

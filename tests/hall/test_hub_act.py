@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-import pi.hall.hub as hubmod
+import pi.hall.commands as hubmod
 from pi.hall import protocol as P
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig

@@ -32,7 +32,6 @@ from pi.board.config import load_config, parse_mqtt_url
 from pi.hall.errors import HallInitError
 from pi.board.config import MAX_CONFIG_BYTES, ConfigError
 from pi.hall.hub_config import MAX_HUB_CONFIG_BYTES, load_hub_config
-from pi.hall.shares import MAX_SHARES
 from pi.hall.hub_init import (CA_FILE, MAX_BOARDS, Hall, broker_command, broker_open_files,
                               conf_text, hash_password, hub_toml_text, make_hall, queue_limit,
                               write_hall)
@@ -387,34 +386,33 @@ def test_the_largest_hall_init_writes_is_one_its_hub_reads(tmp_path: Path,
     """``hub.toml`` holds every board's key (~76 bytes a board): at 1,000 boards it passed the
     64 KiB a board's ``damiera.toml`` may have, and ``damiera hub --config`` refused the file
     ``hub init`` had just written (issue 19's hall of 1,000 boards). The hub reads what hub init
-    writes for that hall, and for its largest, as many boards and shares as it takes."""
+    writes for that hall, and for its largest, as many boards as it takes."""
     d = tmp_path / "hall"
-    code, out, err = cli(capsys, "--boards", "1000", "--dir", str(d), "--host", "127.0.0.1",
-                         "--shares", "2")
+    code, out, err = cli(capsys, "--boards", "1000", "--dir", str(d), "--host", "127.0.0.1")
     assert code == 0, err
     # and its broker more open files than the usual 1,024 (test_hub_init_broker.py runs it)
     assert f"broker: ulimit -n 2048 && mosquitto -c {d / 'mosquitto.conf'}\n" in out
     assert "LimitNOFILE=2048" in out
     assert (d / "hub.toml").stat().st_size > MAX_CONFIG_BYTES
     config = load_hub_config(d / "hub.toml")
-    assert len(config.keys) == 1000 and len(config.shares) == 2
+    assert len(config.keys) == 1000
     board = load_config(d / "board-1000.toml").mqtt
     assert board is not None and config.keys["1000"] == board.key
     largest = tmp_path / "largest.toml"
     largest.write_text(hub_toml_text(make_hall(MAX_BOARDS, tmp_path / "largest",
-                                               host="127.0.0.1", shares=MAX_SHARES)))
+                                               host="127.0.0.1")))
     config = load_hub_config(largest)
-    assert len(config.keys) == MAX_BOARDS and len(config.shares) == MAX_SHARES
+    assert len(config.keys) == MAX_BOARDS
 
 
-@pytest.mark.parametrize(("boards", "shares", "files"), [
-    (1, 1, None), (894, 1, None), (895, 1, 2048), (893, 2, None), (894, 2, 2048),
-    (1000, 1, 2048), (1918, 1, 2048), (1919, 1, 3072), (MAX_BOARDS, MAX_SHARES, 10240)])
+@pytest.mark.parametrize(("boards", "files"), [
+    (1, None), (894, None), (895, 2048), (1000, 2048), (1918, 2048), (1919, 3072),
+    (MAX_BOARDS, 10240)])
 def test_the_broker_is_given_enough_open_files_for_its_clients(
-        tmp_path: Path, boards: int, shares: int, files: int | None) -> None:
-    """A file per client (every board, the hub's processes) and spares, past the usual 1,024:
-    in thousands."""
-    hall = make_hall(boards, tmp_path, host="127.0.0.1", shares=shares)
+        tmp_path: Path, boards: int, files: int | None) -> None:
+    """A file per client (every board, the hub) and spares, past the usual 1,024: in
+    thousands."""
+    hall = make_hall(boards, tmp_path, host="127.0.0.1")
     assert broker_open_files(hall) == files
     run = f"mosquitto -c {tmp_path / 'mosquitto.conf'}"
     assert broker_command(hall) == (run if files is None else f"ulimit -n {files} && {run}")

@@ -175,7 +175,7 @@ def test_topics_read_once_are_kept_within_a_bound(tmp_path: Path,
     """Every message names its topic: a topic read once is kept (its board and leaf), at most
     MAX_TOPICS of them, the memory cleared when full: messages still reach their boards across
     the clearing, and a bad topic is refused every time (never kept)."""
-    import pi.hall.hub as hub_module
+    import pi.hall.replication as hub_module
     monkeypatch.setattr(hub_module, "MAX_TOPICS", 3)
     hub = Hub(HubConfig(hall="h", state_dir=tmp_path,
                         accept_unsigned=frozenset({"1", "2", "3", "4"})), tmp_path)

@@ -200,64 +200,6 @@ def test_the_hub_answers_while_it_reads_back(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
-def test_the_front_answers_503_while_a_share_reads_back(tmp_path: Path) -> None:
-    """HUB_API.md, shares: what the front gathers from every share (flags, results, the round's
-    PDN) is a 503 while a share is reading its games back — the share's own words — not a list
-    without that share's boards; the arbiter's ``/api/hall`` sums the shares' read-backs."""
-    from aiohttp import web
-
-    from pi.board.config import HttpSpec
-    from pi.hall.front import Front, FrontConfig
-    from pi.web.httputil import http
-
-    def share(reading: bool) -> web.Application:
-        async def listed(request: web.Request) -> web.Response:
-            if reading:
-                raise http(503, "the hub is reading its games back after its start (1 of 4 "
-                                "boards); try again in a few seconds", retry=True)
-            return web.json_response([])
-
-        async def hall(request: web.Request) -> web.Response:
-            return web.json_response({"boards": [], "reading_back": {"boards": 1, "of": 4}
-                                      if reading else None})
-        app = web.Application()
-        app.router.add_get("/api/flags", listed)
-        app.router.add_get("/api/results", listed)
-        app.router.add_get("/rounds/{round}/games.pdn", listed)
-        app.router.add_get("/api/hall", hall)
-        return app
-
-    async def scenario() -> None:
-        runners = [web.AppRunner(share(reading)) for reading in (False, True)]
-        ports = []
-        for runner in runners:
-            await runner.setup()
-            site = web.TCPSite(runner, "127.0.0.1", 0)
-            await site.start()
-            ports.append(runner.addresses[0][1])
-        front = Front(FrontConfig(tuple(HttpSpec("127.0.0.1", p) for p in ports),
-                                  tmp_path, http=HttpSpec("127.0.0.1", 0)))
-        await front.start()
-        base = f"http://127.0.0.1:{front.port}"
-        auth = {"Authorization": f"Bearer {front.token}"}
-        try:
-            async with aiohttp.ClientSession() as session:
-                for path in ("/api/flags", "/api/results", "/results.csv",
-                             "/rounds/1/games.pdn"):
-                    async with session.get(base + path, headers=auth) as r:
-                        assert r.status == 503, path
-                        assert r.headers["Retry-After"]
-                        assert "1 of 4 boards" in (await r.json())["error"]
-                async with session.get(base + "/api/hall", headers=auth) as r:
-                    assert (await r.json())["reading_back"] == {"boards": 1, "of": 4}
-        finally:
-            await front.stop()
-            for runner in runners:
-                await runner.cleanup()
-
-    asyncio.run(scenario())
-
-
 def test_a_game_that_fails_to_read_back_does_not_hold_the_others(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A board whose read-back fails (logged) still has its waiting lines taken, and the other
@@ -267,13 +209,13 @@ def test_a_game_that_fails_to_read_back_does_not_hold_the_others(
     async def scenario() -> None:
         hub = Hub(_config(tmp_path), tmp_path)
         hub.load(read_back=False)
-        follow = hub._follow  # noqa: SLF001 - the read-back's own step, made to fail once
+        follow = hub.replication._follow  # noqa: SLF001 - the read-back's own step, made to fail once
 
         def failing(board: str, g: Any, rebuilt: bool) -> Any:
             if board == "2" and rebuilt:
                 raise RuntimeError("a replica the view cannot take")
             return follow(board, g, rebuilt)
-        monkeypatch.setattr(hub, "_follow", failing)
+        monkeypatch.setattr(hub.replication, "_follow", failing)
         game, lines = _game("2")
         hub.deliver(_journal(hub, "2", game, HELD + 1, lines[HELD:HELD + 1]))
         try:
@@ -341,46 +283,6 @@ def test_a_page_resuming_with_an_id_of_the_hubs_earlier_life_gets_the_whole_hall
     asyncio.run(scenario())
 
 
-class _Stream:
-    """A share's ``/events`` response as the front reads it (``resp.content.iter_any()``)."""
-
-    def __init__(self, data: bytes) -> None:
-        self.content = self
-        self.data = data
-
-    async def iter_any(self) -> Any:
-        yield self.data
-
-
-def test_the_front_sums_its_shares_read_backs_and_tells_its_pages(tmp_path: Path) -> None:
-    """HUB_API.md: the front's ``reading_back`` is its shares' summed, from their streams'
-    ``hall`` events; its pages get a ``hall`` event when the sum changes, and a share whose
-    read-back ended (or that went away) counts no longer."""
-    from pi.board.config import HttpSpec
-    from pi.hall.front import Front, FrontConfig
-    from pi.web.feeds import encode
-
-    front = Front(FrontConfig((HttpSpec("127.0.0.1", 1), HttpSpec("127.0.0.1", 2)), tmp_path))
-    page = HallClient(False)
-    front.hall_clients.add(page)
-
-    def hall(share: int, reading: dict[str, int] | None) -> None:
-        event = encode(7, "hall", {"reading_back": reading})
-        asyncio.run(front._read(share, False, _Stream(event)))  # noqa: SLF001
-
-    hall(0, {"boards": 10, "of": 500})
-    hall(1, {"boards": 40, "of": 500})
-    assert front.reading_back() == {"boards": 50, "of": 1000}
-    hall(1, {"boards": 40, "of": 500})  # the same: nothing new to tell
-    hall(0, None)
-    assert front.reading_back() == {"boards": 40, "of": 500}
-    hall(1, {"boards": "many", "of": 500})  # not a count: as if said of nothing
-    assert front.reading_back() is None
-    assert [d for _, d in _events(page.take())] == [
-        {"reading_back": {"boards": 10, "of": 500}}, {"reading_back": {"boards": 50, "of": 1000}},
-        {"reading_back": {"boards": 40, "of": 500}}, {"reading_back": None}]
-
-
 @pytest.mark.parametrize("delay", [0.0, 15.0])
 def test_a_round_begun_while_the_hub_reads_back_is_followed_without_replaying_the_last(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, delay: float) -> None:
@@ -400,13 +302,13 @@ def test_a_round_begun_while_the_hub_reads_back_is_followed_without_replaying_th
         hub = Hub(replace(_config(tmp_path), broadcast_delay=delay), tmp_path)
         hub.load(read_back=False)
         replayed: list[str] = []
-        follow = hub._follow  # noqa: SLF001 - counted: the read-back's replays
+        follow = hub.replication._follow  # noqa: SLF001 - counted: the read-back's replays
 
         def counted(board: str, g: Any, rebuilt: bool) -> Any:
             if rebuilt:
                 replayed.append(board)
             return follow(board, g, rebuilt)
-        monkeypatch.setattr(hub, "_follow", counted)
+        monkeypatch.setattr(hub.replication, "_follow", counted)
         hub.deliver(_journal(hub, "2", later, 1, [start]))
         hub.deliver(_journal(hub, "3", broken, 1, ["{not a journal line"]))
         try:

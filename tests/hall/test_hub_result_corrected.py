@@ -42,7 +42,7 @@ def test_a_correction_after_the_end_of_the_game_followed_reissues_the_result(
     try:
         hub.deliver([(topics.board("7", "journal"), P.journal_payload(game, n, t))
                      for n, t in enumerate(lines, start=1)])
-        assert json.loads(lines[-1])["type"] == "end"  # the game's end line (TRACE.md)
+        assert json.loads(lines[-1])["type"] == "end"  # the game's end line (docs/trace-format.md)
         assert _round_result(hub, "1") == "1-0"
         hub.deliver([(topics.board("7", "journal"),
                       P.journal_payload(game, len(lines) + 1, json.dumps(CORRECTION)))])

@@ -3,7 +3,7 @@ U+2028 LINE SEPARATOR and U+0085 NEXT LINE (JSON leaves them raw; ``str.splitlin
 at them), an irregular move pending (IT 8.1.2: held from the public until the arbiter decides).
 Before and after a hub restart (its replica read back from disk) the public state, the board's
 public PDN and the hall's summary hold the move back, and the arbiter's replay reads every line
-(a journal line ends at ``"\\n"`` alone, TRACE.md). And such a name is refused where it
+(a journal line ends at ``"\\n"`` alone, docs/trace-format.md). And such a name is refused where it
 enters the hall, the pairings."""
 
 from __future__ import annotations

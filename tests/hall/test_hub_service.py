@@ -1,6 +1,5 @@
-"""``damiera hub`` and ``damiera hub front`` under systemd (``systemd/damiera-hub.service``,
-``damiera-hub@.service``, ``damiera-front.service``, ``Type=notify``): the processes as the units
-run them, told by a real datagram socket in ``$NOTIFY_SOCKET`` as systemd's is — READY=1 only
+"""``damiera hub`` under systemd (``systemd/damiera-hub.service``, ``Type=notify``): the process
+as the unit runs it, told by a real datagram socket in ``$NOTIFY_SOCKET`` as systemd's is — READY=1 only
 once the hall page answers, STATUS= saying where it serves, the broker and the boards online,
 WATCHDOG=1 every half ``$WATCHDOG_USEC`` from the loop, STOPPING=1 on SIGTERM and exit 0."""
 
@@ -10,7 +9,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.hall.broker import Broker, free_port
-from tests.hall.hub_rig import ROOT, FakeBoard, hub_process, request
+from tests.hall.hub_rig import FakeBoard, hub_process, request
 
 #: systemd's WATCHDOG_USEC for the tests: a ping every 0.5 s.
 WATCHDOG_USEC = 1_000_000
@@ -130,25 +128,3 @@ def test_without_the_broker_the_hub_is_ready_and_says_it_retries(tmp_path: Path,
     finally:
         _kill(hub)
 
-
-def test_the_front_is_ready_once_it_serves_and_counts_its_shares(tmp_path: Path,
-                                                                 systemd: Systemd) -> None:
-    """``damiera hub front`` over two shares not running yet: ready (its pages answer), its
-    status says none answers; STOPPING=1 and exit 0 on SIGTERM."""
-    port = free_port()
-    shares = f"127.0.0.1:{free_port()},127.0.0.1:{free_port()}"
-    env = dict(os.environ, PYTHONPATH=str(ROOT), **systemd.env())
-    with open(tmp_path / "front.log", "ab") as out:
-        front = subprocess.Popen(
-            [sys.executable, "-m", "pi.cli", "hub", "front", "--shares", shares, "--http",
-             f"127.0.0.1:{port}", "--state-dir", str(tmp_path / "front"), "--quiet"],
-            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
-            start_new_session=True)
-    try:
-        ready = systemd.until("READY=1")
-        assert request(port, "GET", "/", timeout=5)[0] == 200
-        assert ready["STATUS"] == f"http 127.0.0.1:{port}; 0 of 2 shares answering"
-        systemd.until("WATCHDOG=1")
-        _stop(front, systemd)
-    finally:
-        _kill(front)

@@ -1,8 +1,8 @@
-"""systemd/damiera-hub.service, damiera-hub@.service and damiera-front.service: `systemd-analyze
-verify` silent, `systemd-analyze security --offline=yes` at 1.1 (the board's limit is 1.5), their
-command lines accepted by damiera's own parser as they will run (the environment's default and
-the instance substituted as systemd does), their state and configuration where the units give
-them, one hardening for the three. What the processes tell systemd: tests/hall/test_hub_service.py.
+"""systemd/damiera-hub.service: `systemd-analyze verify` silent, `systemd-analyze security
+--offline=yes` at 1.1 (the board's limit is 1.5), its command line accepted by damiera's own
+parser as it will run (the environment's default substituted as systemd does), its state and
+configuration where the unit gives them. What the process tells systemd:
+tests/hall/test_hub_service.py.
 """
 
 from __future__ import annotations
@@ -21,14 +21,12 @@ from tests.unit_paths import private_unit_path
 
 ROOT = Path(__file__).resolve().parents[2]
 SYSTEMD = ROOT / "systemd"
-UNITS = ("damiera-hub.service", "damiera-hub@.service", "damiera-front.service")
+UNITS = ("damiera-hub.service",)
 #: The exposure measured for each unit as shipped: any loosening shows.
 EXPOSURE = 1.1
 #: The hub's own venv (a board's is /opt/damiera/venv: install-hub.sh).
 EXEC = "/opt/damiera-hub/venv/bin/damiera"
 ANALYZE = shutil.which("systemd-analyze")
-#: The instance the tests give the template: share 0 of 2 (``systemd-escape 0/2``).
-INSTANCE = "0-2"
 
 
 @pytest.fixture
@@ -54,11 +52,11 @@ def value(name: str, key: str) -> str:
 
 
 def runnable_copy(tmp_path: Path, name: str) -> Path:
-    """A copy named as systemd would run it (the template as share 0 of 2) whose ExecStart names
-    an executable that exists here (`verify` checks it; /opt/damiera-hub exists once installed)."""
+    """A copy whose ExecStart names an executable that exists here (`verify` checks it;
+    /opt/damiera-hub exists once installed)."""
     text = (SYSTEMD / name).read_text()
     assert f"ExecStart={EXEC} " in text
-    copy = tmp_path / name.replace("@.", f"@{INSTANCE}.")
+    copy = tmp_path / name
     copy.write_text(text.replace(f"ExecStart={EXEC} ", f"ExecStart={sys.executable} "))
     return copy
 
@@ -82,52 +80,29 @@ def test_security_exposure_as_shipped(tmp_path: Path, analyze: str, name: str) -
     assert float(m.group(1)) <= EXPOSURE < 1.5
 
 
-@pytest.mark.parametrize("name, command", [
-    ("damiera-hub.service", ["hub"]),
-    ("damiera-hub@.service", ["hub"]),
-    ("damiera-front.service", ["hub", "front"]),
-])
+@pytest.mark.parametrize("name, command", [("damiera-hub.service", ["hub"])])
 def test_the_command_line_is_damieras_as_it_will_run(name: str, command: list[str]) -> None:
     """ExecStart with ``${DAMIERA_HUB_HTTP}`` as the unit's Environment= sets it (install-hub.sh's
-    drop-in replaces it) and ``%I`` as systemd unescapes the instance (``0-2`` → ``0/2``):
-    damiera's parser takes it, with the state and configuration where the unit puts them."""
+    drop-in replaces it): damiera's parser takes it, with the state and configuration where the
+    unit puts them."""
     line = value(name, "ExecStart")
     env = dict(v.split("=", 1) for k, v in directives(name) if k == "Environment")
     line = re.sub(r"\$\{(\w+)\}", lambda m: env[m.group(1)], line)
-    escape = shutil.which("systemd-escape")
-    assert escape is not None
-    unescaped = subprocess.run([escape, "--unescape", INSTANCE], capture_output=True, text=True,
-                               check=True, timeout=30).stdout.strip()
-    line = line.replace("%I", unescaped)
     argv = shlex.split(line)
     assert argv[0] == EXEC and argv[1:1 + len(command)] == command
     args = build_parser().parse_args(argv[1:])
     assert args.state_dir == f"/var/lib/{value(name, 'StateDirectory')}"
     assert args.config == f"/etc/{value(name, 'ConfigurationDirectory')}/hub.toml"
-    if name == "damiera-hub@.service":
-        assert args.share == "0/2" and args.http is None  # the share's http is hub.toml's
-    else:
-        assert args.http == "127.0.0.1:8090"
+    assert args.http == "127.0.0.1:8090"
 
 
 @pytest.mark.parametrize("name", UNITS)
 def test_the_unit_is_the_hubs_contract(name: str) -> None:
     """Type=notify from the main process (READY=1, STATUS=, WATCHDOG=1: pi.board.notify), a
-    watchdog, a restart on failure, its own user; a hub and its shares never run together."""
+    watchdog, a restart on failure, its own user."""
     for key, want in [("Type", "notify"), ("NotifyAccess", "main"), ("WatchdogSec", "30"),
                       ("Restart", "on-failure"), ("User", "damiera-hub"),
                       ("Group", "damiera-hub"), ("IPAddressDeny", "any"),
                       ("IPAddressAllow", "localhost"), ("LimitNOFILE", "65536")]:
         assert value(name, key) == want, key
-    conflicts = value(name, "Conflicts")
-    assert conflicts == ("damiera-front.service" if name == "damiera-hub.service"
-                         else "damiera-hub.service")
 
-
-def test_the_three_units_are_hardened_alike() -> None:
-    """Everything from the watchdog on is the same text in the three units: one hardening."""
-    tails = set()
-    for name in UNITS:
-        text = (SYSTEMD / name).read_text()
-        tails.add(text[text.index("\nType=notify\n"):])
-    assert len(tails) == 1

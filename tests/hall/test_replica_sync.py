@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import pi.hall.hub as hub_mod
+import pi.hall.replication as hub_mod
 import pi.hall.replica as mod
 from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig

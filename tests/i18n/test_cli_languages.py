@@ -181,7 +181,7 @@ def test_replay(tmp_path: Path) -> None:
     assert "toccato 19, mosso 22" in it.stdout and "touched 19, moved 22" in en.stdout
     assert "Risultato: 1-0 (IT 9.2.3: il nero non ha più pezzi)" in it.stdout
     assert "Result: 1-0 (IT 9.2.3: " in en.stdout
-    # the JSON report is a contract (shared/TRACE.md): the same in both
+    # the JSON report is a contract (docs/trace-format.md): the same in both
     it_json, en_json = both(tmp_path, "replay", SAMPLE, "--json")
     assert it_json.stdout == en_json.stdout and json.loads(it_json.stdout)["result"] == "1-0"
 

@@ -158,7 +158,7 @@ def test_probe_with_the_bus_off_is_a_board_fault(capsys: pytest.CaptureFixture[s
 
 @pytest.mark.parametrize("argv, message", [
     (["--simulate", "--fault", "melted:c3"], "damiera: --fault 'melted:c3': the kind is one of "
-     "missing-chip, swap, dead, stuck, chatter, bus-off"),
+     "missing-chip, swap, dead, stuck, chatter, bus-off, gain, clip"),
     (["--simulate", "--fault", "stuck:z9"], "damiera: --fault 'stuck:z9': 'z9' is not a square "
      "of a 8×8 board"),
     (["--simulate", "--fault", "swap:c3"], "damiera: --fault 'swap:c3': swap takes two "

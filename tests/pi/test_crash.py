@@ -6,7 +6,7 @@ LONG --speed max --state-dir D``) and kill them; the same command started again 
 the journal (the virtual board put back as at the journal's last line, the rest of the trace
 played from there). The final journal must replay to the same moves, flags and result as a run
 without crash. Not compared: the machine's own notices (code ``BOARD``: one per ``restart``
-line, TRACE.md), which only the crashed run has, and the times (each restart's ``t`` goes on
+line, docs/trace-format.md), which only the crashed run has, and the times (each restart's ``t`` goes on
 from the last line plus the wall-clock time away).
 """
 
@@ -320,7 +320,7 @@ def test_an_expander_nacking_mid_game_and_coming_back(tmp_path: Path) -> None:
 def test_an_expander_power_cycled_mid_game_is_noticed(tmp_path: Path,
                                                      caplog: pytest.LogCaptureFixture) -> None:
     """No failed read, so only the configuration check sees it (kind ``reset``; the journal's
-    ``fault`` line has squares and message only, TRACE.md, so the kind is read in the log)."""
+    ``fault`` line has squares and message only, docs/trace-format.md, so the kind is read in the log)."""
     trace = _fault_trace(tmp_path)
     hooks = {3: lambda sim: sim.bus.power_cycle(0x20)}
     with caplog.at_level("WARNING", logger="pi"):

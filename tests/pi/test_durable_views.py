@@ -27,7 +27,7 @@ from pi.board.statedir import StateDir
 START: dict[str, Any] = {"type": "start", "variant": "italian", "fen": None, "clock": True,
                          "transcribed": True, "time_control": "600", "white": "Rossi",
                          "black": "Bianchi"}
-#: A game without clock: a move is committed after ``settle`` quiet seconds (TRACE.md), by
+#: A game without clock: a move is committed after ``settle`` quiet seconds (docs/trace-format.md), by
 #: time alone, with no line.
 NO_CLOCK: dict[str, Any] = {**START, "clock": False, "time_control": None, "settle": 1.0}
 INITIAL = Board(None, "italian").occupied_algebraic()

@@ -1,9 +1,9 @@
-"""systemd/install-hub.sh, in dry runs over real `damiera hub init` folders (one process, and
-`--shares 2`): it copies hub.toml root-only (root:damiera-hub 0640) and the hall's CA, never the
-keys, passwords or boards' configs beside them; builds the venv as install-pi.sh does (apt
-updated first, only hash-checked downloads, nothing built as root); installs, enables and
-starts the units of the hall's shape with their drop-ins, and disables those of another shape;
-refuses a bad call in one line with exit 2. Its shellcheck: tests/pi/test_systemd_unit.py.
+"""systemd/install-hub.sh, in dry runs over a real `damiera hub init` folder: it copies hub.toml
+root-only (root:damiera-hub 0640) and the hall's CA, never the keys, passwords or boards'
+configs beside them; builds the venv as install-pi.sh does (apt updated first, only
+hash-checked downloads, nothing built as root); installs, enables and starts the hub's unit
+with its drop-ins; refuses a bad call in one line with exit 2. Its shellcheck:
+tests/pi/test_systemd_unit.py.
 
 A fake `systemctl` comes first on PATH: the script's questions to systemd (is-active,
 is-enabled, list-units) get the answers a test sets, and the real systemctl is never run."""
@@ -56,19 +56,17 @@ exit 3
 @dataclass(frozen=True)
 class Halls:
     one: Path  # `hub init --boards 2`
-    shares: Path  # `hub init --boards 2 --shares 2`
 
 
 @pytest.fixture(scope="module")
 def halls(tmp_path_factory: pytest.TempPathFactory) -> Halls:
-    """Two hall folders written by damiera's own `hub init`, as an organiser makes them."""
+    """A hall folder written by damiera's own `hub init`, as an organiser makes it."""
     base = tmp_path_factory.mktemp("halls")
-    made = Halls(one=base / "one", shares=base / "shares")
-    for folder, extra in ((made.one, ()), (made.shares, ("--shares", "2"))):
-        proc = subprocess.run([sys.executable, "-m", "pi.cli", "hub", "init", "--boards", "2",
-                               "--dir", str(folder), "--host", "127.0.0.1", *extra],
-                              cwd=ROOT, capture_output=True, text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
+    made = Halls(one=base / "one")
+    proc = subprocess.run([sys.executable, "-m", "pi.cli", "hub", "init", "--boards", "2",
+                           "--dir", str(made.one), "--host", "127.0.0.1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
     return made
 
 
@@ -150,9 +148,9 @@ def body(dropin: str) -> list[str]:
 
 
 def test_one_process_hall_runs_as_damiera_hub_service(halls: Halls, dry_run: Runner) -> None:
-    """A hall without [[share]]: apt updated first, the venv, hub.toml and the CA in
-    /etc/damiera-hub, damiera-hub.service installed, reloaded, enabled and restarted; no share
-    or front unit; the drop-ins allow the private ranges and serve on 0.0.0.0:8090."""
+    """apt updated first, the venv, hub.toml and the CA in /etc/damiera-hub,
+    damiera-hub.service installed, reloaded, enabled and restarted, no other unit; the drop-ins
+    allow the private ranges and serve on 0.0.0.0:8090."""
     run = dry_run("--hall", str(halls.one))
     unit = "damiera-hub.service"
     in_order = [
@@ -174,7 +172,7 @@ def test_one_process_hall_runs_as_damiera_hub_service(halls: Halls, dry_run: Run
     ]
     positions = [run.index(c) for c in in_order]
     assert positions == sorted(positions), run.commands
-    assert not any("damiera-front" in c or "damiera-hub@" in c for c in run.commands)
+    assert not any(c.startswith("systemctl disable") for c in run.commands)
     if not Path(f"{UNIT_DIR}/{unit}.d/hall-network.conf").exists():
         assert body(run.dropin(unit, "hall-network.conf")) == [
             "[Service]", f"IPAddressAllow={DEFAULT_NETWORKS}"]
@@ -187,41 +185,11 @@ def test_one_process_hall_runs_as_damiera_hub_service(halls: Halls, dry_run: Run
     assert f"mosquitto -c {halls.one}/mosquitto.conf" in run.stdout
 
 
-def test_hall_of_two_shares_runs_as_two_instances_and_the_front(
-        halls: Halls, dry_run: Runner) -> None:
-    """`hub init --shares 2`: the template and the front installed, damiera-hub@0-2,
-    damiera-hub@1-2 and damiera-front enabled and restarted after the reload; the hall's network
-    for all three, the http address for the front alone (the shares serve at hub.toml's)."""
-    run = dry_run("--hall", str(halls.shares), "--http", "[::]:80", "--hall-network",
-                  "192.168.10.0/24", "--hall-network", "fd00:7::/64")
-    units = "damiera-hub@0-2.service damiera-hub@1-2.service damiera-front.service"
-    in_order = [
-        f"install -m 0640 -o root -g damiera-hub {halls.shares}/hub.toml {CONF}/hub.toml",
-        f"install -m 0644 {ROOT}/systemd/damiera-hub@.service {UNIT_DIR}/damiera-hub@.service",
-        f"install -m 0644 {ROOT}/systemd/damiera-front.service "
-        f"{UNIT_DIR}/damiera-front.service",
-        "systemctl daemon-reload",
-        f"systemctl enable {units}",
-        f"systemctl restart {units}",
-    ]
-    positions = [run.index(c) for c in in_order]
-    assert positions == sorted(positions), run.commands
-    assert f"{UNIT_DIR}/damiera-hub.service" not in " ".join(run.commands)
-    for unit in ("damiera-hub@.service", "damiera-front.service"):
-        assert body(run.dropin(unit, "hall-network.conf")) == [
-            "[Service]", "IPAddressAllow=192.168.10.0/24 fd00:7::/64"]
-    assert body(run.dropin("damiera-front.service", "http.conf")) == [
-        "[Service]", "Environment=DAMIERA_HUB_HTTP=[::]:80"]
-    assert not any(path.endswith("http.conf") and "damiera-hub" in path for path in run.files)
-
-
-@pytest.mark.parametrize("shape", ["one", "shares"])
-def test_only_hub_toml_and_the_ca_leave_the_halls_folder(
-        halls: Halls, dry_run: Runner, shape: str) -> None:
+def test_only_hub_toml_and_the_ca_leave_the_halls_folder(halls: Halls, dry_run: Runner) -> None:
     """hub.toml (the hub's broker password, the boards' keys) root:damiera-hub 0640, the CA
     0644, and nothing else of the folder: no command names the CA's or broker's key, the
     passwords, the ACL, the broker's config, its data or a board's config."""
-    hall: Path = getattr(halls, shape)
+    hall = halls.one
     run = dry_run("--hall", str(hall))
     from_hall = [c for c in run.installs() if str(hall) in c]
     assert from_hall == [
@@ -288,14 +256,13 @@ def test_the_hubs_lock_is_the_boards_without_its_gpio_backends(halls: Halls,
     assert text == "\n".join(kept) + "\n"
 
 
-@pytest.mark.parametrize("extra", [(), ("--shares", "2")])
 def test_the_command_hub_init_prints_is_one_the_installer_takes(
-        tmp_path: Path, fake_bin: Path, extra: tuple[str, ...]) -> None:
+        tmp_path: Path, fake_bin: Path) -> None:
     """`damiera hub init` prints the installer's command for the folder it wrote; run as
     printed (from the checkout, in a dry run) it installs that hall."""
     hall = tmp_path / "hall"
     init = subprocess.run([sys.executable, "-m", "pi.cli", "hub", "init", "--boards", "2",
-                           "--dir", str(hall), "--host", "127.0.0.1", *extra], cwd=ROOT,
+                           "--dir", str(hall), "--host", "127.0.0.1"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "LANG": "C"})
     assert init.returncode == 0, init.stderr
@@ -309,9 +276,7 @@ def test_the_command_hub_init_prints_is_one_the_installer_takes(
     run = DryRun(proc)
     assert f"install -m 0640 -o root -g damiera-hub {hall}/hub.toml {CONF}/hub.toml" in (
         run.commands)
-    assert ("systemctl enable damiera-hub@0-2.service damiera-hub@1-2.service "
-            "damiera-front.service" if extra else "systemctl enable damiera-hub.service") in (
-        run.commands)
+    assert "systemctl enable damiera-hub.service" in run.commands
 
 
 def test_user_is_made_without_groups_unless_it_exists(halls: Halls, dry_run: Runner) -> None:
@@ -324,51 +289,13 @@ def test_user_is_made_without_groups_unless_it_exists(halls: Halls, dry_run: Run
     assert not any(c.startswith(("usermod", "groupadd")) for c in commands)
 
 
-@pytest.mark.parametrize("shape, units", [
-    ("one", "damiera-hub.service"),
-    ("shares", "damiera-hub@0-2.service damiera-hub@1-2.service damiera-front.service")])
-def test_no_start_enables_without_starting(
-        halls: Halls, dry_run: Runner, shape: str, units: str) -> None:
-    """--no-start: the units are enabled (they start with the machine), not started now."""
-    run = dry_run("--hall", str(getattr(halls, shape)), "--no-start")
+def test_no_start_enables_without_starting(halls: Halls, dry_run: Runner) -> None:
+    """--no-start: the unit is enabled (it starts with the machine), not started now."""
+    units = "damiera-hub.service"
+    run = dry_run("--hall", str(halls.one), "--no-start")
     assert f"systemctl enable {units}" in run.commands
     assert not any(c.startswith(("systemctl restart", "systemctl start")) for c in run.commands)
     assert f"not started (--no-start): systemctl start {units}" in run.stdout
-
-
-def test_a_hall_switched_from_shares_to_one_process(halls: Halls, dry_run: Runner) -> None:
-    """The shares and the front that ran go on running while the new venv is built (nothing
-    is stopped), then are disabled (and stopped) once the new units are in, before
-    damiera-hub.service is enabled."""
-    run = dry_run("--hall", str(halls.one),
-                  FAKE_ENABLED="damiera-front.service damiera-hub@0-2.service",
-                  FAKE_ACTIVE="damiera-front.service damiera-hub@1-2.service",
-                  FAKE_LOADED="damiera-hub@0-2.service damiera-hub@1-2.service")
-    assert not any(c.startswith("systemctl stop") for c in run.commands)
-    assert run.index("mv -T /opt/damiera-hub/venv.new /opt/damiera-hub/venv") < run.index(
-        "systemctl daemon-reload")
-    disables = [c for c in run.commands if c.startswith("systemctl disable")]
-    assert sorted(disables) == [f"systemctl disable --now {u}" for u in (
-        "damiera-front.service", "damiera-hub@0-2.service", "damiera-hub@1-2.service")]
-    assert run.index("systemctl daemon-reload") < min(map(run.index, disables))
-    assert max(map(run.index, disables)) < run.index("systemctl enable damiera-hub.service")
-
-
-def test_a_hall_switched_to_another_number_of_shares(halls: Halls, dry_run: Runner) -> None:
-    """From one process or 3 shares to 2: damiera-hub.service and the shares of 3 are disabled;
-    a share of 2 already there is kept (enabled and restarted with the others)."""
-    run = dry_run("--hall", str(halls.shares),
-                  FAKE_ENABLED="damiera-hub.service damiera-hub@2-3.service "
-                               "damiera-hub@0-2.service",
-                  FAKE_ACTIVE="damiera-hub@0-3.service",
-                  FAKE_LOADED="damiera-hub@0-3.service damiera-hub@2-3.service "
-                              "damiera-hub@0-2.service")
-    disables = sorted(c for c in run.commands if c.startswith("systemctl disable"))
-    assert disables == [f"systemctl disable --now {u}" for u in (
-        "damiera-hub.service", "damiera-hub@0-3.service", "damiera-hub@2-3.service")]
-    assert not any(c.startswith("systemctl stop") for c in run.commands)  # as above
-    assert "systemctl restart damiera-hub@0-2.service damiera-hub@1-2.service " \
-           "damiera-front.service" in run.commands
 
 
 def test_hall_folder_without_a_ca_installs_none(

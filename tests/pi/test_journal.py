@@ -61,7 +61,7 @@ def test_lines_are_trace_md_lines_numbered_from_one(tmp_path: Path) -> None:
                         "message": "sensor fault: 0x21"}
     assert lines[4] == {"t": 415.0, "type": "fault_cleared", "squares": ["c3", "e3", "g3"]}
     assert lines[5] == {"t": 449.2, "type": "restart", "down": 34.2}
-    # The exact TRACE.md form, key order included.
+    # The exact docs/trace-format.md form, key order included.
     assert path.read_text().splitlines()[4] == \
         '{"t": 415.0, "type": "fault_cleared", "squares": ["c3", "e3", "g3"]}'
 

@@ -1,7 +1,7 @@
 """A pairing that reaches a board whose game began before it (issue 16, "Starting a round"): the
 players set the pieces up again as soon as a round ends, so the board begins a game (IT 7.1,
 7.2) with the previous pairing's start line long before the arbiter starts the next round. While
-that game is untouched the pairing supersedes it: the game is closed with TRACE.md's own lines
+that game is untouched the pairing supersedes it: the game is closed with docs/trace-format.md's own lines
 (a fixed arbiter ``note``, ``end``), marked finished with ``*``, and a new game begins at once
 from the same position with the pairing's start line. A touched game keeps its start line."""
 
@@ -383,7 +383,7 @@ def test_a_stop_before_the_void_games_marker_finishes_it_at_the_next_start(
     """Killed after the superseded game's note and end were durable, before its ``*`` marker
     (written behind the pairing's game) and before the pairing's game's start line: at the next
     start the game that never began is removed, and the void game is finished ``*`` — never
-    resumed with a restart line after its end (TRACE.md: the trace ends at ``end``)."""
+    resumed with a restart line after its end (docs/trace-format.md: the trace ends at ``end``)."""
     c, clock, time, _, state = rig
     early = _set_up_after_round_1(c, clock, time)
     c.set_pairing(ROUND2, "r2")

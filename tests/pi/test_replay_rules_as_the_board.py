@@ -9,7 +9,11 @@ board's game is over. Random journals: moves played naturally or irregularly, pr
 by the wrong side or forgotten (COMP 4.6), positions put right (IT 8.4, 7.8), the players'
 buttons (IT 8.2, COMP 6.15, IT 10.2, 9.3b), the arbiter's actions (COMP 7.3, IT 7.8), and
 waits long enough for flags to fall, under several time controls; after the result, notes and
-the result corrected (COMP 6.16, issue 37).
+the result corrected (COMP 6.16, issue 37). Half the games are played on a
+board that knows which piece is where (issue 40): its places say the piece and the reading (the
+piece the move would leave there, or now and then another: a crown missing or misplaced, a
+wrong colour), crowns are put on and taken off (``piece`` lines), and its first snapshot says
+every piece (IT 4.4, 4.5, 7.8, 8.1.16, 8.1.17, 8.4, INT 4.15).
 """
 
 from __future__ import annotations
@@ -30,8 +34,9 @@ from hypothesis import strategies as st
 from engine.arbiter import Arbiter
 from engine.board import Board
 from engine.colour import Colour
-from engine.events import (ArbiterActed, ButtonPressed, Event, PieceLifted, PiecePlaced,
-                           SnapshotTaken)
+from engine.board import Piece
+from engine.events import (PIECE_CODES, ArbiterActed, ButtonPressed, Event, PieceChanged,
+                           PieceLifted, PiecePlaced, SnapshotTaken)
 from engine.replay import Replay, replay_lines
 from engine.variants import find_variant
 from hardware_mocks.clock import FakeClock
@@ -69,6 +74,39 @@ def _time_passes(board: BoardController, clock: FakeClock, t: float) -> None:
             clock.jump_to(before + 0.001)
             board.tick()
     clock.jump_to(target)
+
+
+def _seen(data: Any, arbiter: Arbiter, events: list[Event]) -> list[Event]:
+    """``events`` as a board that knows the pieces reports them: each place with a piece (the
+    one the official position or the move leaves there, or now and then another, or none) and
+    a reading, and now and then a crown put on or lifted off an occupied square."""
+    g = arbiter.variant.geometry
+    board = arbiter.board
+    codes = sorted(PIECE_CODES.values())
+    out: list[Event] = []
+    hand: list[Piece] = []
+    for e in events:
+        if isinstance(e, PieceLifted) and e.square in g.number_of_algebraic:
+            lifted = board.piece_at(g.number_of_algebraic[e.square])
+            if lifted is not None:
+                hand.append(lifted)
+        if isinstance(e, PiecePlaced):
+            natural = hand.pop() if hand else None
+            piece = data.draw(st.sampled_from([natural, natural, natural, None, *codes]))
+            reading = None if piece is None else round(
+                (1 if piece.color == 0 else -1) * (2 if piece.king else 1)
+                * data.draw(st.floats(0.8, 1.2)), 3)
+            e = PiecePlaced(e.t, e.square, piece, reading)
+        out.append(e)
+    touched = {e.square for e in out if isinstance(e, (PieceLifted, PiecePlaced))}
+    still = sorted(arbiter.sensed - touched)
+    if out and still and data.draw(st.integers(0, 4)) == 0:
+        at = len(out) - 1  # before the last event (a press, mostly), at the time of the one before
+        out.insert(at, PieceChanged(out[at - 1].t if at else out[0].t,
+                                    data.draw(st.sampled_from(still)),
+                                    data.draw(st.sampled_from(codes)),
+                                    round(data.draw(st.floats(-2.5, 2.5)), 3)))
+    return out
 
 
 def _events(data: Any, arbiter: Arbiter, rng: random.Random, t: float) -> list[Event]:
@@ -133,10 +171,11 @@ def _events(data: Any, arbiter: Arbiter, rng: random.Random, t: float) -> list[E
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), variant=st.sampled_from(["italian", "international"]),
        time_control=st.sampled_from(["60", "20+2", "0:1/30", None]),
-       clock_mode=st.sampled_from([True, True, True, False]), seed=st.integers(0, 2**32 - 1))
+       clock_mode=st.sampled_from([True, True, True, False]), seed=st.integers(0, 2**32 - 1),
+       knows=st.booleans())
 def test_replay_rules_every_event_as_the_board_did(data: Any, variant: str,
                                                    time_control: str | None, clock_mode: bool,
-                                                   seed: int) -> None:
+                                                   seed: int, knows: bool) -> None:
     rng = random.Random(seed)
     clock = FakeClock(BEGIN)
     time = GameTime(clock, epoch=EPOCH)
@@ -148,19 +187,24 @@ def test_replay_rules_every_event_as_the_board_did(data: Any, variant: str,
         board = BoardController(Config(variant=variant, time_control=time_control,
                                        clock=clock_mode, settle=1.0), state, time,
                                 wall=lambda: None)
-        initial = Board(None, find_variant(variant)).occupied_algebraic()
-        board.handle(SnapshotTaken(time.stamp(), initial))  # the game begins: t = 0
+        start = Board(None, find_variant(variant))
+        initial = start.occupied_algebraic()
+        pieces = None
+        if knows:  # the set-up right (the board begins no game on a wrong one, IT 7.1)
+            names = start.variant.geometry.algebraic_of
+            pieces = {names[n]: p for n, p in start.pieces().items()}
+        board.handle(SnapshotTaken(time.stamp(), initial, pieces))  # the game begins: t = 0
         session = board.session
         assert isinstance(session, GameSession)
-        journal = [session.start_line, {"t": 0.0, "type": "snapshot",
-                                        "occupied": sorted(initial)}]
+        journal = [session.start_line, SnapshotTaken(0.0, initial, pieces).to_dict()]
         rulings: list[Ruling] = []
         try:
             t = 0.0
             for _ in range(data.draw(st.integers(3, 30))):
                 if session.arbiter.game.outcome is not None:
                     break
-                for event in _events(data, session.arbiter, rng, t):
+                events = _events(data, session.arbiter, rng, t)
+                for event in _seen(data, session.arbiter, events) if knows else events:
                     t = event.t
                     _time_passes(board, clock, t)
                     board.handle(replace(event, t=time.stamp()))

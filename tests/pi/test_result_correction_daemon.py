@@ -222,7 +222,7 @@ def test_a_stop_between_the_line_and_the_marker_is_put_right_at_the_next_start(
 
 
 def test_a_void_games_note_after_its_end_leaves_it_over_at_resume(rig: Rig) -> None:
-    """TRACE.md's ``end``: only an arbiter's note or correction may follow it (issue 37); a game
+    """docs/trace-format.md's ``end``: only an arbiter's note or correction may follow it (issue 37); a game
     whose journal ends so, its marker lost, is over at the next start, not resumed."""
     rig.c.handle(SnapshotTaken(rig.stamp(), INITIAL))
     session = rig.c.session

@@ -1,6 +1,6 @@
 """The game session: the journal is written (and fsync'd) before the arbiter sees an event, the
 game's files follow every change of the record, and a resumed game is the replay of its journal
-plus a ``restart`` line (TRACE.md)."""
+plus a ``restart`` line (docs/trace-format.md)."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def test_the_record_is_dated_by_the_day_where_the_game_is_played(
         state: StateDir, monkeypatch: pytest.MonkeyPatch) -> None:
     """PDN Date is the local day of the start (PDN standard: the date the game was played): a
     game begun at 00:30 in Rome is 23:30 UTC the day before. The daemon writes the local day
-    into the start line's ``date`` (TRACE.md), so the board, the hub and every feed agree."""
+    into the start line's ``date`` (docs/trace-format.md), so the board, the hub and every feed agree."""
     monkeypatch.setenv("TZ", "Europe/Rome")
     time.tzset()
     try:
@@ -217,7 +217,7 @@ def test_files_follow_the_record(state: StateDir) -> None:
     report = json.loads(session.game.report.read_text())
     assert [m["notation"] for m in report["moves"]] == ["22-18"]
     assert "1. 22-18" in session.game.pdn.read_text()
-    # report.json is exactly the replay of the journal (TRACE.md)
+    # report.json is exactly the replay of the journal (docs/trace-format.md)
     replayed = replay_lines(session.game.trace.read_text().splitlines()).to_json()
     assert replayed == report
 

@@ -7,12 +7,15 @@ Script tokens (time advances 0.5 s per token; ``+N`` advances N seconds more):
 ``L22``/``Le3`` lift, ``P18`` place, ``Cw``/``Cb`` clock press, ``name:w`` a button by white
 (correct, accept, accomodo, draw_offer, draw_accept, resign, count, repetition), ``A:action``
 or ``A:adjudicate:1-0`` or ``A:note:some_text`` an arbiter action, ``S:a1,c3,...`` a snapshot,
-``E`` the end of the trace.
+``E`` the end of the trace. Boards that know the pieces (issue 40): ``P18=wm`` a place with the
+piece seen (``wm``/``bm``/``wk``/``bk``; ``P18=wk@1.9`` with its reading, else the nominal one of
+:data:`READINGS`), ``K18=wk`` a ``piece`` line (the piece on an occupied square changed: a crown
+put on or lifted off), ``S:1=bm,2=bm,...`` a snapshot with the pieces.
 
 Expectations: ``moves`` (PDN notation, in the report's order), ``flags`` ([code, status] in order)
 and ``result`` always; the scenarios of ``ISSUE8`` may add, in a dict after the result:
 ``fen`` (the final position), ``sides`` (the side of each move of ``moves``: an irregular move
-that stands is in the transcript with the side that played it, TRACE.md), ``pdn_contains`` /
+that stands is in the transcript with the side that played it, docs/trace-format.md), ``pdn_contains`` /
 ``pdn_excludes`` (substrings of the report's PDN, e.g. the ``/FEN "…"/`` after a kept irregular
 move), ``outcome`` (the article that ended the game) and ``flag_texts`` (for each flag a
 substring of its text, or null; issue 16). Traces that today's arbiter gets wrong
@@ -24,12 +27,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-# issue 8's, 16's and 35's scenarios, kept apart (this file runs as a script: the folder is on
+# issue 8's, 16's, 35's and 40's scenarios, kept apart (this file runs as a script: the folder is on
 # sys.path)
 from issue8_scenarios import ISSUE8
 from issue16_scenarios import ISSUE16
 from issue35_scenarios import ISSUE35
 from issue35_seen_scenarios import ISSUE35_SEEN
+from issue40_scenarios import ISSUE40
 
 HERE = Path(__file__).parent
 BUTTONS = ("clock", "accomodo", "correct", "accept", "draw_offer", "draw_accept", "resign", "count",
@@ -40,6 +44,18 @@ def _sq(tok: str) -> int | str:
     return int(tok) if tok.isdigit() else tok
 
 
+#: The reading of each piece when a script gives none: the sensor's normalised field (issue 40)
+READINGS = {"wm": 1.0, "bm": -1.0, "wk": 2.0, "bk": -2.0}
+
+
+def _seen(token: str) -> dict[str, object]:
+    """``wm`` / ``wk@1.04`` (after the ``=`` of ``P18=wm``): the piece and reading keys."""
+    if not token:
+        return {}
+    code, _, reading = token.partition("@")
+    return {"piece": code, "reading": float(reading) if reading else READINGS[code]}
+
+
 def events(script: str) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     t = 0.0
@@ -48,8 +64,10 @@ def events(script: str) -> list[dict[str, object]]:
             t += float(tok[1:])
             continue
         t += 0.5
-        if tok[0] in "LP" and (tok[1:].isdigit() or tok[1].isalpha() and tok[2:].isdigit()):
-            out.append({"t": t, "type": "lift" if tok[0] == "L" else "place", "square": _sq(tok[1:])})
+        square, _, seen = tok.partition("=")
+        if tok[0] in "LPK" and (square[1:].isdigit() or square[1].isalpha() and square[2:].isdigit()):
+            kind = {"L": "lift", "P": "place", "K": "piece"}[tok[0]]
+            out.append({"t": t, "type": kind, "square": _sq(square[1:]), **_seen(seen)})
         elif tok in ("Cw", "Cb"):
             out.append({"t": t, "type": "button", "name": "clock",
                         "side": "white" if tok == "Cw" else "black"})
@@ -62,8 +80,12 @@ def events(script: str) -> list[dict[str, object]]:
                 e["text"] = parts[2].replace("_", " ")
             out.append(e)
         elif tok.startswith("S:"):
-            out.append({"t": t, "type": "snapshot",
-                        "occupied": [_sq(s) for s in tok[2:].split(",") if s]})
+            squares = [s.partition("=") for s in tok[2:].split(",") if s]
+            snapshot: dict[str, object] = {"t": t, "type": "snapshot",
+                                           "occupied": [_sq(s) for s, _, _ in squares]}
+            if any(code for _, _, code in squares):
+                snapshot["pieces"] = {s: code for s, _, code in squares if code}
+            out.append(snapshot)
         elif tok == "E":
             out.append({"t": t, "type": "end"})
         elif ":" in tok and tok.split(":")[0] in BUTTONS:
@@ -253,7 +275,7 @@ SCENARIOS: list[tuple[str, str, dict[str, object], str, list[str], list[list[str
 
 
 # Issue 8, defect 1: a kept or pending irregular move stands in the transcript with the side that
-# played it (TRACE.md); these four scenarios were written before, with the move left out.
+# played it (docs/trace-format.md); these four scenarios were written before, with the move left out.
 EXISTING_EXTRAS: dict[tuple[str, str], dict[str, object]] = {
     ("italian", "opponent_piece"): {"sides": ["white"], "fen": "B:W21-32:B1-10,12,15"},
     ("italian", "removed_own"): {"sides": ["white"], "fen": "B:W13:B1"},
@@ -267,7 +289,7 @@ def main() -> None:
     extras: dict[tuple[str, str], dict[str, object]] = dict(EXISTING_EXTRAS)
     scenarios = list(SCENARIOS)
     for variant, name, overrides, script, moves, flags, result, extra in (ISSUE8 + ISSUE16 + ISSUE35
-                                                                          + ISSUE35_SEEN):
+                                                                          + ISSUE35_SEEN + ISSUE40):
         scenarios.append((variant, name, overrides, script, moves, flags, result))
         extras[variant, name] = extra
     seen: set[tuple[str, str]] = set()

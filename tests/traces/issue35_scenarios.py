@@ -56,7 +56,7 @@ ISSUE35: list[Scenario] = [
       "pdn_contains": ["{irregular move: IT 8.1.3, IT 8.1.6}"]}),
     # ------------------------------------------ 2. a forgotten clock press (COMP 4.6, 4.5)
     # White moves and does not press; his face runs on; Black thinks on it, lifts his piece:
-    # the move standing is a move (as without a clock, TRACE.md). Black's press finds his own
+    # the move standing is a move (as without a clock, docs/trace-format.md). Black's press finds his own
     # face stopped (nothing changes on the clock); White's next press is counted. Nothing is
     # flagged: nobody may point the forgotten press out but the opponent (COMP 4.6).
     ("italian", "i35_forgotten_press_comp_4_6", {"time_control": "600"},

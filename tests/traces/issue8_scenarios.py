@@ -15,7 +15,7 @@ from issue8_board import B, W, Scenario, alg8, it_to_br, it_to_en, snap, transla
 
 ISSUE8: list[Scenario] = [
     # ------------------------------------------------------------ defect 1: kept irregular moves
-    # TRACE.md: a maintained irregular move, and a pending one, stand in `moves` in their place
+    # docs/trace-format.md: a maintained irregular move, and a pending one, stand in `moves` in their place
     # with the side that played them; the PDN follows it with the comment that says it is no
     # legal move (issue 16), its /FEN/, and numbers the next move
     # on (IT 8.2 accept, IT 8.3 kept by the opponent's move; EN 8.2-8.3; INT 5.4, 5.7).

@@ -1,4 +1,4 @@
-"""The web server's connection guard (``pi.web.guard``, issue 17), fast: an ``ArbiterSite`` on a
+"""The web server's connection guard (``pi.web.guard``, issue 17), fast: a ``Site`` on a
 free loopback port with one route, raw sockets from 127.0.0.x as clients. The flood against the
 real daemon under a descriptor limit is ``tests/web/test_flood.py`` (slow)."""
 
@@ -15,34 +15,60 @@ from aiohttp import web
 
 from pi.web.guard import ConnectionGuard, GuardedHandler
 from pi.web.auth import Throttle
+from pi.web.site import ArbiterAuth
 from pi.web.httputil import http
-from pi.web.server import ArbiterSite
+from pi.web.site import Site
 
 HALF_HEADER = b"GET /api/state HTTP/1.1\r\nHost: x\r\nX-a: "
 REQUEST = b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n"
 
 
+class GuardedSite:
+    """A :class:`pi.web.site.Site` with one app and the state directory's arbiter auth."""
+
+    def __init__(self, root: Path, guard: ConnectionGuard | None) -> None:
+        self.site = Site("127.0.0.1", 0, guard)
+        self.auth = ArbiterAuth.of(root)
+
+    @property
+    def port(self) -> int:
+        return self.site.port
+
+    @property
+    def guard(self) -> ConnectionGuard:
+        return self.site.guard
+
+    @property
+    def throttle(self) -> Throttle:
+        return self.auth.throttle
+
+    @throttle.setter
+    def throttle(self, throttle: Throttle) -> None:
+        self.auth.throttle = throttle
+
+    async def close(self) -> None:
+        await self.site.close()
+
+
 async def site(root: Path, guard: ConnectionGuard | None = None,
-               header_timeout: float = 5.0) -> ArbiterSite:
-    s = ArbiterSite(root, "127.0.0.1", 0)
+               header_timeout: float = 5.0) -> GuardedSite:
+    s = GuardedSite(root, guard)
 
     async def hello(request: web.Request) -> web.Response:
         return web.Response(text="hello")
 
     async def refuse(request: web.Request) -> web.Response:
         raise http(401, "the arbiter's token is needed")  # before reading the body
-    s.app = web.Application(middlewares=[s._errors])  # noqa: SLF001 - the site's own middleware
-    s.app.router.add_get("/hello", hello)
-    s.app.router.add_post("/refuse", refuse)
+    app = s.site.app(1024 ** 2)  # the site's own middleware
+    app.router.add_get("/hello", hello)
+    app.router.add_post("/refuse", refuse)
 
     async def secret(request: web.Request) -> web.Response:
-        await s.require_arbiter(request)
+        await s.auth.require_arbiter(request)
         return web.Response(text="secret")
-    s.app.router.add_get("/secret", secret)
-    if guard is not None:
-        s.guard = guard
-    s.header_timeout = header_timeout
-    await s.listen()
+    app.router.add_get("/secret", secret)
+    s.site.header_timeout = header_timeout
+    await s.site.listen(app)
     return s
 
 
@@ -238,7 +264,7 @@ def test_wrong_tokens_from_one_address_are_one_line_a_minute(
     """Issue 38: a stranger guessing the token wrote a warning per guess (~6,200 a minute) to
     the board's log; now one line per address at once, then one a minute saying how many came
     meanwhile (the interval shortened here); another address has its own line."""
-    import pi.web.server as server
+    import pi.web.site as server
     monkeypatch.setattr(server, "WRONG_TOKEN_EVERY", 0.5)
     wrong = b"GET /secret HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope\r\n\r\n"
 

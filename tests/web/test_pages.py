@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from pi.drivers.wiring import EXAMPLES_DIR
 from playwright import sync_api as playwright_api
 from tests.ports import free_port
 
@@ -36,7 +38,8 @@ if not Path(CHROMIUM).exists():  # `make test` installs it (the Makefile's syste
 class Daemon:
     """``damiera run --simulate --http 127.0.0.1:PORT`` with a config of our own."""
 
-    def __init__(self, root: Path, port: int | None = None, **config: str) -> None:
+    def __init__(self, root: Path, port: int | None = None, wiring: Path | None = None,
+                 **config: str) -> None:
         self.root = root
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -47,7 +50,8 @@ class Daemon:
         self.log = (root / "daemon.log").open("w")
         self.proc = subprocess.Popen(
             [str(DAMIERA), "run", "--simulate", "--config", str(cfg), "--http",
-             f"127.0.0.1:{self.port}", "--state-dir", str(root / "state"), "--quiet"],
+             f"127.0.0.1:{self.port}", "--state-dir", str(root / "state"), "--quiet",
+             *(["--wiring", str(wiring)] if wiring is not None else [])],
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while True:
@@ -97,8 +101,8 @@ class Daemon:
 def daemon_factory(tmp_path: Path) -> Iterator[Any]:
     started: list[Daemon] = []
 
-    def start(**config: str) -> Daemon:
-        d = Daemon(tmp_path, **config)
+    def start(wiring: Path | None = None, **config: str) -> Daemon:
+        d = Daemon(tmp_path, wiring=wiring, **config)
         started.append(d)
         return d
     yield start
@@ -758,6 +762,34 @@ def test_the_simulator_is_a_board_of_24_pieces(page: Any, daemon_factory: Any) -
     assert [f["code"] for f in state["flags"] if f["code"] in ("IT 7.5", "IT 7.8")] == []
 
 
+def test_the_analog_simulator_crowns_and_uncrowns_by_a_click(page: Any,
+                                                             daemon_factory: Any) -> None:
+    """Issue 40: on the simulated analog Hall board the page draws the pieces the sensors see,
+    and the arbiter crowns a man (a second man stacked) or lifts a king's top man with a click;
+    the board reports each change as a ``piece`` line."""
+    d = daemon_factory(wiring=EXAMPLES_DIR / "ads7828_8x8.toml", variant="english")
+    page.goto(d.url + "/simulator")
+    login(page, d.token)
+    page.wait_for_selector("#stack:not([hidden])")
+    page.wait_for_selector('#simboard [data-square="c3"] circle.piece.white')
+    page.click("#crown")
+    page.click('#simboard [data-square="c3"]')
+    page.wait_for_function("document.querySelector('#sim-status').textContent"
+                           ".startsWith('crowned the man on c3')", timeout=3000)
+    deadline = time.monotonic() + 5
+    while not any(ln.get("type") == "piece" for ln in d.journal()):
+        assert time.monotonic() < deadline, d.journal()[-3:]
+        time.sleep(0.1)
+    assert d.request("/api/sim/board")["kinds"]["c3"] == "wk"
+    page.click("#uncrown")
+    page.click('#simboard [data-square="c3"]')
+    page.wait_for_function("document.querySelector('#sim-status').textContent"
+                           ".startsWith('lifted the top man of the king on c3')", timeout=3000)
+    while [ln.get("piece") for ln in d.journal() if ln.get("type") == "piece"] != ["wk", "wm"]:
+        assert time.monotonic() < deadline + 5, d.journal()[-3:]
+        time.sleep(0.1)
+
+
 def test_the_logged_out_simulator_shows_no_broken_oled_image(page: Any, daemon_factory: Any) -> None:
     """Issue 37: logged out, /simulator asked for the OLED's image, which is the arbiter's (it
     may show a held move, issue 17): a 401 and a broken image. Logged out the page says whose
@@ -775,3 +807,24 @@ def test_the_logged_out_simulator_shows_no_broken_oled_image(page: Any, daemon_f
     login(page, d.token)
     page.wait_for_function("document.querySelector('#oled').naturalWidth === 128", timeout=5000)
     assert page.is_visible("#oled") and page.is_hidden("#oled-locked")
+
+
+def test_the_journal_replay_shows_what_a_board_that_knows_the_pieces_saw(
+        page: Any, daemon_factory: Any) -> None:
+    """Issue 40: replay.js believes a line's piece (a place's, the ``piece`` line's, a
+    snapshot's) and says it with the reading in the timeline (docs/trace-format.md)."""
+    root = Path(__file__).resolve().parents[1]
+    path = root / "traces" / "italian" / "i40_crowned_in_time_4_4.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    d = daemon_factory()
+    page.goto(d.url + "/")
+    said, crowned = page.evaluate("""async (records) => {
+        const R = await import('/static/replay.js');
+        const states = R.replayStates('italian', records, [], []);
+        // line 4: the crown on c8 (2); before it the man put there
+        return [records.map((r) => R.describe('italian', r)), [states[2].pieces['c8'],
+                states[3].pieces['c8']]];
+    }""", records)
+    assert said[2] == "place c8 (2): a white man (reads +1.00)"
+    assert said[3] == "c8 (2) changed: a white king (reads +1.96)"
+    assert crowned == ["w", "W"]

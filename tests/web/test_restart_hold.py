@@ -88,7 +88,7 @@ def test_names_with_line_separators_in_the_journal_keep_the_hold_after_a_restart
     """IT 8.1.2 pending, the start line naming players with U+2028 and U+0085 (a journal
     written before the names were checked where they enter): after a kill -9 and a restart
     the public state and broadcast PDN still hold the move back, and the arbiter's replay
-    reads every line (a journal line ends at "\\n" alone, TRACE.md)."""
+    reads every line (a journal line ends at "\\n" alone, docs/trace-format.md)."""
     d = Daemon(tmp_path)
     try:
         move(d, "d3", "c4", "white")  # 22-18

@@ -1,5 +1,5 @@
-"""The arbiter's token of a state directory several processes start on at once (the shares of a
-hub, ``pi.hall.shares``): every one of them ends up with the one token on disk, never a second
+"""The arbiter's token of a state directory several processes start on at once (a hub and
+``damiera token`` as it starts): every one of them ends up with the one token on disk, never a second
 of its own; an empty file left there is replaced, mode 0600."""
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hardware_mocks.positions import pieces_on
 from hardware_mocks.sim_web import sim_routes
 from hardware_mocks.simulate import Simulation, default_wiring
 from engine.board import Board
@@ -28,8 +29,9 @@ class Rig:
     at once); ``rig.port``, ``rig.token``, ``rig.server`` (the WebServer), ``rig.sim``."""
 
     def __init__(self, root: Path, config: Config | None = None, simulate: bool = True,
-                 **web: Any) -> None:
+                 wiring: Path | None = None, **web: Any) -> None:
         self.root = root
+        self.wiring_path = wiring
         self.config = config or Config(source="(test)", time_control="600+5", white="Ann",
                                        black="Bob", event="Test")
         self.simulate = simulate
@@ -41,9 +43,10 @@ class Rig:
         self._ready = threading.Event()
 
     def __enter__(self) -> "Rig":
-        wiring = load_wiring(default_wiring(self.config.variant))
+        wiring = load_wiring(self.wiring_path or default_wiring(self.config.variant))
         v = find_variant(self.config.variant)
-        self.sim = Simulation(wiring, Board(self.config.fen, v).occupied_algebraic())
+        position = Board(self.config.fen, v)
+        self.sim = Simulation(wiring, position.occupied_algebraic(), pieces=pieces_on(position))
         self.state = StateDir.open(self.root)
         self.thread = threading.Thread(target=self._run, args=(wiring,), daemon=True)
         self.thread.start()

@@ -1,6 +1,6 @@
-// The arbiter's actions (TRACE.md: start_clock, stop_clock, restore, impose_count, adjudicate,
-// note, correct_result) as a form posting to /api/arbiter; shared by the console and the
-// simulator. After the result the board still takes a note and a result corrected with its
+// The arbiter's actions (docs/trace-format.md: start_clock, stop_clock, restore, impose_count,
+// adjudicate, note, correct_result) as a form posting to /api/arbiter; shared by the console and
+// the simulator. After the result the board still takes a note and a result corrected with its
 // reason (COMP 6.16).
 import { api, h } from "./live.js";
 import { _, fmt } from "./i18n.js";

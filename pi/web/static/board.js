@@ -108,7 +108,7 @@ export function parseFen(variant, fen) {
   return position;
 }
 
-/** The position after a report move (TRACE.md: path and captures in official numbers): the piece
+/** The position after a report move (docs/trace-format.md: path and captures in official numbers): the piece
  * goes from path[0] to the path's end, the captured pieces go, a man ending on its far row is
  * crowned. Returns a new position; the input is not changed. */
 export function applyMove(variant, position, move) {

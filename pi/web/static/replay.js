@@ -1,12 +1,13 @@
-// The game event by event from its journal (TRACE.md), in the browser: the position on the board
+// The game event by event from its journal (docs/trace-format.md), in the browser: the position on the board
 // and the arbiter's record after each journal line.
 //
 // The server gives the journal and the official transcript (moves with their time t); the
-// position between moves is followed here from the sensors' lifts and places. Sensors see
-// occupancy only, so a piece keeps the colour it had where it was lifted (a place takes the
-// latest lifted piece of the side to move, else the latest lifted), and whenever the board's
-// occupancy equals the transcript's position after the moves made so far, the transcript's
-// position (colours and kings) is taken as it is.
+// position between moves is followed here from the sensors' lifts and places. Sensors that see
+// occupancy only do not say which piece: a piece keeps the colour it had where it was lifted (a
+// place takes the latest lifted piece of the side to move, else the latest lifted), and
+// whenever the board's occupancy equals the transcript's position after the moves made so far,
+// the transcript's position (colours and kings) is taken as it is. A board that knows the
+// pieces (issue 40: "piece" on a place, the "piece" line, a snapshot's "pieces") is believed.
 import { applyMove, initialPosition, parseFen, squareName, geometry } from "./board.js";
 import { _, fmt, localize, ngettext } from "./i18n.js";
 
@@ -16,6 +17,12 @@ export function parseJournal(text) {
     try { return JSON.parse(l); } catch { return { type: "unreadable", text: l }; }
   });
 }
+
+/** A board's piece code (docs/trace-format.md: "wm" "bm" "wk" "bk") as the position writes it. */
+const PIECE_OF_CODE = { wm: "w", bm: "b", wk: "W", bk: "B" };
+/** The same in words (the engine's messages). */
+const PIECE_TEXT = { wm: _("a white man"), bm: _("a black man"), wk: _("a white king"),
+  bk: _("a black king") };
 
 function sameSquares(a, b) {
   const ka = Object.keys(a).sort(), kb = Object.keys(b).sort();
@@ -51,12 +58,21 @@ export function replayStates(variant, records, moves, flags) {
         for (let j = hand.length - 1; j >= 0; j--) if (hand[j].toLowerCase() === turn) { k = j; break; }
         if (k < 0) k = hand.length - 1;
         pieces[sq] = k >= 0 ? hand.splice(k, 1)[0] : "?";
+        if (PIECE_OF_CODE[rec.piece]) pieces[sq] = PIECE_OF_CODE[rec.piece];
       }
+    } else if (rec.type === "piece") {
+      const sq = squareName(g, rec.square);
+      if (sq && PIECE_OF_CODE[rec.piece]) pieces[sq] = PIECE_OF_CODE[rec.piece];
     } else if (rec.type === "snapshot") {
       const next = {};
+      const told = {};
+      for (const [s, code] of Object.entries(rec.pieces || {})) {
+        const sq = squareName(g, s);
+        if (sq && PIECE_OF_CODE[code]) told[sq] = PIECE_OF_CODE[code];
+      }
       for (const s of rec.occupied || []) {
         const sq = squareName(g, s);
-        if (sq) next[sq] = pieces[sq] || transcript[done].pieces[sq] || "?";
+        if (sq) next[sq] = told[sq] || pieces[sq] || transcript[done].pieces[sq] || "?";
       }
       pieces = next; hand = [];
     }
@@ -86,10 +102,20 @@ export function flagWindow(records, flag, after = 5) {
   return { before: Math.max(0, from), at, end: Math.min(records.length - 1, at + after) };
 }
 
-/** The players' buttons as the timeline names them (TRACE.md names, the English as they are). */
+/** The players' buttons as the timeline names them (docs/trace-format.md names, the English as they are). */
 const BUTTON_TEXT = { clock: _("clock"), accomodo: _("accomodo"), correct: _("correct"),
   accept: _("accept"), draw_offer: _("draw_offer"), draw_accept: _("draw_accept"),
   resign: _("resign"), count: _("count"), repetition: _("repetition") };
+
+/** What a board that knows the pieces saw on a line: ": a white man (reads +1.02)", or "". */
+function seen(rec) {
+  let text = PIECE_TEXT[rec.piece] ? ": " + PIECE_TEXT[rec.piece] : "";
+  if (typeof rec.reading === "number") {
+    const r = (rec.reading >= 0 ? "+" : "") + rec.reading.toFixed(2);
+    text += " (" + fmt(_("reads {reading}"), { reading: r }) + ")";
+  }
+  return text;
+}
 
 /** One journal line in words, for the timeline. */
 export function describe(variant, rec) {
@@ -99,7 +125,8 @@ export function describe(variant, rec) {
     case "start": return rec.fen ? fmt(_("start: {variant} from {fen}"), { variant: rec.variant, fen: rec.fen })
       : fmt(_("start: {variant}"), { variant: rec.variant });
     case "lift": return fmt(_("lift {square}"), { square: sq(rec.square) });
-    case "place": return fmt(_("place {square}"), { square: sq(rec.square) });
+    case "place": return fmt(_("place {square}"), { square: sq(rec.square) }) + seen(rec);
+    case "piece": return fmt(_("{square} changed"), { square: sq(rec.square) }) + seen(rec);
     case "snapshot": {
       const n = (rec.occupied || []).length;
       return fmt(ngettext("snapshot: {n} square occupied", "snapshot: {n} squares occupied", n), { n });

@@ -1,7 +1,9 @@
 // The simulated board in the browser: clicks become the sensors' lifts and places, the buttons
 // the players' controls; everything goes through the real daemon (the effect comes back by
-// /events like a real board's). The board's sensors see occupancy only: the colours shown are
-// the game's position, with the pieces in hand carried from where they were lifted.
+// /events like a real board's). Presence sensors see occupancy only: the colours shown are
+// the game's position, with the pieces in hand carried from where they were lifted. An analog
+// Hall board (issue 40) knows its pieces: they are drawn as they stand, a place puts down the
+// piece in hand, and a man can be crowned (a second man stacked) or a king's top man lifted.
 // The simulator is a board and nothing more: its set of pieces (24, or 40) is on the board, in
 // the player's hand or in the box of captured pieces; a piece is put down only from the hand.
 import { drawBoard, geometry, parseFen, squareNumber } from "./board.js";
@@ -16,6 +18,9 @@ const BUTTONS = [["clock", _("Clock")], ["accomodo", _("Accomodo")], ["correct",
 const $ = (id) => document.getElementById(id);
 let pieces = {}, hand = [], occupied = new Set(), variant = "italian", fenPieces = {}, busy = false;
 let turn = "w", setSize = 24, actions = null, arbiter = false;
+let analog = false, stacking = null;
+const CODES = { w: "wm", b: "bm", W: "wk", B: "bk" };
+const FROM_CODE = { wm: "w", bm: "b", wk: "W", bk: "B" };
 
 /** The OLED's image, the arbiter's only (it may show a held move, API.md): logged out, the
  * page says so instead of asking for an image it would be refused (a broken image, issue 37). */
@@ -70,6 +75,12 @@ async function refreshBoard() {
     const board = await api("api/sim/board");
     occupied = new Set(board.occupied);
     if (board.pieces) setSize = board.pieces;
+    analog = Boolean(board.kinds);
+    $("stack").hidden = !analog;
+    if (analog) {
+      pieces = {};
+      for (const [sq, code] of Object.entries(board.kinds)) pieces[sq] = FROM_CODE[code];
+    }
     for (const sq of Object.keys(pieces)) if (!occupied.has(sq)) delete pieces[sq];
     draw();
   } catch (e) {
@@ -86,7 +97,14 @@ async function click(square) {
   if (busy) return;
   busy = true;
   try {
-    if (occupied.has(square)) {
+    if (stacking) {
+      const verb = stacking;
+      stacking = null;
+      await api(`api/sim/${verb}`, { square });
+      say(fmt(verb === "crown" ? _("crowned the man on {square}") : _("lifted the top man of the king on {square}"),
+        { square: label(square) }), true);
+      await refreshBoard();
+    } else if (occupied.has(square)) {
       await api("api/sim/lift", { square });
       const piece = pieces[square] || fenPieces[square] || "?";
       hand.push(piece);
@@ -98,8 +116,10 @@ async function click(square) {
       say(inBox() ? _("nothing in hand: lift a piece, or take one from the box")
         : _("nothing in hand: lift a piece first"));
     } else {
-      await api("api/sim/place", { square });
       const piece = fromHand();
+      try {
+        await api("api/sim/place", analog && CODES[piece] ? { square, piece: CODES[piece] } : { square });
+      } catch (e) { hand.push(piece); throw e; }
       pieces[square] = piece;
       occupied.add(square);
       say(fmt(_("placed {piece} on {square}"), { piece: PIECE_NAMES[piece] || _("a piece"), square: label(square) }), true);
@@ -152,6 +172,16 @@ function boxControls() {
   });
 }
 
+/** Crowning on an analog board: the next click on a square stacks or unstacks there. */
+function stackControls() {
+  const arm = (verb) => () => {
+    stacking = verb;
+    say(verb === "crown" ? _("click the man to crown") : _("click the king whose top man to lift"), true);
+  };
+  $("crown").addEventListener("click", arm("crown"));
+  $("uncrown").addEventListener("click", arm("uncrown"));
+}
+
 function buttons() {
   const row = (side) => h("fieldset", {}, h("legend", {}, side === "white" ? _("White") : _("Black")),
     ...BUTTONS.map(([name, label]) => h("button", { type: "button", id: `btn-${side}-${name}`,
@@ -181,6 +211,7 @@ whoami();
 buttons();
 actions = arbiterActions($("actions"), (text, ok) => say(text, ok));
 boxControls();
+stackControls();
 $("numbers").addEventListener("change", draw);
 startLive({ onState });
 refreshBoard();
