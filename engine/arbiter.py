@@ -788,6 +788,17 @@ class Arbiter:
                 self._commit_shown(t)
                 self._game.adjudicate(e.result)
                 self._keeper.stop(t)
+        elif a == "correct_result":
+            # COMP 6.16: the arbiter settles a dispute; a mistaken result is corrected after the
+            # game, the first one kept in the game's history. Raises ValueError (the replay's
+            # policy decides) for a game in play or a result not of the variant.
+            g = self._game
+            fixed = g.correct_result(e.result or "", e.text or "", t, s.ended_at)
+            s.raise_flag(t, "result_corrected", None, "noted",
+                         N_("result {before} corrected to {after}: {reason}").format(
+                             before=fixed.before.result, after=fixed.after.result,
+                             reason=fixed.reason))
+            s.result_changed()
         elif a == "start_clock":
             self._keeper.start(s.mover(), t)
         elif a == "stop_clock":

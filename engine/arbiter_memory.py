@@ -214,7 +214,7 @@ class ArbiterMemory:
 
     # no attribute but these: the memory's whole surface is the list above
     __slots__ = ("_start", "_variant", "_dark", "_game", "_flags", "_out",
-                 "_timekeeper", "_shown_fix", "_fix_key", "_ended", "now", "sensed", "pending",
+                 "_timekeeper", "_shown_fix", "_fix_key", "_ended", "ended_at", "now", "sensed", "pending",
                  "correcting", "correction_touch", "disturbed", "draw_offer", "draw_refused",
                  "obligation", "started", "setup_flags", "light_flags", "previous", "tracker",
                  "pieces")
@@ -235,6 +235,8 @@ class ArbiterMemory:
         self._shown_fix: tuple[str, ...] = ()
         self._fix_key = "disturbed"  # what the squares shown are to put right
         self._ended = False
+        #: ``t`` at which the game ended (its first result), None while in play
+        self.ended_at: float | None = None
         self.now = 0.0
         self.sensed: set[str] = set(self._game.board.occupied_algebraic())
         self.pending: Pending | None = None
@@ -320,6 +322,11 @@ class ArbiterMemory:
         self._flags[flag_id] = f
         self.emit(FlagDecided(t, f, article(self._variant, key).code))
 
+    def result_changed(self) -> None:
+        """The arbiter corrected the result (COMP 6.16): the next :meth:`flush` tells the game's
+        end anew, with the result it has now."""
+        self._ended = False
+
     def flush(self, t: float) -> list[Decision]:
         """The decisions of this call, with what follows from the state: the board to fix
         changed, the game ended."""
@@ -331,6 +338,8 @@ class ArbiterMemory:
         o = self._game.outcome
         if o is not None and not self._ended:
             self._ended = True
+            if self.ended_at is None:
+                self.ended_at = t
             self.emit(GameEnded(t, o.result, o.winner, o.reason, o.code))
         out = self._out.copy()
         self._out.clear()

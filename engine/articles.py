@@ -234,6 +234,10 @@ _COMP: dict[str, tuple[str, Kind, str]] = {
                                     "before starting the opponent's clock")),
     "note": ("COMP 6.16", _N, N_("arbiter's note")),
     "no_procedure": ("COMP 6.16", _N, N_("arbiter's note")),
+    # COMP 6.16: "Qualsiasi contestazione [...] verrà risolta dall'arbitro in conformità ai
+    # regolamenti e avvalendosi di tutte le circostanze utili all'accertamento della verità":
+    # a mistaken result corrected after the game (issue 37)
+    "result_corrected": ("COMP 6.16", _N, N_("arbiter's note")),
     "lost_on_time": ("COMP 4.8", _R, N_("the flag fell: loss on time")),
     "both_flags": ("COMP 5.9.4", _R, N_("both flags fell, no telling which first: draw")),
     "adjudicated": ("COMP", _R, N_("adjudicated by the arbiter")),

@@ -24,7 +24,8 @@ BUTTON_NAMES = (
     "repetition",
 )
 #: Arbiter actions of docs/trace-format.md.
-ARBITER_ACTIONS = ("start_clock", "stop_clock", "restore", "impose_count", "adjudicate", "note")
+ARBITER_ACTIONS = ("start_clock", "stop_clock", "restore", "impose_count", "adjudicate", "note",
+                   "correct_result")
 SIDES = ("white", "black")
 
 #: The trace's names of the pieces a board that knows them reports (``"piece"`` keys of ``place``,
@@ -172,9 +173,10 @@ class ButtonPressed:
 
 @dataclass(frozen=True, slots=True)
 class ArbiterActed:
-    """An arbiter action (``action`` in ARBITER_ACTIONS); ``result`` for adjudicate, ``text`` for
-    note; ``public`` (note only): the arbiter lets the public see the note (COMP 6.16: a note is
-    the arbiter's own otherwise). ``public`` is an optional key of the line, written only when
+    """An arbiter action (``action`` in ARBITER_ACTIONS); ``result`` for adjudicate and
+    correct_result, ``text`` for note and correct_result (its reason, COMP 6.16); ``public``
+    (note only): the arbiter lets the public see the note (COMP 6.16: a note is the arbiter's
+    own otherwise). ``public`` is an optional key of the line, written only when
     true: a line without it is a private note, as every older journal's."""
 
     t: float

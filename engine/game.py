@@ -80,6 +80,29 @@ class Outcome:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class ResultCorrection:
+    """The arbiter corrected a mistaken result (COMP 6.16): at ``t`` the result ``before``
+    (reached at ``before_t``, None when not known) became ``after``, for ``reason`` (the
+    arbiter's words). The game's history keeps every one (:attr:`Game.corrections`)."""
+
+    t: float
+    before: Outcome
+    before_t: float | None
+    after: Outcome
+    reason: str
+
+    def first_to_dict(self) -> dict[str, object]:
+        """The result corrected, as the report's ``result_history`` lists it."""
+        b = self.before
+        return {"t": self.before_t, "result": b.result, "code": b.code, "reason": b.reason}
+
+    def to_dict(self) -> dict[str, object]:
+        """The corrected result, as the report's ``result_history`` lists it."""
+        return {"t": self.t, "result": self.after.result, "code": self.after.code,
+                "reason": self.reason}
+
+
 @dataclass(frozen=True)
 class GameMark:
     """What :meth:`Game.mark` saved: enough to undo what followed, in constant time."""
@@ -137,6 +160,8 @@ class Game:
         self.moves: list[RecordedMove] = []
         self._forgotten = 0
         self.outcome: Outcome | None = None
+        #: the arbiter's corrections of the result, in order (:meth:`correct_result`)
+        self.corrections: list[ResultCorrection] = []
         self.final_clock: tuple[float, float] | None = None
         self._history: list[tuple[int, ...]] = [self._rep_key()]
         # occurrences of each position in _history: the repetition rules in constant time
@@ -206,7 +231,8 @@ class Game:
         c = self._count
         g.__dict__.update(
             self.__dict__, board=self.board.copy(), _keys=dict(self._keys), tags=dict(self.tags),
-            moves=list(self.moves), _history=list(self._history), _seen=dict(self._seen),
+            moves=list(self.moves), corrections=list(self.corrections),
+            _history=list(self._history), _seen=dict(self._seen),
             _count=None if c is None else dataclasses.replace(c, king_moves=list(c.king_moves)))
         return g
 
@@ -466,6 +492,29 @@ class Game:
         self._end(winner, "COMP", reason)
         assert self.outcome is not None
         return self.outcome
+
+    def correct_result(self, result: str, reason: str, t: float,
+                       before_t: float | None = None) -> ResultCorrection:
+        """The arbiter corrects the result of the game over to ``result`` (one of the variant's
+        results) for ``reason`` at ``t`` (COMP 6.16: a dispute is settled by the arbiter); the
+        result corrected (reached at ``before_t``) stays in :attr:`corrections`. Raises
+        ValueError for a game not over, a result not of the variant or the result it has."""
+        before = self.outcome
+        if before is None:
+            raise ValueError("no result to correct: the game is in play")
+        if result not in self.variant.results:
+            raise ValueError(f"{result} is not a result of {self.variant.name} draughts "
+                             f"(its results: {', '.join(self.variant.results)})")
+        if result == before.result:
+            raise ValueError(f"the result is {result} already")
+        win_white, draw, _ = self.variant.results
+        winner = None if result == draw else Colour(WHITE if result == win_white else BLACK)
+        after = Outcome(result, winner, articles.code(self.variant, "result_corrected"),
+                        N_("corrected by the arbiter"))
+        self.outcome = after
+        correction = ResultCorrection(t, before, before_t, after, reason)
+        self.corrections.append(correction)
+        return correction
 
     def claim_repetition(self) -> bool:
         """IT 9.3b: a request (or the arbiter imposing it) to verify the repetition. True and the game

@@ -586,11 +586,29 @@ class PdnSnapshot:
 
 
 def _last_lines(line: str, result: str, width: int) -> list[str]:
-    """The move text's open ``line`` and the ``result`` token after it: one line, or two when
-    the result does not fit."""
-    if line and len(line) + 1 + len(result) > width:
-        return [line, result]
-    return [f"{line} {result}" if line else result]
+    """The move text's open ``line`` and the ``result`` after it (:func:`_closing`: the result
+    token, after the comment of a corrected result): one line, or more when it does not fit
+    (words carried to the next line, never split)."""
+    lines: list[str] = []
+    for word in result.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return [*lines, line]
+
+
+def _closing(game: Game) -> str:
+    """What ends the move text: the result token, after a comment naming the results the
+    arbiter corrected (COMP 6.16), the first one first."""
+    said = [f"{c.before.result} ({c.before.code}: {c.before.reason}) corrected to "
+            f"{c.after.result} by the arbiter ({c.after.code}): {c.reason}"
+            for c in game.corrections]
+    if not said:
+        return game.result
+    comment = "; ".join(said).replace("}", ")")
+    return "{" + " ".join(comment.split()) + "} " + game.result
 
 
 @dataclass(frozen=True, slots=True)
@@ -635,7 +653,7 @@ class PdnText:
             self._at = _lay_out(game, rec, self._at, self.width, self._lines.append,
                                 len(self._lines))
         return PdnSnapshot(_tags(game, self._at.clock), tuple(self._lines), self._at.line,
-                           game.result, self.width)
+                           _closing(game), self.width)
 
 
 def _lay_out(game: Game, rec: RecordedMove, at: _Layout, width: int,
@@ -716,7 +734,7 @@ class PdnStream:
 
     def last(self, game: Game) -> list[str]:
         """The last line(s): the open line and the result."""
-        return _last_lines(self._at.line, game.result, self.width)
+        return _last_lines(self._at.line, _closing(game), self.width)
 
 
 def _fen_for(game: Game, fen: str) -> str:

@@ -292,8 +292,12 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         """The docs/trace-format.md report object."""
-        return {"moves": self.moves, "flags": [f.to_dict() for f in self.flags],
-                "fen": self.game.board.fen(), "result": self.game.result, "pdn": self.pdn()}
+        out: dict[str, Any] = {"moves": self.moves, "flags": [f.to_dict() for f in self.flags],
+                               "fen": self.game.board.fen(), "result": self.game.result,
+                               "pdn": self.pdn()}
+        if self.game.corrections:
+            out["result_history"] = result_history(self.game)
+        return out
 
     def to_text(self, language: str = DEFAULT_LANGUAGE) -> str:
         """A readable summary: plies, flags with their article titles, result. Words: a *ply* is
@@ -349,7 +353,22 @@ def _text_tail(game: Game, flags: list[Flag], no_plies: bool, language: str) -> 
     o = game.outcome
     result = t.gettext("Result: {result}").format(result=game.result)
     lines.append(result + (f" ({o.code}: {localize(o.reason, language)})" if o else ""))
+    for c in game.corrections:  # the results corrected (COMP 6.16), the first one first
+        b = c.before
+        lines.append("  " + t.gettext("{result} at {t}s ({code}: {reason}), corrected to {after} "
+                                      "at {when}s: {why}").format(
+            result=b.result, t="?" if c.before_t is None else f"{c.before_t:g}", code=b.code,
+            reason=localize(b.reason, language), after=c.after.result, when=f"{c.t:g}",
+            why=c.reason))
     return lines
+
+
+def result_history(game: Game) -> list[dict[str, object]]:
+    """The report's ``result_history`` (only in a game whose result the arbiter corrected,
+    COMP 6.16): the first result, then each correction, with their times and reasons."""
+    if not game.corrections:
+        return []
+    return [game.corrections[0].first_to_dict(), *(c.to_dict() for c in game.corrections)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,15 +382,18 @@ class RecordSnapshot:
     fen: str
     result: str
     pdn_text: PdnSnapshot
+    #: the report's ``result_history`` as JSON ("" when the result was never corrected)
+    history: str = ""
 
     def pdn(self) -> str:
         return self.pdn_text.text()
 
     def report_json(self) -> str:
         # json.dumps of the report without indent is its parts' dumps joined with its separators
+        history = f', "result_history": {self.history}' if self.history else ""
         return (f'{{"moves": [{", ".join(self.moves)}], "flags": [{", ".join(self.flags)}], '
                 f'"fen": {_dumps(self.fen)}, "result": {_dumps(self.result)}, '
-                f'"pdn": {_dumps(self.pdn())}}}')
+                f'"pdn": {_dumps(self.pdn())}{history}}}')
 
 
 class RecordText:
@@ -408,7 +430,8 @@ class RecordText:
                 self._flags[i] = flag
                 self._flag_json[i] = _dumps(flag.to_dict())
         return RecordSnapshot(tuple(self._moves), tuple(self._flag_json), game.board.fen(),
-                              game.result, self._pdn.update(game))
+                              game.result, self._pdn.update(game),
+                              _dumps(result_history(game)) if game.corrections else "")
 
 
 def _dumps(value: object) -> str:
@@ -468,7 +491,9 @@ class StreamedReport:
                   + '], "fen": ' + _json(game.board.fen()) + ', "result": '
                   + _json(game.result) + ', "pdn": "'
                   + _escaped("\n".join(self._pdn.tags(game)) + "\n\n"))
-        tail = _escaped("\n".join(self._pdn.last(game)) + "\n") + '"}'
+        history = (', "result_history": ' + _json(result_history(game))
+                   if game.corrections else "")
+        tail = _escaped("\n".join(self._pdn.last(game)) + "\n") + '"' + history + "}"
         return '{"moves": [', middle, tail
 
     def _write_to(self, ply: int) -> None:

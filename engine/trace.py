@@ -220,10 +220,14 @@ def parse_event(number: int, obj: dict[str, Any], variant: Variant) -> Event:
             raise TraceError(number, f"unknown arbiter action {excerpt(action)}")
         result = text = None
         public = False
-        if action == "adjudicate":
+        if action in ("adjudicate", "correct_result"):
             result = _key(number, obj, "result", str)
             if result not in RESULTS:
                 raise TraceError(number, f"unknown result {excerpt(result)}")
+        if action == "correct_result":  # the reason (COMP 6.16): said, never blank
+            text = _key(number, obj, "text", str)
+            if not text.strip():
+                raise TraceError(number, "correct_result needs a reason (\"text\")")
         if action == "note":
             text = _key(number, obj, "text", str)
             public = obj.get("public") is True  # optional; any other value: private

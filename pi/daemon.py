@@ -260,6 +260,7 @@ def _start_link(config: Config, state: StateDir, parts: Parts, controller: Board
     link = BoardLink(config.mqtt, controller, controller, state, loop)
     link.start()
     controller.listeners.append(link.on_fed)
+    controller.reissued.append(link.on_reissued)
     if parts.on_link is not None:
         parts.on_link(link)
     return link

@@ -14,10 +14,12 @@ from typing import Any
 
 from engine.events import ARBITER_ACTIONS
 from engine.trace import NOT_ONE_LINE
+from engine.trace import RESULTS as GAME_RESULTS
 
 __all__ = ["ArbiterRequest", "check_arbiter_request", "note_text", "RESULTS", "DECIDES_POSITION"]
 
-#: The results ``adjudicate`` takes (PDN results of every variant's style).
+#: The results ``adjudicate`` takes (PDN results of every variant's style); ``correct_result``
+#: takes a game's result (``engine.trace.RESULTS``, the variant's checked by the board).
 RESULTS = ("1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*")
 _MAX_NOTE = 2000
 _MAX_GAME_ID = 128
@@ -28,8 +30,9 @@ DECIDES_POSITION = ("restore", "impose_count", "adjudicate")
 
 @dataclass(frozen=True, slots=True)
 class ArbiterRequest:
-    """A checked action: ``action`` (one of ``ARBITER_ACTIONS``), ``result`` (adjudicate only),
-    ``text`` (note only: valid Unicode, no control character), ``public`` (note only: the
+    """A checked action: ``action`` (one of ``ARBITER_ACTIONS``), ``result`` (adjudicate and
+    correct_result), ``text`` (note, and correct_result's reason: valid Unicode, no control
+    character), ``public`` (note only: the
     public may see it; COMP 6.16 notes are the arbiter's otherwise); ``game``: the id of the
     game it is meant for, and ``seen``: the last journal line the arbiter saw of it (the board
     refuses an action for another game, or one of :data:`DECIDES_POSITION` once the game moved
@@ -84,8 +87,12 @@ def check_arbiter_request(body: Any) -> ArbiterRequest:
     if action == "adjudicate":
         if result not in RESULTS:
             raise ValueError("adjudicate needs \"result\": a PDN result")
+    elif action == "correct_result":
+        if result not in GAME_RESULTS:
+            raise ValueError("correct_result needs \"result\": a PDN result "
+                             f"({', '.join(GAME_RESULTS)})")
     elif result is not None:
-        raise ValueError("only adjudicate takes a result")
+        raise ValueError("only adjudicate and correct_result take a result")
     public = body.get("public", False)
     if action == "note":
         if not isinstance(text, str) or not text.strip() or len(text) > _MAX_NOTE:
@@ -93,8 +100,16 @@ def check_arbiter_request(body: Any) -> ArbiterRequest:
         text = note_text(text)
         if not isinstance(public, bool):
             raise ValueError("\"public\" is true or false")
+    elif action == "correct_result":
+        # COMP 6.16: the arbiter says why the result is corrected (one line, as a note)
+        if not isinstance(text, str) or not text.strip() or len(text) > _MAX_NOTE:
+            raise ValueError(f"correct_result needs \"text\", the reason: 1 to {_MAX_NOTE} "
+                             "characters")
+        text = note_text(text)
+        if public is not False:
+            raise ValueError("only note takes \"public\"")
     elif text is not None:
-        raise ValueError("only note takes a text")
+        raise ValueError("only note and correct_result take a text")
     elif public is not False:
         raise ValueError("only note takes \"public\"")
     game, seen = body.get("game"), body.get("seen")

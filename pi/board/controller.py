@@ -112,6 +112,9 @@ Listener = Callable[[Fed], None]
 #: An arbiter's action not journaled after this many seconds is answered as late
 #: (``ActionLate``: the web's 503, the hall's ``ok: false``).
 ACT_TIMEOUT = 10.0
+#: What the arbiter may still do once a game is over (COMP 6.16, issue 37): a note, and a
+#: mistaken result corrected with its reason — the game just over, or an earlier one by id.
+AFTER_THE_RESULT = ("note", "correct_result")
 #: What an arbiter decides on moves on with these (a stale ``seen``: ``BoardController._misfit``).
 _POSITION_DECISIONS = (MoveCommitted, MoveRetracted, PositionSet, FlagRaised, FlagDecided,
                        GameEnded)
@@ -231,6 +234,10 @@ class BoardController:
     #: a pairing came while the untouched game in play could not give way to it (a piece in
     #: hand, a sensor fault): :meth:`_supersede` is tried again at each input until it can
     _supersede_waits: bool = False
+    #: told the id of an earlier game a line was added to (:meth:`_act_on_earlier`)
+    reissued: list[Callable[[str], None]] = field(default_factory=list)
+    #: one earlier game's line at a time (its journal opened, written, closed)
+    _earlier_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def __post_init__(self) -> None:
         #: what the board shows and says: frames, cues, the voice (``pi.board.screen``)
@@ -279,7 +286,9 @@ class BoardController:
         self._offset = self.time.stamp() - session.last_t
         if session.finished:
             self._phase = Phase.OVER
-            session.close()
+            # its journal stays open for a note or a result corrected (COMP 6.16), until the
+            # next game closes it
+            self._write_behind(session)
             return self._set_status(f"game {game.id} was over ({session.arbiter.game.result})")
         self._phase = Phase.PLAYING
         self._write_behind(session)
@@ -391,8 +400,15 @@ class BoardController:
         journal line did. On the loop's thread. Raises ActionRefused (no game in play, then or
         when its turn came; the board stopping) or ActionLate (not journaled within
         ACT_TIMEOUT seconds; it may still be)."""
-        if self._phase != Phase.PLAYING or self.session is None:
+        session = self.session
+        if (request.game is not None and request.action in AFTER_THE_RESULT
+                and (session is None or request.game != session.id)):
+            return await self._act_on_earlier(request)
+        if session is None or not self._takes(request.action):
             raise ActionRefused("no game in play")
+        game = request.game
+        if game is None and self._phase == Phase.OVER:
+            game = session.id  # for the game just over: never the next game's, in its turn
         answer: asyncio.Future[Fed] = asyncio.get_running_loop().create_future()
         # answered after its asker gave up (late): nobody reads it, and that is no error
         answer.add_done_callback(lambda f: f.cancelled() or f.exception())
@@ -400,12 +416,48 @@ class BoardController:
         event = ArbiterActed(self.time.stamp(), request.action, request.result, request.text,
                              request.public)
         try:
-            (self.submit or self.handle)(Acting(event, answer, request.game, request.seen))
+            (self.submit or self.handle)(Acting(event, answer, game, request.seen))
             return await asyncio.wait_for(asyncio.shield(answer), ACT_TIMEOUT)
         except asyncio.TimeoutError:
             raise ActionLate("the board did not journal the action in time") from None
         finally:
             self._acting.discard(answer)
+
+    def _takes(self, action: str) -> bool:
+        """The game of :attr:`session` takes ``action`` now: any while in play; once over, a
+        note or a result corrected (:data:`AFTER_THE_RESULT`) while its journal is open."""
+        session = self.session
+        if session is None:
+            return False
+        if self._phase == Phase.PLAYING:
+            return True
+        return (self._phase == Phase.OVER and action in AFTER_THE_RESULT
+                and not session.journal.closed)
+
+    async def _act_on_earlier(self, request: ArbiterRequest) -> Fed:
+        """A note or a result corrected for an earlier game than the board's (``game``: its
+        id): its journal opened for append, the line written and fsync'd, then its files, then
+        its ``finished`` marker with the result it has now (line, files, marker: a stop between
+        them is put right at the next start, ``refresh_game_files``), on a thread of its own;
+        one such game at a time. :attr:`reissued` are told its id (the hall's link publishes its
+        heads: the hub asks for the line). Raises ActionRefused."""
+        assert request.game is not None
+        game_id = request.game
+        if game_id not in self.state.game_ids():
+            raise ActionRefused(f"no game {game_id[:64]} on this board: not done")
+        if any(s.id == game_id for s, _ in self._closing) or \
+                not self.state.game(game_id).is_finished():
+            raise ActionRefused(f"game {game_id} is not over yet: not done")
+        wall = self.wall()
+        async with self._earlier_lock:
+            fed = await asyncio.to_thread(_append_after_result, self.state, game_id,
+                                          request, wall)
+        for told in list(self.reissued):
+            try:
+                told(game_id)
+            except Exception:
+                log.exception("%r failed on game %s's new line", told, game_id)
+        return fed
 
     def set_hall_trouble(self, text: str) -> None:
         """:meth:`pi.board.view.BoardActions.set_hall_trouble` (on the loop's thread)."""
@@ -543,13 +595,23 @@ class BoardController:
             self._play(item)
             if self._supersede_waits:
                 self._supersede()
+        elif isinstance(item, ArbiterActed) and self._takes(item.action):
+            # after the result, an arbiter's line from the board's own inputs (the serial
+            # line, a trace the simulator acts out): a note or a result corrected (COMP 6.16)
+            assert self.session is not None
+            refusal = (_result_misfit(self.session, item)
+                       if item.action == "correct_result" else None)
+            if refusal is None:
+                self._play(item)
+            else:
+                log.warning("arbiter's %s not journaled: %s", item.action, refusal)
         else:
             self._setup()
 
     def _acted(self, item: Acting) -> None:
         """An action of :meth:`act` in its turn: journaled if a game is in play, answered."""
         answer = item.answer
-        if self._phase != Phase.PLAYING or self.session is None:
+        if not self._takes(item.event.action):
             if not answer.done():
                 answer.set_exception(ActionRefused("no game in play"))
             return
@@ -581,6 +643,8 @@ class BoardController:
         if item.game is not None and item.game != session.id:
             return (f"this action is for game {item.game[:64]}; the board plays game "
                     f"{session.id}: not done")
+        if item.event.action == "correct_result":
+            return _result_misfit(session, item.event)
         results = session.variant.results
         if item.event.action == "adjudicate" and item.event.result not in results:
             # Game.adjudicate reads the other set's equivalents ("2-0" as 1-0), which hid a
@@ -909,3 +973,62 @@ def _journal_records(session: GameSession) -> list[Mapping[str, Any]]:
 
 def _clock_started(clock: GameClock) -> bool:
     return clock.state != ClockState.READY
+
+
+def _result_misfit(session: GameSession, event: ArbiterActed) -> str | None:
+    """Why ``correct_result`` does not fit ``session``'s game (COMP 6.16: a result to correct,
+    one of the variant's, another than its own), or None."""
+    game = session.arbiter.game
+    results = session.variant.results
+    if game.outcome is None:
+        return (f"game {session.id} is in play: no result to correct (adjudicate it): "
+                "not done")
+    if event.result not in results:
+        return (f"{event.result} is not a result of {session.variant.name} draughts "
+                f"(its results: {', '.join(results)}): not done")
+    if event.result == game.result:
+        return f"the result of game {session.id} is {game.result} already: not done"
+    return None
+
+
+def _append_after_result(state: StateDir, game_id: str, request: ArbiterRequest,
+                         wall: float | None) -> Fed:
+    """:meth:`BoardController._act_on_earlier`'s work, on its thread: the finished game's
+    journal reopened (``GameSession.reopen``), the action journaled at its ``t`` now (the wall
+    clock since its ``started_at``; its last ``t`` when either is unknown), the game closed
+    again. Raises ActionRefused for an action that does not fit it or a journal that cannot
+    be written (one line)."""
+    try:
+        session = GameSession.reopen(state.game(game_id))
+    except JournalError as exc:
+        raise ActionRefused(f"game {game_id}: {exc}") from None
+    try:
+        event = ArbiterActed(_t_now(session, wall), request.action, request.result,
+                             request.text, request.public)
+        refusal = _result_misfit(session, event) if event.action == "correct_result" else None
+        if refusal is not None:
+            raise ActionRefused(refusal)
+        try:
+            fed = session.feed(event)
+        except JournalError as exc:
+            raise ActionRefused(f"game {game_id}: not recorded: {exc}") from None
+    finally:
+        session.close()
+    log.info("game %s: %s journaled after its result (line %d, result %s)", game_id,
+             request.action, fed.line, session.arbiter.game.result)
+    return fed
+
+
+def _t_now(session: GameSession, wall: float | None) -> float:
+    """The game's ``t`` at the wall-clock time ``wall`` (Unix seconds): since its start line's
+    ``started_at``, never before its last line."""
+    started = session.start_line.get("started_at")
+    if wall is None or not isinstance(started, str):
+        return session.last_t
+    try:
+        begun = datetime.fromisoformat(started.replace("Z", "+00:00"))
+    except ValueError:
+        return session.last_t
+    if begun.tzinfo is None:
+        begun = begun.replace(tzinfo=timezone.utc)
+    return max(session.last_t, round(wall - begun.timestamp(), 3))

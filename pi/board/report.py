@@ -169,6 +169,9 @@ class GameReport:
     unreadable: tuple[tuple[int, str], ...] = field(default=())
     #: The board's time zone (the start line's ``timezone``; UTC when it names none)
     zone: tzinfo = timezone.utc
+    #: The results the arbiter corrected after the game (COMP 6.16), first one first: the
+    #: game's history of its results; ``ending`` is the one it has
+    corrected: tuple[Ending, ...] = field(default=())
 
     def wall(self, t: float) -> datetime | None:
         """The wall-clock time of game time ``t`` in the board's ``zone``: the start line's
@@ -320,6 +323,7 @@ def _read(game_id: str, lines: Iterable[str], digest: Digest,
     arbiter: list[Shown] = []
     machine: list[Shown] = []
     ending: Ending | None = None
+    corrected: list[Ending] = []  # the results the arbiter corrected (COMP 6.16), in order
 
     def decide(decisions: Iterable[Decision], line: int | None, event: Event | None,
                shown: Shown | None, before: str | None) -> None:
@@ -340,6 +344,8 @@ def _read(game_id: str, lines: Iterable[str], digest: Digest,
                 o.after = after = after or board.fen()
                 o.decisions.append(Decided(d.t, line, d.flag.status, d.article, _actor(event)))
             elif isinstance(d, GameEnded):
+                if ending is not None:  # the game's end said anew: a result corrected
+                    corrected.append(ending)
                 ending = Ending(d.t, line, d.result, d.reason, d.article, _actor(event))
 
     for number, raw in numbered:
@@ -377,7 +383,8 @@ def _read(game_id: str, lines: Iterable[str], digest: Digest,
         started_at=_started_at(start), clock=bool(start.get("clock", True)),
         moves=tuple(game.moves), labels=tuple(move_labels(game)[:len(game.moves)]),
         flags=tuple(o.block() for o in opened.values()),
-        arbiter=tuple(arbiter), machine=tuple(machine), ending=ending, result=game.result,
+        arbiter=tuple(arbiter), machine=tuple(machine), ending=ending,
+        corrected=tuple(corrected), result=game.result,
         final_fen=board.fen(), digest=digest,
         unreadable=tuple(policy.faults) + ((torn,) if torn is not None else ()),
         zone=board_zone(zone if isinstance(zone := start.get("timezone"), str) else None))

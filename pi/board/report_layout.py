@@ -358,6 +358,12 @@ def compose(report: GameReport, t: gettext.NullTranslations, language: str = "en
                              (t.gettext("How"), t.gettext("the game is not over in the "
                                                           "journal")))))
     else:
+        for c in report.corrected:  # the game's history of its results (COMP 6.16)
+            parts.append(Fields(((t.gettext("Result before the correction"), c.result),
+                                 (t.gettext("How"),
+                                  f"{w.recorded(c.reason)} ({_article(t, c.article)})"),
+                                 (t.gettext("When"), w.when(c.t, c.line)),
+                                 (t.gettext("By"), w.actor(c.by)))))
         parts.append(Fields(((t.gettext("Result"), e.result),
                              (t.gettext("How"), f"{w.recorded(e.reason)} ({_article(t, e.article)})"),
                              (t.gettext("When"), w.when(e.t, e.line)),

@@ -95,6 +95,9 @@ class GameSession:
                                                                          "game-files")
         #: the marker handed to the files' thread (written after the next text it writes)
         self._marker_handed = False
+        #: the marker's state is the loop's and the files' thread's: a line after the result
+        #: (:meth:`_remark`) may come while the thread writes the marker before it
+        self._marker_lock = threading.Lock()
         #: a deferred begin (:meth:`begin`): removes the game's folder if line 1 fails
         self._unbegun: Callable[[], None] | None = None
 
@@ -203,7 +206,13 @@ class GameSession:
         session = cls(game, journal, replay, rec.last_t)
         arbiter = replay.arbiter
         outcome = arbiter.game.outcome
-        closed = rec.lines[-1].get("type") == "end"  # docs/trace-format.md: nothing follows an end line
+        # docs/trace-format.md's end line: the last of the game's play (only an arbiter's note or result
+        # corrected after the result may follow it, COMP 6.16)
+        last = len(rec.lines) - 1
+        while last > 0 and rec.lines[last].get("type") == "arbiter" \
+                and rec.lines[last].get("action") in ("note", "correct_result"):
+            last -= 1
+        closed = rec.lines[last].get("type") == "end"
         if outcome is not None or closed:
             # The result (or the board's end of the game: one superseded by a pairing, void)
             # was journaled but the daemon stopped before the ``finished`` marker
@@ -222,6 +231,23 @@ class GameSession:
         log.info("game %s resumed after %d journal lines (down %s s)", game.id,
                  len(rec.lines), "unknown" if down is None else f"{down:.1f}")
         return session
+
+    @classmethod
+    def reopen(cls, game: GameDir) -> GameSession:
+        """A finished ``game`` read back from its journal, the journal open for lines after its
+        result (an arbiter's note, a result corrected: COMP 6.16, issue 37), without a
+        ``restart`` line: nothing of it resumes. :meth:`close` it when done. Raises
+        ``pi.board.errors.JournalDamagedError`` (file untouched) or ``JournalError``."""
+        game.remove_stale_temporaries()
+        journal, rec = Journal.resume(game.trace)
+        try:
+            replay = Replay.read(rec.lines, POLICY)
+            for _ in replay:
+                pass
+        except Exception as exc:  # noqa: BLE001 - the journal's form was good, its content is not
+            journal.close()
+            raise JournalDamagedError(rec.path, 0, f"cannot be replayed: {exc}") from None
+        return cls(game, journal, replay, rec.last_t)
 
     # ------------------------------------------------------------------ feeding
 
@@ -330,9 +356,24 @@ class GameSession:
         # durable before anything it causes leaves the board (write-behind: see durable_line)
         number = self.journal.submit(line)
         self._last_t = float(line["t"])
+        over = self._finished
         fed = self.replay.take(line, event, number)
         self._after(fed.decisions)
+        if over:
+            self._remark()
         return fed
+
+    def _remark(self) -> None:
+        """A line after the result (an arbiter's note, a result corrected: COMP 6.16, issue
+        37): once it is durable, the files, then the ``finished`` marker again with the result
+        the game has now — the marker never older than the journal's last line
+        (:func:`refresh_game_files` puts right one a stop left older)."""
+        self._files_stale = True
+        with self._marker_lock:
+            self._marker = (self.arbiter.game.result,)
+            self._marker_handed = False
+        if self.journal.durable_count >= self.journal.line_count:
+            self._mark_finished()
 
     def _after(self, decisions: Iterable[Decision]) -> None:
         ended = None
@@ -351,15 +392,18 @@ class GameSession:
         game's last line (a marker ahead of its journal would close a game it cannot replay).
         With write-behind both are the files' thread's (:meth:`_write_body`): the loop does
         not wait for their six fsyncs; :attr:`finished` once the marker is on disk."""
-        if self._marker is None or self._marker_handed:
-            return
+        with self._marker_lock:
+            if self._marker is None or self._marker_handed:
+                return
+            self._marker_handed = self.journal.writes_behind
         self._texts.clear()
         self._files_stale = False
         if self.journal.writes_behind:  # the ``finished`` marker is the files' thread's
-            self._marker_handed = True
             self._writer.submit(self._snapshot())
             return
-        marker, self._marker = self._marker, None
+        with self._marker_lock:
+            marker, self._marker = self._marker, None
+        assert marker is not None
         self._write_files()
         self.game.mark_finished(marker[0])
 
@@ -427,10 +471,13 @@ class GameSession:
                 log.error("%s", self.files_error)
             else:
                 self.files_error = None
-        marker = self._marker
-        if self._marker_handed and marker is not None:
+        with self._marker_lock:
+            marker = self._marker if self._marker_handed else None
+        if marker is not None:
             self.game.mark_finished(marker[0])
-            self._marker = None  # :attr:`finished` from now on
+            with self._marker_lock:
+                if self._marker is marker:  # not a newer one (:meth:`_remark`) meanwhile
+                    self._marker = None  # :attr:`finished` from now on
 
     def finish(self, result: str | None) -> None:
         """Ends the game with ``result`` whatever its arbiter says (a void game superseded by a
@@ -491,7 +538,13 @@ def refresh_game_files(state: StateDir, skip: str | None = None) -> list[str]:
         # an unfinished game other than the one resumed: the daemon stopped while it was being
         # closed behind the next game (GameSession.close_behind): finished from its journal
         unclosed = skip is not None and game.id != skip and not game.is_finished()
-        if game.id == skip or not (unclosed or game.derived_stale()):
+        # lines after the result whose marker a stop left behind (a note, a result corrected,
+        # COMP 6.16): its result again from the journal; a game given up keeps its marker
+        info = (game.finished_info() if game.id != skip and not unclosed
+                and game.marker_stale() else None)
+        remark = (info is not None and "result" in info
+                  and not {"abandoned", "unreadable"} & set(info))
+        if game.id == skip or not (unclosed or remark or game.derived_stale()):
             continue
         try:
             with open(game.trace, encoding="utf-8") as f:
@@ -518,6 +571,17 @@ def refresh_game_files(state: StateDir, skip: str | None = None) -> list[str]:
         else:
             log.info("game %s: game.pdn/report.json were older than the journal: rewritten",
                      game.id)
+        if remark:
+            result = replay.arbiter.game.result
+            try:
+                game.mark_finished(result)
+            except OSError as exc:
+                log.error("game %s: finished marker not rewritten: %s", game.id,
+                          exc.strerror or exc)
+            else:
+                log.warning("game %s: lines after its result (was %s): marked finished (%s) "
+                            "from its journal", game.id, info.get("result") if info else None,
+                            result)
         if unclosed:
             result = replay.arbiter.game.result
             try:

@@ -217,6 +217,17 @@ class GameDir:
             return {"result": None, "unreadable": str(exc)}
         return obj if isinstance(obj, dict) else {"result": None, "unreadable": "not an object"}
 
+    def marker_stale(self) -> bool:
+        """The ``finished`` marker is older than the journal: lines came after the result (an
+        arbiter's note, a result corrected, COMP 6.16) and the daemon stopped before it wrote
+        the marker again (line, files, then marker: ``pi.board.session``). False for an
+        unfinished game or without a journal. (The files' times move by the kernel's tick: a
+        line after the result comes from a person, long after the marker it follows.)"""
+        try:
+            return self.finished_marker.stat().st_mtime_ns < self.trace.stat().st_mtime_ns
+        except OSError:
+            return False
+
     def derived_stale(self) -> bool:
         """``game.pdn`` or ``report.json`` is missing or older than the journal (a write that
         failed, a disk that was full, a stop before the writer caught up). False without a

@@ -86,7 +86,8 @@ class HallStore:
         self.keep = keep
         self.commands: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._file_lines = 0
-        self._heads: dict[str, tuple[int, bool]] = {}  # finished games: their line counts
+        #: finished games: their line counts, and their journals' sizes when counted
+        self._heads: dict[str, tuple[int, bool, int]] = {}
         self._load_commands()
 
     @property
@@ -220,8 +221,14 @@ class HallStore:
             if g.id == current and not finished:
                 out.append((g.id, current_lines, False))
                 continue
+            try:
+                size = g.trace.stat().st_size
+            except OSError:
+                size = -1
+            # a finished game counted once, again when its journal grew: lines after the
+            # result (a note, a result corrected, COMP 6.16) reach the hub by these heads
             cached = self._heads.get(g.id)
-            if cached is not None and cached[1] == finished:
+            if cached is not None and cached[1] == finished and cached[2] == size:
                 out.append((g.id, cached[0], finished))
                 continue
             try:
@@ -231,6 +238,6 @@ class HallStore:
             if g.id == current:
                 lines = max(lines, current_lines)
             if finished:
-                self._heads[g.id] = (lines, True)
+                self._heads[g.id] = (lines, True, size)
             out.append((g.id, lines, finished))
         return out

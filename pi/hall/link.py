@@ -243,6 +243,13 @@ class BoardLink:
             self._submit(self._publish_status)
         self._state_due()
 
+    def on_reissued(self, game: str) -> None:
+        """Controller hook (the loop's thread): lines were added to an earlier game's journal
+        (a note, a result corrected after the result, COMP 6.16): its heads go out, and the
+        hub asks for them (``resend``)."""
+        log.info("hall: game %s has lines after its result: heads published", game)
+        self._submit(self._publish_status)
+
     def _state_due(self) -> None:
         """A state is published now, or at the end of the current interval (one pending)."""
         if self._state_timer is not None or self._stopping:

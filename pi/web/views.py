@@ -586,7 +586,8 @@ def public_events(fed: Fed, events: list[tuple[str, dict[str, Any]]],
     if not clock_sent and snap is not None and snap.held != was_held:
         live = clock() if clock is not None else None
         out.append(("clock", {"line": fed.line, "clock": public_clock(snap, live)}))
-    if snap is not None and snap.result != "*" and (prev is None or prev.result == "*"):
+    # the result, and a result the arbiter corrected after it (COMP 6.16, issue 37)
+    if snap is not None and snap.result != "*" and (prev is None or prev.result != snap.result):
         out.append(("result", {"line": fed.line, "result": snap.result,
                                "reason": snap.reason, "article": None}))
     return out

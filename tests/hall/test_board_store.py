@@ -91,6 +91,20 @@ def test_heads_count_lines_of_the_newest_games(tmp_path: Path) -> None:
                                                 ("2026-11-22T0800-002", 4, False)]
 
 
+def test_heads_count_a_finished_game_again_when_its_journal_grew(tmp_path: Path) -> None:
+    """Issue 37: a line after the result (a note, a result corrected, COMP 6.16) is in the
+    next heads, so that the hub asks for it."""
+    s = _store(tmp_path)
+    g = tmp_path / "games" / "2026-11-22T0800-001"
+    g.mkdir(parents=True)
+    (g / "trace.jsonl").write_text("{}\n" * 3)
+    (g / "finished").write_text('{"result": "1-0"}')
+    assert s.heads(None, 0) == [("2026-11-22T0800-001", 3, True)]
+    with open(g / "trace.jsonl", "a") as f:
+        f.write('{"t": 9, "type": "arbiter", "action": "note", "text": "after"}\n')
+    assert s.heads(None, 0) == [("2026-11-22T0800-001", 4, True)]
+
+
 @pytest.mark.parametrize("pairing, text", [
     ({"round": "3", "white": "Ann", "black": "Bob"}, "r3 Ann - Bob"),
     ({"white": "Ann"}, "Ann - ?"),

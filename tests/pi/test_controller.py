@@ -370,7 +370,8 @@ def test_an_action_is_answered_with_its_own_line_not_another_of_the_same_content
 
 def test_an_action_without_a_game_is_refused_then_and_when_its_turn_comes(rig) -> None:  # type: ignore[no-untyped-def]
     """``no game in play`` (API.md's 409, PROTOCOL.md's refusal): before a game, and for an
-    action queued while the game ended (answered at once, not left to time out)."""
+    action queued while the game ended (answered at once, not left to time out); a note is
+    the game's still (issue 37: notes after the result, COMP 6.16)."""
     import asyncio
 
     from pi.board.arbiter_request import ArbiterRequest
@@ -383,16 +384,20 @@ def test_an_action_without_a_game_is_refused_then_and_when_its_turn_comes(rig) -
     c.submit = queued.append
 
     async def scenario() -> None:
-        late = asyncio.ensure_future(c.act(ArbiterRequest("note", None, "after the end")))
+        late = asyncio.ensure_future(c.act(ArbiterRequest("stop_clock")))
+        note = asyncio.ensure_future(c.act(ArbiterRequest("note", None, "after the end")))
         await asyncio.sleep(0)
         c.handle(ButtonPressed(_stamp(time), "resign", "white"))
         assert c.phase == Phase.OVER
-        c.handle(queued.pop())
+        c.handle(queued.pop(0))
         with pytest.raises(ActionRefused, match="no game in play"):
             await asyncio.wait_for(late, 1.0)
+        c.handle(queued.pop(0))
+        assert (await asyncio.wait_for(note, 1.0)).record["text"] == "after the end"
 
     asyncio.run(scenario())
-    assert all(x.get("text") != "after the end" for x in _journal(c))
+    assert _journal(c)[-1].get("text") == "after the end"  # after the resignation's line
+    assert all(x.get("action") != "stop_clock" for x in _journal(c))
 
 
 def test_an_action_not_handled_in_time_is_late(rig, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]

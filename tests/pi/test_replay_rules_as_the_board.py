@@ -8,7 +8,8 @@ line between them must give the same moves, flags and result after every event, 
 board's game is over. Random journals: moves played naturally or irregularly, pressed, pressed
 by the wrong side or forgotten (COMP 4.6), positions put right (IT 8.4, 7.8), the players'
 buttons (IT 8.2, COMP 6.15, IT 10.2, 9.3b), the arbiter's actions (COMP 7.3, IT 7.8), and
-waits long enough for flags to fall, under several time controls. Half the games are played on a
+waits long enough for flags to fall, under several time controls; after the result, notes and
+the result corrected (COMP 6.16, issue 37). Half the games are played on a
 board that knows which piece is where (issue 40): its places say the piece and the reading (the
 piece the move would leave there, or now and then another: a crown missing or misplaced, a
 wrong colour), crowns are put on and taken off (``piece`` lines), and its first snapshot says
@@ -17,6 +18,7 @@ every piece (IT 4.4, 4.5, 7.8, 8.1.16, 8.1.17, 8.4, INT 4.15).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import tempfile
@@ -26,6 +28,7 @@ from typing import Any
 from unittest import mock
 
 from hypothesis import HealthCheck, given, settings
+from hypothesis import event as hypothesis_event
 from hypothesis import strategies as st
 
 from engine.arbiter import Arbiter
@@ -38,6 +41,7 @@ from engine.replay import Replay, replay_lines
 from engine.variants import find_variant
 from hardware_mocks.clock import FakeClock
 from hardware_mocks.players import physical
+from pi.board.arbiter_request import ArbiterRequest
 from pi.board.config import Config
 from pi.board.controller import BoardController
 from pi.board.session import GameSession
@@ -208,6 +212,23 @@ def test_replay_rules_every_event_as_the_board_did(data: Any, variant: str,
                     rulings.append(_ruling(session.arbiter))
                     if session.arbiter.game.outcome is not None:
                         break
+            game = session.arbiter.game
+            if game.outcome is not None:
+                # after the result (issue 37): notes, and the result corrected by the arbiter
+                # (COMP 6.16) with one of the variant's other results, as the console sends them
+                for _ in range(data.draw(st.integers(0, 3))):
+                    t = round(t + data.draw(st.floats(0.1, 90.0)), 3)
+                    clock.jump_to(BEGIN + t)
+                    others = [r for r in game.variant.results if r != game.result]
+                    request = (ArbiterRequest("note", None, "after the result")
+                               if data.draw(st.sampled_from([True, False, False]))
+                               else ArbiterRequest("correct_result",
+                                                   data.draw(st.sampled_from(others)),
+                                                   "the sheets say otherwise"))
+                    fed = asyncio.run(board.act(request))
+                    hypothesis_event(request.action)
+                    journal.append(dict(fed.record))
+                    rulings.append(_ruling(session.arbiter))
         finally:
             board.stop()
         board_journal = session.trace.read_text(encoding="utf-8")

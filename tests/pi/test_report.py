@@ -251,3 +251,22 @@ def test_a_last_line_being_written_is_listed_and_counted_in_the_digest(tmp_path:
     assert report.digest == type(report.digest)(hashlib.sha256(torn).hexdigest(), lines + 1,
                                                 len(torn))
     assert report.result == "1-0" and not report.arbiter
+
+
+def test_a_corrected_result_keeps_the_first_in_the_papers(tmp_path: Path) -> None:
+    """Issue 37 (COMP 6.16): the result the arbiter corrected after the game is on the paper
+    before the one the game has, each with how, when and by whom; the correction's reason is
+    among the flags and the arbiter's actions."""
+    folder = tmp_path / "games" / "g-001"
+    folder.mkdir(parents=True)
+    trace = ROOT / "tests" / "traces" / "italian" / "result_corrected_comp_6_16.jsonl"
+    (folder / "trace.jsonl").write_bytes(trace.read_bytes())
+    report = read_game_dir(folder)
+    assert report.result == "0-1" and report.ending is not None
+    assert [(e.result, e.article) for e in report.corrected] == [("1-0", "IT 9.2.1")]
+    assert (report.ending.result, report.ending.article) == ("0-1", "COMP 6.16")
+    page = html_of(folder, tmp_path / "r.html")
+    text = "\n".join(page.parts)
+    first = text.index("Result before the correction")
+    assert text.index("1-0", first) < text.index("0-1", first)
+    assert "White resigned; the button pressed was Black's by mistake" in text

@@ -671,6 +671,37 @@ def test_arbiters_list_of_games_follows_the_game(page: Any, daemon_factory: Any)
                            timeout=5000)
 
 
+def test_arbiter_corrects_a_result_after_the_game_from_the_console(page: Any,
+                                                                   daemon_factory: Any) -> None:
+    """Issue 37 (COMP 6.16): after the result the console still takes a note, and corrects a
+    mistaken result with its reason; the list of games shows the corrected one."""
+    d = daemon_factory()
+    page.goto(d.url + "/arbiter")
+    login(page, d.token)
+    page.wait_for_function("document.querySelector('#games').textContent.includes('(0 plies)')",
+                           timeout=5000)
+    d.request("/api/arbiter", {"action": "adjudicate", "result": "1-0"})
+    page.wait_for_function("document.querySelector('#games').textContent.includes('1-0')",
+                           timeout=5000)
+    assert page.locator("#correct-result option").all_text_contents() == ["1-0", "1/2-1/2",
+                                                                          "0-1"]
+    page.fill("#note-text", "Black disputes the result")
+    page.click("#action-note")
+    page.wait_for_function("document.querySelector('#action-status').textContent"
+                           ".includes('note: journaled')", timeout=5000)
+    page.select_option("#correct-result", "0-1")
+    page.fill("#correct-reason", "the adjudication was for the wrong board")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#action-correct_result")
+    page.wait_for_function("document.querySelector('#action-status').textContent"
+                           ".includes('correct_result: journaled')", timeout=5000)
+    last = d.journal()[-1]
+    assert (last["action"], last["result"], last["text"]) == (
+        "correct_result", "0-1", "the adjudication was for the wrong board")
+    page.wait_for_function("document.querySelector('#games').textContent.includes('0-1')",
+                           timeout=5000)
+
+
 def test_international_adjudication_offers_its_own_results(page: Any, daemon_factory: Any) -> None:
     """COMP 6.14 scoring in international draughts: 2-0 1-1 0-2, and nothing else."""
     d = daemon_factory(variant="international")

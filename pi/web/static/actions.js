@@ -1,5 +1,7 @@
-// The arbiter's actions (docs/trace-format.md: start_clock, stop_clock, restore, impose_count, adjudicate,
-// note) as a form posting to /api/arbiter; shared by the console and the simulator.
+// The arbiter's actions (docs/trace-format.md: start_clock, stop_clock, restore, impose_count,
+// adjudicate, note, correct_result) as a form posting to /api/arbiter; shared by the console and
+// the simulator. After the result the board still takes a note and a result corrected with its
+// reason (COMP 6.16).
 import { api, h } from "./live.js";
 import { _, fmt } from "./i18n.js";
 
@@ -34,6 +36,21 @@ export function arbiterActions(container, report, context = () => ({})) {
     ev.preventDefault();
     if (note.value.trim()) { send({ action: "note", text: note.value.trim() }); note.value = ""; }
   });
+  // a mistaken result corrected after the game, with the arbiter's reason (COMP 6.16)
+  const fixed = h("select", { id: "correct-result", "aria-label": _("corrected result") },
+    ...RESULTS.map((r) => h("option", { value: r }, r)));
+  const why = h("input", { id: "correct-reason", type: "text", maxlength: "500",
+    "aria-label": _("reason for the correction"), placeholder: _("why the result is corrected") });
+  const fixForm = h("form", { class: "note" }, fixed, why,
+    h("button", { type: "submit", id: "action-correct_result" }, _("Correct the result")));
+  fixForm.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    if (!why.value.trim()) { why.focus(); return; }
+    if (confirm(fmt(_("Correct the result to {result}?"), { result: fixed.value }))) {
+      send({ action: "correct_result", result: fixed.value, text: why.value.trim() });
+      why.value = "";
+    }
+  });
   container.replaceChildren(
     h("fieldset", {}, h("legend", {}, _("Clock and position")),
       ...simple.map(([action, label]) => h("button", { type: "button", id: `action-${action}`,
@@ -42,12 +59,14 @@ export function arbiterActions(container, report, context = () => ({})) {
       h("button", { type: "button", id: "action-adjudicate",
         onclick: () => { if (confirm(fmt(_("Adjudicate {result}?"), { result: result.value }))) send({ action: "adjudicate", result: result.value }); } },
       _("Adjudicate"))),
-    h("fieldset", {}, h("legend", {}, _("Note")), noteForm));
+    h("fieldset", {}, h("legend", {}, _("Note")), noteForm),
+    h("fieldset", {}, h("legend", {}, _("After the result")), fixForm));
   return {
     setResults(list) {
       if (!Array.isArray(list) || !list.length || list.join() === offered) return;
       offered = list.join();
       result.replaceChildren(...list.map((r) => h("option", { value: r }, r)));
+      fixed.replaceChildren(...list.map((r) => h("option", { value: r }, r)));
     },
   };
 }
