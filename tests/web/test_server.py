@@ -63,7 +63,7 @@ def test_trace_is_the_journal_and_game_files_need_the_token(rig: Rig) -> None:
     gid = games[0]["id"]
     assert games[0]["white"] == "Ann" and games[0]["finished"] is False
     for name in ("game.pdn", "report.json", "trace.jsonl"):
-        assert rig.request("GET", f"/api/games/{gid}/{name}", token=rig.token)[0] == 200
+        rig.written(f"/api/games/{gid}/{name}")  # 200 (once written: they follow the journal)
         assert rig.request("GET", f"/api/games/{gid}/{name}")[0] == 401
     for sneaky in (f"/api/games/{gid}/../../arbiter.token", "/api/games/..%2f..%2farbiter.token/x",
                    "/static/..%2farbiter.token", "/static/.hidden"):
@@ -200,16 +200,7 @@ def test_the_boards_records_name_site_date_round_and_board(tmp_path: Path) -> No
         state = rig.wait(lambda s: s["phase"] == "playing")
         started = state["metadata"]["started_at"]
         day = datetime.datetime.fromisoformat(started).strftime("%Y.%m.%d")
-        # game.pdn follows the start line once the journal holds it (Session.begin, defer):
-        # until then the endpoint says "not written yet"
-        end = time.monotonic() + 10
-        while True:
-            status, _, pdn = rig.request("GET", f"/api/games/{state['game_id']}/game.pdn",
-                                         token=rig.token)
-            if status == 200 or time.monotonic() > end:
-                break
-            time.sleep(0.02)
-        assert status == 200, pdn
+        pdn = rig.written(f"/api/games/{state['game_id']}/game.pdn")
         texts = [rig.request("GET", "/broadcast.pdn")[2].decode(), pdn.decode()]
     for text in texts:
         tags = read_pdn(text)[0].tags

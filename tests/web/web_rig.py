@@ -127,6 +127,19 @@ class Rig:
                 raise AssertionError(f"state never matched: {json.dumps(s)[:600]}")
             time.sleep(0.02)
 
+    def written(self, path: str, timeout: float = 10.0) -> bytes:
+        """The arbiter's GET of a game's derived file (``game.pdn``, ``report.json``) once it
+        is written: they follow the journal on the session's writer thread (the start line
+        first), and until then the endpoint answers 404 "not written yet"."""
+        end = time.monotonic() + timeout
+        while True:
+            status, _, body = self.request("GET", path, token=self.token)
+            if status == 200:
+                return body
+            assert status == 404 and b"not written yet" in body and time.monotonic() < end, (
+                status, body[:200])
+            time.sleep(0.02)
+
     def move(self, src: str, dst: str, side: str) -> None:
         """A player's plain move: lift, place, press the clock."""
         for path, body in (("/api/sim/lift", {"square": src}), ("/api/sim/place", {"square": dst})):
