@@ -36,8 +36,7 @@ from engine.replay import Fed
 from pi.board.view import BoardView, Phase
 from pi.hall.replica import SUPERSEDED_FILE, GameReplica, game_order
 from pi.board.arbiter_request import ArbiterRequest
-from pi.web.server import (BoardFeed, BoardParts, LiveFeeds, PublicSnapshot, ping_loop,
-                           report_pdf_response)
+from pi.web.server import (BoardFeed, BoardParts, LiveFeeds, PublicSnapshot, report_pdf_response)
 from pi.web.httputil import http, read
 
 log = logging.getLogger(__name__)
@@ -541,29 +540,17 @@ class ReplicaPages:
                                 ReplicaGames(replica),
                                 about={"simulate": False, "hall": True, "board": replica.board},
                                 crowded=self.crowded)
-        self._release: asyncio.Task[None] | None = None
-        self._pinger: asyncio.Task[None] | None = None
 
     def crowded(self) -> bool:
         """The hub's limit on live clients of all boards is reached."""
         return self._hall_clients() >= self.hall_max
 
     def start_feeds(self) -> None:
-        """Starts the clients' pings, and releasing the delayed public lines (when a broadcast
-        delay is set). RuntimeError (and nothing made) without a running loop."""
-        loop = asyncio.get_running_loop()
-        if self.feeds.delay > 0 and self._release is None:
-            self._release = loop.create_task(self.feeds.release_loop())
-        if self._pinger is None:
-            self._pinger = loop.create_task(ping_loop(self.ping, self.feeds.clients))
+        """Starts the live feeds' pings and delayed lines (``LiveFeeds.start``)."""
+        self.feeds.start(self.ping)
 
     async def stop(self) -> None:
-        for task in (self._release, self._pinger):
-            if task is not None:
-                task.cancel()
-        for stream in (self.feeds.arbiter_stream, self.feeds.public_stream):
-            for c in list(stream.clients):
-                c.close()
+        self.feeds.stop()
 
 
 def _keep(kept: OrderedDict[str, V], key: str, value: V, limit: int) -> None:

@@ -369,6 +369,8 @@ class LiveFeeds:
         self._broadcast = broadcast
         self.arbiter_stream = Stream()
         self.public_stream = Stream()
+        self._release: asyncio.Task[None] | None = None
+        self._pinger: asyncio.Task[None] | None = None
         self.flag_lines: dict[int, int] = {}
         self.moves = RecordDicts()  # the game's move and flag dicts, made once each
         self.texts = JsonOnce()  # their JSON and the flags', made once each
@@ -479,6 +481,25 @@ class LiveFeeds:
     def clients(self) -> list[Client]:
         """Every live client of both streams."""
         return [*self.arbiter_stream.clients, *self.public_stream.clients]
+
+    def start(self, ping: float) -> None:
+        """Starts the clients' pings every ``ping`` seconds, and releasing the delayed public
+        lines (when a broadcast delay is set); again: nothing more. RuntimeError (and nothing
+        made) without a running loop."""
+        loop = asyncio.get_running_loop()
+        if self.delay > 0 and self._release is None:
+            self._release = loop.create_task(self.release_loop())
+        if self._pinger is None:
+            self._pinger = loop.create_task(ping_loop(ping, self.clients))
+
+    def stop(self) -> None:
+        """Stops what :meth:`start` started and closes every live client."""
+        for task in (self._release, self._pinger):
+            if task is not None:
+                task.cancel()
+        self._release = self._pinger = None
+        for c in self.clients():
+            c.close()
 
     def state(self, arbiter_view: bool) -> dict[str, Any]:
         """The ``/api/state`` object as the arbiter or the public sees it now."""

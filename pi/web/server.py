@@ -477,8 +477,6 @@ class WebServer:
                                   simulator=simulate)
         self.app = self.site.app(MAX_BODY)
         self.routes.add_to(self.app.router, "", routes(self) if routes is not None else [])
-        self._release: asyncio.Task[None] | None = None
-        self._pinger: asyncio.Task[None] | None = None
 
     @property
     def host(self) -> str:
@@ -515,19 +513,9 @@ class WebServer:
         log.info("web pages on http://%s:%d/", self.host, self.port)
 
     def start_feeds(self) -> None:
-        """Starts the clients' pings, and releasing the delayed public lines (when a broadcast
-        delay is set). RuntimeError (and nothing made) without a running loop."""
-        loop = asyncio.get_running_loop()
-        if self.feeds.delay > 0 and self._release is None:
-            self._release = loop.create_task(self.feeds.release_loop())
-        if self._pinger is None:
-            self._pinger = loop.create_task(ping_loop(self.ping, self.feeds.clients))
+        """Starts the live feeds' pings and delayed lines (``LiveFeeds.start``)."""
+        self.feeds.start(self.ping)
 
     async def stop(self) -> None:
-        for task in (self._release, self._pinger):
-            if task is not None:
-                task.cancel()
-        for stream in (self.feeds.arbiter_stream, self.feeds.public_stream):
-            for c in list(stream.clients):
-                c.close()
+        self.feeds.stop()
         await self.site.close()

@@ -24,7 +24,7 @@ def test_a_result_corrected_and_a_note_on_an_earlier_game_reach_the_hub(tmp_path
             HallRig(root, broker.port) as rig:
         assert rig.link.subscribed.wait(5)
         rig.sim_action({"action": "adjudicate", "result": "1-0"})
-        first = rig.link.game
+        first = rig.link.game_id
         assert first is not None
         hub.send({"id": "r-1", "action": {"action": "correct_result", "result": "0-1",
                                           "text": "the adjudication was for board 8",
@@ -42,7 +42,7 @@ def test_a_result_corrected_and_a_note_on_an_earlier_game_reach_the_hub(tmp_path
         time.sleep(0.2)
         rig.json("POST", "/api/sim/place", {"square": "b1"}, token=rig.token)
         deadline = time.monotonic() + 5
-        while rig.link.game == first:
+        while rig.link.game_id == first:
             assert time.monotonic() < deadline, "no second game"
             time.sleep(0.02)
         hub.send({"id": "r-2", "action": {"action": "note", "text": "the players were told",
