@@ -506,6 +506,13 @@ class ReplicaGames:
                                 charset="utf-8")
         return web.json_response(info.report.to_json())
 
+    async def journal(self, game_id: str) -> bytes:
+        g = self.replica.replica_games.get(game_id)
+        if g is None:
+            raise http(404, "no such game")
+        lines = await asyncio.get_running_loop().run_in_executor(None, lambda: list(g.lines))
+        return "".join(t + "\n" for t in lines).encode("utf-8")
+
 
 class ReplicaActions:
     """The arbiter's actions on a board of the hall (a :class:`pi.web.server.ActionSink`):

@@ -44,7 +44,7 @@ from pi.web.feeds import (Client, LiveFeeds, Stream, encode, ping_loop, replay_j
                           serve_sse)
 from pi.web.httputil import conditional, first_lines, http, line_of, read, whole_lines
 from pi.web.i18n import catalog_response, choose_language
-from pi.web.replay import replay_states
+from pi.web.replay import game_replay
 from pi.web.site import (COOKIE, MAX_BODY, STATIC, ArbiterAuth, Handler, Site, json_body, page,
                          static_files)
 from pi.web.views import PublicSnapshot, decisions_json
@@ -110,6 +110,11 @@ class BoardGames(Protocol):
                    ) -> web.StreamResponse:
         """``GET /api/games/{id}/{file}`` (the arbiter's: checked by the caller). A 404 for a
         game or file that is not there."""
+        ...
+
+    async def journal(self, game_id: str) -> bytes:
+        """The whole lines of game ``game_id``'s journal as held (``GET /api/replay?game=``);
+        a 404 (``pi.web.httputil.http``) for a game that is not there."""
         ...
 
 
@@ -218,25 +223,32 @@ class BoardRoutes:
         return conditional(request, text.encode(), PDN, time.time())
 
     async def replay(self, request: web.Request) -> web.Response:
-        """Arbiter only: the state after each journal line of the current game, computed by a
-        fresh arbiter on a worker thread (``pi.web.replay``)."""
+        """Arbiter only: the state after each journal line of the current game, or of the game
+        ``?game=<id>`` (a past one: its journal read through the board's games part, a 404 for
+        an unknown id), computed by a fresh arbiter on a worker thread (``pi.web.replay``)."""
         parts = self.parts(request)
         await self.auth.require_arbiter(request)
         session = parts.view.game
-        if session is None:
+        asked = request.query.get("game")
+        loop = asyncio.get_running_loop()
+        if asked is not None and (session is None or asked != session.id):
+            game_id = asked
+            data = await parts.games.journal(asked)
+        elif session is None:
             raise http(404, "no game yet")
-        path = session.trace
-        durable = session.line  # the journal writes behind: no line that is not on disk
+        else:
+            game_id = session.id
+            durable = session.line  # the journal writes behind: no line that is not on disk
+            data = first_lines(await loop.run_in_executor(None, read, session.trace), durable)
 
-        def compute() -> list[dict[str, Any]]:
-            text = first_lines(read(path), durable).decode("utf-8")
-            return replay_states(split_lines(text))
+        def compute() -> dict[str, Any]:
+            return game_replay(split_lines(data.decode("utf-8", errors="replace")))
 
         try:
-            states = await asyncio.get_running_loop().run_in_executor(None, compute)
+            replayed = await loop.run_in_executor(None, compute)
         except ValueError as exc:  # a journal the reader refuses (damaged by hand): say so
             raise http(409, f"the journal cannot be replayed: {exc}") from None
-        return web.json_response({"game_id": session.id, "states": states})
+        return web.json_response({"game_id": game_id, **replayed})
 
     async def trace(self, request: web.Request) -> web.StreamResponse:
         parts = self.parts(request)
@@ -438,6 +450,17 @@ class StateDirGames:
         except OSError:
             raise http(404, "not written yet") from None
         return web.Response(body=data, content_type=content_type, charset="utf-8")
+
+    async def journal(self, game_id: str) -> bytes:
+        state = self.games_dir
+        if state is None or game_id not in state.game_ids():
+            raise http(404, "no such game")
+        try:
+            data = await asyncio.get_running_loop().run_in_executor(
+                None, read, state.game(game_id).trace)
+        except OSError:
+            raise http(404, "no journal for this game") from None
+        return whole_lines(data)
 
 
 class WebServer:

@@ -421,6 +421,55 @@ def test_replay_gives_the_arbiters_state_after_every_journal_line(tmp_path: Path
         assert last["clock"] is not None and last["clock"]["running"] == "black"
 
 
+def _sim(rig: Rig, *steps: str) -> None:
+    """``-sq`` lifts, ``+sq`` places on the simulated board, each past the sensors' debounce."""
+    for step in steps:
+        path = "/api/sim/lift" if step[0] == "-" else "/api/sim/place"
+        status, data = rig.json("POST", path, {"square": step[1:]}, token=rig.token)
+        assert status == 200, data
+        time.sleep(0.06)
+
+
+def test_replay_of_a_past_game_once_the_next_has_begun(tmp_path: Path) -> None:
+    """Issue 37: a game's flags and step replay were the game in play's only, lost when the next
+    began. ``GET /api/replay?game=<id>`` replays any game of the board from its journal, with its
+    flags (each with the line that raised it, IT 8.1.3 here) and moves; an unknown id is a 404;
+    the game in play's id (or none) is the game in play."""
+    with Rig(tmp_path / "state") as rig:
+        first = rig.wait(lambda s: s["phase"] == "playing")["game_id"]
+        _sim(rig, "-b3", "+b3", "-d3", "+c4")  # touched 21, moved 22 (IT 8.1.3)
+        status, _ = rig.json("POST", "/api/sim/button", {"name": "clock", "side": "white"},
+                             token=rig.token)
+        assert status == 200
+        rig.wait(lambda s: any(f["code"] == "IT 8.1.3" for f in s["flags"]))
+        code, data = rig.json("POST", "/api/arbiter", {"action": "adjudicate", "result": "1-0"},
+                              token=rig.token)
+        assert code == 200, data
+        rig.wait(lambda s: s["phase"] == "over")
+        _sim(rig, "-c4", "+d3")  # the pieces set up again: the next game begins
+        second = rig.wait(lambda s: s["game_id"] not in (None, first)
+                          and s["phase"] == "playing")["game_id"]
+        assert rig.request("GET", f"/api/replay?game={first}")[0] == 401
+        code, body = rig.json("GET", f"/api/replay?game={first}", token=rig.token)
+        assert code == 200 and body["game_id"] == first
+        journal = (rig.root / "games" / first / "trace.jsonl").read_text().splitlines()
+        assert [s["record"] for s in body["states"]] == [json.loads(x) for x in journal]
+        assert body["states"][-1]["result"] == "1-0"
+        flag = next(f for f in body["flags"] if f["code"] == "IT 8.1.3")
+        assert flag["side"] == "white" and flag["title"] and "touched 21" in flag["text"]
+        raised = body["states"][flag["line"] - 1]
+        assert [f["id"] for f in raised["flags"]] == [flag["id"]]
+        assert [f["id"] for f in body["states"][flag["line"] - 2]["flags"]] == []
+        assert [m["notation"] for m in body["moves"]] == ["22-18"]
+        # the game in play, by its id or by none
+        for path in (f"/api/replay?game={second}", "/api/replay"):
+            code, now = rig.json("GET", path, token=rig.token)
+            assert code == 200 and now["game_id"] == second and now["flags"] == []
+        for bad in ("2020-01-01-001", "nope", "..%2f..%2farbiter.token"):
+            code, data = rig.json("GET", f"/api/replay?game={bad}", token=rig.token)
+            assert code == 404 and "no such game" in data["error"], (bad, data)
+
+
 @pytest.mark.parametrize("result", ["2-0", "1-1", "0-2", "*", "0-0"])
 def test_adjudicate_takes_only_the_variants_results(tmp_path: Path, result: str) -> None:
     """Issue 37: ``adjudicate`` with "2-0" in an Italian game became 1-0 (the game read the
