@@ -71,6 +71,7 @@ from engine.squares import square_mirror, square_sort_key
 from engine.variants import find_variant
 from pi.board.arbiter_request import DECIDES_POSITION, ArbiterRequest
 from pi.board.config import Config
+from pi.board.game_setup import GameSetup
 from pi.drivers.display import DisplayState
 from pi.drivers.faults import SensorFault, SensorFaultCleared, SensorInterrupt
 from engine.replay import Fed
@@ -431,6 +432,27 @@ class BoardController:
                               black=fields.get("black", c.black),
                               clock_start=fields.get("clock_start", c.clock_start))
         self.banner = banner
+        self._supersede()
+        self._refresh()
+
+    def set_up(self, setup: GameSetup) -> None:
+        """:meth:`pi.board.view.BoardActions.set_up`: the arbiter's set-up of a lone board's
+        next game goes into its start line, as a hall's pairing does (:meth:`set_pairing`: an
+        untouched game in play is superseded by it). Raises ActionRefused while a touched game
+        is in play."""
+        session = self.session
+        if self._phase == Phase.PLAYING and session is not None:
+            why = why_touched(session.arbiter, self._first_touch,
+                              waits_for_arbiter(session.start_line))
+            if why is not None:
+                raise ActionRefused(f"a game is in play ({why}): set up the next game once "
+                                    "its result is in")
+        c, given = self.config, setup.changes()
+        self.config = replace(c, white=given.get("white", c.white),
+                              black=given.get("black", c.black),
+                              event=given.get("event", c.event),
+                              round=given.get("round", c.round),
+                              time_control=given.get("time_control", c.time_control))
         self._supersede()
         self._refresh()
 

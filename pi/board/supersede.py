@@ -122,6 +122,7 @@ def why_touched(arbiter: ArbiterState, first: Mapping[str, Any] | None,
 
 def pairing_differs(start: Mapping[str, Any], pairing: Mapping[str, Any]) -> bool:
     """The pairing's start line (``pairing``) names another game than ``start`` (a game's start
-    line): event, round, players or clock start differ. A pairing sent again (a hub restart, a
+    line): event, round, players, clock start or (a lone board's set-up,
+    ``pi.board.game_setup``) time control differ. A pairing sent again (a hub restart, a
     redelivery) does not void the game it already began."""
-    return any(start.get(k) != pairing.get(k) for k in PAIRING_FIELDS)
+    return any(start.get(k) != pairing.get(k) for k in (*PAIRING_FIELDS, "time_control"))

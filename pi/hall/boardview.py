@@ -36,6 +36,7 @@ from engine.replay import Fed
 from pi.board.view import BoardView, Phase
 from pi.hall.replica import SUPERSEDED_FILE, GameReplica, game_order
 from pi.board.arbiter_request import ArbiterRequest
+from pi.board.game_setup import GameSetup
 from pi.web.server import BoardFeed, BoardParts, report_pdf_response
 from pi.web.feeds import LiveFeeds, ping_loop
 from pi.web.httputil import http, read
@@ -525,6 +526,9 @@ class ReplicaActions:
 
     async def act(self, action: ArbiterRequest) -> web.Response:
         return await self._act(self.board, action.to_command())
+
+    async def setup(self, setup: GameSetup) -> web.Response:
+        raise http(409, "a board of the hall is set up by the hub's pairings (HUB_API.md)")
 
 
 class ReplicaPages:

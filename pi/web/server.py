@@ -36,6 +36,7 @@ from aiohttp import web
 from engine.trace import split_lines
 from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.board.errors import ActionLate, ActionRefused, GameDirError
+from pi.board.game_setup import GameSetup, check_game_setup
 from pi.board.statedir import GameDir, StateDir
 from pi.board.view import BoardActions, BoardView
 from pi.web.auth import Throttle
@@ -96,6 +97,12 @@ class ActionSink(Protocol):
     async def act(self, action: ArbiterRequest) -> web.Response:
         """``action`` done: the answer of ``POST /api/arbiter`` (API.md). Raises an HTTP
         error (``pi.web.httputil.http``) saying why not."""
+        ...
+
+    async def setup(self, setup: GameSetup) -> web.Response:
+        """``setup`` taken for the board's next game: the answer of ``POST /api/setup``
+        (API.md). Raises an HTTP error saying why not (a 409 while a game is in play, or on
+        a board whose games the hall's pairings set up)."""
         ...
 
 
@@ -182,6 +189,7 @@ class BoardRoutes:
         r.add_get(f"{p}/api/games", self.games)
         r.add_get(f"{p}/api/games/{{id}}/{{file}}", self.game_file)
         r.add_post(f"{p}/api/arbiter", self.arbiter_action)
+        r.add_post(f"{p}/api/setup", self.setup)
         r.add_post(f"{p}/api/login", self.auth.login)
         r.add_post(f"{p}/api/logout", self.auth.logout)
         for method, path, handler, guarded in extra:
@@ -314,6 +322,16 @@ class BoardRoutes:
         action = check_action(await json_body(request))
         return await parts.actions.act(action)
 
+    async def setup(self, request: web.Request) -> web.Response:
+        """``POST /api/setup``: the board's next game set up (``pi.board.game_setup``)."""
+        parts = self.parts(request)
+        await self.auth.require_arbiter(request)
+        try:
+            setup = check_game_setup(await json_body(request))
+        except ValueError as exc:
+            raise http(400, str(exc)) from None
+        return await parts.actions.setup(setup)
+
 
 def catch_up(parts: BoardParts, stream: Stream, arbiter_view: bool, after: int | None
              ) -> list[bytes]:
@@ -389,6 +407,15 @@ class BoardActionSink:
             raise http(409, str(exc)) from None
         return web.json_response({"line": fed.line, "record": fed.record,
                                   "decisions": decisions_json(fed)})
+
+    async def setup(self, setup: GameSetup) -> web.Response:
+        if self.actions is None:
+            raise http(409, "this board takes no set-up here")
+        try:
+            self.actions.set_up(setup)
+        except ActionRefused as exc:
+            raise http(409, str(exc)) from None
+        return web.json_response({"setup": setup.changes()})
 
 
 #: A game's files served by ``/api/games/{id}/{file}``: where the game keeps it, content type.

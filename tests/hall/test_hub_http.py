@@ -278,5 +278,9 @@ def test_a_boards_past_game_is_replayed_under_the_hall(tmp_path):
             status, err = rig.json("GET", "/boards/7/api/replay?game=2026-11-22T1100-b07-003",
                                    token=rig.token)
             assert status == 404 and "no such game" in err["error"]
+            # the hall's boards take their players from the pairings, not a console's set-up
+            status, err = rig.json("POST", "/boards/7/api/setup", {"white": "X"},
+                                   token=rig.token)
+            assert status == 409 and "pairings" in err["error"]
         finally:
             fb.close()

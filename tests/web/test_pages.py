@@ -736,6 +736,31 @@ def test_the_console_opens_a_game_played_before_the_one_in_play(page: Any,
         "!document.querySelector('#replay-step').textContent.includes('result 1-0')", timeout=5000)
 
 
+def test_the_console_sets_up_the_next_game(page: Any, daemon_factory: Any) -> None:
+    """Issue 37: a lone board's players and time control were damiera.toml's alone. The
+    console's form sets them up; the untouched game on the board gives way at once, and the
+    pages name the players; a bad time control is refused in one line."""
+    d = daemon_factory()
+    page.goto(d.url + "/arbiter")
+    login(page, d.token)
+    page.wait_for_function("document.querySelector('#setup-white').value === 'Ann'",
+                           timeout=5000)
+    page.fill("#setup-time_control", "five minutes")
+    page.click("#setup-submit")
+    page.wait_for_function(
+        "document.querySelector('#setup-status').textContent.includes('400: time_control')",
+        timeout=5000)
+    page.fill("#setup-white", "Carla Verdi")
+    page.fill("#setup-black", "Dario Neri")
+    page.fill("#setup-time_control", "300+3")
+    page.click("#setup-submit")
+    page.wait_for_function(
+        "document.querySelector('#white-name').textContent === 'White: Carla Verdi'",
+        timeout=5000)
+    assert "300+3" in page.text_content("#event")
+    assert d.request("/api/state")["metadata"]["black"] == "Dario Neri"
+
+
 def test_international_adjudication_offers_its_own_results(page: Any, daemon_factory: Any) -> None:
     """COMP 6.14 scoring in international draughts: 2-0 1-1 0-2, and nothing else."""
     d = daemon_factory(variant="international")

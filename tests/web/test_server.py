@@ -488,3 +488,53 @@ def test_adjudicate_takes_only_the_variants_results(tmp_path: Path, result: str)
         code, data = rig.json("POST", "/api/arbiter", {"action": "adjudicate", "result": "0-1"},
                               token=rig.token)
         assert code == 200 and data["record"]["result"] == "0-1", data
+
+
+def test_a_lone_board_is_set_up_from_the_console_before_its_game(tmp_path: Path) -> None:
+    """Issue 37: players, event, round and time control came only from damiera.toml and a
+    restart. ``POST /api/setup`` (the arbiter's) puts them in the next game's start line: an
+    untouched game gives way at once (the set-up's game begins from the same position), a
+    touched one refuses it (409) until its result is in; a bad time control is a 400 of one
+    line. The pages' state, the record's tags and the report's header follow the start line."""
+    with Rig(tmp_path / "state") as rig:
+        first = rig.wait(lambda s: s["phase"] == "playing")["game_id"]
+        setup = {"white": "Carla Verdi", "black": "Dario Neri", "event": "Club night",
+                 "round": "3", "time_control": "300+3"}
+        assert rig.json("POST", "/api/setup", setup)[0] == 401
+        for bad, words in (({"time_control": "5 minutes"}, "time_control: bad TimeControl"),
+                           ({"white": "a\nb"}, "white: a control"), ({"colour": "x"},
+                                                                    "not a set-up field"),
+                           ({"round": ["3"]}, "round: a text is expected")):
+            code, data = rig.json("POST", "/api/setup", bad, token=rig.token)
+            assert code == 400 and words in data["error"] and "\n" not in data["error"], data
+        assert rig.state_now()["game_id"] == first
+        code, data = rig.json("POST", "/api/setup", setup, token=rig.token)
+        assert code == 200, data
+        s = rig.wait(lambda s: s["game_id"] not in (None, first) and s["phase"] == "playing")
+        meta = s["metadata"]
+        assert (meta["white"], meta["black"], meta["event"], meta["round"],
+                meta["time_control"]) == ("Carla Verdi", "Dario Neri", "Club night", "3",
+                                          "300+3")
+        assert s["clock"]["white"] == pytest.approx(300, abs=2)
+        start = json.loads((rig.root / "games" / s["game_id"] / "trace.jsonl").read_text()
+                           .splitlines()[0])
+        assert (start["white"], start["time_control"]) == ("Carla Verdi", "300+3")
+        pdn = rig.request("GET", "/game.pdn", token=rig.token)[2].decode()
+        assert '[White "Carla Verdi"]' in pdn and '[TimeControl "300+3"]' in pdn
+        second = s["game_id"]
+        rig.move("d3", "e4", "white")
+        rig.wait(lambda s: len(s["moves"]) == 1)
+        code, data = rig.json("POST", "/api/setup", {"white": "Someone"}, token=rig.token)
+        assert code == 409 and "a game is in play (a move was played)" in data["error"], data
+        assert rig.state_now()["metadata"]["white"] == "Carla Verdi"
+        code, _ = rig.json("POST", "/api/arbiter", {"action": "adjudicate", "result": "1-0"},
+                           token=rig.token)
+        assert code == 200
+        code, data = rig.json("POST", "/api/setup", {"white": "Elena", "time_control": "-"},
+                              token=rig.token)
+        assert code == 200, data
+        assert rig.state_now()["game_id"] == second  # the next game takes it
+        _sim(rig, "-e4", "+d3")  # the pieces set up again
+        s = rig.wait(lambda s: s["game_id"] not in (None, first, second))
+        assert s["metadata"]["white"] == "Elena" and s["metadata"]["black"] == "Dario Neri"
+        assert s["metadata"]["time_control"] is None

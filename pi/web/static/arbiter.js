@@ -227,6 +227,7 @@ function onState(s) {
   const newGame = !state || state.game_id !== s.game_id;
   state = s;
   actions.setResults(s.metadata.results);
+  fillSetup(s.metadata);
   if (s.view === "arbiter") {
     if (newGame) loadGames(); else renderGames();
   }
@@ -249,6 +250,8 @@ async function whoami() {
     // only a simulated board has a simulator (the hub's board pages and a Pi's answer 404)
     $("nav-simulator").hidden = !who.simulate;
     $("login-section").hidden = who.arbiter;
+    // a lone board's set-up; a hall's boards take theirs from the hub's pairings
+    $("setup-section").hidden = !who.arbiter || !!who.hall;
     $("who").textContent = who.arbiter ? _("arbiter") : _("public view");
     if (who.arbiter) {
       loadedLine = -1;  // the public journal was cut at the broadcast's line: read it all
@@ -287,6 +290,29 @@ function renderGames() {
     h("a", { href: `api/games/${g.id}/report.pdf` }, _("report (PDF)")));
   }));
 }
+
+/** The next game's set-up (POST /api/setup): the players, event, round and time control its
+ * start line takes; the form is filled from the game in play until the arbiter types in it. */
+const SETUP_FIELDS = ["white", "black", "event", "round", "time_control"];
+let setupTouched = false;
+function fillSetup(meta) {
+  if (setupTouched || !meta) return;
+  for (const name of SETUP_FIELDS) $(`setup-${name}`).value = meta[name] == null ? "" : meta[name];
+}
+$("setup").addEventListener("input", () => { setupTouched = true; });
+$("setup").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const body = Object.fromEntries(SETUP_FIELDS.map((name) => [name, $(`setup-${name}`).value.trim()]));
+  try {
+    await api("api/setup", body);
+    $("setup-status").textContent = _("set up: the next game takes it");
+    $("setup-status").className = "";
+    setupTouched = false;
+  } catch (e) {
+    $("setup-status").textContent = fmt(_("set-up refused: {error}"), { error: e.message });
+    $("setup-status").className = "error";
+  }
+});
 
 loginBox($("login"), whoami);
 const actions = arbiterActions($("actions"), (text, ok) => {
