@@ -145,6 +145,11 @@ def login(pg: Any, token: str) -> None:
     pg.wait_for_selector("#login-section", state="hidden", timeout=5000)
 
 
+def start_clock(d: Daemon) -> None:
+    """The arbiter starts the clock: a lone board's game waits for it (COMP 4.4.2)."""
+    d.request("/api/arbiter", {"action": "start_clock"})
+
+
 def play(d: Daemon, *squares: str) -> None:
     """Lift then place: each ('l', sq) / ('p', sq) through the simulator's API."""
     for sq in squares:
@@ -198,7 +203,10 @@ def test_an_hours_clock_ticks_every_second_on_the_page(page: Any, daemon_factory
     import re
     d = daemon_factory(time_control="3900")
     page.goto(d.url + "/")
-    page.wait_for_selector("#clock-white.running")  # White's clock runs from the start
+    page.wait_for_timeout(1200)
+    assert page.text_content("#clock-white .face") == "1:05:00"  # COMP 4.4.2: not yet started
+    start_clock(d)
+    page.wait_for_selector("#clock-white.running")  # White's clock runs from the arbiter's start
     seen = [page.text_content("#clock-white .face")]
     for _ in range(2):
         page.wait_for_function(
@@ -215,6 +223,7 @@ def test_live_page_shows_a_move_within_a_second(page: Any, daemon_factory: Any) 
     page.wait_for_selector("#board circle.piece")
     assert page.locator("#board circle.piece").count() == 24
     assert page.text_content('#board [data-square="a8"] .num') == "1"  # Italian 1 = a8
+    start_clock(d)
     play(d, "-d3", "+c4")
     d.request("/api/sim/button", {"name": "clock", "side": "white"})
     pressed = time.monotonic()
@@ -470,6 +479,7 @@ def test_live_page_freezes_the_clock_while_a_move_is_held(page: Any, daemon_fact
     standing at the times when Black got the move — until White decides."""
     from engine.clock_display import format_time
     d = daemon_factory()
+    start_clock(d)
     play(d, "-d3", "+c4")
     d.request("/api/sim/button", {"name": "clock", "side": "white"})
     page.goto(d.url + "/")
