@@ -84,7 +84,8 @@ from pi.board.session import GameSession, refresh_game_files
 from pi.board.screen import BoardScreen, Screen
 from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
-from pi.board.supersede import (first_touch, no_play, pairing_differs, superseded_note,
+from pi.board.supersede import (SET_UP_NOTE, SUPERSEDED_NOTE, first_touch, no_play,
+                                pairing_differs, superseded_note,
                                 waits_for_arbiter, why_touched)
 from pi.board.view import PAIRING_FIELDS, GameView, Phase
 from pi.drivers.timebase import GameTime
@@ -231,6 +232,8 @@ class BoardController:
     #: a pairing came while the untouched game in play could not give way to it (a piece in
     #: hand, a sensor fault): :meth:`_supersede` is tried again at each input until it can
     _supersede_waits: bool = False
+    #: the note that voids a game superseded (the hall's pairing, or the arbiter's set-up)
+    _supersede_note: str = SUPERSEDED_NOTE
 
     def __post_init__(self) -> None:
         #: what the board shows and says: frames, cues, the voice (``pi.board.screen``)
@@ -432,6 +435,7 @@ class BoardController:
                               black=fields.get("black", c.black),
                               clock_start=fields.get("clock_start", c.clock_start))
         self.banner = banner
+        self._supersede_note = SUPERSEDED_NOTE
         self._supersede()
         self._refresh()
 
@@ -448,6 +452,7 @@ class BoardController:
                 raise ActionRefused(f"a game is in play ({why}): set up the next game once "
                                     "its result is in")
         c, given = self.config, setup.changes()
+        self._supersede_note = SET_UP_NOTE
         self.config = replace(c, white=given.get("white", c.white),
                               black=given.get("black", c.black),
                               event=given.get("event", c.event),
@@ -483,7 +488,7 @@ class BoardController:
                 log.info("pairing: game %s is untouched but its pieces do not stand as set up "
                          "(IT 7.1, 7.2): superseded once they do", session.id)
             return
-        for line in (superseded_note(self.now()), {"type": "end"}):
+        for line in (superseded_note(self.now(), self._supersede_note), {"type": "end"}):
             self._durable.keep(session)
             self._publish(session.journal_line(line))
         # the marker once the end is durable, never ahead of the journal; the journal failing

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from pi.board.supersede import SET_UP_NOTE, superseded
 from pi.cli import main as cli
 from pi.web.feeds import Client
 from web_rig import SSE, Rig
@@ -519,6 +520,11 @@ def test_a_lone_board_is_set_up_from_the_console_before_its_game(tmp_path: Path)
         start = json.loads((rig.root / "games" / s["game_id"] / "trace.jsonl").read_text()
                            .splitlines()[0])
         assert (start["white"], start["time_control"]) == ("Carla Verdi", "300+3")
+        # the untouched game was voided by the set-up, and says so (not a hall's pairing)
+        void = [json.loads(x) for x in
+                (rig.root / "games" / first / "trace.jsonl").read_text().splitlines()]
+        assert void[-2]["text"] == SET_UP_NOTE and void[-1]["type"] == "end"
+        assert superseded(void[1:])
         pdn = rig.request("GET", "/game.pdn", token=rig.token)[2].decode()
         assert '[White "Carla Verdi"]' in pdn and '[TimeControl "300+3"]' in pdn
         second = s["game_id"]
