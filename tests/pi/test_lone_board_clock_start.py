@@ -55,3 +55,18 @@ def test_only_a_lone_boards_clocked_games_wait_for_the_arbiter() -> None:
     assert plain.game_started().clock_start is None  # a trace without it: its first event
     unclocked = Config(clock=False)
     assert lone_board(unclocked) is unclocked
+
+
+def test_a_played_trace_keeps_its_own_clock_start() -> None:
+    """``make sample`` (``run --simulate --trace``): the trace's start line says when its clock
+    started; a lone board's waiting for the arbiter is not put on a trace that never has the
+    arbiter start it (the sample's clocks would stand still)."""
+    from engine.trace import parse_start
+    from hardware_mocks.simulate import config_from_start
+    lone = lone_board(Config(time_control="600"))
+    raw = {"type": "start", "variant": "italian", "clock": True, "time_control": "3600"}
+    config = config_from_start(lone, parse_start(1, raw)[0], raw, "sample.jsonl")
+    assert config.game_started().clock_start is None
+    waiting = {**raw, "clock_start": "arbiter"}
+    config = config_from_start(Config(), parse_start(1, waiting)[0], waiting, "hall.jsonl")
+    assert config.game_started().clock_start == "arbiter"
