@@ -91,17 +91,19 @@ def parse_speed(text: str) -> float | None:
 
 def config_from_start(config: Config, start: GameStarted, raw: dict[str, Any],
                       source: str) -> Config:
-    """The game's settings from a trace's start line (variant, clock, time control, settle,
-    transcription, FEN, tags) over ``config``. The config's state directory, board number and
-    site stay: they say where this board is (``board-<N>.toml`` of a hall: its game ids, its
-    start lines, its topics); the trace's ``board`` and ``site`` fill in only what the config
-    leaves out."""
+    """The game's settings from a trace's start line (variant, clock, time control, who starts
+    the clock, settle, transcription, FEN, tags) over ``config`` (a lone board's
+    ``clock_start``, ``pi.run.lone_board``, included: the trace says when its clock started).
+    The config's state directory, board number and site stay: they say where this board is
+    (``board-<N>.toml`` of a hall: its game ids, its start lines, its topics); the trace's
+    ``board`` and ``site`` fill in only what the config leaves out."""
     tags = dict(start.tags)
     board = config.board if config.board is not None else raw.get("board")
     site = config.site if config.site is not None else raw.get("site")
     return dataclasses.replace(
         config, source=source, variant=start.variant, clock=start.clock,
-        time_control=start.time_control, settle=start.settle, transcribed=start.transcribed,
+        time_control=start.time_control, clock_start=start.clock_start, settle=start.settle,
+        transcribed=start.transcribed,
         fen=start.fen, white=tags.get("white"), black=tags.get("black"),
         event=tags.get("event"), round=tags.get("round"),
         site=site if isinstance(site, str) else None,

@@ -116,6 +116,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.time_control is not None and args.trace is not None:
         raise RunError("--time-control and --trace: the trace's start line sets its time control")
     config = with_time_control(config, args.time_control)
+    config = lone_board(config)
     http = _http(args.http, config, simulate)
     if simulate:
         simulator = _simulator()
@@ -163,6 +164,20 @@ def announce(url: str, state_dir: Path, language: str = DEFAULT_LANGUAGE) -> Non
     print("damiera: " + t.gettext("web pages on {url} (the arbiter's console: {url}arbiter, its "
                                   "token: {command})").format(url=url, command=command),
           file=sys.stderr, flush=True)
+
+
+def lone_board(config: Config) -> Config:
+    """A lone board's games (no hall: no ``[mqtt]``) with a clock wait for the arbiter's start
+    (COMP 4.4.2: "at the scheduled time the arbiter starts the face of the player to move"):
+    their start line says ``clock_start: "arbiter"``, so the clock runs from the console's
+    ``start_clock``, not from the set-up (a daemon started on a board already set up, minutes
+    before play). A hall's boards take theirs from the pairing."""
+    if config.mqtt is not None or not config.clock or config.clock_start is not None:
+        return config
+    from dataclasses import replace
+
+    from engine.trace import CLOCK_START_ARBITER
+    return replace(config, clock_start=CLOCK_START_ARBITER)
 
 
 def with_time_control(config: Config, tag: str | None) -> Config:

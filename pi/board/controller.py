@@ -72,6 +72,7 @@ from engine.squares import square_mirror, square_sort_key
 from engine.variants import find_variant
 from pi.board.arbiter_request import DECIDES_POSITION, ArbiterRequest
 from pi.board.config import Config
+from pi.board.game_setup import GameSetup
 from pi.drivers.display import DisplayState
 from pi.drivers.faults import SensorFault, SensorFaultCleared, SensorInterrupt
 from engine.replay import Fed
@@ -84,7 +85,8 @@ from pi.board.session import GameSession, refresh_game_files
 from pi.board.screen import BoardScreen, Screen
 from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
-from pi.board.supersede import (first_touch, no_play, pairing_differs, superseded_note,
+from pi.board.supersede import (SET_UP_NOTE, SUPERSEDED_NOTE, first_touch, no_play,
+                                pairing_differs, superseded_note,
                                 waits_for_arbiter, why_touched)
 from pi.board.view import PAIRING_FIELDS, GameView, Phase
 from pi.drivers.timebase import GameTime
@@ -238,6 +240,8 @@ class BoardController:
     reissued: list[Callable[[str], None]] = field(default_factory=list)
     #: one earlier game's line at a time (its journal opened, written, closed)
     _earlier_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: the note that voids a game superseded (the hall's pairing, or the arbiter's set-up)
+    _supersede_note: str = SUPERSEDED_NOTE
 
     def __post_init__(self) -> None:
         #: what the board shows and says: frames, cues, the voice (``pi.board.screen``)
@@ -484,6 +488,29 @@ class BoardController:
                               black=fields.get("black", c.black),
                               clock_start=fields.get("clock_start", c.clock_start))
         self.banner = banner
+        self._supersede_note = SUPERSEDED_NOTE
+        self._supersede()
+        self._refresh()
+
+    def set_up(self, setup: GameSetup) -> None:
+        """:meth:`pi.board.view.BoardActions.set_up`: the arbiter's set-up of a lone board's
+        next game goes into its start line, as a hall's pairing does (:meth:`set_pairing`: an
+        untouched game in play is superseded by it). Raises ActionRefused while a touched game
+        is in play."""
+        session = self.session
+        if self._phase == Phase.PLAYING and session is not None:
+            why = why_touched(session.arbiter, self._first_touch,
+                              waits_for_arbiter(session.start_line))
+            if why is not None:
+                raise ActionRefused(f"a game is in play ({why}): set up the next game once "
+                                    "its result is in")
+        c, given = self.config, setup.changes()
+        self._supersede_note = SET_UP_NOTE
+        self.config = replace(c, white=given.get("white", c.white),
+                              black=given.get("black", c.black),
+                              event=given.get("event", c.event),
+                              round=given.get("round", c.round),
+                              time_control=given.get("time_control", c.time_control))
         self._supersede()
         self._refresh()
 
@@ -514,7 +541,7 @@ class BoardController:
                 log.info("pairing: game %s is untouched but its pieces do not stand as set up "
                          "(IT 7.1, 7.2): superseded once they do", session.id)
             return
-        for line in (superseded_note(self.now()), {"type": "end"}):
+        for line in (superseded_note(self.now(), self._supersede_note), {"type": "end"}):
             self._durable.keep(session)
             self._publish(session.journal_line(line))
         # the marker once the end is durable, never ahead of the journal; the journal failing

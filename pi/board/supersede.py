@@ -34,18 +34,23 @@ from engine.i18n import N_
 from engine.trace import CLOCK_START_ARBITER
 from pi.board.view import PAIRING_FIELDS, ArbiterState
 
-__all__ = ["SUPERSEDED_NOTE", "superseded_note", "waits_for_arbiter", "no_play", "touches",
-           "first_touch",
-           "superseded", "why_touched", "pairing_differs"]
+__all__ = ["SUPERSEDED_NOTE", "SET_UP_NOTE", "VOIDING_NOTES", "superseded_note",
+           "waits_for_arbiter", "no_play", "touches", "first_touch", "superseded", "why_touched",
+           "pairing_differs"]
 
 #: The arbiter ``note`` a board journals when a pairing supersedes its untouched game (fixed:
 #: the hub and anyone reading a journal recognise the void game by it).
 SUPERSEDED_NOTE = N_("void: superseded by the hall's pairing before play began")
+#: The same note when a lone board's arbiter set up the next game (``pi.board.game_setup``).
+SET_UP_NOTE = N_("void: superseded by the arbiter's set-up before play began")
+#: Every note that voids a game (:func:`superseded`).
+VOIDING_NOTES = frozenset({SUPERSEDED_NOTE, SET_UP_NOTE})
 
 
-def superseded_note(t: float) -> dict[str, Any]:
-    """The ``note`` line (docs/trace-format.md ``arbiter``) that voids a game, at game time ``t``."""
-    return {"t": t, "type": "arbiter", "action": "note", "text": SUPERSEDED_NOTE}
+def superseded_note(t: float, text: str = SUPERSEDED_NOTE) -> dict[str, Any]:
+    """The ``note`` line (docs/trace-format.md ``arbiter``) that voids a game, at game time ``t``
+    (``text``: one of :data:`VOIDING_NOTES`)."""
+    return {"t": t, "type": "arbiter", "action": "note", "text": text}
 
 
 #: What happens on a board before the arbiter starts a waiting game's clocks and is no play.
@@ -89,7 +94,7 @@ def superseded(lines: Iterable[Mapping[str, Any]], waiting: bool = False) -> boo
     that touched it is the board's :data:`SUPERSEDED_NOTE`."""
     first = first_touch(lines, waiting)
     return (first is not None and first.get("type") == "arbiter"
-            and first.get("action") == "note" and first.get("text") == SUPERSEDED_NOTE)
+            and first.get("action") == "note" and first.get("text") in VOIDING_NOTES)
 
 
 _TOUCHES = {"lift": N_("a piece was lifted"), "place": N_("a piece was placed"),
@@ -122,6 +127,7 @@ def why_touched(arbiter: ArbiterState, first: Mapping[str, Any] | None,
 
 def pairing_differs(start: Mapping[str, Any], pairing: Mapping[str, Any]) -> bool:
     """The pairing's start line (``pairing``) names another game than ``start`` (a game's start
-    line): event, round, players or clock start differ. A pairing sent again (a hub restart, a
+    line): event, round, players, clock start or (a lone board's set-up,
+    ``pi.board.game_setup``) time control differ. A pairing sent again (a hub restart, a
     redelivery) does not void the game it already began."""
-    return any(start.get(k) != pairing.get(k) for k in PAIRING_FIELDS)
+    return any(start.get(k) != pairing.get(k) for k in (*PAIRING_FIELDS, "time_control"))

@@ -28,6 +28,7 @@ from engine.replay import Report
 from engine.variants import Variant
 from pi.board.arbiter_request import ArbiterRequest
 from pi.board.config import Config
+from pi.board.game_setup import GameSetup
 from engine.replay import Fed
 
 __all__ = ["Phase", "BoardView", "GameView", "ArbiterState", "FaultView", "BoardActions",
@@ -162,6 +163,13 @@ class BoardActions(Protocol):
         """The hall's pairing: ``fields`` (of :data:`PAIRING_FIELDS`; None clears one) go into
         the next game's start line; ``banner`` is shown on the screen's header while no game is
         in play. Raises ValueError for another field."""
+        ...
+
+    def set_up(self, setup: GameSetup) -> None:
+        """A lone board's next game set up by its arbiter (players, event, round, time
+        control: ``pi.board.game_setup``), into its start line; an untouched game in play gives
+        way to it at once. Raises :class:`pi.board.errors.ActionRefused` while a touched game
+        is in play."""
         ...
 
     def set_hall_trouble(self, text: str) -> None:

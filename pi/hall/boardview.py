@@ -36,6 +36,7 @@ from engine.replay import Fed
 from pi.board.view import BoardView, Phase
 from pi.hall.replica import SUPERSEDED_FILE, GameReplica, game_order
 from pi.board.arbiter_request import ArbiterRequest
+from pi.board.game_setup import GameSetup
 from pi.web.server import (BoardFeed, BoardParts, LiveFeeds, PublicSnapshot, report_pdf_response)
 from pi.web.httputil import http, read
 
@@ -504,6 +505,13 @@ class ReplicaGames:
                                 charset="utf-8")
         return web.json_response(info.report.to_json())
 
+    async def journal(self, game_id: str) -> bytes:
+        g = self.replica.replica_games.get(game_id)
+        if g is None:
+            raise http(404, "no such game")
+        lines = await asyncio.get_running_loop().run_in_executor(None, lambda: list(g.lines))
+        return "".join(t + "\n" for t in lines).encode("utf-8")
+
 
 class ReplicaActions:
     """The arbiter's actions on a board of the hall (a :class:`pi.web.server.ActionSink`):
@@ -516,6 +524,9 @@ class ReplicaActions:
 
     async def act(self, action: ArbiterRequest) -> web.Response:
         return await self._act(self.board, action.to_command())
+
+    async def setup(self, setup: GameSetup) -> web.Response:
+        raise http(409, "a board of the hall is set up by the hub's pairings (HUB_API.md)")
 
 
 class ReplicaPages:

@@ -7,7 +7,8 @@ was when the turn began, ``?`` for one that came from outside the board), the pi
 hand, the moves committed, the last one, the side to move, every flag with its status at that
 moment, the irregularity waiting for the opponent, the squares to put right, the clock and the
 result. ``GET /api/replay`` serves
-it to the arbiter's console (``pi/web/API.md``).
+it to the arbiter's console (``pi/web/API.md``), with :func:`game_replay`'s flags and moves
+as the game's end left them (a past game's console shows them from there).
 
 Pure computation over a file already on disk: the server runs it on a worker thread.
 """
@@ -19,9 +20,11 @@ from typing import Any, Iterable
 from engine.arbiter import Arbiter
 from engine.clock import ClockState
 from engine.colour import Colour
+from engine.decisions import FlagRaised
 from engine.replay import RAISE, Replay
+from pi.web.views import flag_dict
 
-__all__ = ["replay_states", "piece_code"]
+__all__ = ["replay_states", "game_replay", "piece_code"]
 
 
 def piece_code(color: int, king: bool) -> str:
@@ -35,12 +38,31 @@ def replay_states(lines: Iterable[str]) -> list[dict[str, Any]]:
     :data:`engine.replay.RAISE` — a line that cannot be read raises the trace reader's
     ``TraceError`` (the server answers 409), an arbiter failure raises too: the arbiter's view
     of a journal it cannot replay is not shown."""
+    return _replayed(lines)[0]
+
+
+def game_replay(lines: Iterable[str]) -> dict[str, Any]:
+    """``{"states", "flags", "moves"}``: :func:`replay_states`'s states, and the flags (as
+    ``/api/state`` lists them, each with the line that raised it) and the transcript's moves
+    after the last line. Raises as :func:`replay_states` does."""
+    states, flags, moves = _replayed(lines)
+    return {"states": states, "flags": flags, "moves": moves}
+
+
+def _replayed(lines: Iterable[str]
+              ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, object]]]:
     replay = Replay.read(lines, RAISE)
     first = replay.first
     states = [_state(replay.arbiter, first.line, first.record)]
+    flag_lines: dict[int, int] = {}
     for fed in replay:
+        for d in fed.decisions:
+            if isinstance(d, FlagRaised):
+                flag_lines.setdefault(d.flag.id, fed.line)
         states.append(_state(replay.arbiter, fed.line, fed.record))
-    return states
+    a = replay.arbiter
+    return (states, [flag_dict(f, flag_lines.get(f.id)) for f in a.flags],
+            [m.to_dict() for m in a.game.moves])
 
 
 def _flag_state(flag: dict[str, Any]) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from aiohttp import web
 from engine.trace import split_lines
 from pi.board.arbiter_request import ArbiterRequest, check_arbiter_request
 from pi.board.errors import ActionLate, ActionRefused, GameDirError
+from pi.board.game_setup import GameSetup, check_game_setup
 from pi.board.statedir import GameDir, StateDir
 from pi.board.view import BoardActions, BoardView
 from pi.web.auth import Throttle
@@ -44,7 +45,7 @@ from pi.web.feeds import (PING, Client, LiveFeeds, Socket, Stream, encode, ping_
                           replay_journal_events, serve_sse)
 from pi.web.httputil import conditional, first_lines, http, line_of, read, whole_lines
 from pi.web.i18n import catalog_response, choose_language
-from pi.web.replay import replay_states
+from pi.web.replay import game_replay
 from pi.web.site import (COOKIE, MAX_BODY, STATIC, ArbiterAuth, Handler, Site, json_body, page,
                          static_files)
 from pi.web.views import (PublicSnapshot, broadcast_pdn, clock_dict, decisions_json, flag_dict,
@@ -107,6 +108,12 @@ class ActionSink(Protocol):
         error (``pi.web.httputil.http``) saying why not."""
         ...
 
+    async def setup(self, setup: GameSetup) -> web.Response:
+        """``setup`` taken for the board's next game: the answer of ``POST /api/setup``
+        (API.md). Raises an HTTP error saying why not (a 409 while a game is in play, or on
+        a board whose games the hall's pairings set up)."""
+        ...
+
 
 class BoardGames(Protocol):
     """The board's games (its state directory, or the hub's replicas of them)."""
@@ -119,6 +126,11 @@ class BoardGames(Protocol):
                    ) -> web.StreamResponse:
         """``GET /api/games/{id}/{file}`` (the arbiter's: checked by the caller). A 404 for a
         game or file that is not there."""
+        ...
+
+    async def journal(self, game_id: str) -> bytes:
+        """The whole lines of game ``game_id``'s journal as held (``GET /api/replay?game=``);
+        a 404 (``pi.web.httputil.http``) for a game that is not there."""
         ...
 
 
@@ -186,6 +198,7 @@ class BoardRoutes:
         r.add_get(f"{p}/api/games", self.games)
         r.add_get(f"{p}/api/games/{{id}}/{{file}}", self.game_file)
         r.add_post(f"{p}/api/arbiter", self.arbiter_action)
+        r.add_post(f"{p}/api/setup", self.setup)
         r.add_post(f"{p}/api/login", self.auth.login)
         r.add_post(f"{p}/api/logout", self.auth.logout)
         for method, path, handler, guarded in extra:
@@ -227,25 +240,32 @@ class BoardRoutes:
         return conditional(request, text.encode(), PDN, time.time())
 
     async def replay(self, request: web.Request) -> web.Response:
-        """Arbiter only: the state after each journal line of the current game, computed by a
-        fresh arbiter on a worker thread (``pi.web.replay``)."""
+        """Arbiter only: the state after each journal line of the current game, or of the game
+        ``?game=<id>`` (a past one: its journal read through the board's games part, a 404 for
+        an unknown id), computed by a fresh arbiter on a worker thread (``pi.web.replay``)."""
         parts = self.parts(request)
         await self.auth.require_arbiter(request)
         session = parts.view.game
-        if session is None:
+        asked = request.query.get("game")
+        loop = asyncio.get_running_loop()
+        if asked is not None and (session is None or asked != session.id):
+            game_id = asked
+            data = await parts.games.journal(asked)
+        elif session is None:
             raise http(404, "no game yet")
-        path = session.trace
-        durable = session.line  # the journal writes behind: no line that is not on disk
+        else:
+            game_id = session.id
+            durable = session.line  # the journal writes behind: no line that is not on disk
+            data = first_lines(await loop.run_in_executor(None, read, session.trace), durable)
 
-        def compute() -> list[dict[str, Any]]:
-            text = first_lines(read(path), durable).decode("utf-8")
-            return replay_states(split_lines(text))
+        def compute() -> dict[str, Any]:
+            return game_replay(split_lines(data.decode("utf-8", errors="replace")))
 
         try:
-            states = await asyncio.get_running_loop().run_in_executor(None, compute)
+            replayed = await loop.run_in_executor(None, compute)
         except ValueError as exc:  # a journal the reader refuses (damaged by hand): say so
             raise http(409, f"the journal cannot be replayed: {exc}") from None
-        return web.json_response({"game_id": session.id, "states": states})
+        return web.json_response({"game_id": game_id, **replayed})
 
     async def trace(self, request: web.Request) -> web.StreamResponse:
         parts = self.parts(request)
@@ -310,6 +330,16 @@ class BoardRoutes:
         await self.auth.require_arbiter(request)
         action = check_action(await json_body(request))
         return await parts.actions.act(action)
+
+    async def setup(self, request: web.Request) -> web.Response:
+        """``POST /api/setup``: the board's next game set up (``pi.board.game_setup``)."""
+        parts = self.parts(request)
+        await self.auth.require_arbiter(request)
+        try:
+            setup = check_game_setup(await json_body(request))
+        except ValueError as exc:
+            raise http(400, str(exc)) from None
+        return await parts.actions.setup(setup)
 
 
 def catch_up(parts: BoardParts, stream: Stream, arbiter_view: bool, after: int | None
@@ -387,6 +417,15 @@ class BoardActionSink:
         return web.json_response({"line": fed.line, "record": fed.record,
                                   "decisions": decisions_json(fed)})
 
+    async def setup(self, setup: GameSetup) -> web.Response:
+        if self.actions is None:
+            raise http(409, "this board takes no set-up here")
+        try:
+            self.actions.set_up(setup)
+        except ActionRefused as exc:
+            raise http(409, str(exc)) from None
+        return web.json_response({"setup": setup.changes()})
+
 
 #: A game's files served by ``/api/games/{id}/{file}``: where the game keeps it, content type.
 GAME_FILES: dict[str, tuple[Callable[[GameDir], Path], str]] = {
@@ -447,6 +486,17 @@ class StateDirGames:
         except OSError:
             raise http(404, "not written yet") from None
         return web.Response(body=data, content_type=content_type, charset="utf-8")
+
+    async def journal(self, game_id: str) -> bytes:
+        state = self.games_dir
+        if state is None or game_id not in state.game_ids():
+            raise http(404, "no such game")
+        try:
+            data = await asyncio.get_running_loop().run_in_executor(
+                None, read, state.game(game_id).trace)
+        except OSError:
+            raise http(404, "no journal for this game") from None
+        return whole_lines(data)
 
 
 class WebServer:

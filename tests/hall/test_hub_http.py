@@ -249,3 +249,38 @@ def test_request_fuzzer_never_gets_a_500(hall):
         status, _, _ = rig.request(method, path, raw=rng.choice(bodies) if method == "POST"
                                    else None, headers=headers)
         assert status < 500 or status in (503, 504), (method, path, status)
+
+
+def test_a_boards_past_game_is_replayed_under_the_hall(tmp_path):
+    """Issue 37: the console opens any game of a board, under the hub's ``/boards/N/`` as on the
+    board: ``api/replay?game=<id>`` replays the replica's journal of a game the board has left
+    (its flags with their lines), the game in play without one; an unknown id is a 404."""
+    first, second = "2026-11-22T0900-b07-001", "2026-11-22T1000-b07-002"
+    with Broker(tmp_path) as broker, HubRig(tmp_path / "hub", broker.url) as rig:
+        fb = FakeBoard(broker.url, "7")
+        try:
+            for game, trace in ((first, IT / "d1_kept_by_accept_8_2.jsonl"),
+                                (second, IT / "art_lost_on_time_comp_4_8.jsonl")):
+                fb.add_game(game, trace_lines(trace, game=game, board="7"))
+                fb.publish_lines(game)
+                wait(lambda game=game: rig.held("7", game) == len(fb.journals[game]))
+            assert rig.request("GET", f"/boards/7/api/replay?game={first}")[0] == 401
+            status, body = rig.json("GET", f"/boards/7/api/replay?game={first}",
+                                    token=rig.token)
+            assert status == 200 and body["game_id"] == first
+            assert [s["record"]["type"] for s in body["states"]][0] == "start"
+            assert len(body["states"]) == len(fb.journals[first])
+            assert body["flags"] and all(f["line"] for f in body["flags"])
+            for f in body["flags"]:
+                assert f["id"] in [g["id"] for g in body["states"][f["line"] - 1]["flags"]]
+            status, now = rig.json("GET", "/boards/7/api/replay", token=rig.token)
+            assert status == 200 and now["game_id"] == second
+            status, err = rig.json("GET", "/boards/7/api/replay?game=2026-11-22T1100-b07-003",
+                                   token=rig.token)
+            assert status == 404 and "no such game" in err["error"]
+            # the hall's boards take their players from the pairings, not a console's set-up
+            status, err = rig.json("POST", "/boards/7/api/setup", {"white": "X"},
+                                   token=rig.token)
+            assert status == 409 and "pairings" in err["error"]
+        finally:
+            fb.close()

@@ -104,6 +104,7 @@ def test_a_flag_in_italian_on_the_console_and_the_live_page(browser: Any, daemon
     page = italian_page(browser)
     page.goto(daemon.url + "/arbiter")
     login(page, daemon.token)
+    daemon.request("/api/arbiter", {"action": "start_clock"})  # COMP 4.4.2: the arbiter's
     page.wait_for_selector(".clock.running", timeout=10000)
     play(daemon, "-b3", "+b3", "-d3", "+c4")
     daemon.request("/api/sim/button", {"name": "clock", "side": "white"})

@@ -1,11 +1,14 @@
 """The pages in a real browser: headless Chromium from the Debian package (/usr/bin/chromium, no
 browser download) driven by Playwright, against the real daemon (``damiera run --simulate
 --http``) in a subprocess on a free loopback port. Screenshots of the three pages are left in
-tests/web/artifacts/ (git-ignored)."""
+tests/web/artifacts/ (git-ignored); the console's list of games, with DAMIERA_SCREENSHOTS=docs
+in the environment, in docs/screenshots/ (the guides' pictures; an ordinary run leaves the tree
+alone)."""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -29,6 +32,8 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = Path(__file__).parent / "artifacts"
+SCREENSHOTS = (Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+               if os.environ.get("DAMIERA_SCREENSHOTS") == "docs" else ARTIFACTS)
 DAMIERA = Path(sys.executable).parent / "damiera"
 
 if not Path(CHROMIUM).exists():  # `make test` installs it (the Makefile's system-deps)
@@ -140,6 +145,11 @@ def login(pg: Any, token: str) -> None:
     pg.wait_for_selector("#login-section", state="hidden", timeout=5000)
 
 
+def start_clock(d: Daemon) -> None:
+    """The arbiter starts the clock: a lone board's game waits for it (COMP 4.4.2)."""
+    d.request("/api/arbiter", {"action": "start_clock"})
+
+
 def play(d: Daemon, *squares: str) -> None:
     """Lift then place: each ('l', sq) / ('p', sq) through the simulator's API."""
     for sq in squares:
@@ -193,7 +203,10 @@ def test_an_hours_clock_ticks_every_second_on_the_page(page: Any, daemon_factory
     import re
     d = daemon_factory(time_control="3900")
     page.goto(d.url + "/")
-    page.wait_for_selector("#clock-white.running")  # White's clock runs from the start
+    page.wait_for_timeout(1200)
+    assert page.text_content("#clock-white .face") == "1:05:00"  # COMP 4.4.2: not yet started
+    start_clock(d)
+    page.wait_for_selector("#clock-white.running")  # White's clock runs from the arbiter's start
     seen = [page.text_content("#clock-white .face")]
     for _ in range(2):
         page.wait_for_function(
@@ -210,6 +223,7 @@ def test_live_page_shows_a_move_within_a_second(page: Any, daemon_factory: Any) 
     page.wait_for_selector("#board circle.piece")
     assert page.locator("#board circle.piece").count() == 24
     assert page.text_content('#board [data-square="a8"] .num') == "1"  # Italian 1 = a8
+    start_clock(d)
     play(d, "-d3", "+c4")
     d.request("/api/sim/button", {"name": "clock", "side": "white"})
     pressed = time.monotonic()
@@ -465,6 +479,7 @@ def test_live_page_freezes_the_clock_while_a_move_is_held(page: Any, daemon_fact
     standing at the times when Black got the move — until White decides."""
     from engine.clock_display import format_time
     d = daemon_factory()
+    start_clock(d)
     play(d, "-d3", "+c4")
     d.request("/api/sim/button", {"name": "clock", "side": "white"})
     page.goto(d.url + "/")
@@ -700,6 +715,91 @@ def test_arbiter_corrects_a_result_after_the_game_from_the_console(page: Any,
         "correct_result", "0-1", "the adjudication was for the wrong board")
     page.wait_for_function("document.querySelector('#games').textContent.includes('0-1')",
                            timeout=5000)
+
+
+def test_the_console_opens_a_game_played_before_the_one_in_play(page: Any,
+                                                               daemon_factory: Any) -> None:
+    """Issue 37: the previous game's flags and replay disappeared the moment a new game began.
+    A game played to its end (touched 21, moved 22: IT 8.1.3; adjudicated 1-0), the pieces set
+    up again (the next game begins), then the first game opened from the console's list: its
+    flag reviewed with its sensor events, its replay line by line, its report."""
+    d = daemon_factory()
+    first = d.request("/api/state")["game_id"]
+    play(d, "-b3", "+b3", "-d3", "+c4")
+    d.request("/api/sim/button", {"name": "clock", "side": "white"})
+    d.request("/api/arbiter", {"action": "adjudicate", "result": "1-0"})
+    play(d, "-c4", "+d3")  # the pieces set up again: the next game
+    deadline = time.monotonic() + 10
+    while d.request("/api/state")["game_id"] == first:
+        assert time.monotonic() < deadline, "the next game did not begin"
+        time.sleep(0.1)
+    play(d, "-d3", "+e4")
+    d.request("/api/sim/button", {"name": "clock", "side": "white"})
+    page.goto(d.url + "/arbiter")
+    login(page, d.token)
+    row = page.locator(f'#games li[data-game="{first}"]')
+    row.wait_for(timeout=5000)
+    assert "1-0" in row.text_content() and "(1 ply)" in row.text_content()
+    assert page.locator("#games li").count() == 2
+    row.locator("button.open-game").click()
+    page.wait_for_selector("#opened:not([hidden])", timeout=5000)
+    assert first in page.text_content("#flags-h") and page.is_hidden("#flags")
+    about = page.text_content("#opened-about")
+    assert "White: Ann" in about and "Black: Bob" in about and "1-0" in about
+    assert page.get_attribute("#opened-pdf", "href") == f"api/games/{first}/report.pdf"
+    flag = page.locator('#opened-flags .flag[data-code="IT 8.1.3"]')
+    assert "touched 21, moved 22" in flag.text_content()
+    flag.click()
+    page.wait_for_selector("#diagram-before svg [data-square]")
+    assert page.locator('#diagram-before [data-square="d3"] circle.piece.white').count() == 1
+    assert page.locator('#diagram-after [data-square="c4"] circle.piece.white').count() == 1
+    timeline = page.locator("#timeline li").all_text_contents()
+    assert any("lift b3 (21)" in t for t in timeline)
+    assert any("white presses clock" in t for t in timeline)
+    # the replay is the first game's, to its result, whatever the game in play does meanwhile
+    journal = d.request(f"/api/games/{first}/trace.jsonl").splitlines()
+    step = page.text_content("#replay-step")
+    assert f"line {len(journal)}/{len(journal)}" in step and "result 1-0" in step
+    play(d, "-g6", "+h5")
+    page.wait_for_timeout(500)
+    assert f"line {len(journal)}/{len(journal)}" in page.text_content("#replay-step")
+    page.click("#replay-first")
+    assert "start: italian" in page.text_content("#replay-step")
+    pdf = page.request.get(d.url + f"/api/games/{first}/report.pdf")
+    assert pdf.status == 200 and pdf.body().startswith(b"%PDF")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "arbiter-games.png"), full_page=True)
+    # back to the game in play: its own flags (none) and its journal
+    page.click("#opened-close")
+    page.wait_for_selector("#opened", state="hidden")
+    assert page.is_visible("#flags") and "none" in page.text_content("#flags")
+    page.wait_for_function(
+        "!document.querySelector('#replay-step').textContent.includes('result 1-0')", timeout=5000)
+
+
+def test_the_console_sets_up_the_next_game(page: Any, daemon_factory: Any) -> None:
+    """Issue 37: a lone board's players and time control were damiera.toml's alone. The
+    console's form sets them up; the untouched game on the board gives way at once, and the
+    pages name the players; a bad time control is refused in one line."""
+    d = daemon_factory()
+    page.goto(d.url + "/arbiter")
+    login(page, d.token)
+    page.wait_for_function("document.querySelector('#setup-white').value === 'Ann'",
+                           timeout=5000)
+    page.fill("#setup-time_control", "five minutes")
+    page.click("#setup-submit")
+    page.wait_for_function(
+        "document.querySelector('#setup-status').textContent.includes('400: time_control')",
+        timeout=5000)
+    page.fill("#setup-white", "Carla Verdi")
+    page.fill("#setup-black", "Dario Neri")
+    page.fill("#setup-time_control", "300+3")
+    page.click("#setup-submit")
+    page.wait_for_function(
+        "document.querySelector('#white-name').textContent === 'White: Carla Verdi'",
+        timeout=5000)
+    assert "300+3" in page.text_content("#event")
+    assert d.request("/api/state")["metadata"]["black"] == "Dario Neri"
 
 
 def test_international_adjudication_offers_its_own_results(page: Any, daemon_factory: Any) -> None:

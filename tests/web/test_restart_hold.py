@@ -47,6 +47,7 @@ def test_restart_mid_hold_keeps_the_move_held(tmp_path: Path, how: signal.Signal
         # COMP 6.16: one private note, one the arbiter marks public
         d.post("/api/arbiter", {"action": "note", "text": "private: warned White"})
         d.post("/api/arbiter", {"action": "note", "text": "public: late start", "public": True})
+        d.post("/api/arbiter", {"action": "start_clock"})  # a lone board's waits (COMP 4.4.2)
         move(d, "d3", "c4", "white")  # 22-18
         wait(d, lambda s: len(s["moves"]) == 1 and s["clock"]["running"] == "black")
         move(d, "e6", "e4", "black")  # 11-19, irregular: held from the public
@@ -91,6 +92,7 @@ def test_names_with_line_separators_in_the_journal_keep_the_hold_after_a_restart
     reads every line (a journal line ends at "\\n" alone, docs/trace-format.md)."""
     d = Daemon(tmp_path)
     try:
+        d.post("/api/arbiter", {"action": "start_clock"})  # a lone board's waits (COMP 4.4.2)
         move(d, "d3", "c4", "white")  # 22-18
         wait(d, lambda s: len(s["moves"]) == 1 and s["clock"]["running"] == "black")
         move(d, "e6", "e4", "black")  # 11-19, irregular: held from the public

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from pi.board.supersede import SET_UP_NOTE, superseded
 from pi.cli import main as cli
 from pi.web.feeds import Client
 from web_rig import SSE, Rig
@@ -412,6 +413,55 @@ def test_replay_gives_the_arbiters_state_after_every_journal_line(tmp_path: Path
         assert last["clock"] is not None and last["clock"]["running"] == "black"
 
 
+def _sim(rig: Rig, *steps: str) -> None:
+    """``-sq`` lifts, ``+sq`` places on the simulated board, each past the sensors' debounce."""
+    for step in steps:
+        path = "/api/sim/lift" if step[0] == "-" else "/api/sim/place"
+        status, data = rig.json("POST", path, {"square": step[1:]}, token=rig.token)
+        assert status == 200, data
+        time.sleep(0.06)
+
+
+def test_replay_of_a_past_game_once_the_next_has_begun(tmp_path: Path) -> None:
+    """Issue 37: a game's flags and step replay were the game in play's only, lost when the next
+    began. ``GET /api/replay?game=<id>`` replays any game of the board from its journal, with its
+    flags (each with the line that raised it, IT 8.1.3 here) and moves; an unknown id is a 404;
+    the game in play's id (or none) is the game in play."""
+    with Rig(tmp_path / "state") as rig:
+        first = rig.wait(lambda s: s["phase"] == "playing")["game_id"]
+        _sim(rig, "-b3", "+b3", "-d3", "+c4")  # touched 21, moved 22 (IT 8.1.3)
+        status, _ = rig.json("POST", "/api/sim/button", {"name": "clock", "side": "white"},
+                             token=rig.token)
+        assert status == 200
+        rig.wait(lambda s: any(f["code"] == "IT 8.1.3" for f in s["flags"]))
+        code, data = rig.json("POST", "/api/arbiter", {"action": "adjudicate", "result": "1-0"},
+                              token=rig.token)
+        assert code == 200, data
+        rig.wait(lambda s: s["phase"] == "over")
+        _sim(rig, "-c4", "+d3")  # the pieces set up again: the next game begins
+        second = rig.wait(lambda s: s["game_id"] not in (None, first)
+                          and s["phase"] == "playing")["game_id"]
+        assert rig.request("GET", f"/api/replay?game={first}")[0] == 401
+        code, body = rig.json("GET", f"/api/replay?game={first}", token=rig.token)
+        assert code == 200 and body["game_id"] == first
+        journal = (rig.root / "games" / first / "trace.jsonl").read_text().splitlines()
+        assert [s["record"] for s in body["states"]] == [json.loads(x) for x in journal]
+        assert body["states"][-1]["result"] == "1-0"
+        flag = next(f for f in body["flags"] if f["code"] == "IT 8.1.3")
+        assert flag["side"] == "white" and flag["title"] and "touched 21" in flag["text"]
+        raised = body["states"][flag["line"] - 1]
+        assert [f["id"] for f in raised["flags"]] == [flag["id"]]
+        assert [f["id"] for f in body["states"][flag["line"] - 2]["flags"]] == []
+        assert [m["notation"] for m in body["moves"]] == ["22-18"]
+        # the game in play, by its id or by none
+        for path in (f"/api/replay?game={second}", "/api/replay"):
+            code, now = rig.json("GET", path, token=rig.token)
+            assert code == 200 and now["game_id"] == second and now["flags"] == []
+        for bad in ("2020-01-01-001", "nope", "..%2f..%2farbiter.token"):
+            code, data = rig.json("GET", f"/api/replay?game={bad}", token=rig.token)
+            assert code == 404 and "no such game" in data["error"], (bad, data)
+
+
 @pytest.mark.parametrize("result", ["2-0", "1-1", "0-2", "*", "0-0"])
 def test_adjudicate_takes_only_the_variants_results(tmp_path: Path, result: str) -> None:
     """Issue 37: ``adjudicate`` with "2-0" in an Italian game became 1-0 (the game read the
@@ -430,3 +480,58 @@ def test_adjudicate_takes_only_the_variants_results(tmp_path: Path, result: str)
         code, data = rig.json("POST", "/api/arbiter", {"action": "adjudicate", "result": "0-1"},
                               token=rig.token)
         assert code == 200 and data["record"]["result"] == "0-1", data
+
+
+def test_a_lone_board_is_set_up_from_the_console_before_its_game(tmp_path: Path) -> None:
+    """Issue 37: players, event, round and time control came only from damiera.toml and a
+    restart. ``POST /api/setup`` (the arbiter's) puts them in the next game's start line: an
+    untouched game gives way at once (the set-up's game begins from the same position), a
+    touched one refuses it (409) until its result is in; a bad time control is a 400 of one
+    line. The pages' state, the record's tags and the report's header follow the start line."""
+    with Rig(tmp_path / "state") as rig:
+        first = rig.wait(lambda s: s["phase"] == "playing")["game_id"]
+        setup = {"white": "Carla Verdi", "black": "Dario Neri", "event": "Club night",
+                 "round": "3", "time_control": "300+3"}
+        assert rig.json("POST", "/api/setup", setup)[0] == 401
+        for bad, words in (({"time_control": "5 minutes"}, "time_control: bad TimeControl"),
+                           ({"white": "a\nb"}, "white: a control"), ({"colour": "x"},
+                                                                    "not a set-up field"),
+                           ({"round": ["3"]}, "round: a text is expected")):
+            code, data = rig.json("POST", "/api/setup", bad, token=rig.token)
+            assert code == 400 and words in data["error"] and "\n" not in data["error"], data
+        assert rig.state_now()["game_id"] == first
+        code, data = rig.json("POST", "/api/setup", setup, token=rig.token)
+        assert code == 200, data
+        s = rig.wait(lambda s: s["game_id"] not in (None, first) and s["phase"] == "playing")
+        meta = s["metadata"]
+        assert (meta["white"], meta["black"], meta["event"], meta["round"],
+                meta["time_control"]) == ("Carla Verdi", "Dario Neri", "Club night", "3",
+                                          "300+3")
+        assert s["clock"]["white"] == pytest.approx(300, abs=2)
+        start = json.loads((rig.root / "games" / s["game_id"] / "trace.jsonl").read_text()
+                           .splitlines()[0])
+        assert (start["white"], start["time_control"]) == ("Carla Verdi", "300+3")
+        # the untouched game was voided by the set-up, and says so (not a hall's pairing)
+        void = [json.loads(x) for x in
+                (rig.root / "games" / first / "trace.jsonl").read_text().splitlines()]
+        assert void[-2]["text"] == SET_UP_NOTE and void[-1]["type"] == "end"
+        assert superseded(void[1:])
+        pdn = rig.request("GET", "/game.pdn", token=rig.token)[2].decode()
+        assert '[White "Carla Verdi"]' in pdn and '[TimeControl "300+3"]' in pdn
+        second = s["game_id"]
+        rig.move("d3", "e4", "white")
+        rig.wait(lambda s: len(s["moves"]) == 1)
+        code, data = rig.json("POST", "/api/setup", {"white": "Someone"}, token=rig.token)
+        assert code == 409 and "a game is in play (a move was played)" in data["error"], data
+        assert rig.state_now()["metadata"]["white"] == "Carla Verdi"
+        code, _ = rig.json("POST", "/api/arbiter", {"action": "adjudicate", "result": "1-0"},
+                           token=rig.token)
+        assert code == 200
+        code, data = rig.json("POST", "/api/setup", {"white": "Elena", "time_control": "-"},
+                              token=rig.token)
+        assert code == 200, data
+        assert rig.state_now()["game_id"] == second  # the next game takes it
+        _sim(rig, "-e4", "+d3")  # the pieces set up again
+        s = rig.wait(lambda s: s["game_id"] not in (None, first, second))
+        assert s["metadata"]["white"] == "Elena" and s["metadata"]["black"] == "Dario Neri"
+        assert s["metadata"]["time_control"] is None
