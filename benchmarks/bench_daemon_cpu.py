@@ -97,13 +97,13 @@ def probe_main(out: str, argv: list[str]) -> int:
                                  BoardDisplay.render)
     parts = Simulation.parts
 
-    def timed_lift(self: Any, *squares: str) -> None:
+    def timed_lift(self: Any, *squares: str, **options: Any) -> None:
         rec["changes"].append([now(), "lift", squares[0]])
-        lift(self, *squares)
+        lift(self, *squares, **options)
 
-    def timed_place(self: Any, *squares: str) -> None:
+    def timed_place(self: Any, *squares: str, **options: Any) -> None:  # piece= (analog boards)
         rec["changes"].append([now(), "place", squares[0]])
-        place(self, *squares)
+        place(self, *squares, **options)
 
     def timed_show(self: Any, state: Any) -> None:
         rec["shows"].append(now())
