@@ -194,15 +194,7 @@ class GameSession:
         time away is then unknown (``down`` null). Raises ``pi.board.errors.JournalDamagedError``
         (file untouched: the caller abandons the game and begins a new one) or
         ``JournalError``."""
-        game.remove_stale_temporaries()
-        journal, rec = Journal.resume(game.trace)
-        try:
-            replay = Replay.read(rec.lines, POLICY)
-            for _ in replay:
-                pass
-        except Exception as exc:  # noqa: BLE001 - the journal's form was good, its content is not
-            journal.close()
-            raise JournalDamagedError(rec.path, 0, f"cannot be replayed: {exc}") from None
+        journal, replay, rec = _read_back(game)
         session = cls(game, journal, replay, rec.last_t)
         arbiter = replay.arbiter
         outcome = arbiter.game.outcome
@@ -238,15 +230,7 @@ class GameSession:
         result (an arbiter's note, a result corrected: COMP 6.16, issue 37), without a
         ``restart`` line: nothing of it resumes. :meth:`close` it when done. Raises
         ``pi.board.errors.JournalDamagedError`` (file untouched) or ``JournalError``."""
-        game.remove_stale_temporaries()
-        journal, rec = Journal.resume(game.trace)
-        try:
-            replay = Replay.read(rec.lines, POLICY)
-            for _ in replay:
-                pass
-        except Exception as exc:  # noqa: BLE001 - the journal's form was good, its content is not
-            journal.close()
-            raise JournalDamagedError(rec.path, 0, f"cannot be replayed: {exc}") from None
+        journal, replay, rec = _read_back(game)
         return cls(game, journal, replay, rec.last_t)
 
     # ------------------------------------------------------------------ feeding
@@ -623,3 +607,19 @@ def _time_away(rec: Recovered, wall_now: float | None) -> float | None:
 def _restart_line(last_t: float, down: float | None) -> dict[str, Any]:
     from pi.board.journal import restart_line
     return restart_line(last_t, down)
+
+
+def _read_back(game: GameDir) -> tuple[Journal, Replay, Recovered]:
+    """``game``'s journal opened for appending and replayed (``GameSession.resume``,
+    ``GameSession.reopen``). Raises ``JournalDamagedError`` (file untouched) or
+    ``JournalError``."""
+    game.remove_stale_temporaries()
+    journal, rec = Journal.resume(game.trace)
+    try:
+        replay = Replay.read(rec.lines, POLICY)
+        for _ in replay:
+            pass
+    except Exception as exc:  # noqa: BLE001 - the journal's form was good, its content is not
+        journal.close()
+        raise JournalDamagedError(rec.path, 0, f"cannot be replayed: {exc}") from None
+    return journal, replay, rec
