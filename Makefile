@@ -75,8 +75,13 @@ system-deps:
 # the modules marked heavy run first (tests/conftest.py). One worker per core (TEST_WORKERS):
 # two per core ran the suite in 226-234 s instead of 291-304 s here, but a test's daemon then
 # went 10 s without answering (docs/developer.md): not until the suite's waits are reviewed.
+# Many tests run `damiera`, the hub and the benchmarks as subprocesses: with PYTHONDONTWRITEBYTECODE
+# set (some shells and sandboxes do) each of them compiled the package again, and pytest rewrote
+# every test module's asserts in each worker; unset here, they are compiled once into the
+# checkout's __pycache__ (ignored by git).
 TEST_WORKERS ?= auto
-PYTEST = $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=15
+PYTEST = env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile \
+	--durations=15
 
 test: $(VENV)/.installed system-deps
 	$(PYTEST)

@@ -55,6 +55,9 @@ LOCAL = frozenset({"127.0.0.1", "::1"})
 #: Open connections in all at most, whatever the descriptor budget.
 MAX_CONNECTIONS = 512
 
+#: The clock of :class:`RateLimitedLog` (a test moves it on instead of sleeping an interval).
+monotonic: Callable[[], float] = time.monotonic
+
 
 def descriptor_budget() -> int:
     """The process's soft limit on open descriptors (RLIMIT_NOFILE); 1024 when unlimited or
@@ -76,7 +79,7 @@ class RateLimitedLog:
     def note(self, message: str, *args: object) -> None:
         """One more event: logged now (with the count of those held since the last line) when
         the interval has passed, else counted."""
-        now = time.monotonic()
+        now = monotonic()
         if now - self._last < self.interval:
             self._held += 1
             return

@@ -16,6 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # 9-18 s (nginx, a broker, a hub, two runs): make test-slow, beside test_hall_nginx
 @pytest.mark.skipif(shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists(),
                     reason="nginx is missing: make system-deps installs it")
 def test_bench_nginx_prints_its_figures() -> None:

@@ -37,6 +37,7 @@ def test_the_doc_has_commands() -> None:
     assert COMMANDS == [".venv/bin/python benchmarks/bench_board.py --quick"]
 
 
+@pytest.mark.slow  # 12-25 s of a real daemon's benchmark: make test-slow (make test within 4 min)
 @pytest.mark.parametrize("command", COMMANDS)
 def test_each_command_runs_as_written(command: str) -> None:
     done = subprocess.run(command, shell=True, cwd=ROOT, capture_output=True, text=True,

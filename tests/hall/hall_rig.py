@@ -147,7 +147,7 @@ class Hub:
         with self.cond:
             return [json.loads(p) for lf, p, _ in self.messages if lf == leaf]
 
-    def wait(self, predicate: Callable[[Hub], bool], timeout: float = 10.0, what: str = "") -> None:
+    def wait(self, predicate: Callable[[Hub], bool], timeout: float = 30.0, what: str = "") -> None:
         end = time.monotonic() + timeout
         with self.cond:
             while not predicate(self):

@@ -76,7 +76,7 @@ def rig_keys_toml(boards: range = range(1, 21)) -> str:
     return "[keys]\n" + "".join(f'"{b}" = "{rig_key(str(b)).hex()}"\n' for b in boards)
 
 
-def wait(predicate: Callable[[], Any], timeout: float = 15.0, what: str = "condition",
+def wait(predicate: Callable[[], Any], timeout: float = 30.0, what: str = "condition",
          show: Callable[[], Any] | None = None) -> Any:
     """``predicate()`` once true (polled every 50 ms), or AssertionError after ``timeout`` s;
     ``show()``: what the failure prints of where things stood (a table's row, a state)."""

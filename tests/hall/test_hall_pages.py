@@ -80,7 +80,7 @@ def test_hall_page_shows_every_board_and_follows_them_live(hall: dict[str, Any])
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(f"http://127.0.0.1:{rig.port}/")
-            page.wait_for_selector("#board-4 .result:text('1-0')", timeout=15000)
+            page.wait_for_selector("#board-4 .result:text('1-0')", timeout=30000)
             assert "Bianchi" in page.text_content("#board-4 .white")
             assert "Neri" in page.text_content("#board-4 .black")
             assert page.locator("#board-4 svg circle.piece").count() > 0
@@ -89,7 +89,7 @@ def test_hall_page_shows_every_board_and_follows_them_live(hall: dict[str, Any])
                 text = page.text_content(f"#board-4 .mini-clocks .{face}") or ""
                 assert re.fullmatch(r"[○●] [1-5]?[0-9]:[0-5][0-9]", text), text
             # board 7: the pending irregularity is a badge, its card framed
-            page.wait_for_selector("#board-7.flagged .badge.flag", timeout=15000)
+            page.wait_for_selector("#board-7.flagged .badge.flag", timeout=30000)
             assert "Rossi" in page.text_content("#board-7 .white")
             # the boards in number order, whatever order they were heard in
             order = page.eval_on_selector_all("article.card", "cs => cs.map(c => c.dataset.board)")
@@ -99,8 +99,8 @@ def test_hall_page_shows_every_board_and_follows_them_live(hall: dict[str, Any])
             b7.publish_lines(G7, range(sent + 1, len(b7.journals[G7]) + 1))
             page.wait_for_function(
                 "b => document.querySelector('#board-7 .moves').textContent !== b", arg=before,
-                timeout=15000)
-            page.wait_for_selector("#board-7:not(.flagged)", timeout=15000)
+                timeout=30000)
+            page.wait_for_selector("#board-7:not(.flagged)", timeout=30000)
             # a round filter hides the other rounds' boards (both are round 1 here)
             assert page.locator("#round-filter option").count() == 2
             # board 9 in mid-game, its clock running: the README's screenshot shows one ticking
@@ -112,7 +112,7 @@ def test_hall_page_shows_every_board_and_follows_them_live(hall: dict[str, Any])
                                   P.status_payload("9", G9, 0, [], session="00ff00ff", key=b9.key),
                                   qos=1, retain=True).wait_for_publish(5)
                 b9.publish_lines(G9, range(1, len(b9.journals[G9]) // 2))
-                page.wait_for_selector("#board-9 .mini-clocks .running", timeout=15000)
+                page.wait_for_selector("#board-9 .mini-clocks .running", timeout=30000)
                 ARTIFACTS.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(ARTIFACTS / "hall.png"), full_page=True)
             finally:
@@ -141,25 +141,25 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
             page.goto(f"http://127.0.0.1:{rig.port}/arbiter")
             assert page.locator("th:text('when (local time)')").count() == 2
             # not logged in: nothing but the login box
-            page.wait_for_selector("#token", timeout=15000)
+            page.wait_for_selector("#token", timeout=30000)
             assert page.locator("#flags tbody tr").count() == 0
             page.fill("#token", rig.token)
             page.keyboard.press("Enter")
             page.wait_for_function("document.querySelector('#who').textContent === 'arbiter'",
-                                   timeout=15000)
-            page.wait_for_selector("#conn:text('live')", timeout=15000)
+                                   timeout=30000)
+            page.wait_for_selector("#conn:text('live')", timeout=30000)
             assert page.locator("#alarms tbody tr").count() == 0
             # someone publishing for board 4 with its password but not its key: an alarm, live
             b4.raw("journal", P.journal_payload(G4, len(b4.journals[G4]) + 1,
                                                 '{"t": 1.0, "type": "x"}', "ab" * 32))
-            alarm = page.wait_for_selector("#alarms tbody tr[data-board='4']", timeout=15000)
+            alarm = page.wait_for_selector("#alarms tbody tr[data-board='4']", timeout=30000)
             assert "does not verify" in alarm.text_content()
             assert re.fullmatch(r"[0-2]\d:[0-5]\d:[0-5]\d",
                                 alarm.query_selector("td").text_content()), alarm.text_content()
             assert page.locator("#alarms-empty").is_hidden()
             # a flag raised now, on board 7, reaches the console live
             sent = _until_pending(rig, b7, G7)
-            row = page.wait_for_selector("#flags tbody tr[data-board='7']", timeout=15000)
+            row = page.wait_for_selector("#flags tbody tr[data-board='7']", timeout=30000)
             assert "IT 8" in row.text_content() and "pending" in row.text_content()
             assert re.fullmatch(r"[0-2]\d:[0-5]\d:[0-5]\d",
                                 row.query_selector("td").text_content()), row.text_content()
@@ -168,7 +168,7 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
             # decided: it leaves the pending list
             b7.publish_lines(G7, range(sent + 1, len(b7.journals[G7]) + 1))
             page.wait_for_selector("#flags tbody tr[data-board='7']", state="detached",
-                                   timeout=15000)
+                                   timeout=30000)
             page.select_option("#status-filter", "")
             assert page.locator("#flags tbody tr[data-board='7']").count() >= 1
             # pairings of two rounds: kept whole, nothing sent before a round starts
@@ -176,7 +176,7 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
                       "3,4,Rosa,Gialli\n3,7,Blu,Viola\n")
             page.click("#pairings-send")
             page.wait_for_selector("#pairings-status:text('4 pairings kept (rounds 2, 3)')",
-                                   timeout=15000)
+                                   timeout=30000)
             assert not [c for c in b4.commands + b7.commands if c.pairing]
             # "Start round 2": each board gets round 2's pairing (not round 3's, the last rows)
             page.wait_for_selector("#round-select option[value='2']", state="attached")
@@ -190,7 +190,7 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
             # neither board has begun a game of round 2: both listed as not ready, with why
             # (its pairing taken, its round 1 game still in play)
             page.wait_for_selector("#round-boards tbody tr[data-board='7'].not_ready"
-                                   ":has-text('round 1 is still in play')", timeout=15000)
+                                   ":has-text('round 1 is still in play')", timeout=30000)
             assert page.locator("#round-boards tbody tr[data-board='4'].not_ready").count() == 1
             # board 7's round 2 game begins (set up): the hub starts its clock (COMP 4.4.2)
             g = "2026-11-22T1400-b07-002"
@@ -199,16 +199,16 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
             b7.status()
             b7.publish_lines(g)
             page.wait_for_selector("#round-boards tbody tr[data-board='7'].started",
-                                   timeout=15000)
+                                   timeout=30000)
             assert [c.action for c in b7.commands if c.action] == \
                 [{"action": "start_clock", "game": g}]
             assert "round 2: 1 of 2 boards" in page.text_content("#round-status")
             # a bad CSV is refused, nothing sent
             page.fill("#pairings-csv", "round,board,white,black\n2,4,Gialli\n")  # a column short
             page.click("#pairings-send")
-            page.wait_for_selector("#pairings-status.error", timeout=15000)
+            page.wait_for_selector("#pairings-status.error", timeout=30000)
             # results
-            page.wait_for_selector("#results tbody tr:has-text('1-0')", timeout=15000)
+            page.wait_for_selector("#results tbody tr:has-text('1-0')", timeout=30000)
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "hall-arbiter.png"), full_page=True)
             assert errors == []
@@ -232,14 +232,14 @@ def test_a_boards_console_names_the_game_and_shows_the_boards_refusal(
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(f"http://127.0.0.1:{rig.port}/boards/7/arbiter")
-            page.wait_for_selector("#token", timeout=15000)
+            page.wait_for_selector("#token", timeout=30000)
             page.fill("#token", rig.token)
             page.keyboard.press("Enter")
-            page.wait_for_selector("#action-stop_clock", timeout=15000)
+            page.wait_for_selector("#action-stop_clock", timeout=30000)
             page.wait_for_function("document.querySelector('#login-section').hidden",
-                                   timeout=15000)
+                                   timeout=30000)
             page.click("#action-stop_clock")
-            shown = page.wait_for_selector("#action-status.error", timeout=15000)
+            shown = page.wait_for_selector("#action-status.error", timeout=30000)
             assert "stop_clock refused" in shown.text_content()
             assert "this action is for game" in shown.text_content()
             sent = b7.commands[-1].action
@@ -267,7 +267,7 @@ def test_a_boards_pages_on_the_hub_have_no_dead_link(hall: dict[str, Any]) -> No
                     page.fill("#token", rig.token)
                     page.keyboard.press("Enter")
                     page.wait_for_function("document.querySelector('#who').textContent "
-                                           "=== 'arbiter'", timeout=15000)
+                                           "=== 'arbiter'", timeout=30000)
                 else:
                     page.wait_for_load_state("networkidle")
                 links = page.eval_on_selector_all(
@@ -296,7 +296,7 @@ def test_a_boards_live_page_on_the_hub_names_it_and_links_its_pdn(hall: dict[str
             page.goto(f"http://127.0.0.1:{rig.port}/boards/7/")
             page.wait_for_function(
                 "document.querySelector('#names').textContent === 'Board 7 · Round 1'",
-                timeout=15000)
+                timeout=30000)
             assert page.text_content("#turn") in ("White to move", "Black to move")
             href = page.eval_on_selector("#pdn-link", "a => a.href")
             answer = page.request.get(href)
@@ -345,22 +345,22 @@ def test_the_pages_opened_while_the_hub_reads_back_say_so_and_load_once_it_has(
                     hall_page.goto(f"http://127.0.0.1:{rig.port}/")
                     hall_page.wait_for_selector(
                         "#reading:text('reading the games back after a restart: 0 of 1 "
-                        "boards')", timeout=15000)
+                        "boards')", timeout=30000)
                     assert hall_page.locator("#board-7").count() == 0
                     page = context.new_page()
                     page.goto(f"http://127.0.0.1:{rig.port}/arbiter")
-                    page.wait_for_selector("#token", timeout=15000)
+                    page.wait_for_selector("#token", timeout=30000)
                     page.fill("#token", rig.token)
                     page.keyboard.press("Enter")
                     page.wait_for_selector("#conn:has-text('reading its games back')",
-                                           timeout=15000)
+                                           timeout=30000)
                     release.set()
                     row = page.wait_for_selector("#flags tbody tr[data-board='7']",
                                                  timeout=20000)
                     assert "IT 8" in row.text_content() and "pending" in row.text_content()
-                    page.wait_for_selector("#conn:text('live')", timeout=15000)
-                    hall_page.wait_for_selector("#board-7", timeout=15000)
-                    hall_page.wait_for_selector("#reading", state="hidden", timeout=15000)
+                    page.wait_for_selector("#conn:text('live')", timeout=30000)
+                    hall_page.wait_for_selector("#board-7", timeout=30000)
+                    hall_page.wait_for_selector("#reading", state="hidden", timeout=30000)
                 finally:
                     browser.close()
         finally:

@@ -99,14 +99,14 @@ def test_board_pages_under_the_prefix_in_a_browser(hall):
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(f"http://127.0.0.1:{rig.port}/boards/4/")
             page.wait_for_function(
-                "document.querySelector('#result').textContent.includes('1-0')", timeout=15000)
+                "document.querySelector('#result').textContent.includes('1-0')", timeout=30000)
             assert "23-19" in page.text_content("#moves")
             page.goto(f"http://127.0.0.1:{rig.port}/boards/4/arbiter")
             page.fill("input[type=password]", rig.token)
             page.keyboard.press("Enter")
             page.wait_for_function("document.querySelector('#who') && "
                                    "document.querySelector('#who').textContent === 'arbiter'",
-                                   timeout=15000)
+                                   timeout=30000)
             assert page.get_attribute("#dl-pdn", "href") == "record.pdn"
             assert errors == []
         finally:

@@ -65,39 +65,39 @@ def test_hall_page_and_console_in_italian_then_english(hall: tuple[HubRig, FakeB
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(url + "/")
-            page.wait_for_selector("#board-7 .badge.flag", timeout=15000)
+            page.wait_for_selector("#board-7 .badge.flag", timeout=30000)
             assert page.get_attribute("html", "lang") == "it"
             assert page.text_content("#board-7 .title") == "Damiera 7"
             assert page.text_content("#summary") == "1 damiera"       # one: the singular form
             assert page.locator("#round-filter option").first.text_content() == "tutte"
             page.click("#lang-en")
-            page.wait_for_selector("#board-7 .title:text('Board 7')", timeout=15000)
+            page.wait_for_selector("#board-7 .title:text('Board 7')", timeout=30000)
             assert page.text_content("#summary") == "1 board"
             page.click("#lang-it")
-            page.wait_for_selector("#board-7 .title:text('Damiera 7')", timeout=15000)
+            page.wait_for_selector("#board-7 .title:text('Damiera 7')", timeout=30000)
 
             # the hall's arbiter console: the flag's article in the regulation's own words
             page.goto(url + "/arbiter")
-            page.wait_for_selector("#token", timeout=15000)
+            page.wait_for_selector("#token", timeout=30000)
             assert page.locator("th:text('quando (ora locale)')").count() == 2
             page.fill("#token", rig.token)
             page.keyboard.press("Enter")
             page.wait_for_function("document.querySelector('#who').textContent === 'arbitro'",
-                                   timeout=15000)
-            row = page.wait_for_selector("#flags tbody tr[data-board='7']", timeout=15000)
+                                   timeout=30000)
+            row = page.wait_for_selector("#flags tbody tr[data-board='7']", timeout=30000)
             text = row.text_content() or ""
             assert "IT 8" in text and "in sospeso" in text, text
             assert any(t in text for t in ("muovere", "toccare", "tralasciare", "spostare")), text
             page.click("#lang-en")
-            row = page.wait_for_selector("#flags tbody tr[data-board='7']", timeout=15000)
+            row = page.wait_for_selector("#flags tbody tr[data-board='7']", timeout=30000)
             assert "pending" in (row.text_content() or "")
             assert page.text_content("#who") == "arbiter"
 
             # a board's pages on the hub: the same catalog, the choice kept (English now)
             page.goto(url + "/boards/7/")
-            page.wait_for_selector("#moves-h:text('Moves')", timeout=15000)
+            page.wait_for_selector("#moves-h:text('Moves')", timeout=30000)
             page.click("#lang-it")
-            page.wait_for_selector("#moves-h:text('Mosse')", timeout=15000)
+            page.wait_for_selector("#moves-h:text('Mosse')", timeout=30000)
             assert errors == []
         finally:
             browser.close()

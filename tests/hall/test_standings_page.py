@@ -80,7 +80,7 @@ def test_the_standings_page_per_round_live_and_in_italian(
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(f"http://127.0.0.1:{rig.port}/standings")
-            page.wait_for_selector("#standings tbody tr[data-player='Rossi']", timeout=15000)
+            page.wait_for_selector("#standings tbody tr[data-player='Rossi']", timeout=30000)
             # after round 2, the newest with a result: Blu 2+1, Rossi 2+2, Neri 1+0 ...
             assert page.input_value("#round-select") == "2"
             names = page.eval_on_selector_all("#standings tbody tr",
@@ -99,7 +99,7 @@ def test_the_standings_page_per_round_live_and_in_italian(
             page.select_option("#round-select", "1")
             page.wait_for_function(
                 "document.querySelectorAll('#standings thead th.round').length === 1",
-                timeout=15000)
+                timeout=30000)
             assert cells(page, "Rossi", "td.points") == ["2"]
             assert cells(page, "Neri", "td.points") == ["1"]
             # live: round 3 begins and board 1's game ends; the page follows once round 3 is
@@ -108,19 +108,19 @@ def test_the_standings_page_per_round_live_and_in_italian(
             page.select_option("#round-select", "3")
             page.wait_for_function(
                 "document.querySelector(\"#standings tbody tr[data-player='Rossi'] td.points\")"
-                ".textContent === '6'", timeout=15000)
+                ".textContent === '6'", timeout=30000)
             play(rig, boards["2"], "3", "Verdi", "Bianchi", "0-1")
             page.wait_for_function(
                 "[...document.querySelectorAll(\"#standings tbody tr[data-player='Bianchi'] "
                 "td.game\")].map(c => c.textContent).join('|') === "
-                "'0 ● Rossi|1 ○ Gialli|2 ● Verdi'", timeout=15000)
+                "'0 ● Rossi|1 ○ Gialli|2 ● Verdi'", timeout=30000)
             assert cells(page, "Neri", "td.game")[-1] == "* ○ Blu"  # not over yet
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SCREENSHOTS / "standings.png"), full_page=True)
             # in Italian: the switch every page has
             page.click("#lang-it")
-            page.wait_for_selector("#standings-h:text('Classifica')", timeout=15000)
-            page.wait_for_selector("#standings tbody tr[data-player='Rossi']", timeout=15000)
+            page.wait_for_selector("#standings-h:text('Classifica')", timeout=30000)
+            page.wait_for_selector("#standings tbody tr[data-player='Rossi']", timeout=30000)
             assert "punti" in page.eval_on_selector_all(
                 "#standings thead th", "hs => hs.map(h => h.textContent)")
             assert "spareggi" in (page.text_content("#scoring") or "")

@@ -56,7 +56,7 @@ def italian_page(browser: Any) -> Any:
 def test_the_live_page_follows_the_browser_then_the_switch(browser: Any, daemon: Daemon) -> None:
     page = italian_page(browser)
     page.goto(daemon.url + "/")
-    page.wait_for_selector("#turn:text('Muove il Bianco')", timeout=10000)
+    page.wait_for_selector("#turn:text('Muove il Bianco')", timeout=30000)
     assert page.get_attribute("html", "lang") == "it"
     assert page.text_content("#moves-h") == "Mosse"
     assert page.text_content("#flags-h") == "Segnalazioni"
@@ -86,14 +86,14 @@ def test_the_live_page_follows_the_browser_then_the_switch(browser: Any, daemon:
     assert got == [localize(t, "it") for t in texts]
     # the switch: English, and the choice is kept over the browser's Accept-Language
     page.click("#lang-en")
-    page.wait_for_selector("#turn:text('White to move')", timeout=10000)
+    page.wait_for_selector("#turn:text('White to move')", timeout=30000)
     assert page.get_attribute("html", "lang") == "en"
     assert page.text_content("#moves-h") == "Moves"
     page.goto(daemon.url + "/")
-    page.wait_for_selector("#turn:text('White to move')", timeout=10000)
+    page.wait_for_selector("#turn:text('White to move')", timeout=30000)
     assert page.text_content("#flags-h") == "Flags"
     page.click("#lang-it")
-    page.wait_for_selector("#turn:text('Muove il Bianco')", timeout=10000)
+    page.wait_for_selector("#turn:text('Muove il Bianco')", timeout=30000)
     assert page.errors == []
     page.context.close()
 
@@ -105,11 +105,11 @@ def test_a_flag_in_italian_on_the_console_and_the_live_page(browser: Any, daemon
     page.goto(daemon.url + "/arbiter")
     login(page, daemon.token)
     daemon.request("/api/arbiter", {"action": "start_clock"})  # COMP 4.4.2: the arbiter's
-    page.wait_for_selector(".clock.running", timeout=10000)
+    page.wait_for_selector(".clock.running", timeout=30000)
     play(daemon, "-b3", "+b3", "-d3", "+c4")
     daemon.request("/api/sim/button", {"name": "clock", "side": "white"})
     flag = page.locator('#flags .flag[data-code="IT 8.1.3"]')
-    flag.wait_for(timeout=10000)
+    flag.wait_for(timeout=30000)
     text = flag.text_content() or ""
     assert "toccare un proprio pezzo e muoverne un altro" in text, text
     assert "toccato 21, mosso 22" in text and "in sospeso" in text, text
@@ -118,30 +118,30 @@ def test_a_flag_in_italian_on_the_console_and_the_live_page(browser: Any, daemon
     flags = daemon.request("/api/state")["flags"]
     assert flags[0]["status"] == "pending" and flags[0]["text"] == "touched 21, moved 22"
     flag.click()
-    page.wait_for_selector("#diagram-before figcaption:text('prima')", timeout=10000)
+    page.wait_for_selector("#diagram-before figcaption:text('prima')", timeout=30000)
     assert "Eventi dei sensori attorno" in (page.text_content("#review-body") or "")
     assert page.text_content("#actions-h") == "Azioni"
     assert page.locator("#action-start_clock").text_content() == "Avvia l'orologio"
-    page.wait_for_selector("#replay-step:text('riga')", timeout=10000)
+    page.wait_for_selector("#replay-step:text('riga')", timeout=30000)
 
     live = italian_page(browser)  # the public: no arbiter's cookie
     live.goto(daemon.url + "/")
-    live.wait_for_selector('#flags .flag[data-code="IT 8.1.3"]', timeout=10000)
+    live.wait_for_selector('#flags .flag[data-code="IT 8.1.3"]', timeout=30000)
     # the public is told only that an irregularity waits (views.HELD_TEXT), in Italian too
     held = live.text_content('#flags .flag[data-code="IT 8.1.3"]') or ""
     assert "un'irregolarità: l'avversario decide se va corretta" in held, held
 
     # Black accepts (IT 8.2): the flag is kept, Black's clock runs; both pages are shot so
     daemon.request("/api/sim/button", {"name": "accept", "side": "black"})
-    page.wait_for_selector('#flags .flag[data-code="IT 8.1.3"]:has-text("mantenuta")', timeout=10000)
-    page.wait_for_selector("#clock-black.running", timeout=10000)
+    page.wait_for_selector('#flags .flag[data-code="IT 8.1.3"]:has-text("mantenuta")', timeout=30000)
+    page.wait_for_selector("#clock-black.running", timeout=30000)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "it-arbiter.png"), full_page=True)
 
-    live.wait_for_selector('#flags .flag:has-text("toccato 21, mosso 22")', timeout=10000)
+    live.wait_for_selector('#flags .flag:has-text("toccato 21, mosso 22")', timeout=30000)
     assert live.text_content("#clock-h") == "Orologio"
-    live.wait_for_selector("#clock-black.running", timeout=10000)
-    live.wait_for_selector("#turn:text('Muove il Nero')", timeout=10000)
+    live.wait_for_selector("#clock-black.running", timeout=30000)
+    live.wait_for_selector("#turn:text('Muove il Nero')", timeout=30000)
     live.screenshot(path=str(SCREENSHOTS / "it-live.png"), full_page=True)
     assert page.errors == [] and live.errors == []
     page.context.close()

@@ -142,7 +142,7 @@ def shoot(pg: Any, name: str) -> None:
 def login(pg: Any, token: str) -> None:
     pg.fill("#token", token)
     pg.click(".login button[type=submit]")
-    pg.wait_for_selector("#login-section", state="hidden", timeout=5000)
+    pg.wait_for_selector("#login-section", state="hidden", timeout=30000)
 
 
 def start_clock(d: Daemon) -> None:
@@ -290,7 +290,7 @@ def test_arbiter_reviews_a_flag_and_acts(page: Any, daemon_factory: Any) -> None
     # the press is handled on the daemon's loop after the POST returns: the list may first show
     # the flag as the move left it, its full text with the press (seen once in a CI run)
     page.locator('#flags .flag[data-code="IT 8.1.3"]',
-                 has_text="touched 21, moved 22").wait_for(timeout=5000)
+                 has_text="touched 21, moved 22").wait_for(timeout=30000)
     assert "touched 21, moved 22" in flag.text_content()
     flag.click()
     page.wait_for_selector("#diagram-before svg [data-square]")
@@ -328,7 +328,7 @@ def test_arbiter_reviews_a_flag_and_acts(page: Any, daemon_factory: Any) -> None
     page.fill("#note-text", "players warned about touching")
     page.click("#action-note")
     page.wait_for_function("document.querySelector('#action-status').textContent.includes('journaled')",
-                           timeout=5000)
+                           timeout=30000)
     notes = [r for r in d.journal() if r.get("type") == "arbiter"]
     assert notes and notes[-1]["action"] == "note"
     assert notes[-1]["text"] == "players warned about touching"
@@ -341,7 +341,7 @@ def test_arbiter_login_refused_with_a_wrong_token(page: Any, daemon_factory: Any
     page.fill("#token", "not-the-token")
     page.click(".login button[type=submit]")
     page.wait_for_function("document.querySelector('.login-status').textContent.includes('401')",
-                           timeout=10000)
+                           timeout=30000)
     assert page.is_visible("#login-section")
     with pytest.raises(urllib.error.HTTPError):
         d.request("/game.pdn", token=False)
@@ -394,7 +394,7 @@ def test_live_page_reconnects_after_the_daemon_restarts(page: Any, daemon_factor
                            timeout=2000)
     d.stop()
     page.wait_for_function("document.querySelector('#conn').textContent.includes('reconnecting')",
-                           timeout=5000)
+                           timeout=30000)
     d2 = Daemon(tmp_path, port=d.port)  # the same state directory, config and port
     try:
         page.wait_for_function("document.querySelector('#conn').textContent === 'live'",
@@ -582,7 +582,7 @@ def test_squares_to_put_right_are_said_once_in_the_pages_numbers(
     d = daemon_factory()
     page.goto(d.url + "/")
     _touch_irregularity(d)
-    page.wait_for_selector('#flags .flag[data-code="IT 8.1.3"]', timeout=5000)
+    page.wait_for_selector('#flags .flag[data-code="IT 8.1.3"]', timeout=30000)
     d.request("/api/sim/button", {"name": "correct", "side": "black"})  # IT 8.2
     page.wait_for_function("document.querySelector('#message').textContent.includes('put right')",
                            timeout=3000)
@@ -601,7 +601,7 @@ def test_flag_times_say_which_clock(page: Any, daemon_factory: Any) -> None:
     login(page, d.token)
     _touch_irregularity(d)
     flag = page.locator('#flags .flag[data-code="IT 8.1.3"]')
-    flag.wait_for(timeout=5000)
+    flag.wait_for(timeout=30000)
     assert re.search(r"game time \d+:\d\d\.\d, local time [0-2]\d:[0-5]\d:[0-5]\d",
                      flag.text_content() or ""), flag.text_content()
     flag.click()
@@ -653,14 +653,14 @@ def test_arbiter_page_loads_without_a_refused_request(browser: Any, daemon_facto
         assert d.request("/api/state")["moves"], "22-18 (d3-c4) was not committed"
         pg.goto(d.url + "/arbiter")
         pg.wait_for_function("document.querySelector('#moves').textContent.includes('22-18')",
-                             timeout=15000)
+                             timeout=30000)
         pg.wait_for_timeout(500)
         login(pg, d.token)
         pg.wait_for_function("document.querySelector('#replay-step').textContent.includes('line')",
-                             timeout=15000)
+                             timeout=30000)
         pg.reload()
         pg.wait_for_function("document.querySelector('#who').textContent === 'arbiter'",
-                             timeout=15000)
+                             timeout=30000)
         pg.wait_for_timeout(500)
         assert refused == []
     finally:
@@ -674,16 +674,16 @@ def test_arbiters_list_of_games_follows_the_game(page: Any, daemon_factory: Any)
     page.goto(d.url + "/arbiter")
     login(page, d.token)
     page.wait_for_function("document.querySelector('#games').textContent.includes('(0 plies)')",
-                           timeout=5000)
+                           timeout=30000)
     options = page.locator("#adjudicate-result option").all_text_contents()
     assert options == ["1-0", "1/2-1/2", "0-1"]  # Italian: engine/variants.py results
     play(d, "-d3", "+c4")
     d.request("/api/sim/button", {"name": "clock", "side": "white"})
     page.wait_for_function("document.querySelector('#games').textContent.includes('(1 ply)')",
-                           timeout=5000)
+                           timeout=30000)
     d.request("/api/arbiter", {"action": "adjudicate", "result": "1-0"})
     page.wait_for_function("document.querySelector('#games').textContent.includes('1-0')",
-                           timeout=5000)
+                           timeout=30000)
 
 
 def test_arbiter_corrects_a_result_after_the_game_from_the_console(page: Any,
@@ -694,27 +694,27 @@ def test_arbiter_corrects_a_result_after_the_game_from_the_console(page: Any,
     page.goto(d.url + "/arbiter")
     login(page, d.token)
     page.wait_for_function("document.querySelector('#games').textContent.includes('(0 plies)')",
-                           timeout=5000)
+                           timeout=30000)
     d.request("/api/arbiter", {"action": "adjudicate", "result": "1-0"})
     page.wait_for_function("document.querySelector('#games').textContent.includes('1-0')",
-                           timeout=5000)
+                           timeout=30000)
     assert page.locator("#correct-result option").all_text_contents() == ["1-0", "1/2-1/2",
                                                                           "0-1"]
     page.fill("#note-text", "Black disputes the result")
     page.click("#action-note")
     page.wait_for_function("document.querySelector('#action-status').textContent"
-                           ".includes('note: journaled')", timeout=5000)
+                           ".includes('note: journaled')", timeout=30000)
     page.select_option("#correct-result", "0-1")
     page.fill("#correct-reason", "the adjudication was for the wrong board")
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("#action-correct_result")
     page.wait_for_function("document.querySelector('#action-status').textContent"
-                           ".includes('correct_result: journaled')", timeout=5000)
+                           ".includes('correct_result: journaled')", timeout=30000)
     last = d.journal()[-1]
     assert (last["action"], last["result"], last["text"]) == (
         "correct_result", "0-1", "the adjudication was for the wrong board")
     page.wait_for_function("document.querySelector('#games').textContent.includes('0-1')",
-                           timeout=5000)
+                           timeout=30000)
 
 
 def test_the_console_opens_a_game_played_before_the_one_in_play(page: Any,
@@ -738,11 +738,11 @@ def test_the_console_opens_a_game_played_before_the_one_in_play(page: Any,
     page.goto(d.url + "/arbiter")
     login(page, d.token)
     row = page.locator(f'#games li[data-game="{first}"]')
-    row.wait_for(timeout=5000)
+    row.wait_for(timeout=30000)
     assert "1-0" in row.text_content() and "(1 ply)" in row.text_content()
     assert page.locator("#games li").count() == 2
     row.locator("button.open-game").click()
-    page.wait_for_selector("#opened:not([hidden])", timeout=5000)
+    page.wait_for_selector("#opened:not([hidden])", timeout=30000)
     assert first in page.text_content("#flags-h") and page.is_hidden("#flags")
     about = page.text_content("#opened-about")
     assert "White: Ann" in about and "Black: Bob" in about and "1-0" in about
@@ -774,7 +774,7 @@ def test_the_console_opens_a_game_played_before_the_one_in_play(page: Any,
     page.wait_for_selector("#opened", state="hidden")
     assert page.is_visible("#flags") and "none" in page.text_content("#flags")
     page.wait_for_function(
-        "!document.querySelector('#replay-step').textContent.includes('result 1-0')", timeout=5000)
+        "!document.querySelector('#replay-step').textContent.includes('result 1-0')", timeout=30000)
 
 
 def test_the_console_sets_up_the_next_game(page: Any, daemon_factory: Any) -> None:
@@ -785,19 +785,19 @@ def test_the_console_sets_up_the_next_game(page: Any, daemon_factory: Any) -> No
     page.goto(d.url + "/arbiter")
     login(page, d.token)
     page.wait_for_function("document.querySelector('#setup-white').value === 'Ann'",
-                           timeout=5000)
+                           timeout=30000)
     page.fill("#setup-time_control", "five minutes")
     page.click("#setup-submit")
     page.wait_for_function(
         "document.querySelector('#setup-status').textContent.includes('400: time_control')",
-        timeout=5000)
+        timeout=30000)
     page.fill("#setup-white", "Carla Verdi")
     page.fill("#setup-black", "Dario Neri")
     page.fill("#setup-time_control", "300+3")
     page.click("#setup-submit")
     page.wait_for_function(
         "document.querySelector('#white-name').textContent === 'White: Carla Verdi'",
-        timeout=5000)
+        timeout=30000)
     assert "300+3" in page.text_content("#event")
     assert d.request("/api/state")["metadata"]["black"] == "Dario Neri"
 
@@ -808,7 +808,7 @@ def test_international_adjudication_offers_its_own_results(page: Any, daemon_fac
     page.goto(d.url + "/arbiter")
     login(page, d.token)
     page.wait_for_function(
-        "document.querySelector('#adjudicate-result').options[0].value === '2-0'", timeout=5000)
+        "document.querySelector('#adjudicate-result').options[0].value === '2-0'", timeout=30000)
     assert page.locator("#adjudicate-result option").all_text_contents() == ["2-0", "1-1", "0-2"]
 
 
@@ -905,7 +905,7 @@ def test_the_logged_out_simulator_shows_no_broken_oled_image(page: Any, daemon_f
     assert "arbiter" in page.text_content("#oled-locked")
     assert refused == []
     login(page, d.token)
-    page.wait_for_function("document.querySelector('#oled').naturalWidth === 128", timeout=5000)
+    page.wait_for_function("document.querySelector('#oled').naturalWidth === 128", timeout=30000)
     assert page.is_visible("#oled") and page.is_hidden("#oled-locked")
 
 

@@ -23,7 +23,7 @@ def lines(rig: Rig) -> list[dict[str, Any]]:
     return [json.loads(line) for line in data.decode().splitlines()]
 
 
-def until(rig: Rig, predicate: Any, timeout: float = 10.0) -> list[dict[str, Any]]:
+def until(rig: Rig, predicate: Any, timeout: float = 30.0) -> list[dict[str, Any]]:
     end = time.monotonic() + timeout
     while True:
         found = lines(rig)

@@ -117,7 +117,7 @@ class Rig:
         assert status == 200 and isinstance(data, dict), data
         return data
 
-    def wait(self, predicate: Any, timeout: float = 10.0, arbiter: bool = True) -> dict[str, Any]:
+    def wait(self, predicate: Any, timeout: float = 30.0, arbiter: bool = True) -> dict[str, Any]:
         end = time.monotonic() + timeout
         while True:
             s = self.state_now(arbiter)
@@ -127,7 +127,7 @@ class Rig:
                 raise AssertionError(f"state never matched: {json.dumps(s)[:600]}")
             time.sleep(0.02)
 
-    def written(self, path: str, timeout: float = 10.0) -> bytes:
+    def written(self, path: str, timeout: float = 30.0) -> bytes:
         """The arbiter's GET of a game's derived file (``game.pdn``, ``report.json``) once it
         is written: they follow the journal on the session's writer thread (the start line
         first), and until then the endpoint answers 404 "not written yet"."""
