@@ -24,7 +24,8 @@ Exit status 0 when all is well, 1 when the board (or the Pi) has a fault, 2 on b
 line on stderr, through ``pi.cli``'s one catch).
 
 The logic is in the drivers (:mod:`pi.drivers.probe`, :mod:`pi.drivers.bringup`,
-:mod:`pi.drivers.system`, :mod:`pi.drivers.diagram`); here are the options, the output, the
+:mod:`pi.drivers.wiring_map`, :mod:`pi.drivers.board_tester`, :mod:`pi.drivers.system`,
+:mod:`pi.drivers.diagram`); here are the options, the output, the
 state directory (the test's report, the doctor's fsync measure through the journal's own
 append) and the choice of bench.
 
@@ -52,8 +53,9 @@ from engine.board import Board
 from engine.errors import InputError
 from engine.i18n import N_, environment_language, translations
 from engine.variants import VARIANTS, find_variant
-from pi.drivers.bringup import (Bench, HostBench, PlantedFault, WatchView, map_wiring,
-                                parse_fault, run_board_test, watch, wiring_text)
+from pi.drivers.board_tester import run_board_test
+from pi.drivers.bringup import Bench, HostBench, PlantedFault, WatchView, parse_fault, watch
+from pi.drivers.wiring_map import map_wiring, wiring_text
 from pi.drivers.errors import BusUnavailableError
 from pi.drivers.probe import FAIL, OK, WARN, Finding, probe_chips, propose_wiring, worst
 from pi.drivers.wiring import Wiring, load_wiring
