@@ -24,9 +24,11 @@ Exit status 0 when all is well, 1 when the board (or the Pi) has a fault, 2 on b
 line on stderr, through ``pi.cli``'s one catch).
 
 The logic is in the drivers (:mod:`pi.drivers.probe`, :mod:`pi.drivers.bringup`,
-:mod:`pi.drivers.system`, :mod:`pi.drivers.diagram`); here are the options, the output, the
-state directory (the test's report, the doctor's fsync measure through the journal's own
-append) and the choice of bench.
+:mod:`pi.drivers.wiring_map`, :mod:`pi.drivers.board_tester`, :mod:`pi.drivers.system`,
+:mod:`pi.drivers.diagram`) and, for the doctor, :mod:`pi.board.doctor` (the Pi's checks, the
+OLED, the state directory's free space and fsync latency); here are the options, the output
+(each finding printed as it is found), the state directory (the test's report) and the choice
+of bench.
 
 What these commands print for a person is in the terminal's language
 (:func:`terminal_language`: the standard gettext environment, ``LANG=it_IT.UTF-8`` is Italian);
@@ -38,11 +40,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import statistics
 import sys
-import tempfile
-import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -52,8 +50,9 @@ from engine.board import Board
 from engine.errors import InputError
 from engine.i18n import N_, environment_language, translations
 from engine.variants import VARIANTS, find_variant
-from pi.drivers.bringup import (Bench, HostBench, PlantedFault, WatchView, map_wiring,
-                                parse_fault, run_board_test, watch, wiring_text)
+from pi.drivers.board_tester import run_board_test
+from pi.drivers.bringup import Bench, HostBench, PlantedFault, WatchView, parse_fault, watch
+from pi.drivers.wiring_map import map_wiring, wiring_text
 from pi.drivers.errors import BusUnavailableError
 from pi.drivers.probe import FAIL, OK, WARN, Finding, probe_chips, propose_wiring, worst
 from pi.drivers.wiring import Wiring, load_wiring
@@ -62,17 +61,11 @@ if TYPE_CHECKING:  # the command line parses every command: their modules load w
     from pi.drivers.analog import AnalogGroup
     from http.server import ThreadingHTTPServer
 
-__all__ = ["add_hardware_parsers", "EXIT_OK", "EXIT_FAULT", "REPORTS_DIR", "fsync_latency",
-           "terminal_language"]
+__all__ = ["add_hardware_parsers", "EXIT_OK", "EXIT_FAULT", "REPORTS_DIR", "terminal_language"]
 
 EXIT_OK, EXIT_FAULT = 0, 1
 #: The test reports' folder in the state directory (one pair of files per test).
 REPORTS_DIR = "board-tests"
-#: Journal-sized appends timed by the doctor, and the p99 above which it warns / fails.
-FSYNC_SAMPLES = 50
-FSYNC_WARN, FSYNC_FAIL = 0.050, 0.300
-#: Free space in the state directory below which the doctor warns (a game is ~100 KB).
-FREE_WARN = 100 * 1024 * 1024
 
 
 def add_hardware_parsers(sub: Any, whole: Callable[[str], int], default_wiring: Path,
@@ -558,69 +551,11 @@ def cmd_diagram(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def fsync_latency(folder: Path, samples: int = FSYNC_SAMPLES) -> tuple[float, float]:
-    """(p50, p99) seconds of journal-sized appends in ``folder``, each written and fsync'd by
-    the journal's own :meth:`pi.board.journal.Journal.append` to a scratch journal (removed)."""
-    from pi.board.journal import Journal
-    scratch = Path(tempfile.mkdtemp(prefix=".doctor-", dir=folder))
-    try:
-        journal = Journal.create(scratch / "trace.jsonl", {"t": 0.0, "type": "start",
-                                                           "variant": "italian"})
-        times = []
-        try:
-            for i in range(samples):
-                line = {"t": float(i + 1), "type": "place", "square": "c3"}
-                began = time.perf_counter()
-                journal.append(line)
-                times.append(time.perf_counter() - began)
-        finally:
-            journal.close()
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    times.sort()
-    return statistics.median(times), times[min(len(times) - 1, int(len(times) * 0.99))]
-
-
-def _state_checks(root: Path) -> list[Finding]:
-    if not root.is_dir():
-        try:
-            root.mkdir(parents=True)
-        except OSError as exc:
-            return [Finding(FAIL, str(root), N_("cannot be made ({error})").format(
-                error=exc.strerror or exc), N_("sudo systemd/install-pi.sh makes "
-                                               "/var/lib/damiera"))]
-    free = shutil.disk_usage(root).free
-    out = [Finding(OK if free >= FREE_WARN else WARN, str(root),
-                   N_("{mb} MB free").format(mb=free // (1024 * 1024)),
-                   "" if free >= FREE_WARN else N_("make room: each game keeps its journal"))]
-    if not os.access(root, os.W_OK):
-        return out + [Finding(FAIL, str(root), N_("not writable"),
-                              N_("run as the daemon's user"))]
-    p50, p99 = fsync_latency(root)
-    level = OK if p99 < FSYNC_WARN else WARN if p99 < FSYNC_FAIL else FAIL
-    out.append(Finding(level, "fsync", N_("journal append p50 {p50} ms, p99 {p99} ms").format(
-        p50=f"{p50 * 1000:.1f}", p99=f"{p99 * 1000:.1f}"), "" if level == OK else
-        N_("a slow SD card delays every move: use an A1/A2 card or an SSD")))
-    return out
-
-
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from pi.drivers.probe import OLED_ADDRESSES, answering
-    from pi.drivers.system import pi_checks
-    bench = _bench(args, None)
-    findings = pi_checks(bench.system())
-    for finding in findings:
+    from pi.board.doctor import doctor_checks
+    findings = []
+    for finding in doctor_checks(_bench(args, None),
+                                 lambda: args.state_root(args.state_dir, args.config)):
         _print(finding)
-    try:
-        found = [a for a in answering(bench.open_bus(1), OLED_ADDRESSES)]
-        oled = (Finding(OK, f"0x{found[0]:02x}", N_("the OLED answers")) if found else
-                Finding(FAIL, "OLED", N_("nothing answers at 0x3c or 0x3d"),
-                        N_("check its supply and SDA/SCL (i2cdetect -y 1)")))
-    except (BusUnavailableError, OSError) as exc:
-        oled = Finding(FAIL, "OLED", N_("not checked: {error}").format(error=exc))
-    _print(oled)
-    findings.append(oled)
-    more = _state_checks(args.state_root(args.state_dir, args.config))
-    for finding in more:
-        _print(finding)
-    return _summary([*findings, *more])
+        findings.append(finding)
+    return _summary(findings)

@@ -58,17 +58,14 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Union
 
-from engine.board import Board, Piece
-from engine.clock import ClockState, GameClock
+from engine.board import Piece
 from engine.clock_display import DEFAULT_RULES
 from engine.trace import CLOCK_START_ARBITER, split_lines
 from engine.decisions import (BoardToFix, Decision, FlagDecided, FlagRaised, GameEnded,
                               MoveCommitted, MoveRetracted, PositionSet)
-from engine.articles import article
 from engine.i18n import N_
 from engine.events import (ArbiterActed, ButtonPressed, PieceChanged, PieceLifted, PiecePlaced,
                            SnapshotTaken, TraceEnded)
-from engine.squares import square_mirror, square_sort_key
 from engine.variants import find_variant
 from pi.board.arbiter_request import DECIDES_POSITION, ArbiterRequest
 from pi.board.config import Config
@@ -80,9 +77,10 @@ from pi.board.notify import Notifier
 from pi.board.errors import (ActionLate, ActionRefused, JournalDamagedError, JournalError,
                              JournalWriteError)
 from pi.board.durable import DurableViews
+from pi.board.earlier import EarlierGames, result_misfit
 from pi.board.journal import DurableOutbox
 from pi.board.session import GameSession, refresh_game_files
-from pi.board.screen import BoardScreen, Screen
+from pi.board.screen import BoardScreen, Screen, ScreenContent, SetupView, clock_started
 from pi.board.speech import BoardSpeech
 from pi.board.statedir import StateDir
 from pi.board.supersede import (SET_UP_NOTE, SUPERSEDED_NOTE, first_touch, no_play,
@@ -153,15 +151,6 @@ class JournalFailed:
 
 
 @dataclass
-class _SetupView:
-    missing: tuple[str, ...] = ()
-    extra: tuple[str, ...] = ()
-    turned: bool = False
-    #: squares a board that knows the pieces reads another piece on than the set-up's (IT 7.1)
-    wrong: tuple[str, ...] = ()
-
-
-@dataclass
 class BoardController:
     """See the module docstring. ``orient(expected)``: asks the sensors to find the board's
     rotation for the ``expected`` occupancy (``orientation = "auto"``; None when fixed); it may
@@ -218,6 +207,8 @@ class BoardController:
     _sensed_once: bool = False
     _oriented_for: frozenset[str] | None = None
     _final: frozenset[str] = frozenset()
+    #: what the set-up lacks, as the last sensor event left it (the screen's set-up lines)
+    _setup_view: SetupView = field(default_factory=SetupView)
     _acting: set[asyncio.Future[Fed]] = field(default_factory=set)
     #: what waits for its line to be durable: the line for the listeners, and an act's answer
     _outbox: DurableOutbox = field(default_factory=DurableOutbox)
@@ -236,10 +227,8 @@ class BoardController:
     #: a pairing came while the untouched game in play could not give way to it (a piece in
     #: hand, a sensor fault): :meth:`_supersede` is tried again at each input until it can
     _supersede_waits: bool = False
-    #: told the id of an earlier game a line was added to (:meth:`_act_on_earlier`)
+    #: told the id of an earlier game a line was added to (``pi.board.earlier``)
     reissued: list[Callable[[str], None]] = field(default_factory=list)
-    #: one earlier game's line at a time (its journal opened, written, closed)
-    _earlier_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: the note that voids a game superseded (the hall's pairing, or the arbiter's set-up)
     _supersede_note: str = SUPERSEDED_NOTE
 
@@ -247,7 +236,11 @@ class BoardController:
         #: what the board shows and says: frames, cues, the voice (``pi.board.screen``)
         self._face = BoardScreen(self)
         self.variant = find_variant(self.config.variant)
-        self.expected = Board(self.config.fen, self.variant).occupied_algebraic()
+        #: what the screen shows: the set-up's squares, the game (``pi.board.screen``)
+        self._content = ScreenContent(self.variant, self.config.fen)
+        self.expected = self._content.expected
+        #: the actions on earlier games than the board's (a note, a result corrected)
+        self._earlier = EarlierGames(self.state, self.reissued)
 
     # ------------------------------------------------------------------ start and stop
 
@@ -407,7 +400,8 @@ class BoardController:
         session = self.session
         if (request.game is not None and request.action in AFTER_THE_RESULT
                 and (session is None or request.game != session.id)):
-            return await self._act_on_earlier(request)
+            return await self._earlier.act(request, self.wall,
+                                           closing={s.id for s, _ in self._closing})
         if session is None or not self._takes(request.action):
             raise ActionRefused("no game in play")
         game = request.game
@@ -437,31 +431,6 @@ class BoardController:
             return True
         return (self._phase == Phase.OVER and action in AFTER_THE_RESULT
                 and not session.journal.closed)
-
-    async def _act_on_earlier(self, request: ArbiterRequest) -> Fed:
-        """A note or a result corrected for an earlier game than the board's (``game``: its
-        id): its journal opened for append, the line written and fsync'd, then its files, then
-        its ``finished`` marker with the result it has now (line, files, marker: a stop between
-        them is put right at the next start, ``refresh_game_files``), on a thread of its own;
-        one such game at a time. :attr:`reissued` are told its id (the hall's link publishes its
-        heads: the hub asks for the line). Raises ActionRefused."""
-        assert request.game is not None
-        game_id = request.game
-        if game_id not in self.state.game_ids():
-            raise ActionRefused(f"no game {game_id[:64]} on this board: not done")
-        if any(s.id == game_id for s, _ in self._closing) or \
-                not self.state.game(game_id).is_finished():
-            raise ActionRefused(f"game {game_id} is not over yet: not done")
-        wall = self.wall()
-        async with self._earlier_lock:
-            fed = await asyncio.to_thread(_append_after_result, self.state, game_id,
-                                          request, wall)
-        for told in list(self.reissued):
-            try:
-                told(game_id)
-            except Exception:
-                log.exception("%r failed on game %s's new line", told, game_id)
-        return fed
 
     def set_hall_trouble(self, text: str) -> None:
         """:meth:`pi.board.view.BoardActions.set_hall_trouble` (on the loop's thread)."""
@@ -626,7 +595,7 @@ class BoardController:
             # after the result, an arbiter's line from the board's own inputs (the serial
             # line, a trace the simulator acts out): a note or a result corrected (COMP 6.16)
             assert self.session is not None
-            refusal = (_result_misfit(self.session, item)
+            refusal = (result_misfit(self.session, item)
                        if item.action == "correct_result" else None)
             if refusal is None:
                 self._play(item)
@@ -671,7 +640,7 @@ class BoardController:
             return (f"this action is for game {item.game[:64]}; the board plays game "
                     f"{session.id}: not done")
         if item.event.action == "correct_result":
-            return _result_misfit(session, item.event)
+            return result_misfit(session, item.event)
         results = session.variant.results
         if item.event.action == "adjudicate" and item.event.result not in results:
             # Game.adjudicate reads the other set's equivalents ("2-0" as 1-0), which hid a
@@ -745,7 +714,7 @@ class BoardController:
                 return
         if self.faults:
             return  # never begin on a board part of which cannot be seen
-        wrong = self._wrong_pieces()
+        wrong = self._content.wrong_pieces(self._pieces)
         if self.occupied == self.expected and not wrong:
             self._begin()
             return
@@ -754,21 +723,7 @@ class BoardController:
             # once per arrangement of the pieces: a snapshot follows if the sensors turned
             self._oriented_for = self.occupied
             self.orient(self.expected)
-        mirrored = frozenset(square_mirror(s, self.variant.size) for s in self.expected)
-        self._setup_view = _SetupView(
-            tuple(sorted(self.expected - self.occupied, key=square_sort_key)),
-            tuple(sorted(self.occupied - self.expected, key=square_sort_key)),
-            self.occupied == mirrored, wrong)
-
-    def _wrong_pieces(self) -> tuple[str, ...]:
-        """IT 7.1 on a board that knows the pieces (issue 40): the squares of the set-up where it
-        reads another piece (colour or crown) than the starting position's, in square order."""
-        if self._pieces is None:
-            return ()
-        board = Board(self.config.fen, self.variant)
-        names = self.variant.geometry.algebraic_of
-        return tuple(sorted((names[n] for n, p in board.pieces().items()
-                             if self._pieces.get(names[n], p) != p), key=square_sort_key))
+        self._setup_view = self._content.compare(self.occupied, wrong)
 
     def _begin(self) -> None:
         """A new game: with write-behind (the daemon) nothing here waits for the disk — the
@@ -839,7 +794,7 @@ class BoardController:
                 log.info("move %d retracted (%s)", d.ply, d.article)
             elif isinstance(d, BoardToFix):
                 self._message = "" if d.cleared else N_("put right: {squares}").format(
-                    squares=" ".join(self._labels(d.squares)))
+                    squares=" ".join(self._content.labels(d.squares)))
             elif isinstance(d, GameEnded):
                 log.info("result %s: %s (%s)", d.result, d.reason, d.article)
                 self._phase = Phase.OVER
@@ -849,13 +804,6 @@ class BoardController:
                 self._beep("end")
                 self._set_status(f"game over {d.result} ({d.reason})")
         self._face.decided(decisions)
-
-    def _labels(self, squares: Iterable[str]) -> list[str]:
-        """Squares as the screen and the pages name them: the variant's official number of a dark
-        square (IT 2.4), the algebraic name of a light one (a piece put on it, IT 7.5)."""
-        numbers = self.variant.geometry.number_of_algebraic
-        return [str(numbers[s]) if s in numbers else s for s in squares]
-
 
     def _write_behind(self, session: GameSession) -> None:
         """With ``post``: the session's journal writes behind, telling the loop through it."""
@@ -908,52 +856,18 @@ class BoardController:
     # ------------------------------------------------------------------ the screen
 
     def display_state(self) -> DisplayState:
-        """What the screen shows now."""
-        message = self._message
-        failure = self.files_failure()
-        if failure is not None:  # the screen's words: the game is known, the reason matters
-            failure = N_("record not written: {reason}").format(
-                reason=failure.rsplit("not written: ", 1)[-1])
-            if not message:
-                message = failure
-        if self.faults:
-            f = next(iter(self.faults.values()))
-            message = f.shown  # English; the screen and the pages localize it
+        """What the screen shows now (:class:`pi.board.screen.ScreenContent`): the set-up while
+        no game is in play and while a result stays on the board (until the pieces are moved
+        off the final position), else the game."""
+        fault = next(iter(self.faults.values())).shown if self.faults else None
         if self._phase == Phase.SETUP or (self._phase == Phase.OVER
                                          and self.occupied != self._final):
-            # the result stays on the screen until the pieces are moved off the final position
-            view = getattr(self, "_setup_view", _SetupView())
-            if view.turned:
-                message = article(self.variant, "orientation").code + " " + N_(
-                    "board turned the wrong way")
-            elif view.missing or view.extra:
-                message = N_("set up: {squares}").format(squares=" ".join(
-                    [*(f"+{s}" for s in self._labels(view.missing)),
-                     *(f"-{s}" for s in self._labels(view.extra))]))
-            elif view.wrong:  # IT 7.1: the right squares, a piece of another colour or crown
-                message = article(self.variant, "setup").code + " " + N_(
-                    "wrong piece: {squares}").format(
-                    squares=" ".join(self._labels(view.wrong)))
-            elif not self.faults:
-                message = N_("set up the pieces")
-            if self.notice:
-                message = self.notice
-            # whole: the screen translates a message, then fits it (cut first, it no longer
-            # matched its template and stayed in English)
-            return DisplayState(message=message, side_to_move="-", move_number=0,
-                                title=failure or self.hall_trouble or self.banner)
+            return self._content.setup(self._setup_view, self._message, self.files_failure(),
+                                       fault, self.notice, self.hall_trouble or self.banner)
         session = self.session
         assert session is not None
-        arbiter = session.arbiter
-        game = arbiter.game
-        clock = arbiter.clock
-        reading = clock.read(self.now()) if clock is not None and _clock_started(clock) else None
-        last = game.moves[-1].notation if game.moves else ""
-        board = arbiter.board
-        return DisplayState(move_number=len(game.moves) // 2 + 1,
-                            side_to_move="-" if game.outcome is not None else
-                            ("white" if board.turn == 0 else "black"),
-                            last_move=last, message=message, clock=reading)
+        return self._content.game(session.arbiter, self.now(), self._message,
+                                  self.files_failure(), fault)
 
     def _refresh(self, force: bool = False) -> None:
         session = self.session
@@ -971,7 +885,7 @@ class BoardController:
         if self._phase != Phase.PLAYING or self.session is None:
             return None
         clock = self.session.arbiter.clock
-        if clock is None or clock.running is None or not _clock_started(clock):
+        if clock is None or clock.running is None or not clock_started(clock):
             return None
         face = clock.face(clock.running, self.now())
         rules = DEFAULT_RULES
@@ -996,66 +910,3 @@ def _journal_records(session: GameSession) -> list[Mapping[str, Any]]:
             obj = None
         out.append(obj if isinstance(obj, dict) else {"type": "?"})
     return out
-
-
-def _clock_started(clock: GameClock) -> bool:
-    return clock.state != ClockState.READY
-
-
-def _result_misfit(session: GameSession, event: ArbiterActed) -> str | None:
-    """Why ``correct_result`` does not fit ``session``'s game (COMP 6.16: a result to correct,
-    one of the variant's, another than its own), or None."""
-    game = session.arbiter.game
-    results = session.variant.results
-    if game.outcome is None:
-        return (f"game {session.id} is in play: no result to correct (adjudicate it): "
-                "not done")
-    if event.result not in results:
-        return (f"{event.result} is not a result of {session.variant.name} draughts "
-                f"(its results: {', '.join(results)}): not done")
-    if event.result == game.result:
-        return f"the result of game {session.id} is {game.result} already: not done"
-    return None
-
-
-def _append_after_result(state: StateDir, game_id: str, request: ArbiterRequest,
-                         wall: float | None) -> Fed:
-    """:meth:`BoardController._act_on_earlier`'s work, on its thread: the finished game's
-    journal reopened (``GameSession.reopen``), the action journaled at its ``t`` now (the wall
-    clock since its ``started_at``; its last ``t`` when either is unknown), the game closed
-    again. Raises ActionRefused for an action that does not fit it or a journal that cannot
-    be written (one line)."""
-    try:
-        session = GameSession.reopen(state.game(game_id))
-    except JournalError as exc:
-        raise ActionRefused(f"game {game_id}: {exc}") from None
-    try:
-        event = ArbiterActed(_t_now(session, wall), request.action, request.result,
-                             request.text, request.public)
-        refusal = _result_misfit(session, event) if event.action == "correct_result" else None
-        if refusal is not None:
-            raise ActionRefused(refusal)
-        try:
-            fed = session.feed(event)
-        except JournalError as exc:
-            raise ActionRefused(f"game {game_id}: not recorded: {exc}") from None
-    finally:
-        session.close()
-    log.info("game %s: %s journaled after its result (line %d, result %s)", game_id,
-             request.action, fed.line, session.arbiter.game.result)
-    return fed
-
-
-def _t_now(session: GameSession, wall: float | None) -> float:
-    """The game's ``t`` at the wall-clock time ``wall`` (Unix seconds): since its start line's
-    ``started_at``, never before its last line."""
-    started = session.start_line.get("started_at")
-    if wall is None or not isinstance(started, str):
-        return session.last_t
-    try:
-        begun = datetime.fromisoformat(started.replace("Z", "+00:00"))
-    except ValueError:
-        return session.last_t
-    if begun.tzinfo is None:
-        begun = begun.replace(tzinfo=timezone.utc)
-    return max(session.last_t, round(wall - begun.timestamp(), 3))

@@ -12,7 +12,8 @@
 - ``DIR/hall-ca.crt``, ``DIR/hall-ca.key`` — the hall's own certificate authority (made here
   with ``openssl``; the key never leaves this folder) and ``DIR/broker.crt``,
   ``DIR/broker.key`` — the broker's certificate, signed by it, for ``--host`` (and this
-  machine's loopback: a hub beside the broker). Boards and hub trust only this CA.
+  machine's loopback: a hub beside the broker; ``pi.hall.certs``). Boards and hub trust only
+  this CA.
 - ``DIR/passwd`` — the users ``hub`` and ``board-1`` … ``board-N`` with random passwords, hashed
   in Mosquitto 2's own format (``$7$``: PBKDF2-HMAC-SHA512), made here in Python so that a
   machine without Mosquitto can prepare a hall.
@@ -45,11 +46,9 @@ import os
 import pwd
 import re
 import secrets
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import urllib.parse
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -57,6 +56,7 @@ from pathlib import Path
 from engine.errors import excerpt
 from engine.i18n import environment_language, translations
 from pi.board.config import parse_mqtt_url
+from pi.hall.certs import CA_FILE, CERT_DAYS, make_certs
 from pi.hall.errors import HallInitError
 from pi.hall.nginx_conf import WebSpec, nginx_conf_text
 from pi.hall.protocol import SEGMENT
@@ -67,7 +67,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["Hall", "MAX_BOARDS", "HASH_ITERATIONS", "hash_password",
            "make_hall", "write_hall", "main_init", "conf_text", "acl_text", "passwd_text",
-           "hub_toml_text", "board_toml_text", "queue_limit", "make_certs", "CA_FILE",
+           "hub_toml_text", "board_toml_text", "queue_limit", "make_certs", "CA_FILE", "CERT_DAYS",
            "TLS_PORT", "PLAIN_PORT", "broker_open_files",
            "broker_command", "USUAL_OPEN_FILES", "BROKER_SPARE_FILES", "web_spec",
            "NCHAN_PORT", "HUB_HTTP", "check_host", "broker_user_text"]
@@ -87,10 +87,6 @@ HUB_HTTP = "127.0.0.1:8090"
 #: The broker's port with TLS (the default) and without (``--plain-mqtt``).
 TLS_PORT = 8883
 PLAIN_PORT = 1883
-#: The hall's CA certificate, copied beside every board's configuration.
-CA_FILE = "hall-ca.crt"
-#: Days the broker's certificate (and, ten times that, the CA's) is valid.
-CERT_DAYS = 825
 
 #: What a board publishes in a minute at a rapid pace, the high end of a tournament: a ply every
 #: 15 s is 4 plies a minute, each some 4 journal lines (lift, place, a captured piece's lift,
@@ -573,48 +569,6 @@ def write_hall(hall: Hall, force: bool = False) -> list[Path]:
             from None
     log.info("hall %s: %d boards written to %s", hall.hall, hall.boards, d)
     return written
-
-
-def make_certs(hall: Hall) -> list[Path]:
-    """The hall's CA and the broker's certificate for ``hall.host`` (and localhost, 127.0.0.1,
-    ::1), made with ``openssl`` (EC P-256) in a private temporary folder, then moved into
-    ``hall.dir``; keys mode 0600. Raises HallInitError (no openssl), OSError or
-    SubprocessError."""
-    tool = shutil.which("openssl")
-    if tool is None:
-        raise HallInitError("openssl is not installed: it makes the hall's TLS certificates "
-                            "(Debian's openssl package), or give --plain-mqtt")
-    try:
-        ip = ipaddress.ip_address(hall.host)
-        names = [f"IP:{ip}"]
-    except ValueError:
-        names = [f"DNS:{hall.host}"]
-    names += [n for n in ("DNS:localhost", "IP:127.0.0.1", "IP:::1") if n not in names]
-    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    with tempfile.TemporaryDirectory(dir=hall.dir) as tmp:
-        t = Path(tmp)
-
-        def run(*args: str) -> None:
-            subprocess.run([tool, *args], cwd=t, check=True, capture_output=True, timeout=60)
-        run("req", "-x509", *ec, "-keyout", "hall-ca.key", "-out", CA_FILE,
-            "-days", str(CERT_DAYS * 10), "-subj", f"/CN=damiera hall {hall.hall} CA",
-            "-addext", "basicConstraints=critical,CA:TRUE",
-            "-addext", "keyUsage=critical,keyCertSign,cRLSign")
-        run("req", "-new", *ec, "-keyout", "broker.key", "-out", "broker.csr",
-            "-subj", f"/CN={hall.host}")
-        (t / "ext").write_text(f"subjectAltName={','.join(names)}\nbasicConstraints=CA:FALSE\n"
-                               "keyUsage=critical,digitalSignature\n"
-                               "extendedKeyUsage=serverAuth\n", encoding="ascii")
-        run("x509", "-req", "-in", "broker.csr", "-CA", CA_FILE, "-CAkey", "hall-ca.key",
-            "-set_serial", f"0x{secrets.token_hex(16)}", "-days", str(CERT_DAYS),
-            "-extfile", "ext", "-out", "broker.crt")
-        out = []
-        for name, mode in ((CA_FILE, 0o644), ("hall-ca.key", 0o600), ("broker.crt", 0o644),
-                           ("broker.key", 0o600)):
-            os.chmod(t / name, mode)
-            os.replace(t / name, hall.dir / name)
-            out.append(hall.dir / name)
-        return out
 
 
 def main_init(args: argparse.Namespace) -> int:

@@ -15,7 +15,9 @@ from engine.i18n import translations
 from engine.variants import find_variant
 from hardware_mocks.bringup import SimulatedBench
 from pi.cli import main
-from pi.drivers.bringup import PlantedFault, map_wiring, parse_fault, run_board_test, wiring_text
+from pi.drivers.board_tester import run_board_test
+from pi.drivers.bringup import PlantedFault, parse_fault
+from pi.drivers.wiring_map import map_wiring, wiring_text
 from pi.drivers.probe import probe_chips
 from pi.drivers.wiring import Wiring, example_wiring, load_wiring, parse_wiring
 

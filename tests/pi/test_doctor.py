@@ -12,7 +12,7 @@ import pytest
 from hardware_mocks.pi_system import FakePiSystem
 from pi.cli import main
 from pi.drivers.system import HostSystem, pi_checks
-from pi.hardware_cli import fsync_latency
+from pi.board.doctor import fsync_latency
 
 
 def lines(system: FakePiSystem) -> list[str]:
