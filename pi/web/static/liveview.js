@@ -10,7 +10,7 @@ const RESULT_TEXT = { "1-0": _("White wins"), "0-1": _("Black wins"), "1/2-1/2":
   "*": _("in play") };
 /** A flag's statuses in words (the API's codes stay the contract's). */
 export const STATUS_TEXT = { pending: _("pending"), corrected: _("corrected"),
-  maintained: _("maintained"), noted: _("noted") };
+  maintained: _("maintained"), noted: _("noted"), lapsed: _("lapsed") };
 /** A flag's kinds in words (engine/articles.py kinds). */
 export const KIND_TEXT = { irregularity: _("irregularity"), incorrectness: _("incorrectness"),
   notice: _("notice"), result: _("result"), procedure: _("procedure") };
