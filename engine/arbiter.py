@@ -254,7 +254,13 @@ class Arbiter:
             self._check_pieces(event.t, "setup" if isinstance(event, SnapshotTaken) else fixing)
         self._check_time(self._held(event.t))
         self._keeper.countdown(event.t)
-        return s.flush(event.t)
+        return self._flush(event.t)
+
+    def _flush(self, t: float) -> list[Decision]:
+        """The call's decisions (``ArbiterMemory.flush``), an irregularity still waiting for its
+        decision when the game ended lapsed first (``Judge.lapse``)."""
+        self._judge.lapse(t)
+        return self._memory.flush(t)
 
     def feed_all(self, events: Iterable[Event]) -> list[Decision]:
         """Feed every event; returns all their decisions."""
@@ -271,7 +277,7 @@ class Arbiter:
         s.now = max(s.now, t)
         self._check_time(self._held(t))
         self._keeper.countdown(t)
-        return s.flush(t)
+        return self._flush(t)
 
     def next_deadline(self) -> float | None:
         """The earliest time at which time alone changes something (:meth:`advance` then returns
@@ -319,7 +325,7 @@ class Arbiter:
         s.now = max(s.now, e.t)
         if s.tracker.touches:
             s.tracker.last_change = max(s.tracker.last_change, e.t)  # no settle over the gap
-        return s.flush(e.t)
+        return self._flush(e.t)
 
     def _held(self, t: float) -> float:
         """How far the clock may be read at ``t``. COMP 5.7: in mosse lampo the piece must be let

@@ -595,6 +595,22 @@ class Judge:
                 c.running is None or Colour.parse(c.running) != turn):
             self._keeper.start(turn, t)
 
+    def lapse(self, t: float) -> None:
+        """The game ended while an irregularity waited for the opponent's decision: it lapses.
+        The opponent decides (IT 8.2, INT 5.4) until his own next move (IT 8.3; INT 5.7: "termina
+        o direito a uma rectificação"); a game over has no next move and no correction, so the
+        right ends with the game. Status ``lapsed`` (nobody decided it), by the article that
+        ended the game (the adjudication's, the resignation's, the flag's…); the irregular move
+        stands in the record as played. Nothing when the game is in play or nothing waits."""
+        s = self._memory
+        p = s.pending
+        outcome = self._game.outcome
+        if p is None or outcome is None:
+            return
+        s.pending = None
+        for flag_id in p.flag_ids:  # IT 8.4: one decision covers every irregularity of the move
+            s.decide_by(t, flag_id, "lapsed", outcome.code)
+
     def correct(self, t: float) -> None:
         """IT 8.4: the position before the irregular move must be restored; the offender's clock
         runs meanwhile (COMP 4.13)."""

@@ -200,16 +200,16 @@ class ArbiterMemory:
     events): ``now`` (the latest time seen), ``sensed`` (the occupancy the sensors report,
     algebraic; the judge's ``restore`` too), ``draw_offer`` and ``draw_refused`` (COMP 6.15; the
     judge declines an offer when the opponent plays on), ``setup_flags`` (IT 7.1-7.2 notices
-    pending) and ``light_flags`` (IT 7.5 notices pending until the piece is off; the judge's on
-    a move completed there). By the judge: ``pending`` (the irregularity waiting for the opponent,
-    IT 8.2), ``correcting`` (the irregularity being put right, IT 8.4), ``correction_touch`` (IT
-    3.7: a piece lifted while putting right), ``disturbed`` (the id of the IT 7.8 flag while the
-    board is disturbed), ``obligation`` (the piece touch-move binds from the start of the turn),
-    ``started`` (a move has been completed, IT 7.1), ``previous`` (the position before the last
-    move, if regular: IT 8.1.4). ``tracker`` (the pieces of the turn) is replaced by
-    :meth:`reset_turn` and :meth:`keep_turn`; the arbiter tells it the touches. ``pieces``
-    (``engine.identity``: which piece the board saw where, on a board that knows them): told by
-    the arbiter, read by both.
+    pending) and ``light_flags`` (IT 7.5 notices pending until the piece is off; the judge's on a
+    move completed there). By the judge: ``pending`` (the irregularity waiting for the opponent, IT
+    8.2; lapsed when the game ends first), ``correcting`` (the irregularity being put right, IT
+    8.4), ``correction_touch`` (IT 3.7: a piece lifted while putting right), ``disturbed`` (the id
+    of the IT 7.8 flag while the board is disturbed), ``obligation`` (the piece touch-move binds
+    from the start of the turn), ``started`` (a move has been completed, IT 7.1), ``previous`` (the
+    position before the last move, if regular: IT 8.1.4). ``tracker`` (the pieces of the turn) is
+    replaced by :meth:`reset_turn` and :meth:`keep_turn`; the arbiter tells it the touches.
+    ``pieces`` (``engine.identity``: which piece the board saw where, on a board that knows them):
+    told by the arbiter, read by both.
     """
 
     # no attribute but these: the memory's whole surface is the list above
@@ -318,9 +318,13 @@ class ArbiterMemory:
 
     def decide(self, t: float, flag_id: int, status: str, key: str) -> None:
         """A flag changes status by ``key``'s article: a new value, given out as a decision."""
+        self.decide_by(t, flag_id, status, article(self._variant, key).code)
+
+    def decide_by(self, t: float, flag_id: int, status: str, code: str) -> None:
+        """A flag changes status by the article ``code`` (one already cited: a game's end)."""
         f = self._flags[flag_id].with_status(status)
         self._flags[flag_id] = f
-        self.emit(FlagDecided(t, f, article(self._variant, key).code))
+        self.emit(FlagDecided(t, f, code))
 
     def result_changed(self) -> None:
         """The arbiter corrected the result (COMP 6.16): the next :meth:`flush` tells the game's

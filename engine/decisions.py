@@ -35,7 +35,9 @@ __all__ = ["Flag", "MoveCommitted", "MoveRetracted", "PositionSet", "FlagRaised"
 
 #: Every kind a flag may have: the kinds of the articles (``engine.articles.Kind``).
 KINDS: tuple[Kind, ...] = get_args(Kind)
-STATUSES = ("pending", "corrected", "maintained", "noted")
+#: ``lapsed``: an irregularity still waiting for the opponent's decision when the game ended (IT
+#: 8.2-8.3: the opponent decides until his own next move; a game over has none), never decided.
+STATUSES = ("pending", "corrected", "maintained", "noted", "lapsed")
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,7 +111,7 @@ _VARIANTS = {"italian": N_("Italian draughts"), "english": N_("English draughts"
 _KINDS = {"irregularity": N_("irregularity"), "incorrectness": N_("incorrectness"),
           "notice": N_("notice"), "result": N_("result"), "procedure": N_("procedure")}
 _STATUSES = {"pending": N_("pending"), "corrected": N_("corrected"),
-             "maintained": N_("maintained"), "noted": N_("noted")}
+             "maintained": N_("maintained"), "noted": N_("noted"), "lapsed": N_("lapsed")}
 _TAGS = (("Event", N_("Event")), ("Site", N_("Site")), ("Date", N_("Date")),
          ("Round", N_("Round")), ("Board", N_("Board")), ("White", N_("White")),
          ("Black", N_("Black")))

@@ -123,7 +123,7 @@ class HallServer:
     def __init__(self, hub: Hub, host: str, port: int, *, max_clients: int = 500,
                  ping: float = 15.0) -> None:
         self.hub = hub
-        self.site = Site(host, port)
+        self.site = Site(host, port, behind_proxy=hub.config.behind_nginx)
         self.auth = ArbiterAuth(hub.token, hub.throttle)
         self.max_clients = max_clients
         self.ping = ping

@@ -9,6 +9,7 @@ the file and the key; unknown keys are refused.
     state_dir = "state"            # the replicas and the hub's files (relative: to this file)
     accept_unsigned = ["12"]       # boards whose lines are taken without a key (old boards)
     nchan = "http://127.0.0.1:8091"  # nginx's nchan publisher: the public live streams go there
+    behind_nginx = true            # nginx in front: its X-Real-IP names who asked (from 127.0.0.1)
     [mqtt]
     url = "mqtts://hub:secret@broker.local:8883"
     ca = "ca.crt"                  # optional, mqtts only
@@ -51,7 +52,7 @@ DEFAULT_HALL = "hall"
 MAX_HUB_CONFIG_BYTES = 1024 * 1024
 DEFAULT_HTTP = HttpSpec("127.0.0.1", 8080)
 _TOP_KEYS = frozenset({"hall", "event", "broadcast_delay", "http", "state_dir", "mqtt",
-                       "keys", "accept_unsigned", "nchan", "standings"})
+                       "keys", "accept_unsigned", "nchan", "behind_nginx", "standings"})
 _MQTT_KEYS = frozenset({"url", "ca"})
 _STANDINGS_KEYS = frozenset({"points", "tie_break"})
 
@@ -75,6 +76,10 @@ class HubConfig:
     #: nginx's nchan publisher (``http://127.0.0.1:PORT``, loopback only), where the hub
     #: publishes its public live streams for nginx to fan out (``pi.hall.nchan``); None: none
     nchan: str | None = None
+    #: nginx in front of the hub (``hub init --nginx``): a request from nginx (127.0.0.1) is
+    #: taken as from the address its ``X-Real-IP`` names (``pi.web.site.real_address``: the
+    #: arbiter's wrong tokens throttled and logged per spectator, not all as nginx's)
+    behind_nginx: bool = False
     #: how the standings score a game and tell equal players apart (``[standings]``)
     standings: Scoring = DEFAULT_SCORING
 
@@ -126,7 +131,8 @@ def parse_hub_config(text: str, source: str = "hub.toml", base: Path | None = No
                      broadcast_delay=r.number("broadcast_delay", 0.0, 0.0, 24 * 60.0),
                      http=http, state_dir=None if state_dir is None else root / state_dir,
                      mqtt=mqtt, keys=_keys(r), accept_unsigned=_unsigned(r),
-                     nchan=_nchan(r), standings=_standings(r))
+                     nchan=_nchan(r), behind_nginx=r.boolean("behind_nginx", False),
+                     standings=_standings(r))
 
 
 def _standings(r: TomlReader) -> Scoring:

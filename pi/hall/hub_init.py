@@ -434,6 +434,9 @@ def _nchan_toml(hall: Hall) -> str:
     return f"""# nginx's nchan publisher ({hall.dir / 'nginx.conf'}): the hub publishes its public live
 # streams there, nginx serves them to the spectators past the hall's network.
 nchan = {_toml(hall.web.nchan_url)}
+# nginx asks the hub from 127.0.0.1 and says in X-Real-IP who asked it: the arbiter's wrong
+# tokens are throttled and logged per address, not all as nginx's.
+behind_nginx = true
 """
 
 

@@ -11,6 +11,8 @@
   every subscriber as EventSource at the URLs the pages use.
 - The arbiter's requests (the token's header or its login cookie) are never cached and their
   streams are the hub's own (flags, alarms, the live truth).
+- Every request forwarded says who asked (``X-Real-IP $remote_addr``, set, not appended): the
+  hub (``behind_nginx``) throttles and logs wrong tokens per spectator, not all as 127.0.0.1.
 - TLS with the hall's certificate (``broker.crt``, signed by the hall's CA) or the organiser's
   own (``--web-cert``/``--web-key``, one the spectators' browsers trust).
 
@@ -161,6 +163,9 @@ http {{
         proxy_http_version 1.1;
         proxy_set_header Connection "";
         proxy_set_header Host $host;
+        # who asked, for the hub's throttle of wrong tokens and its log (hub.toml's
+        # behind_nginx): nginx's own value, any the client sent replaced
+        proxy_set_header X-Real-IP $remote_addr;
         proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
         proxy_set_header X-Forwarded-Proto $scheme;
 

@@ -4,7 +4,8 @@ middleware, composed around an aiohttp application, never inherited.
 :class:`Site` serves an application on (host, port) behind the connection guard
 (``pi.web.guard``); :meth:`Site.app` makes an application with :func:`errors` as its
 middleware and :func:`cors` on its responses: short JSON with a 4xx/503 status, never a
-traceback (anything unexpected is a logged 503), CORS for GETs, same-origin POSTs.
+traceback (anything unexpected is a logged 503), CORS for GETs, same-origin POSTs; behind
+nginx (``behind_proxy``), :func:`real_address` first.
 :class:`ArbiterAuth` says who is the arbiter (the token as a bearer header or the login
 cookie, its throttle, the login and logout handlers): every site is handed one, and the board's
 routes mounted in the hall use the hall's. :func:`json_body` reads a bounded JSON body;
@@ -15,6 +16,7 @@ files.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -33,7 +35,7 @@ from pi.web.i18n import page_response
 log = logging.getLogger(__name__)
 
 __all__ = ["Site", "ArbiterAuth", "Handler", "errors", "cors", "page", "static_files",
-           "json_body", "STATIC", "COOKIE", "MAX_BODY"]
+           "json_body", "real_address", "STATIC", "COOKIE", "MAX_BODY", "REAL_IP", "PROXY_PEERS"]
 
 #: Request bodies larger than this are refused (413): an arbiter action is a few dozen bytes.
 MAX_BODY = 16 * 1024
@@ -44,6 +46,11 @@ COOKIE = "damiera_arbiter"
 WRONG_TOKEN_EVERY = 60.0
 #: Addresses whose wrong tokens are counted at most (the memory cleared when full).
 MAX_TOKEN_LOGS = 1024
+#: The header nginx sets to the address it was asked from (``proxy_set_header X-Real-IP
+#: $remote_addr``, ``pi.hall.nginx_conf``: its own value, any the client sent replaced).
+REAL_IP = "X-Real-IP"
+#: Where nginx asks from: the hub's loopback (``hub init --nginx`` points nginx at 127.0.0.1).
+PROXY_PEERS = frozenset({"127.0.0.1", "::1"})
 
 #: An aiohttp request handler.
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -54,10 +61,12 @@ STATIC = Path(__file__).parent / "static"
 class Site:
     """Serves one application on (``host``, ``port``) (``port`` 0: any free one, read back
     after :meth:`listen`), its connections under ``guard`` (capped, the header deadline
-    :attr:`header_timeout`)."""
+    :attr:`header_timeout`). ``behind_proxy``: nginx is in front (:func:`real_address`)."""
 
-    def __init__(self, host: str, port: int, guard: ConnectionGuard | None = None) -> None:
+    def __init__(self, host: str, port: int, guard: ConnectionGuard | None = None, *,
+                 behind_proxy: bool = False) -> None:
         self.host, self.port = host, port
+        self.behind_proxy = behind_proxy
         self.guard = guard if guard is not None else ConnectionGuard()
         self.header_timeout = HEADER_TIMEOUT
         self._runner: web.AppRunner | None = None
@@ -70,13 +79,15 @@ class Site:
 
     def app(self, client_max_size: int) -> web.Application:
         """A new application with this site's middleware (:func:`errors`, the guard told of
-        requests in progress) and :func:`cors`; bodies above ``client_max_size`` refused."""
+        requests in progress) and :func:`cors`; bodies above ``client_max_size`` refused.
+        Behind a proxy, :func:`real_address` before them all."""
         guard = self.guard
 
         @web.middleware
         async def guarded(request: web.Request, handler: Handler) -> web.StreamResponse:
             return await errors(request, handler, guard)
-        app = web.Application(client_max_size=client_max_size, middlewares=[guarded])
+        middlewares = [real_address, guarded] if self.behind_proxy else [guarded]
+        app = web.Application(client_max_size=client_max_size, middlewares=middlewares)
         app.on_response_prepare.append(cors)
         return app
 
@@ -121,6 +132,22 @@ class Site:
         if self._handler_set:
             asyncio.get_running_loop().set_exception_handler(None)
             self._handler_set = False
+
+
+@web.middleware
+async def real_address(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """The middleware of a site behind nginx: a request nginx forwarded (its peer one of
+    :data:`PROXY_PEERS`, one :data:`REAL_IP` holding an address) goes on as from that address
+    (``request.remote``: the arbiter's throttle and the log count the spectator, not nginx);
+    any other request — another peer's, whatever it claims — as from its peer."""
+    values = request.headers.getall(REAL_IP, [])
+    if request.remote in PROXY_PEERS and len(values) == 1:
+        try:
+            address = ipaddress.ip_address(values[0].strip())
+        except ValueError:
+            return await handler(request)
+        return await handler(request.clone(remote=str(address)))
+    return await handler(request)
 
 
 async def errors(request: web.Request, handler: Handler,

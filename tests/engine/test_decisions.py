@@ -288,3 +288,27 @@ def test_a_clock_that_refuses_an_operation_is_a_decision_not_a_crash(monkeypatch
     assert refused and refused[0].operation == "press" and refused[0].article == "COMP 3.6.1"
     assert "broken" in refused[0].reason
     assert any(isinstance(d, MoveCommitted) for d in out)
+
+
+
+@pytest.mark.parametrize("end, code", [(ArbiterActed(5, "adjudicate", result="1-0"), "COMP"),
+                                       (ButtonPressed(5, "resign", "black"), "IT 9.2.1")])
+def test_an_irregularity_pending_at_the_games_end_lapses_by_that_end(
+        end: ArbiterActed | ButtonPressed, code: str) -> None:
+    """The opponent decides on an irregularity (IT 8.2) until his own next move (IT 8.3); a
+    game that ends first leaves him no move and no correction: the flag lapses (status
+    ``lapsed``), decided by the article that ended the game, before the game's end is told;
+    nothing waits for a decision any more."""
+    a = start()
+    a.feed(PieceLifted(1, "d3"))
+    a.feed(PiecePlaced(2, "d5"))  # 22-14: not a legal move
+    [raised] = [d.flag for d in a.feed(ButtonPressed(3, "clock", "white"))
+                if isinstance(d, FlagRaised)]
+    out = a.feed(end)
+    decided = [d for d in out if isinstance(d, FlagDecided)]
+    assert [(d.flag.id, d.flag.status, d.article) for d in decided] == [
+        (raised.id, "lapsed", code)]
+    ended = [d for d in out if isinstance(d, GameEnded)]
+    assert len(ended) == 1 and out.index(decided[0]) < out.index(ended[0])
+    assert a.pending is None and a.flags[raised.id].status == "lapsed"
+    assert [m.notation for m in a.game.moves] == ["22-14"]  # the irregular move stands

@@ -2,7 +2,8 @@
 writes its configuration (only the ports and nginx's folder moved, by hub init's own options):
 2,000 live spectators and 2,000 feed pollers at once, every spectator receiving every move, and
 the hub's CPU no higher than with 10 of each (issue 39; docs/organiser.md, "Spectators past the
-hall's network"). The rig and the figures are benchmarks/bench_nginx.py's.
+hall's network"). The rig and the figures are benchmarks/bench_nginx.py's. And the arbiter's
+wrong tokens through nginx logged by the address nginx was asked from (``X-Real-IP``).
 """
 
 from __future__ import annotations
@@ -77,3 +78,30 @@ async def _hub_stream_says_hall(port: int) -> bool:
             if raw.startswith(b"event: hall"):
                 return True
     return False
+
+
+@pytest.mark.slow
+def test_wrong_tokens_through_nginx_are_logged_by_who_sent_them() -> None:
+    """Through nginx the hub is asked from 127.0.0.1 alone; with the ``X-Real-IP`` nginx sets
+    (and ``behind_nginx`` that ``hub init --nginx`` writes) the hub's log names each client
+    (here 127.0.0.2 and 127.0.0.3, loopback addresses of their own), its throttle counts
+    them apart; a client's own ``X-Real-IP`` is replaced by nginx's."""
+    b = bench()
+    rig = b.Rig.start(1)
+    try:
+        async def wrong_login(source: str) -> int:
+            connector = aiohttp.TCPConnector(local_addr=(source, 0), ssl=rig.ssl_context())
+            async with aiohttp.ClientSession(connector=connector) as s, s.post(
+                    f"{rig.base}/api/login", json={"token": "wrong"},
+                    headers={"X-Real-IP": "192.0.2.1"},
+                    timeout=aiohttp.ClientTimeout(total=20)) as r:
+                return r.status
+
+        for source in ("127.0.0.2", "127.0.0.3"):
+            assert asyncio.run(wrong_login(source)) == 401
+        log = (rig.root / "hub.log").read_text()
+        said = [line.split(" from ")[1].split()[0] for line in log.splitlines()
+                if "wrong arbiter token" in line]
+        assert said == ["127.0.0.2", "127.0.0.3"], log[-2000:]
+    finally:
+        rig.close()

@@ -2,7 +2,8 @@
 streams write them (``pi.hall.nchan``), nchan's publisher asked in order per channel and a
 publisher that does not answer said once and passed over, ``hub init --nginx``'s
 configuration (nginx itself reads it when installed), ``hub.toml``'s ``nchan`` on loopback
-only, and the pages' ``ETag`` (nginx revalidates by it). nginx + nchan in front of a real hub:
+only, the pages' ``ETag`` (nginx revalidates by it), and the arbiter's wrong tokens throttled
+per spectator's address behind nginx (``X-Real-IP``, ``behind_nginx``). nginx + nchan in front of a real hub:
 tests/hall/test_hall_nginx.py."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import aiohttp
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
@@ -21,10 +23,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pi.board.errors import ConfigError
-from pi.hall.hall_http import HALL_STATIC
-from pi.hall.hub_config import load_hub_config, parse_hub_config
+from pi.hall.hall_http import HALL_STATIC, HallServer
+from pi.hall.hub import Hub
+from pi.hall.hub_config import HubConfig, load_hub_config, parse_hub_config
 from pi.hall.nchan import NchanPublisher, board_channel, split_events
 from pi.web.feeds import PING, encode, encode_text
+from pi.web.auth import Throttle
 from pi.web.i18n import page_response
 from pi.web.views import COMPACT
 from tests.hall.broker import free_port
@@ -137,9 +141,12 @@ def test_hub_init_nginx_writes_a_configuration_nginx_reads_and_the_hubs_nchan(
                  "server 127.0.0.1:8095;", "listen 127.0.0.1:8097;", "proxy_cache_lock on;",
                  "proxy_cache_revalidate on;", "nchan_subscriber eventsource;",
                  "worker_rlimit_nofile 65536;", "worker_connections 16384;",
-                 f"pid {tmp_path / 'ng' / 'nginx.pid'};"):
+                 f"pid {tmp_path / 'ng' / 'nginx.pid'};",
+                 # the spectator's address, nginx's own (any the client sent replaced)
+                 "proxy_set_header X-Real-IP $remote_addr;"):
         assert line in conf, line
-    assert load_hub_config(hall / "hub.toml").nchan == "http://127.0.0.1:8097"
+    config = load_hub_config(hall / "hub.toml")
+    assert config.nchan == "http://127.0.0.1:8097" and config.behind_nginx
     assert f"sudo install -m 0644 {hall / 'nginx.conf'} /etc/nginx/nginx.conf" in proc.stdout
     if NGINX is not None and Path("/usr/lib/nginx/modules/ngx_nchan_module.so").exists():
         test = subprocess.run([NGINX, "-t", "-c", str(hall / "nginx.conf")],
@@ -151,7 +158,8 @@ def test_hub_init_without_nginx_writes_neither(tmp_path: Path) -> None:
     proc = _init(tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert not (tmp_path / "hall" / "nginx.conf").exists()
-    assert load_hub_config(tmp_path / "hall" / "hub.toml").nchan is None
+    config = load_hub_config(tmp_path / "hall" / "hub.toml")
+    assert config.nchan is None and not config.behind_nginx
 
 
 @pytest.mark.parametrize(("extra", "said"), [
@@ -221,3 +229,72 @@ def test_hub_init_nginx_takes_the_organisers_certificate_or_none(tmp_path: Path)
     assert plain.returncode == 0, plain.stderr
     conf = (tmp_path / "plain" / "hall" / "nginx.conf").read_text()
     assert "listen 80;" in conf and "PLAIN HTTP" in conf and "ssl_certificate" not in conf
+
+
+def _wrong_logins(tmp_path: Path, behind_nginx: bool,
+                  tries: list[tuple[str, str | None]]) -> tuple[Throttle, list[str]]:
+    """Wrong tokens at ``POST /api/login`` of a hub (in-process, no broker), each from a peer
+    address (all loopback: 127.0.0.1 is where nginx asks from) with an ``X-Real-IP`` or none;
+    the hub's throttle and the wrong-token lines it logged."""
+    lines: list[str] = []
+
+    class Said(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "wrong arbiter token" in record.getMessage():
+                lines.append(record.getMessage())
+
+    async def scenario() -> Throttle:
+        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, behind_nginx=behind_nginx), tmp_path)
+        server = HallServer(hub, "127.0.0.1", 0)
+        await server.start()
+        try:
+            for peer, real in tries:
+                connector = aiohttp.TCPConnector(local_addr=(peer, 0))
+                async with aiohttp.ClientSession(connector=connector) as http:
+                    async with http.post(f"http://127.0.0.1:{server.port}/api/login",
+                                         json={"token": "wrong"},
+                                         headers={} if real is None else {"X-Real-IP": real}
+                                         ) as resp:
+                        assert resp.status == 401
+            return server.auth.throttle
+        finally:
+            await server.stop()
+            hub.close()
+
+    said = Said()
+    logging.getLogger("pi.web.site").addHandler(said)
+    try:
+        throttle = asyncio.run(scenario())
+    finally:
+        logging.getLogger("pi.web.site").removeHandler(said)
+    return throttle, lines
+
+
+def test_behind_nginx_wrong_tokens_are_throttled_per_spectators_address(
+        tmp_path: Path) -> None:
+    """Behind nginx every request comes from 127.0.0.1: one stranger's wrong guesses slowed
+    every arbiter's login, and the log named no one. With ``behind_nginx`` the hub takes the
+    address nginx was asked from (``X-Real-IP``, nginx's own) for the requests nginx forwards:
+    two spectators' wrong tokens are counted apart and logged by their addresses."""
+    free = Throttle().free
+    tries = [("127.0.0.1", "203.0.113.7")] * (free + 1) + [("127.0.0.1", "198.51.100.9")]
+    throttle, lines = _wrong_logins(tmp_path, True, tries)
+    assert throttle.delay("203.0.113.7") > 0  # its guesses past the free ones slowed down
+    assert throttle.delay("198.51.100.9") == 0  # the other's not
+    assert throttle.delay("127.0.0.1") == 0  # nginx's own address not
+    assert [line.split(" from ")[1].split()[0] for line in lines] == ["203.0.113.7",
+                                                                      "198.51.100.9"]
+
+
+@pytest.mark.parametrize("behind_nginx", [True, False])
+def test_a_forged_x_real_ip_is_ignored(tmp_path: Path, behind_nginx: bool) -> None:
+    """``X-Real-IP`` is taken only from nginx (the peer 127.0.0.1) and only behind nginx: a
+    client sending its own from another address (here 127.0.0.2), or a hub without
+    ``behind_nginx``, is counted at its own address, whatever it claims."""
+    free = Throttle().free
+    peer = "127.0.0.2" if behind_nginx else "127.0.0.1"
+    claims = [f"192.0.2.{n}" for n in range(free + 1)]  # a new address at each guess
+    throttle, lines = _wrong_logins(tmp_path, behind_nginx, [(peer, c) for c in claims])
+    assert throttle.delay(peer) > 0
+    assert all(throttle.delay(c) == 0 for c in claims)
+    assert lines and all(f"from {peer} " in line for line in lines), lines

@@ -270,3 +270,25 @@ def test_a_corrected_result_keeps_the_first_in_the_papers(tmp_path: Path) -> Non
     first = text.index("Result before the correction")
     assert text.index("1-0", first) < text.index("0-1", first)
     assert "White resigned; the button pressed was Black's by mistake" in text
+
+
+@pytest.mark.parametrize("lang, words", [("en", ["Decision 1", "lapsed by COMP", "Status",
+                                                 "lapsed"]),
+                                         ("it", ["decaduta"])])
+def test_an_irregularity_pending_when_the_game_was_adjudicated_is_lapsed_on_paper(
+        tmp_path: Path, lang: str, words: list[str]) -> None:
+    """IT 8.2-8.3: the opponent decides until his own next move; the arbiter's adjudication
+    ended the game first, so the paper shows the irregularity lapsed by the adjudication (made
+    by the arbiter), never still pending, and its move in the transcript."""
+    folder = tmp_path / "games" / "g-001"
+    folder.mkdir(parents=True)
+    trace = ROOT / "tests" / "traces" / "italian" / "d1_pending_lapses_when_adjudicated_8_3.jsonl"
+    (folder / "trace.jsonl").write_bytes(trace.read_bytes())
+    report = read_game_dir(folder)
+    [block] = report.flags
+    assert (block.flag.code, block.flag.status) == ("IT 8.1.2", "lapsed")
+    assert [(d.status, d.article, d.by.kind) for d in block.decisions] == [
+        ("lapsed", "COMP", "arbiter")]
+    text = "\n".join(html_of(folder, tmp_path / "r.html", "--lang", lang).parts)
+    assert not in_order(text, words), text
+    assert "pending" not in text and "in sospeso" not in text

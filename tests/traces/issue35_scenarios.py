@@ -128,10 +128,11 @@ ISSUE35: list[Scenario] = [
       "pdn_contains": ["1-5 {[%clock W0:10:00 b0:09:41]}"]}),
     # ------------------------------- 3. a button after the flag fell: the flag first (COMP 4.8)
     # Black's flag falls at 62 s (pressed at 2 s, 60 s): his `correct` at 62.5 s comes after the
-    # game ended; the irregular move stays in the transcript, its flag undecided
+    # game ended; the irregular move stays in the transcript, its flag lapsed with the game (IT
+    # 8.2-8.3: Black decides until his own next move, and a game over has none)
     ("italian", "i35_correct_after_flag_comp_4_8", {"time_control": "60"},
      "A:start_clock L22 P17 Cw +60 correct:b",
-     ["22-17"], [["IT 8.1.2", "pending"]], "1-0",
+     ["22-17"], [["IT 8.1.2", "lapsed"]], "1-0",
      {"fen": "B:W17,21,23-32:B1-12", "outcome": "COMP 4.8"}),
     # a draw accepted after the accepting player's flag fell (62.5 s) is a loss on time
     ("italian", "i35_draw_accept_after_flag_comp_4_8", {"time_control": "60"},

@@ -34,6 +34,22 @@ ISSUE8: list[Scenario] = [
      ["22-18", "11-16"], [["IT 8.1.2", "pending"]], "*",
      {"fen": "W:W18,21,23-32:B1-10,12,16", "sides": [W, B],
       "pdn_contains": ['11-16 {irregular move: IT 8.1.2} /FEN "W:W18,21,23-32:B1-10,12,16"/']}),
+    # the game ends while the irregularity waits for the opponent's decision: the right to
+    # decide is the opponent's (IT 8.2) until his own next move (IT 8.3; INT 5.4, 5.7: "termina
+    # o direito a uma rectificação"); a game over has no next move and no correction (nothing is
+    # played after the result), so the claim lapses with the game: the flag is `lapsed` (not
+    # decided by anyone, no longer pending), the irregular move stands in the transcript with
+    # its /FEN/, whatever ended the game (the arbiter's adjudication, a resignation)
+    ("italian", "d1_pending_lapses_when_adjudicated_8_3", {},
+     "L22 P18 Cw L11 P16 Cb A:adjudicate:1-0 E",
+     ["22-18", "11-16"], [["IT 8.1.2", "lapsed"]], "1-0",
+     {"fen": "W:W18,21,23-32:B1-10,12,16", "sides": [W, B], "outcome": "COMP",
+      "pdn_contains": ['11-16 {irregular move: IT 8.1.2} /FEN "W:W18,21,23-32:B1-10,12,16"/']}),
+    ("italian", "d1_pending_lapses_when_resigned_8_3", {},
+     "L22 P18 Cw L11 P16 Cb resign:w E",
+     ["22-18", "11-16"], [["IT 8.1.2", "lapsed"]], "0-1",
+     {"fen": "W:W18,21,23-32:B1-10,12,16", "sides": [W, B], "outcome": "IT 9.2.1",
+      "pdn_contains": ['11-16 {irregular move: IT 8.1.2} /FEN "W:W18,21,23-32:B1-10,12,16"/']}),
     ("italian", "d1_white_kept_mid_game", {},
      "L22 P18 Cw L11 P15 Cb L24 P16 Cw accept:b L10 P14 Cb",
      ["22-18", "11-15", "24-16", "10-14"], [["IT 8.1.2", "maintained"]], "*",
@@ -295,6 +311,11 @@ MORE_D1: list[Scenario] = [
      "L32 P28 Cw L16 P26 Cb E",
      ["32-28", "16-26"], [["INT 5.4.02", "pending"]], "*",
      {"fen": "W:W28,31,33-50:B1-15,17-20,26", "sides": [W, B],
+      "pdn_contains": ['16-26 {irregular move: INT 5.4.02} /FEN "W:W28,31,33-50:B1-15,17-20,26"/']}),
+    ("international", "d1_pending_lapses_when_adjudicated_5_7", {},
+     "L32 P28 Cw L16 P26 Cb A:adjudicate:1-1 E",
+     ["32-28", "16-26"], [["INT 5.4.02", "lapsed"]], "1-1",
+     {"fen": "W:W28,31,33-50:B1-15,17-20,26", "sides": [W, B], "outcome": "COMP",
       "pdn_contains": ['16-26 {irregular move: INT 5.4.02} /FEN "W:W28,31,33-50:B1-15,17-20,26"/']}),
     ("brazilian", "d1_pending_stands_in_transcript", {},
      "L22 P17 Cw L12 P20 Cb E",

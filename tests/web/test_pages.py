@@ -717,14 +717,10 @@ def test_arbiter_corrects_a_result_after_the_game_from_the_console(page: Any,
                            timeout=30000)
 
 
-def test_the_console_opens_a_game_played_before_the_one_in_play(page: Any,
-                                                               daemon_factory: Any) -> None:
-    """Issue 37: the previous game's flags and replay disappeared the moment a new game began.
-    A game played to its end (touched 21, moved 22: IT 8.1.3; adjudicated 1-0), the pieces set
-    up again (the next game begins), then the first game opened from the console's list: its
-    flag reviewed with its sensor events, its replay line by line, its report."""
-    d = daemon_factory()
-    first = d.request("/api/state")["game_id"]
+def _a_game_then_the_next(d: Daemon) -> str:
+    """A game of one move (touched 21, moved 22: IT 8.1.3, adjudicated 1-0), the pieces set up
+    again (the next game begins) and its first move played; returns the first game's id."""
+    first: str = d.request("/api/state")["game_id"]
     play(d, "-b3", "+b3", "-d3", "+c4")
     d.request("/api/sim/button", {"name": "clock", "side": "white"})
     d.request("/api/arbiter", {"action": "adjudicate", "result": "1-0"})
@@ -735,6 +731,17 @@ def test_the_console_opens_a_game_played_before_the_one_in_play(page: Any,
         time.sleep(0.1)
     play(d, "-d3", "+e4")
     d.request("/api/sim/button", {"name": "clock", "side": "white"})
+    return first
+
+
+def test_the_console_opens_a_game_played_before_the_one_in_play(page: Any,
+                                                               daemon_factory: Any) -> None:
+    """Issue 37: the previous game's flags and replay disappeared the moment a new game began.
+    A game played to its end (touched 21, moved 22: IT 8.1.3; adjudicated 1-0), the pieces set
+    up again (the next game begins), then the first game opened from the console's list: its
+    flag reviewed with its sensor events, its replay line by line, its report."""
+    d = daemon_factory()
+    first = _a_game_then_the_next(d)
     page.goto(d.url + "/arbiter")
     login(page, d.token)
     row = page.locator(f'#games li[data-game="{first}"]')
@@ -775,6 +782,35 @@ def test_the_console_opens_a_game_played_before_the_one_in_play(page: Any,
     assert page.is_visible("#flags") and "none" in page.text_content("#flags")
     page.wait_for_function(
         "!document.querySelector('#replay-step').textContent.includes('result 1-0')", timeout=30000)
+
+
+def test_the_consoles_moves_are_the_opened_games(page: Any, daemon_factory: Any) -> None:
+    """The Moves table showed the game in play while a past game was opened (issue 37's list):
+    it shows the opened game's moves (its replay's) while the game in play goes on behind, a
+    click on one steps the replay to it, and the game in play's again when the arbiter goes
+    back."""
+    moves = "[...document.querySelectorAll('#moves button.move')].map((b) => b.textContent)"
+    d = daemon_factory()
+    first = _a_game_then_the_next(d)
+    page.goto(d.url + "/arbiter")
+    login(page, d.token)
+    page.wait_for_function(f"{moves}.length === 1", timeout=5000)
+    in_play = page.evaluate(moves)
+    page.locator(f'#games li[data-game="{first}"] button.open-game').click()
+    page.wait_for_selector("#opened:not([hidden])", timeout=5000)
+    assert page.evaluate(moves) == ["22-18"] and first in page.text_content("#moves-h")
+    assert in_play != ["22-18"]
+    play(d, "-g6", "+h5")
+    d.request("/api/sim/button", {"name": "clock", "side": "black"})
+    page.wait_for_function("document.querySelector('#games').textContent.includes('(2 plies)')",
+                           timeout=5000)
+    assert page.evaluate(moves) == ["22-18"]  # the game in play goes on behind it
+    page.click("#moves button.move")
+    step = page.text_content("#replay-step")
+    assert "1 ply" in step and "result 1-0" not in step, step
+    page.click("#opened-close")
+    page.wait_for_function(f"{moves}.length === 2", timeout=5000)
+    assert page.evaluate(moves)[0] == in_play[0] and "Moves" == page.text_content("#moves-h")
 
 
 def test_the_console_sets_up_the_next_game(page: Any, daemon_factory: Any) -> None:

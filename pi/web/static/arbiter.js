@@ -122,6 +122,9 @@ function renderOpened() {
   $("replay-h").textContent = opened ? fmt(_("Replay of game {id}, line by line"), { id: opened.id })
     : _("Replay, line by line");
   $("flags-h").textContent = opened ? fmt(_("Flags of game {id}"), { id: opened.id }) : _("Flags");
+  $("moves-h").textContent = opened ? fmt(_("Moves of game {id}"), { id: opened.id }) : _("Moves");
+  // the opened game's moves (a click: the replay at the line that made it), else the game in play's
+  live.showMoves(opened ? opened.moves : null, stepToMove);
   if (!opened) return;
   const g = opened.start, last = states[states.length - 1];
   const result = last && last.result && last.result !== "*" ? last.result : "*";
@@ -145,6 +148,14 @@ function renderOpened() {
   });
   $("opened-flags").replaceChildren(...(flags.length ? flags : [h("p", { class: "muted" }, _("none"))]));
   renderGames();
+}
+
+/** The replay at the first line after which the opened game had `move` (its ply) on record. */
+function stepToMove(move) {
+  const at = states.findIndex((s) => s.moves >= move.ply);
+  if (at < 0) return;
+  step = at + 1;
+  showStep();
 }
 
 /** A count of plies (one player's move each; a "move" is the pair the PDN numbers: API.md). */

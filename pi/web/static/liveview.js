@@ -10,7 +10,7 @@ const RESULT_TEXT = { "1-0": _("White wins"), "0-1": _("Black wins"), "1/2-1/2":
   "*": _("in play") };
 /** A flag's statuses in words (the API's codes stay the contract's). */
 export const STATUS_TEXT = { pending: _("pending"), corrected: _("corrected"),
-  maintained: _("maintained"), noted: _("noted") };
+  maintained: _("maintained"), noted: _("noted"), lapsed: _("lapsed") };
 /** A flag's kinds in words (engine/articles.py kinds). */
 export const KIND_TEXT = { irregularity: _("irregularity"), incorrectness: _("incorrectness"),
   notice: _("notice"), result: _("result"), procedure: _("procedure") };
@@ -52,11 +52,14 @@ export function flagWhen(flag, startedAt) {
 }
 
 /** Start following the game. opts.onState(state) is called after each render (the arbiter page
- * uses it); opts.onFlag(flag) for each flag as it happens. Returns {state(), refresh()}.
+ * uses it); opts.onFlag(flag) for each flag as it happens. Returns {state(), refresh(),
+ * showMoves(moves, pick)}: the moves table shows `moves` (another game's: the console's opened
+ * game, `pick(move)` on a click) until showMoves(null) gives it back to the game followed.
  * A click on a move shows the position after it (the page is then "not live" until the
  * "live" button or the last move); the board may be flipped (Black at the bottom). */
 export function startLive(opts = {}) {
   let state = null, clockReceived = 0, stream = null, viewing = null;  // viewing: plies shown, null = live
+  let other = null;  // {moves, pick}: another game's moves in the table, null = the game followed
   const $ = (id) => document.getElementById(id);
   const numbers = $("numbers");
   const flip = $("flip");
@@ -139,14 +142,19 @@ export function startLive(opts = {}) {
   }
 
   function renderMoves() {
-    const body = $("moves").tBodies[0];
-    const rows = moveRows(state.moves);
+    if (other) { movesTable(other.moves, other.moves[other.moves.length - 1], other.pick); return; }
+    if (!state) return;
     const shown = viewing === null ? state.moves[state.moves.length - 1] : state.moves[viewing - 1];
+    movesTable(state.moves, shown, (m) => show(state.moves.indexOf(m) + 1));
+  }
+
+  /** The moves table: `moves` numbered in rows, `shown` marked, `pick(move)` on a click. */
+  function movesTable(moves, shown, pick) {
     const cell = (m) => h("td", { class: m && m === shown ? "last" : null },
       m ? h("button", { type: "button", class: "move linkish", "data-ply": m.ply,
         title: fmt(_("game time {time}: show the position after this move"), { time: gameTime(m.t) }),
-        onclick: () => show(state.moves.indexOf(m) + 1) }, m.notation) : "");
-    body.replaceChildren(...rows.map(([n, w, b]) => h("tr", {},
+        onclick: () => pick(m) }, m.notation) : "");
+    $("moves").tBodies[0].replaceChildren(...moveRows(moves).map(([n, w, b]) => h("tr", {},
       h("td", {}, `${n}.`), w ? cell(w) : h("td", {}, "…"), cell(b))));
   }
 
@@ -233,5 +241,9 @@ export function startLive(opts = {}) {
     stream = followEvents(handlers, (s) => { $("conn").textContent = s; });
   }
   connect();
-  return { state: () => state, refresh: connect };
+  function showMoves(moves, pick) {
+    other = moves ? { moves, pick } : null;
+    renderMoves();
+  }
+  return { state: () => state, refresh: connect, showMoves };
 }
