@@ -91,7 +91,7 @@ async def feed(batches: list[tuple[float, Batch]], root: Path, boards: int, page
     returns once it is fed, every game still held (the seconds the hub's collection of the
     whole heap takes, pi.hall.collector)."""
     config = HubConfig(hall=HALL, state_dir=root,
-                       accept_unsigned=frozenset(str(n) for n in range(1, boards + 1)))
+                       accept_unsigned=frozenset(range(1, boards + 1)))
     root.mkdir(parents=True, exist_ok=True)
     hub = Hub(config, root)
     server = HallServer(hub, "127.0.0.1", 0)

@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             sub.connect("127.0.0.1", broker.port)
             sub.subscribe("damiera/bench/boards/1/journal", 1)
             sub.loop_start()
-            spec = MqttSpec(broker.url, "127.0.0.1", broker.port, False, "bench", "1")
+            spec = MqttSpec(broker.url, "127.0.0.1", broker.port, False, "bench", 1)
             config = Config(source="(bench)", board=1, mqtt=spec)
             # without first: a warm start favours the second run, not the link's
             without = asyncio.run(_play(base / "without", replace(config, mqtt=None), games,

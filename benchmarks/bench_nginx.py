@@ -79,8 +79,8 @@ class Board:
     """A board on the broker publishing its journal's lines (``protocol.journal_payload``,
     unsigned), as ``damiera run`` does; QoS 1, its own client id."""
 
-    def __init__(self, url: str, board: str) -> None:
-        self.board = board
+    def __init__(self, url: str, board: int) -> None:
+        self.board = str(board)  # as the rig's URLs and journals name it
         self.topic = protocol.Topics(HALL).board(board, "journal")
         spec = parse_mqtt_url(url, ValueError)
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2,
@@ -206,7 +206,7 @@ class Rig:
                 raise RuntimeError(f"the hub did not answer through nginx: "
                                    f"{(self.root / 'hub.log').read_text()[-2000:]}")
             time.sleep(0.2)
-        self.fakes = [Board(self.broker.url, b) for b in self.boards]
+        self.fakes = [Board(self.broker.url, FIRST_BOARD + i) for i in range(len(self.boards))]
 
     def _answers(self) -> bool:
         async def ask() -> bool:

@@ -301,7 +301,8 @@ class StandInHub:
         self.pid = os.getpid()
 
     def _on_message(self, _c: Any, _u: Any, msg: Any) -> None:
-        board, _ = protocol.parse_topic(self.topics, msg.topic)
+        number, _ = protocol.parse_topic(self.topics, msg.topic)
+        board = str(number)  # as the hall's pages name it
         j = protocol.parse_journal(msg.payload)
         key = (board, j.game_id)
         if j.line != self.held[key] + 1:

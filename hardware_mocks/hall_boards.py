@@ -106,7 +106,7 @@ class LightBoard:
         self.publish = publish
 
     def topic(self, leaf: str) -> str:
-        return self.topics.board(self.name, leaf)
+        return self.topics.board(self.number, leaf)
 
     def connected(self) -> None:
         """On every (re)connection: the heads and the state, retained (PROTOCOL.md)."""
@@ -125,7 +125,7 @@ class LightBoard:
         games = [(g, n, f) for g, n, f in self.heads]
         current = self.game_id
         self.publish(self.topic("status"), protocol.status_payload(
-            self.name, current, self.lines if current else 0, games,
+            self.number, current, self.lines if current else 0, games,
             session=None if self.key is None else f"{self.number:08x}", key=self.key), True)
 
     def publish_state(self) -> None:

@@ -60,7 +60,7 @@ class _Link:
         self.up = False
         self.retry_at = 0.0
         c = mqtt.Client(CallbackAPIVersion.VERSION2,
-                        client_id=protocol.client_id(board.topics.hall, board.name),
+                        client_id=protocol.client_id(board.topics.hall, board.number),
                         clean_session=False, protocol=mqtt.MQTTv311)
         if spec.username is not None:
             c.username_pw_set(spec.username, spec.password)
@@ -68,7 +68,7 @@ class _Link:
             c.tls_set(ca_certs=None if spec.ca is None else str(spec.ca),
                       cert_reqs=ssl.CERT_REQUIRED)
         c.max_inflight_messages_set(100)
-        c.will_set(board.topic("status"), protocol.offline_payload(board.name), qos=1,
+        c.will_set(board.topic("status"), protocol.offline_payload(board.number), qos=1,
                    retain=True)
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
@@ -126,7 +126,7 @@ class Fleet:
             if parts.scheme != "mqtt" or not parts.hostname:
                 raise ValueError(f"expected mqtt://host[:port], got {url!r}")
             anonymous = MqttSpec(f"mqtt://{parts.netloc}", parts.hostname, parts.port or 1883,
-                                 False, "", "")
+                                 False, "", None)
             specs = {b.number: anonymous for b in boards}
         missing = [b.number for b in boards if b.number not in specs]
         if missing:
@@ -293,7 +293,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if out is not None:
         def on_line(board: int, game: str, line: int, wall: float) -> None:
             out.write(f"{board}\t{game}\t{line}\t{wall:.6f}\n")
-    keys: Mapping[str, bytes] = {}
+    keys: Mapping[int, bytes] = {}
     specs: dict[int, MqttSpec] | None = None
     try:
         if args.hub_config is not None:
@@ -301,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             keys = load_hub_config(args.hub_config).keys
         if args.hall_dir is not None:
             specs = hall_specs(Path(args.hall_dir), numbers)
-            keys = {str(n): spec.key for n, spec in specs.items() if spec.key is not None}
+            keys = {n: spec.key for n, spec in specs.items() if spec.key is not None}
     except ConfigError as exc:
         print(f"hall_fleet: {exc}", file=sys.stderr)
         return 2
@@ -310,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          Path(args.dir) / str(n), seed=args.seed,
                          variant=args.variant, pace=args.pace, games=args.games, on_line=on_line,
                          first_game_at=now + (i / max(1, len(numbers))) * args.stagger / args.pace,
-                         key=keys.get(str(n)))
+                         key=keys.get(n))
               for i, n in enumerate(numbers)]
     fleet = Fleet(args.mqtt, boards, specs=specs)
     signal.signal(signal.SIGTERM, lambda *_: fleet.stop())

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.errors import InputError, StateError
 from engine.i18n import DEFAULT_LANGUAGE, environment_language, translations
-from pi.board.config import Config, load_config, parse_http
+from pi.board.config import MAX_BOARD, Config, load_config, parse_board, parse_http
 from pi.daemon import Parts, run_daemon
 from pi.board.errors import JournalError
 from pi.board.statedir import StateDir, resolve_state_dir
@@ -221,11 +221,10 @@ def hall_options(config: Config, url: str | None, board: str | None, hall: str |
 
     number = config.board
     if board is not None:
-        text = board.strip()
-        # ASCII digits only, a few (int() takes "²" and fails past 4,300 digits)
-        if not (text.isascii() and text.isdigit() and len(text) <= 9) or not 1 <= int(text) <= 9999:
-            raise RunError(f"--board: a board number 1..9999, got {board[:20]!r}")
-        number = int(text)
+        given = parse_board(board.strip())
+        if given is None:
+            raise RunError(f"--board: a board number 1..{MAX_BOARD}, got {board[:20]!r}")
+        number = given
         config = replace(config, board=number)
     spec = config.mqtt
     if url is None and spec is None:
@@ -243,18 +242,18 @@ def hall_options(config: Config, url: str | None, board: str | None, hall: str |
             log.warning(PASSWORD_VISIBLE)
         ca = spec.ca if spec is not None and fresh.tls else None
         spec = replace(fresh, hall=spec.hall if spec is not None else DEFAULT_HALL,
-                       board=spec.board if spec is not None else "", ca=ca)
+                       board=spec.board if spec is not None else None, ca=ca)
     assert spec is not None
     if hall is not None:
         if SEGMENT.fullmatch(hall) is None:
             raise RunError("--hall: letters, digits, '.', '_' or '-' only (an MQTT topic level)")
         spec = replace(spec, hall=hall)
     if board is not None:
-        spec = replace(spec, board=str(number))
-    if not spec.board:
+        spec = replace(spec, board=number)
+    if spec.board is None:
         if number is None:
             raise RunError("--mqtt needs --board N (or board in the config)")
-        spec = replace(spec, board=str(number))
+        spec = replace(spec, board=number)
     if password_file is not None:
         spec = with_password_file(spec, password_file,
                                   lambda problem: RunError(f"--mqtt-password-file: {problem}"))

@@ -39,12 +39,13 @@ from pi.drivers.speech import DEFAULT_RATE, DEFAULT_VOLUME, VOICE_PATTERN
 __all__ = ["Config", "HttpSpec", "MqttSpec", "SpeechSpec", "load_config", "parse_config",
            "parse_http", "parse_host_port", "parse_mqtt_url", "read_secret_file",
            "with_password_file", "PASSWORD_VISIBLE", "read_config_text", "load_toml", "TomlReader",
-           "read_credential", "MAX_CONFIG_BYTES", "MAX_CREDENTIAL_BYTES"]
+           "read_credential", "MAX_CONFIG_BYTES", "MAX_CREDENTIAL_BYTES", "MAX_BOARD", "parse_board"]
 
 #: A configuration file larger than this is refused unread (the example is ~3 kB).
 MAX_CONFIG_BYTES = 64 * 1024
 _MAX_TEXT = 200          # event/site/players: a PDN tag value, one line
-_MAX_BOARD = 9999        # board numbers in a hall
+#: A board's number is 1..MAX_BOARD: the hall names boards by it (``parse_board``).
+MAX_BOARD = 9999
 _MAX_SETTLE = 60.0       # seconds; longer would make a let-go move feel lost
 _EXCERPT = 40
 _MAX_HTTP = 300          # characters of an http = "host:port"
@@ -60,6 +61,20 @@ _TOPIC_SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
 
 
+_BOARD_TEXT = re.compile(r"[1-9][0-9]{0,%d}" % (len(str(MAX_BOARD)) - 1))
+
+
+def parse_board(text: str) -> int | None:
+    """A board's number written as text (an MQTT topic segment, a URL, a folder's name, a file's
+    field): canonical decimal 1..:data:`MAX_BOARD` — ASCII digits, no sign, no leading zero,
+    no space — else None (the caller says why in its own one line). ``str(n)`` writes it
+    back: the two are each other's inverse."""
+    if not isinstance(text, str) or _BOARD_TEXT.fullmatch(text) is None:
+        return None
+    number = int(text)
+    return number if number <= MAX_BOARD else None
+
+
 @dataclass(frozen=True, slots=True)
 class HttpSpec:
     """Where the web server listens (issue 8's HTTP server; the daemon only carries it)."""
@@ -71,9 +86,10 @@ class HttpSpec:
 @dataclass(frozen=True, slots=True)
 class MqttSpec:
     """The hall's MQTT broker: ``url`` (``mqtt://`` or ``mqtts://``, host and port; the
-    credentials taken out of it, so that it can be logged), the ``hall`` and ``board`` topic
-    segments, the ``username`` and ``password`` given in the URL (``mqtt://user:pw@host``,
-    percent-encoded), ``ca``: a CA certificate file for mqtts (None: the system's), and ``key``:
+    credentials taken out of it, so that it can be logged), the ``hall`` topic segment and
+    the ``board``'s number (None: not given yet, or the hub's), the ``username`` and
+    ``password`` given in the URL (``mqtt://user:pw@host``, percent-encoded), ``ca``: a CA
+    certificate file for mqtts (None: the system's), and ``key``:
     the board's own key that signs its journal lines for the hub (``pi/hall/PROTOCOL.md``; 32
     bytes, 64 hex digits in the file; None: the board's lines go unsigned)."""
 
@@ -82,7 +98,7 @@ class MqttSpec:
     port: int
     tls: bool
     hall: str
-    board: str
+    board: int | None
     username: str | None = None
     password: str | None = field(default=None, repr=False)
     ca: Path | None = None
@@ -218,7 +234,7 @@ def parse_config(text: str, source: str = "damiera.toml", base: Path | None = No
             Board(fen, variant)
         except InputError as exc:
             raise r.error("fen", f"invalid FEN for {variant}: {exc}") from None
-    board = r.integer("board", None, 1, _MAX_BOARD)
+    board = r.integer("board", None, 1, MAX_BOARD)
     language = r.text("language", DEFAULT_LANGUAGE, limit=8) or DEFAULT_LANGUAGE
     if language not in LANGUAGES:
         raise r.error("language", f"unknown language {language!r}: expected one of "
@@ -323,6 +339,25 @@ def parse_host_port(value: str, error: Callable[[str], Exception],
     return host, port
 
 
+def _mqtt_board(m: TomlReader, board: int | None) -> int:
+    """``[mqtt] board``: an integer, or a string of one in canonical decimal ("7"); absent, the
+    top-level ``board``. The hall names boards by number (``pi/hall/PROTOCOL.md``)."""
+    value = m.table.get("board")
+    if value is None:
+        if board is None:
+            raise m.error("board", "missing (set it, or the top-level board number)")
+        return board
+    number: int | None = None
+    if isinstance(value, str):
+        number = parse_board(value)
+    elif isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_BOARD:
+        number = value
+    if number is None:
+        raise m.error("board", f"a board number 1..{MAX_BOARD}, its topic level (the hall names "
+                               f"boards by number), got {_excerpt(value)}")
+    return number
+
+
 def _mqtt(r: TomlReader, board: int | None, base: Path | None = None) -> MqttSpec | None:
     m = r.sub("mqtt")
     if m is None:
@@ -339,13 +374,7 @@ def _mqtt(r: TomlReader, board: int | None, base: Path | None = None) -> MqttSpe
     assert hall is not None
     if not _TOPIC_SEGMENT.fullmatch(hall):
         raise m.error("hall", "letters, digits, '.', '_' or '-' only (an MQTT topic level)")
-    topic_board = m.text("board", None, limit=64, allow_int=True)
-    if topic_board is None:
-        if board is None:
-            raise m.error("board", "missing (set it, or the top-level board number)")
-        topic_board = str(board)
-    if not _TOPIC_SEGMENT.fullmatch(topic_board):
-        raise m.error("board", "letters, digits, '.', '_' or '-' only (an MQTT topic level)")
+    topic_board = _mqtt_board(m, board)
     password = spec.password
     credential = m.text("password_credential", None, limit=64)
     if credential is not None:
@@ -433,8 +462,8 @@ def with_password_file(spec: MqttSpec, path: str, error: Callable[[str], Excepti
 
 
 def parse_mqtt_url(url: str, error: Callable[[str], Exception]) -> MqttSpec:
-    """``mqtt://[user:password@]host[:port]`` or ``mqtts://…`` read into a spec with empty
-    ``hall`` and ``board`` (the caller's); ``error(problem)`` makes the exception raised.
+    """``mqtt://[user:password@]host[:port]`` or ``mqtts://…`` read into a spec with an empty
+    ``hall`` and no ``board`` (the caller's); ``error(problem)`` makes the exception raised.
     User and password are percent-decoded; the spec's ``url`` has them taken out."""
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("mqtt", "mqtts"):
@@ -452,7 +481,7 @@ def parse_mqtt_url(url: str, error: Callable[[str], Exception]) -> MqttSpec:
             raise error("an empty user name before '@'")
     default = 8883 if parts.scheme == "mqtts" else 1883
     host, port = parse_host_port(netloc, error, default)
-    return MqttSpec(f"{parts.scheme}://{netloc}", host, port, parts.scheme == "mqtts", "", "",
+    return MqttSpec(f"{parts.scheme}://{netloc}", host, port, parts.scheme == "mqtts", "", None,
                     username, password)
 
 

@@ -120,15 +120,17 @@ class AlarmLog:
         if self._lines > 4 * MAX_ALARMS:
             self._compact(self.path)
 
-    def add(self, board: str, kind: str, what: str, subject: str = "") -> dict[str, Any]:
-        """An alarm (module docstring): ``kind`` one of ``forged``, ``unsigned``, ``conflict``,
+    def add(self, board: int | None, kind: str, what: str, subject: str = "") -> dict[str, Any]:
+        """An alarm about ``board`` (None: the hub itself; its ``board`` is then ``"hub"``)
+        (module docstring): ``kind`` one of ``forged``, ``unsigned``, ``conflict``,
         ``status``, ``taken_over``, ``ack``, ``lost``, ``disk``, ``damaged``; ``what`` one
         line; ``subject`` what it is about (a game id). Returns it (a repeat: the alarm it
         counts on)."""
         now = time.time()
+        name = "hub" if board is None else str(board)
         old: dict[str, Any]
         for old in reversed(self.items):
-            if old["board"] == board and old["kind"] == kind and \
+            if old["board"] == name and old["kind"] == kind and \
                     old["subject"] == subject and old["last"] >= now - ALARM_REPEAT:
                 old["count"] += 1
                 old["last"] = now
@@ -139,11 +141,11 @@ class AlarmLog:
                     self._unkept.add(old["id"])  # kept when next told, or at close
                 return old
         self._seq += 1
-        alarm: dict[str, Any] = {"id": self._seq, "board": board, "time": now,
+        alarm: dict[str, Any] = {"id": self._seq, "board": name, "time": now,
                                  "last": now, "kind": kind, "what": what, "count": 1,
                                  "subject": subject}
         self.items.append(alarm)
-        log.warning("ALARM board %s: %s", board, what)
+        log.warning("ALARM board %s: %s", name, what)
         self._tell(alarm)
         return alarm
 

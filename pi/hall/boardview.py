@@ -180,8 +180,8 @@ class ReplicatedBoard(BoardView, Protocol):
     from the replica — what the round feeds read (:class:`BoardReplica` implements it)."""
 
     @property
-    def board(self) -> str:
-        """The board's number (its MQTT topic segment)."""
+    def board(self) -> int:
+        """The board's number (its MQTT topic segment written in canonical decimal)."""
         ...
 
     @property
@@ -220,7 +220,7 @@ class BoardReplica:
     """One board rebuilt from its replica (see the module docstring): a
     :class:`pi.board.view.BoardView`. ``game``: the game it follows (its newest)."""
 
-    def __init__(self, board: str) -> None:
+    def __init__(self, board: int) -> None:
         self.board = board
         self.game: ReplayedGame | None = None
         self.config = Config(source="hub")
@@ -517,7 +517,7 @@ class ReplicaActions:
     """The arbiter's actions on a board of the hall (a :class:`pi.web.server.ActionSink`):
     sent to the board as a command, answered by ``act(board, command)`` (the hub's)."""
 
-    def __init__(self, board: str, act: Callable[[str, dict[str, Any]], Awaitable[web.Response]]
+    def __init__(self, board: int, act: Callable[[int, dict[str, Any]], Awaitable[web.Response]]
                  ) -> None:
         self.board = board
         self._act = act
@@ -537,7 +537,7 @@ class ReplicaPages:
     tags); ``hall_clients``: live clients of all boards' streams, at most ``hall_max``."""
 
     def __init__(self, replica: BoardReplica, *, delay_minutes: float,
-                 act: Callable[[str, dict[str, Any]], Awaitable[web.Response]],
+                 act: Callable[[int, dict[str, Any]], Awaitable[web.Response]],
                  broadcast: Callable[[BoardFeed], tuple[str, float] | None],
                  hall_clients: Callable[[], int] = lambda: 0, hall_max: int = 2000,
                  ping: float = 15.0) -> None:
@@ -549,7 +549,7 @@ class ReplicaPages:
                                lambda: broadcast(self.feeds))
         self.parts = BoardParts(replica, self.feeds, ReplicaActions(replica.board, act),
                                 ReplicaGames(replica),
-                                about={"simulate": False, "hall": True, "board": replica.board},
+                                about={"simulate": False, "hall": True, "board": str(replica.board)},
                                 crowded=self.crowded)
 
     def crowded(self) -> bool:

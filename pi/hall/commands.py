@@ -38,7 +38,7 @@ class Commands:
 
     def __init__(self, topics: P.Topics, boards: BoardRegistry, replica: Replica,
                  publish: Callable[[str, bytes], None],
-                 alarm: Callable[[str, str, str, str], Mapping[str, Any]]) -> None:
+                 alarm: Callable[[int | None, str, str, str], Mapping[str, Any]]) -> None:
         self.topics = topics
         self.boards = boards
         self.replica = replica
@@ -47,11 +47,11 @@ class Commands:
         #: command id → the answer awaited (an arbiter's action)
         self.acks: dict[str, asyncio.Future[P.Ack]] = {}
         #: board → (command id, pairing) sent and not yet acked (push_pairing)
-        self.pairing_out: dict[str, tuple[str, dict[str, str]]] = {}
+        self.pairing_out: dict[int, tuple[str, dict[str, str]]] = {}
         #: board → why it refused its last pairing (until it takes one)
-        self.pairing_refused: dict[str, str] = {}
+        self.pairing_refused: dict[int, str] = {}
 
-    async def act(self, board: str, action: dict[str, Any]) -> web.Response:
+    async def act(self, board: int, action: dict[str, Any]) -> web.Response:
         """An arbiter action sent to ``board`` as a command, answered once the board's journal
         line recording it is in the replica (PROTOCOL.md "Acknowledgements": an ack is a
         signed journal line or nothing). The action names its game (the console's ``game``,
@@ -103,9 +103,9 @@ class Commands:
             decisions = next((decisions_json(f) for f in self.boards.recent[board]
                               if f.line == ack.line), [])
         return web.json_response({"line": ack.line, "record": record, "decisions": decisions,
-                                  "board": board, "command": cmd_id})
+                                  "board": str(board), "command": cmd_id})
 
-    def _acked_line(self, board: str, game_id: str, line: int, cmd_id: str,
+    def _acked_line(self, board: int, game_id: str, line: int, cmd_id: str,
                     request: ArbiterRequest) -> dict[str, Any] | None:
         """The record of line ``line`` of game ``game_id`` (held) when it journals ``request``, the
         command ``cmd_id`` an ack said it did; else None and an alarm (``ack``): the ack was
@@ -125,7 +125,7 @@ class Commands:
                                         command=cmd_id[:12], line=line, game=game_id), game_id)
         return None
 
-    def acked(self, board: str, ack: P.Ack) -> None:
+    def acked(self, board: int, ack: P.Ack) -> None:
         """Board ``board``'s ``ack``: of its pairing (kept until it takes one), or of an
         action awaited."""
         out = self.pairing_out.get(board)
@@ -140,7 +140,7 @@ class Commands:
         if future is not None and not future.done():
             future.set_result(ack)
 
-    def push_pairing(self, board: str, pairing: dict[str, str], *, send: bool = True) -> str:
+    def push_pairing(self, board: int, pairing: dict[str, str], *, send: bool = True) -> str:
         """Sends ``pairing`` to ``board`` and keeps it until the board acks it: a board that
         was never connected has no session at the broker to queue it in, so an unanswered
         pairing is sent again (same id: the board does it once) whenever the board's status
@@ -151,7 +151,7 @@ class Commands:
             self.publish(self.topics.board(board, "cmd"), P.pairing_payload(cmd_id, pairing))
         return cmd_id
 
-    def repush_pairing(self, board: str) -> None:
+    def repush_pairing(self, board: int) -> None:
         """Board ``board`` came online: its pairing not answered yet sent again."""
         out = self.pairing_out.get(board)
         if out is not None:

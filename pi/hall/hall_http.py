@@ -22,8 +22,7 @@ from aiohttp import web
 from engine.replay import Fed
 from pi.hall.errors import PairingError
 from pi.hall.hub import Hub
-from pi.hall.protocol import SEGMENT
-from pi.hall.replica import board_key
+from pi.hall.protocol import MAX_BOARD, SEGMENT, parse_board
 from pi.hall.rounds import (event_feed, event_standings, pairing_command, parse_pairings,
                             results, results_csv, round_feed, round_order)
 from pi.board.view import Phase
@@ -67,10 +66,10 @@ class HallClient:
         self.arbiter = arbiter
         self.closed = False
         self.wake = asyncio.Event()
-        self._boards: dict[str, tuple[int, bytes]] = {}
+        self._boards: dict[int, tuple[int, bytes]] = {}
         self._events: list[tuple[int, bytes]] = []
 
-    def board(self, board: str, seq: int, message: bytes) -> None:
+    def board(self, board: int, seq: int, message: bytes) -> None:
         """Board ``board``'s summary number ``seq``: replaces the one waiting, if any."""
         self._boards[board] = (seq, message)
         self.wake.set()
@@ -133,15 +132,15 @@ class HallServer:
         self.shown: Shown = {}
         self.hall_clients: set[HallClient] = set()
         #: boards changed since their summaries were last built (built at the next flush)
-        self.dirty: set[str] = set()
+        self.dirty: set[int] = set()
         #: per side (arbiter or not): boards changed while that side had no page (built when
         #: a page of that side connects)
-        self.stale: dict[bool, set[str]] = {False: set(), True: set()}
+        self.stale: dict[bool, set[int]] = {False: set(), True: set()}
         self._flush: asyncio.TimerHandle | None = None
         #: per board in play: its clock's (running, state) at the last tick
-        self._clock_key: dict[str, tuple[object, object]] = {}
+        self._clock_key: dict[int, tuple[object, object]] = {}
         #: per board in play: no need to read its clock before this (monotonic) time
-        self._clock_due: dict[str, float] = {}
+        self._clock_due: dict[int, float] = {}
         #: the read-back's progress the pages were last told, and when (:meth:`_say_reading`)
         self._reading_said: dict[str, int] | None = None
         self._reading_at = 0.0
@@ -185,7 +184,7 @@ class HallServer:
 
     # ------------------------------------------------------------------ the hall's stream
 
-    def on_board(self, board: str, feds: list[Fed]) -> None:
+    def on_board(self, board: int, feds: list[Fed]) -> None:
         """Hub listener: a board's messages were taken; its flags go out, its summaries at
         the next flush (one per board and side however many messages came meanwhile)."""
         self.dirty.add(board)
@@ -225,7 +224,7 @@ class HallServer:
             dirty -= self.hub.unread.keys()
         if dirty:
             sides = {client.arbiter for client in self.hall_clients}  # once, not per board
-            for board in sorted(dirty, key=board_key):
+            for board in sorted(dirty):
                 self.publish_board(board, sides)
         self._say_reading()
 
@@ -242,7 +241,7 @@ class HallServer:
         for client in list(self.hall_clients):
             client.event(self.seq, msg)
 
-    def publish_board(self, board: str, sides: set[bool] | None = None) -> None:
+    def publish_board(self, board: int, sides: set[bool] | None = None) -> None:
         """Board ``board``'s summaries, for each side with a page connected (a side without
         one: built when one connects). ``sides``: the sides with a page, when the caller knows
         them (a flush of many boards)."""
@@ -307,7 +306,7 @@ class HallServer:
                 self._clock_due[board] = now + left - 1.0
         self.flush()
 
-    def _shows_clock(self, board: str, key: tuple[object, object], sides: set[bool]) -> bool:
+    def _shows_clock(self, board: int, key: tuple[object, object], sides: set[bool]) -> bool:
         """Board ``board``'s summaries already show its clock's (running, state) ``key`` on
         every side with a page (``sides``), as a summary made now would: the tick need not make
         them again. A board not dirty changed by no message since its summaries were made, and
@@ -335,7 +334,7 @@ class HallServer:
         for board in self.hub.views:  # the whole hall read back, built now for this side
             if (board, arbiter) not in self.shown and board not in self.hub.unread:
                 self.stale[arbiter].add(board)
-        for board in sorted(self.stale[arbiter], key=board_key):
+        for board in sorted(self.stale[arbiter]):
             self.publish_board(board)
         client.take()  # what that sent it comes in the catch-up
         # then where the start's read-back is (null: done), on every connection
@@ -359,10 +358,11 @@ class HallServer:
 
     def board_parts(self, request: web.Request) -> BoardParts:
         """The parts of the board of the path (``{board}``), its game read back first if the
-        start has not yet; a 404 for a board not in the hall."""
-        board = request.match_info["board"]
-        pages = self.hub.servers.get(board)
-        if pages is None:
+        start has not yet; a 404 for a board not in the hall (a path that names no board's
+        number among them: ``/boards/abc/``)."""
+        board = parse_board(request.match_info["board"])
+        pages = None if board is None else self.hub.servers.get(board)
+        if board is None or pages is None:
             raise http(404, "no such board in this hall")
         self.hub.read_back_board(board)
         return pages.parts
@@ -389,7 +389,7 @@ class HallServer:
     async def api_hall(self, request: web.Request) -> web.Response:
         arbiter = await self.auth.is_arbiter(request)
         hub = self.hub
-        boards = [hub.summary(b, arbiter) for b in sorted(hub.views, key=board_key)
+        boards = [hub.summary(b, arbiter) for b in sorted(hub.views)
                   if b not in hub.unread]
         return web.json_response({"hall": hub.config.hall, "event": hub.config.event,
                                   "view": "arbiter" if arbiter else "public",
@@ -401,8 +401,9 @@ class HallServer:
         await self.auth.require_arbiter(request)
         self._whole_hall()
         q = request.query
+        board = board_query(request)
         out = [f for f in self.hub.flags()
-               if ("board" not in q or f["board"] == q["board"])
+               if (board is None or f["board"] == board)
                and ("round" not in q or f["round"] == q["round"])
                and ("status" not in q or f["flag"]["status"] == q["status"])]
         return web.json_response(out, headers={"Cache-Control": "no-store"})
@@ -410,28 +411,27 @@ class HallServer:
     async def api_alarms(self, request: web.Request) -> web.Response:
         """The hall's alarms, newest first (arbiter; ``?board=7`` filters)."""
         await self.auth.require_arbiter(request)
-        board = request.query.get("board")
+        board = board_query(request, "hub")
         out = [a for a in reversed(self.hub.alarms) if board is None or a["board"] == board]
         return web.json_response(out)
 
     async def get_pairings(self, request: web.Request) -> web.Response:
-        rows = sorted(self.pairings.rows.values(),
-                      key=lambda r: (r["round"], board_key(r["board"])))
+        rows = [row for _, row in sorted(self.pairings.rows.items(),
+                                         key=lambda kv: kv[0])]
         return web.json_response(rows)
 
     async def post_pairings(self, request: web.Request) -> web.Response:
         await self.auth.require_arbiter(request)
-        rows = await read_pairings(request)
-        self.pairings.merge(rows)
-        for row in rows:  # a paired board is listed in the hall before it is heard from
-            self.hub.board(row["board"])
+        rows = self.pairings.merge(await read_pairings(request))
+        for board, _ in rows:  # a paired board is listed in the hall before it is heard from
+            self.hub.board(board)
         # kept whole: each round's pairings go to its boards when the arbiter starts it
         # (POST /api/rounds/<r>/start); a row of the round in play goes at once
         current = self.hub.rounds.current
-        pushed = [row for row in rows if row["round"] == current]
-        for row in pushed:
-            self.hub.push_pairing(row["board"], self.pairing_command(row))
-        rounds = sorted({row["round"] for row in rows}, key=round_order)
+        pushed = [(board, row) for board, row in rows if row["round"] == current]
+        for board, row in pushed:
+            self.hub.push_pairing(board, self.pairing_command(row))
+        rounds = sorted({row["round"] for _, row in rows}, key=round_order)
         return web.json_response({"kept": len(rows), "rounds": rounds, "pushed": len(pushed)})
 
     def pairing_command(self, row: dict[str, str]) -> dict[str, str]:
@@ -475,7 +475,8 @@ class HallServer:
 
     async def api_results(self, request: web.Request) -> web.Response:
         self._whole_hall()
-        return web.json_response(results(self.hub, await self.auth.is_arbiter(request)))
+        rows = results(self.hub, await self.auth.is_arbiter(request))
+        return web.json_response([{**r, "board": str(r["board"])} for r in rows])
 
     async def results_csv(self, request: web.Request) -> web.Response:
         self._whole_hall()
@@ -579,6 +580,16 @@ def add_hall_routes(r: web.UrlDispatcher, site: HallSite, auth: ArbiterAuth,
     r.add_get("/boards/{board}", site.board_slash)
 
 
+def board_query(request: web.Request, *also: str) -> str | None:
+    """``?board=`` of ``request`` as the hall's JSON writes it: a board's number in canonical
+    decimal (or one of ``also``); None without one; a 400 for anything else."""
+    text = request.query.get("board")
+    if text is None or text in also or parse_board(text) is not None:
+        return text
+    raise http(400, f"?board=: not a board number 1..{MAX_BOARD} (the hall names boards by "
+                    "number)")
+
+
 async def read_pairings(request: web.Request) -> list[dict[str, str]]:
     """The pairings CSV of a ``POST /api/pairings`` (HUB_API.md), its rows read; a 413 for a
     body over MAX_CSV, a 400 saying why for one that is not UTF-8, not a pairings CSV, or
@@ -599,7 +610,7 @@ async def read_pairings(request: web.Request) -> list[dict[str, str]]:
 
 #: What a hall's stream has shown of each board, per side: (board, arbiter) → (its event id, its
 #: :func:`summary_key`, the summary).
-Shown = dict[tuple[str, bool], tuple[int, tuple[object, ...], dict[str, Any]]]
+Shown = dict[tuple[int, bool], tuple[int, tuple[object, ...], dict[str, Any]]]
 
 
 def admit_hall_client(request: web.Request, seq: int, clients: set[HallClient],

@@ -34,7 +34,7 @@ from pi.hall.boardview import BoardReplica, ReplicaPages
 from pi.hall.hub_config import HubConfig
 from pi.hall.registry import BoardRegistry
 from pi.hall.replication import SYNC_EVERY, Replication
-from pi.hall.replica import GameReplica, Replica, board_key
+from pi.hall.replica import GameReplica, Replica
 from pi.hall.rounds import Pairings, RoundStart, game_feed
 from pi.hall.summaries import Summaries
 from engine.replay import Fed
@@ -43,7 +43,7 @@ from pi.web.server import BoardFeed
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Hub", "board_key"]
+__all__ = ["Hub"]
 
 
 class Hub:
@@ -67,7 +67,7 @@ class Hub:
                                  lambda topic, payload: self.publish(topic, payload),
                                  self.alarm)
         #: told of each board's lines taken (board, its ``Fed``s): the hall's pages
-        self.listeners: list[Callable[[str, list[Fed]], None]] = []
+        self.listeners: list[Callable[[int, list[Fed]], None]] = []
         #: where the hub's own files are (pairings, round): the state directory
         self.files = self.root
         self.files.mkdir(parents=True, exist_ok=True)
@@ -103,8 +103,9 @@ class Hub:
         return game_feed(view, feed, s.replica, None if rnd is None else str(rnd), pairing,
                          self.config.event, self.config.broadcast_delay * 60.0)
 
-    def alarm(self, board: str, kind: str, what: str, subject: str = "") -> dict[str, Any]:
-        """An alarm for the hall's arbiter (:meth:`pi.hall.alarms.AlarmLog.add`)."""
+    def alarm(self, board: int | None, kind: str, what: str, subject: str = "") -> dict[str, Any]:
+        """An alarm for the hall's arbiter about ``board`` (None: the hub)
+        (:meth:`pi.hall.alarms.AlarmLog.add`)."""
         return self.alarm_log.add(board, kind, what, subject)
 
     # ------------------------------------------------------------------ replication
@@ -118,7 +119,7 @@ class Hub:
         (:meth:`pi.hall.replication.Replication.read_back`)."""
         await self.replication.read_back()
 
-    def read_back_board(self, board: str) -> None:
+    def read_back_board(self, board: int) -> None:
         self.replication.read_back_board(board)
 
     def reading_back(self) -> dict[str, int] | None:
@@ -141,7 +142,7 @@ class Hub:
         """Once a second: resends without progress asked again."""
         self.replication.tick()
 
-    def missing(self, board: str) -> int:
+    def missing(self, board: int) -> int:
         """Lines known to exist at the board and not held."""
         return self.replication.missing(board)
 
@@ -150,19 +151,19 @@ class Hub:
         await self.replication.sync_loop(every)
 
     @property
-    def heads(self) -> dict[str, P.Heads]:
+    def heads(self) -> dict[int, P.Heads]:
         return self.replication.heads
 
     @property
-    def known(self) -> dict[str, dict[str, int]]:
+    def known(self) -> dict[int, dict[str, int]]:
         return self.replication.known
 
     @property
-    def unread(self) -> dict[str, GameReplica]:
+    def unread(self) -> dict[int, GameReplica]:
         return self.replication.unread
 
     @property
-    def waiting(self) -> dict[str, list[tuple[str, bytes]]]:
+    def waiting(self) -> dict[int, list[tuple[str, bytes]]]:
         return self.replication.waiting
 
     @property
@@ -176,20 +177,20 @@ class Hub:
     # ------------------------------------------------------------------ the other concerns
 
     @property
-    def views(self) -> dict[str, BoardReplica]:
+    def views(self) -> dict[int, BoardReplica]:
         """Board → its view rebuilt from the replica (:attr:`boards`)."""
         return self.boards.views
 
     @property
-    def servers(self) -> dict[str, ReplicaPages]:
+    def servers(self) -> dict[int, ReplicaPages]:
         """Board → the parts its own pages are served from (:attr:`boards`)."""
         return self.boards.servers
 
     @property
-    def recent(self) -> dict[str, deque[Fed]]:
+    def recent(self) -> dict[int, deque[Fed]]:
         return self.boards.recent
 
-    def board(self, board: str) -> BoardReplica:
+    def board(self, board: int) -> BoardReplica:
         """Board ``board``'s view, made the first time it is named (:attr:`boards`)."""
         return self.boards.board(board)
 
@@ -201,23 +202,23 @@ class Hub:
         return self.commands.acks
 
     @property
-    def pairing_out(self) -> dict[str, tuple[str, dict[str, str]]]:
+    def pairing_out(self) -> dict[int, tuple[str, dict[str, str]]]:
         return self.commands.pairing_out
 
     @property
-    def pairing_refused(self) -> dict[str, str]:
+    def pairing_refused(self) -> dict[int, str]:
         return self.commands.pairing_refused
 
-    async def act(self, board: str, action: dict[str, Any]) -> web.Response:
+    async def act(self, board: int, action: dict[str, Any]) -> web.Response:
         """An arbiter action sent to ``board`` (:meth:`pi.hall.commands.Commands.act`)."""
         return await self.commands.act(board, action)
 
-    def push_pairing(self, board: str, pairing: dict[str, str], *, send: bool = True) -> str:
+    def push_pairing(self, board: int, pairing: dict[str, str], *, send: bool = True) -> str:
         """``pairing`` sent to ``board`` and kept until acked
         (:meth:`pi.hall.commands.Commands.push_pairing`)."""
         return self.commands.push_pairing(board, pairing, send=send)
 
-    def summary(self, board: str, arbiter_view: bool) -> dict[str, Any]:
+    def summary(self, board: int, arbiter_view: bool) -> dict[str, Any]:
         """The board summary of HUB_API.md (:meth:`pi.hall.summaries.Summaries.summary`)."""
         return self.summaries.summary(board, arbiter_view)
 
@@ -225,7 +226,7 @@ class Hub:
         """Every flag of the boards' current games, newest first (HUB_API.md)."""
         return self.summaries.flags()
 
-    def flag_events(self, board: str, feds: list[Fed]) -> list[dict[str, Any]]:
+    def flag_events(self, board: int, feds: list[Fed]) -> list[dict[str, Any]]:
         return self.summaries.flag_events(board, feds)
 
     # ------------------------------------------------------------------ durability

@@ -194,7 +194,7 @@ def make_room(hall_dir: str | Path, bridge: str, room: str | None, boards: str |
         if not (d / name).is_file():
             raise HallInitError(f"--bridge: {d / name} is not there: run --bridge in the folder "
                                 "where 'damiera hub init' made the hall")
-    hall_boards = sorted(int(n) for n in hub.keys if n.isdigit())
+    hall_boards = sorted(hub.keys)
     chosen = tuple(hall_boards) if boards is None else parse_room_boards(boards, hall_boards)
     if not chosen:
         raise HallInitError(f"--bridge: {d / 'hub.toml'} names no board")
@@ -207,7 +207,7 @@ def make_room(hall_dir: str | Path, bridge: str, room: str | None, boards: str |
         raise HallInitError(f"--room-boards: board {taken[0][0]} is in room {taken[0][1]} "
                             "already (a board is in one room: its broker's bridge carries it)")
     passwords: dict[str, str] = {}
-    keys: dict[str, str] = {}
+    keys: dict[int, str] = {}
     for n in chosen:
         try:
             spec = load_config(d / f"board-{n}.toml").mqtt
@@ -217,7 +217,7 @@ def make_room(hall_dir: str | Path, bridge: str, room: str | None, boards: str |
             raise HallInitError(f"--bridge: {d / f'board-{n}.toml'} has no [mqtt] url with a "
                                 "user and password, or no key: not as 'hub init' wrote it")
         passwords[spec.username] = spec.password
-        keys[str(n)] = spec.key.hex()
+        keys[n] = spec.key.hex()
     if port is not None and not 1 <= port <= 65535:
         raise HallInitError(f"--port: {port} is out of range 1..65535")
     if host is None:

@@ -35,8 +35,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from pi.board.config import (PASSWORD_VISIBLE, HttpSpec, MqttSpec, TomlReader, load_toml,
-                             parse_http, parse_mqtt_url, read_config_text, with_password_file)
+from pi.board.config import (MAX_BOARD, PASSWORD_VISIBLE, HttpSpec, MqttSpec, TomlReader,
+                             load_toml, parse_board, parse_http, parse_mqtt_url,
+                             read_config_text, with_password_file)
 from pi.board.errors import ConfigError
 from pi.hall.standings import DEFAULT_SCORING, Scoring, parse_points, parse_tie_breaks
 
@@ -59,7 +60,7 @@ _STANDINGS_KEYS = frozenset({"points", "tie_break"})
 
 @dataclass(frozen=True, slots=True)
 class HubConfig:
-    """A validated hub configuration. ``mqtt.board`` is empty (the hub is no board);
+    """A validated hub configuration. ``mqtt.board`` is None (the hub is no board);
     ``state_dir`` is absolute or None (then ``--state-dir`` is required)."""
 
     source: str = "hub.toml"
@@ -70,9 +71,9 @@ class HubConfig:
     state_dir: Path | None = None
     mqtt: MqttSpec | None = None
     #: board → its key (the HMAC of its journal lines and status, ``pi.hall.signing``)
-    keys: Mapping[str, bytes] = field(default_factory=dict, repr=False)
+    keys: Mapping[int, bytes] = field(default_factory=dict, repr=False)
     #: boards without a key whose unsigned lines are taken all the same (named one by one)
-    accept_unsigned: frozenset[str] = frozenset()
+    accept_unsigned: frozenset[int] = frozenset()
     #: nginx's nchan publisher (``http://127.0.0.1:PORT``, loopback only), where the hub
     #: publishes its public live streams for nginx to fan out (``pi.hall.nchan``); None: none
     nchan: str | None = None
@@ -83,13 +84,12 @@ class HubConfig:
     #: how the standings score a game and tell equal players apart (``[standings]``)
     standings: Scoring = DEFAULT_SCORING
 
-    def boards(self) -> list[str]:
+    def boards(self) -> list[int]:
         """The boards this configuration names (``[keys]`` and ``accept_unsigned``), in
         board order."""
-        from pi.hall.replica import board_key
-        return sorted(set(self.keys) | self.accept_unsigned, key=board_key)
+        return sorted(set(self.keys) | self.accept_unsigned)
 
-    def signing(self, board: str) -> str:
+    def signing(self, board: int) -> str:
         """``signed`` (the board has a key), ``unsigned`` (accepted by name) or ``refused``."""
         if board in self.keys:
             return "signed"
@@ -178,36 +178,38 @@ def _nchan(r: TomlReader) -> str | None:
     return text.rstrip("/")
 
 
-def _keys(r: TomlReader) -> dict[str, bytes]:
-    from pi.hall.protocol import SEGMENT
+def _keys(r: TomlReader) -> dict[int, bytes]:
     from pi.hall.signing import parse_key
     k = r.sub("keys")
     if k is None:
         return {}
     out = {}
-    for board in k.table:
-        if not isinstance(board, str) or not SEGMENT.fullmatch(board):
-            raise k.error(str(board)[:40], "a board's number (a topic segment)")
-        text = k.text(board, ..., limit=200)
+    for name in k.table:
+        board = parse_board(name) if isinstance(name, str) else None
+        if board is None:
+            raise k.error(str(name)[:40], f"a board's number 1..{MAX_BOARD} in canonical "
+                                          "decimal (the hall names boards by number)")
+        text = k.text(name, ..., limit=200)
         assert text is not None
         try:
             out[board] = parse_key(text)
         except ValueError as exc:
-            raise k.error(board, str(exc)) from None
+            raise k.error(name, str(exc)) from None
     return out
 
 
-def _unsigned(r: TomlReader) -> frozenset[str]:
-    from pi.hall.protocol import SEGMENT
+def _unsigned(r: TomlReader) -> frozenset[int]:
     value = r.table.get("accept_unsigned", [])
     if not isinstance(value, list) or not all(isinstance(v, (str, int)) and
                                                not isinstance(v, bool) for v in value):
         raise r.error("accept_unsigned", "a list of board numbers")
-    boards = frozenset(str(v) for v in value)
-    bad = sorted(b for b in boards if not SEGMENT.fullmatch(b))
-    if bad:
-        raise r.error("accept_unsigned", f"not a board number: {bad[0][:40]!r}")
-    return boards
+    boards = set()
+    for v in value:
+        board = parse_board(v) if isinstance(v, str) else v if 1 <= v <= MAX_BOARD else None
+        if board is None:
+            raise r.error("accept_unsigned", f"not a board number 1..{MAX_BOARD}: {str(v)[:40]!r}")
+        boards.add(board)
+    return frozenset(boards)
 
 
 def _check_hall(r: TomlReader, hall: str) -> None:
@@ -241,11 +243,13 @@ def hub_config_from_args(config: str | None, mqtt: str | None, http: str | None,
     if state_dir is not None:
         cfg = replace(cfg, state_dir=Path(state_dir).resolve())
     if accept_unsigned:
-        from pi.hall.protocol import SEGMENT
-        bad = [b for b in accept_unsigned if not SEGMENT.fullmatch(b)]
+        named = [parse_board(b) for b in accept_unsigned]
+        bad = [b for b, n in zip(accept_unsigned, named, strict=True) if n is None]
         if bad:
-            raise cli.error("--accept-unsigned", f"not a board number: {bad[0][:40]!r}")
-        cfg = replace(cfg, accept_unsigned=cfg.accept_unsigned | frozenset(accept_unsigned))
+            raise cli.error("--accept-unsigned", f"not a board number 1..{MAX_BOARD}: "
+                                                 f"{bad[0][:40]!r}")
+        cfg = replace(cfg, accept_unsigned=cfg.accept_unsigned |
+                      frozenset(n for n in named if n is not None))
     if cfg.mqtt is None:
         raise ConfigError(cfg.source, "mqtt", "no broker: give --config DIR/hub.toml (written "
                           "by damiera hub init --boards N --dir DIR), --mqtt URL or [mqtt] url")

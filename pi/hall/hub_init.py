@@ -130,7 +130,7 @@ class Hall:
     dir: Path
     passwords: dict[str, str] = field(repr=False)
     tls: bool = True
-    keys: dict[str, str] = field(default_factory=dict, repr=False)
+    keys: dict[int, str] = field(default_factory=dict, repr=False)
     #: the system user the broker runs as when started as root, given its password file, key
     #: and data (``hub init`` run as root: Mosquitto's own, ``mosquitto``); None: the user
     #: writing the hall, who owns them
@@ -213,7 +213,7 @@ def make_hall(boards: int, directory: str | Path, port: int | None = None, hall:
         host = check_host(host)
     users = ["hub", *(f"board-{n}" for n in range(1, boards + 1))]
     passwords = {user: secrets.token_urlsafe(PASSWORD_BYTES) for user in users}
-    keys = {str(n): new_key() for n in range(1, boards + 1)}
+    keys = {n: new_key() for n in range(1, boards + 1)}
     hall_ = Hall(hall, boards, host, port, Path(directory).absolute(), passwords, tls, keys,
                  broker_user)
     try:  # the URLs written must read back (pi.board.config's reader is the boards' and the hub's)
@@ -396,7 +396,7 @@ def hub_toml_text(hall: Hall) -> str:
     """``hub.toml``: the hall's name, the hub's broker URL and CA, every board's key (the rest
     commented out)."""
     ca = f"ca = {_toml(CA_FILE)}\n" if hall.tls else ""
-    keys = "".join(f"{_toml(n)} = {_toml(k)}\n" for n, k in hall.keys.items())
+    keys = "".join(f"{_toml(str(n))} = {_toml(k)}\n" for n, k in hall.keys.items())
     return f"""\
 # The hub of the damiera hall "{hall.hall}", written by 'damiera hub init'. Secret: it holds the
 # hub's broker password and every board's signing key. Run:
@@ -511,7 +511,7 @@ board = {board}
 url = {_toml(hall.url(f'board-{board}'))}
 hall = {_toml(hall.hall)}
 {ca}# This board's own key: it signs every journal line for the hub; it never crosses the network.
-key = {_toml(hall.keys[str(board)])}
+key = {_toml(hall.keys[board])}
 """
 
 

@@ -93,7 +93,7 @@ class HubApp:
                        asyncio.ensure_future(self.hub.sync_loop()),
                        asyncio.ensure_future(self.server.tick_loop())]
 
-    def _feeds_of(self, board: str) -> LiveFeeds | None:
+    def _feeds_of(self, board: int) -> LiveFeeds | None:
         server = self.hub.servers.get(board)
         return None if server is None else server.feeds
 
@@ -138,7 +138,7 @@ def warn_insecure(config: HubConfig) -> None:
                     config.mqtt.url)
     if config.accept_unsigned:
         log.warning("boards taken UNSIGNED (accept_unsigned): %s; their lines cannot be told "
-                    "from forgeries", ", ".join(sorted(config.accept_unsigned)))
+                    "from forgeries", ", ".join(map(str, sorted(config.accept_unsigned))))
 
 
 def raise_open_files() -> None:

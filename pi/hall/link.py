@@ -91,7 +91,8 @@ class BoardLink:
     state directory;
     ``loop``: the daemon's running loop. :meth:`start` on the loop before the board begins a
     game (it applies the kept pairing), :meth:`stop` (blocking, up to a few seconds: call it
-    in an executor) at the end. ``reconnect``: paho's backoff (min, max seconds)."""
+    in an executor) at the end. ``reconnect``: paho's backoff (min, max seconds). Raises
+    ValueError for a spec without the board's number."""
 
     def __init__(self, spec: MqttSpec, board: BoardView, actions: BoardActions,
                  state: StateDir, loop: asyncio.AbstractEventLoop, *,
@@ -104,7 +105,9 @@ class BoardLink:
         self.state_interval = state_interval
         self.poll = poll
         self.topics = Topics(spec.hall)
-        self.board = spec.board
+        if spec.board is None:
+            raise ValueError("the hall link needs the board's number ([mqtt] board or --board)")
+        self.board: int = spec.board
         self.store = HallStore(state)
         self._out: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
         self._io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hall-io")

@@ -36,7 +36,7 @@ import aiohttp
 from aiohttp import web
 
 from pi.hall.hall_http import HallClient
-from pi.hall.protocol import SEGMENT
+from pi.hall.protocol import parse_board
 from pi.web.server import Client, LiveFeeds, encode
 from pi.web.httputil import http
 
@@ -62,7 +62,7 @@ POST_TIMEOUT = 10.0
 CONNECTIONS = 16
 
 
-def board_channel(board: str) -> str:
+def board_channel(board: int) -> str:
     """Board ``board``'s channel (nginx's site names it ``board-$1`` from the URL)."""
     return f"board-{board}"
 
@@ -204,15 +204,15 @@ class NchanFeed:
     the boards' feeds (``feeds_of(board)``: None for a board the hub does not know)."""
 
     def __init__(self, publisher: NchanPublisher, hall_clients: set[HallClient],
-                 feeds_of: Callable[[str], LiveFeeds | None]) -> None:
+                 feeds_of: Callable[[int], LiveFeeds | None]) -> None:
         self.publisher = publisher
         self.hall_clients = hall_clients
         self.feeds_of = feeds_of
-        self.taps: dict[str, tuple[Client, LiveFeeds]] = {}
+        self.taps: dict[int, tuple[Client, LiveFeeds]] = {}
         #: board → when nchan last said it has a new subscriber (``time.monotonic()``)
-        self.watched: dict[str, float] = {}
+        self.watched: dict[int, float] = {}
         #: boards asked for that the hub has not heard of yet (oldest first)
-        self.wanted: dict[str, None] = {}
+        self.wanted: dict[int, None] = {}
         self._page: HallClient | None = None
         self._drain: asyncio.Task[None] | None = None
         publisher.answered.append(self._answered)
@@ -250,8 +250,8 @@ class NchanFeed:
                 await asyncio.sleep(0.01)
 
     async def _watch_route(self, request: web.Request) -> web.Response:
-        board = request.match_info["board"]
-        if not SEGMENT.fullmatch(board):
+        board = parse_board(request.match_info["board"])
+        if board is None:
             raise http(404, "no such board")
         if not self.watch(board):  # published once the hub hears of it
             self.wanted[board] = None
@@ -259,14 +259,14 @@ class NchanFeed:
                 del self.wanted[next(iter(self.wanted))]
         return web.Response(status=204)
 
-    def on_board(self, board: str, feds: object) -> None:
+    def on_board(self, board: int, feds: object) -> None:
         """Hub listener (``Hub.listeners``): a board asked for before the hub knew it is
         published from now on."""
         if board in self.wanted and board not in self.taps:
             del self.wanted[board]
             self.watch(board)
 
-    def watch(self, board: str) -> bool:
+    def watch(self, board: int) -> bool:
         """A subscriber came for ``board``'s channel: its tap started (its current ``state``
         published first) unless it runs. False: no such board."""
         feeds = self.feeds_of(board)
@@ -288,7 +288,7 @@ class NchanFeed:
         self.taps[board] = (client, feeds)
         return True
 
-    def unwatch(self, board: str) -> None:
+    def unwatch(self, board: int) -> None:
         """``board``'s tap stopped (nchan has no subscriber for it)."""
         tap = self.taps.pop(board, None)
         if tap is not None:
@@ -297,6 +297,7 @@ class NchanFeed:
     def _answered(self, channel: str, subscribers: int, sent_at: float) -> None:
         if subscribers or not channel.startswith("board-"):
             return
-        board = channel[len("board-"):]
-        if sent_at > self.watched.get(board, 0.0):  # no subscriber came since it was sent
+        board = parse_board(channel[len("board-"):])
+        # no subscriber came since it was sent
+        if board is not None and sent_at > self.watched.get(board, 0.0):
             self.unwatch(board)

@@ -12,13 +12,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi.board.config import MAX_BOARD, parse_board
 from pi.board.statedir import parse_game_id
 from pi.hall.errors import BadMessage
 from pi.hall.signing import ack_mac, status_mac
 from engine.frozen import quick_init
 from engine.trace import one_line_problem
 
-__all__ = ["MAX_PAYLOAD", "SEGMENT", "Topics", "JournalLine", "Heads", "Resend",
+__all__ = ["MAX_PAYLOAD", "SEGMENT", "MAX_BOARD", "parse_board", "Topics", "JournalLine", "Heads", "Resend",
            "Command", "Ack", "parse_topic", "journal_payload", "parse_journal", "status_payload",
            "offline_payload", "parse_status", "resend_payload", "action_payload",
            "pairing_payload", "parse_command", "ack_payload", "parse_ack", "client_id",
@@ -26,7 +27,7 @@ __all__ = ["MAX_PAYLOAD", "SEGMENT", "Topics", "JournalLine", "Heads", "Resend",
 
 #: A payload larger than this is dropped unread (a journal line is < 1 kB; a state ~ 20 kB).
 MAX_PAYLOAD = 64 * 1024
-#: A topic segment: the hall's name and a board's number.
+#: A topic segment: the hall's name (a board's number is one too, and more: ``parse_board``).
 SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 #: ``status`` lists at most this many of the board's newest games.
 MAX_GAMES = 64
@@ -59,8 +60,7 @@ class Topics:
     def prefix(self) -> str:
         return f"damiera/{self.hall}/boards"
 
-    def board(self, board: str, leaf: str) -> str:
-        _segment(board, "board")
+    def board(self, board: int, leaf: str) -> str:
         if leaf not in _LEAVES:
             raise ValueError(f"unknown leaf {leaf!r}")
         return f"{self.prefix}/{board}/{leaf}"
@@ -72,20 +72,25 @@ class Topics:
         return f"{self.prefix}/+/{leaf}"
 
 
-def client_id(hall: str, board: str | None = None) -> str:
+def client_id(hall: str, board: int | None = None) -> str:
     """The fixed MQTT client id of a board or (``board`` None) the hub: persistent sessions."""
     return f"damiera-{hall}-hub" if board is None else f"damiera-{hall}-board-{board}"
 
 
-def parse_topic(topics: Topics, topic: str) -> tuple[str, str]:
-    """``(board, leaf)`` of a topic under ``topics``; BadMessage otherwise."""
+def parse_topic(topics: Topics, topic: str) -> tuple[int, str]:
+    """``(board, leaf)`` of a topic under ``topics``; BadMessage otherwise (a board segment
+    that is not a board's number in canonical decimal among them: ``boards/07/…``)."""
     prefix = topics.prefix + "/"
     if not topic.startswith(prefix):
         raise BadMessage(f"topic outside the hall: {topic[:80]!r}")
     rest = topic[len(prefix):].split("/")
-    if len(rest) != 2 or rest[1] not in _LEAVES or SEGMENT.fullmatch(rest[0]) is None:
+    if len(rest) != 2 or rest[1] not in _LEAVES:
         raise BadMessage(f"not a board topic: {topic[:80]!r}")
-    return rest[0], rest[1]
+    board = parse_board(rest[0])
+    if board is None:
+        raise BadMessage(f"not a board number 1..{MAX_BOARD} in canonical decimal: "
+                         f"{rest[0][:20]!r}")
+    return board, rest[1]
 
 
 def _dump(obj: dict[str, Any]) -> bytes:
@@ -187,7 +192,7 @@ class Heads:
     (``games``: (id, lines, finished), oldest first)."""
 
     online: bool
-    board: str
+    board: int
     game_id: str | None
     lines: int
     games: tuple[tuple[str, int, bool], ...]
@@ -201,12 +206,12 @@ class Heads:
     body: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
-def status_payload(board: str, game_id: str | None, lines: int,
+def status_payload(board: int, game_id: str | None, lines: int,
                    games: list[tuple[str, int, bool]], *, session: str | None = None,
                    taken_over: int = 0, key: bytes | None = None) -> bytes:
     """The board's ``status``; ``session`` and ``taken_over`` when given, signed with ``key``
     when given (``pi.hall.signing``)."""
-    obj: dict[str, Any] = {"online": True, "board": board, "game": game_id, "lines": lines,
+    obj: dict[str, Any] = {"online": True, "board": str(board), "game": game_id, "lines": lines,
                            "games": [list(g) for g in games[-MAX_GAMES:]]}
     if session is not None:
         obj["session"] = session
@@ -216,17 +221,18 @@ def status_payload(board: str, game_id: str | None, lines: int,
     return _dump(obj)
 
 
-def offline_payload(board: str) -> bytes:
+def offline_payload(board: int) -> bytes:
     """The board's will (Last Will and Testament), retained on ``status``."""
-    return _dump({"online": False, "board": board})
+    return _dump({"online": False, "board": str(board)})
 
 
 def parse_status(payload: bytes) -> Heads:
     obj = _load(payload, "status")
     online = obj.get("online")
-    board = obj.get("board")
-    if not isinstance(online, bool) or not isinstance(board, str) or not SEGMENT.fullmatch(board):
-        raise BadMessage("status: needs online (true/false) and board")
+    text = obj.get("board")
+    board = parse_board(text) if isinstance(text, str) else None
+    if not isinstance(online, bool) or board is None:
+        raise BadMessage("status: needs online (true/false) and board (its number, a string)")
     if not online:
         return Heads(False, board, None, 0, ())
     game_id = obj.get("game")

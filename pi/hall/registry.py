@@ -29,19 +29,19 @@ class BoardRegistry:
     feed)``: a board's broadcast PDN as the hall serves it."""
 
     def __init__(self, *, delay_minutes: float,
-                 act: Callable[[str, dict[str, Any]], Awaitable[web.Response]],
+                 act: Callable[[int, dict[str, Any]], Awaitable[web.Response]],
                  broadcast: Callable[[BoardReplica, BoardFeed], tuple[str, float] | None],
                  max_live: int = MAX_LIVE_CLIENTS) -> None:
         self.delay_minutes = delay_minutes
         self.act = act
         self.broadcast = broadcast
         self.max_live = max_live
-        self.views: dict[str, BoardReplica] = {}
+        self.views: dict[int, BoardReplica] = {}
         #: per board: the parts its own pages are served from (``/boards/<N>/``)
-        self.servers: dict[str, ReplicaPages] = {}
-        self.recent: dict[str, deque[Fed]] = {}
+        self.servers: dict[int, ReplicaPages] = {}
+        self.recent: dict[int, deque[Fed]] = {}
 
-    def board(self, board: str) -> BoardReplica:
+    def board(self, board: int) -> BoardReplica:
         """Board ``board``'s view, made (with its pages' parts) the first time it is named;
         its feeds started when a loop runs."""
         view = self.views.get(board)

@@ -43,14 +43,14 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
 from pi.hall import replica_sums as sums
-from pi.hall.protocol import SEGMENT
+from pi.hall.protocol import parse_board
 from pi.board.statedir import atomic_write, fsync_dir, parse_game_id
 from engine.frozen import quick_init
 
 log = logging.getLogger(__name__)
 
 __all__ = ["Replica", "GameReplica", "Offered", "Check", "MAX_AHEAD", "MAX_OPEN", "MAX_CLOSING",
-           "game_order", "board_key", "undouble", "SUPERSEDED_FILE", "first_unreadable"]
+           "game_order", "undouble", "SUPERSEDED_FILE", "first_unreadable"]
 
 #: ``check(line, text, mac)``: the line verifies as the next of its game (``pi.hall.hub``).
 Check = Callable[[int, str, "str | None"], bool]
@@ -68,11 +68,6 @@ MAX_CLOSING = 1024
 #: that lost lines after publishing them and wrote those numbers again, issue 38), JSON lines
 #: ``{"line", "text", "superseded"}`` (HUB_API.md).
 SUPERSEDED_FILE = "superseded.jsonl"
-
-
-def board_key(board: str) -> tuple[int, str]:
-    """Board-number order: numbers by value, then other names."""
-    return (int(board), "") if board.isdigit() else (10**9, board)
 
 
 def first_unreadable(data: bytes) -> tuple[int, int] | None:
@@ -123,7 +118,7 @@ class GameReplica:
 
     __slots__ = ("board", "id", "path", "ahead", "size", "fresh", "_lines", "_count")
 
-    def __init__(self, board: str, id: str, path: Path, lines: list[str] | None = None,
+    def __init__(self, board: int, id: str, path: Path, lines: list[str] | None = None,
                  *, size: int = 0, fresh: bool = False) -> None:
         self.board = board
         self.id = id
@@ -184,7 +179,7 @@ class Replica:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        self.boards: dict[str, dict[str, GameReplica]] = {}
+        self.boards: dict[int, dict[str, GameReplica]] = {}
         self._fds: OrderedDict[GameReplica, int] = OrderedDict()
         #: per game whose file is open: the descriptor of its sums (``replica_sums``), closed
         #: with it (so twice :attr:`max_open` descriptors at most, half the process's limit)
@@ -204,32 +199,41 @@ class Replica:
         #: the loop (an fsync on a busy disk takes 100 ms and more)
         self._closing: list[tuple[int, list[Path]]] = []
         #: per (board, game): (line, future) waiting for the replica to hold that line
-        self._waiting: dict[tuple[str, str], list[tuple[int, asyncio.Future[None]]]] = {}
+        self._waiting: dict[tuple[int, str], list[tuple[int, asyncio.Future[None]]]] = {}
         #: why the disk refuses the replicas' writes (None: it takes them); said once
         self.failing: str | None = None
         #: told when the disk first refuses a write (why) and when it takes one again (None)
         self.disk_listeners: list[Callable[[str | None], None]] = []
         #: the replicas :meth:`load` found damaged: (board, game, first damaged line, why)
-        self.damaged: list[tuple[str, str, int, str]] = []
+        self.damaged: list[tuple[int, str, int, str]] = []
 
     # ------------------------------------------------------------------ reading back
 
     def load(self) -> int:
         """Reads every replica under ``root`` back (a torn last line is cut off, on disk too).
-        Returns the number of games. A file that cannot be read is logged and skipped."""
+        Returns the number of games. A file that cannot be read is logged and skipped; so is a
+        folder under ``boards/`` not named by a board's number (nothing is deleted)."""
         base = self.root / "boards"
         count = 0
         if not base.is_dir():
             return 0
-        for board_dir in sorted(base.iterdir()):
-            if not SEGMENT.fullmatch(board_dir.name) or not (board_dir / "games").is_dir():
+        numbered = []
+        for board_dir in base.iterdir():
+            board = parse_board(board_dir.name)
+            if board is None:
+                log.warning("replica %s: not a board's number in canonical decimal: skipped "
+                            "(left as it is)", board_dir)
+            else:
+                numbered.append((board, board_dir))
+        for board, board_dir in sorted(numbered):
+            if not (board_dir / "games").is_dir():
                 continue
             for game_dir in sorted((board_dir / "games").iterdir()):
                 if parse_game_id(game_dir.name) is None:
                     continue
                 trace = game_dir / "trace.jsonl"
                 try:
-                    g = self._read_back(board_dir.name, game_dir.name, trace)
+                    g = self._read_back(board, game_dir.name, trace)
                 except OSError as exc:
                     log.error("replica %s cannot be read (%s): skipped", trace,
                               exc.strerror or exc)
@@ -238,7 +242,7 @@ class Replica:
                 count += 1
         return count
 
-    def _read_back(self, board: str, game_id: str, trace: Path) -> GameReplica:
+    def _read_back(self, board: int, game_id: str, trace: Path) -> GameReplica:
         g = GameReplica(board, game_id, trace)
         try:
             data = trace.read_bytes()
@@ -294,18 +298,18 @@ class Replica:
 
     # ------------------------------------------------------------------ queries
 
-    def game(self, board: str, game_id: str) -> GameReplica | None:
+    def game(self, board: int, game_id: str) -> GameReplica | None:
         return self.boards.get(board, {}).get(game_id)
 
-    def games(self, board: str) -> list[GameReplica]:
+    def games(self, board: int) -> list[GameReplica]:
         """The board's games held, oldest first."""
         return sorted(self.boards.get(board, {}).values(), key=lambda g: game_order(g.id))
 
-    def held(self, board: str, game_id: str) -> int:
+    def held(self, board: int, game_id: str) -> int:
         g = self.game(board, game_id)
         return 0 if g is None else g.held
 
-    def missing(self, board: str, known: Mapping[str, int]) -> int:
+    def missing(self, board: int, known: Mapping[str, int]) -> int:
         """Lines of ``board`` known to exist (``known``: game id → its board's count) and not
         held here (the hall's every summary asks: one lookup of the board, not one per game)."""
         games = self.boards.get(board, {})
@@ -326,7 +330,7 @@ class Replica:
         for games in self.boards.values():
             yield from games.values()
 
-    def held_future(self, board: str, game_id: str, line: int) -> asyncio.Future[None]:
+    def held_future(self, board: int, game_id: str, line: int) -> asyncio.Future[None]:
         """A future of the running loop resolved once game ``game_id`` of ``board`` holds line
         ``line`` (already resolved when it does): appended and written, a batch's lines once
         their write succeeded. The caller cancels it to stop waiting (a timeout)."""
@@ -339,7 +343,7 @@ class Replica:
         waiting.append((line, future))
         return future
 
-    def _is_deferred(self, board: str, game_id: str) -> bool:
+    def _is_deferred(self, board: int, game_id: str) -> bool:
         g = self.game(board, game_id)
         return g is not None and self._deferred is not None and g in self._deferred
 
@@ -364,7 +368,7 @@ class Replica:
 
     # ------------------------------------------------------------------ offering lines
 
-    def offer(self, board: str, game_id: str, line: int, text: str, mac: str | None = None,
+    def offer(self, board: int, game_id: str, line: int, text: str, mac: str | None = None,
               check: Check | None = None) -> Offered:
         """One ``journal`` message (see the module docstring)."""
         g = self.boards.get(board, {}).get(game_id)
@@ -373,7 +377,7 @@ class Replica:
                 # a game not held, from a board that signs: nothing can verify this line yet,
                 # and a stranger's invented games must cost nothing (the resend brings it)
                 return Offered("dropped")
-            path = self.root / "boards" / board / "games" / game_id / "trace.jsonl"
+            path = self.root / "boards" / str(board) / "games" / game_id / "trace.jsonl"
             g = GameReplica(board, game_id, path, fresh=True)
             if check is not None and not check(line, text, mac):
                 return Offered("refused", refused=line)  # an invented game is not kept

@@ -85,9 +85,9 @@ class Replication:
 
     def __init__(self, config: HubConfig, replica: Replica, topics: P.Topics,
                  boards: BoardRegistry, commands: Commands,
-                 alarm: Callable[[str, str, str, str], Mapping[str, Any]],
+                 alarm: Callable[[int | None, str, str, str], Mapping[str, Any]],
                  publish: Callable[[str, bytes], None],
-                 listeners: list[Callable[[str, list[Fed]], None]]) -> None:
+                 listeners: list[Callable[[int, list[Fed]], None]]) -> None:
         self.config = config
         self.replica = replica
         self.topics = topics
@@ -96,38 +96,38 @@ class Replication:
         self.publish = publish
         self.listeners = listeners
         self._alarm = alarm
-        self.heads: dict[str, P.Heads] = {}
+        self.heads: dict[int, P.Heads] = {}
         #: per board: its last online status (what it announced: its games and heads)
-        self.announced: dict[str, P.Heads] = {}
+        self.announced: dict[int, P.Heads] = {}
         #: per board, per game: the lines known to exist at the board (status heads, lines seen)
-        self.known: dict[str, dict[str, int]] = {}
+        self.known: dict[int, dict[str, int]] = {}
         #: time.monotonic() of the last batch that brought a journal line (:meth:`idle`)
         self.last_line = time.monotonic()
-        self.asks: dict[tuple[str, str], _Ask] = {}
+        self.asks: dict[tuple[int, str], _Ask] = {}
         #: (board, game) whose heads or lines changed in the batch being delivered: checked
         #: against the replica once the whole batch is in (a line the batch brings later is
         #: not asked for)
-        self._wanted: set[tuple[str, str]] = set()
+        self._wanted: set[tuple[int, str]] = set()
         self.bad_messages = 0
         #: per board with a key: the chain of macs of its games (rebuilt from the replica)
-        self.chains: dict[str, Chain] = {}
+        self.chains: dict[int, Chain] = {}
         #: per board: the ``taken_over`` count of its last signed status
-        self.taken: dict[str, int] = {}
-        self._asked_again: dict[tuple[str, str], float] = {}
+        self.taken: dict[int, int] = {}
+        self._asked_again: dict[tuple[int, str], float] = {}
         #: per (board, game) whose journal parts from the replica's: (line asked from, when)
-        self._probes: dict[tuple[str, str], tuple[int, float]] = {}
+        self._probes: dict[tuple[int, str], tuple[int, float]] = {}
         #: topic → (board, leaf), for the topics read (MAX_TOPICS at most)
-        self._topic_of: dict[str, tuple[str, str]] = {}
+        self._topic_of: dict[str, tuple[int, str]] = {}
         #: boards whose newest game the start has not replayed yet (:meth:`read_back`), in the
         #: order they are read; the hall's pages leave them out until they are
-        self.unread: dict[str, GameReplica] = {}
+        self.unread: dict[int, GameReplica] = {}
         #: per unread board: its journal messages come meanwhile, taken once it is read back
-        self.waiting: dict[str, list[tuple[str, bytes]]] = {}
+        self.waiting: dict[int, list[tuple[str, bytes]]] = {}
         #: the boards the start had to read back (``/api/hall``'s ``reading_back``)
         self.to_read = 0
         self.replica.disk_listeners.append(self._disk)
 
-    def alarm(self, board: str, kind: str, what: str, subject: str = "") -> None:
+    def alarm(self, board: int | None, kind: str, what: str, subject: str = "") -> None:
         self._alarm(board, kind, what, subject)
 
     # ------------------------------------------------------------------ start
@@ -185,7 +185,7 @@ class Replication:
             log.info("live games read back: %d board(s) in %.1f s (%.1f s of CPU)", count,
                      time.monotonic() - started, time.process_time() - cpu)
 
-    def read_back_board(self, board: str) -> None:
+    def read_back_board(self, board: int) -> None:
         """Board ``board``'s newest game replayed into its view now if the start has not yet
         (a page or the console asking for the board reads it first), then the journal
         messages that came for it meanwhile taken."""
@@ -218,7 +218,7 @@ class Replication:
         for game_id in list(self.known.get(board, ())):
             self._check((board, game_id), now)
 
-    def _read_back_game(self, board: str, g: GameReplica) -> None:
+    def _read_back_game(self, board: int, g: GameReplica) -> None:
         try:
             self._follow(board, g, rebuilt=True)
         except Exception:  # the board's view as its lines make it; the other boards read on
@@ -228,7 +228,7 @@ class Replication:
 
     def deliver(self, batch: list[tuple[str, bytes]]) -> None:
         """A batch of MQTT messages (topic, payload), in the broker's order."""
-        changed: dict[str, list[Fed]] = {}
+        changed: dict[int, list[Fed]] = {}
         lines = False
         self.replica.defer()  # the batch's lines written at its end, one write per game
         try:
@@ -275,7 +275,7 @@ class Replication:
         the moment for ``pi.hall.collector``'s collection of the whole heap)."""
         return time.monotonic() - self.last_line
 
-    def _message(self, board: str, leaf: str, payload: bytes) -> list[Fed]:
+    def _message(self, board: int, leaf: str, payload: bytes) -> list[Fed]:
         if leaf == "journal":
             j = P.parse_journal(payload)
             view = self.boards.board(board)
@@ -284,7 +284,7 @@ class Replication:
         if leaf == "status":
             heads = P.parse_status(payload)
             if heads.board != board:
-                raise BadMessage(f"status of board {heads.board!r} on board {board}'s topic")
+                raise BadMessage(f"status of board {heads.board} on board {board}'s topic")
             if not self._status_ok(board, heads):
                 return []
             view = self.boards.board(board)
@@ -319,7 +319,7 @@ class Replication:
             return []
         return []  # cmd: the hub's own, echoed by nobody (not subscribed)
 
-    def _journal(self, board: str, j: P.JournalLine) -> list[Fed]:
+    def _journal(self, board: int, j: P.JournalLine) -> list[Fed]:
         mode = self.config.signing(board)
         if mode == "refused":
             self.alarm(board, "unsigned", N_("a journal line from a board with no key in "
@@ -385,7 +385,7 @@ class Replication:
 
     # ------------------------------------------------------------------ a board that lost lines
 
-    def _parted(self, board: str, j: P.JournalLine, chain: Chain) -> bool:
+    def _parted(self, board: int, j: P.JournalLine, chain: Chain) -> bool:
         """Line ``j`` (the next the replica wants) did not verify after the replica's lines:
         whether it is the board's all the same — signed with its key after its own line
         ``j.line - 1`` (``prev``), which is not the replica's. Then the board's journal parted
@@ -400,7 +400,7 @@ class Replication:
         self._probe(board, j.game_id, max(1, held))
         return True
 
-    def _conflict_signed(self, board: str, j: P.JournalLine, chain: Chain) -> bool | None:
+    def _conflict_signed(self, board: int, j: P.JournalLine, chain: Chain) -> bool | None:
         """A copy of held line ``j.line`` with another text, from a board with a key. True:
         it is the board's line after the replica's very lines before it (it verifies after
         them) and a ``restart`` — the board lost the replica's line ``j.line`` (and those
@@ -446,7 +446,7 @@ class Replication:
                     "in superseded.jsonl)", board, j.game_id, j.line, held)
         return True
 
-    def _duplicate_signed(self, board: str, j: P.JournalLine, chain: Chain) -> None:
+    def _duplicate_signed(self, board: int, j: P.JournalLine, chain: Chain) -> None:
         """While the hub looks for where a board's journal parts from the replica's: a copy of
         held line ``j.line`` with the same text but the board's mac after other lines (the
         same text after a different history) means they part further back: asked from
@@ -462,7 +462,7 @@ class Replication:
             back = self.replica.held(board, j.game_id) - j.line + 1
             self._probe(board, j.game_id, max(1, j.line - back))
 
-    def _probe(self, board: str, game_id: str, start: int) -> None:
+    def _probe(self, board: int, game_id: str, start: int) -> None:
         """The board asked to resend ``game_id`` from ``start`` (before the replica's head: where
         its journal parts from the replica's is looked for). A start further back than the
         last asked goes at once; the same again at most every ASK_AGAIN_AFTER seconds."""
@@ -480,7 +480,7 @@ class Replication:
                  "from %d asked", board, game_id, self.replica.held(board, game_id), start)
         self.publish(self.topics.board(board, "cmd"), P.resend_payload(game_id, start))
 
-    def _refollow(self, board: str, game_id: str, got: Offered) -> list[Fed]:
+    def _refollow(self, board: int, game_id: str, got: Offered) -> list[Fed]:
         """Game ``game_id``'s replica was cut back and took the board's lines ``got``: the
         board's view of it replayed from the replica (it had shown the lines taken out)."""
         g = self.replica.game(board, game_id)
@@ -502,7 +502,7 @@ class Replication:
         self.asks.pop((g.board, g.id), None)
         self._check((g.board, g.id), time.monotonic())
 
-    def _chain(self, board: str) -> Chain:
+    def _chain(self, board: int) -> Chain:
         chain = self.chains.get(board)
         if chain is None:
             def texts(game_id: str, upto: int) -> list[str]:
@@ -512,7 +512,7 @@ class Replication:
             self.chains[board] = chain
         return chain
 
-    def _refused(self, board: str, j: P.JournalLine, why: str) -> None:
+    def _refused(self, board: int, j: P.JournalLine, why: str) -> None:
         """Line ``j.line`` of ``j.game`` was not taken (``why``): an alarm, and the board is
         asked for it again (its own copy verifies)."""
         heads = self.announced.get(board)
@@ -530,7 +530,7 @@ class Replication:
             announced=heads.game_id if heads is not None else None), subject=j.game_id)
         self._ask_again(board, j.game_id, j.line)
 
-    def _ask_again(self, board: str, game_id: str, line: int) -> None:
+    def _ask_again(self, board: int, game_id: str, line: int) -> None:
         """A resend of ``game_id`` from the first line not held (at most every ASK_AGAIN_AFTER
         seconds): what the board has there replaces what was refused. Known heads unchanged."""
         key = (board, game_id)
@@ -548,7 +548,7 @@ class Replication:
         """The replicas' disk refuses their lines (``why``; a full disk): one alarm, then quiet
         until it takes them again (logged by the replica)."""
         if why is not None:
-            self.alarm("hub", "disk", N_("the hub's disk refuses the boards' lines ({why}): "
+            self.alarm(None, "disk", N_("the hub's disk refuses the boards' lines ({why}): "
                                          "they are asked for again once it takes them; quiet "
                                          "until then").format(why=why))
 
@@ -560,14 +560,13 @@ class Replication:
         if m is None:
             return
         user = m.group(1)
-        board = user.removeprefix("board-") if user.startswith("board-") else user
-        if not P.SEGMENT.fullmatch(board):
-            return
+        # a board's user names its board; any other (the hub's, a room's bridge) the hub's
+        board = P.parse_board(user.removeprefix("board-")) if user.startswith("board-") else None
         self.alarm(board, "taken_over", N_(
             "{user}'s credentials are used by another client at once: the broker closed the "
             "first connection (board and intruder now take turns)").format(user=user))
 
-    def _status_ok(self, board: str, heads: P.Heads) -> bool:
+    def _status_ok(self, board: int, heads: P.Heads) -> bool:
         """A board's ``status`` is its own: signed with its key (a board with one), or from a
         board accepted unsigned. The offline will (the broker's, fixed at connection) is taken
         unsigned. Otherwise an alarm, and the status is ignored."""
@@ -592,7 +591,7 @@ class Replication:
                 board=board, n=heads.taken_over))
         return True
 
-    def _replay_lines(self, board: str, lines: tuple[tuple[int, str], ...] | list[tuple[int, str]]
+    def _replay_lines(self, board: int, lines: tuple[tuple[int, str], ...] | list[tuple[int, str]]
               ) -> list[Fed]:
         view, ws = self.boards.views[board], self.boards.servers[board]
         out = []
@@ -604,7 +603,7 @@ class Replication:
                 out.append(fed)
         return out
 
-    def _follow(self, board: str, g: GameReplica, rebuilt: bool) -> list[Fed]:
+    def _follow(self, board: int, g: GameReplica, rebuilt: bool) -> list[Fed]:
         """Board ``board`` shows game ``g`` from now on (a new game, or the newest at start)."""
         view, ws = self.boards.board(board), self.boards.servers[board]
         if view.game is not None:
@@ -642,7 +641,7 @@ class Replication:
         ws.feeds.flag_lines = flags
         return [first] + fast
 
-    def _replay_dated(self, board: str, lines: list[tuple[int, str]]) -> list[Fed]:
+    def _replay_dated(self, board: int, lines: list[tuple[int, str]]) -> list[Fed]:
         view, ws = self.boards.views[board], self.boards.servers[board]
         out = []
         for number, text in lines:
@@ -656,14 +655,14 @@ class Replication:
 
     # ------------------------------------------------------------------ resends
 
-    def _want(self, board: str, game_id: str, lines: int) -> None:
+    def _want(self, board: int, game_id: str, lines: int) -> None:
         key = (board, game_id)
         heads = self.known.setdefault(board, {})
         if lines > heads.get(game_id, 0):
             heads[game_id] = lines
         self._wanted.add(key)  # checked at the batch's end (deliver)
 
-    def _check(self, key: tuple[str, str], now: float) -> None:
+    def _check(self, key: tuple[int, str], now: float) -> None:
         if key[0] in self.unread:  # its lines that came meanwhile wait in memory: asked for
             return                 # once they are in (read_back_board)
         held = self.replica.held(*key)
@@ -701,7 +700,7 @@ class Replication:
             if now - at > PROBE_FOR:  # the board no longer answers it: looked for anew
                 del self._probes[key]
 
-    def missing(self, board: str) -> int:
+    def missing(self, board: int) -> int:
         """Lines known to exist at the board and not held (every summary of the hall asks)."""
         known = self.known.get(board)
         return self.replica.missing(board, known) if known else 0

@@ -36,8 +36,8 @@ from pi.board.view import Phase
 from pi.hall.boardview import BoardReplica, GameInfo, ReplicaPages, ReplicatedBoard
 from pi.hall.errors import PairingError
 from pi.hall.hub_config import HubConfig
-from pi.hall.protocol import SEGMENT
-from pi.hall.replica import GameReplica, board_key
+from pi.hall.protocol import MAX_BOARD, SEGMENT, parse_board
+from pi.hall.replica import GameReplica
 from pi.hall.standings import Scoring, outcome, standings
 from pi.web.server import (BoardFeed, PublicSnapshot, broadcast_pdn, clock_dict, game_type_tag,
                            public_snapshot)
@@ -59,31 +59,35 @@ _MAX_ROWS = 10_000
 
 
 class Pairings:
-    """(round, board) → {"round", "board", "white", "black"}, kept in ``DIR/pairings.csv``."""
+    """(round, board's number) → the row {"round", "board", "white", "black"} as the CSV has
+    it (text), kept in ``DIR/pairings.csv``."""
 
     def __init__(self, root: Path) -> None:
         self.path = Path(root) / PAIRINGS_FILE
-        self.rows: dict[tuple[str, str], dict[str, str]] = {}
+        self.rows: dict[tuple[str, int], dict[str, str]] = {}
 
     def load(self) -> None:
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return
-        self.rows = {(r["round"], r["board"]): r for r in parse_pairings(text)}
+        self.rows = {(r["round"], board): r for board, r in _numbered(parse_pairings(text))}
 
-    def merge(self, rows: list[dict[str, str]]) -> None:
-        """New rows replace the same (round, board); the file is rewritten atomically."""
-        for r in rows:
-            self.rows[(r["round"], r["board"])] = r
+    def merge(self, rows: list[dict[str, str]]) -> list[tuple[int, dict[str, str]]]:
+        """New rows (:func:`parse_pairings`'s) replace the same (round, board); the file is
+        rewritten atomically. Returns them with their boards' numbers."""
+        numbered = _numbered(rows)
+        for board, r in numbered:
+            self.rows[(r["round"], board)] = r
         out = io.StringIO()
         w = csv.writer(out, lineterminator="\n")
         w.writerow(_HEADER)
-        for r in sorted(self.rows.values(), key=_row_key):
+        for _, r in sorted(self.rows.items()):
             w.writerow([r[k] for k in _HEADER])
         atomic_write(self.path, out.getvalue())
+        return numbered
 
-    def of_round(self, rnd: str) -> dict[str, dict[str, str]]:
+    def of_round(self, rnd: str) -> dict[int, dict[str, str]]:
         return {b: r for (rr, b), r in self.rows.items() if rr == rnd}
 
     def rounds(self) -> list[str]:
@@ -124,22 +128,22 @@ class RoundsHub(Protocol):
     def config(self) -> HubConfig: ...
 
     @property
-    def views(self) -> Mapping[str, BoardReplica]: ...
+    def views(self) -> Mapping[int, BoardReplica]: ...
 
     @property
-    def servers(self) -> Mapping[str, ReplicaPages]: ...
+    def servers(self) -> Mapping[int, ReplicaPages]: ...
 
     @property
-    def pairing_out(self) -> Mapping[str, tuple[str, dict[str, str]]]: ...
+    def pairing_out(self) -> Mapping[int, tuple[str, dict[str, str]]]: ...
 
     @property
-    def pairing_refused(self) -> Mapping[str, str]: ...
+    def pairing_refused(self) -> Mapping[int, str]: ...
 
-    def board(self, board: str) -> BoardReplica: ...
+    def board(self, board: int) -> BoardReplica: ...
 
-    def push_pairing(self, board: str, pairing: dict[str, str], *, send: bool = True) -> str: ...
+    def push_pairing(self, board: int, pairing: dict[str, str], *, send: bool = True) -> str: ...
 
-    async def act(self, board: str, action: dict[str, Any]) -> object: ...
+    async def act(self, board: int, action: dict[str, Any]) -> object: ...
 
 
 class RoundStart:
@@ -161,7 +165,7 @@ class RoundStart:
         #: the round started last (None: none yet)
         self.current: str | None = None
         #: board → (game id, monotonic time) of the last ``start_clock`` sent for it
-        self._sent: dict[str, tuple[str, float]] = {}
+        self._sent: dict[int, tuple[str, float]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     def load(self) -> None:
@@ -189,7 +193,7 @@ class RoundStart:
         atomic_write(self.path, json.dumps({"round": rnd}) + "\n")
         self.current = rnd
         self._sent.clear()
-        for board, row in sorted(rows.items(), key=lambda br: board_key(br[0])):
+        for board, row in sorted(rows.items()):
             self.hub.board(board)  # listed in the hall before it is heard from
             self.hub.push_pairing(board, pairing_command(row, self.hub.config.event))
         log.info("round %s started: %d boards paired", rnd, len(rows))
@@ -200,11 +204,11 @@ class RoundStart:
         ``black``, ``game_id``, ``state`` (``not_ready``, ``ready``: its clock is being
         started, ``started``, ``over``) and ``why`` (a board not ready: one line)."""
         rows = self.hub.pairings.of_round(rnd)
-        return [{"board": b, "white": row["white"], "black": row["black"],
+        return [{"board": str(b), "white": row["white"], "black": row["black"],
                  **self.readiness(b, rnd)}
-                for b, row in sorted(rows.items(), key=lambda br: board_key(br[0]))]
+                for b, row in sorted(rows.items())]
 
-    def readiness(self, board: str, rnd: str) -> dict[str, Any]:
+    def readiness(self, board: int, rnd: str) -> dict[str, Any]:
         """Where ``board`` stands in round ``rnd`` (see :meth:`table`)."""
         view = self.hub.board(board)
         s = view.game
@@ -289,7 +293,7 @@ class RoundStart:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def _start_clock(self, board: str, game_id: str) -> None:
+    async def _start_clock(self, board: int, game_id: str) -> None:
         try:
             await self.hub.act(board, {"action": "start_clock", "game": game_id})
             log.info("round %s: board %s's clock started (game %s)", self.current, board, game_id)
@@ -298,8 +302,15 @@ class RoundStart:
                         getattr(exc, "text", None) or exc)
 
 
-def _row_key(r: dict[str, str]) -> tuple[Any, ...]:
-    return (r["round"], board_key(r["board"]))
+def _numbered(rows: list[dict[str, str]]) -> list[tuple[int, dict[str, str]]]:
+    """The rows of :func:`parse_pairings`, each with its board's number."""
+    out = []
+    for r in rows:
+        board = parse_board(r["board"])
+        if board is None:  # parse_pairings refuses it: a row made otherwise
+            raise PairingError(f"bad board {r['board'][:20]!r}")
+        out.append((board, r))
+    return out
 
 
 def parse_pairings(text: str) -> list[dict[str, str]]:
@@ -329,8 +340,9 @@ def parse_pairings(text: str) -> list[dict[str, str]]:
             rnd, board, white, black = (f.strip() for f in fields)
             if not rnd or len(rnd) > 32 or not SEGMENT.fullmatch(rnd):
                 raise PairingError(f"line {number}: bad round {rnd[:20]!r}")
-            if not SEGMENT.fullmatch(board):
-                raise PairingError(f"line {number}: bad board {board[:20]!r}")
+            if parse_board(board) is None:
+                raise PairingError(f"line {number}: bad board {board[:20]!r} (a board number "
+                                   f"1..{MAX_BOARD}, as the hall names boards)")
             for name, value in (("white", white), ("black", black)):
                 # issue 38: a separator (U+2028, U+0085) is journaled raw, and split at by
                 # every reader that takes it for a line's end
@@ -421,7 +433,7 @@ def game_feed(view: ReplicatedBoard, feed: BoardFeed, g: GameReplica | None, rnd
     return broadcast_pdn(replace(snap, tags=tags), variant), snap.wall
 
 
-def round_games(views: Mapping[str, ReplicatedBoard], rnd: str) -> dict[str, GameReplica]:
+def round_games(views: Mapping[int, ReplicatedBoard], rnd: str) -> dict[int, GameReplica]:
     """Per board, its game of round ``rnd``: the newest game of the round that was played (a
     move or a result), else its newest. A game superseded by a pairing before play is no game
     of a round (``pi.board.supersede``); nor does a game begun after the round's game ended,
@@ -446,7 +458,7 @@ def round_feed(hub: RoundsHub, rnd: str) -> tuple[str, float] | None:
     """The round's multi-game PDN in board-number order; None when the round has no board."""
     games = round_games(hub.views, rnd)
     paired = hub.pairings.of_round(rnd)
-    boards = sorted(set(games) | set(paired), key=board_key)
+    boards = sorted(set(games) | set(paired))
     if not boards:
         return None
     texts, last = [], 0.0
@@ -459,9 +471,9 @@ def round_feed(hub: RoundsHub, rnd: str) -> tuple[str, float] | None:
     return "\n".join(texts), last
 
 
-def _played_rounds(hub: RoundsHub) -> set[tuple[str, str]]:
+def _played_rounds(hub: RoundsHub) -> set[tuple[str, int]]:
     """Every (round, board) a game of a round was begun on (a superseded one is none)."""
-    keys: set[tuple[str, str]] = set()
+    keys: set[tuple[str, int]] = set()
     for board, view in hub.views.items():
         for g in view.games():
             rnd = view.start_of(g).get("round")
@@ -479,7 +491,7 @@ def event_feed(hub: RoundsHub) -> tuple[str, float] | None:
     for rnd in rounds:
         games = round_games(hub.views, rnd)
         paired = hub.pairings.of_round(rnd)
-        for b in sorted(games, key=board_key):
+        for b in sorted(games):
             text, wall = game_feed(hub.board(b), hub.servers[b].feeds, games[b], rnd,
                                    paired.get(b), hub.config.event,
                                    hub.config.broadcast_delay * 60.0)
@@ -504,16 +516,17 @@ def event_standings(rows: list[dict[str, Any]], rnd: str | None, scoring: Scorin
         return None
     counted = [] if rnd is None else \
         sorted((r for r in rows if round_order(str(r["round"])) <= round_order(rnd)),
-               key=lambda r: (round_order(str(r["round"])), board_key(str(r["board"]))))
+               key=lambda r: (round_order(str(r["round"])), r["board"]))
     return {"round": rnd, "rounds": rounds, "points": scoring.points_text,
             "tie_break": list(scoring.tie_break), "players": standings(counted, scoring)}
 
 
 def results(hub: RoundsHub, arbiter_view: bool) -> list[dict[str, Any]]:
-    """Every paired or played (round, board): players and result (HUB_API.md)."""
-    keys: set[tuple[str, str]] = set(hub.pairings.rows) | _played_rounds(hub)
+    """Every paired or played (round, board): players and result (HUB_API.md; ``board`` the
+    board's number, written as text by the HTTP side)."""
+    keys: set[tuple[str, int]] = set(hub.pairings.rows) | _played_rounds(hub)
     out = []
-    for rnd, board in sorted(keys, key=lambda k: (k[0], board_key(k[1]))):
+    for rnd, board in sorted(keys):
         view = hub.board(board)
         played = round_games({board: view}, rnd).get(board)
         pairing = hub.pairings.rows.get((rnd, board), {})

@@ -20,15 +20,15 @@ class Summaries:
     """The boards of ``boards`` summed up; ``missing(board)``: the lines known to exist at the
     board and not held."""
 
-    def __init__(self, boards: BoardRegistry, missing: Callable[[str], int]) -> None:
+    def __init__(self, boards: BoardRegistry, missing: Callable[[int], int]) -> None:
         self.boards = boards
         self.missing = missing
         #: per board: the game it shows and what its summary says of it that never changes
         #: (event, round, white, black, variant, size), read from its start line once
-        self._heads: dict[str, tuple[ReplayedGame, tuple[Any, str | None, Any, Any, str, int]]] \
+        self._heads: dict[int, tuple[ReplayedGame, tuple[Any, str | None, Any, Any, str, int]]] \
             = {}
 
-    def summary(self, board: str, arbiter_view: bool) -> dict[str, Any]:
+    def summary(self, board: int, arbiter_view: bool) -> dict[str, Any]:
         """The board summary of HUB_API.md (built for every journal line of every board with a
         hall page open: one dict made whole, its keys always in the same order)."""
         view = self.boards.views.get(board)
@@ -36,7 +36,7 @@ class Summaries:
             view = self.boards.board(board)
         s = view.game
         if s is None or view.superseded(s.replica):  # void: no game of a round
-            return {"board": board, "online": view.online, "last_heard": view.last_heard,
+            return {"board": str(board), "online": view.online, "last_heard": view.last_heard,
                     "game_id": None, "event": None, "round": None, "white": None,
                     "black": None, "variant": None, "size": None, "fen": None, "moves": 0,
                     "last_move": None, "clock": None, "result": "*", "pending_flags": 0,
@@ -74,7 +74,7 @@ class Summaries:
             elif snap is not None and snap.tags.get("_id") == s.id and \
                     feeds.public_state is not None:
                 clock = feeds.public_state.get("clock")
-        return {"board": board, "online": view.online, "last_heard": view.last_heard,
+        return {"board": str(board), "online": view.online, "last_heard": view.last_heard,
                 "game_id": s.id, "event": event, "round": round_, "white": white,
                 "black": black, "variant": variant, "size": size, "fen": fen,
                 "moves": moves, "last_move": last_move, "clock": clock, "result": result,
@@ -91,19 +91,19 @@ class Summaries:
                 continue
             ws = self.boards.servers[board]
             for f in s.arbiter.flags:
-                out.append({"board": board, "round": _str(s.start_line.get("round")),
+                out.append({"board": str(board), "round": _str(s.start_line.get("round")),
                             "game_id": s.id, "flag": flag_dict(f, ws.feeds.flag_lines.get(f.id)),
                             "wall": view.flag_walls.get(f.id)})
         out.sort(key=lambda x: (x["wall"] or 0.0, x["flag"]["t"]), reverse=True)
         return out
 
-    def flag_events(self, board: str, feds: list[Fed]) -> list[dict[str, Any]]:
+    def flag_events(self, board: int, feds: list[Fed]) -> list[dict[str, Any]]:
         ws = self.boards.servers[board]
         out = []
         for fed in feds:
             for d in fed.decisions:
                 if isinstance(d, (FlagRaised, FlagDecided)):
-                    out.append({"board": board, "flag": flag_dict(d.flag,
+                    out.append({"board": str(board), "flag": flag_dict(d.flag,
                                                                   ws.feeds.flag_lines.get(d.flag.id))})
         return out
 

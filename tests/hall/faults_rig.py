@@ -148,7 +148,7 @@ class HubProc(_Proc):
     board is taken unsigned; ``config``: a ``hub.toml`` as ``damiera hub init`` wrote it (the
     broker's URL, user, password, CA and the keys) instead of ``broker_url`` and ``keys``."""
 
-    def __init__(self, root: Path, broker_url: str, keys: dict[str, bytes] | None = None,
+    def __init__(self, root: Path, broker_url: str, keys: dict[int, bytes] | None = None,
                  config: Path | None = None) -> None:
         self.dir = root / "hub"
         self.dir.mkdir(parents=True)

@@ -24,11 +24,12 @@ from pi.board.config import Config, MqttSpec
 from pi.daemon import run_daemon
 
 HALL = "t"
-BOARD = "7"
+NUMBER = 7
+BOARD = str(NUMBER)  # as the wire and the command line write it
 
 
 def hall_config(port: int, spec: MqttSpec | None = None, **kw: Any) -> Config:
-    spec = spec or MqttSpec(f"mqtt://127.0.0.1:{port}", "127.0.0.1", port, False, HALL, BOARD)
+    spec = spec or MqttSpec(f"mqtt://127.0.0.1:{port}", "127.0.0.1", port, False, HALL, NUMBER)
     base: dict[str, Any] = dict(source="(test)", time_control="600+5", white="Ann", black="Bob",
                                 event="Test", board=7, mqtt=spec)
     base.update(kw)

@@ -51,20 +51,20 @@ def trace_lines(path: Path, *, game: str, board: str, rnd: str = "1",
     return [json.dumps(start)] + lines[1:]
 
 
-def rig_key(board: str) -> bytes:
+def rig_key(board: int | str) -> bytes:
     """The signing key of board ``board`` in the rigs (derived: any board number has one)."""
     return hashlib.sha256(f"damiera test board key {board}".encode()).digest()
 
 
-class RigKeys(Mapping[str, bytes]):
+class RigKeys(Mapping[int, bytes]):
     """``hub.toml``'s ``[keys]`` for every board of the rigs: :func:`rig_key` of any board."""
 
-    def __getitem__(self, board: str) -> bytes:
-        if not isinstance(board, str) or not P.SEGMENT.fullmatch(board):
+    def __getitem__(self, board: int) -> bytes:
+        if not isinstance(board, int) or not 1 <= board <= P.MAX_BOARD:
             raise KeyError(board)
         return rig_key(board)
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[int]:
         return iter(())
 
     def __len__(self) -> int:
@@ -73,7 +73,7 @@ class RigKeys(Mapping[str, bytes]):
 
 def rig_keys_toml(boards: range = range(1, 21)) -> str:
     """The ``[keys]`` table of a hub.toml for boards ``boards`` (the process tests)."""
-    return "[keys]\n" + "".join(f'"{b}" = "{rig_key(str(b)).hex()}"\n' for b in boards)
+    return "[keys]\n" + "".join(f'"{b}" = "{rig_key(b).hex()}"\n' for b in boards)
 
 
 def wait(predicate: Callable[[], Any], timeout: float = 30.0, what: str = "condition",
@@ -279,8 +279,10 @@ class HubRig:
     def hub(self) -> Any:
         return self.app.hub
 
-    def held(self, board: str, game: str) -> int:
-        return int(self.call(lambda: self.hub.replica.held(board, game)))
+    def held(self, board: int | str, game: str) -> int:
+        """Lines of ``game`` the hub holds of board ``board`` (its number, or a
+        :class:`FakeBoard`'s text of it)."""
+        return int(self.call(lambda: self.hub.replica.held(int(board), game)))
 
     def request(self, method: str, path: str, body: Any = None, *, token: str | None = None,
                 headers: dict[str, str] | None = None, raw: bytes | None = None,

@@ -133,7 +133,7 @@ def test_in_the_middle_of_play_the_full_collection_waits_for_a_quiet_moment_or_i
 
 
 def test_the_hub_says_how_long_since_its_last_journal_line(tmp_path: Path) -> None:
-    hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
+    hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({7})),
               tmp_path)
     time.sleep(0.05)
     assert hub.idle() >= 0.05

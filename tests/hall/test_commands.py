@@ -19,19 +19,19 @@ from pi.hall.commands import Commands
 from pi.hall.registry import BoardRegistry
 from pi.hall.replica import Replica
 
-BOARD = "7"
-PAIRING = {"round": "1", "board": BOARD, "white": "Ann", "black": "Bob"}
+BOARD = 7
+PAIRING = {"round": "1", "board": str(BOARD), "white": "Ann", "black": "Bob"}
 
 
 def _commands(root: Path) -> tuple[Commands, list[tuple[str, bytes]], list[tuple[str, ...]]]:
     sent: list[tuple[str, bytes]] = []
     alarms: list[tuple[str, ...]] = []
 
-    def alarm(board: str, kind: str, what: str, subject: str) -> dict[str, Any]:
+    def alarm(board: int, kind: str, what: str, subject: str) -> dict[str, Any]:
         alarms.append((board, kind, subject))
         return {}
 
-    async def no_act(board: str, command: dict[str, Any]) -> web.Response:
+    async def no_act(board: int, command: dict[str, Any]) -> web.Response:
         raise AssertionError("the registry's act is not the commands' path here")
     boards = BoardRegistry(delay_minutes=0.0, act=no_act, broadcast=lambda view, feed: None)
     commands = Commands(P.Topics("t"), boards, Replica(root),

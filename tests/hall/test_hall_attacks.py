@@ -27,7 +27,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 from broker import Broker
-from hall_rig import BOARD, HALL, HallRig
+from hall_rig import BOARD, HALL, NUMBER, HallRig
 
 from pi.board.config import parse_mqtt_url
 from pi.hall import protocol as P
@@ -76,7 +76,7 @@ def hall(tmp_path: Path) -> Any:
                              keys={n: bytes.fromhex(k) for n, k in h.keys.items()})
         spec = parse_mqtt_url(_url(h, f"board-{BOARD}", broker.port), ValueError)
         spec = replace(spec, hall=HALL, board=BOARD, ca=h.dir / CA_FILE,
-                       key=bytes.fromhex(h.keys[BOARD]))
+                       key=bytes.fromhex(h.keys[NUMBER]))
         with hub, HallRig(tmp_path / "board", broker.port, spec=spec) as board:
             yield h, broker, hub, board
 

@@ -139,8 +139,8 @@ def test_parse_boards() -> None:
 
 def test_a_fleet_through_a_real_broker_delivers_every_line_and_resends(tmp_path: Path) -> None:
     with Broker(tmp_path) as broker:
-        got: dict[tuple[str, str], dict[int, str]] = {}
-        status: dict[str, bytes] = {}
+        got: dict[tuple[int, str], dict[int, str]] = {}
+        status: dict[int, bytes] = {}
         lock = threading.Lock()
 
         def on_message(_c: Any, _u: Any, msg: Any) -> None:
@@ -168,7 +168,7 @@ def test_a_fleet_through_a_real_broker_delivers_every_line_and_resends(tmp_path:
         # the hub lost its copy of board 1's game: it asks for all of it again
         game = boards[0].heads[0][0]
         with lock:
-            got.pop(("1", game), None)
+            got.pop((1, game), None)
         hub.publish("damiera/h/boards/1/cmd", protocol.resend_payload(game, 1), qos=1)
         time.sleep(1.0)
         fleet.stop()
@@ -179,8 +179,8 @@ def test_a_fleet_through_a_real_broker_delivers_every_line_and_resends(tmp_path:
         game_id, lines, finished = b.heads[0]
         assert finished
         disk = (tmp_path / b.name / "games" / game_id / "trace.jsonl").read_text().splitlines()
-        assert got[(b.name, game_id)] == dict(enumerate(disk, start=1))
-        heads = protocol.parse_status(status[b.name])
+        assert got[(b.number, game_id)] == dict(enumerate(disk, start=1))
+        heads = protocol.parse_status(status[b.number])
         assert heads.online and heads.games == ((game_id, lines, True),)
 
 
@@ -192,10 +192,10 @@ def test_a_light_board_with_a_key_signs_as_a_real_board(tmp_path: Path) -> None:
     game, lines = str(board.heads[-1][0]), int(board.heads[-1][1])
     root = tmp_path / "hub"
     root.mkdir()
-    hub = Hub(HubConfig(hall="h", state_dir=root, keys={"7": key}), root)
+    hub = Hub(HubConfig(hall="h", state_dir=root, keys={7: key}), root)
     hub.deliver([(t, p) for t, p, _ in wire.sent])
-    assert hub.replica.held("7", game) == lines and not hub.alarms
-    assert hub.heads["7"].mac is not None
+    assert hub.replica.held(7, game) == lines and not hub.alarms
+    assert hub.heads[7].mac is not None
     macs = [j.mac for j in wire.journal()]
     n = len(wire.sent)
     board.resend(game, 3)  # read back from its journal: the same macs
@@ -203,9 +203,9 @@ def test_a_light_board_with_a_key_signs_as_a_real_board(tmp_path: Path) -> None:
     hub.close()
     other = tmp_path / "other-hub"
     other.mkdir()
-    wrong = Hub(HubConfig(hall="h", state_dir=other, keys={"7": bytes(32)}), other)
+    wrong = Hub(HubConfig(hall="h", state_dir=other, keys={7: bytes(32)}), other)
     wrong.deliver([(t, p) for t, p, _ in wire.sent])  # another key: nothing verifies
-    assert wrong.replica.held("7", game) == 0 and {a["kind"] for a in wrong.alarms} == \
+    assert wrong.replica.held(7, game) == 0 and {a["kind"] for a in wrong.alarms} == \
         {"forged", "status"}
     wrong.close()
 
@@ -223,9 +223,9 @@ def test_touch_of_reads_each_line_once_and_again_from_a_new_list(tmp_path: Path)
     def text(obj: dict[str, object]) -> str:
         return json.dumps(obj)
 
-    view = BoardReplica("7")
+    view = BoardReplica(7)
     start = text({"type": "start", "t": 0.0, "clock_start": CLOCK_START_ARBITER})
-    g = GameReplica("7", "20260101-0900-0001", tmp_path / "trace.jsonl", [start])
+    g = GameReplica(7, "20260101-0900-0001", tmp_path / "trace.jsonl", [start])
     assert view.touch_of(g) is None
     # waiting for the arbiter's start: lifts and places touch nothing
     g.extend([text({"type": "lift", "t": 1.0, "square": "a1"}),
@@ -235,7 +235,7 @@ def test_touch_of_reads_each_line_once_and_again_from_a_new_list(tmp_path: Path)
     g.extend([text(press)])
     assert view.touch_of(g) == press
     # a new list (lines taken back): read from its start, the start line's waiting included
-    other = GameReplica("7", "20260101-0900-0002", tmp_path / "trace2.jsonl",
+    other = GameReplica(7, "20260101-0900-0002", tmp_path / "trace2.jsonl",
                         [text({"type": "start", "t": 0.0}),
                          text({"type": "snapshot", "t": 0.5, "occupied": []})])
     assert view.touch_of(other) is None

@@ -25,7 +25,7 @@ CATCH_UP = 120.0  # seconds: generous, the two cores are shared with other tests
 
 
 class Hall:
-    def __init__(self, root: Path, keys: dict[str, bytes] | None = None) -> None:
+    def __init__(self, root: Path, keys: dict[int, bytes] | None = None) -> None:
         self.root = root
         self.broker = Broker(root).start()
         self.keys = keys
@@ -36,7 +36,7 @@ class Hall:
         self.hub.start()
         self.wait_hub()
         for n in range(1, boards + 1):
-            key = None if self.keys is None else self.keys[str(n)]
+            key = None if self.keys is None else self.keys[n]
             b = BoardProc(self.root, n, self.broker.port, seed=n, speed=speed, plies=plies,
                           key=key)
             b.start()
@@ -132,7 +132,7 @@ def test_a_board_that_lost_its_last_published_line_is_followed_after_its_restart
     counted 88 times) and its replica stopped there. Now the hub follows the board from the
     point where they part — the replica ends byte-equal to the board's journal, its result —
     keeps its lost line in ``superseded.jsonl`` and raises one alarm that says so."""
-    hall = Hall(tmp_path, keys={"1": os.urandom(32), "2": os.urandom(32)})
+    hall = Hall(tmp_path, keys={1: os.urandom(32), 2: os.urandom(32)})
     try:
         hall.start(boards=2)
         board = hall.boards[0]

@@ -71,7 +71,7 @@ def test_hall_page_shows_every_board_and_follows_them_live(hall: dict[str, Any])
     from playwright import sync_api
     rig, b4, b7 = hall["rig"], hall["b4"], hall["b7"]
     b4.publish_lines(G4)
-    wait(lambda: rig.held("4", G4) == len(b4.journals[G4]))
+    wait(lambda: rig.held(4, G4) == len(b4.journals[G4]))
     sent = _until_pending(rig, b7, G7)
     with sync_api.sync_playwright() as p:
         browser = _browser(p)
@@ -108,8 +108,8 @@ def test_hall_page_shows_every_board_and_follows_them_live(hall: dict[str, Any])
             try:
                 b9.add_game(G9, trace_lines(SAMPLE, game=G9, board="9", white="Gialli",
                                             black="Blu"))
-                b9.client.publish(b9.topics.board("9", "status"),
-                                  P.status_payload("9", G9, 0, [], session="00ff00ff", key=b9.key),
+                b9.client.publish(b9.topics.board(9, "status"),
+                                  P.status_payload(9, G9, 0, [], session="00ff00ff", key=b9.key),
                                   qos=1, retain=True).wait_for_publish(5)
                 b9.publish_lines(G9, range(1, len(b9.journals[G9]) // 2))
                 page.wait_for_selector("#board-9 .mini-clocks .running", timeout=30000)
@@ -126,9 +126,9 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
     from playwright import sync_api
     rig, b4, b7 = hall["rig"], hall["b4"], hall["b7"]
     b4.publish_lines(G4)
-    wait(lambda: rig.held("4", G4) == len(b4.journals[G4]))
+    wait(lambda: rig.held(4, G4) == len(b4.journals[G4]))
     b7.publish_lines(G7, [1])
-    wait(lambda: rig.held("7", G7) == 1)
+    wait(lambda: rig.held(7, G7) == 1)
     with sync_api.sync_playwright() as p:
         browser = _browser(p)
         try:
@@ -223,7 +223,7 @@ def test_a_boards_console_names_the_game_and_shows_the_boards_refusal(
     from playwright import sync_api
     rig, b7 = hall["rig"], hall["b7"]
     b7.publish_lines(G7, [1, 2, 3])
-    wait(lambda: rig.held("7", G7) == 3)
+    wait(lambda: rig.held(7, G7) == 3)
     b7.refuse = f"this action is for game {G4}; the board plays game {G7}: not done"
     with sync_api.sync_playwright() as p:
         browser = _browser(p)
@@ -255,7 +255,7 @@ def test_a_boards_pages_on_the_hub_have_no_dead_link(hall: dict[str, Any]) -> No
     from playwright import sync_api
     rig, b7 = hall["rig"], hall["b7"]
     b7.publish_lines(G7, [1, 2, 3])
-    wait(lambda: rig.held("7", G7) == 3)
+    wait(lambda: rig.held(7, G7) == 3)
     with sync_api.sync_playwright() as p:
         browser = _browser(p)
         try:
@@ -286,7 +286,7 @@ def test_a_boards_live_page_on_the_hub_names_it_and_links_its_pdn(hall: dict[str
     from playwright import sync_api
     rig, b7 = hall["rig"], hall["b7"]
     b7.publish_lines(G7, [1, 2, 3])
-    wait(lambda: rig.held("7", G7) == 3)
+    wait(lambda: rig.held(7, G7) == 3)
     with sync_api.sync_playwright() as p:
         browser = _browser(p)
         try:

@@ -31,7 +31,7 @@ def test_hall_clients_share_the_boards_writer_and_pinger(tmp_path: Path) -> None
         hub = Hub(HubConfig(hall="t", state_dir=tmp_path), tmp_path)
         server = HallServer(hub, "127.0.0.1", 0)
         server.ping = 0.1  # the one pinger of the hall's clients
-        hub.board("7")
+        hub.board(7)
         await server.start()
         try:
             async with aiohttp.ClientSession() as http:
@@ -43,8 +43,8 @@ def test_hall_clients_share_the_boards_writer_and_pinger(tmp_path: Path) -> None
                     assert got.startswith(b"retry: 2000\n\n")
                     [client] = server.hall_clients
                     assert not client.arbiter
-                    hub.board("8")
-                    server.publish_board("8")
+                    hub.board(8)
+                    server.publish_board(8)
                     while b'"board":"8"' not in got:
                         got += await asyncio.wait_for(resp.content.readany(), 5.0)
             for _ in range(100):  # the client went away: forgotten
@@ -125,11 +125,11 @@ def test_one_summary_per_board_per_batch_and_a_tick_of_quiet_boards_builds_none(
         hub = Hub(HubConfig(hall="t", state_dir=tmp_path), tmp_path)
         server = HallServer(hub, "127.0.0.1", 0)
         for b in range(1, 101):
-            hub.board(str(b))
-        built: list[str] = []
+            hub.board(b)
+        built: list[int] = []
         summary = hub.summary
 
-        def counted(board: str, arbiter_view: bool) -> dict[str, object]:
+        def counted(board: int, arbiter_view: bool) -> dict[str, object]:
             built.append(board)
             return summary(board, arbiter_view)
         hub.summary = counted  # type: ignore[method-assign]
@@ -142,11 +142,11 @@ def test_one_summary_per_board_per_batch_and_a_tick_of_quiet_boards_builds_none(
                         got += await asyncio.wait_for(resp.content.readany(), 5.0)
                     built.clear()
                     for n in range(10):  # ten messages of board 7 in one batch
-                        hub.known["7"] = {"g": n + 1}
-                        server.on_board("7", [])
+                        hub.known[7] = {"g": n + 1}
+                        server.on_board(7, [])
                     while b'"missing":10' not in got:
                         got += await asyncio.wait_for(resp.content.readany(), 5.0)
-                    assert built == ["7"]
+                    assert built == [7]
                     built.clear()
                     server.tick()
                     assert built == []
@@ -164,14 +164,14 @@ def test_a_tick_resums_a_board_only_when_its_clock_shown_is_no_longer_so(
     clock press re-summed the board at the next tick to send nothing). A clock that changed by
     time alone since (a flag fallen: no face running) is re-summed and sent."""
     async def scenario() -> None:
-        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
+        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({7})),
                   tmp_path)
         server = HallServer(hub, "127.0.0.1", 0)
         page = HallClient(False)  # a public page
         server.hall_clients.add(page)
         game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, 7)
         lines = trace_lines(SAMPLE, game=game, board="7")[:100]
-        hub.deliver([(hub.topics.board("7", "journal"), P.journal_payload(game, i, text))
+        hub.deliver([(hub.topics.board(7, "journal"), P.journal_payload(game, i, text))
                      for i, text in enumerate(lines, start=1)])
         server.flush()
         page.take()
@@ -184,10 +184,10 @@ def test_a_tick_resums_a_board_only_when_its_clock_shown_is_no_longer_so(
             return clock
         monkeypatch.setattr("pi.hall.hall_http.clock_dict", reading)
         monkeypatch.setattr("pi.hall.summaries.clock_dict", reading)
-        built: list[str] = []
+        built: list[int] = []
         summary = hub.summary
 
-        def counted(board: str, arbiter_view: bool) -> dict[str, object]:
+        def counted(board: int, arbiter_view: bool) -> dict[str, object]:
             built.append(board)
             return summary(board, arbiter_view)
         hub.summary = counted  # type: ignore[method-assign]
@@ -197,7 +197,7 @@ def test_a_tick_resums_a_board_only_when_its_clock_shown_is_no_longer_so(
         later = time.monotonic() + 24 * 3600.0  # past the running side's time
         monkeypatch.setattr("pi.hall.hall_http.time.monotonic", lambda: later)
         server.tick()
-        assert built == ["7"]
+        assert built == [7]
         sent = page.take()
         assert b'"state":"flagged"' in sent and b'"running":null' in sent
         hub.close()
@@ -211,21 +211,21 @@ def test_a_tick_reads_a_running_clock_once_until_it_can_run_out(
     clock read by every tick: once, then not before its running side could run out (a
     journal line re-sums it meanwhile)."""
     async def scenario() -> None:
-        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
+        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({7})),
                   tmp_path)
         server = HallServer(hub, "127.0.0.1", 0)
         server.hall_clients.add(HallClient(False))  # a public page
         game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, 7)
         lines = trace_lines(SAMPLE, game=game, board="7")[:100]
-        hub.deliver([(hub.topics.board("7", "journal"), P.journal_payload(game, i, text))
+        hub.deliver([(hub.topics.board(7, "journal"), P.journal_payload(game, i, text))
                      for i, text in enumerate(lines, start=1)])
         server.flush()
-        clock = clock_dict(hub.views["7"])
+        clock = clock_dict(hub.views[7])
         assert clock is not None and clock["running"] == "black"
-        built: list[str] = []
+        built: list[int] = []
         summary = hub.summary
 
-        def counted(board: str, arbiter_view: bool) -> dict[str, object]:
+        def counted(board: int, arbiter_view: bool) -> dict[str, object]:
             built.append(board)
             return summary(board, arbiter_view)
         hub.summary = counted  # type: ignore[method-assign]

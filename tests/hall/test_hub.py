@@ -46,7 +46,7 @@ def test_shuffled_duplicated_lost_deliveries_end_equal_to_the_journal(tmp_path, 
             rng.shuffle(order)
             board.publish_lines(G1, order)
             board.status()  # the heads: the hub asks for what it lacks
-            wait(lambda: rig.held("1", G1) == len(lines), what="the replica caught up")
+            wait(lambda: rig.held(1, G1) == len(lines), what="the replica caught up")
             wait(lambda: rig.hub.replica.take_dirty() is not None and
                  replica_file(state, "1", G1).read_bytes() == journal_bytes(lines),
                  what="replica on disk")
@@ -85,7 +85,7 @@ def test_a_restarted_hub_rebuilds_the_same_view_and_follows_new_games(tmp_path, 
         with HubRig(state, broker.url) as rig:
             board.publish_lines(G2)
             board.status()
-            wait(lambda: rig.held("2", G2) == len(a))
+            wait(lambda: rig.held(2, G2) == len(a))
             before = _view(rig, "2")
             hall_before = rig.json("GET", "/api/hall", token=rig.token)[1]["boards"]
             flags_before = rig.json("GET", "/api/flags", token=rig.token)[1]
@@ -102,7 +102,7 @@ def test_a_restarted_hub_rebuilds_the_same_view_and_follows_new_games(tmp_path, 
             board.add_game(G3, b)
             board.publish_lines(G3)
             board.status()
-            wait(lambda: rig.held("2", G3) == len(b))
+            wait(lambda: rig.held(2, G3) == len(b))
             wait(lambda: _view(rig, "2")["game_id"] == G3)
             assert rig.request("GET", "/rounds/1/games.pdn")[2] == r1[2]
             _, games = rig.json("GET", "/boards/2/api/games", token=rig.token)
@@ -123,7 +123,7 @@ def test_arbiter_actions_go_to_the_board_and_come_back_with_its_ack(tmp_path, br
     try:
         with HubRig(state, broker.url) as rig:
             board.publish_lines(G2)
-            wait(lambda: rig.held("2", G2) == len(lines))
+            wait(lambda: rig.held(2, G2) == len(lines))
             body = {"action": "note", "text": "clock checked"}
             assert rig.json("POST", "/boards/2/api/arbiter", body)[0] == 401
             assert rig.json("POST", "/boards/2/api/arbiter", body, token="wrong")[0] == 401
@@ -134,7 +134,7 @@ def test_arbiter_actions_go_to_the_board_and_come_back_with_its_ack(tmp_path, br
             assert got["line"] == len(lines) + 1
             assert got["record"] == {"t": got["record"]["t"], "type": "arbiter", **body}
             assert board.commands[-1].action == {**body, "game": G2}  # the command names its game
-            wait(lambda: rig.held("2", G2) == len(lines) + 1)
+            wait(lambda: rig.held(2, G2) == len(lines) + 1)
             board.refuse = "no game in play"
             status, got = rig.json("POST", "/boards/2/api/arbiter", body, token=rig.token)
             assert status == 409 and got["error"] == "no game in play"
@@ -185,7 +185,7 @@ def test_bad_mqtt_payloads_are_dropped_and_the_hub_goes_on(tmp_path, broker):
             board.client.publish("damiera/testhall/boards/1/x/journal", b"{}", qos=1)
             board.publish_lines(G1)
             board.status()
-            wait(lambda: rig.held("1", G1) >= len(lines))
+            wait(lambda: rig.held(1, G1) >= len(lines))
             rig.call(rig.hub.replica.sync)
             assert replica_file(state, "1", G1).read_bytes() == journal_bytes(lines)
             assert rig.call(lambda: rig.hub.bad_messages) >= len(BAD_PAYLOADS)
@@ -204,14 +204,14 @@ def test_broker_killed_mid_game_and_restarted_the_replica_catches_up(tmp_path, b
     try:
         with HubRig(state, broker.url) as rig:
             board.publish_lines(G1, range(1, third + 1))
-            wait(lambda: rig.held("1", G1) == third)
+            wait(lambda: rig.held(1, G1) == third)
             broker.kill()  # no save: whatever it held in memory is gone
             board.publish_lines(G1, range(third + 1, 2 * third + 1))  # into paho's queue
             broker.start()
             board.publish_lines(G1, range(2 * third + 1, len(lines) + 1))
             wait(lambda: board.client.is_connected(), 30, "the board's reconnection")
             board.status()  # a board republishes its heads on reconnection
-            wait(lambda: rig.held("1", G1) == len(lines), 30, "the catch-up")
+            wait(lambda: rig.held(1, G1) == len(lines), 30, "the catch-up")
             rig.call(rig.hub.replica.sync)
             assert replica_file(state, "1", G1).read_bytes() == journal_bytes(lines)
     finally:
@@ -237,7 +237,7 @@ def test_resends_are_repeated_without_progress_and_state_and_will_are_shown(tmp_
                 assert summary["lines"] == 2 and summary["missing"] == 1
                 board.serve_resends = True
                 # the next repeat is answered: from line 3 to the journal's end
-                wait(lambda: rig.held("1", G1) == len(lines), 10, "the resend answered")
+                wait(lambda: rig.held(1, G1) == len(lines), 10, "the resend answered")
             finally:
                 rig.call(lambda: setattr(hubmod, "RESEND_AFTER", 5.0))
             board.state({"game_id": G1, "message": "sensor 33 stuck", "sensor_faults": [
@@ -266,7 +266,7 @@ def test_a_board_offline_for_a_while_is_caught_up_from_its_heads(tmp_path, broke
         with HubRig(state, broker.url) as rig:
             board.publish_lines(G1)
             board.status()
-            wait(lambda: rig.held("1", G1) == half)
+            wait(lambda: rig.held(1, G1) == half)
             # the network goes: the board's will says so, and it plays on alone
             board.client.publish("damiera/testhall/boards/1/status",
                                  b'{"online": false, "board": "1"}', qos=1,
@@ -277,7 +277,7 @@ def test_a_board_offline_for_a_while_is_caught_up_from_its_heads(tmp_path, broke
             back.add_game(G1, lines)  # the journal grew meanwhile, nothing published
             back.status()  # on reconnection: its heads; the hub asks for the rest
             try:
-                wait(lambda: rig.held("1", G1) == len(lines), 15, "the catch-up")
+                wait(lambda: rig.held(1, G1) == len(lines), 15, "the catch-up")
                 assert back.resends[0].start == half + 1
                 summary = rig.json("GET", "/api/hall")[1]["boards"][0]
                 assert summary["online"] is True and summary["missing"] == 0

@@ -22,7 +22,7 @@ from pi.hall.replica import Replica
 from tests.hall.hub_rig import SAMPLE, trace_lines
 
 HALL = "t"
-BOARD = "7"
+BOARD = 7
 GAME = "2026-11-22T0900-b07-001"
 #: The journal line of the note "checked" (the board's line for the action the tests send).
 NOTE = json.dumps({"t": 241.5, "type": "arbiter", "action": "note", "text": "checked"})
@@ -89,7 +89,7 @@ def test_the_answer_carries_the_acked_line_as_soon_as_the_replica_holds_it(
     hub.close()
     assert got["line"] == held + 1
     assert got["record"] == json.loads(action_text)
-    assert got["board"] == BOARD
+    assert got["board"] == str(BOARD)
 
 
 def test_a_line_that_never_comes_is_not_confirmed_and_is_checked_when_it_comes(
@@ -116,7 +116,7 @@ def test_a_line_that_never_comes_is_not_confirmed_and_is_checked_when_it_comes(
     hub.close()
     assert refused.status == 504 and "not confirmed" in (refused.text or "")
     assert [(a["kind"], a["board"], a["subject"]) for a in hub.alarm_log.items] == \
-        [("ack", BOARD, GAME)]
+        [("ack", str(BOARD), GAME)]
 
 
 def test_an_ack_naming_a_line_that_journals_something_else_is_an_alarm(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ def test_public_feeds_lag_by_the_delay_and_a_restart_keeps_it(tmp_path):
             with HubRig(tmp_path / "hub", broker.url, delay=DELAY) as rig:
                 t0 = time.monotonic()
                 board.publish_lines(G)
-                wait(lambda: rig.held("9", G) == len(lines))
+                wait(lambda: rig.held(9, G) == len(lines))
                 _, live = rig.json("GET", "/boards/9/api/state", token=rig.token)
                 total = len(live["moves"])
                 assert total > 10

@@ -39,7 +39,7 @@ def test_the_fleet_logs_in_to_a_hall_made_by_hub_init(tmp_path: Path) -> None:
     write_hall(hall)
     hub_spec = load_hub_config(hall.dir / "hub.toml").mqtt
     assert hub_spec is not None and hub_spec.ca is not None
-    lines: dict[str, list[protocol.JournalLine]] = {}
+    lines: dict[int, list[protocol.JournalLine]] = {}
     lock = threading.Lock()
 
     def on_message(_c: Any, _u: Any, msg: Any) -> None:
@@ -64,7 +64,7 @@ def test_the_fleet_logs_in_to_a_hall_made_by_hub_init(tmp_path: Path) -> None:
             deadline = time.time() + 20
             while time.time() < deadline:
                 with lock:
-                    if all(len(lines.get(b, [])) >= 5 for b in ("1", "2")):
+                    if all(len(lines.get(b, [])) >= 5 for b in (1, 2)):
                         break
                 time.sleep(0.05)
         finally:
@@ -72,13 +72,13 @@ def test_the_fleet_logs_in_to_a_hall_made_by_hub_init(tmp_path: Path) -> None:
             runner.join(15)
             hub.disconnect()
             hub.loop_stop()
-    for board in ("1", "2"):
+    for board in (1, 2):
         got = lines.get(board, [])
         assert len(got) >= 5, f"board {board}: {len(got)} lines through the broker"
         first = next(j for j in got if j.line == 1)
         # signed with the key of its board-<N>.toml, as the hub verifies it
         assert first.mac == line_mac(bytes.fromhex(hall.keys[board]), first.game_id, 1, first.text, "")
-        assert json.loads(first.text)["board"] == int(board)
+        assert json.loads(first.text)["board"] == board
 
 
 def _descendants(pid: int) -> set[int]:

@@ -263,7 +263,7 @@ def test_a_boards_past_game_is_replayed_under_the_hall(tmp_path):
                                 (second, IT / "art_lost_on_time_comp_4_8.jsonl")):
                 fb.add_game(game, trace_lines(trace, game=game, board="7"))
                 fb.publish_lines(game)
-                wait(lambda game=game: rig.held("7", game) == len(fb.journals[game]))
+                wait(lambda game=game: rig.held(7, game) == len(fb.journals[game]))
             assert rig.request("GET", f"/boards/7/api/replay?game={first}")[0] == 401
             status, body = rig.json("GET", f"/boards/7/api/replay?game={first}",
                                     token=rig.token)

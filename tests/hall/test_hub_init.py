@@ -268,21 +268,21 @@ def test_files_secrets_modes_and_configurations(tmp_path: Path) -> None:
         cfg = load_config(d / f"board-{n}.toml")
         assert cfg.board == n and cfg.mqtt is not None
         assert (cfg.mqtt.hall, cfg.mqtt.board, cfg.mqtt.host, cfg.mqtt.port, cfg.mqtt.tls) == \
-            (HALL, str(n), "127.0.0.1", 8883, True)
+            (HALL, n, "127.0.0.1", 8883, True)
         assert (cfg.mqtt.username, cfg.mqtt.password) == (f"board-{n}", h.passwords[f"board-{n}"])
-        assert cfg.mqtt.ca == d / CA_FILE and cfg.mqtt.key == bytes.fromhex(h.keys[str(n)])
+        assert cfg.mqtt.ca == d / CA_FILE and cfg.mqtt.key == bytes.fromhex(h.keys[n])
         assert f"damiera run --config {d / f'board-{n}.toml'}" in (d / f"board-{n}.toml").read_text()
     hub_text = (d / "hub.toml").read_text()
     hub = tomllib.loads(hub_text)
     assert set(hub) == {"hall", "mqtt", "keys"} and hub["hall"] == HALL
-    assert set(hub["mqtt"]) == {"url", "ca"} and hub["keys"] == h.keys
+    assert set(hub["mqtt"]) == {"url", "ca"} and hub["keys"] == {str(n): k for n, k in h.keys.items()}
     spec = parse_mqtt_url(hub["mqtt"]["url"], ValueError)
     assert (spec.username, spec.password, spec.port, spec.tls) == \
         ("hub", h.passwords["hub"], 8883, True)
     cfg_hub = load_hub_config(d / "hub.toml")
     assert cfg_hub.mqtt is not None and cfg_hub.mqtt.ca == d / CA_FILE
     assert dict(cfg_hub.keys) == {n: bytes.fromhex(k) for n, k in h.keys.items()}
-    assert cfg_hub.accept_unsigned == frozenset() and cfg_hub.signing("4") == "refused"
+    assert cfg_hub.accept_unsigned == frozenset() and cfg_hub.signing(4) == "refused"
     for key in ("# event = ", "# broadcast_delay = 0", '# http = "0.0.0.0:8090"', "# state_dir = ",
                 "# accept_unsigned = "):
         assert key in hub_text
@@ -397,7 +397,7 @@ def test_the_largest_hall_init_writes_is_one_its_hub_reads(tmp_path: Path,
     config = load_hub_config(d / "hub.toml")
     assert len(config.keys) == 1000
     board = load_config(d / "board-1000.toml").mqtt
-    assert board is not None and config.keys["1000"] == board.key
+    assert board is not None and config.keys[1000] == board.key
     largest = tmp_path / "largest.toml"
     largest.write_text(hub_toml_text(make_hall(MAX_BOARDS, tmp_path / "largest",
                                                host="127.0.0.1")))

@@ -66,7 +66,7 @@ def hall(tmp_path: Path) -> Iterator[tuple[HubRig, FakeBoard, list[str]]]:
 def test_lines_reach_the_hall_stream_and_the_boards_stream(hall):
     rig, board, lines = hall
     board.publish_lines(G, range(1, 3))
-    wait(lambda: rig.held("4", G) == 2)
+    wait(lambda: rig.held(4, G) == 2)
     hall_sse = Sse(rig.port, "/events", {"Authorization": f"Bearer {rig.token}"})
     board_sse = Sse(rig.port, "/boards/4/events")
     first = hall_sse.until("board", lambda d: d["board"] == "4")
@@ -89,7 +89,7 @@ def test_board_pages_under_the_prefix_in_a_browser(hall):
     from playwright import sync_api
     rig, board, lines = hall
     board.publish_lines(G)
-    wait(lambda: rig.held("4", G) == len(lines))
+    wait(lambda: rig.held(4, G) == len(lines))
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=[
             "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"])
@@ -116,8 +116,8 @@ def test_board_pages_under_the_prefix_in_a_browser(hall):
 def test_live_clients_of_all_boards_are_bounded(hall):
     rig, board, lines = hall
     board.publish_lines(G, [1])
-    wait(lambda: rig.held("4", G) == 1)
-    rig.call(lambda: setattr(rig.hub.servers["4"], "hall_max", 1))
+    wait(lambda: rig.held(4, G) == 1)
+    rig.call(lambda: setattr(rig.hub.servers[4], "hall_max", 1))
     first = Sse(rig.port, "/boards/4/events")
     first.until("state")
     status, headers, body = rig.request("GET", "/boards/4/events")

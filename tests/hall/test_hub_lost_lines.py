@@ -23,7 +23,7 @@ from pi.hall.signing import Chain, line_mac
 from tests.hall.hub_rig import SAMPLE, trace_lines
 
 G = "2026-11-22T0900-b04-001"
-BOARD = "4"
+BOARD = 4
 KEY = bytes.fromhex("22" * 32)
 TOPIC = P.Topics("h").board(BOARD, "journal")
 FIRST = trace_lines(SAMPLE, game=G, board=BOARD)[:12]
@@ -80,7 +80,7 @@ def _answer(hub: Hub, sent: list[tuple[str, bytes]], board: Board, rounds: int =
 
 
 def _replica(tmp_path: Path) -> Path:
-    return tmp_path / "boards" / BOARD / "games" / G / "trace.jsonl"
+    return tmp_path / "boards" / str(BOARD) / "games" / G / "trace.jsonl"
 
 
 def test_a_board_that_lost_its_last_published_line_is_followed_from_there(

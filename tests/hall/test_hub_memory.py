@@ -49,9 +49,9 @@ def flat_memory(root: str) -> None:
     Collector().install()
 
     async def scenario() -> None:
-        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
+        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({7})),
                   tmp_path)
-        topic = hub.topics.board("7", "journal")
+        topic = hub.topics.board(7, "journal")
         games: list[str] = []
         in_memory, open_files, traced = [], [], []
         tracemalloc.start()
@@ -73,12 +73,12 @@ def flat_memory(root: str) -> None:
         # read back on demand: every game's lines, its list entry and its report
         for g in hub.replica:
             assert g.lines == trace_lines(SAMPLE, game=g.id, board="7")
-        view = hub.views["7"]
+        view = hub.views[7]
         assert [g.id for g in view.games()] == games
         assert {view.info(g).lines for g in view.games()} == \
             {len(trace_lines(SAMPLE, game="g", board="7"))}
-        first = hub.replica.games("7")[0]
-        assert first.parked and hub.views["7"].info(first, report=True).report is not None
+        first = hub.replica.games(7)[0]
+        assert first.parked and hub.views[7].info(first, report=True).report is not None
         hub.close()
 
     asyncio.run(scenario())
@@ -101,14 +101,14 @@ def test_a_games_first_touch_is_kept_for_the_boards_last_games_only(
     monkeypatch.setattr(boardview, "TOUCHES_KEPT", 3)
 
     async def scenario() -> None:
-        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
+        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({7})),
                   tmp_path)
-        topic = hub.topics.board("7", "journal")
+        topic = hub.topics.board(7, "journal")
         for n in range(1, 7):
             game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), n, 7)
             hub.deliver([(topic, P.journal_payload(game, i, text)) for i, text in
                          enumerate(trace_lines(SAMPLE, game=game, board="7"), start=1)])
-        view = hub.views["7"]
+        view = hub.views[7]
         games = view.games()
         assert len(games) == 6
         found.clear()
@@ -130,11 +130,11 @@ def test_a_batch_is_written_once_per_game_and_a_refused_write_is_asked_again(
     board is asked for them again."""
 
     async def scenario() -> None:
-        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({"7"})),
+        hub = Hub(HubConfig(hall="t", state_dir=tmp_path, accept_unsigned=frozenset({7})),
                   tmp_path)
         sent: list[tuple[str, bytes]] = []
         hub.publish = lambda topic, payload: sent.append((topic, payload))
-        topic = hub.topics.board("7", "journal")
+        topic = hub.topics.board(7, "journal")
         game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, 7)
         lines = trace_lines(SAMPLE, game=game, board="7")
         writes: list[int] = []
@@ -146,8 +146,8 @@ def test_a_batch_is_written_once_per_game_and_a_refused_write_is_asked_again(
         monkeypatch.setattr("pi.hall.replica.os.write", counted)
         hub.deliver([(topic, P.journal_payload(game, i, text))
                      for i, text in enumerate(lines[:100], start=1)])
-        assert len(writes) == 1 and hub.replica.held("7", game) == 100
-        g = hub.replica.game("7", game)
+        assert len(writes) == 1 and hub.replica.held(7, game) == 100
+        g = hub.replica.game(7, game)
         assert g is not None
         size = g.path.stat().st_size
 
@@ -157,9 +157,9 @@ def test_a_batch_is_written_once_per_game_and_a_refused_write_is_asked_again(
         sent.clear()
         hub.deliver([(topic, P.journal_payload(game, i, text))
                      for i, text in enumerate(lines[100:110], start=101)])
-        assert hub.replica.held("7", game) == 100 and g.path.stat().st_size == size
-        assert (hub.topics.board("7", "cmd"), P.resend_payload(game, 101)) in sent
-        view = hub.views["7"].game
+        assert hub.replica.held(7, game) == 100 and g.path.stat().st_size == size
+        assert (hub.topics.board(7, "cmd"), P.resend_payload(game, 101)) in sent
+        view = hub.views[7].game
         assert view is not None and view.replica.held == 100
         monkeypatch.setattr("pi.hall.replica.os.write", real_write)
         hub.deliver([(topic, P.journal_payload(game, i, text))
@@ -178,18 +178,18 @@ def test_topics_read_once_are_kept_within_a_bound(tmp_path: Path,
     import pi.hall.replication as hub_module
     monkeypatch.setattr(hub_module, "MAX_TOPICS", 3)
     hub = Hub(HubConfig(hall="h", state_dir=tmp_path,
-                        accept_unsigned=frozenset({"1", "2", "3", "4"})), tmp_path)
+                        accept_unsigned=frozenset({1, 2, 3, 4})), tmp_path)
     topics = P.Topics("h")
     try:
-        for board in ("1", "2", "3", "4", "1"):
+        for board in (1, 2, 3, 4, 1):
             hub.deliver([(topics.board(board, "state"), b'{"game_id": null}')])
             assert hub.views[board].retained == {"game_id": None}
         assert hub.bad_messages == 0
         for _ in range(2):
             hub.deliver([("h/boards/1/state", b"{}"), ("damiera/h/boards/1/nope", b"{}")])
         assert hub.bad_messages == 4
-        hub.deliver([(topics.board("4", "state"), b'{"game_id": "x"}')])
-        assert hub.views["4"].retained == {"game_id": "x"}
+        hub.deliver([(topics.board(4, "state"), b'{"game_id": "x"}')])
+        assert hub.views[4].retained == {"game_id": "x"}
     finally:
         hub.close()
 
@@ -199,7 +199,7 @@ def test_of_a_boards_state_the_hub_keeps_what_it_reads(tmp_path: Path) -> None:
     line or so; the hub keeps its game id and screen message, and reads its clock and sensor
     faults — not the moves' and flags' objects, which the young collections would walk."""
     import json
-    hub = Hub(HubConfig(hall="h", state_dir=tmp_path, accept_unsigned=frozenset({"1"})),
+    hub = Hub(HubConfig(hall="h", state_dir=tmp_path, accept_unsigned=frozenset({1})),
               tmp_path)
     state = {"game_id": "g", "message": "put the piece on e3 back", "line": 900,
              "moves": [{"ply": i, "notation": "21-17", "t": i * 1.5} for i in range(1, 301)],
@@ -209,8 +209,8 @@ def test_of_a_boards_state_the_hub_keeps_what_it_reads(tmp_path: Path) -> None:
              "sensor_faults": [{"kind": "bus", "message": "expander 0x21 does not answer",
                                 "address": 33, "squares": ["a1", "c1"]}]}
     try:
-        hub.deliver([(P.Topics("h").board("1", "state"), json.dumps(state).encode())])
-        view = hub.views["1"]
+        hub.deliver([(P.Topics("h").board(1, "state"), json.dumps(state).encode())])
+        view = hub.views[1]
         assert view.retained == {"game_id": "g", "message": "put the piece on e3 back"}
         assert [(f.kind, f.squares) for f in view.faults.values()] == [("bus", ("a1", "c1"))]
         assert hub.bad_messages == 0

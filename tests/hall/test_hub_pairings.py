@@ -53,7 +53,7 @@ def test_a_pairing_waits_for_a_board_that_was_never_connected(tmp_path: Path) ->
             status, got = rig.json("POST", "/api/pairings", raw=CSV.encode(), token=rig.token,
                                    headers={"Content-Type": "text/csv"})
             assert status == 200 and got == {"kept": 2, "rounds": ["1", "2"], "pushed": 0}
-            with _listening(broker.url, P.Topics(HALL).board("8", "cmd")) as heard:
+            with _listening(broker.url, P.Topics(HALL).board(8, "cmd")) as heard:
                 assert rig.json("POST", "/api/rounds/1/start", token=rig.token)[0] == 200
                 # the hub's pairing at the broker before the board is on (else it is simply
                 # delivered: a busy machine let the board subscribe first)
@@ -70,7 +70,7 @@ def test_a_pairing_waits_for_a_board_that_was_never_connected(tmp_path: Path) ->
                      what="the ack")
                 n = len(_pairings(board))
                 # acked: going offline and online again sends nothing more
-                board.client.publish(board.topics.board("8", "status"),
+                board.client.publish(board.topics.board(8, "status"),
                                      b'{"online": false, "board": "8"}', qos=1,
                                      retain=True).wait_for_publish(5)
                 board.status()

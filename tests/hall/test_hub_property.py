@@ -44,15 +44,15 @@ TOPICS = P.Topics("h")
        st.booleans())
 def test_any_delivery_with_resends_ends_equal(tmp_path_factory, stream, status_first):
     root = tmp_path_factory.mktemp("hub")
-    hub = Hub(HubConfig(hall="h", state_dir=root, keys={"3": KEY}), root)
+    hub = Hub(HubConfig(hall="h", state_dir=root, keys={3: KEY}), root)
     asked: list[tuple[str, bytes]] = []
     hub.publish = lambda topic, payload: asked.append((topic, payload))
 
     def journal(game: str, n: int) -> tuple[str, bytes]:
-        return (TOPICS.board("3", "journal"),
+        return (TOPICS.board(3, "journal"),
                 P.journal_payload(game, n, JOURNALS[game][n - 1], MACS[game][n - 1]))
 
-    status = (TOPICS.board("3", "status"), P.status_payload(
+    status = (TOPICS.board(3, "status"), P.status_payload(
         "3", max(JOURNALS), len(JOURNALS[max(JOURNALS)]),
         [(g, len(lines), False) for g, lines in JOURNALS.items()], session="00aa00aa", key=KEY))
     batch = [status] if status_first else []
@@ -63,7 +63,7 @@ def test_any_delivery_with_resends_ends_equal(tmp_path_factory, stream, status_f
     while asked and rounds < 200:  # the board answers every resend from its journal
         topic, payload = asked.pop(0)
         cmd = P.parse_command(payload)
-        assert topic == TOPICS.board("3", "cmd") and isinstance(cmd, P.Resend)
+        assert topic == TOPICS.board(3, "cmd") and isinstance(cmd, P.Resend)
         hub.deliver([journal(cmd.game_id, n)
                      for n in range(cmd.start, len(JOURNALS[cmd.game_id]) + 1)])
         rounds += 1
@@ -72,11 +72,11 @@ def test_any_delivery_with_resends_ends_equal(tmp_path_factory, stream, status_f
         path = Path(root) / "boards" / "3" / "games" / game / "trace.jsonl"
         assert path.read_bytes() == "".join(t + "\n" for t in lines).encode()
     newest = max(JOURNALS)
-    view = hub.views["3"]
+    view = hub.views[3]
     assert view.game is not None and view.game.id == newest
     report = replay_lines(JOURNALS[newest])
     assert [m.to_dict() for m in view.game.arbiter.game.moves] == report.moves
     assert view.game.arbiter.game.board.fen() == report.game.board.fen()
     assert [f.to_dict() for f in view.game.arbiter.flags] == \
         json.loads(json.dumps([f.to_dict() for f in report.flags]))
-    assert hub.missing("3") == 0
+    assert hub.missing(3) == 0

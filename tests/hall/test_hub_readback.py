@@ -23,7 +23,7 @@ from pi.hall.hub import Hub
 from pi.hall.hub_config import HubConfig
 from tests.hall.hub_rig import SAMPLE, trace_lines
 
-BOARDS = ("1", "2", "3")
+BOARDS = (1, 2, 3)
 #: lines of each board's game held when the hub stops (the sample game runs on after them)
 HELD = 60
 
@@ -32,19 +32,19 @@ def _config(root: Path) -> HubConfig:
     return HubConfig(hall="t", state_dir=root, accept_unsigned=frozenset(BOARDS))
 
 
-def _game(board: str) -> tuple[str, list[str]]:
-    game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, int(board))
-    return game, trace_lines(SAMPLE, game=game, board=board, white=f"W{board}",
+def _game(board: int) -> tuple[str, list[str]]:
+    game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, board)
+    return game, trace_lines(SAMPLE, game=game, board=str(board), white=f"W{board}",
                              black=f"B{board}")
 
 
-def _journal(hub: Hub, board: str, game: str, first: int, lines: list[str]
+def _journal(hub: Hub, board: int, game: str, first: int, lines: list[str]
              ) -> list[tuple[str, bytes]]:
     return [(hub.topics.board(board, "journal"), P.journal_payload(game, n, text))
             for n, text in enumerate(lines, start=first)]
 
 
-def _played(root: Path, held: dict[str, int]) -> Hub:
+def _played(root: Path, held: dict[int, int]) -> Hub:
     """A hub that took ``held[board]`` lines of each board's game, its files on disk."""
     root.mkdir(parents=True, exist_ok=True)
     hub = Hub(_config(root), root)
@@ -81,35 +81,35 @@ def test_a_board_with_lines_waiting_is_read_first_and_its_lines_taken_after(
     three, as its page waits on it."""
     _played(tmp_path / "hub", dict.fromkeys(BOARDS, HELD)).close()
     # what a hub that never stopped shows: board 3 one line further
-    never = _played(tmp_path / "never", {"1": HELD, "2": HELD, "3": HELD + 1})
+    never = _played(tmp_path / "never", {1: HELD, 2: HELD, 3: HELD + 1})
 
     async def scenario() -> None:
         hub = Hub(_config(tmp_path / "hub"), tmp_path / "hub")
         server = HallServer(hub, "127.0.0.1", 0)
         page = HallClient(False)
         server.hall_clients.add(page)
-        read: list[str] = []
+        read: list[int] = []
         hub.listeners.append(lambda board, feds: read.append(board))
         try:
             hub.load(read_back=False)
             assert list(hub.unread) == list(BOARDS) and hub.to_read == 3
-            game, lines = _game("3")
-            hub.deliver(_journal(hub, "3", game, HELD + 1, lines[HELD:HELD + 1]))
-            assert hub.replica.held("3", game) == HELD and hub.views["3"].game is None
-            assert list(hub.waiting) == ["3"]
+            game, lines = _game(3)
+            hub.deliver(_journal(hub, 3, game, HELD + 1, lines[HELD:HELD + 1]))
+            assert hub.replica.held(3, game) == HELD and hub.views[3].game is None
+            assert list(hub.waiting) == [3]
             server.flush()
             assert _events(page.take()) == [("hall", {"reading_back": {"boards": 0, "of": 3}})]
             await hub.read_back()
-            assert read == ["3", "1", "2"]
+            assert read == [3, 1, 2]
             assert not hub.unread and not hub.waiting
-            assert hub.replica.held("3", game) == HELD + 1
+            assert hub.replica.held(3, game) == HELD + 1
             for board in BOARDS:
                 assert _same(hub.summary(board, True)) == _same(never.summary(board, True))
                 assert _same(hub.summary(board, False)) == _same(never.summary(board, False))
             server.flush()
             sent = _events(page.take())
             # each board summed once it was read back, and the read-back's end said
-            assert [d["board"] for e, d in sent if e == "board"] == list(BOARDS)
+            assert [d["board"] for e, d in sent if e == "board"] == ["1", "2", "3"]
             assert sent[-1] == ("hall", {"reading_back": None})
         finally:
             await server.stop()
@@ -133,16 +133,16 @@ def test_lines_waiting_for_the_read_back_are_not_asked_for_again(tmp_path: Path)
             (topic, json.loads(payload)))
         try:
             hub.load(read_back=False)
-            game, lines = _game("3")
-            hub.deliver(_journal(hub, "3", game, HELD + 1, lines[HELD:HELD + 5]))
-            status = P.status_payload("3", game, HELD + 7, [(game, HELD + 7, False)])
-            hub.deliver([(hub.topics.board("3", "status"), status)])
+            game, lines = _game(3)
+            hub.deliver(_journal(hub, 3, game, HELD + 1, lines[HELD:HELD + 5]))
+            status = P.status_payload(3, game, HELD + 7, [(game, HELD + 7, False)])
+            hub.deliver([(hub.topics.board(3, "status"), status)])
             hub.connected()  # the link's (re)connection asks every known head again
             hub.tick()
             assert asked == []
             await hub.read_back()
-            assert hub.replica.held("3", game) == HELD + 5
-            assert asked == [(hub.topics.board("3", "cmd"),
+            assert hub.replica.held(3, game) == HELD + 5
+            assert asked == [(hub.topics.board(3, "cmd"),
                               {"resend": {"game": game, "from": HELD + 6}})]
         finally:
             hub.close()
@@ -180,7 +180,7 @@ def test_the_hub_answers_while_it_reads_back(tmp_path: Path) -> None:
                 async with http.get(f"{base}/boards/2/api/state", headers=auth) as r:
                     state = await r.json()
                     assert r.status == 200
-                game, _ = _game("2")
+                game, _ = _game(2)
                 assert state["game_id"] == game and len(state["moves"]) > 0
                 async with http.get(f"{base}/api/hall") as r:
                     hall = await r.json()
@@ -189,7 +189,7 @@ def test_the_hub_answers_while_it_reads_back(tmp_path: Path) -> None:
                 await hub.read_back()
                 async with http.get(f"{base}/api/hall") as r:
                     hall = await r.json()
-                assert [s["board"] for s in hall["boards"]] == list(BOARDS)
+                assert [s["board"] for s in hall["boards"]] == ["1", "2", "3"]
                 assert hall["reading_back"] is None
                 async with http.get(f"{base}/api/flags", headers=auth) as r:
                     assert r.status == 200
@@ -211,18 +211,18 @@ def test_a_game_that_fails_to_read_back_does_not_hold_the_others(
         hub.load(read_back=False)
         follow = hub.replication._follow  # noqa: SLF001 - the read-back's own step, made to fail once
 
-        def failing(board: str, g: Any, rebuilt: bool) -> Any:
-            if board == "2" and rebuilt:
+        def failing(board: int, g: Any, rebuilt: bool) -> Any:
+            if board == 2 and rebuilt:
                 raise RuntimeError("a replica the view cannot take")
             return follow(board, g, rebuilt)
         monkeypatch.setattr(hub.replication, "_follow", failing)
-        game, lines = _game("2")
-        hub.deliver(_journal(hub, "2", game, HELD + 1, lines[HELD:HELD + 1]))
+        game, lines = _game(2)
+        hub.deliver(_journal(hub, 2, game, HELD + 1, lines[HELD:HELD + 1]))
         try:
             await asyncio.wait_for(hub.read_back(), 10)
             assert not hub.unread and not hub.waiting
-            assert hub.replica.held("2", game) == HELD + 1  # its waiting line taken all the same
-            assert hub.views["1"].game is not None and hub.views["3"].game is not None
+            assert hub.replica.held(2, game) == HELD + 1  # its waiting line taken all the same
+            assert hub.views[1].game is not None and hub.views[3].game is not None
         finally:
             hub.close()
 
@@ -270,12 +270,13 @@ def test_a_page_resuming_with_an_id_of_the_hubs_earlier_life_gets_the_whole_hall
             finally:
                 await server.stop()
                 hub.close()
-            assert set(old) == set(BOARDS)
+            assert set(old) == {str(b) for b in BOARDS}
             resumed = str(min(old.values()))  # a page that saw only the first board
             server, hub, url = await life()
             try:
-                assert set(await board_events(http, url, None)) == set(BOARDS)  # another page
-                assert set(await board_events(http, url, resumed)) == set(BOARDS)
+                # another page
+                assert set(await board_events(http, url, None)) == {str(b) for b in BOARDS}
+                assert set(await board_events(http, url, resumed)) == {str(b) for b in BOARDS}
             finally:
                 await server.stop()
                 hub.close()
@@ -301,29 +302,29 @@ def test_a_round_begun_while_the_hub_reads_back_is_followed_without_replaying_th
     async def scenario() -> None:
         hub = Hub(replace(_config(tmp_path), broadcast_delay=delay), tmp_path)
         hub.load(read_back=False)
-        replayed: list[str] = []
+        replayed: list[int] = []
         follow = hub.replication._follow  # noqa: SLF001 - counted: the read-back's replays
 
-        def counted(board: str, g: Any, rebuilt: bool) -> Any:
+        def counted(board: int, g: Any, rebuilt: bool) -> Any:
             if rebuilt:
                 replayed.append(board)
             return follow(board, g, rebuilt)
         monkeypatch.setattr(hub.replication, "_follow", counted)
-        hub.deliver(_journal(hub, "2", later, 1, [start]))
-        hub.deliver(_journal(hub, "3", broken, 1, ["{not a journal line"]))
+        hub.deliver(_journal(hub, 2, later, 1, [start]))
+        hub.deliver(_journal(hub, 3, broken, 1, ["{not a journal line"]))
         try:
             await hub.read_back()
             # board 2 not replayed (but under a delay); board 3's start did not take
-            assert replayed == (["3", "1"] if not delay else ["2", "3", "1"])
-            view = hub.views["2"]
+            assert replayed == ([3, 1] if not delay else [2, 3, 1])
+            view = hub.views[2]
             assert view.game is not None and view.game.id == later
-            old, _ = _game("2")
+            old, _ = _game(2)
             assert [g.id for g in view.games()][-2:] == [old, later]
-            assert hub.replica.held("2", old) == HELD  # there, read back on demand
-            assert hub.summary("2", True)["round"] == "2"
+            assert hub.replica.held(2, old) == HELD  # there, read back on demand
+            assert hub.summary(2, True)["round"] == "2"
             if not delay:  # the fallback: its last game replayed, shown
-                game3, _ = _game("3")
-                assert hub.views["3"].game is not None and hub.views["3"].game.id == game3
+                game3, _ = _game(3)
+                assert hub.views[3].game is not None and hub.views[3].game.id == game3
         finally:
             hub.close()
 

@@ -18,23 +18,23 @@ from pi.hall.rounds import parse_pairings, results_csv
 
 
 def _hub(root: Path) -> Hub:
-    return Hub(HubConfig(hall="t", state_dir=root, accept_unsigned=frozenset({"7"})), root)
+    return Hub(HubConfig(hall="t", state_dir=root, accept_unsigned=frozenset({7})), root)
 
 
 def test_the_alarms_survive_a_restart_of_the_hub(tmp_path: Path) -> None:
     """The alarms are the hall's record: a hub started again on the same state directory has
     them all, their counts included, and numbers the next one after them."""
     hub = _hub(tmp_path)
-    hub.alarm("7", "forged", "game g line 3: does not verify; refused", "g")
-    hub.alarm("7", "forged", "game g line 4: does not verify; refused", "g")  # counted on it
-    hub.alarm("9", "taken_over", "board 9's credentials used by another client")
+    hub.alarm(7, "forged", "game g line 3: does not verify; refused", "g")
+    hub.alarm(7, "forged", "game g line 4: does not verify; refused", "g")  # counted on it
+    hub.alarm(9, "taken_over", "board 9's credentials used by another client")
     before = [dict(a) for a in hub.alarms]
     hub.close()
     again = _hub(tmp_path)
     try:
         assert [dict(a) for a in again.alarms] == before
         assert before[0]["count"] == 2
-        assert again.alarm("9", "status", "a status not signed")["id"] == 3
+        assert again.alarm(9, "status", "a status not signed")["id"] == 3
     finally:
         again.close()
 
@@ -93,7 +93,7 @@ def test_a_full_disk_is_one_alarm_then_quiet_until_space_returns(
     from tests.hall.hub_rig import SAMPLE, trace_lines
 
     hub = _hub(tmp_path)
-    topic = hub.topics.board("7", "journal")
+    topic = hub.topics.board(7, "journal")
     game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, 7)
     lines = trace_lines(SAMPLE, game=game, board="7")
     real_write = os.write
@@ -110,14 +110,14 @@ def test_a_full_disk_is_one_alarm_then_quiet_until_space_returns(
             deliver(range(1, 11))
             monkeypatch.setattr("pi.hall.replica.os.write", refused)
             deliver(range(11, 41))
-            assert hub.replica.held("7", game) == 10
+            assert hub.replica.held(7, game) == 10
             assert [a["kind"] for a in hub.alarms] == ["disk"]
             errors = [r for r in caplog.records if r.levelno >= logging.ERROR
                       and r.name.startswith("pi.hall")]
             assert len(errors) == 1 and "No space left" in errors[0].getMessage()
             monkeypatch.setattr("pi.hall.replica.os.write", real_write)
             deliver(range(11, 21))
-            assert hub.replica.held("7", game) == 40  # the later ones waited ahead
+            assert hub.replica.held(7, game) == 40  # the later ones waited ahead
             assert any("takes the lines again" in r.getMessage() for r in caplog.records)
             monkeypatch.setattr("pi.hall.replica.os.write", refused)
             deliver(range(41, 51))
@@ -145,7 +145,7 @@ def test_a_damaged_line_in_the_middle_of_a_replica_is_asked_for_again(
     lines = trace_lines(SAMPLE, game=game, board="7")[:20]
     hub = _hub(tmp_path)
     topics = hub.topics
-    hub.deliver([(topics.board("7", "journal"), P.journal_payload(game, n, t))
+    hub.deliver([(topics.board(7, "journal"), P.journal_payload(game, n, t))
                  for n, t in enumerate(lines, start=1)])
     hub.close()
     path = tmp_path / "boards" / "7" / "games" / game / "trace.jsonl"
@@ -157,11 +157,11 @@ def test_a_damaged_line_in_the_middle_of_a_replica_is_asked_for_again(
     again.publish = lambda topic, payload: sent.append((topic, payload))
     try:
         again.load()
-        assert again.replica.held("7", game) == 7
-        again.deliver([(topics.board("7", "status"), P.status_payload("7", game, 20,
+        assert again.replica.held(7, game) == 7
+        again.deliver([(topics.board(7, "status"), P.status_payload(7, game, 20,
                                                                         [(game, 20, False)]))])
-        assert (topics.board("7", "cmd"), P.resend_payload(game, 8)) in sent
-        again.deliver([(topics.board("7", "journal"), P.journal_payload(game, n, lines[n - 1]))
+        assert (topics.board(7, "cmd"), P.resend_payload(game, 8)) in sent
+        again.deliver([(topics.board(7, "journal"), P.journal_payload(game, n, lines[n - 1]))
                        for n in range(8, 21)])
         assert path.read_text(encoding="utf-8") == "".join(t + "\n" for t in lines)
     finally:
@@ -179,7 +179,7 @@ def _played(tmp_path: Path, n: int = 20) -> tuple[str, list[str], Path]:
     game = make_game_id(datetime(2026, 11, 22, 9, tzinfo=timezone.utc), 1, 7)
     lines = trace_lines(SAMPLE, game=game, board="7")[:n]
     hub = _hub(tmp_path)
-    hub.deliver([(hub.topics.board("7", "journal"), P.journal_payload(game, k, t))
+    hub.deliver([(hub.topics.board(7, "journal"), P.journal_payload(game, k, t))
                  for k, t in enumerate(lines, start=1)])
     hub.close()
     return game, lines, tmp_path / "boards" / "7" / "games" / game / "trace.jsonl"
@@ -215,7 +215,7 @@ def test_a_line_turned_into_another_journal_line_is_found_at_start_and_asked_for
         sums.unlink()
         old = _hub(tmp_path)
         old.load()
-        assert old.replica.held("7", game) == 20 and not old.alarms
+        assert old.replica.held(7, game) == 20 and not old.alarms
         old.close()
         assert sums.stat().st_size == 20 * 33  # summed as the lines stood
     on_disk = path.read_bytes().split(b"\n")
@@ -228,7 +228,7 @@ def test_a_line_turned_into_another_journal_line_is_found_at_start_and_asked_for
     topics = again.topics
     try:
         again.load()
-        assert again.replica.held("7", game) == 7
+        assert again.replica.held(7, game) == 7
         assert [(a["board"], a["kind"], a["subject"]) for a in again.alarms] == [
             ("7", "damaged", game)]
         assert "line 8" in again.alarms[0]["what"]
@@ -236,10 +236,10 @@ def test_a_line_turned_into_another_journal_line_is_found_at_start_and_asked_for
         assert [(k["line"], k["damaged"]) for k in kept] == [(n, n == 8) for n in range(8, 21)]
         assert kept[0]["text"].encode() == changed
         assert [k["text"] for k in kept[1:]] == lines[8:]
-        again.deliver([(topics.board("7", "status"), P.status_payload("7", game, 20,
+        again.deliver([(topics.board(7, "status"), P.status_payload(7, game, 20,
                                                                         [(game, 20, False)]))])
-        assert (topics.board("7", "cmd"), P.resend_payload(game, 8)) in sent
-        again.deliver([(topics.board("7", "journal"), P.journal_payload(game, n, lines[n - 1]))
+        assert (topics.board(7, "cmd"), P.resend_payload(game, 8)) in sent
+        again.deliver([(topics.board(7, "journal"), P.journal_payload(game, n, lines[n - 1]))
                        for n in range(8, 21)])
         assert path.read_text(encoding="utf-8") == "".join(t + "\n" for t in lines)
     finally:
@@ -247,7 +247,7 @@ def test_a_line_turned_into_another_journal_line_is_found_at_start_and_asked_for
     third = _hub(tmp_path)  # the replica as the board sent it again: no alarm at the next start
     try:
         third.load()
-        assert third.replica.held("7", game) == 20 and len(third.alarms) == 1
+        assert third.replica.held(7, game) == 20 and len(third.alarms) == 1
     finally:
         third.close()
 
@@ -264,7 +264,7 @@ def test_sums_cut_short_by_a_crash_leave_the_lines_as_they_stand(tmp_path: Path)
     again = _hub(tmp_path)
     try:
         again.load()
-        assert again.replica.held("7", game) == 20 and not again.alarms
+        assert again.replica.held(7, game) == 20 and not again.alarms
         assert sums.read_bytes() == data  # made whole again
     finally:
         again.close()

@@ -15,7 +15,7 @@ from pypdf import PdfReader
 from tests.hall.broker import Broker
 from tests.hall.hub_rig import ROOT, SAMPLE, FakeBoard, HubRig, trace_lines, wait
 
-BOARD = "7"
+BOARD = 7
 GAME = "2026-11-22T0900-b07-001"
 DOC = ROOT / "docs" / "arbiter-report.md"
 

@@ -21,7 +21,7 @@ CORRECTION = {"t": 400.0, "type": "arbiter", "action": "correct_result", "result
 
 
 def _hub(root: Path) -> Hub:
-    return Hub(HubConfig(hall="t", state_dir=root, accept_unsigned=frozenset({"7"})), root)
+    return Hub(HubConfig(hall="t", state_dir=root, accept_unsigned=frozenset({7})), root)
 
 
 def _game(seq: int) -> str:
@@ -40,13 +40,13 @@ def test_a_correction_after_the_end_of_the_game_followed_reissues_the_result(
     hub = _hub(tmp_path)
     topics = hub.topics
     try:
-        hub.deliver([(topics.board("7", "journal"), P.journal_payload(game, n, t))
+        hub.deliver([(topics.board(7, "journal"), P.journal_payload(game, n, t))
                      for n, t in enumerate(lines, start=1)])
         assert json.loads(lines[-1])["type"] == "end"  # the game's end line (docs/trace-format.md)
         assert _round_result(hub, "1") == "1-0"
-        hub.deliver([(topics.board("7", "journal"),
+        hub.deliver([(topics.board(7, "journal"),
                       P.journal_payload(game, len(lines) + 1, json.dumps(CORRECTION)))])
-        assert hub.replica.held("7", game) == len(lines) + 1
+        assert hub.replica.held(7, game) == len(lines) + 1
         assert _round_result(hub, "1") == "0-1"
         csv = results_csv(results(hub, arbiter_view=True)).replace("\r", "")
         assert '1,7,"Bianchi, Anna","Neri, Marco",0-1' in csv
@@ -64,16 +64,16 @@ def test_a_correction_of_an_earlier_game_is_asked_for_by_the_heads_and_reissued(
     sent: list[tuple[str, bytes]] = []
     hub.publish = lambda topic, payload: sent.append((topic, payload))
     try:
-        hub.deliver([(topics.board("7", "journal"), P.journal_payload(first, n, t))
+        hub.deliver([(topics.board(7, "journal"), P.journal_payload(first, n, t))
                      for n, t in enumerate(lines, start=1)])
-        hub.deliver([(topics.board("7", "journal"), P.journal_payload(second, n, t))
+        hub.deliver([(topics.board(7, "journal"), P.journal_payload(second, n, t))
                      for n, t in enumerate(nxt, start=1)])
         assert _round_result(hub, "1") == "1-0"
         # the board added a line to the first game's journal: its status heads say so
-        hub.deliver([(topics.board("7", "status"), P.status_payload(
+        hub.deliver([(topics.board(7, "status"), P.status_payload(
             "7", second, 3, [(first, len(lines) + 1, True), (second, 3, False)]))])
-        assert (topics.board("7", "cmd"), P.resend_payload(first, len(lines) + 1)) in sent
-        hub.deliver([(topics.board("7", "journal"),
+        assert (topics.board(7, "cmd"), P.resend_payload(first, len(lines) + 1)) in sent
+        hub.deliver([(topics.board(7, "journal"),
                       P.journal_payload(first, len(lines) + 1, json.dumps(CORRECTION)))])
         path = tmp_path / "boards" / "7" / "games" / first / "trace.jsonl"
         assert path.read_text(encoding="utf-8").splitlines()[-1] == json.dumps(CORRECTION)

@@ -80,8 +80,8 @@ def test_start_round_pairs_every_board_and_starts_each_clock_once_set_up(
             # (sent again with the same id when the board's status is seen: done once)
             assert {(c.id, c.pairing["white"]) for c in b.commands if c.pairing} == \
                 {(next(c.id for c in b.commands if c.pairing), white)}
-        wait(lambda: rig.call(lambda: not rig.hub.pairing_out.get("4")
-                              and not rig.hub.pairing_out.get("7")), what="the acks")
+        wait(lambda: rig.call(lambda: not rig.hub.pairing_out.get(4)
+                              and not rig.hub.pairing_out.get(7)), what="the acks")
         # board 9 never connected; board 4's pieces are not set up yet (IT 7.1)
         assert _row(rig, "1", "9")["why"].startswith("offline")
         b4.state({"phase": "setup", "game_id": None, "message": "put right: 22 23",
@@ -121,11 +121,11 @@ def test_a_round_keeps_its_played_game_when_a_touched_one_follows_under_its_name
                  json.dumps({"t": 5.0, "type": "button", "name": "clock", "side": "white"})]
         b4.add_game(G4, played)
         b4.publish_lines(G4)
-        wait(lambda: rig.held("4", G4) == 3, what="the played game")
+        wait(lambda: rig.held(4, G4) == 3, what="the played game")
         b4.add_game(g4b, stray)
         b4.status()
         b4.publish_lines(g4b)
-        wait(lambda: rig.held("4", g4b) == 2, what="the stray game")
+        wait(lambda: rig.held(4, g4b) == 2, what="the stray game")
         _, results = rig.json("GET", "/api/results", token=rig.token)
         row = {(r["round"], r["board"]): r for r in results}[("1", "4")]
         assert (row["game_id"], row["result"]) == (G4, "1-0")
@@ -148,11 +148,11 @@ def test_a_game_set_up_again_after_the_rounds_game_ended_is_not_started_by_the_h
         b7.add_game(G7, played)
         b7.status()
         b7.publish_lines(G7)
-        wait(lambda: rig.held("7", G7) == 3, what="the played game")
+        wait(lambda: rig.held(7, G7) == 3, what="the played game")
         b7.add_game(g7b, [start_line(g7b, "7", "1", "Carla", "Dario")])  # set up again
         b7.status()
         b7.publish_lines(g7b)
-        wait(lambda: rig.held("7", g7b) == 1, what="the game set up again")
+        wait(lambda: rig.held(7, g7b) == 1, what="the game set up again")
         time.sleep(2.5)  # two ticks of the hub and more
         assert _clock_starts(b7) == []
         row = _row(rig, "1", "7")

@@ -47,12 +47,12 @@ def test_names_with_line_separators_keep_the_hold_through_a_hub_restart(tmp_path
             board.add_game(GAME, lines)
             with HubRig(tmp_path / "hub", broker.url) as rig:
                 board.publish_lines(GAME)
-                wait(lambda: rig.held("5", GAME) == len(lines))
+                wait(lambda: rig.held(5, GAME) == len(lines))
                 _held_back(rig, len(lines))
             replica = tmp_path / "hub" / "boards" / "5" / "games" / GAME / "trace.jsonl"
             assert "\u2028" in replica.read_text(encoding="utf-8")  # held raw, as the board's
             with HubRig(tmp_path / "hub", broker.url) as rig:  # read back from the replica
-                assert rig.held("5", GAME) == len(lines)
+                assert rig.held(5, GAME) == len(lines)
                 _held_back(rig, len(lines))
         finally:
             board.close()

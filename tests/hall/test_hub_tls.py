@@ -43,9 +43,9 @@ def test_hub_and_board_over_tls(tmp_path):
                 mac = ""
                 for n, text in enumerate(lines, start=1):
                     mac = line_mac(rig_key("5"), G, n, text, mac)
-                    c.publish(topics.board("5", "journal"), P.journal_payload(G, n, text, mac),
+                    c.publish(topics.board(5, "journal"), P.journal_payload(G, n, text, mac),
                               qos=1)
-                wait(lambda: rig.held("5", G) == len(lines), 20, "the replica over TLS")
+                wait(lambda: rig.held(5, G) == len(lines), 20, "the replica over TLS")
             finally:
                 c.loop_stop()
                 c.disconnect()

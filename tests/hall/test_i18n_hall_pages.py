@@ -29,8 +29,8 @@ def hall(tmp_path: Path) -> Iterator[tuple[HubRig, FakeBoard]]:
     with Broker(tmp_path) as broker:
         b7 = FakeBoard(broker.url, "7")
         b7.add_game(G7, trace_lines(KEPT, game=G7, board="7", white="Rossi", black="Verdi"))
-        b7.client.publish(b7.topics.board("7", "status"),
-                          P.status_payload("7", G7, 0, [], session="00ff00ff", key=b7.key),
+        b7.client.publish(b7.topics.board(7, "status"),
+                          P.status_payload(7, G7, 0, [], session="00ff00ff", key=b7.key),
                           qos=1, retain=True).wait_for_publish(5)
         try:
             with HubRig(tmp_path / "hub", broker.url) as rig:
@@ -43,7 +43,7 @@ def _pending(rig: HubRig, board: FakeBoard) -> None:
     """Publishes the game line by line until the hub shows its pending flag."""
     for n in range(1, len(board.journals[G7]) + 1):
         board.publish_line(G7, n)
-        wait(lambda n=n: rig.held("7", G7) == n)
+        wait(lambda n=n: rig.held(7, G7) == n)
         _, hall = rig.json("GET", "/api/hall", token=rig.token)
         if any(b["pending_flags"] for b in hall["boards"]):
             return

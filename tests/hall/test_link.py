@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from broker import Broker
-from hall_rig import BOARD, HALL, HallRig, Hub, retained
+from hall_rig import BOARD, HALL, NUMBER, HallRig, Hub, retained
 
 
 def _all_lines_arrived(hub: Hub, rig: HallRig) -> None:
@@ -352,7 +352,7 @@ def test_a_board_with_a_key_signs_its_acks(tmp_path: Path) -> None:
     key = bytes(range(32))
     with Broker(tmp_path) as broker, Hub(broker.port) as hub:
         spec = MqttSpec(f"mqtt://127.0.0.1:{broker.port}", "127.0.0.1", broker.port, False,
-                        HALL, BOARD, key=key)
+                        HALL, NUMBER, key=key)
         with HallRig(tmp_path / "board", broker.port, spec) as rig:
             assert rig.link.subscribed.wait(5)
             hub.send({"id": "p-1", "pairing": {"white": "Anna", "black": "Marco"}})

@@ -28,10 +28,10 @@ SAMPLE = ROOT / "pi" / "samples" / "italian_sample.jsonl"
 def test_mqtt_and_board_make_the_hall_spec() -> None:
     c = hall_options(Config(), "mqtt://board7:s%40cret@10.0.0.2", "7", None)
     assert c.board == 7
-    assert c.mqtt == MqttSpec("mqtt://10.0.0.2", "10.0.0.2", 1883, False, "hall", "7",
+    assert c.mqtt == MqttSpec("mqtt://10.0.0.2", "10.0.0.2", 1883, False, "hall", 7,
                               "board7", "s@cret")
     c = hall_options(Config(board=4), "mqtts://hall.local:8884", None, "open-2026")
-    assert c.mqtt is not None and (c.mqtt.hall, c.mqtt.board, c.mqtt.tls) == ("open-2026", "4",
+    assert c.mqtt is not None and (c.mqtt.hall, c.mqtt.board, c.mqtt.tls) == ("open-2026", 4,
                                                                              True)
 
 
@@ -76,10 +76,10 @@ def test_the_options_go_over_the_configs_mqtt_table() -> None:
     c = hall_options(config, "mqtt://b.local:1999", "12", None)
     assert c.mqtt is not None and c.board == 12
     assert (c.mqtt.host, c.mqtt.port, c.mqtt.hall, c.mqtt.board) == ("b.local", 1999,
-                                                                     "regionale", "12")
+                                                                     "regionale", 12)
     c = hall_options(config, None, None, "other")
     assert c.mqtt is not None and (c.mqtt.host, c.mqtt.hall, c.mqtt.board) == ("a.local",
-                                                                               "other", "3")
+                                                                               "other", 3)
     assert hall_options(Config(), None, None, None).mqtt is None
 
 
@@ -87,6 +87,9 @@ def test_the_options_go_over_the_configs_mqtt_table() -> None:
     ("mqtt://h", None, None, "--board"),
     ("mqtt://h", "0", None, "--board"),
     ("mqtt://h", "seven", None, "--board"),
+    ("mqtt://h", "07", None, "--board"),
+    ("mqtt://h", "+7", None, "--board"),
+    ("mqtt://h", "10000", None, "--board"),
     ("http://user:hunter2@h", "1", None, "--mqtt"),
     ("mqtt://user:hunter2@h/x", "1", None, "--mqtt"),
     ("mqtt://h", "1", "a/b", "--hall"),

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from broker import Broker, free_port
-from hall_rig import BOARD, HALL, HallRig, Hub
+from hall_rig import HALL, NUMBER, HallRig, Hub
 
 from pi.board.config import MqttSpec, parse_mqtt_url
 from pi.hall.link import CERT_REFUSED
@@ -21,7 +21,7 @@ from pi.hall.link import CERT_REFUSED
 def _spec(url: str, ca: Path | None = None) -> MqttSpec:
     from dataclasses import replace
     spec = parse_mqtt_url(url, ValueError)
-    return replace(spec, hall=HALL, board=BOARD, ca=ca)
+    return replace(spec, hall=HALL, board=NUMBER, ca=ca)
 
 
 def _same(hub: Hub, rig: HallRig) -> None:

@@ -80,7 +80,7 @@ def test_a_pile_of_messages_comes_in_slices_in_order(tmp_path: Path, tls: bool) 
             spec = replace(spec, ca=tmp_path / "ca.crt")
         batches: list[list[tuple[str, bytes]]] = []
 
-        topic = Topics(HALL).board("1", "state")
+        topic = Topics(HALL).board(1, "state")
         holding = threading.Event()  # the first batch is being delivered (and held up)
         sent = threading.Event()  # the pile is at the broker
 
@@ -204,7 +204,7 @@ def test_a_broker_not_up_yet_is_one_warning_and_the_link_comes_up_with_it(
                 pub = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="board")
                 pub.connect("127.0.0.1", port)
                 pub.loop_start()
-                pub.publish(Topics(HALL).board("4", "status"), b"{}", qos=1).wait_for_publish(5)
+                pub.publish(Topics(HALL).board(4, "status"), b"{}", qos=1).wait_for_publish(5)
                 pub.loop_stop()
                 pub.disconnect()
                 for _ in range(100):
@@ -216,7 +216,7 @@ def test_a_broker_not_up_yet_is_one_warning_and_the_link_comes_up_with_it(
 
     with caplog.at_level(logging.DEBUG, logger="pi.hall.mqttlink"):
         asyncio.run(run())
-    assert got == [(Topics(HALL).board("4", "status"), b"{}")]
+    assert got == [(Topics(HALL).board(4, "status"), b"{}")]
     reach = [r for r in caplog.records if "cannot reach" in r.getMessage()]
     assert len(reach) >= 3 and [r.levelno for r in reach] == [logging.WARNING] + [
         logging.DEBUG] * (len(reach) - 1)
@@ -260,7 +260,7 @@ def test_tls_records_holding_many_packets_are_read_to_the_end(
     monkeypatch.setattr(mqttlink, "MAX_BATCH", 100)
     ctx, listener = _tls_stand_in(tmp_path)
     port = listener.getsockname()[1]
-    topic = Topics(HALL).board("1", "state")
+    topic = Topics(HALL).board(1, "state")
     count = 103
     release = threading.Event()
 
@@ -355,7 +355,7 @@ def test_acknowledging_what_it_reads_does_not_watch_the_socket_for_writing(
     of each read and watches the socket only for what could not be written at once."""
     with Broker(tmp_path, _broker_conf(tmp_path, False)) as broker:
         spec = parse_mqtt_url(broker.url, ValueError)
-        topic = Topics(HALL).board("1", "journal")
+        topic = Topics(HALL).board(1, "journal")
         got: list[bytes] = []
         watched: list[int] = []
 

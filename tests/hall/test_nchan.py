@@ -77,7 +77,7 @@ def test_the_publisher_posts_in_order_per_channel_and_hears_the_subscribers() ->
         try:
             for k in range(5):
                 publisher.publish("hall", "board", f'{{"k":{k}}}')
-                publisher.publish(board_channel("7"), "move", f'{{"ply":{k + 1}}}')
+                publisher.publish(board_channel(7), "move", f'{{"ply":{k + 1}}}')
             for _ in range(200):
                 if publisher.published == 10:
                     break

@@ -19,16 +19,16 @@ TOPICS = p.Topics("hall-1")
 
 
 def test_topics_and_their_parse() -> None:
-    assert TOPICS.board("7", "journal") == "damiera/hall-1/boards/7/journal"
+    assert TOPICS.board(7, "journal") == "damiera/hall-1/boards/7/journal"
     assert TOPICS.all_boards("state") == "damiera/hall-1/boards/+/state"
-    assert p.parse_topic(TOPICS, "damiera/hall-1/boards/12/status") == ("12", "status")
+    assert p.parse_topic(TOPICS, "damiera/hall-1/boards/12/status") == (12, "status")
     for bad in ("damiera/other/boards/1/state", "damiera/hall-1/boards/1/x",
                 "damiera/hall-1/boards/1/state/more", "damiera/hall-1/boards/a b/state"):
         with pytest.raises(BadMessage):
             p.parse_topic(TOPICS, bad)
     with pytest.raises(BadMessage):
         p.Topics("a/b")
-    assert p.client_id("h", "7") == "damiera-h-board-7" and p.client_id("h") == "damiera-h-hub"
+    assert p.client_id("h", 7) == "damiera-h-board-7" and p.client_id("h") == "damiera-h-hub"
 
 
 @given(line=st.integers(1, 10**9), text=st.text(min_size=1).filter(
@@ -39,9 +39,9 @@ def test_journal_round_trip(line: int, text: str) -> None:
 
 @given(n=st.integers(0, 10**6), finished=st.booleans())
 def test_status_round_trip(n: int, finished: bool) -> None:
-    heads = p.parse_status(p.status_payload("7", GAME, n, [(GAME, n, finished)]))
-    assert heads == p.Heads(True, "7", GAME, n, ((GAME, n, finished),))
-    assert p.parse_status(p.offline_payload("7")) == p.Heads(False, "7", None, 0, ())
+    heads = p.parse_status(p.status_payload(7, GAME, n, [(GAME, n, finished)]))
+    assert heads == p.Heads(True, 7, GAME, n, ((GAME, n, finished),))
+    assert p.parse_status(p.offline_payload(7)) == p.Heads(False, 7, None, 0, ())
 
 
 def test_commands_round_trip() -> None:

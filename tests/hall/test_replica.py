@@ -38,7 +38,7 @@ def test_any_delivery_order_with_resends_ends_equal_to_the_source(tmp_path_facto
     seen: list[int] = []
 
     def deliver(number: int) -> None:
-        got = replica.offer("7", GAME, number, lines[number - 1])
+        got = replica.offer(7, GAME, number, lines[number - 1])
         assert got.kind in ("appended", "ahead", "duplicate")
         seen.extend(k for k, _ in got.lines)
 
@@ -46,8 +46,8 @@ def test_any_delivery_order_with_resends_ends_equal_to_the_source(tmp_path_facto
         if not lost:
             deliver(number)
     rounds = 0
-    while replica.held("7", GAME) < n:  # the hub's resend from its first missing line
-        start = replica.held("7", GAME) + 1
+    while replica.held(7, GAME) < n:  # the hub's resend from its first missing line
+        start = replica.held(7, GAME) + 1
         loss = resend_losses[rounds % len(resend_losses)] if rounds < 20 else 0.0
         for i, number in enumerate(range(start, n + 1)):
             if i == 0 or (i * 7919 % 100) / 100 >= loss:  # the first one at least arrives
@@ -61,13 +61,13 @@ def test_any_delivery_order_with_resends_ends_equal_to_the_source(tmp_path_facto
 
 def test_conflicting_copy_is_logged_and_the_first_kept(tmp_path, caplog):
     r = Replica(tmp_path)
-    assert r.offer("7", GAME, 1, '{"type": "start"}').kind == "appended"
-    assert r.offer("7", GAME, 1, '{"type": "start"}').kind == "duplicate"
-    assert r.offer("7", GAME, 1, '{"type": "other"}').kind == "conflict"
+    assert r.offer(7, GAME, 1, '{"type": "start"}').kind == "appended"
+    assert r.offer(7, GAME, 1, '{"type": "start"}').kind == "duplicate"
+    assert r.offer(7, GAME, 1, '{"type": "other"}').kind == "conflict"
     assert "conflicting copy" in caplog.text
-    r.offer("7", GAME, 3, "c")
-    assert r.offer("7", GAME, 3, "x").kind == "conflict"
-    got = r.offer("7", GAME, 2, "b")
+    r.offer(7, GAME, 3, "c")
+    assert r.offer(7, GAME, 3, "x").kind == "conflict"
+    got = r.offer(7, GAME, 2, "b")
     assert got.lines == ((2, "b"), (3, "c"))
     r.close()
     assert (tmp_path / "boards/7/games" / GAME / "trace.jsonl").read_text() == \
@@ -76,27 +76,27 @@ def test_conflicting_copy_is_logged_and_the_first_kept(tmp_path, caplog):
 
 def test_lines_ahead_are_bounded(tmp_path):
     r = Replica(tmp_path)
-    r.offer("7", GAME, 1, "a")
+    r.offer(7, GAME, 1, "a")
     for k in range(3, 3 + MAX_AHEAD):
-        assert r.offer("7", GAME, k, f"l{k}").kind == "ahead"
-    assert r.offer("7", GAME, 3 + MAX_AHEAD, "x").kind == "dropped"
-    assert r.game("7", GAME).wanted == 2 + MAX_AHEAD
+        assert r.offer(7, GAME, k, f"l{k}").kind == "ahead"
+    assert r.offer(7, GAME, 3 + MAX_AHEAD, "x").kind == "dropped"
+    assert r.game(7, GAME).wanted == 2 + MAX_AHEAD
 
 
 def test_restart_reads_back_and_cuts_a_torn_last_line(tmp_path):
     r = Replica(tmp_path)
     for k in range(1, 6):
-        r.offer("7", GAME, k, f'{{"n": {k}}}')
-    r.offer("12", "2026-11-22T0901-b12-001", 1, '{"n": 1}')
+        r.offer(7, GAME, k, f'{{"n": {k}}}')
+    r.offer(12, "2026-11-22T0901-b12-001", 1, '{"n": 1}')
     r.close()
     path = tmp_path / "boards/7/games" / GAME / "trace.jsonl"
     with open(path, "ab") as f:
         f.write(b'{"n": 6, "tor')  # a hub killed mid-write
     again = Replica(tmp_path)
     assert again.load() == 2
-    assert again.held("7", GAME) == 5 and again.held("12", "2026-11-22T0901-b12-001") == 1
+    assert again.held(7, GAME) == 5 and again.held(12, "2026-11-22T0901-b12-001") == 1
     assert path.read_bytes().endswith(b'{"n": 5}\n')
-    assert again.offer("7", GAME, 6, '{"n": 6}').kind == "appended"
+    assert again.offer(7, GAME, 6, '{"n": 6}').kind == "appended"
     again.close()
     assert path.read_bytes().count(b"\n") == 6
 
@@ -106,7 +106,7 @@ def test_sync_is_safe_with_many_games_open(tmp_path, monkeypatch):
     monkeypatch.setattr(mod, "MAX_OPEN", 3)
     r = Replica(tmp_path)
     for seq in range(1, 9):
-        r.offer("7", f"2026-11-22T0900-b07-{seq:03d}", 1, "start")
+        r.offer(7, f"2026-11-22T0900-b07-{seq:03d}", 1, "start")
     taken = r.take_dirty()
     mod.sync_taken(taken)
     assert r.open_files <= 3
@@ -123,13 +123,13 @@ def test_a_held_game_is_replayed_up_to_its_first_unreadable_line(tmp_path: Path,
     from pi.hall.replica import GameReplica
 
     real = SAMPLE.read_text(encoding="utf-8").splitlines()
-    whole = game_info(GameReplica("7", GAME, tmp_path / "trace.jsonl", list(real)))
+    whole = game_info(GameReplica(7, GAME, tmp_path / "trace.jsonl", list(real)))
     assert whole.report is not None
     assert whole.report.to_json() == replay_lines(real).to_json() and whole.moves > 10
     cut = 40
     lines = real[:cut] + ['{"t": 1e308, "type": "lift"'] + real[cut:]
     with caplog.at_level("WARNING", logger="pi.hall.boardview"):
-        info = game_info(GameReplica("7", GAME, tmp_path / "trace.jsonl", lines))
+        info = game_info(GameReplica(7, GAME, tmp_path / "trace.jsonl", lines))
     assert f"board 7 game {GAME} line {cut + 1} cannot be read (replay stopped there)" \
         in caplog.text
     assert info.report is not None and info.lines == len(lines)
@@ -141,12 +141,12 @@ def test_missing_counts_the_lines_known_at_the_board_and_not_held(tmp_path: Path
     replica = Replica(tmp_path)
     lines = source_lines(5)
     for n, text in enumerate(lines[:3], start=1):
-        replica.offer("7", GAME, n, text)
+        replica.offer(7, GAME, n, text)
     # the board says it has 5 lines of this game and 2 of a game never heard of
-    assert replica.missing("7", {GAME: 5, "2026-01-01T1000-001": 2}) == 2 + 2
-    assert replica.missing("7", {GAME: 3}) == 0
-    assert replica.missing("7", {GAME: 2}) == 0  # a stale count: nothing missing
-    assert replica.missing("8", {GAME: 4}) == 4  # a board never heard of
+    assert replica.missing(7, {GAME: 5, "2026-01-01T1000-001": 2}) == 2 + 2
+    assert replica.missing(7, {GAME: 3}) == 0
+    assert replica.missing(7, {GAME: 2}) == 0  # a stale count: nothing missing
+    assert replica.missing(8, {GAME: 4}) == 4  # a board never heard of
 
 
 # issue 38: two hubs on one state directory wrote every line twice; repaired at load
@@ -181,7 +181,7 @@ def test_a_replica_two_hubs_wrote_is_repaired_at_load(tmp_path_factory, case) ->
     path.write_bytes(b"".join(x + b"\n" for x in data))
     again = Replica(root)
     assert again.load() == 1
-    assert again.game("7", GAME).lines == [x.decode() for x in journal]
+    assert again.game(7, GAME).lines == [x.decode() for x in journal]
     assert path.read_bytes() == b"".join(x + b"\n" for x in journal)
     again.close()
 
@@ -193,9 +193,9 @@ def test_a_doubled_line_is_logged_and_a_journal_s_own_repeats_are_kept(tmp_path,
     path.write_bytes(b"".join(x + b"\n" for x in journal[:6] + journal[5:]))  # line 6 twice
     r = Replica(tmp_path)
     r.load()
-    assert r.held("7", GAME) == 12 and "1 doubled line(s) removed" in caplog.text
+    assert r.held(7, GAME) == 12 and "1 doubled line(s) removed" in caplog.text
     more = _journal(13)[12].decode()
-    assert r.offer("7", GAME, 13, more).kind == "appended"  # the board's next line follows
+    assert r.offer(7, GAME, 13, more).kind == "appended"  # the board's next line follows
     r.close()
     assert path.read_bytes() == b"".join(x + b"\n" for x in _journal(13))
     # a board restarted twice without a clock, a sensor fault at each start: its lines repeat,
@@ -210,7 +210,7 @@ def test_a_doubled_line_is_logged_and_a_journal_s_own_repeats_are_kept(tmp_path,
     caplog.clear()
     r = Replica(tmp_path)
     r.load()
-    assert r.held("7", other) == len(honest) and "doubled" not in caplog.text
+    assert r.held(7, other) == len(honest) and "doubled" not in caplog.text
     r.close()
 
 
@@ -223,13 +223,13 @@ def test_the_sums_follow_the_replica_through_a_supersede(tmp_path: Path) -> None
     replica = Replica(tmp_path)
     lines = source_lines(12)
     for n in (1, 2, 3, 5, 6, 4, 7, 8):  # 5 and 6 ahead of the gap
-        replica.offer("7", GAME, n, lines[n - 1])
-    g = replica.game("7", GAME)
+        replica.offer(7, GAME, n, lines[n - 1])
+    g = replica.game(7, GAME)
     assert g is not None
     assert replica.supersede(g, 6) == lines[5:8]
     other = [t[:-1] + ', "again": true}' for t in lines[5:12]]  # the board's lines from 6
     for n, text in enumerate(other, start=6):
-        replica.offer("7", GAME, n, text)
+        replica.offer(7, GAME, n, text)
     replica.close()
     held = lines[:5] + other
     sums = g.path.parent / SUMS_FILE
@@ -238,6 +238,6 @@ def test_the_sums_follow_the_replica_through_a_supersede(tmp_path: Path) -> None
     again = Replica(tmp_path)
     again.load()
     try:
-        assert again.held("7", GAME) == len(held) and again.damaged == []
+        assert again.held(7, GAME) == len(held) and again.damaged == []
     finally:
         again.close()

@@ -32,8 +32,8 @@ def test_evicted_and_parked_files_are_synced_by_the_sync_not_the_writer(
     r = Replica(tmp_path)
     for seq in range(1, 9):  # 8 games written, 3 descriptors kept
         for n in range(1, 4):
-            assert r.offer("7", _game(seq), n, f'{{"n": {n}}}').kind == "appended"
-    g = r.game("7", _game(8))
+            assert r.offer(7, _game(seq), n, f'{{"n": {n}}}').kind == "appended"
+    g = r.game(7, _game(8))
     assert g is not None
     r.park(g)
     assert synced == []  # no fsync on the writer's thread
@@ -60,7 +60,7 @@ def test_descriptors_waiting_for_a_sync_stay_bounded(tmp_path: Path,
     monkeypatch.setattr(mod, "MAX_CLOSING", 2)
     r = Replica(tmp_path)
     for seq in range(1, 12):
-        r.offer("7", _game(seq), 1, "start")
+        r.offer(7, _game(seq), 1, "start")
     taken = r.take_dirty()
     assert len(taken) <= 2 + 2  # at most MAX_OPEN handed over, plus the open ones' duplicates
     sync_taken(taken)
@@ -96,7 +96,7 @@ def test_the_hub_fsyncs_each_file_written_once_per_interval_as_the_protocol_says
                 for seq in (1, 2, 3):
                     hub.replica.defer()
                     line = 5 * (len(slept) - 1) + n
-                    assert hub.replica.offer("7", _game(seq), line, f'{{"n": {line}}}').kind \
+                    assert hub.replica.offer(7, _game(seq), line, f'{{"n": {line}}}').kind \
                         == "appended"
                     assert hub.replica.flush() == []
             await real_sleep(0)

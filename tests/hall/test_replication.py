@@ -22,7 +22,7 @@ from pi.hall.replica import Replica
 from pi.hall.replication import Replication
 from tests.hall.hub_rig import SAMPLE, trace_lines
 
-BOARD = "7"
+BOARD = 7
 GAME = "2026-11-22T0900-b07-001"
 TOPICS = P.Topics("t")
 
@@ -33,7 +33,7 @@ class Rig:
         self.alarms: list[tuple[str, str]] = []
         self.told: list[tuple[str, list[Fed]]] = []
 
-        async def no_act(board: str, command: dict[str, Any]) -> web.Response:
+        async def no_act(board: int, command: dict[str, Any]) -> web.Response:
             raise AssertionError("no action here")
         self.boards = BoardRegistry(delay_minutes=0.0, act=no_act,
                                     broadcast=lambda view, feed: None)
@@ -48,7 +48,7 @@ class Rig:
     def publish(self, topic: str, payload: bytes) -> None:
         self.sent.append((topic, payload))
 
-    def alarm(self, board: str, kind: str, what: str, subject: str) -> dict[str, Any]:
+    def alarm(self, board: int, kind: str, what: str, subject: str) -> dict[str, Any]:
         self.alarms.append((board, kind))
         return {}
 
@@ -95,7 +95,7 @@ def test_a_gap_is_asked_for_once_the_batch_is_in_and_again_without_progress(
 def test_acks_and_status_go_to_their_concerns_and_bad_messages_are_counted(
         tmp_path: Path) -> None:
     rig = Rig(tmp_path)
-    cmd_id = rig.commands.push_pairing(BOARD, {"round": "1", "board": BOARD, "white": "A",
+    cmd_id = rig.commands.push_pairing(BOARD, {"round": "1", "board": str(BOARD), "white": "A",
                                                "black": "B"})
     status = P.status_payload(BOARD, GAME, 3, [(GAME, 3, False)])
     rig.replication.deliver([

@@ -25,8 +25,8 @@ PAIRING = {"event": "Open", "round": "1", "white": "Anna", "black": "Marco"}
 
 
 def _hub(root: Path) -> Hub:
-    hub = Hub(HubConfig(hall="t", state_dir=root, keys={"8": KEY},
-                        accept_unsigned=frozenset({"9"})), root)
+    hub = Hub(HubConfig(hall="t", state_dir=root, keys={8: KEY},
+                        accept_unsigned=frozenset({9})), root)
     hub.publish = lambda topic, payload: None
     return hub
 
@@ -47,7 +47,7 @@ def test_an_ack_is_signed_apart_from_a_status() -> None:
 def test_a_pairing_ack_signed_by_the_board_is_taken(tmp_path: Path) -> None:
     hub = _hub(tmp_path)
     try:
-        cmd = hub.push_pairing("8", PAIRING)
+        cmd = hub.push_pairing(8, PAIRING)
         _ack(hub, "8", P.ack_payload(P.Ack(cmd, True), KEY))
         assert "8" not in hub.pairing_out
     finally:
@@ -62,7 +62,7 @@ def test_a_pairing_ack_not_signed_by_the_board_is_refused_in_one_line(
     one line, the pairing kept to be sent again."""
     hub = _hub(tmp_path)
     try:
-        cmd = hub.push_pairing("8", PAIRING)
+        cmd = hub.push_pairing(8, PAIRING)
         if how == "unsigned":
             payload = P.ack_payload(P.Ack(cmd, True))
         elif how == "another key":
@@ -72,7 +72,7 @@ def test_a_pairing_ack_not_signed_by_the_board_is_refused_in_one_line(
             payload = json.dumps({"id": cmd, "ok": True, "mac": other["mac"]}).encode()
         with caplog.at_level(logging.WARNING, logger="pi.hall.hub"):
             _ack(hub, "8", payload)
-        assert hub.pairing_out["8"][0] == cmd
+        assert hub.pairing_out[8][0] == cmd
         refused = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
         assert len(refused) == 1 and "\n" not in refused[0] and cmd[:40] in refused[0]
         assert ("not signed by the board" in refused[0])
@@ -81,7 +81,7 @@ def test_a_pairing_ack_not_signed_by_the_board_is_refused_in_one_line(
         hub.publish = lambda topic, payload: sent.append((topic, payload))
         status = {"online": True, "board": "8", "game": None, "lines": 0, "games": []}
         status["mac"] = status_mac(KEY, status)
-        hub.deliver([(hub.topics.board("8", "status"), json.dumps(status).encode())])
+        hub.deliver([(hub.topics.board(8, "status"), json.dumps(status).encode())])
         assert [P.parse_command(p).id for t, p in sent if t.endswith("/cmd")] == [cmd]
     finally:
         hub.close()
@@ -90,7 +90,7 @@ def test_a_pairing_ack_not_signed_by_the_board_is_refused_in_one_line(
 def test_a_board_accepted_unsigned_acks_unsigned(tmp_path: Path) -> None:
     hub = _hub(tmp_path)
     try:
-        cmd = hub.push_pairing("9", PAIRING)
+        cmd = hub.push_pairing(9, PAIRING)
         _ack(hub, "9", P.ack_payload(P.Ack(cmd, True)))
         assert "9" not in hub.pairing_out
     finally:

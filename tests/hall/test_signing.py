@@ -71,15 +71,15 @@ def test_keys_in_the_configuration_files() -> None:
     with pytest.raises(ConfigError, match="mqtt.key"):
         parse_config(base + 'key = "secret"\n')
     hub = parse_hub_config(f'accept_unsigned = ["12", 14]\n[keys]\n"3" = "{key}"\n')
-    assert hub.keys == {"3": bytes.fromhex(key)} and hub.accept_unsigned == {"12", "14"}
-    assert [hub.signing(b) for b in ("3", "12", "4")] == ["signed", "unsigned", "refused"]
+    assert hub.keys == {3: bytes.fromhex(key)} and hub.accept_unsigned == {12, 14}
+    assert [hub.signing(b) for b in (3, 12, 4)] == ["signed", "unsigned", "refused"]
     for text, where in (('[keys]\n"3" = "x"\n', "keys.3"), ('accept_unsigned = "12"\n',
                                                              "accept_unsigned"),
                         ('accept_unsigned = ["a/b"]\n', "accept_unsigned")):
         with pytest.raises(ConfigError, match=where):
             parse_hub_config(text)
     cli = hub_config_from_args(None, "mqtt://h", None, "/tmp", ["7", "8"])
-    assert cli.accept_unsigned == {"7", "8"} and cli.keys == {}
+    assert cli.accept_unsigned == {7, 8} and cli.keys == {}
     with pytest.raises(ConfigError, match="--accept-unsigned"):
         hub_config_from_args(None, "mqtt://h", None, "/tmp", ["#"])
 
@@ -105,11 +105,11 @@ def test_protocol_carries_the_mac() -> None:
     assert P.parse_journal(P.journal_payload(G, 1, LINES[0])).mac is None
     with pytest.raises(BadMessage, match="mac"):
         P.parse_journal(P.journal_payload(G, 1, LINES[0], "XYZ"))
-    heads = P.parse_status(P.status_payload("3", G, 2, [(G, 2, False)], session="ab12cd34",
+    heads = P.parse_status(P.status_payload(3, G, 2, [(G, 2, False)], session="ab12cd34",
                                             taken_over=2, key=KEY))
     assert (heads.session, heads.taken_over) == ("ab12cd34", 2)
     assert heads.mac == status_mac(KEY, heads.body)
-    assert P.parse_status(P.status_payload("3", G, 2, [])).mac is None
+    assert P.parse_status(P.status_payload(3, G, 2, [])).mac is None
 
 
 def _hub(tmp_path: Path, **kw: object) -> tuple[Hub, list[tuple[str, bytes]]]:
@@ -121,70 +121,70 @@ def _hub(tmp_path: Path, **kw: object) -> tuple[Hub, list[tuple[str, bytes]]]:
 
 
 def _line(n: int, mac: str | None) -> tuple[str, bytes]:
-    return TOPICS.board("3", "journal"), P.journal_payload(G, n, LINES[n - 1], mac)
+    return TOPICS.board(3, "journal"), P.journal_payload(G, n, LINES[n - 1], mac)
 
 
 def test_the_hub_keeps_only_lines_that_verify_and_asks_again(tmp_path: Path) -> None:
-    hub, sent = _hub(tmp_path, keys={"3": KEY})
+    hub, sent = _hub(tmp_path, keys={3: KEY})
     macs = _macs()
     hub.deliver([_line(1, macs[0]), _line(2, macs[1])])
-    assert hub.replica.held("3", G) == 2 and hub.alarms == type(hub.alarms)()
-    forged = TOPICS.board("3", "journal"), P.journal_payload(G, 3, '{"t": 1, "type": "x"}',
+    assert hub.replica.held(3, G) == 2 and hub.alarms == type(hub.alarms)()
+    forged = TOPICS.board(3, "journal"), P.journal_payload(G, 3, '{"t": 1, "type": "x"}',
                                                               "ab" * 32)
     hub.deliver([forged, _line(4, None)])
-    assert hub.replica.held("3", G) == 2
+    assert hub.replica.held(3, G) == 2
     assert [a["kind"] for a in hub.alarms] == ["forged"]  # one alarm for the game, counted
     assert hub.alarms[0]["count"] == 2 and hub.alarms[0]["board"] == "3"
-    assert (TOPICS.board("3", "cmd"), P.resend_payload(G, 3)) in sent  # asked again
+    assert (TOPICS.board(3, "cmd"), P.resend_payload(G, 3)) in sent  # asked again
     hub.deliver([_line(4, macs[3]), _line(3, macs[2])])  # the board's own copies
-    assert hub.replica.held("3", G) == 4
+    assert hub.replica.held(3, G) == 4
     path = tmp_path / "boards" / "3" / "games" / G / "trace.jsonl"
     hub.close()
     assert path.read_text() == "".join(t + "\n" for t in LINES[:4])
 
 
 def test_a_forged_line_ahead_waits_and_is_refused_when_its_turn_comes(tmp_path: Path) -> None:
-    hub, sent = _hub(tmp_path, keys={"3": KEY})
+    hub, sent = _hub(tmp_path, keys={3: KEY})
     macs = _macs()
     hub.deliver([_line(1, macs[0])])
-    bad = TOPICS.board("3", "journal"), P.journal_payload(G, 3, LINES[2], "cd" * 32)
+    bad = TOPICS.board(3, "journal"), P.journal_payload(G, 3, LINES[2], "cd" * 32)
     hub.deliver([bad, _line(4, macs[3]), _line(2, macs[1])])
-    assert hub.replica.held("3", G) == 2 and hub.alarms[-1]["kind"] == "forged"
-    assert hub.missing("3") <= 1  # a forged line 10**9 would not make the hub wait for it
+    assert hub.replica.held(3, G) == 2 and hub.alarms[-1]["kind"] == "forged"
+    assert hub.missing(3) <= 1  # a forged line 10**9 would not make the hub wait for it
     invented = "2099-12-31T2359-b03-001"
     for n in (1, 5, 10**9):
-        hub.deliver([(TOPICS.board("3", "journal"),
+        hub.deliver([(TOPICS.board(3, "journal"),
                       P.journal_payload(invented, n, LINES[0], "ef" * 32))])
-    assert hub.replica.game("3", invented) is None and invented not in hub.known.get("3", {})
-    assert hub.missing("3") <= 1
+    assert hub.replica.game(3, invented) is None and invented not in hub.known.get(3, {})
+    assert hub.missing(3) <= 1
     hub.deliver([_line(3, macs[2])])  # the board's line 3: line 4, kept ahead, follows it
-    assert hub.replica.held("3", G) == 4
+    assert hub.replica.held(3, G) == 4
     hub.close()
     path = tmp_path / "boards" / "3" / "games" / G / "trace.jsonl"
     assert path.read_text() == "".join(t + "\n" for t in LINES[:4])
 
 
 def test_unsigned_boards_only_by_name(tmp_path: Path) -> None:
-    hub, _ = _hub(tmp_path / "a", keys={"9": KEY})
+    hub, _ = _hub(tmp_path / "a", keys={9: KEY})
     hub.deliver([_line(1, None)])
-    assert hub.replica.held("3", G) == 0 and hub.alarms[-1]["kind"] == "unsigned"
-    hub.deliver([(TOPICS.board("3", "status"), P.status_payload("3", G, 1, []))])
+    assert hub.replica.held(3, G) == 0 and hub.alarms[-1]["kind"] == "unsigned"
+    hub.deliver([(TOPICS.board(3, "status"), P.status_payload(3, G, 1, []))])
     assert "3" not in hub.heads
-    named, _ = _hub(tmp_path / "b", accept_unsigned=frozenset({"3"}))
+    named, _ = _hub(tmp_path / "b", accept_unsigned=frozenset({3}))
     named.deliver([_line(1, None), _line(2, None)])
-    assert named.replica.held("3", G) == 2 and not named.alarms
+    assert named.replica.held(3, G) == 2 and not named.alarms
 
 
 def test_status_signed_by_the_board_and_credentials_used_twice(tmp_path: Path) -> None:
-    hub, _ = _hub(tmp_path, keys={"3": KEY})
-    status = TOPICS.board("3", "status")
-    hub.deliver([(status, P.status_payload("3", G, 99, [(G, 99, False)]))])  # forged heads
-    assert "3" not in hub.heads and hub.missing("3") == 0
+    hub, _ = _hub(tmp_path, keys={3: KEY})
+    status = TOPICS.board(3, "status")
+    hub.deliver([(status, P.status_payload(3, G, 99, [(G, 99, False)]))])  # forged heads
+    assert "3" not in hub.heads and hub.missing(3) == 0
     assert hub.alarms[-1]["kind"] == "status"
-    hub.deliver([(status, P.status_payload("3", G, 2, [(G, 2, False)], session="aa00aa00",
+    hub.deliver([(status, P.status_payload(3, G, 2, [(G, 2, False)], session="aa00aa00",
                                            key=KEY))])
-    assert hub.heads["3"].lines == 2 and hub.views["3"].online
-    hub.deliver([(status, P.status_payload("3", G, 2, [(G, 2, False)], session="bb00bb00",
+    assert hub.heads[3].lines == 2 and hub.views[3].online
+    hub.deliver([(status, P.status_payload(3, G, 2, [(G, 2, False)], session="bb00bb00",
                                            taken_over=1, key=KEY))])
     assert hub.alarms[-1]["kind"] == "taken_over" and "board-3's credentials" in \
         hub.alarms[-1]["what"]
@@ -208,19 +208,19 @@ def test_every_alarm_reads_in_the_consoles_language(tmp_path: Path) -> None:
     def deliver(h: Hub, messages: list[tuple[str, bytes]]) -> None:
         h.deliver(messages)
         seen.append(h.alarms[-1]["what"])
-    hub, _ = _hub(tmp_path / "a", keys={"3": KEY})
+    hub, _ = _hub(tmp_path / "a", keys={3: KEY})
     deliver(hub, [_line(1, "00" * 32)])
     deliver(hub, [_line(1, None)])
-    deliver(hub, [(TOPICS.board("3", "journal"),
+    deliver(hub, [(TOPICS.board(3, "journal"),
                    P.journal_payload("2099-12-31T2359-b03-001", 5, LINES[0], "ef" * 32))])
-    status = TOPICS.board("3", "status")
-    deliver(hub, [(status, P.status_payload("3", G, 99, [(G, 99, False)]))])
-    deliver(hub, [(status, P.status_payload("3", G, 2, [(G, 2, False)], session="bb00bb00",
+    status = TOPICS.board(3, "status")
+    deliver(hub, [(status, P.status_payload(3, G, 99, [(G, 99, False)]))])
+    deliver(hub, [(status, P.status_payload(3, G, 2, [(G, 2, False)], session="bb00bb00",
                                             taken_over=2, key=KEY))])
     hub.close()
-    unsigned, _ = _hub(tmp_path / "b", keys={"9": KEY})
+    unsigned, _ = _hub(tmp_path / "b", keys={9: KEY})
     deliver(unsigned, [_line(1, None)])
-    deliver(unsigned, [(status, P.status_payload("3", G, 1, []))])
+    deliver(unsigned, [(status, P.status_payload(3, G, 1, []))])
     unsigned.close()
     kinds = {"refused", "verify", "mac", "not signed", "credentials"}
     assert {k for k in kinds if not any(k in w for w in seen)} == set(), seen

@@ -13,7 +13,7 @@ from pi.hall.hub_config import HubConfig
 from pi.hall.summaries import Summaries
 from tests.hall.hub_rig import SAMPLE, trace_lines
 
-BOARD = "7"
+BOARD = 7
 GAME = "2026-11-22T0900-b07-001"
 KEYS = ["board", "online", "last_heard", "game_id", "event", "round", "white", "black",
         "variant", "size", "fen", "moves", "last_move", "clock", "result", "pending_flags",
@@ -31,11 +31,11 @@ def _hub(root: Path, lines: int) -> Hub:
 def test_a_board_never_heard_is_summed_up_empty_and_registered(tmp_path: Path) -> None:
     hub = _hub(tmp_path, 0)
     summaries = Summaries(hub.boards, missing=lambda board: 3)
-    s = summaries.summary("12", arbiter_view=False)
+    s = summaries.summary(12, arbiter_view=False)
     hub.close()
     assert list(s) == KEYS
     assert s["board"] == "12" and s["game_id"] is None and s["moves"] == 0
-    assert s["missing"] == 3 and "12" in hub.boards.views
+    assert s["missing"] == 3 and 12 in hub.boards.views
 
 
 def test_a_board_in_play_as_the_arbiter_and_the_public_see_it(tmp_path: Path) -> None:
@@ -63,5 +63,5 @@ def test_the_flags_are_every_board_game_flag_with_its_board(tmp_path: Path) -> N
     hub.close()
     assert game is not None
     assert len(flags) == len(game.arbiter.flags)
-    assert all(f["board"] == BOARD and f["game_id"] == GAME for f in flags)
+    assert all(f["board"] == str(BOARD) and f["game_id"] == GAME for f in flags)
     assert json.dumps(flags)  # the JSON of /api/flags

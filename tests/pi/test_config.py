@@ -36,7 +36,7 @@ def test_example_file_loads_and_every_commented_key_is_valid(tmp_path: Path) -> 
     assert c.board == 7 and c.round == "3" and c.white == "Rossi, Mario"
     assert c.http == HttpSpec("0.0.0.0", 8080)
     assert c.mqtt == MqttSpec("mqtt://hall.local:1883", "hall.local", 1883, False,
-                              "regionale-2026", "7")
+                              "regionale-2026", 7)
     assert c.state_dir == Path("/var/lib/damiera")
     assert c.speech.enabled and c.speech.voice is None and c.speech.rate == 160
 
@@ -138,9 +138,29 @@ def test_mqtt_credentials_are_taken_out_of_the_url() -> None:
 
 def test_mqtt_defaults() -> None:
     c = parse_config('board = 7\n[mqtt]\nurl = "mqtts://broker"\nhall = "h"')
-    assert c.mqtt == MqttSpec("mqtts://broker", "broker", 8883, True, "h", "7")
+    assert c.mqtt == MqttSpec("mqtts://broker", "broker", 8883, True, "h", 7)
     c = parse_config('[mqtt]\nurl = "mqtt://[::1]:1884"\nhall = "h"\nboard = 3')
-    assert c.mqtt is not None and (c.mqtt.host, c.mqtt.port, c.mqtt.board) == ("::1", 1884, "3")
+    assert c.mqtt is not None and (c.mqtt.host, c.mqtt.port, c.mqtt.board) == ("::1", 1884, 3)
+
+
+@pytest.mark.parametrize("value", ['7', '"7"', '9999', '"9999"'])
+def test_mqtt_board_is_a_board_number_as_an_integer_or_its_canonical_text(value: str) -> None:
+    """PROTOCOL.md: the hall names a board by its number; ``[mqtt] board`` gives it as an
+    integer or as the string of one in canonical decimal."""
+    c = parse_config(f'[mqtt]\nurl = "mqtt://x"\nhall = "h"\nboard = {value}')
+    assert c.mqtt is not None and c.mqtt.board == int(value.strip('"'))
+
+
+@pytest.mark.parametrize("value", ['"table-3"', '"07"', '"+7"', '" 7"', '"0"', '0', '-7',
+                                   '10000', '"10000"', '7.0', 'true', '"٧"'])
+def test_mqtt_board_other_than_a_board_number_is_refused_in_one_line(value: str) -> None:
+    """A topic segment that is not a board's number (``table-3``, ``07``: once two boards of
+    the hall besides board 7) is refused where the config is read, not dropped by the hub."""
+    with pytest.raises(ConfigError) as info:
+        parse_config(f'[mqtt]\nurl = "mqtt://x"\nhall = "h"\nboard = {value}', "damiera.toml")
+    message = str(info.value)
+    assert message.startswith("damiera.toml: mqtt.board: a board number 1..9999"), message
+    assert "\n" not in message and len(message) < 200
 
 
 def test_ipv6_http() -> None:
