@@ -72,19 +72,21 @@ system-deps:
 # a file's tests share its module-level rigs); servers take free ports and files live in each
 # test's own temporary directory, so the files run side by side. The 15 slowest are printed.
 # `make test-slow`: the deep perft, the hall soak, … (pyproject.toml deselects them otherwise);
-# the modules marked heavy run first (tests/conftest.py). One worker per core (TEST_WORKERS):
-# two per core ran the suite in 226-234 s instead of 291-304 s here, but a test's daemon then
-# went 10 s without answering (docs/developer.md): not until the suite's waits are reviewed.
+# the modules marked heavy run first (tests/conftest.py). Two workers per core (TEST_WORKERS):
+# about 45 % of a test's time is spent waiting (a daemon's or a broker's start, a browser, a
+# reconnect's timer), which another worker fills; here (2 cores, quiet) 205 s against 293 s with
+# one per core, the same 322 s of CPU. The suite's waits give 30 s to what takes well under one.
 # Many tests run `damiera`, the hub and the benchmarks as subprocesses: with PYTHONDONTWRITEBYTECODE
 # set (some shells and sandboxes do) each of them compiled the package again, and pytest rewrote
 # every test module's asserts in each worker; unset here, they are compiled once into the
 # checkout's __pycache__ (ignored by git).
-TEST_WORKERS ?= auto
-PYTEST = env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile \
-	--durations=15
+# `make test-slow` keeps one worker per core (SLOW_WORKERS): its tests measure CPU and load.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
+SLOW_WORKERS ?= auto
+PYTEST = env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest --dist loadfile --durations=15
 
 test: $(VENV)/.installed system-deps
-	$(PYTEST)
+	$(PYTEST) -n $(TEST_WORKERS)
 
 # `make test-slow` also boots a Debian trixie container with systemd as PID 1 and installs the
 # board and the hub in it as the guides say (tests/system/test_container.py): debootstrap makes
@@ -93,7 +95,7 @@ SLOW_DEPS = debootstrap:debootstrap systemd-nspawn:systemd-container
 
 test-slow: $(VENV)/.installed
 	@.ci/system-deps $(SYSTEM_DEPS) $(SLOW_DEPS)
-	$(PYTEST) -m slow
+	$(PYTEST) -n $(SLOW_WORKERS) -m slow
 
 # The step before a release (docs/developer.md): install-pi.sh verbatim on a Debian trixie
 # arm64 root under qemu-user, then the sample game played by the installed command
