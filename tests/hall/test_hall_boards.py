@@ -170,7 +170,13 @@ def test_a_fleet_through_a_real_broker_delivers_every_line_and_resends(tmp_path:
         with lock:
             got.pop((1, game), None)
         hub.publish("damiera/h/boards/1/cmd", protocol.resend_payload(game, 1), qos=1)
-        time.sleep(1.0)
+        lines = boards[0].heads[0][1]
+        deadline = time.time() + 30  # the whole game sent again: at once here, later if loaded
+        while time.time() < deadline:
+            with lock:
+                if len(got.get((1, game), {})) >= lines:
+                    break
+            time.sleep(0.05)
         fleet.stop()
         runner.join(10)
         hub.loop_stop()
