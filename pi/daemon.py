@@ -94,6 +94,10 @@ class OledScreen:
         self.display.render(state)
         self.frames += 1
 
+    def flush(self) -> None:
+        """Returns once the state last shown is drawn (a newer one, shown meanwhile, instead)."""
+        self._worker.flush()
+
     def close(self) -> None:
         """Draws the state still waiting, then ends the thread."""
         self._worker.close()
@@ -202,6 +206,10 @@ async def run_daemon(config: Config, wiring: Wiring, state: StateDir, parts: Par
             companion.cancel()
         notifier.stopping("stopping")
         try:
+            # the game's last state drawn before the daemon's last word ("stopped") replaces
+            # it: a result shown just before the stop (a trace played out) is never dropped
+            if screen is not None:
+                screen.flush()
             # first: the lines made durable while stopping are handed out to the listeners
             # (the hall link, the web) while they are still open to take them
             controller.stop()

@@ -18,6 +18,7 @@ import io
 import json
 import logging
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -476,3 +477,27 @@ def test_a_stopped_simulated_board_keeps_its_pieces_and_the_game_resumes(tmp_pat
     assert (moves, result) == before[:1] + before[2:]
     assert [f for f in flags if f[0] != "BOARD"] == before[1], flags
     assert [f[0] for f in flags].count("BOARD") == 1
+
+
+def test_the_games_last_state_is_drawn_before_the_daemons_last_word(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The screen draws the newest state only: a state shown while a frame is on the wire
+    replaces any waiting. A trace played out at ``--speed max`` ends the game (IT 9.2.3: no
+    pieces left) and the daemon at once; on a slow display (a loaded machine, a Pi's I²C) the
+    result's frame waited when "stopped" came and was never drawn — the terminal ended on
+    "stopped" without the result. The daemon now draws what waits before its last word."""
+    from hardware_mocks.terminal import TerminalDisplay
+    render = TerminalDisplay.render
+
+    def slow(self: TerminalDisplay, state: Any) -> None:
+        time.sleep(0.2)  # a frame on a slow bus: the game's states pile up behind it
+        render(self, state)
+    monkeypatch.setattr(TerminalDisplay, "render", slow)
+    sample = ROOT / "pi" / "samples" / "italian_sample.jsonl"
+    rc = cli(["run", "--simulate", "--trace", str(sample), "--speed", "max", "--http", "off",
+              "--quiet", "--state-dir", str(tmp_path / "s")])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[-1].endswith("stopped"), lines[-3:]
+    assert lines[-2].endswith("black has no pieces"), lines[-3:]
