@@ -17,8 +17,8 @@ can look away from the board. Three parts:
 * the queue — :class:`PhraseQueue`: phrases are said one at a time on a thread of their own
   (espeak-ng, ``pi.drivers.speech``), so the event loop never waits for the voice; a phrase
   still waiting when a newer one makes it noise is dropped (:data:`SUPERSEDES`: a move said
-  after the next was played, a countdown step after the next one fell due). An irregularity
-  and the result are never dropped for a move.
+  after the next was played, a countdown step after the next one fell due). An irregularity,
+  the result and the start of the mosse-lampo phase are never dropped for a move.
 
 The controller calls :meth:`BoardSpeech.decided` and :meth:`BoardSpeech.clock` on the event
 loop's thread; both only put phrases on the queue.
@@ -48,16 +48,18 @@ __all__ = ["Phrase", "PhraseKind", "SUPERSEDES", "PhraseQueue", "BoardSpeech", "
            "SPEECH_RULES", "move_phrase", "flag_phrase", "decided_phrase", "result_phrase",
            "cue_phrase", "phrases"]
 
-PhraseKind = Literal["move", "flag", "result", "clock"]
+PhraseKind = Literal["move", "flag", "result", "clock", "phase"]
 
 #: What a new phrase of each kind makes stale among the phrases still waiting: a move said
 #: after the next was played is noise, and so is a clock warning said after a move or a later
-#: warning; an irregularity and the result stay until they are said.
+#: warning; an irregularity, the result and the mosse-lampo phase begun (``phase``: from then
+#: on every move has its countdown, COMP 5.6) stay until they are said.
 SUPERSEDES: dict[PhraseKind, frozenset[PhraseKind]] = {
     "move": frozenset({"move", "clock"}),
     "clock": frozenset({"clock"}),
     "flag": frozenset({"clock"}),
     "result": frozenset({"clock"}),
+    "phase": frozenset({"clock"}),
 }
 
 #: The article of a move whose clock press was forgotten, committed when the opponent moved on
@@ -169,7 +171,7 @@ def cue_phrase(cue: Cue, t: gettext.NullTranslations) -> Phrase | None:
     white = cue.side is Colour.WHITE
     if cue.kind == "lampo_start":
         return Phrase(t.gettext("White: mosse lampo") if white else t.gettext("Black: mosse lampo"),
-                      "clock")
+                      "phase")
     if cue.kind == "lampo":
         seconds = cue.threshold_ms // 1000
         if seconds == 0:

@@ -184,6 +184,33 @@ def test_stale_phrases_are_dropped_while_one_is_said(tmp_path: Path) -> None:
     assert "speech-test" not in {t.name for t in threading.enumerate()}
 
 
+def test_the_lampo_phase_begun_is_said_though_a_move_follows() -> None:
+    """COMP 5.6: from the phase's start every move has the arbiter's countdown; its announcement
+    waiting behind a phrase being said is no noise once the player moves (a countdown step
+    is): a loaded machine's voice dropped it, the move said without it."""
+    entered, release = threading.Event(), threading.Event()
+    said: list[str] = []
+
+    def say(p: Phrase) -> None:
+        if not said:
+            entered.set()
+            assert release.wait(WAIT)
+        said.append(p.text)
+    queue = PhraseQueue(say, "speech-phase")
+    queue.put(Phrase("22 18", "move"))
+    assert entered.wait(WAIT)
+    begun = cue_phrase(Cue(Colour.BLACK, "lampo_start", "", "long", 0),
+                       gettext.NullTranslations())
+    assert begun is not None and begun.kind == "phase"
+    queue.put(begun)
+    queue.put(Phrase("minus 15", "clock"))  # the countdown's step: stale once the move came
+    queue.put(Phrase("11 15", "move"))
+    release.set()
+    assert queue.flush(WAIT)
+    queue.close()
+    assert said == ["22 18", "Black: mosse lampo", "11 15"]
+
+
 def test_the_queue_keeps_at_most_limit_phrases(tmp_path: Path) -> None:
     script, log, gate = fake_synthesizer(tmp_path)
     speaker = Espeak("en", program=str(script))
@@ -474,7 +501,7 @@ def test_the_voice_must_speak_the_boards_language() -> None:
 
 # ---------------------------------------------------------------------- the queue's invariant
 
-KINDS: tuple[PhraseKind, ...] = ("move", "flag", "result", "clock")
+KINDS: tuple[PhraseKind, ...] = ("move", "flag", "result", "clock", "phase")
 
 
 @settings(max_examples=60, deadline=None)
@@ -504,7 +531,7 @@ def test_only_stale_phrases_are_dropped(kinds: list[PhraseKind]) -> None:
     fresh = [p for i, p in enumerate(rest)
              if not any(p.kind in SUPERSEDES[later.kind] for later in rest[i + 1:])]
     assert said == [first, *fresh]
-    assert all(p in said for p in rest if p.kind in ("flag", "result"))
+    assert all(p in said for p in rest if p.kind in ("flag", "result", "phase"))
     moves = [p for p in rest if p.kind == "move"]
     assert not moves or moves[-1] in said
     assert queue.dropped == len(rest) - len(fresh)
