@@ -138,7 +138,7 @@ def test_pairing_goes_to_the_oled_and_the_next_games_start_line(tmp_path: Path) 
             assert start["white"] == "Ann"  # the game begun at power-on keeps its start line
             # ... and, untouched, is superseded: the pairing's game begins at once
             # (pi.board.supersede; a touched game: tests/pi/test_pairing_supersede.py)
-            deadline = time.monotonic() + 5
+            deadline = time.monotonic() + 30
             while rig.link.game_id == first:
                 assert time.monotonic() < deadline, "the untouched game not superseded"
                 time.sleep(0.02)
@@ -155,12 +155,12 @@ def test_pairing_goes_to_the_oled_and_the_next_games_start_line(tmp_path: Path) 
             rig.json("POST", "/api/sim/lift", {"square": "b1"}, token=rig.token)
             time.sleep(0.2)
             oled = rig.controller.screen.display  # the OLED between games: the pairing
-            deadline = time.monotonic() + 5
+            deadline = time.monotonic() + 30
             while oled.state.title != "r3 Rossi, Mario - Bianchi, Luca":
                 assert time.monotonic() < deadline, oled.state
                 time.sleep(0.02)
             rig.json("POST", "/api/sim/place", {"square": "b1"}, token=rig.token)
-            deadline = time.monotonic() + 5
+            deadline = time.monotonic() + 30
             while rig.link.game_id == first:
                 assert time.monotonic() < deadline, "no second game"
                 time.sleep(0.02)
