@@ -221,6 +221,10 @@ class Arbiter:
         # press polled the clock only to the move's let-go; read as ``advance`` reads it, a
         # flag past zero falls first unless the move shown was let go by zero, COMP 5.7.)
         self._check_time(self._held(event.t))
+        # COMP 4.8, 6.16: a game over before the event (a flag fallen by its ``t`` included)
+        # takes no physical event into the game: the board journals none once the result is in
+        # (its pieces are the next game's set-up), so a journal's later lines rule nothing
+        over = self._game.outcome is not None
         pieces = s.pieces  # issue 40: told first, so that a move judged now sees the piece
         fixing = ("correction" if s.correcting is not None
                   else "disturbed" if s.disturbed is not None else None)
@@ -250,7 +254,7 @@ class Arbiter:
         elif isinstance(event, SensorsRecovered):
             s.raise_flag(event.t, "sensor_fault_cleared", None, "noted",
                          N_("sensors answer again: {squares}").format(squares=" ".join(event.squares)))
-        if pieces.knows:
+        if pieces.knows and not over:
             self._check_pieces(event.t, "setup" if isinstance(event, SnapshotTaken) else fixing)
         self._check_time(self._held(event.t))
         self._keeper.countdown(event.t)
@@ -538,8 +542,11 @@ class Arbiter:
             origin = None  # a piece from outside the board
         s.sensed.add(name)
         tr.place(t, name, origin)
-        if (origin is None and self._game.outcome is None and s.disturbed is None
-                and s.correcting is None):
+        if self._game.outcome is not None:
+            # INT 5.5, IT 7.8: a disturbance is put right at once, in the game; a piece put
+            # back once the game is over (COMP 4.8) corrects nothing (as ``_on_lift``)
+            return
+        if origin is None and s.disturbed is None and s.correcting is None:
             self._judge.disturb(t, N_("a piece appeared on {square}").format(
                 square=square_label(s.board, name)))
         self._judge.check_restored(t)
@@ -813,7 +820,8 @@ class Arbiter:
             if self._game.outcome is None:
                 self._on_count(t, None, imposed=True)
         elif a == "restore":
-            self._judge.restore(t)
+            if self._game.outcome is None:  # IT 7.8: the position of a game in play
+                self._judge.restore(t)
 
     def _on_snapshot(self, e: SnapshotTaken) -> None:
         s = self._memory
@@ -826,6 +834,8 @@ class Arbiter:
         num = s.geometry.number_of_algebraic
         tr = s.tracker
         tr.resense(s.sensed)
+        if self._game.outcome is not None:
+            return  # COMP 4.8: after the result the board is no position of the game (IT 7.8)
         expected = set(tr.ref.occupied_algebraic())
         if s.sensed == expected:
             self._judge.close_setup_flags(t)

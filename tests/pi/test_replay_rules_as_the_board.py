@@ -38,6 +38,7 @@ from engine.board import Piece
 from engine.events import (PIECE_CODES, ArbiterActed, ButtonPressed, Event, PieceChanged,
                            PieceLifted, PiecePlaced, SnapshotTaken)
 from engine.replay import Replay, replay_lines
+from engine.trace import parse_event
 from engine.variants import find_variant
 from hardware_mocks.clock import FakeClock
 from hardware_mocks.players import physical
@@ -241,3 +242,68 @@ def test_replay_rules_every_event_as_the_board_did(data: Any, variant: str,
     report = replay_lines(board_journal.splitlines())
     assert (tuple(m.notation for m in report.game.moves),
             tuple((f.code, f.status) for f in report.flags), report.game.result) == rulings[-1]
+
+
+#: The journal hypothesis found (issue 35): international, ``20+2``, a board that knows the
+#: pieces. Black's man h10 put on i5 and pressed: the position disturbed (INT 5.5); White's
+#: face reaches zero at t = 20.0 (COMP 4.8), the very moment the man is put back on h10.
+FLAG_THEN_PUT_BACK = [
+    {"t": 0.1, "type": "lift", "square": "b4"},
+    {"t": 0.2, "type": "place", "square": "c5", "piece": "wk", "reading": 2.0},
+    {"t": 0.3, "type": "lift", "square": "a7"},
+    {"t": 0.4, "type": "place", "square": "b6", "piece": "bm", "reading": -1.0},
+    {"t": 1.112, "type": "button", "name": "clock", "side": "white"},
+    {"t": 16.112, "type": "button", "name": "draw_offer", "side": "white"},
+    {"t": 16.212, "type": "lift", "square": "c5"},
+    {"t": 16.312, "type": "place", "square": "c6", "piece": "wk", "reading": 2.0},
+    {"t": 16.412, "type": "lift", "square": "c6"},
+    {"t": 16.512, "type": "place", "square": "a7"},
+    {"t": 16.612, "type": "lift", "square": "b6"},
+    {"t": 16.976, "type": "button", "name": "clock", "side": "white"},
+    {"t": 17.934, "type": "lift", "square": "h10"},
+    {"t": 18.892, "type": "place", "square": "i5", "piece": "bm", "reading": -1.0},
+    {"t": 18.892, "type": "piece", "square": "a1", "piece": "wm", "reading": 0.0},
+    {"t": 19.85, "type": "button", "name": "clock", "side": "black"},
+    {"t": 19.9, "type": "place", "square": "c5"},
+    {"t": 19.95, "type": "lift", "square": "i5"},
+    {"t": 19.95, "type": "piece", "square": "a1", "piece": "wm", "reading": 0.0},
+    {"t": 20.0, "type": "place", "square": "h10"},
+]
+
+
+def test_a_disturbance_put_back_after_the_flag_fell_stays_pending_as_on_the_board() -> None:
+    """INT 5.5 (IT 7.8): a disturbance is undone at once, in the game. White's flag falls
+    (COMP 4.8) before the man comes back to h10 at the same ``t``: the board, its game over,
+    takes the place as the next game's set-up, and the replay of the journal that has the
+    place with no ``end`` before it must rule it so too — the notice stays pending."""
+    variant = find_variant("international")
+    clock = FakeClock(BEGIN)
+    time = GameTime(clock, epoch=EPOCH)
+    with mock.patch.object(os, "fsync", lambda _fd: None), \
+            tempfile.TemporaryDirectory() as folder, \
+            StateDir.open(Path(folder) / "state") as state:
+        board = BoardController(Config(variant="international", time_control="20+2",
+                                       clock=True, settle=1.0), state, time, wall=lambda: None)
+        start = Board(None, variant)
+        initial = start.occupied_algebraic()
+        names = variant.geometry.algebraic_of
+        pieces = {names[n]: p for n, p in start.pieces().items()}
+        board.handle(SnapshotTaken(time.stamp(), initial, pieces))
+        session = board.session
+        assert isinstance(session, GameSession)
+        journal = [session.start_line, SnapshotTaken(0.0, initial, pieces).to_dict(),
+                   *FLAG_THEN_PUT_BACK]
+        rulings: list[Ruling] = []
+        try:
+            for number, line in enumerate(FLAG_THEN_PUT_BACK, start=3):
+                event = parse_event(number, dict(line), variant)
+                _time_passes(board, clock, event.t)
+                board.handle(replace(event, t=time.stamp()))
+                rulings.append(_ruling(session.arbiter))
+        finally:
+            board.stop()
+    replay = Replay.read(journal)
+    replayed = [_ruling(replay.arbiter) for _ in replay][1:]
+    assert replayed == rulings
+    assert rulings[-1][1:] == ((("INT 3.5", "maintained"), ("COMP 6.15", "noted"),
+                                ("INT 5.5", "pending")), "0-2")

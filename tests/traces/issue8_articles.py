@@ -249,6 +249,25 @@ ENDINGS: list[Scenario] = [
     ("international", "art_lost_on_time_comp_4_8", {"time_control": "60"},
      "A:start_clock L32 P28 Cw +70 E",
      ["32-28"], [], "2-0", {"outcome": "COMP 4.8", "fen": "B:W28,31,33-50:B1-20"}),
+    # INT 5.5 (IT 7.8): an accidental disturbance is undone at once, in the game. Two black men
+    # displaced and pressed: the position is to be put right; Black's flag falls first (COMP
+    # 4.8) and the men put back after the result correct nothing: the notice stays pending, as
+    # the board that journals no piece once the game is over rules it (issue 35)
+    ("international", "art_put_back_after_the_flag_fell_5_5", {"time_control": "60"},
+     "A:start_clock L32 P28 Cw L19 P24 L20 P25 Cb +70 L24 L25 P19 P20 E",
+     ["32-28"], [["INT 5.5", "pending"]], "2-0",
+     {"outcome": "COMP 4.8", "fen": "B:W28,31,33-50:B1-20"}),
+    # the same put right by the arbiter (IT 7.8) or seen whole by a snapshot after the result:
+    # the board takes neither once the game is over, the notice stays pending
+    ("international", "art_restored_after_the_flag_fell_5_5", {"time_control": "60"},
+     "A:start_clock L32 P28 Cw L19 P24 L20 P25 Cb +70 A:restore E",
+     ["32-28"], [["INT 5.5", "pending"]], "2-0",
+     {"outcome": "COMP 4.8", "fen": "B:W28,31,33-50:B1-20"}),
+    ("international", "art_seen_right_after_the_flag_fell_5_5", {"time_control": "60"},
+     "A:start_clock L32 P28 Cw L19 P24 L20 P25 Cb +70 S:"
+     + ",".join(str(n) for n in [*range(1, 21), 28, 31, *range(33, 51)]) + " E",
+     ["32-28"], [["INT 5.5", "pending"]], "2-0",
+     {"outcome": "COMP 4.8", "fen": "B:W28,31,33-50:B1-20"}),
     ("brazilian", "art_lost_on_time_comp_4_8", {"time_control": "60"},
      "A:start_clock L22 P17 Cw +70 E",
      ["c3-b4"], [], "1-0", {"outcome": "COMP 4.8", "fen": "B:W17,21,23-32:B1-12"}),
