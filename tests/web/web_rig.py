@@ -155,7 +155,7 @@ class SSE:
     """A raw SSE client: ``events()`` yields (id, event, data) as they come."""
 
     def __init__(self, port: int, headers: dict[str, str] | None = None, path: str = "/events",
-                 timeout: float = 10.0) -> None:
+                 timeout: float = 30.0) -> None:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
         self.conn.request("GET", path, headers=headers or {})
         self.resp = self.conn.getresponse()
