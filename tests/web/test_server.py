@@ -414,12 +414,8 @@ def test_replay_gives_the_arbiters_state_after_every_journal_line(tmp_path: Path
 
 
 def _sim(rig: Rig, *steps: str) -> None:
-    """``-sq`` lifts, ``+sq`` places on the simulated board, each past the sensors' debounce."""
-    for step in steps:
-        path = "/api/sim/lift" if step[0] == "-" else "/api/sim/place"
-        status, data = rig.json("POST", path, {"square": step[1:]}, token=rig.token)
-        assert status == 200, data
-        time.sleep(0.06)
+    """``-sq`` lifts, ``+sq`` places on the simulated board, each seen by the sensors."""
+    rig.step(*steps)
 
 
 def test_replay_of_a_past_game_once_the_next_has_begun(tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ reads it, the clock object's move counts and mosse-lampo state (pi/web/API.md)."
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +31,6 @@ def _first_events(sse: SSE) -> list[tuple[str | None, str, Any]]:
             return out
 
 
-def _sim(rig: Rig, what: str, square: str) -> None:
-    status, data = rig.json("POST", f"/api/sim/{what}", {"square": square}, token=rig.token)
-    assert status == 200, data
-
-
 @pytest.mark.parametrize("arbiter", [True, False])
 def test_an_event_id_of_a_previous_game_gets_the_whole_state(tmp_path: Path,
                                                              arbiter: bool) -> None:
@@ -54,9 +48,7 @@ def test_an_event_id_of_a_previous_game_gets_the_whole_state(tmp_path: Path,
                              token=rig.token)
         assert status == 200
         rig.wait(lambda s: s["phase"] == "over")
-        _sim(rig, "lift", "e4")  # the pieces set up again: game 2 begins
-        time.sleep(0.06)  # beyond the sensors' debounce
-        _sim(rig, "place", "d3")
+        rig.step("-e4", "+d3")  # the pieces set up again: game 2 begins
         second = rig.wait(lambda s: s["phase"] == "playing" and s["game_id"] != game1)
         game2 = second["game_id"]
         rig.move("d3", "e4", "white")

@@ -142,13 +142,37 @@ class Rig:
 
     def move(self, src: str, dst: str, side: str) -> None:
         """A player's plain move: lift, place, press the clock."""
-        for path, body in (("/api/sim/lift", {"square": src}), ("/api/sim/place", {"square": dst})):
-            status, data = self.json("POST", path, body, token=self.token)
-            assert status == 200, data
-            time.sleep(0.06)  # beyond the sensors' debounce
+        self.step("-" + src, "+" + dst)
         status, data = self.json("POST", "/api/sim/button", {"name": "clock", "side": side},
                                  token=self.token)
         assert status == 200, data
+
+    def step(self, *steps: str) -> None:
+        """``-sq`` lifts, ``+sq`` places on the simulated board, each held until the sensors
+        have reported it (:meth:`seen`)."""
+        for item in steps:
+            path = "/api/sim/lift" if item[0] == "-" else "/api/sim/place"
+            scans = self.sim.scan_loop.scans if self.sim.scan_loop is not None else 0
+            status, data = self.json("POST", path, {"square": item[1:]}, token=self.token)
+            assert status == 200, data
+            self.seen(scans)
+
+    def seen(self, scans: int, timeout: float = 30.0) -> None:
+        """Waits until the scan thread, past ``scans`` scans, has seen the board as it is now
+        and scanned it again once the debounce was over: the level held long enough to be
+        reported. A fixed sleep of a debounce or two was not enough on a loaded machine (the
+        scan thread, starved, saw a lift only once the piece was back: no touch)."""
+        loop = self.sim.scan_loop
+        assert loop is not None, "the daemon's scan loop is not up"
+        end = time.monotonic() + timeout
+        while loop.scans <= scans:
+            assert time.monotonic() < end, "the sensors never scanned the change"
+            time.sleep(0.005)
+        time.sleep(loop.scanner.debounce)
+        confirmed = loop.scans
+        while loop.scans <= confirmed:
+            assert time.monotonic() < end, "the sensors never scanned the change again"
+            time.sleep(0.005)
 
 
 class SSE:
