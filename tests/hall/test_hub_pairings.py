@@ -66,7 +66,7 @@ def test_a_pairing_waits_for_a_board_that_was_never_connected(tmp_path: Path) ->
                 wait(lambda: _pairings(board), what="the pairing sent again")
                 # round 1's, not the CSV's last row (round 2: it has not started)
                 assert _pairings(board)[-1]["white"] == "Anna"
-                wait(lambda: rig.call(lambda: "8" not in rig.hub.pairing_out),
+                wait(lambda: rig.call(lambda: 8 not in rig.hub.pairing_out),
                      what="the ack")
                 n = len(_pairings(board))
                 # acked: going offline and online again sends nothing more
@@ -79,7 +79,7 @@ def test_a_pairing_waits_for_a_board_that_was_never_connected(tmp_path: Path) ->
                 # round 2 starts: its pairing goes out
                 assert rig.json("POST", "/api/rounds/2/start", token=rig.token)[0] == 200
                 wait(lambda: _pairings(board)[-1]["white"] == "Bruno", what="round 2's")
-                wait(lambda: rig.call(lambda: "8" not in rig.hub.pairing_out), what="acked")
+                wait(lambda: rig.call(lambda: 8 not in rig.hub.pairing_out), what="acked")
             finally:
                 board.close()
         # a hub restart: the started round's pairing goes to the board again when it is seen

@@ -49,7 +49,7 @@ def test_a_pairing_ack_signed_by_the_board_is_taken(tmp_path: Path) -> None:
     try:
         cmd = hub.push_pairing(8, PAIRING)
         _ack(hub, "8", P.ack_payload(P.Ack(cmd, True), KEY))
-        assert "8" not in hub.pairing_out
+        assert 8 not in hub.pairing_out
     finally:
         hub.close()
 
@@ -92,7 +92,7 @@ def test_a_board_accepted_unsigned_acks_unsigned(tmp_path: Path) -> None:
     try:
         cmd = hub.push_pairing(9, PAIRING)
         _ack(hub, "9", P.ack_payload(P.Ack(cmd, True)))
-        assert "9" not in hub.pairing_out
+        assert 9 not in hub.pairing_out
     finally:
         hub.close()
 

@@ -169,7 +169,7 @@ def test_unsigned_boards_only_by_name(tmp_path: Path) -> None:
     hub.deliver([_line(1, None)])
     assert hub.replica.held(3, G) == 0 and hub.alarms[-1]["kind"] == "unsigned"
     hub.deliver([(TOPICS.board(3, "status"), P.status_payload(3, G, 1, []))])
-    assert "3" not in hub.heads
+    assert 3 not in hub.heads
     named, _ = _hub(tmp_path / "b", accept_unsigned=frozenset({3}))
     named.deliver([_line(1, None), _line(2, None)])
     assert named.replica.held(3, G) == 2 and not named.alarms
@@ -179,7 +179,7 @@ def test_status_signed_by_the_board_and_credentials_used_twice(tmp_path: Path) -
     hub, _ = _hub(tmp_path, keys={3: KEY})
     status = TOPICS.board(3, "status")
     hub.deliver([(status, P.status_payload(3, G, 99, [(G, 99, False)]))])  # forged heads
-    assert "3" not in hub.heads and hub.missing(3) == 0
+    assert 3 not in hub.heads and hub.missing(3) == 0
     assert hub.alarms[-1]["kind"] == "status"
     hub.deliver([(status, P.status_payload(3, G, 2, [(G, 2, False)], session="aa00aa00",
                                            key=KEY))])
