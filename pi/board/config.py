@@ -39,7 +39,8 @@ from pi.drivers.speech import DEFAULT_RATE, DEFAULT_VOLUME, VOICE_PATTERN
 __all__ = ["Config", "HttpSpec", "MqttSpec", "SpeechSpec", "load_config", "parse_config",
            "parse_http", "parse_host_port", "parse_mqtt_url", "read_secret_file",
            "with_password_file", "PASSWORD_VISIBLE", "read_config_text", "load_toml", "TomlReader",
-           "read_credential", "MAX_CONFIG_BYTES", "MAX_CREDENTIAL_BYTES", "MAX_BOARD", "parse_board"]
+           "read_credential", "MAX_CONFIG_BYTES", "MAX_CREDENTIAL_BYTES", "MAX_BOARD", "BOARD_PATTERN",
+           "parse_board"]
 
 #: A configuration file larger than this is refused unread (the example is ~3 kB).
 MAX_CONFIG_BYTES = 64 * 1024
@@ -61,7 +62,9 @@ _TOPIC_SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _HOSTNAME = re.compile(r"(?=.{1,253}\Z)[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
 
 
-_BOARD_TEXT = re.compile(r"[1-9][0-9]{0,%d}" % (len(str(MAX_BOARD)) - 1))
+#: A board's number as text (a regular expression): canonical decimal, 1..MAX_BOARD digits long.
+BOARD_PATTERN = r"[1-9][0-9]{0,%d}" % (len(str(MAX_BOARD)) - 1)
+_BOARD_TEXT = re.compile(BOARD_PATTERN)
 
 
 def parse_board(text: str) -> int | None:

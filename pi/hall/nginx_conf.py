@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pi.board.config import MAX_BOARD
+from pi.board.config import BOARD_PATTERN
 
 __all__ = ["WebSpec", "nginx_conf_text", "NCHAN_MODULE", "WORKER_CONNECTIONS", "OPEN_FILES"]
 
@@ -69,13 +69,9 @@ def _places(root: Path | None) -> dict[str, str]:
             "temp": str(root / "tmp")}
 
 
-#: A board's number in a path, as the hub reads it (``pi.board.config.parse_board``: canonical
-#: decimal, 1..MAX_BOARD); another segment never reaches nchan's locations.
-BOARD_PATTERN = f"[1-9][0-9]{{0,{len(str(MAX_BOARD)) - 1}}}"
-
-
 def nginx_conf_text(web: WebSpec, hall: str, board_pattern: str = BOARD_PATTERN) -> str:
-    """The whole ``nginx.conf`` (module docstring) for hall ``hall``."""
+    """The whole ``nginx.conf`` (module docstring) for hall ``hall``; its board locations match
+    a board's number only, as the hub reads it (``pi.board.config.BOARD_PATTERN``)."""
     p = _places(web.root)
     tls = web.cert is not None and web.key is not None
     if tls:
