@@ -16,8 +16,11 @@ PACKAGES = ["engine", "pi", "hardware_mocks", "benchmarks"]
 
 def test_the_packages_are_mypy_strict_clean() -> None:
     """One run over the four (each imports the engine, ``pi`` and the fakes: four runs analysed
-    them up to four times, 21 s against 11 s)."""
-    out, err, status = api.run(["--strict", "--no-incremental", "--cache-dir", "/dev/null",
+    them up to four times, 21 s against 11 s). Incremental, its cache in the checkout's
+    ``.mypy_cache/suite`` (ignored by git; tests/pi/test_board_view.py keeps one of its own): a
+    run after a change checks what the change touches, ~1 s for one file against ~9 s for
+    all, as ``mypy`` in an editor does."""
+    out, err, status = api.run(["--strict", "--cache-dir", str(ROOT / ".mypy_cache" / "suite"),
                                 "--config-file", str(ROOT / "pyproject.toml"),
                                 *(str(ROOT / package) for package in PACKAGES)])
     assert status == 0, out + err
