@@ -61,6 +61,12 @@ log = logging.getLogger(__name__)
 
 __all__ = ["GameSession", "RECORD_DECISIONS", "POLICY", "refresh_game_files"]
 
+#: The ``finished`` marker's result (PDN; None: none), one object per marker made.
+_Marker = tuple[str | None]
+#: The files' thread's work: the record's text (None: it could not be made) and the marker to
+#: write after it.
+_Files = tuple[RecordSnapshot | None, _Marker | None]
+
 #: Decisions after which ``game.pdn`` and ``report.json`` are rewritten.
 RECORD_DECISIONS = (MoveCommitted, MoveRetracted, PositionSet, FlagRaised, FlagDecided, GameEnded)
 
@@ -83,17 +89,19 @@ class GameSession:
         self._last_t = last_t
         self._finished = game.is_finished()
         #: the game's result, waiting for its last line to be durable before its marker
-        self._marker: tuple[str | None] | None = None
+        self._marker: _Marker | None = None
         self._files_stale = False
         self._text = RecordText()
         #: texts made, each with the journal line it reflects, waiting for that line to be durable
         self._texts: deque[tuple[int, RecordSnapshot]] = deque()
         #: the last rewrite of game.pdn/report.json failed: why (one line); None once written
         self.files_error: str | None = None
-        #: newest text only: a text made while another is being written replaces any waiting
-        self._writer: LatestWorker[RecordSnapshot | None] = LatestWorker(self._write_body,
-                                                                         "game-files")
-        #: the marker handed to the files' thread (written after the next text it writes)
+        #: newest text only: a text made while another is being written replaces any waiting;
+        #: each goes with the marker to write after it (:meth:`_write_body`)
+        self._writer: LatestWorker[_Files] = LatestWorker(self._write_body, "game-files")
+        #: :attr:`_marker` is handed to the files' thread: every text made from then on holds
+        #: its result and goes with it (:meth:`_handed`), until a line after the result
+        #: (:meth:`_remark`) makes a newer one
         self._marker_handed = False
         #: the marker's state is the loop's and the files' thread's: a line after the result
         #: (:meth:`_remark`) may come while the thread writes the marker before it
@@ -281,7 +289,7 @@ class GameSession:
         while self._texts and self._texts[0][0] <= done:
             ready = self._texts.popleft()[1]
         if ready is not None:
-            self._writer.submit(ready)
+            self._writer.submit((ready, self._handed()))
         if self._marker is not None and done >= self.journal.line_count:
             self._mark_finished()
 
@@ -377,19 +385,28 @@ class GameSession:
         With write-behind both are the files' thread's (:meth:`_write_body`): the loop does
         not wait for their six fsyncs; :attr:`finished` once the marker is on disk."""
         with self._marker_lock:
-            if self._marker is None or self._marker_handed:
+            marker = self._marker
+            if marker is None or self._marker_handed:
                 return
             self._marker_handed = self.journal.writes_behind
+            if not self._marker_handed:
+                self._marker = None
         self._texts.clear()
         self._files_stale = False
-        if self.journal.writes_behind:  # the ``finished`` marker is the files' thread's
-            self._writer.submit(self._snapshot())
+        if self._marker_handed:  # the ``finished`` marker is the files' thread's
+            # with the text made now, which holds its result: never after an older text the
+            # thread may be writing meanwhile (a note's, then the result corrected: COMP 6.16)
+            self._writer.submit((self._snapshot(), marker))
             return
-        with self._marker_lock:
-            marker, self._marker = self._marker, None
-        assert marker is not None
         self._write_files()
         self.game.mark_finished(marker[0])
+
+    def _handed(self) -> _Marker | None:
+        """The marker handed to the files' thread and not yet written, to go with a text made
+        since it was handed (:attr:`_marker_handed`): a text that replaces the one it was
+        handed with (newest text only) carries it on."""
+        with self._marker_lock:
+            return self._marker if self._marker_handed else None
 
     # ------------------------------------------------------------------ files
 
@@ -437,12 +454,14 @@ class GameSession:
         text = self._snapshot()
         if text is not None:
             self._texts.clear()
-            self._writer.run_now(text)
+            self._writer.run_now((text, self._handed()))
 
-    def _write_body(self, text: RecordSnapshot | None) -> None:
-        """The files' thread's work (or the caller's, :meth:`_write_files`): ``text`` to
-        ``game.pdn`` and ``report.json``, then the ``finished`` marker once it is handed over
-        (:meth:`_mark_finished`: every text from then on is the ended game's)."""
+    def _write_body(self, files: _Files) -> None:
+        """The files' thread's work (or the caller's, :meth:`_write_files`): the text to
+        ``game.pdn`` and ``report.json``, then the ``finished`` marker that goes with it (one
+        handed over before the text was made, :meth:`_mark_finished`: the marker never says a
+        result the files on disk do not hold yet)."""
+        text, marker = files
         if text is not None:
             try:
                 self.game.write_pdn(text.pdn())
@@ -455,8 +474,6 @@ class GameSession:
                 log.error("%s", self.files_error)
             else:
                 self.files_error = None
-        with self._marker_lock:
-            marker = self._marker if self._marker_handed else None
         if marker is not None:
             self.game.mark_finished(marker[0])
             with self._marker_lock:

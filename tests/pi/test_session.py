@@ -397,3 +397,60 @@ def test_an_unknown_time_zone_is_one_line(zone: str) -> None:
     with pytest.raises(ConfigError, match="timezone") as info:
         parse_config(f"timezone = {json.dumps(zone)}\n")
     assert "\n" not in str(info.value)
+
+
+def test_the_marker_of_a_corrected_result_never_follows_an_older_record(
+        state: StateDir, monkeypatch: pytest.MonkeyPatch) -> None:
+    """COMP 6.16 (issue 37), as the daemon writes behind: a note after the result, then the
+    result corrected while the files' thread still writes the note's record. The ``finished``
+    marker is written after the record it goes with (line, files, marker): the corrected
+    result's marker only after the report that holds the correction — never after the note's
+    report, which would leave report.json (and game.pdn) older than the marker on disk, and
+    ``refresh_game_files`` would not see it (both newer than the journal)."""
+    import threading
+    from engine.events import ArbiterActed
+    session = GameSession.begin(state, START, defer=True)
+    session.write_behind(lambda: None, lambda e: None)
+
+    def played() -> None:  # the daemon's loop after each input
+        session.write_files(wait=False)
+        session.journal.sync()
+        session.durable()
+
+    _opening(session)
+    session.feed(ButtonPressed(3.0, "resign", "black"))
+    played()
+    session.flush()
+    game = session.game
+    assert game.finished_info() == {"result": "1-0"}
+    seen: list[tuple[object, object]] = []  # (marker written, report.json's result then)
+    real_mark = GameDir.mark_finished
+
+    def mark(g: GameDir, result: str | None, abandoned: str | None = None) -> None:
+        seen.append((result, json.loads(g.report.read_text())["result"]))
+        real_mark(g, result, abandoned)
+
+    gate, entered = threading.Event(), threading.Event()
+    real_report = GameDir.write_report_text
+
+    def held_report(g: GameDir, text: str) -> None:  # the note's record, held on the thread
+        if not entered.is_set():
+            entered.set()
+            assert gate.wait(10)
+        real_report(g, text)
+
+    monkeypatch.setattr(GameDir, "mark_finished", mark)
+    monkeypatch.setattr(GameDir, "write_report_text", held_report)
+    session.feed(ArbiterActed(10.0, "note", text="Black disputes it"))
+    played()
+    assert entered.wait(10)  # the files' thread writes the note's record
+    session.feed(ArbiterActed(11.0, "correct_result", "0-1", "the clock was faulty"))
+    played()  # the correction's line is durable: its record and marker handed over
+    gate.set()
+    session.flush()
+    report = json.loads(game.report.read_text())
+    assert report["result"] == "0-1" and game.finished_info() == {"result": "0-1"}
+    assert [r["result"] for r in report["result_history"]] == ["1-0", "0-1"]
+    assert seen and all(marker == written for marker, written in seen), seen
+    assert session.finished
+    session.close()

@@ -54,7 +54,7 @@ def test_a_note_and_a_correction_after_the_result_from_the_web(tmp_path: Path) -
         public.until("result", lambda d: d["result"] == "0-1")
         rig.wait(lambda s: s["result"] == "0-1")
         deadline = time.monotonic() + 10
-        while True:  # the files and the marker are written behind the line
+        while True:  # the files, then the marker (the list's result), are written behind
             games = rig.json("GET", "/api/games", token=rig.token)[1]
             pdn = rig.request("GET", "/game.pdn", token=rig.token)[2].decode()
             if games[0]["result"] == "0-1" and '[Result "0-1"]' in pdn:
@@ -62,6 +62,10 @@ def test_a_note_and_a_correction_after_the_result_from_the_web(tmp_path: Path) -
             assert time.monotonic() < deadline, (games[0], pdn[-300:])
             time.sleep(0.05)
         assert game is None or games[0]["id"] == game
+        # the marker says 0-1 only once the files on disk hold the correction
+        written = rig.request("GET", f"/api/games/{games[0]['id']}/game.pdn",
+                              token=rig.token)[2].decode()
+        assert '[Result "0-1"]' in written, written[-300:]
         report = json.loads(rig.request("GET", f"/api/games/{games[0]['id']}/report.json",
                                         token=rig.token)[2])
         assert [(r["result"], r["code"]) for r in report["result_history"]] == [
