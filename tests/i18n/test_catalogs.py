@@ -41,23 +41,29 @@ def po(language: str) -> Catalog:
         return read_po(fp, locale=language)
 
 
-MESSAGES = extracted()
+@pytest.fixture(scope="module")
+def messages() -> dict[str, tuple[str, ...]]:
+    """:func:`extracted`, once for the module's tests (~1.5 s: made at import, every worker of
+    `make test` paid it while collecting)."""
+    return extracted()
 
 
-def test_extraction_finds_the_pages_the_flags_and_the_code() -> None:
+def test_extraction_finds_the_pages_the_flags_and_the_code(
+        messages: dict[str, tuple[str, ...]]) -> None:
     # one message from each kind of source: a page's HTML, a script, an article title, Python
-    assert "Flags" in MESSAGES                       # pi/web/static/*.html
-    assert "language" in MESSAGES                    # pi/web/static/i18n.js
-    assert len(MESSAGES) > 100
+    assert "Flags" in messages                       # pi/web/static/*.html
+    assert "language" in messages                    # pi/web/static/i18n.js
+    assert len(messages) > 100
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_every_message_in_the_code_is_in_the_catalog(language: str) -> None:
+def test_every_message_in_the_code_is_in_the_catalog(
+        language: str, messages: dict[str, tuple[str, ...]]) -> None:
     catalog = po(language)
-    missing = sorted(m for m in MESSAGES if m not in catalog)
+    missing = sorted(m for m in messages if m not in catalog)
     assert not missing, f"not in {language}'s catalog (run `make catalogs`): {missing[:10]}"
     extra = sorted(str(m.id if isinstance(m.id, str) else m.id[0]) for m in catalog
-                   if m.id and (m.id if isinstance(m.id, str) else m.id[0]) not in MESSAGES)
+                   if m.id and (m.id if isinstance(m.id, str) else m.id[0]) not in messages)
     assert not extra, f"in {language}'s catalog but no longer in the code: {extra[:10]}"
 
 
