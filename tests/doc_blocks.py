@@ -223,7 +223,7 @@ class Served:
             answered = self._answers()
             if answered:
                 return answered
-            time.sleep(0.2)
+            time.sleep(0.05)
         raise AssertionError(f"{self.command!r} did not come up in {timeout:g} s:\n"
                              f"{self.output()[-3000:]}")
 
