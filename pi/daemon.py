@@ -131,6 +131,9 @@ class Parts:
     announce: Callable[[str, Path], None] | None = None
     #: Called with the started hall link (``pi.hall.link.BoardLink``; tests, benchmarks).
     on_link: Callable[[BoardLink], None] | None = None
+    #: The hall link's wait between attempts to reach the broker, (first, longest) seconds;
+    #: None: ``BoardLink``'s own (tests shorten it, never the command line).
+    link_reconnect: tuple[int, int] | None = None
     #: False: the scan loop gets no thread; whoever gets it from ``on_scan_loop`` steps it (the
     #: simulator's trace player, on its simulated clock).
     scan_thread: bool = True
@@ -265,7 +268,11 @@ def _start_link(config: Config, state: StateDir, parts: Parts, controller: Board
     before the first snapshot so that the kept pairing is in the next game's start line."""
     from pi.hall.link import BoardLink  # paho loaded only when the hall is on
     assert config.mqtt is not None
-    link = BoardLink(config.mqtt, controller, controller, state, loop)
+    if parts.link_reconnect is None:
+        link = BoardLink(config.mqtt, controller, controller, state, loop)
+    else:
+        link = BoardLink(config.mqtt, controller, controller, state, loop,
+                         reconnect=parts.link_reconnect)
     link.start()
     controller.listeners.append(link.on_fed)
     controller.reissued.append(link.on_reissued)

@@ -26,6 +26,8 @@ from pi.daemon import run_daemon
 HALL = "t"
 NUMBER = 7
 BOARD = str(NUMBER)  # as the wire and the command line write it
+#: The rigs' paho backoff between attempts to reach the broker (first, longest seconds).
+RECONNECT = (1, 1)
 
 
 def hall_config(port: int, spec: MqttSpec | None = None, **kw: Any) -> Config:
@@ -42,6 +44,9 @@ class HallRig(Rig):
     def __init__(self, root: Path, port: int, spec: MqttSpec | None = None, **kw: Any) -> None:
         super().__init__(root, config=hall_config(port, spec, **kw))
         self.link: Any = None
+        #: the link tries the broker again every second (its own backoff grows to 10 s: a
+        #: broker started late was reached up to 4 s after it was up)
+        self.reconnect = RECONNECT
 
     def _run(self, wiring: Any) -> None:
         async def main() -> None:
@@ -58,7 +63,8 @@ class HallRig(Rig):
                 if self.server is not None:
                     self._ready.set()
             parts = self.sim.parts(http=("127.0.0.1", 0), on_web=got, on_link=linked,
-                                  web_routes=sim_routes(self.sim, self.config.variant))
+                                  web_routes=sim_routes(self.sim, self.config.variant),
+                                  link_reconnect=self.reconnect)
             await run_daemon(self.config, wiring, self.state, parts, stop=self.stop_event)
         try:
             asyncio.run(main())
@@ -106,7 +112,7 @@ class Hub:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
                                   client_id=session or "", clean_session=session is None,
                                   protocol=mqtt.MQTTv311)
-        self.client.reconnect_delay_set(1, 2)
+        self.client.reconnect_delay_set(*RECONNECT)
         if auth is not None:
             self.client.username_pw_set(*auth)
         self.subscribed = threading.Event()

@@ -202,15 +202,15 @@ def test_broker_not_there_at_start_the_board_plays_and_catches_up(tmp_path: Path
     with Hub(broker.port, session="hub-test"):  # the hub's persistent session, then away
         pass
     broker.stop()
-    with HallRig(tmp_path / "board", broker.port) as rig:
-        _play_a_little(rig)  # the board plays with no broker at all
-        assert not rig.link.connected.is_set()
-        broker.start()
-        try:
+    try:
+        with HallRig(tmp_path / "board", broker.port) as rig:
+            _play_a_little(rig)  # the board plays with no broker at all
+            assert not rig.link.connected.is_set()
+            broker.start()
             with Hub(broker.port, session="hub-test") as hub:
                 _all_lines_arrived(hub, rig)  # queued by paho while the broker was away
-        finally:
-            broker.stop()
+    finally:
+        broker.stop()  # once the board stopped: it says so to the broker, as it does at once
 
 
 def test_broker_killed_and_restarted_mid_game_nothing_missing_after_resend(
@@ -329,14 +329,16 @@ def test_the_same_resend_again_is_served_after_a_wait_that_doubles(tmp_path: Pat
                 return [t for t, (lf, p, _) in zip(h.times[seen:], h.messages[seen:],
                                                    strict=True)
                         if lf == "journal" and json.loads(p)["line"] == start]
-        begin = time.monotonic()
-        while time.monotonic() - begin < 3.2:  # asked 64 times
+        asked, end = 0, time.monotonic() + 30
+        while len(served(hub, 2)) < 5:  # asked every 50 ms until served five times (~2.2 s)
+            assert time.monotonic() < end, f"asked {asked} times, served {served(hub, 2)}"
             hub.send({"resend": {"game": game, "from": 2}})
+            asked += 1
             time.sleep(0.05)
-        hub.wait(lambda h: len(served(h, 2)) >= 5, what="the resends served")
         times = served(hub, 2)
         gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
-        assert 5 <= len(times) <= 8, gaps  # at 0, 0.2, 0.6, 1.4, 2.2, 3.0 s: not 64 times
+        # at 0, 0.2, 0.6, 1.4, 2.2 s: not once per request (~44 of them)
+        assert 5 <= len(times) <= 6 and asked >= 2 * len(times), (asked, gaps)
         assert gaps[0] >= 0.15 and gaps[1] >= 0.35 and all(g >= 0.7 for g in gaps[2:]), gaps
         assert all(g <= 1.2 for g in gaps), gaps  # capped
         hub.send({"resend": {"game": game, "from": 3}})  # another start: served at once
