@@ -192,6 +192,6 @@ def retained(port: int, leaf: str, timeout: float = 5.0) -> dict[str, Any] | Non
     c.connect("127.0.0.1", port)
     c.loop_start()
     done.wait(timeout)
+    c.disconnect()  # first: loop_stop alone waits up to paho's 1 s select
     c.loop_stop()
-    c.disconnect()
     return json.loads(got[0]) if got else None
