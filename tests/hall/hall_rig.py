@@ -21,7 +21,7 @@ from web_rig import Rig
 
 from hardware_mocks.sim_web import sim_routes
 from pi.board.config import Config, MqttSpec
-from pi.daemon import run_daemon
+from pi.daemon import LinkTimers, run_daemon
 
 HALL = "t"
 NUMBER = 7
@@ -41,12 +41,14 @@ def hall_config(port: int, spec: MqttSpec | None = None, **kw: Any) -> Config:
 class HallRig(Rig):
     """``Rig`` with the hall link on (``rig.link``: the ``BoardLink``)."""
 
-    def __init__(self, root: Path, port: int, spec: MqttSpec | None = None, **kw: Any) -> None:
+    def __init__(self, root: Path, port: int, spec: MqttSpec | None = None, *,
+                 connect_grace: float = 1.0, **kw: Any) -> None:
         super().__init__(root, config=hall_config(port, spec, **kw))
         self.link: Any = None
         #: the link tries the broker again every second (its own backoff grows to 10 s: a
-        #: broker started late was reached up to 4 s after it was up)
-        self.reconnect = RECONNECT
+        #: broker started late was reached up to 4 s after it was up); ``connect_grace``: 0
+        #: for a board the broker refuses (its stop would wait a second for a connection)
+        self.timers = LinkTimers(RECONNECT, connect_grace)
 
     def _run(self, wiring: Any) -> None:
         async def main() -> None:
@@ -64,7 +66,7 @@ class HallRig(Rig):
                     self._ready.set()
             parts = self.sim.parts(http=("127.0.0.1", 0), on_web=got, on_link=linked,
                                   web_routes=sim_routes(self.sim, self.config.variant),
-                                  link_reconnect=self.reconnect)
+                                  link_timers=self.timers)
             await run_daemon(self.config, wiring, self.state, parts, stop=self.stop_event)
         try:
             asyncio.run(main())
