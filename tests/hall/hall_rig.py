@@ -95,7 +95,23 @@ class HallRig(Rig):
         data = self.trace(game).read_bytes()
         return data.decode("utf-8").split("\n")[:-1]
 
+    def move(self, src: str, dst: str, side: str) -> None:
+        """``Rig.move``, held until the clock's press is in the journal (the move's last line,
+        fed to the board after the HTTP answer): every line of the move is on disk when it
+        returns."""
+        game = self.link.game_id
+        pressed = self._presses(game)
+        super().move(src, dst, side)
+        end = time.monotonic() + 30
+        while self._presses(game) == pressed:
+            assert time.monotonic() < end, "the clock's press never reached the journal"
+            time.sleep(0.005)
+
+    def _presses(self, game: str) -> int:
+        return sum(json.loads(t)["type"] == "button" for t in self.lines_on_disk(game))
+
     def sim_action(self, action: dict[str, Any]) -> None:
+        """``POST /api/arbiter``: answered once its line is on disk."""
         status, data = self.json("POST", "/api/arbiter", action, token=self.token)
         assert status == 200, data
 

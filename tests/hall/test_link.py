@@ -17,20 +17,15 @@ from hall_rig import BOARD, HALL, NUMBER, HallRig, Hub, retained
 
 
 def _all_lines_arrived(hub: Hub, rig: HallRig) -> None:
-    """Every line on disk at the hub (the disk read again each time: the sensors' events of a
-    move may still be coming), byte-equal."""
+    """Every line on disk at the hub, byte-equal (the rig's moves and actions return once
+    their lines are on disk: the board is at rest)."""
     game = rig.link.game_id
 
     def same(h: Hub) -> bool:
         disk = rig.lines_on_disk(game)
         got = h.journal(game)
         return [got.get(i) for i in range(1, len(disk) + 1)] == disk and len(got) == len(disk)
-    while True:
-        hub.wait(same, what="every line")
-        count = len(rig.lines_on_disk(game))
-        time.sleep(0.3)  # and nothing more comes (the board is at rest)
-        if len(rig.lines_on_disk(game)) == count and same(hub):
-            return
+    hub.wait(same, what="every line")
 
 
 def _play_a_little(rig: HallRig) -> None:
