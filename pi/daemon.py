@@ -103,6 +103,16 @@ class OledScreen:
         self._worker.close()
 
 
+@dataclass(frozen=True)
+class LinkTimers:
+    """The hall link's timers where they are not its own (``pi.hall.link.BoardLink``):
+    paho's wait between attempts to reach the broker (first, longest seconds) and how long a
+    stop waits for a connection to carry what was published (seconds)."""
+
+    reconnect: tuple[int, int]
+    connect_grace: float
+
+
 @dataclass
 class Parts:
     """What the composition needs besides the config: the hardware builder (real or fakes),
@@ -131,6 +141,9 @@ class Parts:
     announce: Callable[[str, Path], None] | None = None
     #: Called with the started hall link (``pi.hall.link.BoardLink``; tests, benchmarks).
     on_link: Callable[[BoardLink], None] | None = None
+    #: The hall link's timers; None: ``BoardLink``'s own (tests shorten them, never the
+    #: command line).
+    link_timers: LinkTimers | None = None
     #: False: the scan loop gets no thread; whoever gets it from ``on_scan_loop`` steps it (the
     #: simulator's trace player, on its simulated clock).
     scan_thread: bool = True
@@ -265,7 +278,12 @@ def _start_link(config: Config, state: StateDir, parts: Parts, controller: Board
     before the first snapshot so that the kept pairing is in the next game's start line."""
     from pi.hall.link import BoardLink  # paho loaded only when the hall is on
     assert config.mqtt is not None
-    link = BoardLink(config.mqtt, controller, controller, state, loop)
+    timers = parts.link_timers
+    if timers is None:
+        link = BoardLink(config.mqtt, controller, controller, state, loop)
+    else:
+        link = BoardLink(config.mqtt, controller, controller, state, loop,
+                         reconnect=timers.reconnect, connect_grace=timers.connect_grace)
     link.start()
     controller.listeners.append(link.on_fed)
     controller.reissued.append(link.on_reissued)

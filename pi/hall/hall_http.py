@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS", "summary_key",
            "HallSite", "add_hall_routes", "read_pairings", "Shown", "admit_hall_client",
-           "first_event_id", "hall_event", "catch_up"]
+           "first_event_id", "hall_event", "catch_up", "TICK"]
 
 HALL_STATIC = Path(__file__).parent / "static"
 #: A pairings upload larger than this is refused (a 9-round, 500-board event is ~200 kB).
@@ -52,6 +52,9 @@ COALESCE = 0.02
 READING_EVERY = 0.5
 #: Live clients of one board's streams at most (the hub's limit over all boards is its own).
 BOARD_MAX_CLIENTS = 200
+#: Seconds between the hall's ticks (:meth:`HallServer.tick_loop`: resends asked again, delayed
+#: views released, clocks re-summed); read at each tick (tests shorten it).
+TICK = 1.0
 
 
 class HallClient:
@@ -265,12 +268,12 @@ class HallServer:
                     client.board(board, self.seq, msg)
 
     async def tick_loop(self) -> None:
-        """Once a second: resends retried, delayed public views released, and the boards
+        """Every :data:`TICK` seconds: resends retried, delayed public views released, and the boards
         whose summaries time changes re-summed: a board shown with a broadcast delay (its
         public view is released by time), a board whose clock started, stopped or ran out
         (the page ticks a running clock itself). Messages re-sum a board as they come."""
         while True:
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(TICK)
             try:
                 self.hub.tick()
                 self.hub.rounds.tick()

@@ -91,13 +91,15 @@ class BoardLink:
     state directory;
     ``loop``: the daemon's running loop. :meth:`start` on the loop before the board begins a
     game (it applies the kept pairing), :meth:`stop` (blocking, up to a few seconds: call it
-    in an executor) at the end. ``reconnect``: paho's backoff (min, max seconds). Raises
-    ValueError for a spec without the board's number."""
+    in an executor) at the end. ``reconnect``: paho's backoff (min, max seconds);
+    ``connect_grace``: how long :meth:`stop` waits for a connection not made yet (seconds).
+    Raises ValueError for a spec without the board's number."""
 
     def __init__(self, spec: MqttSpec, board: BoardView, actions: BoardActions,
                  state: StateDir, loop: asyncio.AbstractEventLoop, *,
                  state_interval: float = 0.25, poll: float = 0.5,
-                 reconnect: tuple[int, int] = (1, 10), keepalive: int = 30) -> None:
+                 reconnect: tuple[int, int] = (1, 10), keepalive: int = 30,
+                 connect_grace: float = 1.0) -> None:
         self.spec = spec
         self.view = board
         self.actions = actions
@@ -146,6 +148,7 @@ class BoardLink:
         self._cert_refused = False
         self.client = self._make_client(reconnect, keepalive)
         self._keepalive = keepalive
+        self._connect_grace = connect_grace
 
     # ------------------------------------------------------------------ life
 
@@ -211,7 +214,7 @@ class BoardLink:
         self._io.shutdown(wait=True, cancel_futures=True)
         # a board stopped right after it started (a short trace) gives the connection a moment
         # to carry what it published; a broker that is not there costs at most a second
-        self.connected.wait(min(timeout, 1.0))
+        self.connected.wait(min(timeout, self._connect_grace))
         if self.connected.is_set():
             info = self.client.publish(self.topics.board(self.board, "status"),
                                        offline_payload(self.board), qos=1, retain=True)

@@ -45,7 +45,7 @@ from pi.hall.protocol import Topics, client_id
 log = logging.getLogger(__name__)
 
 __all__ = ["MqttLink", "LEAVES", "BROKER_LOG", "MAX_BATCH", "RETRY_MIN",
-           "RETRY_MAX"]
+           "RETRY_MAX", "CONNECT_TIMEOUT"]
 
 LEAVES = ("state", "status", "journal", "ack")
 #: Messages handed to the hub in one call; more wait for the loop's next turn.
@@ -58,15 +58,19 @@ RETRY_MIN = 1.0
 RETRY_MAX = 5.0
 #: paho's keepalive and its retries of unacknowledged messages are run this often (seconds).
 MISC_PERIOD = 1.0
+#: Seconds an attempt may take to make the TCP connection and the TLS handshake (paho's own).
+CONNECT_TIMEOUT = 5.0
 
 
 class MqttLink:
     """See the module docstring. Made, started, used and stopped on ``loop``'s thread;
-    ``deliver(batch)`` and ``connected()`` are called there."""
+    ``deliver(batch)`` and ``connected()`` are called there. ``connect_timeout``: seconds an
+    attempt to reach the broker may hold the executor's thread (tests shorten it)."""
 
     def __init__(self, spec: MqttSpec, hall: str, loop: asyncio.AbstractEventLoop,
                  deliver: Callable[[list[tuple[str, bytes]]], None],
-                 connected: Callable[[], None]) -> None:
+                 connected: Callable[[], None], *,
+                 connect_timeout: float = CONNECT_TIMEOUT) -> None:
         self.spec = spec
         self.topics = Topics(hall)
         self.loop = loop
@@ -93,6 +97,7 @@ class MqttLink:
             c.tls_set(ca_certs=None if spec.ca is None else str(spec.ca),
                       cert_reqs=ssl.CERT_REQUIRED)
         c.max_inflight_messages_set(100)
+        c.connect_timeout = connect_timeout
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_message = self._on_message

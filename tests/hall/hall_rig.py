@@ -21,11 +21,13 @@ from web_rig import Rig
 
 from hardware_mocks.sim_web import sim_routes
 from pi.board.config import Config, MqttSpec
-from pi.daemon import run_daemon
+from pi.daemon import LinkTimers, run_daemon
 
 HALL = "t"
 NUMBER = 7
 BOARD = str(NUMBER)  # as the wire and the command line write it
+#: The rigs' paho backoff between attempts to reach the broker (first, longest seconds).
+RECONNECT = (1, 1)
 
 
 def hall_config(port: int, spec: MqttSpec | None = None, **kw: Any) -> Config:
@@ -39,9 +41,14 @@ def hall_config(port: int, spec: MqttSpec | None = None, **kw: Any) -> Config:
 class HallRig(Rig):
     """``Rig`` with the hall link on (``rig.link``: the ``BoardLink``)."""
 
-    def __init__(self, root: Path, port: int, spec: MqttSpec | None = None, **kw: Any) -> None:
+    def __init__(self, root: Path, port: int, spec: MqttSpec | None = None, *,
+                 connect_grace: float = 1.0, **kw: Any) -> None:
         super().__init__(root, config=hall_config(port, spec, **kw))
         self.link: Any = None
+        #: the link tries the broker again every second (its own backoff grows to 10 s: a
+        #: broker started late was reached up to 4 s after it was up); ``connect_grace``: 0
+        #: for a board the broker refuses (its stop would wait a second for a connection)
+        self.timers = LinkTimers(RECONNECT, connect_grace)
 
     def _run(self, wiring: Any) -> None:
         async def main() -> None:
@@ -58,7 +65,8 @@ class HallRig(Rig):
                 if self.server is not None:
                     self._ready.set()
             parts = self.sim.parts(http=("127.0.0.1", 0), on_web=got, on_link=linked,
-                                  web_routes=sim_routes(self.sim, self.config.variant))
+                                  web_routes=sim_routes(self.sim, self.config.variant),
+                                  link_timers=self.timers)
             await run_daemon(self.config, wiring, self.state, parts, stop=self.stop_event)
         try:
             asyncio.run(main())
@@ -87,7 +95,23 @@ class HallRig(Rig):
         data = self.trace(game).read_bytes()
         return data.decode("utf-8").split("\n")[:-1]
 
+    def move(self, src: str, dst: str, side: str) -> None:
+        """``Rig.move``, held until the clock's press is in the journal (the move's last line,
+        fed to the board after the HTTP answer): every line of the move is on disk when it
+        returns."""
+        game = self.link.game_id
+        pressed = self._presses(game)
+        super().move(src, dst, side)
+        end = time.monotonic() + 30
+        while self._presses(game) == pressed:
+            assert time.monotonic() < end, "the clock's press never reached the journal"
+            time.sleep(0.005)
+
+    def _presses(self, game: str) -> int:
+        return sum(json.loads(t)["type"] == "button" for t in self.lines_on_disk(game))
+
     def sim_action(self, action: dict[str, Any]) -> None:
+        """``POST /api/arbiter``: answered once its line is on disk."""
         status, data = self.json("POST", "/api/arbiter", action, token=self.token)
         assert status == 200, data
 
@@ -106,7 +130,7 @@ class Hub:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
                                   client_id=session or "", clean_session=session is None,
                                   protocol=mqtt.MQTTv311)
-        self.client.reconnect_delay_set(1, 2)
+        self.client.reconnect_delay_set(*RECONNECT)
         if auth is not None:
             self.client.username_pw_set(*auth)
         self.subscribed = threading.Event()
@@ -186,6 +210,6 @@ def retained(port: int, leaf: str, timeout: float = 5.0) -> dict[str, Any] | Non
     c.connect("127.0.0.1", port)
     c.loop_start()
     done.wait(timeout)
+    c.disconnect()  # first: loop_stop alone waits up to paho's 1 s select
     c.loop_stop()
-    c.disconnect()
     return json.loads(got[0]) if got else None

@@ -218,8 +218,11 @@ def test_broker_killed_mid_game_and_restarted_the_replica_catches_up(tmp_path, b
         board.close()
 
 
-def test_resends_are_repeated_without_progress_and_state_and_will_are_shown(tmp_path, broker):
+def test_resends_are_repeated_without_progress_and_state_and_will_are_shown(tmp_path, broker,
+                                                                          monkeypatch):
+    import pi.hall.hall_http as hall_http
     import pi.hall.replication as hubmod
+    monkeypatch.setattr(hall_http, "TICK", 0.1)  # resends asked again at the tick (1 s)
     state = tmp_path / "hub"
     lines = trace_lines(SAMPLE, game=G1, board="1")
     board = FakeBoard(broker.url, "1")
@@ -227,17 +230,17 @@ def test_resends_are_repeated_without_progress_and_state_and_will_are_shown(tmp_
     board.serve_resends = False  # a board that does not answer (yet)
     try:
         with HubRig(state, broker.url) as rig:
-            rig.call(lambda: setattr(hubmod, "RESEND_AFTER", 0.5))
+            rig.call(lambda: setattr(hubmod, "RESEND_AFTER", 0.3))
             try:
                 board.publish_lines(G1, [1, 2, 5])
-                wait(lambda: len(board.resends) >= 3, 10, "repeated resends")
+                wait(lambda: len(board.resends) >= 3, 30, "repeated resends")
                 assert {(r.game_id, r.start) for r in board.resends} == {(G1, 3)}
                 summary = rig.json("GET", "/api/hall")[1]["boards"][0]
                 # line 5 ahead of the gap is not verified yet: it proves only that line 3 is missing
                 assert summary["lines"] == 2 and summary["missing"] == 1
                 board.serve_resends = True
                 # the next repeat is answered: from line 3 to the journal's end
-                wait(lambda: rig.held(1, G1) == len(lines), 10, "the resend answered")
+                wait(lambda: rig.held(1, G1) == len(lines), 30, "the resend answered")
             finally:
                 rig.call(lambda: setattr(hubmod, "RESEND_AFTER", 5.0))
             board.state({"game_id": G1, "message": "sensor 33 stuck", "sensor_faults": [

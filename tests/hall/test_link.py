@@ -17,20 +17,15 @@ from hall_rig import BOARD, HALL, NUMBER, HallRig, Hub, retained
 
 
 def _all_lines_arrived(hub: Hub, rig: HallRig) -> None:
-    """Every line on disk at the hub (the disk read again each time: the sensors' events of a
-    move may still be coming), byte-equal."""
+    """Every line on disk at the hub, byte-equal (the rig's moves and actions return once
+    their lines are on disk: the board is at rest)."""
     game = rig.link.game_id
 
     def same(h: Hub) -> bool:
         disk = rig.lines_on_disk(game)
         got = h.journal(game)
         return [got.get(i) for i in range(1, len(disk) + 1)] == disk and len(got) == len(disk)
-    while True:
-        hub.wait(same, what="every line")
-        count = len(rig.lines_on_disk(game))
-        time.sleep(0.3)  # and nothing more comes (the board is at rest)
-        if len(rig.lines_on_disk(game)) == count and same(hub):
-            return
+    hub.wait(same, what="every line")
 
 
 def _play_a_little(rig: HallRig) -> None:
@@ -77,7 +72,7 @@ def test_offline_status_after_a_clean_stop(tmp_path: Path) -> None:
     """A board stopped cleanly says it is offline (retained), as its will would."""
     with Broker(tmp_path) as broker:
         with HallRig(tmp_path / "board", broker.port) as rig:
-            assert rig.link.subscribed.wait(5)
+            assert rig.link.subscribed.wait(30)
         status = retained(broker.port, "status")
         assert status == {"online": False, "board": BOARD}
 
@@ -85,7 +80,7 @@ def test_offline_status_after_a_clean_stop(tmp_path: Path) -> None:
 def test_action_is_journaled_and_acked_with_its_line_once(tmp_path: Path) -> None:
     with Broker(tmp_path) as broker, Hub(broker.port) as hub, \
             HallRig(tmp_path / "board", broker.port) as rig:
-        assert rig.link.subscribed.wait(5)
+        assert rig.link.subscribed.wait(30)
         cmd = {"id": "c-1", "action": {"action": "note", "text": "from the hub"}}
         hub.send(cmd)
         hub.wait(lambda h: bool(h.acks("c-1")), what="the ack")
@@ -112,11 +107,11 @@ def test_command_ids_survive_a_board_restart(tmp_path: Path) -> None:
     root = tmp_path / "board"
     with Broker(tmp_path) as broker, Hub(broker.port) as hub:
         with HallRig(root, broker.port) as rig:
-            assert rig.link.subscribed.wait(5)
+            assert rig.link.subscribed.wait(30)
             hub.send({"id": "k-1", "action": {"action": "note", "text": "once"}})
             hub.wait(lambda h: bool(h.acks("k-1")), what="the ack")
         with HallRig(root, broker.port) as rig:
-            assert rig.link.subscribed.wait(5)
+            assert rig.link.subscribed.wait(30)
             hub.send({"id": "k-1", "action": {"action": "note", "text": "once"}})
             hub.wait(lambda h: len(h.acks("k-1")) == 2, what="the repeated ack")
             assert hub.acks("k-1")[0] == hub.acks("k-1")[1]
@@ -129,7 +124,7 @@ def test_pairing_goes_to_the_oled_and_the_next_games_start_line(tmp_path: Path) 
                "black": "Bianchi, Luca"}
     with Broker(tmp_path) as broker, Hub(broker.port) as hub:
         with HallRig(root, broker.port) as rig:
-            assert rig.link.subscribed.wait(5)
+            assert rig.link.subscribed.wait(30)
             first = rig.link.game_id
             hub.send({"id": "p-1", "pairing": pairing})
             hub.wait(lambda h: bool(h.acks("p-1")), what="the pairing's ack")
@@ -144,7 +139,7 @@ def test_pairing_goes_to_the_oled_and_the_next_games_start_line(tmp_path: Path) 
                 time.sleep(0.02)
             # the game before is closed on a thread of its own once its last lines are durable
             # (pi.board.session.GameSession.close_behind): its marker may follow the new game
-            marker, deadline = root / "games" / first / "finished", time.monotonic() + 10
+            marker, deadline = root / "games" / first / "finished", time.monotonic() + 30
             while not marker.exists():
                 assert time.monotonic() < deadline, "the superseded game never marked finished"
                 time.sleep(0.02)
@@ -152,14 +147,13 @@ def test_pairing_goes_to_the_oled_and_the_next_games_start_line(tmp_path: Path) 
             assert json.loads(rig.lines_on_disk()[0])["white"] == "Rossi, Mario"
             rig.sim_action({"action": "adjudicate", "result": "1-0"})
             # pieces off and on again: the next game begins, with the pairing
-            rig.json("POST", "/api/sim/lift", {"square": "b1"}, token=rig.token)
-            time.sleep(0.2)
+            rig.step("-b1")  # held until the sensors reported it
             oled = rig.controller.screen.display  # the OLED between games: the pairing
             deadline = time.monotonic() + 30
             while oled.state.title != "r3 Rossi, Mario - Bianchi, Luca":
                 assert time.monotonic() < deadline, oled.state
                 time.sleep(0.02)
-            rig.json("POST", "/api/sim/place", {"square": "b1"}, token=rig.token)
+            rig.step("+b1")
             deadline = time.monotonic() + 30
             while rig.link.game_id == first:
                 assert time.monotonic() < deadline, "no second game"
@@ -202,15 +196,15 @@ def test_broker_not_there_at_start_the_board_plays_and_catches_up(tmp_path: Path
     with Hub(broker.port, session="hub-test"):  # the hub's persistent session, then away
         pass
     broker.stop()
-    with HallRig(tmp_path / "board", broker.port) as rig:
-        _play_a_little(rig)  # the board plays with no broker at all
-        assert not rig.link.connected.is_set()
-        broker.start()
-        try:
+    try:
+        with HallRig(tmp_path / "board", broker.port) as rig:
+            _play_a_little(rig)  # the board plays with no broker at all
+            assert not rig.link.connected.is_set()
+            broker.start()
             with Hub(broker.port, session="hub-test") as hub:
                 _all_lines_arrived(hub, rig)  # queued by paho while the broker was away
-        finally:
-            broker.stop()
+    finally:
+        broker.stop()  # once the board stopped: it says so to the broker, as it does at once
 
 
 def test_broker_killed_and_restarted_mid_game_nothing_missing_after_resend(
@@ -226,7 +220,7 @@ def test_broker_killed_and_restarted_mid_game_nothing_missing_after_resend(
             broker.start()
             rig.move("e4", "c6", "white")
             game = rig.link.game_id
-            assert rig.link.connected.wait(10) and hub.subscribed.wait(10)
+            assert rig.link.connected.wait(30) and hub.subscribed.wait(30)
             # the hub's rule: from its first missing line, after a status says how many
             total = len(rig.lines_on_disk())
             hub.wait(lambda h: any(s.get("lines", 0) >= 1 for s in h.of("status")),
@@ -296,7 +290,7 @@ def test_fuzzed_commands_never_stop_the_board(tmp_path: Path) -> None:
     rng = random.Random(11)
     with Broker(tmp_path) as broker, Hub(broker.port) as hub, \
             HallRig(tmp_path / "board", broker.port) as rig:
-        assert rig.link.subscribed.wait(5)
+        assert rig.link.subscribed.wait(30)
         game = rig.link.game_id
         for _ in range(300):
             hub.send(_junk(rng, game))
@@ -329,14 +323,16 @@ def test_the_same_resend_again_is_served_after_a_wait_that_doubles(tmp_path: Pat
                 return [t for t, (lf, p, _) in zip(h.times[seen:], h.messages[seen:],
                                                    strict=True)
                         if lf == "journal" and json.loads(p)["line"] == start]
-        begin = time.monotonic()
-        while time.monotonic() - begin < 3.2:  # asked 64 times
+        asked, end = 0, time.monotonic() + 30
+        while len(served(hub, 2)) < 5:  # asked every 50 ms until served five times (~2.2 s)
+            assert time.monotonic() < end, f"asked {asked} times, served {served(hub, 2)}"
             hub.send({"resend": {"game": game, "from": 2}})
+            asked += 1
             time.sleep(0.05)
-        hub.wait(lambda h: len(served(h, 2)) >= 5, what="the resends served")
         times = served(hub, 2)
         gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
-        assert 5 <= len(times) <= 8, gaps  # at 0, 0.2, 0.6, 1.4, 2.2, 3.0 s: not 64 times
+        # at 0, 0.2, 0.6, 1.4, 2.2 s: not once per request (~44 of them)
+        assert 5 <= len(times) <= 6 and asked >= 2 * len(times), (asked, gaps)
         assert gaps[0] >= 0.15 and gaps[1] >= 0.35 and all(g >= 0.7 for g in gaps[2:]), gaps
         assert all(g <= 1.2 for g in gaps), gaps  # capped
         hub.send({"resend": {"game": game, "from": 3}})  # another start: served at once
@@ -354,7 +350,7 @@ def test_a_board_with_a_key_signs_its_acks(tmp_path: Path) -> None:
         spec = MqttSpec(f"mqtt://127.0.0.1:{broker.port}", "127.0.0.1", broker.port, False,
                         HALL, NUMBER, key=key)
         with HallRig(tmp_path / "board", broker.port, spec) as rig:
-            assert rig.link.subscribed.wait(5)
+            assert rig.link.subscribed.wait(30)
             hub.send({"id": "p-1", "pairing": {"white": "Anna", "black": "Marco"}})
             hub.wait(lambda h: bool(h.acks("p-1")), what="the ack")
             ack = hub.acks("p-1")[0]

@@ -24,6 +24,14 @@ def _spec(url: str, ca: Path | None = None) -> MqttSpec:
     return replace(spec, hall=HALL, board=NUMBER, ca=ca)
 
 
+def _logged(broker: Broker, words: str, count: int) -> None:
+    """Waits until the broker's log has said ``words`` ``count`` times (once per attempt)."""
+    deadline = time.monotonic() + 30
+    while broker.log.read_text(errors="replace").count(words) < count:
+        assert time.monotonic() < deadline, f"the broker never said {words!r} {count} times"
+        time.sleep(0.02)
+
+
 def _same(hub: Hub, rig: HallRig) -> None:
     game = rig.link.game_id
     hub.wait(lambda h: [h.journal(game).get(i) for i in range(1, len(rig.lines_on_disk()) + 1)]
@@ -40,9 +48,9 @@ def test_password_the_wrong_one_never_stops_the_board(tmp_path: Path) -> None:
                     f"persistence false\n")
     with Broker(tmp_path, conf=conf) as broker, Hub(broker.port, auth=("hub", "hubpw")) as hub:
         bad = _spec(f"mqtt://board-7:wrong@127.0.0.1:{broker.port}")
-        with HallRig(tmp_path / "bad", broker.port, spec=bad) as rig:
+        with HallRig(tmp_path / "bad", broker.port, spec=bad, connect_grace=0) as rig:
             rig.move("d3", "e4", "white")  # refused by the broker: the board plays on
-            time.sleep(0.5)
+            _logged(broker, "disconnected, not authorised", 1)
             assert not rig.link.connected.is_set()
             assert len(rig.lines_on_disk()) >= 4
         good = _spec(f"mqtt://board-7:s3cret%20pw@127.0.0.1:{broker.port}")
@@ -95,12 +103,12 @@ def test_a_broker_whose_certificate_is_refused_is_said_so(
                     "persistence false\n")
     with caplog.at_level(logging.INFO), Broker(tmp_path, conf=conf) as broker:
         spec = _spec(f"mqtts://127.0.0.1:{broker.port}", ca=tmp_path / "ca.pem")
-        with HallRig(tmp_path / "board", broker.port, spec=spec) as rig:
-            end = time.monotonic() + 10
+        with HallRig(tmp_path / "board", broker.port, spec=spec, connect_grace=0) as rig:
+            end = time.monotonic() + 30
             while rig.controller.hall_trouble != CERT_REFUSED and time.monotonic() < end:
                 time.sleep(0.05)
             assert rig.controller.hall_trouble == CERT_REFUSED
-            time.sleep(2.5)  # retried meanwhile: said once
+            _logged(broker, "alert unknown ca", 2)  # retried meanwhile: said once
             assert not rig.link.connected.is_set()
     said = [r for r in caplog.records if r.name == "pi.hall.link" and "broker" in r.getMessage()
             and "CERTIFICATE" in r.getMessage()]

@@ -30,5 +30,5 @@ def test_a_cut_cable_drops_and_refuses_connections_until_mended(tmp_path: Path) 
             cable.mend()
             assert up.wait(5)
         finally:
-            c.loop_stop()
             c.disconnect()
+            c.loop_stop()

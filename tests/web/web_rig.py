@@ -152,26 +152,23 @@ class Rig:
         have reported it (:meth:`seen`)."""
         for item in steps:
             path = "/api/sim/lift" if item[0] == "-" else "/api/sim/place"
-            scans = self.sim.scan_loop.scans if self.sim.scan_loop is not None else 0
             status, data = self.json("POST", path, {"square": item[1:]}, token=self.token)
             assert status == 200, data
-            self.seen(scans)
+            self.seen()
 
-    def seen(self, scans: int, timeout: float = 30.0) -> None:
-        """Waits until the scan thread, past ``scans`` scans, has seen the board as it is now
-        and scanned it again once the debounce was over: the level held long enough to be
-        reported. A fixed sleep of a debounce or two was not enough on a loaded machine (the
-        scan thread, starved, saw a lift only once the piece was back: no touch)."""
-        loop = self.sim.scan_loop
-        assert loop is not None, "the daemon's scan loop is not up"
+    def seen(self, timeout: float = 30.0) -> None:
+        """Waits until the sensors have reported the simulated board as it is now: the scan
+        thread's debounced occupancy (read on its thread, ``ScanLoop.submit``) is the board's,
+        so the level held past the debounce and its event went to the daemon. A fixed sleep of
+        a debounce or two was not enough on a loaded machine (the scan thread, starved, saw a
+        lift only once the piece was back: no touch); a count of scans waited for the safety
+        poll (0.5 s) when the debounce's own scan came during the sleep."""
+        loop, board = self.sim.scan_loop, self.sim.board
+        assert loop is not None and board is not None, "the daemon's scan loop is not up"
+        want = frozenset(board.pieces)
         end = time.monotonic() + timeout
-        while loop.scans <= scans:
-            assert time.monotonic() < end, "the sensors never scanned the change"
-            time.sleep(0.005)
-        time.sleep(loop.scanner.debounce)
-        confirmed = loop.scans
-        while loop.scans <= confirmed:
-            assert time.monotonic() < end, "the sensors never scanned the change again"
+        while loop.submit(lambda s: s.physical_occupancy()).result(timeout) != want:
+            assert time.monotonic() < end, "the sensors never reported the change"
             time.sleep(0.005)
 
 
