@@ -13,6 +13,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from pi.hall import hall_http
 from tests.hall.broker import Broker
 from tests.hall.hub_rig import FakeBoard, HubRig, wait
 
@@ -66,7 +69,8 @@ def _paired_hall(tmp_path: Path, *numbers: str) -> Iterator[tuple[HubRig, list[F
 
 
 def test_start_round_pairs_every_board_and_starts_each_clock_once_set_up(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hall_http, "TICK", 0.1)  # the hub's tick (1 s): what is sent again
     with _paired_hall(tmp_path, "4", "7") as (rig, (b4, b7)):
         assert rig.json("POST", "/api/rounds/1/start")[0] == 401  # the arbiter's only
         assert rig.json("GET", "/api/rounds/1")[0] == 401
@@ -103,7 +107,7 @@ def test_start_round_pairs_every_board_and_starts_each_clock_once_set_up(
         b4.status()
         b4.publish_lines(G4)
         wait(lambda: _row(rig, "1", "4")["state"] == "started", what="board 4 started")
-        time.sleep(1.5)  # two more ticks of the hub: nothing sent twice
+        time.sleep(0.5)  # five more ticks of the hub: nothing sent twice
         assert len(_clock_starts(b4)) == 1 and len(_clock_starts(b7)) == 1
         # round 2 is round 2: kept, not sent, until it starts
         assert all(c.pairing["round"] == "1" for c in b4.commands if c.pairing)
@@ -135,12 +139,13 @@ def test_a_round_keeps_its_played_game_when_a_touched_one_follows_under_its_name
 
 
 def test_a_game_set_up_again_after_the_rounds_game_ended_is_not_started_by_the_hub(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Round 1's game on board 7 ended 1-0; the players set the pieces up again at once, so
     the board begins a game under round 1's pairing, waiting for the arbiter (COMP 4.4.2).
     The round's game on that board is over: the hub does not start that game's clock (its
     start would touch the game, and round 2's pairing could no longer supersede it,
     ``pi.board.supersede``); round 1's row says over, with the played game."""
+    monkeypatch.setattr(hall_http, "TICK", 0.1)  # the hub's tick (1 s): what is sent again
     g7b = "2026-11-22T1030-b07-002"
     with _paired_hall(tmp_path, "7") as (rig, (b7,)):
         assert rig.json("POST", "/api/rounds/1/start", token=rig.token)[0] == 200
@@ -153,7 +158,7 @@ def test_a_game_set_up_again_after_the_rounds_game_ended_is_not_started_by_the_h
         b7.status()
         b7.publish_lines(g7b)
         wait(lambda: rig.held(7, g7b) == 1, what="the game set up again")
-        time.sleep(2.5)  # two ticks of the hub and more
+        time.sleep(0.5)  # five ticks of the hub
         assert _clock_starts(b7) == []
         row = _row(rig, "1", "7")
         assert (row["state"], row["game_id"]) == ("over", G7), row
