@@ -31,7 +31,8 @@ KEPT = TRACES / "italian" / "d1_kept_by_accept_8_2.jsonl"
 def browser() -> Iterator[Any]:
     """One headless Chromium for the module (Playwright's driver and the browser take a second
     or two to start); each test opens a context of its own (cookies, storage, clock), so no
-    test's pages see another's."""
+    test's pages see another's. Not one for the session: while Playwright's sync API is
+    started, ``asyncio.run`` in the main thread refuses to run (other modules' tests use it)."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} missing: apt-get install chromium (make system-deps)",
                     pytrace=False)
