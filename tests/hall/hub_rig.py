@@ -212,7 +212,8 @@ class HubRig:
 
     def __init__(self, state_dir: Path, url: str, *, delay: float = 0.0,
                  event: str | None = "Test Open", hall: str = HALL,
-                 read_back: bool = True, standings: Scoring = DEFAULT_SCORING) -> None:
+                 read_back: bool = True, standings: Scoring = DEFAULT_SCORING,
+                 tick: float = 1.0) -> None:
         spec = parse_mqtt_url(url, ValueError)
         from dataclasses import replace
         self.config = HubConfig(hall=hall, event=event, broadcast_delay=delay,
@@ -226,6 +227,9 @@ class HubRig:
         self.error: BaseException | None = None
         #: the rig's start waits for the hub's games read back (else the test watches it)
         self.read_back = read_back
+        #: seconds between two ticks of the hub (HubApp's ``tick``: a round's clocks started,
+        #: resends retried); a second as in production unless a test waits for ticks
+        self.tick = tick
 
     def __enter__(self) -> HubRig:
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -249,7 +253,7 @@ class HubRig:
         async def main() -> None:
             self.loop = asyncio.get_running_loop()
             self._stop = asyncio.Event()
-            self.app = HubApp(self.config)
+            self.app = HubApp(self.config, tick=self.tick)
             await self.app.start()
             self._ready.set()
             try:

@@ -57,7 +57,8 @@ def hall(tmp_path: Path) -> Iterator[dict[str, Any]]:
                              P.status_payload(b.board, g, 0, [], session="00ff00ff", key=b.key),
                              qos=1, retain=True).wait_for_publish(5)
         try:
-            with HubRig(tmp_path / "hub", broker.url) as rig:
+            # the hub ticks every 0.1 s, not every second: it starts a round's clocks at a tick
+            with HubRig(tmp_path / "hub", broker.url, tick=0.1) as rig:
                 yield {"rig": rig, "b4": b4, "b7": b7, "url": broker.url}
         finally:
             b4.close()
