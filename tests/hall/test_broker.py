@@ -24,8 +24,8 @@ def _retained(port: int, topic: str, timeout: float = 5.0) -> bytes | None:
     c.connect("127.0.0.1", port)
     c.loop_start()
     done.wait(timeout)
+    c.disconnect()  # first: it wakes paho's loop, which loop_stop() waits for (else up to 1 s)
     c.loop_stop()
-    c.disconnect()
     return got[0] if got else None
 
 
@@ -35,8 +35,8 @@ def test_broker_persists_retained_across_restart_and_survives_kill(tmp_path: Pat
         c.connect("127.0.0.1", broker.port)
         c.loop_start()
         c.publish("damiera/t/boards/1/state", b"{}", qos=1, retain=True).wait_for_publish(5)
-        c.loop_stop()
         c.disconnect()
+        c.loop_stop()
         broker.stop()
         broker.start()
         assert _retained(broker.port, "damiera/t/boards/1/state") == b"{}"
