@@ -179,8 +179,8 @@ def test_a_fleet_through_a_real_broker_delivers_every_line_and_resends(tmp_path:
             time.sleep(0.05)
         fleet.stop()
         runner.join(10)
+        hub.disconnect()  # first: it wakes paho's loop (loop_stop() waits for it)
         hub.loop_stop()
-        hub.disconnect()
     for b in boards:
         game_id, lines, finished = b.heads[0]
         assert finished
