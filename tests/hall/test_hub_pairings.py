@@ -8,7 +8,6 @@ once). A CSV of several rounds is kept whole and a round's pairings go out when 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +24,15 @@ CSV = "round,board,white,black\n1,8,Anna,Marco\n2,8,Bruno,Carla\n"
 
 def _pairings(board: FakeBoard) -> list[dict[str, str]]:
     return [c.pairing for c in board.commands if c.pairing]
+
+
+def _after_what_the_hub_sent(rig: HubRig, board: FakeBoard, mark: str) -> None:
+    """Returns once ``board`` has had all the hub sent it so far: the hub's MQTT client sends
+    a mark (a resend of a game nobody has, which the board records and ignores) after it, on
+    the same topic, and the broker keeps their order (QoS 1, one publisher)."""
+    topic = P.Topics(HALL).board(int(board.board), "cmd")
+    rig.call(lambda: rig.app.link.publish(topic, P.resend_payload(mark, 1)))
+    wait(lambda: any(r.game_id == mark for r in board.resends), what="the mark")
 
 
 @contextmanager
@@ -60,7 +68,8 @@ def test_a_pairing_waits_for_a_board_that_was_never_connected(tmp_path: Path) ->
                 assert heard.wait(10)
             board = FakeBoard(broker.url, "8")  # switched on after the round's start
             try:
-                time.sleep(0.5)
+                # subscribed: what the broker kept for it came first
+                _after_what_the_hub_sent(rig, board, "2026-11-22T0900-b08-901")
                 assert _pairings(board) == []  # nothing was queued for it at the broker
                 board.status()  # signed with the board's key, as a board's status is
                 wait(lambda: _pairings(board), what="the pairing sent again")
@@ -70,11 +79,16 @@ def test_a_pairing_waits_for_a_board_that_was_never_connected(tmp_path: Path) ->
                      what="the ack")
                 n = len(_pairings(board))
                 # acked: going offline and online again sends nothing more
+                heads = rig.call(lambda: rig.hub.heads.get(8))
                 board.client.publish(board.topics.board(8, "status"),
                                      b'{"online": false, "board": "8"}', qos=1,
                                      retain=True).wait_for_publish(5)
                 board.status()
-                time.sleep(0.5)
+                # the hub has taken the status (its heads replaced, online) and sent what it
+                # sends on it (pi.hall.commands.repush_pairing: at once)
+                wait(lambda: rig.call(lambda: (h := rig.hub.heads.get(8)) is not heads
+                                      and h is not None and h.online), what="the status")
+                _after_what_the_hub_sent(rig, board, "2026-11-22T0900-b08-902")
                 assert len(_pairings(board)) == n
                 # round 2 starts: its pairing goes out
                 assert rig.json("POST", "/api/rounds/2/start", token=rig.token)[0] == 200
