@@ -26,15 +26,6 @@ def _pairings(board: FakeBoard) -> list[dict[str, str]]:
     return [c.pairing for c in board.commands if c.pairing]
 
 
-def _after_what_the_hub_sent(rig: HubRig, board: FakeBoard, mark: str) -> None:
-    """Returns once ``board`` has had all the hub sent it so far: the hub's MQTT client sends
-    a mark (a resend of a game nobody has, which the board records and ignores) after it, on
-    the same topic, and the broker keeps their order (QoS 1, one publisher)."""
-    topic = P.Topics(HALL).board(int(board.board), "cmd")
-    rig.call(lambda: rig.app.link.publish(topic, P.resend_payload(mark, 1)))
-    wait(lambda: any(r.game_id == mark for r in board.resends), what="the mark")
-
-
 @contextmanager
 def _listening(url: str, topic: str) -> Iterator[threading.Event]:
     """Set once a message on ``topic`` has reached the broker (another client, subscribed)."""
@@ -69,7 +60,7 @@ def test_a_pairing_waits_for_a_board_that_was_never_connected(tmp_path: Path) ->
             board = FakeBoard(broker.url, "8")  # switched on after the round's start
             try:
                 # subscribed: what the broker kept for it came first
-                _after_what_the_hub_sent(rig, board, "2026-11-22T0900-b08-901")
+                rig.sent_all_to(board)
                 assert _pairings(board) == []  # nothing was queued for it at the broker
                 board.status()  # signed with the board's key, as a board's status is
                 wait(lambda: _pairings(board), what="the pairing sent again")
@@ -88,7 +79,7 @@ def test_a_pairing_waits_for_a_board_that_was_never_connected(tmp_path: Path) ->
                 # sends on it (pi.hall.commands.repush_pairing: at once)
                 wait(lambda: rig.call(lambda: (h := rig.hub.heads.get(8)) is not heads
                                       and h is not None and h.online), what="the status")
-                _after_what_the_hub_sent(rig, board, "2026-11-22T0900-b08-902")
+                rig.sent_all_to(board)
                 assert len(_pairings(board)) == n
                 # round 2 starts: its pairing goes out
                 assert rig.json("POST", "/api/rounds/2/start", token=rig.token)[0] == 200
