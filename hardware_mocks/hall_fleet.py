@@ -29,6 +29,7 @@ import re
 import resource
 import selectors
 import signal
+import socket
 import ssl
 import sys
 import time
@@ -135,6 +136,11 @@ class Fleet:
         self.selector = selectors.DefaultSelector()
         self.links = [_Link(self, b, specs[b.number], keepalive) for b in boards]
         self.stopping = False
+        #: :meth:`stop` (another thread) wakes the loop's select through this pair at once
+        self._wake_in, self._wake_out = socket.socketpair()
+        self._wake_in.setblocking(False)
+        self._wake_out.setblocking(False)
+        self.selector.register(self._wake_in, selectors.EVENT_READ, None)
 
     # -- the selector ----------------------------------------------------------------------
     def watch(self, sock: Any, link: _Link) -> None:
@@ -187,9 +193,18 @@ class Fleet:
             link.client.disconnect()
             if link.client.socket() is not None:
                 link.client.loop_write()
+        self.selector.unregister(self._wake_in)
+        self._wake_in.close()
+        self._wake_out.close()
 
     def _poll(self, timeout: float) -> None:
         for key, mask in self.selector.select(timeout):
+            if key.data is None:  # stop()'s wake-up: the loop sees ``stopping`` now
+                try:
+                    self._wake_in.recv(64)
+                except OSError:
+                    pass
+                continue
             link: _Link = key.data
             if mask & selectors.EVENT_READ:
                 link.client.loop_read()
@@ -204,6 +219,10 @@ class Fleet:
 
     def stop(self) -> None:
         self.stopping = True
+        try:
+            self._wake_out.send(b"\0")
+        except OSError:  # its buffer full of wake-ups already, or the fleet closed
+            pass
 
 
 _RANGE = re.compile(r"(\d{1,4})(?:-(\d{1,4}))?")

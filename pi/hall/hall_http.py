@@ -52,8 +52,8 @@ COALESCE = 0.02
 READING_EVERY = 0.5
 #: Live clients of one board's streams at most (the hub's limit over all boards is its own).
 BOARD_MAX_CLIENTS = 200
-#: Seconds between the hall's ticks (:meth:`HallServer.tick_loop`: resends asked again, delayed
-#: views released, clocks re-summed); read at each tick (tests shorten it).
+#: Seconds between the hall's ticks by default (:meth:`HallServer.tick_loop`: resends asked
+#: again, delayed views released, clocks re-summed; ``HallServer(tick=…)``).
 TICK = 1.0
 
 
@@ -120,15 +120,17 @@ class HallClient:
 
 class HallServer:
     """See the module docstring. ``max_clients``: hall pages on the live stream at most;
-    ``ping``: seconds between two pings of every hall page."""
+    ``ping``: seconds between two pings of every hall page; ``tick``: seconds between two
+    ticks (:meth:`tick_loop`; the tests' hubs tick faster, not to wait a second a tick)."""
 
     def __init__(self, hub: Hub, host: str, port: int, *, max_clients: int = 500,
-                 ping: float = 15.0) -> None:
+                 ping: float = 15.0, tick: float = TICK) -> None:
         self.hub = hub
         self.site = Site(host, port, behind_proxy=hub.config.behind_nginx)
         self.auth = ArbiterAuth(hub.token, hub.throttle)
         self.max_clients = max_clients
         self.ping = ping
+        self.tick_every = tick
         self.pairings = hub.pairings
         self._pinger: asyncio.Task[None] | None = None
         self.seq = first_event_id()
@@ -268,12 +270,13 @@ class HallServer:
                     client.board(board, self.seq, msg)
 
     async def tick_loop(self) -> None:
-        """Every :data:`TICK` seconds: resends retried, delayed public views released, and the boards
-        whose summaries time changes re-summed: a board shown with a broadcast delay (its
-        public view is released by time), a board whose clock started, stopped or ran out
-        (the page ticks a running clock itself). Messages re-sum a board as they come."""
+        """Every ``tick`` s (a second): resends retried, delayed public views released, and
+        the boards whose summaries time changes re-summed: a board shown with a broadcast
+        delay (its public view is released by time), a board whose clock started, stopped or
+        ran out (the page ticks a running clock itself). Messages re-sum a board as they
+        come."""
         while True:
-            await asyncio.sleep(TICK)
+            await asyncio.sleep(self.tick_every)
             try:
                 self.hub.tick()
                 self.hub.rounds.tick()

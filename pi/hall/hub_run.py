@@ -39,9 +39,10 @@ __all__ = ["main_hub", "run_hub", "HubApp", "warn_insecure"]
 
 
 class HubApp:
-    """The hub's parts started and stopped together (tests run it in-process)."""
+    """The hub's parts started and stopped together (tests run it in-process). ``tick``: the
+    hall server's tick (:class:`pi.hall.hall_http.HallServer`)."""
 
-    def __init__(self, config: HubConfig) -> None:
+    def __init__(self, config: HubConfig, *, tick: float = 1.0) -> None:
         from pi.hall.hall_http import HallServer
         assert config.state_dir is not None
         self.config = config
@@ -53,7 +54,7 @@ class HubApp:
             self.root, "in use by another hub (one hub per state directory: two would write "
             "every replica line twice); stop it first")
         self.hub = Hub(config, self.root)
-        self.server = HallServer(self.hub, config.http.host, config.http.port)
+        self.server = HallServer(self.hub, config.http.host, config.http.port, tick=tick)
         self.link: MqttLink | None = None  # imported when started (paho)
         #: the public live streams published to nginx's nchan (hub.toml's ``nchan``)
         self.nchan: NchanFeed | None = None

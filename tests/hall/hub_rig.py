@@ -212,7 +212,8 @@ class HubRig:
 
     def __init__(self, state_dir: Path, url: str, *, delay: float = 0.0,
                  event: str | None = "Test Open", hall: str = HALL,
-                 read_back: bool = True, standings: Scoring = DEFAULT_SCORING) -> None:
+                 read_back: bool = True, standings: Scoring = DEFAULT_SCORING,
+                 tick: float = 1.0) -> None:
         spec = parse_mqtt_url(url, ValueError)
         from dataclasses import replace
         self.config = HubConfig(hall=hall, event=event, broadcast_delay=delay,
@@ -226,6 +227,10 @@ class HubRig:
         self.error: BaseException | None = None
         #: the rig's start waits for the hub's games read back (else the test watches it)
         self.read_back = read_back
+        self._marks = 0  # sent_all_to's
+        #: seconds between two ticks of the hub (HubApp's ``tick``: a round's clocks started,
+        #: resends retried); a second as in production unless a test waits for ticks
+        self.tick = tick
 
     def __enter__(self) -> HubRig:
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -249,7 +254,7 @@ class HubRig:
         async def main() -> None:
             self.loop = asyncio.get_running_loop()
             self._stop = asyncio.Event()
-            self.app = HubApp(self.config)
+            self.app = HubApp(self.config, tick=self.tick)
             await self.app.start()
             self._ready.set()
             try:
@@ -278,6 +283,17 @@ class HubRig:
     @property
     def hub(self) -> Any:
         return self.app.hub
+
+    def sent_all_to(self, board: FakeBoard) -> None:
+        """Returns once ``board`` has had all the hub sent it so far (what a test says was not
+        sent, it can then say without a sleep): the hub's MQTT client sends a mark after it on
+        the board's ``cmd`` topic — a resend of a game nobody has, which the board records and
+        ignores — and the broker keeps their order (QoS 1, one publisher)."""
+        self._marks += 1
+        mark = f"2000-01-01T0000-b{int(board.board)}-{self._marks:09d}"
+        topic = P.Topics(self.config.hall).board(int(board.board), "cmd")
+        self.call(lambda: self.app.link.publish(topic, P.resend_payload(mark, 1)))
+        wait(lambda: any(r.game_id == mark for r in board.resends), what="the hub's mark")
 
     def held(self, board: int | str, game: str) -> int:
         """Lines of ``game`` the hub holds of board ``board`` (its number, or a

@@ -24,7 +24,7 @@ def _retained(port: int, topic: str, timeout: float = 5.0) -> bytes | None:
     c.connect("127.0.0.1", port)
     c.loop_start()
     done.wait(timeout)
-    c.disconnect()
+    c.disconnect()  # first: it wakes paho's loop, which loop_stop() waits for (else up to 1 s)
     c.loop_stop()
     return got[0] if got else None
 

@@ -157,7 +157,7 @@ def test_a_fleet_through_a_real_broker_delivers_every_line_and_resends(tmp_path:
         hub.connect("127.0.0.1", broker.port)
         hub.subscribe("damiera/h/boards/+/#", 1)
         hub.loop_start()
-        boards = [LightBoard(n, "h", tmp_path / str(n), seed=4, pace=2000.0, games=1,
+        boards = [LightBoard(n, "h", tmp_path / str(n), seed=4, pace=20000.0, games=1,
                              max_plies=(20, 40)) for n in (1, 2, 3, 4, 5)]
         fleet = Fleet(broker.url, boards)
         runner = threading.Thread(target=fleet.run, args=(time.time() + 30,))
@@ -179,7 +179,7 @@ def test_a_fleet_through_a_real_broker_delivers_every_line_and_resends(tmp_path:
             time.sleep(0.05)
         fleet.stop()
         runner.join(10)
-        hub.disconnect()
+        hub.disconnect()  # first: it wakes paho's loop (loop_stop() waits for it)
         hub.loop_stop()
     for b in boards:
         game_id, lines, finished = b.heads[0]

@@ -220,16 +220,15 @@ def test_broker_killed_mid_game_and_restarted_the_replica_catches_up(tmp_path, b
 
 def test_resends_are_repeated_without_progress_and_state_and_will_are_shown(tmp_path, broker,
                                                                           monkeypatch):
-    import pi.hall.hall_http as hall_http
     import pi.hall.replication as hubmod
-    monkeypatch.setattr(hall_http, "TICK", 0.1)  # resends asked again at the tick (1 s)
     state = tmp_path / "hub"
     lines = trace_lines(SAMPLE, game=G1, board="1")
     board = FakeBoard(broker.url, "1")
     board.add_game(G1, lines)
     board.serve_resends = False  # a board that does not answer (yet)
     try:
-        with HubRig(state, broker.url) as rig:
+        # resends asked again at the hub's tick (a second): every 0.1 s here
+        with HubRig(state, broker.url, tick=0.1) as rig:
             rig.call(lambda: setattr(hubmod, "RESEND_AFTER", 0.3))
             try:
                 board.publish_lines(G1, [1, 2, 5])

@@ -136,7 +136,7 @@ def test_hub_demo_starts_plays_and_stops_on_sigterm(tmp_path: Path) -> None:
         deadline = time.time() + 30
         first = _replica_lines(d)
         while time.time() < deadline and _replica_lines(d) < first + 10:
-            time.sleep(0.2)
+            time.sleep(0.05)
         assert _replica_lines(d) >= first + 10
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
             assert r.status == 200 and b"<html" in r.read().lower()

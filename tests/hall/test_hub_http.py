@@ -5,8 +5,6 @@ results, the token rules, and a request fuzzer (never a 500)."""
 
 from __future__ import annotations
 
-import time
-
 import random
 import subprocess
 import sys
@@ -147,7 +145,7 @@ def test_pairings_are_pushed_kept_and_give_results(hall):
     # kept whole, every round; nothing goes to the boards before its round starts (issue 16)
     assert status == 200 and got == {"kept": 3, "rounds": ["1", "2"], "pushed": 0}
     three = [b for b in boards if b.board == "3"][0]
-    time.sleep(0.3)
+    rig.sent_all_to(three)
     assert [c for c in three.commands if c.pairing] == []
     status, got = rig.json("POST", "/api/rounds/1/start", token=rig.token)
     assert status == 200 and [b["board"] for b in got["boards"]] == ["3", "6"]

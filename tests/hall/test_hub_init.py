@@ -67,6 +67,8 @@ class Client:
 
     def _on_connect(self, c: Any, u: Any, flags: Any, reason: Any, props: Any) -> None:
         self.reason = reason
+        if reason.is_failure:  # refused: no retry (paho's loop would wait a second for it)
+            c.disconnect()
         self.connack.set()
 
     def _on_message(self, c: Any, u: Any, msg: Any) -> None:

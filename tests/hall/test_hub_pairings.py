@@ -8,7 +8,6 @@ once). A CSV of several rounds is kept whole and a round's pairings go out when 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,7 +59,8 @@ def test_a_pairing_waits_for_a_board_that_was_never_connected(tmp_path: Path) ->
                 assert heard.wait(10)
             board = FakeBoard(broker.url, "8")  # switched on after the round's start
             try:
-                time.sleep(0.5)
+                # subscribed: what the broker kept for it came first
+                rig.sent_all_to(board)
                 assert _pairings(board) == []  # nothing was queued for it at the broker
                 board.status()  # signed with the board's key, as a board's status is
                 wait(lambda: _pairings(board), what="the pairing sent again")
@@ -70,11 +70,16 @@ def test_a_pairing_waits_for_a_board_that_was_never_connected(tmp_path: Path) ->
                      what="the ack")
                 n = len(_pairings(board))
                 # acked: going offline and online again sends nothing more
+                heads = rig.call(lambda: rig.hub.heads.get(8))
                 board.client.publish(board.topics.board(8, "status"),
                                      b'{"online": false, "board": "8"}', qos=1,
                                      retain=True).wait_for_publish(5)
                 board.status()
-                time.sleep(0.5)
+                # the hub has taken the status (its heads replaced, online) and sent what it
+                # sends on it (pi.hall.commands.repush_pairing: at once)
+                wait(lambda: rig.call(lambda: (h := rig.hub.heads.get(8)) is not heads
+                                      and h is not None and h.online), what="the status")
+                rig.sent_all_to(board)
                 assert len(_pairings(board)) == n
                 # round 2 starts: its pairing goes out
                 assert rig.json("POST", "/api/rounds/2/start", token=rig.token)[0] == 200

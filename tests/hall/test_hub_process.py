@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -37,6 +36,16 @@ def _lines_at_hub(port: int, board: str) -> int:
     return next((b["lines"] for b in hall["boards"] if b["board"] == board), 0)
 
 
+def _subscribed(port: int, board: FakeBoard) -> None:
+    """Returns once the hub holds line 1 of ``G``, published again until it does: the hub has
+    subscribed (a line published before that is lost: the board has said nothing of its game
+    in a status, and the hub holds no line 1 twice)."""
+    def taken() -> bool:
+        board.publish_line(G, 1)
+        return _lines_at_hub(port, "8") >= 1
+    wait(taken, 20, "the hub's subscriptions")
+
+
 def test_hub_killed_mid_game_catches_up_after_restart(tmp_path):
     state = tmp_path / "hub"
     lines = trace_lines(SAMPLE, game=G, board="8")
@@ -48,7 +57,7 @@ def test_hub_killed_mid_game_catches_up_after_restart(tmp_path):
         hub = hub_process(state, broker.url, port)
         try:
             wait(lambda: _hall(port) is not None, 20, "the hub's HTTP")
-            time.sleep(0.3)  # its subscriptions
+            _subscribed(port, board)
             board.publish_lines(G, range(1, half + 1))
             wait(lambda: _lines_at_hub(port, "8") == half, 20, "the first half")
             os.killpg(hub.pid, signal.SIGKILL)
@@ -174,7 +183,7 @@ def test_a_second_hub_on_the_same_state_directory_is_refused_in_one_line(tmp_pat
             assert run.returncode == 2 and run.stdout == "", run.stderr
             assert len(run.stderr.strip().splitlines()) == 1, run.stderr
             assert "in use by another hub" in run.stderr and str(state) in run.stderr
-            time.sleep(0.3)  # the first hub's subscriptions
+            _subscribed(port, board)  # the first hub's subscriptions
             board.publish_lines(G)
             wait(lambda: _lines_at_hub(port, "8") == len(lines), 20, "the lines")
             hub.send_signal(signal.SIGTERM)

@@ -7,15 +7,11 @@ listed with the reason."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from pi.hall import hall_http
 from tests.hall.broker import Broker
 from tests.hall.hub_rig import FakeBoard, HubRig, wait
 
@@ -23,6 +19,25 @@ CSV = ("round,board,white,black\n1,4,Anna,Bruno\n1,7,Carla,Dario\n1,9,Elena,Fabi
        "2,4,Carla,Anna\n2,7,Bruno,Elena\n")
 G4 = "2026-11-22T0900-b04-001"
 G7 = "2026-11-22T0900-b07-001"
+#: the hubs' tick here (a second in production): a round's clocks are started at a tick
+TICK = 0.1
+
+
+def _ticks(rig: HubRig, n: int) -> None:
+    """Returns after ``n`` more ticks of the hub's rounds (``Rounds.tick``, counted as each
+    one ends; 30 s at most)."""
+    rounds = rig.hub.rounds
+    tick = rounds.tick
+    count = [0]
+
+    def counted() -> None:
+        tick()
+        count[0] += 1
+    rig.call(lambda: setattr(rounds, "tick", counted))
+    try:
+        wait(lambda: count[0] >= n, what=f"{n} ticks of the hub")
+    finally:
+        rig.call(lambda: delattr(rounds, "tick"))
 
 
 def start_line(game: str, board: str, rnd: str, white: str, black: str) -> str:
@@ -56,7 +71,7 @@ def _clock_starts(board: FakeBoard) -> list[dict[str, Any]]:
 @contextmanager
 def _paired_hall(tmp_path: Path, *numbers: str) -> Iterator[tuple[HubRig, list[FakeBoard]]]:
     """A broker, a hub, the fake boards ``numbers`` online, the event's pairings uploaded."""
-    with Broker(tmp_path) as broker, HubRig(tmp_path / "hub", broker.url) as rig:
+    with Broker(tmp_path) as broker, HubRig(tmp_path / "hub", broker.url, tick=TICK) as rig:
         boards = [FakeBoard(broker.url, n) for n in numbers]
         try:
             for b in boards:
@@ -69,8 +84,7 @@ def _paired_hall(tmp_path: Path, *numbers: str) -> Iterator[tuple[HubRig, list[F
 
 
 def test_start_round_pairs_every_board_and_starts_each_clock_once_set_up(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hall_http, "TICK", 0.1)  # the hub's tick (1 s): what is sent again
+        tmp_path: Path) -> None:
     with _paired_hall(tmp_path, "4", "7") as (rig, (b4, b7)):
         assert rig.json("POST", "/api/rounds/1/start")[0] == 401  # the arbiter's only
         assert rig.json("GET", "/api/rounds/1")[0] == 401
@@ -107,7 +121,7 @@ def test_start_round_pairs_every_board_and_starts_each_clock_once_set_up(
         b4.status()
         b4.publish_lines(G4)
         wait(lambda: _row(rig, "1", "4")["state"] == "started", what="board 4 started")
-        time.sleep(0.5)  # five more ticks of the hub: nothing sent twice
+        _ticks(rig, 5)  # more ticks of the hub: nothing sent twice
         assert len(_clock_starts(b4)) == 1 and len(_clock_starts(b7)) == 1
         # round 2 is round 2: kept, not sent, until it starts
         assert all(c.pairing["round"] == "1" for c in b4.commands if c.pairing)
@@ -139,13 +153,12 @@ def test_a_round_keeps_its_played_game_when_a_touched_one_follows_under_its_name
 
 
 def test_a_game_set_up_again_after_the_rounds_game_ended_is_not_started_by_the_hub(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path) -> None:
     """Round 1's game on board 7 ended 1-0; the players set the pieces up again at once, so
     the board begins a game under round 1's pairing, waiting for the arbiter (COMP 4.4.2).
     The round's game on that board is over: the hub does not start that game's clock (its
     start would touch the game, and round 2's pairing could no longer supersede it,
     ``pi.board.supersede``); round 1's row says over, with the played game."""
-    monkeypatch.setattr(hall_http, "TICK", 0.1)  # the hub's tick (1 s): what is sent again
     g7b = "2026-11-22T1030-b07-002"
     with _paired_hall(tmp_path, "7") as (rig, (b7,)):
         assert rig.json("POST", "/api/rounds/1/start", token=rig.token)[0] == 200
@@ -158,7 +171,7 @@ def test_a_game_set_up_again_after_the_rounds_game_ended_is_not_started_by_the_h
         b7.status()
         b7.publish_lines(g7b)
         wait(lambda: rig.held(7, g7b) == 1, what="the game set up again")
-        time.sleep(0.5)  # five ticks of the hub
+        _ticks(rig, 5)  # ticks of the hub: none starts that game's clock
         assert _clock_starts(b7) == []
         row = _row(rig, "1", "7")
         assert (row["state"], row["game_id"]) == ("over", G7), row

@@ -47,5 +47,5 @@ def test_hub_and_board_over_tls(tmp_path):
                               qos=1)
                 wait(lambda: rig.held(5, G) == len(lines), 20, "the replica over TLS")
             finally:
-                c.disconnect()
+                c.disconnect()  # first: it wakes paho's loop (loop_stop() waits for it)
                 c.loop_stop()
