@@ -152,26 +152,23 @@ class Rig:
         have reported it (:meth:`seen`)."""
         for item in steps:
             path = "/api/sim/lift" if item[0] == "-" else "/api/sim/place"
-            scans = self.sim.scan_loop.scans if self.sim.scan_loop is not None else 0
             status, data = self.json("POST", path, {"square": item[1:]}, token=self.token)
             assert status == 200, data
-            self.seen(scans)
+            self.seen(data["square"], occupied=item[0] == "+")
 
-    def seen(self, scans: int, timeout: float = 30.0) -> None:
-        """Waits until the scan thread, past ``scans`` scans, has seen the board as it is now
-        and scanned it again once the debounce was over: the level held long enough to be
-        reported. A fixed sleep of a debounce or two was not enough on a loaded machine (the
-        scan thread, starved, saw a lift only once the piece was back: no touch)."""
+    def seen(self, square: str, *, occupied: bool, timeout: float = 30.0) -> None:
+        """Waits until the sensors report ``square`` ``occupied`` (or empty): the scanner's
+        debounced occupancy, read on the scan thread (``ScanLoop.submit``: a command runs
+        before a scan, after the outputs of the scan before went to the daemon's inbox), so the
+        change held long enough to be reported and the board was told before anything after
+        it. A fixed sleep of a debounce or two was not enough on a loaded machine (the scan
+        thread, starved, saw a lift only once the piece was back: no touch); a count of scans
+        waited for the sensors' next poll (0.5 s) once the change was reported."""
         loop = self.sim.scan_loop
         assert loop is not None, "the daemon's scan loop is not up"
         end = time.monotonic() + timeout
-        while loop.scans <= scans:
-            assert time.monotonic() < end, "the sensors never scanned the change"
-            time.sleep(0.005)
-        time.sleep(loop.scanner.debounce)
-        confirmed = loop.scans
-        while loop.scans <= confirmed:
-            assert time.monotonic() < end, "the sensors never scanned the change again"
+        while (square in loop.submit(lambda s: s.occupancy()).result(timeout)) != occupied:
+            assert time.monotonic() < end, f"the sensors never reported {square}: {occupied}"
             time.sleep(0.005)
 
 
