@@ -67,7 +67,7 @@ class Daemon:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the daemon did not start: " + (root / "daemon.log").read_text())
-            time.sleep(0.1)
+            time.sleep(0.02)
         self.token = (root / "state" / "arbiter.token").read_text().strip()
 
     def request(self, path: str, body: Any = None, token: bool = True) -> Any:
@@ -151,11 +151,18 @@ def start_clock(d: Daemon) -> None:
 
 
 def play(d: Daemon, *squares: str) -> None:
-    """Lift then place: each ('l', sq) / ('p', sq) through the simulator's API."""
+    """``-sq`` lifts, ``+sq`` places through the simulator's API, each held until the sensors
+    have reported it (``sensed`` of ``GET /api/sim/board``: the board was told before anything
+    after it; a fixed 0.15 s was a guess, too long on a quiet machine, maybe short on a
+    loaded one)."""
     for sq in squares:
-        kind, name = sq[0], sq[1:]
-        d.request("/api/sim/lift" if kind == "-" else "/api/sim/place", {"square": name})
-        time.sleep(0.15)  # the sensors' debounce sees each change
+        placed = sq[0] == "+"
+        square = d.request("/api/sim/place" if placed else "/api/sim/lift",
+                           {"square": sq[1:]})["square"]
+        deadline = time.monotonic() + 30
+        while (square in d.request("/api/sim/board")["sensed"]) != placed:
+            assert time.monotonic() < deadline, f"the sensors never reported {sq}"
+            time.sleep(0.01)
 
 
 def test_board_numbering_per_variant(page: Any, daemon_factory: Any) -> None:
