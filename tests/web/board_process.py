@@ -49,20 +49,20 @@ class Daemon:
             time.sleep(0.02)
         self.token = (root / "state" / "arbiter.token").read_text().strip()
 
-    def get(self, path: str, token: bool = False, timeout: float = 2.0) -> Any:
+    def get(self, path: str, token: bool = False, timeout: float = 30.0) -> Any:
         headers = {"Authorization": f"Bearer {self.token}"} if token else {}
         req = urllib.request.Request(self.url + path, headers=headers)
         with urllib.request.urlopen(req, timeout=timeout) as r:
             raw = r.read()
         return json.loads(raw) if path.startswith("/api/") else raw
 
-    def post(self, path: str, body: dict[str, Any], timeout: float = 2.0) -> Any:
+    def post(self, path: str, body: dict[str, Any], timeout: float = 30.0) -> Any:
         req = urllib.request.Request(self.url + path, data=json.dumps(body).encode(), headers={
             "Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=timeout) as r:
             return json.loads(r.read())
 
-    def sim(self, kind: str, square: str, timeout: float = 5.0) -> None:
+    def sim(self, kind: str, square: str, timeout: float = 30.0) -> None:
         """``kind`` ("lift" or "place") on the simulated board, held until the daemon's sensors
         report it (:meth:`sensed`)."""
         done = self.post(f"/api/sim/{kind}", {"square": square}, timeout=timeout)["square"]

@@ -77,7 +77,7 @@ class Daemon:
             data = json.dumps(body).encode()
             headers["Content-Type"] = "application/json"
         req = urllib.request.Request(self.url + path, data=data, headers=headers)
-        with urllib.request.urlopen(req, timeout=5) as r:
+        with urllib.request.urlopen(req, timeout=30) as r:
             raw = r.read()
         if path.endswith((".jsonl", ".pdn")):
             return raw.decode()
@@ -85,7 +85,7 @@ class Daemon:
 
     def get(self, path: str) -> Any:
         req = urllib.request.Request(self.url + path)
-        with urllib.request.urlopen(req, timeout=2) as r:
+        with urllib.request.urlopen(req, timeout=30) as r:
             return json.loads(r.read())
 
     def journal(self) -> list[dict[str, Any]]:
@@ -836,22 +836,22 @@ def test_the_consoles_moves_are_the_opened_games(page: Any, daemon_factory: Any)
     first = _a_game_then_the_next(d)
     page.goto(d.url + "/arbiter")
     login(page, d.token)
-    page.wait_for_function(f"{moves}.length === 1", timeout=5000)
+    page.wait_for_function(f"{moves}.length === 1", timeout=30000)
     in_play = page.evaluate(moves)
     page.locator(f'#games li[data-game="{first}"] button.open-game').click()
-    page.wait_for_selector("#opened:not([hidden])", timeout=5000)
+    page.wait_for_selector("#opened:not([hidden])", timeout=30000)
     assert page.evaluate(moves) == ["22-18"] and first in page.text_content("#moves-h")
     assert in_play != ["22-18"]
     play(d, "-g6", "+h5")
     d.request("/api/sim/button", {"name": "clock", "side": "black"})
     page.wait_for_function("document.querySelector('#games').textContent.includes('(2 plies)')",
-                           timeout=5000)
+                           timeout=30000)
     assert page.evaluate(moves) == ["22-18"]  # the game in play goes on behind it
     page.click("#moves button.move")
     step = page.text_content("#replay-step")
     assert "1 ply" in step and "result 1-0" not in step, step
     page.click("#opened-close")
-    page.wait_for_function(f"{moves}.length === 2", timeout=5000)
+    page.wait_for_function(f"{moves}.length === 2", timeout=30000)
     assert page.evaluate(moves)[0] == in_play[0] and "Moves" == page.text_content("#moves-h")
 
 
