@@ -308,7 +308,9 @@ def test_a_game_played_to_its_end_by_clicks_on_the_simulator(page: Any, daemon_f
     assert [m["notation"] for m in state["moves"]] == ["18x11"]
     assert state["flags"] == []  # the capture made in the regulation order
     assert page.get_attribute("#oled", "src").startswith("/api/sim/oled.png")
-    assert page.evaluate("document.querySelector('#oled').naturalWidth") == 128
+    # each state asks for the image anew: the last one may still be loading (0 wide meanwhile:
+    # one of twelve runs on a loaded machine)
+    page.wait_for_function("document.querySelector('#oled').naturalWidth === 128", timeout=30000)
     shoot(page, "simulator-game-over")
 
 
