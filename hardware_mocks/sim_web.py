@@ -6,6 +6,7 @@ device holds it. The daemon cannot import this module (pi never imports hardware
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
@@ -105,9 +106,28 @@ def sim_routes(sim: Simulated, variant: str) -> Any:
                 tap(sim.factory, gpio, sim.wiring.button_pull_up)
             return web.json_response({"ok": True})
 
+        async def sensed() -> frozenset[str] | None:
+            """The squares the board's sensors report (debounced). The scanner is the scan
+            thread's alone: read there, by a command that runs before a scan and after the
+            outputs of the scan before went to the board. Without that thread (stepped: the
+            trace player scans on this loop's thread, or stopped) read here. None before the
+            scan loop is up."""
+            loop = sim.scan_loop
+            if loop is None:
+                return None
+            if loop.running:
+                try:
+                    return await asyncio.wrap_future(loop.submit(lambda s: s.occupancy()))
+                except RuntimeError:  # stopped meanwhile: its thread is gone
+                    pass
+            return loop.scanner.occupancy()
+
         async def state(request: web.Request) -> web.Response:
             b = board()
             answer: dict[str, Any] = {"occupied": sorted(b.occupied), "pieces": pieces}
+            seen = await sensed()
+            if seen is not None:
+                answer["sensed"] = sorted(seen)
             if b.field is not None:  # an analog Hall board knows which piece stands where
                 answer["kinds"] = {sq: piece_code(p) for sq in sorted(b.occupied)
                                    if (p := b.piece(sq)) is not None}

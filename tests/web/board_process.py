@@ -46,21 +46,37 @@ class Daemon:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the daemon did not start: " + self.log_path.read_text())
-            time.sleep(0.1)
+            time.sleep(0.02)
         self.token = (root / "state" / "arbiter.token").read_text().strip()
 
-    def get(self, path: str, token: bool = False, timeout: float = 2.0) -> Any:
+    def get(self, path: str, token: bool = False, timeout: float = 30.0) -> Any:
         headers = {"Authorization": f"Bearer {self.token}"} if token else {}
         req = urllib.request.Request(self.url + path, headers=headers)
         with urllib.request.urlopen(req, timeout=timeout) as r:
             raw = r.read()
         return json.loads(raw) if path.startswith("/api/") else raw
 
-    def post(self, path: str, body: dict[str, Any], timeout: float = 2.0) -> Any:
+    def post(self, path: str, body: dict[str, Any], timeout: float = 30.0) -> Any:
         req = urllib.request.Request(self.url + path, data=json.dumps(body).encode(), headers={
             "Authorization": f"Bearer {self.token}", "Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=timeout) as r:
             return json.loads(r.read())
+
+    def sim(self, kind: str, square: str, timeout: float = 30.0) -> None:
+        """``kind`` ("lift" or "place") on the simulated board, held until the daemon's sensors
+        report it (:meth:`sensed`)."""
+        done = self.post(f"/api/sim/{kind}", {"square": square}, timeout=timeout)["square"]
+        self.sensed(done, kind == "place")
+
+    def sensed(self, square: str, occupied: bool) -> None:
+        """Waits until the daemon's sensors report ``square`` ``occupied`` (or empty):
+        ``sensed`` of ``GET /api/sim/board``, so that the board was told of a lift or place
+        before anything after it (a press of the clock is another path: it could overtake
+        the scan; a fixed 0.15 s was a guess)."""
+        deadline = time.monotonic() + 30
+        while (square in self.get("/api/sim/board", token=True)["sensed"]) != occupied:
+            assert time.monotonic() < deadline, f"the sensors never reported {square}: {occupied}"
+            time.sleep(0.01)
 
     def game_dir(self) -> Path:
         games = sorted(p for p in (self.root / "state").rglob("trace.jsonl"))
@@ -97,7 +113,7 @@ def play_one(d: Daemon, side: str) -> float:
         t0 = time.monotonic()
         d.post(f"/api/sim/{kind}", {"square": square}, timeout=5)
         slowest = max(slowest, time.monotonic() - t0)
-        time.sleep(0.15)  # the sensors' debounce sees each change
+        d.sensed(square, kind == "place")
     t0 = time.monotonic()
     d.post("/api/sim/button", {"name": "clock", "side": side}, timeout=5)
     return max(slowest, time.monotonic() - t0)

@@ -34,10 +34,24 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+def start(root: Path) -> Daemon:
+    return Daemon(root, time_control="3600", white="Rossi", black="Bianchi",
+                  event="Campionato regionale")
+
+
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[Daemon]:
-    d = Daemon(tmp_path, time_control="3600", white="Rossi", black="Bianchi",
-               event="Campionato regionale")
+    d = start(tmp_path)
+    yield d
+    d.stop()
+
+
+@pytest.fixture(scope="module")
+def untouched(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    """One daemon for the tests that only read its pages and catalogs (the language is the
+    browser's choice, kept by the browser): nothing on it changes, and its start is most of
+    such a test's time."""
+    d = start(tmp_path_factory.mktemp("untouched"))
     yield d
     d.stop()
 
@@ -53,7 +67,9 @@ def italian_page(browser: Any) -> Any:
     return page
 
 
-def test_the_live_page_follows_the_browser_then_the_switch(browser: Any, daemon: Daemon) -> None:
+def test_the_live_page_follows_the_browser_then_the_switch(browser: Any,
+                                                           untouched: Daemon) -> None:
+    daemon = untouched
     page = italian_page(browser)
     page.goto(daemon.url + "/")
     page.wait_for_selector("#turn:text('Muove il Bianco')", timeout=30000)
@@ -148,7 +164,8 @@ def test_a_flag_in_italian_on_the_console_and_the_live_page(browser: Any, daemon
     live.context.close()
 
 
-def test_the_catalog_is_served_from_the_compiled_mo(daemon: Daemon) -> None:
+def test_the_catalog_is_served_from_the_compiled_mo(untouched: Daemon) -> None:
+    daemon = untouched
     with urllib.request.urlopen(daemon.url + "/i18n/it.json", timeout=5) as r:
         catalog = json.loads(r.read())
     assert catalog["lang"] == "it"

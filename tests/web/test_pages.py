@@ -67,7 +67,7 @@ class Daemon:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the daemon did not start: " + (root / "daemon.log").read_text())
-            time.sleep(0.1)
+            time.sleep(0.02)
         self.token = (root / "state" / "arbiter.token").read_text().strip()
 
     def request(self, path: str, body: Any = None, token: bool = True) -> Any:
@@ -77,7 +77,7 @@ class Daemon:
             data = json.dumps(body).encode()
             headers["Content-Type"] = "application/json"
         req = urllib.request.Request(self.url + path, data=data, headers=headers)
-        with urllib.request.urlopen(req, timeout=5) as r:
+        with urllib.request.urlopen(req, timeout=30) as r:
             raw = r.read()
         if path.endswith((".jsonl", ".pdn")):
             return raw.decode()
@@ -85,7 +85,7 @@ class Daemon:
 
     def get(self, path: str) -> Any:
         req = urllib.request.Request(self.url + path)
-        with urllib.request.urlopen(req, timeout=2) as r:
+        with urllib.request.urlopen(req, timeout=30) as r:
             return json.loads(r.read())
 
     def journal(self) -> list[dict[str, Any]]:
@@ -113,6 +113,16 @@ def daemon_factory(tmp_path: Path) -> Iterator[Any]:
     yield start
     for d in started:
         d.stop()
+
+
+@pytest.fixture(scope="module")
+def scripts_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    """One daemon for the module's tests that only load its pages' scripts and run their
+    functions in the browser (board.js, live.js, replay.js): they change nothing on it, and a
+    daemon's start is most of such a test's time."""
+    d = Daemon(tmp_path_factory.mktemp("scripts"))
+    yield d
+    d.stop()
 
 
 @pytest.fixture(scope="module")
@@ -150,19 +160,32 @@ def start_clock(d: Daemon) -> None:
     d.request("/api/arbiter", {"action": "start_clock"})
 
 
+def sensed(d: Daemon, square: str, occupied: bool) -> None:
+    """Waits until the daemon's sensors report ``square`` ``occupied`` (or empty): ``sensed``
+    of ``GET /api/sim/board``, so that the board was told of a lift or place before anything
+    after it (a press of the clock is another path: it could overtake the scan)."""
+    deadline = time.monotonic() + 30
+    while (square in d.request("/api/sim/board")["sensed"]) != occupied:
+        assert time.monotonic() < deadline, f"the sensors never reported {square}: {occupied}"
+        time.sleep(0.01)
+
+
 def play(d: Daemon, *squares: str) -> None:
-    """Lift then place: each ('l', sq) / ('p', sq) through the simulator's API."""
+    """``-sq`` lifts, ``+sq`` places through the simulator's API, each held until the sensors
+    have reported it (:func:`sensed`; a fixed 0.15 s was a guess, too long on a quiet machine,
+    maybe short on a loaded one)."""
     for sq in squares:
-        kind, name = sq[0], sq[1:]
-        d.request("/api/sim/lift" if kind == "-" else "/api/sim/place", {"square": name})
-        time.sleep(0.15)  # the sensors' debounce sees each change
+        placed = sq[0] == "+"
+        square = d.request("/api/sim/place" if placed else "/api/sim/lift",
+                           {"square": sq[1:]})["square"]
+        sensed(d, square, placed)
 
 
-def test_board_numbering_per_variant(page: Any, daemon_factory: Any) -> None:
+def test_board_numbering_per_variant(page: Any, scripts_daemon: Daemon) -> None:
     """The diagram's numbers are the engine's official numbering (engine/variants.py Geometry)
     for every variant: each dark square carries its number, light squares none."""
     from engine.variants import VARIANTS, find_variant
-    d = daemon_factory()
+    d = scripts_daemon
     page.goto(d.url + "/")
     page.wait_for_selector("#board [data-square]")
     for name in VARIANTS:
@@ -181,11 +204,11 @@ def test_board_numbering_per_variant(page: Any, daemon_factory: Any) -> None:
             assert text == expected.get(square), (name, square)
 
 
-def test_clock_face_matches_the_engine(page: Any, daemon_factory: Any) -> None:
+def test_clock_face_matches_the_engine(page: Any, scripts_daemon: Daemon) -> None:
     """formatTime in the browser is engine.clock_display.format_time_full (a DGT3000's face:
     1:05:00, 58:12, 0:19.9), at and around every boundary."""
     from engine.clock_display import format_time_full
-    d = daemon_factory()
+    d = scripts_daemon
     page.goto(d.url + "/")
     samples = [0, 1, 99, 100, 999, 19_999, 20_000, 20_001, 59_999, 60_000, 599_999, 600_000,
                3_599_999, 3_600_000, 3_661_000, 7_200_000, 36_000_000 + 59_999]
@@ -202,23 +225,28 @@ def test_an_hours_clock_ticks_every_second_on_the_page(page: Any, daemon_factory
     for 50 minutes. The page shows 1:05:00 and then every second (h:mm:ss, as a DGT3000)."""
     import re
     d = daemon_factory(time_control="3900")
+    # the page's timers and clock (Date, performance) on Playwright's clock: it flows as the
+    # real one, and the test moves it on a second at once instead of waiting for one
+    page.clock.install()
     page.goto(d.url + "/")
-    page.wait_for_timeout(1200)
+    page.wait_for_function("document.querySelector('#clock-white .face').textContent !== '–'",
+                           timeout=30000)  # the state came: the face shows its reading
+    page.clock.run_for(1200)
     assert page.text_content("#clock-white .face") == "1:05:00"  # COMP 4.4.2: not yet started
     start_clock(d)
     page.wait_for_selector("#clock-white.running")  # White's clock runs from the arbiter's start
     seen = [page.text_content("#clock-white .face")]
     for _ in range(2):
-        page.wait_for_function(
-            f"document.querySelector('#clock-white .face').textContent !== '{seen[-1]}'",
-            timeout=1500)
+        page.clock.run_for(1000)  # a second later: another face
         seen.append(page.text_content("#clock-white .face"))
+    assert len(set(seen)) == 3, seen
     assert all(re.fullmatch(r"1:0[45]:[0-5][0-9]", text or "") for text in seen), seen
     assert page.text_content("#clock-black .face") == "1:05:00"
 
 
 def test_live_page_shows_a_move_within_a_second(page: Any, daemon_factory: Any) -> None:
     d = daemon_factory(board=3, round="1")
+    page.clock.install()  # the page's clock flows as the real one; the test moves it on
     page.goto(d.url + "/")
     page.wait_for_selector("#board circle.piece")
     assert page.locator("#board circle.piece").count() == 24
@@ -235,8 +263,8 @@ def test_live_page_shows_a_move_within_a_second(page: Any, daemon_factory: Any) 
     assert page.locator('#board [data-square="c4"] circle.piece.white').count() == 1
     assert "running" in (page.get_attribute("#clock-black", "class") or "")
     first = page.text_content("#clock-black .face")
-    page.wait_for_function(f"document.querySelector('#clock-black .face').textContent !== '{first}'",
-                           timeout=2500)
+    page.clock.run_for(1000)  # a second later: Black's face shows another second
+    assert page.text_content("#clock-black .face") != first
     white = d.request("/api/state")["clock"]["white"]
     from engine.clock_display import format_time_full
     assert page.text_content("#clock-white .face") == format_time_full(
@@ -256,13 +284,20 @@ def test_a_game_played_to_its_end_by_clicks_on_the_simulator(page: Any, daemon_f
     page.goto(d.url + "/simulator")
     page.wait_for_selector('#simboard [data-square="c4"] circle.piece.white')
     login(page, d.token)
-    for square in ("c4", "e6"):  # the man jumps ...
+
+    def click(square: str, said: str, occupied: bool) -> None:
+        """A click on the square, its answer on the page (the page takes no click meanwhile),
+        the change reported by the sensors (before the next, and before the clock's press)."""
         page.click(f'#simboard [data-square="{square}"]')
-        page.wait_for_timeout(250)
+        page.wait_for_function(f"document.querySelector('#sim-status').textContent === '{said}'",
+                               timeout=30000)
+        sensed(d, square, occupied)
+    click("c4", "lifted white man from c4 (18)", False)  # the man jumps ...
+    click("e6", "placed white man on e6 (11)", True)
     assert "nothing" in page.text_content("#hand")
     assert page.locator('#simboard [data-square="e6"] circle.piece.white').count() == 1
-    page.click('#simboard [data-square="d5"]')  # ... then the captured man is taken off (IT 5.12)
-    page.wait_for_timeout(250)
+    # ... then the captured man is taken off (IT 5.12)
+    click("d5", "lifted black man from d5 (14)", False)
     assert page.locator("#simboard circle.piece").count() == 1
     assert "black man" in page.text_content("#hand")
     page.click("#btn-white-clock")
@@ -273,7 +308,9 @@ def test_a_game_played_to_its_end_by_clicks_on_the_simulator(page: Any, daemon_f
     assert [m["notation"] for m in state["moves"]] == ["18x11"]
     assert state["flags"] == []  # the capture made in the regulation order
     assert page.get_attribute("#oled", "src").startswith("/api/sim/oled.png")
-    assert page.evaluate("document.querySelector('#oled').naturalWidth") == 128
+    # each state asks for the image anew: the last one may still be loading (0 wide meanwhile:
+    # one of twelve runs on a loaded machine)
+    page.wait_for_function("document.querySelector('#oled').naturalWidth === 128", timeout=30000)
     shoot(page, "simulator-game-over")
 
 
@@ -397,15 +434,20 @@ def test_live_page_reconnects_after_the_daemon_restarts(page: Any, daemon_factor
     d2 = Daemon(tmp_path, port=d.port)  # the same state directory, config and port
     try:
         page.wait_for_function("document.querySelector('#conn').textContent === 'live'",
-                               timeout=20000)
-        page.wait_for_timeout(500)
+                               timeout=30000)
+        # Black's reply on the resumed game: once the page shows it, what the resumed stream
+        # sent before it (a repeated 22-18) has been shown too
+        play(d2, "-e6", "+f5")
+        d2.request("/api/sim/button", {"name": "clock", "side": "black"})
+        page.wait_for_function("document.querySelector('#moves').textContent.includes('11-15')",
+                               timeout=30000)
         assert page.text_content("#moves").count("22-18") == 1
         assert page.locator('#board [data-square="c4"] circle.piece.white').count() == 1
     finally:
         d2.stop()
 
 
-def test_positions_in_the_browser_follow_the_engine(page: Any, daemon_factory: Any) -> None:
+def test_positions_in_the_browser_follow_the_engine(page: Any, scripts_daemon: Daemon) -> None:
     """board.js against the engine on every scenario trace and the sample game: the report's
     moves applied in the browser (applyMove: path, captures, crowning) from the start line's
     position reach the report's final FEN as parseFen reads it (kings, ranges, algebraic
@@ -426,7 +468,7 @@ def test_positions_in_the_browser_follow_the_engine(page: Any, daemon_factory: A
     assert len(cases) > 150
     assert any(c["start"]["variant"] == v for c in cases
                for v in ("italian", "english", "international", "brazilian"))
-    d = daemon_factory()
+    d = scripts_daemon
     page.goto(d.url + "/")
     results = page.evaluate("""async (cases) => {
         const B = await import('/static/board.js'), R = await import('/static/replay.js');
@@ -447,11 +489,11 @@ def test_positions_in_the_browser_follow_the_engine(page: Any, daemon_factory: A
     assert sample and sample[0][2]
 
 
-def test_clock_ticks_from_the_reading(page: Any, daemon_factory: Any) -> None:
+def test_clock_ticks_from_the_reading(page: Any, scripts_daemon: Daemon) -> None:
     """clockNow: the running side loses the seconds since the reading's server time, the other
     side and a stopped clock none, never below zero; a browser clock an hour off the board's
     counts from the reading's arrival instead."""
-    d = daemon_factory()
+    d = scripts_daemon
     page.goto(d.url + "/")
     got = page.evaluate("""async () => {
         const l = await import('/static/live.js');
@@ -481,6 +523,7 @@ def test_live_page_freezes_the_clock_while_a_move_is_held(page: Any, daemon_fact
     start_clock(d)
     play(d, "-d3", "+c4")
     d.request("/api/sim/button", {"name": "clock", "side": "white"})
+    page.clock.install()  # the page's clock flows as the real one; the test moves it on
     page.goto(d.url + "/")
     page.wait_for_function("document.querySelector('#moves').textContent.includes('22-18')",
                            timeout=30000)
@@ -495,7 +538,7 @@ def test_live_page_freezes_the_clock_while_a_move_is_held(page: Any, daemon_fact
     public = d.get("/api/state")["clock"]
     assert public["running"] is None and public["moves"]["black"] == 0
     faces = [page.text_content(f"#clock-{side} .face") for side in ("white", "black")]
-    page.wait_for_timeout(1500)
+    page.clock.run_for(1500)  # the faces redrawn 15 times: standing still
     assert [page.text_content(f"#clock-{side} .face") for side in ("white", "black")] == faces
     assert faces == [format_time(int(round(public[side] * 1e6)) // 1000)
                      for side in ("white", "black")]
@@ -767,7 +810,9 @@ def test_the_console_opens_a_game_played_before_the_one_in_play(page: Any,
     step = page.text_content("#replay-step")
     assert f"line {len(journal)}/{len(journal)}" in step and "result 1-0" in step
     play(d, "-g6", "+h5")
-    page.wait_for_timeout(500)
+    d.request("/api/sim/button", {"name": "clock", "side": "black"})
+    page.wait_for_function("document.querySelector('#games').textContent.includes('(2 plies)')",
+                           timeout=30000)  # the page has followed the game in play's move
     assert f"line {len(journal)}/{len(journal)}" in page.text_content("#replay-step")
     page.click("#replay-first")
     assert "start: italian" in page.text_content("#replay-step")
@@ -793,22 +838,22 @@ def test_the_consoles_moves_are_the_opened_games(page: Any, daemon_factory: Any)
     first = _a_game_then_the_next(d)
     page.goto(d.url + "/arbiter")
     login(page, d.token)
-    page.wait_for_function(f"{moves}.length === 1", timeout=5000)
+    page.wait_for_function(f"{moves}.length === 1", timeout=30000)
     in_play = page.evaluate(moves)
     page.locator(f'#games li[data-game="{first}"] button.open-game').click()
-    page.wait_for_selector("#opened:not([hidden])", timeout=5000)
+    page.wait_for_selector("#opened:not([hidden])", timeout=30000)
     assert page.evaluate(moves) == ["22-18"] and first in page.text_content("#moves-h")
     assert in_play != ["22-18"]
     play(d, "-g6", "+h5")
     d.request("/api/sim/button", {"name": "clock", "side": "black"})
     page.wait_for_function("document.querySelector('#games').textContent.includes('(2 plies)')",
-                           timeout=5000)
+                           timeout=30000)
     assert page.evaluate(moves) == ["22-18"]  # the game in play goes on behind it
     page.click("#moves button.move")
     step = page.text_content("#replay-step")
     assert "1 ply" in step and "result 1-0" not in step, step
     page.click("#opened-close")
-    page.wait_for_function(f"{moves}.length === 2", timeout=5000)
+    page.wait_for_function(f"{moves}.length === 2", timeout=30000)
     assert page.evaluate(moves)[0] == in_play[0] and "Moves" == page.text_content("#moves-h")
 
 
@@ -933,9 +978,11 @@ def test_the_logged_out_simulator_shows_no_broken_oled_image(page: Any, daemon_f
     refused: list[str] = []
     page.on("response", lambda r: refused.append(r.url)
             if "/api/sim/oled.png" in r.url and r.status >= 400 else None)
+    page.clock.install()  # the page's clock flows as the real one; the test moves it on
     page.goto(d.url + "/simulator")
     page.wait_for_selector('#simboard [data-square="d3"] circle.piece.white')
-    page.wait_for_timeout(1500)  # the page's once-a-second refresh came at least once
+    page.clock.run_for(1500)  # the page's once-a-second refresh came at least once
+    assert page.get_attribute("#oled", "src") is None  # no image asked for: none refused
     assert page.is_hidden("#oled") and page.is_visible("#oled-locked")
     assert "arbiter" in page.text_content("#oled-locked")
     assert refused == []
@@ -945,13 +992,13 @@ def test_the_logged_out_simulator_shows_no_broken_oled_image(page: Any, daemon_f
 
 
 def test_the_journal_replay_shows_what_a_board_that_knows_the_pieces_saw(
-        page: Any, daemon_factory: Any) -> None:
+        page: Any, scripts_daemon: Daemon) -> None:
     """Issue 40: replay.js believes a line's piece (a place's, the ``piece`` line's, a
     snapshot's) and says it with the reading in the timeline (docs/trace-format.md)."""
     root = Path(__file__).resolve().parents[1]
     path = root / "traces" / "italian" / "i40_crowned_in_time_4_4.jsonl"
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    d = daemon_factory()
+    d = scripts_daemon
     page.goto(d.url + "/")
     said, crowned = page.evaluate("""async (records) => {
         const R = await import('/static/replay.js');

@@ -20,20 +20,20 @@ from board_process import Daemon
 
 
 def wait(d: Daemon, predicate: Callable[[dict[str, Any]], bool], token: bool = True,
-         timeout: float = 10.0) -> dict[str, Any]:
+         timeout: float = 30.0) -> dict[str, Any]:
     end = time.monotonic() + timeout
     while True:
         state: dict[str, Any] = d.get("/api/state", token=token)
         if predicate(state):
             return state
         assert time.monotonic() < end, state
-        time.sleep(0.05)
+        time.sleep(0.02)
 
 
 def move(d: Daemon, src: str, dst: str, side: str) -> None:
-    for kind, square in (("lift", src), ("place", dst)):
-        d.post(f"/api/sim/{kind}", {"square": square})
-        time.sleep(0.15)  # the sensors' debounce sees each change
+    """Lift, place (each reported by the sensors: ``Daemon.sim``), press the clock."""
+    d.sim("lift", src)
+    d.sim("place", dst)
     d.post("/api/sim/button", {"name": "clock", "side": side})
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from pi.board.supersede import SET_UP_NOTE, superseded
 from pi.cli import main as cli
+from pi.web.auth import Throttle
 from pi.web.feeds import Client
 from web_rig import SSE, Rig
 
@@ -90,9 +91,12 @@ def test_damiera_token_without_a_token_is_one_line_exit_2(
     assert out == "" and len(err.strip().splitlines()) == 1
 
 
-def test_wrong_token_is_401_logged_and_slowed_down(rig: Rig,
-                                                   caplog: pytest.LogCaptureFixture) -> None:
+def test_wrong_token_is_401_logged_and_slowed_down(rig: Rig, caplog: pytest.LogCaptureFixture,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     caplog.set_level(logging.WARNING, logger="pi.web.server")
+    # the throttle's first wait 0.05 s (the daemon's: 0.25 s): the same doubling, 0.75 s of
+    # waiting in all instead of 3.75 s
+    monkeypatch.setattr(rig.server.auth, "throttle", Throttle(base=0.05))
     assert rig.request("GET", "/api/state", token="nope")[0] == 401
     assert any("wrong arbiter token" in r.message for r in caplog.records)
     waits = []
@@ -100,7 +104,13 @@ def test_wrong_token_is_401_logged_and_slowed_down(rig: Rig,
         started = time.monotonic()
         assert rig.request("GET", "/game.pdn", token="wrong")[0] == 401
         waits.append(time.monotonic() - started)
-    assert max(waits[-2:]) >= 0.2  # after three failures each answer waits (0.25 s, doubling)
+    assert max(waits[-2:]) >= 0.2  # after three failures each answer waits (0.05 s, doubling)
+    daemons = Throttle()  # the daemon's own: 0.25 s, doubling
+    schedule = []
+    for _ in range(6):
+        schedule.append(daemons.delay("127.0.0.1"))
+        daemons.failed("127.0.0.1")
+    assert schedule == [0, 0, 0, 0.25, 0.5, 1.0]
     assert rig.request("GET", "/game.pdn", token=rig.token)[0] == 200  # a success resets
     assert rig.server.throttle.delay("127.0.0.1") == 0
 

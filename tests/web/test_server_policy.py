@@ -123,8 +123,12 @@ def test_simulator_controls(tmp_path: Path) -> None:
         assert rig.request("GET", "/api/sim/oled.png")[0] == 401
         status, board = rig.json("GET", "/api/sim/board", token=rig.token)
         assert status == 200 and len(board["occupied"]) == 24
+        assert board["sensed"] == board["occupied"]  # the sensors report the set-up board
         assert rig.json("POST", "/api/sim/lift", {"square": 22}, token=rig.token)[0] == 200
         rig.wait(lambda s: s["last_line"]["type"] == "lift")
+        # the board was told: the sensors report d3 (22) empty
+        status, board = rig.json("GET", "/api/sim/board", token=rig.token)
+        assert "d3" not in board["sensed"] and len(board["sensed"]) == 23
         device = rig.sim.hardware.display.device
         for _ in range(50):  # the OLED may draw a newer frame between the two reads: read again
             status, headers, png = rig.request("GET", "/api/sim/oled.png", token=rig.token)

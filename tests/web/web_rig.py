@@ -154,21 +154,21 @@ class Rig:
             path = "/api/sim/lift" if item[0] == "-" else "/api/sim/place"
             status, data = self.json("POST", path, {"square": item[1:]}, token=self.token)
             assert status == 200, data
-            self.seen()
+            self.seen(data["square"], occupied=item[0] == "+")
 
-    def seen(self, timeout: float = 30.0) -> None:
-        """Waits until the sensors have reported the simulated board as it is now: the scan
-        thread's debounced occupancy (read on its thread, ``ScanLoop.submit``) is the board's,
-        so the level held past the debounce and its event went to the daemon. A fixed sleep of
-        a debounce or two was not enough on a loaded machine (the scan thread, starved, saw a
-        lift only once the piece was back: no touch); a count of scans waited for the safety
-        poll (0.5 s) when the debounce's own scan came during the sleep."""
-        loop, board = self.sim.scan_loop, self.sim.board
-        assert loop is not None and board is not None, "the daemon's scan loop is not up"
-        want = frozenset(board.pieces)
+    def seen(self, square: str, *, occupied: bool, timeout: float = 30.0) -> None:
+        """Waits until the sensors report ``square`` ``occupied`` (or empty): the scanner's
+        debounced occupancy, read on the scan thread (``ScanLoop.submit``: a command runs
+        before a scan, after the outputs of the scan before went to the daemon's inbox), so the
+        change held long enough to be reported and the board was told before anything after
+        it. A fixed sleep of a debounce or two was not enough on a loaded machine (the scan
+        thread, starved, saw a lift only once the piece was back: no touch); a count of scans
+        waited for the sensors' next poll (0.5 s) once the change was reported."""
+        loop = self.sim.scan_loop
+        assert loop is not None, "the daemon's scan loop is not up"
         end = time.monotonic() + timeout
-        while loop.submit(lambda s: s.physical_occupancy()).result(timeout) != want:
-            assert time.monotonic() < end, "the sensors never reported the change"
+        while (square in loop.submit(lambda s: s.occupancy()).result(timeout)) != occupied:
+            assert time.monotonic() < end, f"the sensors never reported {square}: {occupied}"
             time.sleep(0.005)
 
 
