@@ -73,9 +73,10 @@ system-deps:
 # test's own temporary directory, so the files run side by side. The 15 slowest are printed.
 # `make test-slow`: the deep perft, the hall soak, … (pyproject.toml deselects them otherwise);
 # the modules marked heavy run first (tests/conftest.py). Two workers per core (TEST_WORKERS):
-# about 45 % of a test's time is spent waiting (a daemon's or a broker's start, a browser, a
-# reconnect's timer), which another worker fills; here (2 cores, quiet) 205 s against 293 s with
-# one per core, the same 322 s of CPU. The suite's waits give 30 s to what takes well under one.
+# much of a test's time is spent waiting (a daemon's or a broker's start, a browser, a
+# reconnect's timer), which another worker fills; here (2 cores, quiet) about 175 s, against
+# 293 s with one per core before the suite's fixed waits became waits for conditions
+# (docs/developer.md "Tests and CI"). The suite's waits give 30 s to what takes well under one.
 # Many tests run `damiera`, the hub and the benchmarks as subprocesses: with PYTHONDONTWRITEBYTECODE
 # set (some shells and sandboxes do) each of them compiled the package again, and pytest rewrote
 # every test module's asserts in each worker; unset here, they are compiled once into the
