@@ -21,7 +21,7 @@ from aiohttp import web
 
 from engine.replay import Fed
 from pi.hall.errors import PairingError
-from pi.hall.hub import Hub
+from pi.hall.hub import TICK, Hub
 from pi.hall.protocol import MAX_BOARD, SEGMENT, parse_board
 from pi.hall.rounds import (event_feed, event_standings, pairing_command, parse_pairings,
                             results, results_csv, round_feed, round_order)
@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["HallServer", "HallClient", "HALL_STATIC", "MAX_CSV", "MAX_EVENTS", "summary_key",
            "HallSite", "add_hall_routes", "read_pairings", "Shown", "admit_hall_client",
-           "first_event_id", "hall_event", "catch_up", "TICK"]
+           "first_event_id", "hall_event", "catch_up"]
 
 HALL_STATIC = Path(__file__).parent / "static"
 #: A pairings upload larger than this is refused (a 9-round, 500-board event is ~200 kB).
@@ -52,9 +52,6 @@ COALESCE = 0.02
 READING_EVERY = 0.5
 #: Live clients of one board's streams at most (the hub's limit over all boards is its own).
 BOARD_MAX_CLIENTS = 200
-#: Seconds between the hall's ticks by default (:meth:`HallServer.tick_loop`: resends asked
-#: again, delayed views released, clocks re-summed; ``HallServer(tick=…)``).
-TICK = 1.0
 
 
 class HallClient:

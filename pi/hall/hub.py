@@ -43,7 +43,12 @@ from pi.web.server import BoardFeed
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Hub"]
+__all__ = ["Hub", "TICK"]
+
+#: Seconds between two ticks of the hub by default (:meth:`Hub.tick` and the rounds' — resends
+#: asked again, delayed views released, clocks re-summed — run by
+#: ``pi.hall.hall_http.HallServer(tick=…)``).
+TICK = 1.0
 
 
 class Hub:
@@ -139,7 +144,7 @@ class Hub:
         self.replication.connected()
 
     def tick(self) -> None:
-        """Once a second: resends without progress asked again."""
+        """Every :data:`TICK` seconds: resends without progress asked again."""
         self.replication.tick()
 
     def missing(self, board: int) -> int:

@@ -24,7 +24,7 @@ from engine.errors import StateError
 from pi.board.notify import Notifier, keep_told
 from pi.board.statedir import lock_state_dir
 from pi.hall.collector import Collector
-from pi.hall.hub import Hub
+from pi.hall.hub import TICK, Hub
 from pi.hall.hub_config import HubConfig, hub_config_from_args
 from pi.hall.rounds import round_order
 
@@ -42,7 +42,7 @@ class HubApp:
     """The hub's parts started and stopped together (tests run it in-process). ``tick``: the
     hall server's tick (:class:`pi.hall.hall_http.HallServer`)."""
 
-    def __init__(self, config: HubConfig, *, tick: float = 1.0) -> None:
+    def __init__(self, config: HubConfig, *, tick: float = TICK) -> None:
         from pi.hall.hall_http import HallServer
         assert config.state_dir is not None
         self.config = config

@@ -24,6 +24,7 @@ from pi.board.arbiter_request import check_arbiter_request
 from pi.board.config import HttpSpec, parse_mqtt_url
 from pi.hall import protocol as P
 from pi.hall.errors import BadMessage
+from pi.hall.hub import TICK
 from pi.hall.hub_config import HubConfig
 from pi.hall.signing import line_mac
 from pi.hall.standings import DEFAULT_SCORING, Scoring
@@ -213,7 +214,7 @@ class HubRig:
     def __init__(self, state_dir: Path, url: str, *, delay: float = 0.0,
                  event: str | None = "Test Open", hall: str = HALL,
                  read_back: bool = True, standings: Scoring = DEFAULT_SCORING,
-                 tick: float = 1.0) -> None:
+                 tick: float = TICK) -> None:
         spec = parse_mqtt_url(url, ValueError)
         from dataclasses import replace
         self.config = HubConfig(hall=hall, event=event, broadcast_delay=delay,
@@ -229,7 +230,7 @@ class HubRig:
         self.read_back = read_back
         self._marks = 0  # sent_all_to's
         #: seconds between two ticks of the hub (HubApp's ``tick``: a round's clocks started,
-        #: resends retried); a second as in production unless a test waits for ticks
+        #: resends retried); production's (TICK) unless a test waits for ticks
         self.tick = tick
 
     def __enter__(self) -> HubRig:
