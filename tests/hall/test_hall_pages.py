@@ -89,6 +89,14 @@ def _browser(p: Any) -> Any:
         "--autoplay-policy=no-user-gesture-required"])
 
 
+def _watched(context: Any) -> tuple[Any, list[str]]:
+    """A new page of the browser ``context`` and the list its scripts' errors go to."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return page, errors
+
+
 def test_hall_page_shows_every_board_and_follows_them_live(hall: dict[str, Any],
                                                           browser: Any) -> None:
     rig, b4, b7 = hall["rig"], hall["b4"], hall["b7"]
@@ -96,9 +104,7 @@ def test_hall_page_shows_every_board_and_follows_them_live(hall: dict[str, Any],
     wait(lambda: rig.held(4, G4) == len(b4.journals[G4]))
     sent = _until_pending(rig, b7, G7)
     with browser.new_context(viewport={"width": 900, "height": 700}) as context:
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page, errors = _watched(context)
         page.goto(f"http://127.0.0.1:{rig.port}/")
         page.wait_for_selector("#board-4 .result:text('1-0')", timeout=30000)
         assert "Bianchi" in page.text_content("#board-4 .white")
@@ -154,9 +160,7 @@ def test_hall_console_lists_flags_sends_pairings_and_shows_results(hall: dict[st
         # Playwright's clock in the page: time flows as ever, and the test moves it on past
         # the console's 2 s poll of the round once the hub has what the poll is to show
         context.clock.install()
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page, errors = _watched(context)
         page.goto(f"http://127.0.0.1:{rig.port}/arbiter")
         assert page.locator("th:text('when (local time)')").count() == 2
         # not logged in: nothing but the login box
@@ -250,9 +254,7 @@ def test_a_boards_console_names_the_game_and_shows_the_boards_refusal(
     wait(lambda: rig.held(7, G7) == 3)
     b7.refuse = f"this action is for game {G4}; the board plays game {G7}: not done"
     with browser.new_context(viewport={"width": 1200, "height": 800}) as context:
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page, errors = _watched(context)
         page.goto(f"http://127.0.0.1:{rig.port}/boards/7/arbiter")
         page.wait_for_selector("#token", timeout=30000)
         page.fill("#token", rig.token)
@@ -304,9 +306,7 @@ def test_a_boards_live_page_on_the_hub_names_it_and_links_its_pdn(hall: dict[str
     b7.publish_lines(G7, [1, 2, 3])
     wait(lambda: rig.held(7, G7) == 3)
     with browser.new_context(viewport={"width": 1000, "height": 800}) as context:
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page, errors = _watched(context)
         page.goto(f"http://127.0.0.1:{rig.port}/boards/7/")
         page.wait_for_function(
             "document.querySelector('#names').textContent === 'Board 7 · Round 1'",
